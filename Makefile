@@ -1,0 +1,30 @@
+# The two commands of the README's quickstart: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test check lint install clean
+
+# Re-install whenever pyproject.toml changes; the stamp file remembers the last install.
+$(BIN)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "paperbot needs Python 3.11 or newer; set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+install: $(BIN)/.installed
+
+demo: install
+	$(BIN)/paperbot demo
+
+test: install
+	$(BIN)/pytest -q
+
+lint: install
+	$(BIN)/ruff check .
+
+check: lint test
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -1,0 +1,23 @@
+"""What every use case is handed: the store, the live index and the few settings they need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.engine import Engine
+from storage import Store
+
+
+@dataclass
+class Context:
+    """The application's state for one process: pass it to the use cases in :mod:`bot.usecases`."""
+
+    store: Store
+    engine: Engine
+    digest_size: int = 5
+
+    @classmethod
+    def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False) -> Context:
+        """Open (creating and migrating as needed) the database at ``db_path``."""
+        store = Store(db_path)
+        return cls(store, Engine(store, background_refit=background_refit), digest_size)

@@ -1,0 +1,120 @@
+"""The live paper index: loaded from the store, saved back, and kept current as papers arrive.
+
+A fitted model is saved in the store and reused; it is never refitted per request. A request that
+finds the index more than ``refresh_every`` seconds old pulls in papers added since (transformed with
+the current vocabulary), so a running bot sees new papers within a minute. Once enough of the corpus
+is new, the vocabulary is refitted: at once when asked, or in a background thread in the bot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import pickle
+import threading
+import time
+from collections.abc import Iterator
+
+from recommender import PaperIndex
+from storage import Store
+
+log = logging.getLogger(__name__)
+
+ARTIFACT = "paper-index"
+
+
+class Engine:
+    """Owns the in-memory :class:`PaperIndex` for one process. Thread-safe."""
+
+    def __init__(self, store: Store, refresh_every: float = 15.0, background_refit: bool = False):
+        self.store = store
+        self.refresh_every = refresh_every
+        self.background_refit = background_refit
+        self._lock = threading.RLock()
+        self._index: PaperIndex | None = None
+        self._seq = 0  # newest paper change folded into the index
+        self._version = 0  # artifact version the index came from or was saved as
+        self._checked = float("-inf")
+        self._refitting = False
+
+    @contextlib.contextmanager
+    def index(self) -> Iterator[PaperIndex | None]:
+        """The current index, fresh to within ``refresh_every``; None while there are no papers."""
+        with self._lock:
+            if time.monotonic() - self._checked >= self.refresh_every:
+                self.refresh()
+            yield self._index
+
+    def refresh(self) -> None:
+        """Load a newer saved index if another process made one, then fold in changed papers."""
+        with self._lock:
+            self._checked = time.monotonic()
+            saved_version = self.store.artifact_version(ARTIFACT)
+            if saved_version > self._version:
+                self._load()
+            if self._index is None:
+                if self.store.count_papers():
+                    self.rebuild()
+                return
+            changed = list(self.store.papers_changed_since(self._seq))
+            if changed:
+                self._index.add([p.id for _, p in changed], [p.text for _, p in changed])
+                self._seq = changed[-1][0]
+                log.info("indexed %d new or changed papers", len(changed))
+            if self._index.needs_refit():
+                if self.background_refit:
+                    self._refit_in_background()
+                else:
+                    self.rebuild()
+
+    def rebuild(self) -> None:
+        """Fit a new model on every stored paper and save it."""
+        with self._lock:
+            fitted = self._fit_from_store()
+            if fitted is not None:
+                self._install(*fitted)
+
+    def _fit_from_store(self) -> tuple[PaperIndex, int] | None:
+        seq = self.store.max_paper_seq()
+        papers = list(self.store.papers_changed_since(0))
+        if not papers:
+            return None
+        return PaperIndex.build([p.id for _, p in papers], [p.text for _, p in papers]), seq
+
+    def _install(self, index: PaperIndex, seq: int) -> None:
+        self._index, self._seq = index, seq
+        payload = pickle.dumps({"seq": seq, "index": index.dumps()}, protocol=pickle.HIGHEST_PROTOCOL)
+        self._version = self.store.save_artifact(ARTIFACT, payload)
+        self._checked = time.monotonic()
+
+    def _load(self) -> None:
+        version, data = self.store.load_artifact(ARTIFACT)
+        try:
+            # Only paperbot's own database is ever unpickled here.
+            payload = pickle.loads(data)  # noqa: S301
+            self._index = PaperIndex.loads(payload["index"])
+            self._seq = payload["seq"]
+        except (ValueError, KeyError, pickle.UnpicklingError, AttributeError, ModuleNotFoundError) as exc:
+            log.warning("saved model unusable (%s); refitting", exc)
+            self._index = None
+            self._seq = 0
+        self._version = version
+
+    def _refit_in_background(self) -> None:
+        if self._refitting:
+            return
+        self._refitting = True
+
+        def work() -> None:
+            try:
+                fitted = self._fit_from_store()
+                with self._lock:
+                    if fitted is not None:
+                        self._install(*fitted)
+                self.store.close()
+            except Exception:
+                log.exception("background refit failed; keeping the current model")
+            finally:
+                self._refitting = False
+
+        threading.Thread(target=work, name="paperbot-refit", daemon=True).start()

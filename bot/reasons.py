@@ -1,0 +1,27 @@
+"""One line on why a paper was picked, in words a reader finds convincing."""
+
+from __future__ import annotations
+
+from recommender import Pick
+from storage import Paper
+
+MAX_TITLE = 80
+
+
+def reason_text(pick: Pick, liked_papers: dict[str, Paper]) -> str:
+    """'Like “<a paper you liked>”' when that is what drove the pick, otherwise the matching terms."""
+    liked = liked_papers.get(pick.similar_to) if pick.similar_to else None
+    if liked is not None:
+        return f"Like “{shorten(liked.title or liked.abstract, MAX_TITLE)}”, which you liked"
+    if pick.terms:
+        return "Matches your interests: " + ", ".join(pick.terms)
+    return "Close to your interests overall"
+
+
+def shorten(text: str, limit: int) -> str:
+    """Text cut at a word boundary to at most ``limit`` characters, with an ellipsis when cut."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:.-")
+    return cut + "…"

@@ -1,0 +1,65 @@
+"""Every source ``paperbot ingest`` takes, read into Paper records (or Rejected ones, with the reason).
+
+A SOURCE is a file (``.txt``, ``.jsonl``, ``.json``, ``.csv``, ``.xml``/``.atom``/``.rss``), an
+``arxiv:CAT[,CAT…]`` listing or an ``http(s)://`` RSS/Atom feed URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from bot.errors import SourceError
+from bot.sources.arxiv import read_arxiv
+from bot.sources.feeds import read_feed_file, read_feed_url
+from bot.sources.http import Fetcher, RateLimiter, default_fetcher
+from bot.sources.normalize import parse_arxiv_id
+from bot.sources.records import Rejected
+from bot.sources.tabular import read_csv, read_json, read_jsonl
+from bot.sources.text import read_text_file
+from storage.models import Paper
+
+__all__ = ["Fetcher", "RateLimiter", "Rejected", "parse_arxiv_id", "read_arxiv", "read_source"]
+
+_FILE_READERS = {
+    ".txt": read_text_file,
+    ".jsonl": read_jsonl,
+    ".json": read_json,
+    ".csv": read_csv,
+    ".xml": read_feed_file,
+    ".atom": read_feed_file,
+    ".rss": read_feed_file,
+}
+_KINDS = ".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT or an http(s) feed URL"
+
+
+def read_source(
+    source: str,
+    *,
+    progress: Callable[[int, int | None], None] | None = None,
+    fetcher: Fetcher | None = None,
+) -> Iterator[Paper | Rejected]:
+    """Yield Paper or Rejected for each record of SOURCE, in order.
+
+    Raises SourceError (one clear line) when the source can't be read at all: missing file,
+    unreadable, unknown extension, feed unreachable / not a feed, malformed arXiv category. What
+    can be told from SOURCE itself (kind, file exists, categories) raises on the call; reading and
+    fetching happen, and may raise, while iterating.
+
+    ``progress(done, total)`` is called every 500 records and at the end. Its unit depends on the
+    source: for files, bytes read and the file size; for feeds and ``arxiv:``, entries read and
+    entries expected. ``fetcher`` (default: one shared, rate-limited Fetcher) does all network I/O.
+    """
+    if source[:6].lower() == "arxiv:":
+        return read_arxiv(source[6:], fetcher=fetcher, progress=progress)
+    if source.lower().startswith(("http://", "https://")):
+        return read_feed_url(source, fetcher or default_fetcher(), progress)
+    reader = _FILE_READERS.get(Path(source).suffix.lower())
+    if reader is None or "://" in source:
+        raise SourceError(f"don't know how to read '{source}': use {_KINDS}")
+    path = Path(source)
+    if not path.exists():
+        raise SourceError(f"no such file: {source}")
+    if not path.is_file():
+        raise SourceError(f"not a file: {source}")
+    return reader(path, progress)

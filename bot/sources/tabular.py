@@ -1,0 +1,147 @@
+"""Record files: JSON Lines, a JSON array (or {"papers": [...]}) and CSV with a header row."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from bot.errors import SourceError
+from bot.sources.files import file_size, read_lines, read_text
+from bot.sources.normalize import build_paper, kind, normalize_date, split_authors, split_categories
+from bot.sources.progress import Progress, Ticker
+from bot.sources.records import BadRecord, Rejected
+from storage.models import Paper
+
+_TEXT_FIELDS = ("title", "url", "venue")
+
+
+def record_to_paper(record: Mapping[str, Any]) -> Paper:
+    """Turn one record (a JSON object or CSV row) into a Paper; raises BadRecord with the reason.
+
+    ``abstract`` is required. ``id`` may be a string or a number (kept as a string); ``authors``
+    and ``categories`` a list or a delimited string; ``published`` an ISO date. Empty values count
+    as missing. Other keys are ignored.
+    """
+    abstract = record.get("abstract")
+    if abstract is not None and not isinstance(abstract, str):
+        raise BadRecord(f"abstract is {kind(abstract)}, not a string")
+    if not abstract or not abstract.strip():
+        raise BadRecord("no abstract")
+    raw_id = record.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int, type(None))):
+        raise BadRecord(f"id is {kind(raw_id)}, not a string or a whole number")
+    fields = {}
+    for name in _TEXT_FIELDS:
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            raise BadRecord(f"{name} is {kind(value)}, not a string")
+        fields[name] = value
+    return build_paper(
+        abstract=abstract,
+        id=None if raw_id is None else str(raw_id),
+        authors=split_authors(record.get("authors")),
+        published=normalize_date(record.get("published")),
+        categories=split_categories(record.get("categories")),
+        **fields,
+    )
+
+
+def read_jsonl(path: Path, progress: Progress | None = None) -> Iterator[Paper | Rejected]:
+    """Yield a Paper or a Rejected "line N" per non-blank line of a JSON Lines file.
+
+    ``progress`` gets bytes read and the file size.
+    """
+    ticker = Ticker(progress, file_size(path))
+    done = 0
+    for number, line, done in read_lines(path):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            yield Rejected(f"line {number}", f"invalid JSON: {e.msg}")
+        else:
+            yield _convert(record, f"line {number}")
+        ticker.tick(done)
+    ticker.finish(done)
+
+
+def read_json(path: Path, progress: Progress | None = None) -> Iterator[Paper | Rejected]:
+    """Yield a Paper or a Rejected "record N" per object of a JSON array or ``{"papers": [...]}``.
+
+    The file is parsed whole, so invalid JSON or another shape is a SourceError. ``progress``
+    gets bytes (all of the file is read at once) and the file size.
+    """
+    size = file_size(path)
+    try:
+        data = json.loads(read_text(path))
+    except json.JSONDecodeError as e:
+        raise SourceError(f"{path} is not valid JSON: {e}") from e
+    if isinstance(data, dict) and isinstance(data.get("papers"), list):
+        data = data["papers"]
+    if not isinstance(data, list):
+        raise SourceError(f'{path} should hold a JSON array of papers or an object with a "papers" list')
+    ticker = Ticker(progress, size)
+    for number, record in enumerate(data, start=1):
+        yield _convert(record, f"record {number}")
+        ticker.tick(size)
+    ticker.finish(size)
+
+
+def read_csv(path: Path, progress: Progress | None = None) -> Iterator[Paper | Rejected]:
+    """Yield a Paper or a Rejected "line N" (where the row starts) per row of a CSV with a header.
+
+    Header names are matched without regard to case or surrounding spaces; a header without an
+    ``abstract`` column is a SourceError. ``progress`` gets bytes read and the file size.
+    """
+    ticker = Ticker(progress, file_size(path))
+    done = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal done
+        for _, text, position in read_lines(path):
+            done = position
+            yield text
+
+    reader = csv.reader(lines())
+    try:
+        header = [name.strip().lower() for name in next(reader)]
+    except StopIteration:
+        return
+    except csv.Error as e:
+        raise SourceError(f"{path}: can't read the CSV header: {e}") from e
+    if "abstract" not in header:
+        raise SourceError(f"{path} has no 'abstract' column (columns: {', '.join(header) or 'none'})")
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as e:
+            yield Rejected(f"line {start}", f"invalid CSV: {e}")
+            ticker.tick(done)
+            continue
+        if not any(cell.strip() for cell in row):
+            continue  # a blank line
+        if len(row) > len(header):
+            yield Rejected(f"line {start}", f"{len(row)} fields but the header has {len(header)}")
+        else:
+            # Short rows are fine (the rest is missing). Empty cells are missing values, not empty
+            # strings that a date or id check would reject.
+            record = {name: value for name, value in zip(header, row, strict=False) if value.strip()}
+            yield _convert(record, f"line {start}")
+        ticker.tick(done)
+    ticker.finish(done)
+
+
+def _convert(record: Any, where: str) -> Paper | Rejected:
+    if not isinstance(record, dict):
+        return Rejected(where, f"not a JSON object but {kind(record)}")
+    try:
+        return record_to_paper(record)
+    except BadRecord as e:
+        return Rejected(where, str(e))

@@ -1,0 +1,14 @@
+"""Use cases: plain functions over the store and the recommender, shared by Slack, the CLI and the demo."""
+
+from bot.usecases.digest import Digest, build_digest
+from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
+from bot.usecases.forget import forget
+from bot.usecases.ingest import SourceReport, ingest
+from bot.usecases.interests import FollowResult, Interests, follow, interests, unfollow
+from bot.usecases.recommend import Recommendation, recommend, remember_shown, search
+
+__all__ = [
+    "DISLIKE", "LIKE", "Digest", "FollowResult", "Interests", "Recommendation", "SourceReport",
+    "build_digest", "follow", "forget", "ingest", "interests", "record_feedback", "recommend",
+    "remember_shown", "search", "unfollow", "withdraw_feedback",
+]

@@ -1,0 +1,94 @@
+"""Recommending, searching and building digests: ranked papers with reasons, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.context import Context
+from bot.errors import BadArgument, NoInterests, NoPapers
+from bot.reasons import reason_text
+from recommender import Pick, Profile, rank
+from recommender import search as search_index
+from storage import Paper
+
+MAX_RECOMMEND = 20
+MAX_QUERY_LENGTH = 500
+
+
+@dataclass
+class Recommendation:
+    """A paper to show someone, and why."""
+
+    paper: Paper
+    score: float
+    reason: str
+
+
+def profile_for(ctx: Context, user_id: str) -> Profile:
+    """A person's profile as the recommender wants it: topics, liked ids, disliked ids."""
+    feedback = ctx.store.get_feedback(user_id)
+    return Profile(
+        topics=ctx.store.get_topics(user_id),
+        liked=[f.paper_id for f in feedback if f.value > 0],
+        disliked=[f.paper_id for f in feedback if f.value < 0],
+    )
+
+
+def recommend(ctx: Context, user_id: str, n: int | None = None,
+              remember: bool = True) -> list[Recommendation]:
+    """The ``n`` best papers for a person that they have never been shown, liked or disliked.
+
+    With ``remember`` they are recorded as shown at once; callers that deliver the papers elsewhere
+    (Slack) pass False and call :func:`remember_shown` for each paper once it is delivered.
+    """
+    n = ctx.digest_size if n is None else n
+    if not 1 <= n <= MAX_RECOMMEND:
+        raise BadArgument(f"I can recommend between 1 and {MAX_RECOMMEND} papers at a time")
+    profile = profile_for(ctx, user_id)
+    if profile.is_empty:
+        raise NoInterests("You don't follow anything yet: try `/papers follow diffusion models, robotics`")
+    shown = ctx.store.shown_paper_ids(user_id)
+    with ctx.engine.index() as index:
+        if index is None:
+            raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
+        picks = rank(index, profile, n, exclude=shown)
+    recommendations = _with_papers(ctx, picks)
+    if remember:
+        with ctx.store.transaction():
+            for rec in recommendations:
+                remember_shown(ctx, user_id, rec)
+    return recommendations
+
+
+def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str | None = None,
+                   message_ts: str | None = None) -> None:
+    """Record that a recommendation reached a person, so it is never recommended to them again."""
+    ctx.store.mark_shown(user_id, rec.paper.id, rec.reason, channel, message_ts)
+
+
+def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
+    """The papers that best match a free-text query."""
+    query = " ".join(query.split())
+    if not query:
+        raise BadArgument("Say what to search for, e.g. `/papers search contrastive learning`")
+    if len(query) > MAX_QUERY_LENGTH:
+        raise BadArgument(f"A search can be at most {MAX_QUERY_LENGTH} characters long")
+    with ctx.engine.index() as index:
+        if index is None:
+            raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
+        picks = search_index(index, query, n)
+    return _with_papers(ctx, picks, reason_prefix="Matches: ")
+
+
+def _with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:
+    papers = ctx.store.get_papers([p.paper_id for p in picks] + [p.similar_to for p in picks if p.similar_to])
+    out = []
+    for pick in picks:
+        paper = papers.get(pick.paper_id)
+        if paper is None:  # deleted since it was indexed
+            continue
+        reason = reason_text(pick, papers)
+        if reason_prefix and pick.terms:
+            reason = reason_prefix + ", ".join(pick.terms)
+        out.append(Recommendation(paper, pick.score, reason))
+    return out

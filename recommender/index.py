@@ -1,0 +1,89 @@
+"""The paper index: every paper's TF-IDF row, kept current as papers arrive."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from recommender.text_model import TextModel
+
+FORMAT = 1
+
+
+class PaperIndex:
+    """Papers as rows of one sparse matrix, with the model that made them.
+
+    New and changed papers are transformed with the current vocabulary, so they are rankable at once;
+    :meth:`needs_refit` says when enough of the corpus is new that the vocabulary should be rebuilt.
+    """
+
+    def __init__(self, model: TextModel, ids: Sequence[str], matrix: sparse.csr_matrix, fitted_on: int):
+        self.model = model
+        self.ids: list[str] = list(ids)
+        self.matrix = sparse.csr_matrix(matrix, dtype=np.float32)
+        self.row_of: dict[str, int] = {pid: i for i, pid in enumerate(self.ids)}
+        self.fitted_on = fitted_on
+        # Rows replaced by a newer text stay in the matrix but never rank.
+        self.alive = np.ones(len(self.ids), dtype=bool)
+
+    @classmethod
+    def build(cls, ids: Sequence[str], texts: Sequence[str]) -> PaperIndex:
+        """Fit a model on these papers and index them."""
+        if not ids:
+            raise ValueError("cannot build an index of no papers")
+        model, matrix = TextModel.fit(texts)
+        return cls(model, ids, matrix, fitted_on=len(ids))
+
+    def __len__(self) -> int:
+        return int(self.alive.sum())
+
+    def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
+        """Add new papers, or replace the text of known ones, without refitting."""
+        if not ids:
+            return
+        rows = self.model.transform(texts)
+        start = len(self.ids)
+        self.matrix = sparse.vstack([self.matrix, rows], format="csr")
+        self.alive = np.concatenate([self.alive, np.ones(len(ids), dtype=bool)])
+        for offset, pid in enumerate(ids):
+            old = self.row_of.get(pid)
+            if old is not None:
+                self.alive[old] = False
+            self.row_of[pid] = start + offset
+        self.ids.extend(ids)
+
+    def needs_refit(self, growth: float = 0.2) -> bool:
+        """True once the papers added since fitting exceed ``growth`` of those fitted on."""
+        return len(self) - self.fitted_on > growth * max(self.fitted_on, 1)
+
+    def rows(self, ids: Sequence[str]) -> sparse.csr_matrix:
+        """The rows of these (known) papers."""
+        return self.matrix[[self.row_of[i] for i in ids]]
+
+    def known(self, ids) -> list[str]:
+        """Those of ``ids`` that are indexed, in order."""
+        return [i for i in ids if i in self.row_of]
+
+    def dumps(self) -> bytes:
+        """Serialise, compacting away replaced rows."""
+        keep = np.flatnonzero(self.alive)
+        state = {
+            "format": FORMAT,
+            "model": self.model,
+            "ids": [self.ids[i] for i in keep],
+            "matrix": self.matrix[keep],
+            "fitted_on": self.fitted_on,
+        }
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def loads(cls, data: bytes) -> PaperIndex:
+        """The inverse of :meth:`dumps`. Raises ValueError for data from another format."""
+        # Only paperbot's own database is ever unpickled here.
+        state = pickle.loads(data)  # noqa: S301
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
+            raise ValueError("saved model is from an incompatible version")
+        return cls(state["model"], state["ids"], state["matrix"], state["fitted_on"])

@@ -1,0 +1,146 @@
+"""Ranking: a profile against every indexed paper, best first, with a reason for each pick.
+
+One code path serves the bot (one person) and ``paperbot eval`` (thousands): :func:`score_matrix`
+scores a batch of profiles; the single-person calls are a batch of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from sklearn.preprocessing import normalize
+
+from recommender.index import PaperIndex
+from recommender.profile import Pick, Profile
+
+
+@dataclass(frozen=True)
+class Weights:
+    """How much each part of a profile counts. Dislikes count against."""
+
+    topics: float = 1.0
+    liked: float = 1.0
+    disliked: float = 0.5
+
+
+DEFAULT_WEIGHTS = Weights()
+
+
+def profile_vectors(index: PaperIndex, profiles: Sequence[Profile],
+                    weights: Weights = DEFAULT_WEIGHTS) -> sparse.csr_matrix:
+    """One query row per profile: unit topic vector + unit liked centroid - unit disliked centroid."""
+    topic_rows = _unit_rows(index, [" ; ".join(p.topics) for p in profiles], from_text=True)
+    liked_rows = _unit_rows(index, [index.known(p.liked) for p in profiles])
+    disliked_rows = _unit_rows(index, [index.known(p.disliked) for p in profiles])
+    return sparse.csr_matrix(
+        weights.topics * topic_rows + weights.liked * liked_rows - weights.disliked * disliked_rows
+    )
+
+
+def _unit_rows(index: PaperIndex, items: list, from_text: bool = False) -> sparse.csr_matrix:
+    n_terms = index.matrix.shape[1]
+    if from_text:
+        rows = index.model.transform(items) if items else sparse.csr_matrix((0, n_terms))
+    else:
+        data, cols, ptr = [], [], [0]
+        for ids in items:
+            if ids:
+                centroid = sparse.csr_matrix(index.rows(ids).sum(axis=0))
+                data.append(centroid.data)
+                cols.append(centroid.indices)
+            ptr.append(ptr[-1] + (len(data[-1]) if ids else 0))
+        rows = sparse.csr_matrix(
+            (np.concatenate(data) if data else np.zeros(0, np.float32),
+             np.concatenate(cols) if cols else np.zeros(0, np.int32), ptr),
+            shape=(len(items), n_terms),
+        )
+    return normalize(rows, norm="l2", copy=False).astype(np.float32)
+
+
+def score_matrix(index: PaperIndex, profiles: Sequence[Profile],
+                 weights: Weights = DEFAULT_WEIGHTS) -> np.ndarray:
+    """Scores of every indexed row for each profile: shape (profiles, rows)."""
+    queries = profile_vectors(index, profiles, weights)
+    return np.asarray((queries @ index.matrix.T).todense(), dtype=np.float32)
+
+
+def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str] = (),
+          candidates: Collection[str] | None = None, min_score: float | None = 0.0) -> list[tuple[str, float]]:
+    """The ``k`` best (paper id, score) of one score row.
+
+    Never returns an excluded id, a replaced row, or (with ``candidates``) anything outside them.
+    With ``min_score`` set, only papers scoring above it: no filler.
+    """
+    allowed = index.alive.copy()
+    if candidates is not None:
+        mask = np.zeros_like(allowed)
+        mask[[index.row_of[c] for c in candidates if c in index.row_of]] = True
+        allowed &= mask
+    for pid in exclude:
+        row = index.row_of.get(pid)
+        if row is not None:
+            allowed[row] = False
+    masked = np.where(allowed, scores, -np.inf)
+    if min_score is not None:
+        masked = np.where(masked > min_score, masked, -np.inf)
+    k = min(k, int(np.isfinite(masked).sum()))
+    if k <= 0:
+        return []
+    best = np.argpartition(-masked, k - 1)[:k]
+    best = best[np.argsort(-masked[best], kind="stable")]
+    return [(index.ids[i], float(masked[i])) for i in best]
+
+
+def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] = (),
+         candidates: Collection[str] | None = None, weights: Weights = DEFAULT_WEIGHTS) -> list[Pick]:
+    """The ``k`` best papers for one person, each with its reason. Liked and disliked papers never return."""
+    if profile.is_empty or len(index) == 0:
+        return []
+    scores = score_matrix(index, [profile], weights)[0]
+    excluded = set(exclude) | set(profile.liked) | set(profile.disliked)
+    best = top_k(index, scores, k, excluded, candidates)
+    return [explain(index, profile, pid, score, weights) for pid, score in best]
+
+
+def explain(index: PaperIndex, profile: Profile, paper_id: str, score: float,
+            weights: Weights = DEFAULT_WEIGHTS, n_terms: int = 3) -> Pick:
+    """Why a paper ranks for a profile: the liked paper it most resembles, if that drives the score,
+    otherwise the words that contributed most."""
+    row = index.rows([paper_id])
+    liked = index.known(profile.liked)
+    topic_part = 0.0
+    if profile.topics:
+        topic_vec = _unit_rows(index, [" ; ".join(profile.topics)], from_text=True)
+        topic_part = weights.topics * float((topic_vec @ row.T).toarray()[0, 0])
+    similar_to = None
+    if liked:
+        sims = (index.rows(liked) @ row.T).toarray().ravel()
+        best = int(np.argmax(sims))
+        if sims[best] > 0 and weights.liked * sims[best] >= topic_part:
+            similar_to = liked[best]
+    query = profile_vectors(index, [profile], weights)
+    contribution = row.multiply(query).tocsr()
+    order = np.argsort(-contribution.data)
+    terms = [str(index.model.terms[contribution.indices[i]]) for i in order if contribution.data[i] > 0]
+    return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to)
+
+
+def _distinct_terms(terms: list[str], n: int) -> list[str]:
+    """Top terms, skipping a word already said inside a chosen phrase (no 'diffusion, diffusion model')."""
+    chosen: list[str] = []
+    for term in terms:
+        words = set(term.split())
+        if any(words & set(c.split()) for c in chosen):
+            continue
+        chosen.append(term)
+        if len(chosen) == n:
+            break
+    return chosen
+
+
+def search(index: PaperIndex, query: str, k: int) -> list[Pick]:
+    """Papers best matching a free-text query."""
+    return rank(index, Profile(topics=[query]), k)

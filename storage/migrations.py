@@ -1,0 +1,77 @@
+"""The schema, as a history of sqlite-utils migrations. Append; never edit a released step."""
+
+from sqlite_utils.db import Database
+from sqlite_utils.migrations import Migrations
+
+migrations = Migrations("paperbot")
+
+
+@migrations()
+def m001_core(db: Database) -> None:
+    db["papers"].create(
+        {
+            "id": str,
+            "arxiv_id": str,
+            "arxiv_version": int,
+            "title": str,
+            "abstract": str,
+            "authors": str,  # JSON list
+            "url": str,
+            "venue": str,
+            "published": str,
+            "categories": str,  # JSON list
+            "added_at": str,
+            "updated_at": str,
+            "seq": int,  # bumped on every change, so a running process can pick up new papers
+        },
+        pk="id",
+        not_null={"abstract", "seq"},
+    )
+    db["papers"].create_index(["arxiv_id"], unique=True)
+    db["papers"].create_index(["seq"])
+
+    db["people"].create(
+        {
+            "user_id": str,
+            "tz": str,
+            "digest_time": str,  # "HH:MM", local to tz
+            "digest_enabled": int,
+            "created_at": str,
+        },
+        pk="user_id",
+    )
+    db["topics"].create(
+        {"user_id": str, "topic": str, "added_at": str},
+        pk=("user_id", "topic"),
+    )
+    db["feedback"].create(
+        {"user_id": str, "paper_id": str, "value": int, "created_at": str},
+        pk=("user_id", "paper_id"),
+    )
+    db["shown"].create(
+        {
+            "user_id": str,
+            "paper_id": str,
+            "shown_at": str,
+            "reason": str,
+            "channel": str,
+            "message_ts": str,
+        },
+        pk=("user_id", "paper_id"),
+    )
+    db["shown"].create_index(["channel", "message_ts"])
+    db["digests"].create(
+        {
+            "user_id": str,
+            "local_date": str,
+            "status": str,  # "sending" | "sent"
+            "started_at": str,
+            "finished_at": str,
+            "papers": str,  # JSON list of paper ids chosen for this digest
+        },
+        pk=("user_id", "local_date"),
+    )
+    db["artifacts"].create(
+        {"name": str, "version": int, "created_at": str, "data": bytes},
+        pk="name",
+    )

@@ -1,0 +1,59 @@
+"""Plain records that cross the storage boundary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Paper:
+    """One paper as paperbot knows it.
+
+    ``id`` is the stable key. ``arxiv_id`` (without version) ties together the
+    versions and sources of one arXiv paper; ``arxiv_version`` lets the newest
+    text win.
+    """
+
+    id: str
+    abstract: str
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    url: str | None = None
+    venue: str | None = None
+    published: str | None = None
+    categories: list[str] = field(default_factory=list)
+    arxiv_id: str | None = None
+    arxiv_version: int | None = None
+
+    @property
+    def text(self) -> str:
+        """The text the recommender reads: title and abstract."""
+        return f"{self.title}. {self.abstract}" if self.title else self.abstract
+
+
+@dataclass
+class Person:
+    """Someone who uses paperbot: their schedule and timezone. Topics and feedback are kept apart."""
+
+    user_id: str
+    tz: str | None = None
+    digest_time: str | None = None  # "HH:MM" in ``tz``
+    digest_enabled: bool = False
+
+
+@dataclass
+class Feedback:
+    """A like (+1) or dislike (-1) of one paper, with when it was given (ISO UTC)."""
+
+    paper_id: str
+    value: int
+    created_at: str
+
+
+@dataclass
+class UpsertCounts:
+    """What an ingest did to the papers table."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0

@@ -1,0 +1,344 @@
+"""The SQLite store: every SQL statement paperbot runs lives here.
+
+One connection per thread (sqlite3 objects must stay on the thread that made them); WAL so that
+the bot, the scheduler and a `paperbot` command can read and write the same file at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from storage.migrations import migrations
+from storage.models import Feedback, Paper, Person, UpsertCounts
+
+_PAPER_FIELDS = ("title", "abstract", "authors", "url", "venue", "published", "categories")
+
+
+def utcnow() -> str:
+    """Now, as the ISO UTC text every timestamp column holds."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file."""
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        self._local = threading.local()
+        migrations.apply(self.db)
+
+    # -- connections and transactions ------------------------------------------------------------
+
+    @property
+    def db(self) -> Database:
+        """This thread's connection, opened on first use."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            conn = sqlite3.connect(self.path, timeout=30)
+            db = Database(conn)
+            if self.path != ":memory:":
+                db.enable_wal()
+            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute("PRAGMA synchronous = NORMAL")
+            self._local.db = db
+        return db
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group one use case's writes. Outermost level takes the write lock at once (BEGIN IMMEDIATE),
+        so two processes never deadlock upgrading read locks; nested levels are savepoints."""
+        db = self.db
+        if db.conn.in_transaction:
+            with db.atomic():
+                yield
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            db.rollback()
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        db = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
+
+    # -- papers ----------------------------------------------------------------------------------
+
+    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+        """Add new papers and update known ones, in one transaction.
+
+        A paper is known by its id, or by its arXiv id across versions and sources; a known paper keeps
+        its id. An older arXiv version never overwrites a newer one.
+        """
+        counts = UpsertCounts()
+        now = utcnow()
+        with self.transaction():
+            seq = self.max_paper_seq()
+            for paper in papers:
+                existing = self._find_existing(paper)
+                row = _paper_row(paper)
+                if existing is None:
+                    seq += 1
+                    self.db["papers"].insert({**row, "added_at": now, "updated_at": now, "seq": seq})
+                    counts.added += 1
+                    continue
+                if _is_older(paper, existing) or all(existing[f] == row[f] for f in _PAPER_FIELDS):
+                    counts.unchanged += 1
+                    continue
+                seq += 1
+                row.update(id=existing["id"], updated_at=now, seq=seq)
+                if row["arxiv_id"] is None:
+                    row["arxiv_id"], row["arxiv_version"] = existing["arxiv_id"], existing["arxiv_version"]
+                self.db["papers"].update(existing["id"], row)
+                counts.updated += 1
+        return counts
+
+    def _find_existing(self, paper: Paper) -> dict | None:
+        rows = list(self.db.query("select * from papers where id = ?", [paper.id]))
+        if not rows and paper.arxiv_id:
+            rows = list(self.db.query("select * from papers where arxiv_id = ?", [paper.arxiv_id]))
+        return rows[0] if rows else None
+
+    def max_paper_seq(self) -> int:
+        """The change counter of the newest paper change; 0 for an empty store."""
+        row = self.db.execute("select coalesce(max(seq), 0) from papers").fetchone()
+        return int(row[0])
+
+    def count_papers(self) -> int:
+        """How many papers are stored."""
+        return self.db["papers"].count
+
+    def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """The papers with these ids, by id; unknown ids are left out."""
+        ids = list(dict.fromkeys(ids))
+        found: dict[str, Paper] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            # Only placeholders are interpolated.
+            for row in self.db.query(f"select * from papers where id in ({marks})", chunk):  # noqa: S608
+                found[row["id"]] = _paper_from_row(row)
+        return found
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        """One paper by id, or None."""
+        return self.get_papers([paper_id]).get(paper_id)
+
+    def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
+        """The paper with this arXiv id (no version), or None."""
+        rows = list(self.db.query("select * from papers where arxiv_id = ?", [arxiv_id]))
+        return _paper_from_row(rows[0]) if rows else None
+
+    def find_paper_by_url(self, url: str) -> Paper | None:
+        """The paper with exactly this URL, or None."""
+        rows = list(self.db.query("select * from papers where url = ? limit 1", [url]))
+        return _paper_from_row(rows[0]) if rows else None
+
+    def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
+        """Papers added or updated after change counter ``seq``, oldest change first."""
+        for row in self.db.query("select * from papers where seq > ? order by seq", [seq]):
+            yield row["seq"], _paper_from_row(row)
+
+    def paper_dates(self) -> dict[str, str | None]:
+        """Each paper's published date (or, failing that, when it was added), by id."""
+        return {
+            row["id"]: row["d"]
+            for row in self.db.query("select id, coalesce(published, substr(added_at, 1, 10)) d from papers")
+        }
+
+    # -- people and topics -----------------------------------------------------------------------
+
+    def get_person(self, user_id: str) -> Person | None:
+        """The person, or None if paperbot has never heard of them."""
+        rows = list(self.db.query("select * from people where user_id = ?", [user_id]))
+        if not rows:
+            return None
+        row = rows[0]
+        return Person(row["user_id"], row["tz"], row["digest_time"], bool(row["digest_enabled"]))
+
+    def ensure_person(self, user_id: str) -> Person:
+        """The person, created with no schedule if new."""
+        self.db["people"].insert(
+            {"user_id": user_id, "digest_enabled": 0, "created_at": utcnow()}, pk="user_id", ignore=True
+        )
+        return self.get_person(user_id)
+
+    def list_people(self) -> list[Person]:
+        """Everyone paperbot knows."""
+        return [
+            Person(r["user_id"], r["tz"], r["digest_time"], bool(r["digest_enabled"]))
+            for r in self.db.query("select * from people order by user_id")
+        ]
+
+    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool) -> None:
+        """Set (or clear) a person's local digest time and whether digests are on."""
+        self.ensure_person(user_id)
+        self.db["people"].update(user_id, {"digest_time": digest_time, "digest_enabled": int(enabled)})
+
+    def set_timezone(self, user_id: str, tz: str | None) -> None:
+        """Remember a person's IANA timezone name."""
+        self.ensure_person(user_id)
+        self.db["people"].update(user_id, {"tz": tz})
+
+    def get_topics(self, user_id: str) -> list[str]:
+        """A person's topics, oldest first."""
+        rows = self.db.query("select topic from topics where user_id = ? order by added_at, rowid", [user_id])
+        return [r["topic"] for r in rows]
+
+    def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
+        """Add topics; returns those that were new (case-insensitive)."""
+        known = {t.casefold() for t in self.get_topics(user_id)}
+        added = []
+        now = utcnow()
+        for topic in topics:
+            if topic.casefold() in known:
+                continue
+            known.add(topic.casefold())
+            self.db["topics"].insert({"user_id": user_id, "topic": topic, "added_at": now})
+            added.append(topic)
+        return added
+
+    def remove_topic(self, user_id: str, topic: str) -> list[str]:
+        """Remove a topic (case-insensitive); returns the stored spellings removed."""
+        gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
+        for t in gone:
+            self.db.execute("delete from topics where user_id = ? and topic = ?", [user_id, t])
+        return gone
+
+    def remove_all_topics(self, user_id: str) -> int:
+        """Remove every topic of a person; returns how many there were."""
+        return self.db.execute("delete from topics where user_id = ?", [user_id]).rowcount
+
+    # -- feedback --------------------------------------------------------------------------------
+
+    def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
+        """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
+        self.db["feedback"].upsert(
+            {"user_id": user_id, "paper_id": paper_id, "value": value, "created_at": utcnow()},
+            pk=("user_id", "paper_id"),
+        )
+
+    def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
+        """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
+        sql, args = "delete from feedback where user_id = ? and paper_id = ?", [user_id, paper_id]
+        if value is not None:
+            sql, args = sql + " and value = ?", args + [value]
+        return self.db.execute(sql, args).rowcount > 0
+
+    def get_feedback(self, user_id: str) -> list[Feedback]:
+        """A person's likes and dislikes, oldest first."""
+        rows = self.db.query("select paper_id, value, created_at from feedback where user_id = ?"
+                             " order by created_at, rowid", [user_id])
+        return [Feedback(r["paper_id"], r["value"], r["created_at"]) for r in rows]
+
+    # -- what was shown --------------------------------------------------------------------------
+
+    def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
+                   message_ts: str | None = None) -> None:
+        """Remember that a paper was shown to a person (and, from Slack, in which message)."""
+        self.db["shown"].upsert(
+            {"user_id": user_id, "paper_id": paper_id, "shown_at": utcnow(), "reason": reason,
+             "channel": channel, "message_ts": message_ts},
+            pk=("user_id", "paper_id"),
+        )
+
+    def shown_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper ever shown to a person."""
+        rows = self.db.query("select paper_id from shown where user_id = ?", [user_id])
+        return {r["paper_id"] for r in rows}
+
+    def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
+        """(user_id, paper_id) of the paper posted as this Slack message, or None."""
+        rows = list(self.db.query("select user_id, paper_id from shown where channel = ? and message_ts = ?",
+                                  [channel, message_ts]))
+        return (rows[0]["user_id"], rows[0]["paper_id"]) if rows else None
+
+    # -- saved models ----------------------------------------------------------------------------
+
+    def save_artifact(self, name: str, data: bytes) -> int:
+        """Store a named blob (a fitted model); returns its new version number."""
+        with self.transaction():
+            version = self.artifact_version(name) + 1
+            self.db["artifacts"].upsert(
+                {"name": name, "version": version, "created_at": utcnow(), "data": data}, pk="name")
+        return version
+
+    def artifact_version(self, name: str) -> int:
+        """The version of a named blob; 0 when there is none."""
+        row = self.db.execute("select version from artifacts where name = ?", [name]).fetchone()
+        return int(row[0]) if row else 0
+
+    def load_artifact(self, name: str) -> tuple[int, bytes] | None:
+        """(version, data) of a named blob, or None."""
+        row = self.db.execute("select version, data from artifacts where name = ?", [name]).fetchone()
+        return (int(row[0]), bytes(row[1])) if row else None
+
+    # -- forgetting ------------------------------------------------------------------------------
+
+    def forget_person(self, user_id: str) -> dict[str, int]:
+        """Delete every row about a person from every table; returns rows deleted per table."""
+        deleted = {}
+        with self.transaction():
+            for table in PERSONAL_TABLES:
+                # Table names come from PERSONAL_TABLES, never from input.
+                sql = f"delete from {table} where user_id = ?"  # noqa: S608
+                deleted[table] = self.db.execute(sql, [user_id]).rowcount
+        return deleted
+
+    def rows_about(self, user_id: str) -> dict[str, int]:
+        """How many rows each personal table holds about a person (for checks and `forget`)."""
+        return {t: self.db.execute(f"select count(*) from {t} where user_id = ?",  # noqa: S608
+                                   [user_id]).fetchone()[0]
+                for t in PERSONAL_TABLES}
+
+
+#: Every table with rows about a person, keyed by ``user_id``. A new personal table must be added here.
+PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests")
+
+
+def _paper_row(paper: Paper) -> dict:
+    return {
+        "id": paper.id,
+        "arxiv_id": paper.arxiv_id,
+        "arxiv_version": paper.arxiv_version,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "authors": json.dumps(paper.authors, ensure_ascii=False),
+        "url": paper.url,
+        "venue": paper.venue,
+        "published": paper.published,
+        "categories": json.dumps(paper.categories, ensure_ascii=False),
+    }
+
+
+def _paper_from_row(row: dict) -> Paper:
+    return Paper(
+        id=row["id"],
+        abstract=row["abstract"],
+        title=row["title"] or "",
+        authors=json.loads(row["authors"] or "[]"),
+        url=row["url"],
+        venue=row["venue"],
+        published=row["published"],
+        categories=json.loads(row["categories"] or "[]"),
+        arxiv_id=row["arxiv_id"],
+        arxiv_version=row["arxiv_version"],
+    )
+
+
+def _is_older(paper: Paper, existing: dict) -> bool:
+    return bool(paper.arxiv_version and existing["arxiv_version"]
+                and paper.arxiv_version < existing["arxiv_version"])

@@ -1,0 +1,60 @@
+"""Shared fixtures: a fresh database per test, and a small corpus whose topics are easy to tell apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.context import Context
+from storage import Paper, Store
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+TOPIC_WORDS = {
+    "cats": "feline cats whiskers purring kittens litter",
+    "graphs": "graph neural networks message passing nodes edges",
+    "diffusion": "diffusion models denoising score matching generative sampling",
+    "robots": "robot manipulation grasping control locomotion arms",
+    "quantum": "quantum circuits qubits entanglement error correction",
+}
+
+
+def make_corpus(per_topic: int = 8) -> list[Paper]:
+    """Papers in five clearly separate topics, ids like ``cats-3``."""
+    papers = []
+    for topic, words in TOPIC_WORDS.items():
+        vocab = words.split()
+        for i in range(per_topic):
+            rotated = vocab[i % len(vocab):] + vocab[: i % len(vocab)]
+            abstract = (f"We study {' '.join(rotated)} in setting number {i}. "
+                        f"Our {rotated[0]} method improves {rotated[1]} and {rotated[2]} results.")
+            papers.append(Paper(id=f"{topic}-{i}", title=f"On {rotated[0]} and {rotated[1]} ({i})",
+                                abstract=abstract, authors=[f"Author {topic} {i}"], venue="TestConf"))
+    return papers
+
+
+def shared_data(name: str) -> Path:
+    """A file from the shared data folder, or skip the test when that folder is absent."""
+    path = SHARED_DATA / name
+    if not path.exists():
+        pytest.skip(f"shared data not available: {name}")
+    return path
+
+
+@pytest.fixture
+def store(tmp_path) -> Store:
+    s = Store(tmp_path / "test.db")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def ctx(tmp_path) -> Context:
+    """A context over a database holding the five-topic corpus, index already built."""
+    c = Context.open(str(tmp_path / "ctx.db"), digest_size=3)
+    c.store.upsert_papers(make_corpus())
+    c.engine.refresh()
+    yield c
+    c.store.close()

@@ -1,0 +1,121 @@
+import threading
+
+from storage import PERSONAL_TABLES, Paper, Store
+
+
+def test_migrations_are_recorded_and_safe_to_rerun(tmp_path):
+    path = tmp_path / "m.db"
+    Store(path)
+    again = Store(path)
+    names = [r["name"] for r in again.db.query("select name from _sqlite_migrations")]
+    assert names == ["m001_core"]
+    assert again.db.execute("pragma journal_mode").fetchone()[0] == "wal"
+
+
+def test_upsert_adds_then_updates_by_id(store):
+    assert store.upsert_papers([Paper(id="p1", abstract="first text")]).added == 1
+    second = Paper(id="p1", abstract="second text")
+    counts = store.upsert_papers([second, second])
+    assert (counts.added, counts.updated, counts.unchanged) == (0, 1, 1)
+    assert store.get_paper("p1").abstract == "second text"
+    assert store.count_papers() == 1
+
+
+def test_arxiv_versions_and_sources_are_one_paper_and_newest_wins(store):
+    store.upsert_papers([Paper(id="arxiv:2401.00001", abstract="v2 text", arxiv_id="2401.00001",
+                               arxiv_version=2)])
+    counts = store.upsert_papers([
+        Paper(id="feed-xyz", abstract="v1 text from a feed", arxiv_id="2401.00001", arxiv_version=1),
+        Paper(id="other-source", abstract="v3 text", title="T", arxiv_id="2401.00001", arxiv_version=3),
+    ])
+    assert (counts.added, counts.updated, counts.unchanged) == (0, 1, 1)
+    paper = store.find_paper_by_arxiv_id("2401.00001")
+    assert paper.id == "arxiv:2401.00001"
+    assert (paper.abstract, paper.arxiv_version, paper.title) == ("v3 text", 3, "T")
+    assert store.count_papers() == 1
+
+
+def test_changes_bump_the_sequence_so_new_papers_can_be_found(store):
+    store.upsert_papers([Paper(id="a", abstract="x"), Paper(id="b", abstract="y")])
+    seq = store.max_paper_seq()
+    store.upsert_papers([Paper(id="a", abstract="x"), Paper(id="c", abstract="z"),
+                         Paper(id="b", abstract="y2")])
+    assert [p.id for _, p in store.papers_changed_since(seq)] == ["c", "b"]
+
+
+def test_a_failing_use_case_writes_nothing(store):
+    try:
+        with store.transaction():
+            store.set_feedback("U1", "p", 1)
+            raise RuntimeError("boom")
+    except RuntimeError:
+        pass
+    assert store.get_feedback("U1") == []
+
+
+def test_topics_are_case_insensitive_and_ordered(store):
+    assert store.add_topics("U1", ["GNNs", "diffusion"]) == ["GNNs", "diffusion"]
+    assert store.add_topics("U1", ["gnns", "robots"]) == ["robots"]
+    assert store.get_topics("U1") == ["GNNs", "diffusion", "robots"]
+    assert store.remove_topic("U1", "DIFFUSION") == ["diffusion"]
+    assert store.remove_all_topics("U1") == 2
+
+
+def test_feedback_replaces_and_withdraws_only_the_matching_value(store):
+    store.set_feedback("U1", "p", 1)
+    store.set_feedback("U1", "p", -1)
+    assert [(f.paper_id, f.value) for f in store.get_feedback("U1")] == [("p", -1)]
+    assert not store.remove_feedback("U1", "p", 1)
+    assert store.remove_feedback("U1", "p", -1)
+
+
+def test_shown_papers_map_back_from_their_message(store):
+    store.mark_shown("U1", "p1", "why", "D1", "123.456")
+    assert store.shown_paper_ids("U1") == {"p1"}
+    assert store.paper_for_message("D1", "123.456") == ("U1", "p1")
+    assert store.paper_for_message("D1", "999") is None
+
+
+def test_forget_leaves_no_row_in_any_personal_table(store):
+    store.set_digest_schedule("U1", "09:00", True)
+    store.add_topics("U1", ["x"])
+    store.set_feedback("U1", "p", 1)
+    store.mark_shown("U1", "p", "r")
+    store.db["digests"].insert({"user_id": "U1", "local_date": "2026-01-01", "status": "sent"})
+    store.set_feedback("U2", "p", 1)
+    store.forget_person("U1")
+    assert all(n == 0 for n in store.rows_about("U1").values())
+    assert store.rows_about("U2")["feedback"] == 1
+    # Every table with a user_id column is covered by forgetting.
+    with_user = {t for t in store.db.table_names() if "user_id" in store.db[t].columns_dict}
+    assert with_user == set(PERSONAL_TABLES)
+
+
+def test_artifacts_are_versioned(store):
+    assert store.load_artifact("m") is None
+    assert store.save_artifact("m", b"one") == 1
+    assert store.save_artifact("m", b"two") == 2
+    assert store.load_artifact("m") == (2, b"two")
+
+
+def test_each_thread_gets_its_own_connection(tmp_path):
+    store = Store(tmp_path / "t.db")
+    errors = []
+
+    def work(n):
+        try:
+            for i in range(20):
+                with store.transaction():
+                    store.set_feedback(f"U{n}", f"p{i}", 1)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            store.close()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.db.execute("select count(*) from feedback").fetchone()[0] == 80
