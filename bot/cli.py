@@ -142,6 +142,20 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
             terminal.console.print(f"{name}: {value:.4f}" if isinstance(value, float) else f"{name}: {value}")
 
 
+@cli.command()
+@click.option("--port", type=click.IntRange(0, 65535), metavar="N",
+              help="HTTP port (default: $PORT, else 3000; 0 picks a free one). Unused in Socket Mode.")
+@click.pass_context
+def run(ctx: click.Context, port: int | None) -> None:
+    """Run the Slack bot until SIGTERM or Ctrl+C.
+
+    Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT, every Slack request (commands,
+    events, interactivity) at /slack/events. Needs SLACK_BOT_TOKEN, and SLACK_SIGNING_SECRET in HTTP mode.
+    """
+    from bot.slack.server import serve
+
+    serve(_settings(ctx), port=port, announce=lambda line: click.echo(line, err=True))
+
 def main() -> None:
     """Console-script entry point."""
     cli(obj={})

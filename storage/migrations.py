@@ -75,3 +75,12 @@ def m001_core(db: Database) -> None:
         {"name": str, "version": int, "created_at": str, "data": bytes},
         pk="name",
     )
+
+
+@migrations()
+def m002_slack(db: Database) -> None:
+    # Slack event ids already handled, so that a redelivered event is processed once.
+    db["slack_events"].create({"event_id": str, "received_at": str}, pk="event_id")
+    db["slack_events"].create_index(["received_at"])
+    # When the timezone was last read from Slack (refreshed at most daily).
+    db["people"].add_column("tz_checked_at", str)

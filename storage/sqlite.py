@@ -11,7 +11,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -303,6 +303,31 @@ class Store:
         return {t: self.db.execute(f"select count(*) from {t} where user_id = ?",  # noqa: S608
                                    [user_id]).fetchone()[0]
                 for t in PERSONAL_TABLES}
+
+    # -- Slack -----------------------------------------------------------------------------------
+
+    def claim_event(self, event_id: str, keep_hours: float = 24) -> bool:
+        """Claim a Slack event id: True the first time it is seen, False for a redelivery.
+
+        Ids older than ``keep_hours`` are dropped (Slack retries within minutes)."""
+        now = datetime.now(UTC)
+        cutoff = (now - timedelta(hours=keep_hours)).isoformat(timespec="seconds")
+        with self.transaction():
+            self.db.execute("delete from slack_events where received_at < ?", [cutoff])
+            inserted = self.db.execute(
+                "insert or ignore into slack_events (event_id, received_at) values (?, ?)",
+                [event_id, now.isoformat(timespec="seconds")]).rowcount
+        return inserted > 0
+
+    def timezone_checked_at(self, user_id: str) -> str | None:
+        """When a person's timezone was last read from Slack (ISO UTC), or None."""
+        row = self.db.execute("select tz_checked_at from people where user_id = ?", [user_id]).fetchone()
+        return row[0] if row else None
+
+    def record_timezone(self, user_id: str, tz: str | None) -> None:
+        """Remember a person's IANA timezone as just read from Slack."""
+        self.ensure_person(user_id)
+        self.db["people"].update(user_id, {"tz": tz, "tz_checked_at": utcnow()})
 
 
 #: Every table with rows about a person, keyed by ``user_id``. A new personal table must be added here.

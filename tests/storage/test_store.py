@@ -1,6 +1,7 @@
 import threading
 
 from storage import PERSONAL_TABLES, Paper, Store
+from storage.migrations import migrations
 
 
 def test_migrations_are_recorded_and_safe_to_rerun(tmp_path):
@@ -8,7 +9,8 @@ def test_migrations_are_recorded_and_safe_to_rerun(tmp_path):
     Store(path)
     again = Store(path)
     names = [r["name"] for r in again.db.query("select name from _sqlite_migrations")]
-    assert names == ["m001_core"]
+    assert names == [m.name for m in migrations._migrations] and names[0] == "m001_core"
+    assert len(set(names)) == len(names)
     assert again.db.execute("pragma journal_mode").fetchone()[0] == "wal"
 
 

@@ -1,0 +1,297 @@
+"""`/papers …`: parsing the text, and turning use-case results into replies seen only by the caller.
+
+Quick subcommands (help, interests, unfollow, digest off) answer inside the ack. Slow ones (anything
+touching the ranker or the Slack API, and forget, which waits for work under way for that person)
+ack at once with nothing and answer through ``respond`` when done.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from slack_bolt import App
+from slack_sdk import WebClient
+
+from bot.context import Context
+from bot.errors import BadArgument
+from bot.reasons import shorten
+from bot.slack.dm import send_papers
+from bot.slack.manifest import COMMAND
+from bot.slack.messages import escape, fit, results_blocks, unescape
+from bot.slack.people import refresh_timezone
+from bot.usecases import build_digest, follow, forget, interests, recommend, search, unfollow
+from bot.usecases.delivery import Delivery
+from bot.usecases.interests import FollowResult
+
+if TYPE_CHECKING:
+    from bot.slack.app import Runtime
+
+DEFAULT_RECOMMEND = 5
+MAX_RECOMMEND = 20
+SEARCH_RESULTS = 5
+ECHO_LIMIT = 200  # characters of the caller's own text echoed back
+
+HELP = f"""*paperbot* sends you new papers that match your interests, one message per paper.
+• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated); an arXiv id or \
+paper URL there adds that paper as one you like
+• `{COMMAND} unfollow diffusion models` or `{COMMAND} unfollow all`: remove topics
+• `{COMMAND} interests`: your topics, likes and dislikes, and digest schedule
+• `{COMMAND} recommend` or `{COMMAND} recommend 10`: the best new papers for you now, in a DM \
+(default {DEFAULT_RECOMMEND}, at most {MAX_RECOMMEND})
+• `{COMMAND} search contrastive learning`: papers matching a query, shown only to you
+• `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest off` \
+stops it, `{COMMAND} digest now` sends one now
+• `{COMMAND} forget`: delete everything paperbot stores about you
+React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer; remove the \
+reaction to take it back."""
+
+SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget")
+SLOW = frozenset({"follow", "recommend", "search", "digest-at", "digest-now", "forget"})
+
+_TIME = re.compile(r"(\d{1,2}):(\d{2})")
+
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now."""
+
+    name: str
+    arg: str = ""
+    count: int = DEFAULT_RECOMMEND
+    time: str | None = None
+
+    @property
+    def slow(self) -> bool:
+        return self.name in SLOW
+
+
+def clean(text: str) -> str:
+    """The text as the person typed it (the manifest asks Slack not to rewrite it; entities decoded)."""
+    return unescape(text or "").strip()
+
+
+def parse(text: str) -> Command:
+    """Parse the text after `/papers`. Raises BadArgument saying what was wrong."""
+    text = clean(text)
+    if not text:
+        return Command("help")
+    parts = text.split(None, 1)
+    name, arg = parts[0].lower(), (parts[1].strip() if len(parts) > 1 else "")
+    if name not in SUBCOMMANDS:
+        raise BadArgument(f"I don't know the subcommand “{shorten(parts[0], 40)}”.")
+    if name in ("help", "interests", "forget"):
+        if arg and name != "help":
+            raise BadArgument(f"`{COMMAND} {name}` takes nothing after it.")
+        return Command(name)
+    if name == "recommend":
+        return Command(name, count=_count(arg))
+    if name == "digest":
+        return _digest(arg)
+    return Command(name, arg)
+
+
+def _count(arg: str) -> int:
+    if not arg:
+        return DEFAULT_RECOMMEND
+    if not arg.isdigit() or not 1 <= int(arg) <= MAX_RECOMMEND:
+        raise BadArgument(f"`{COMMAND} recommend N` takes a number from 1 to {MAX_RECOMMEND}, "
+                          f"not “{shorten(arg, 40)}”.")
+    return int(arg)
+
+
+def _digest(arg: str) -> Command:
+    word = arg.lower()
+    if word in ("off", "now"):
+        return Command(f"digest-{word}")
+    match = _TIME.fullmatch(arg)
+    if match and int(match[1]) <= 23 and int(match[2]) <= 59:
+        return Command("digest-at", time=f"{int(match[1]):02d}:{match[2]}")
+    if not arg:
+        raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
+                          f"or `{COMMAND} digest now`.")
+    raise BadArgument(f"“{shorten(arg, 40)}” is not a time from 00:00 to 23:59; try "
+                      f"`{COMMAND} digest 08:30`, `{COMMAND} digest off` or `{COMMAND} digest now`.")
+
+
+# -- replies -----------------------------------------------------------------------------------------
+# Each returns the keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
+
+Reply = dict
+
+
+def reply_help() -> Reply:
+    return {"text": HELP}
+
+
+def reply_interests(ctx: Context, user_id: str) -> Reply:
+    info = interests(ctx, user_id)
+    topics = _topic_list(info.topics) if info.topics else (
+        f"none yet; try `{COMMAND} follow diffusion models, robotics`")
+    return {"text": f"*Your topics:* {topics}\n"
+                    f"*Feedback:* {info.liked} liked, {info.disliked} disliked\n"
+                    f"*Digest:* {_schedule(info.digest_time, info.digest_enabled, info.tz)}"}
+
+
+def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    removed = unfollow(ctx, user_id, cmd.arg)
+    if removed:
+        return {"text": "Stopped following " + _quoted(removed) + "."}
+    if cmd.arg.strip().casefold() == "all":
+        return {"text": "You weren't following anything."}
+    return {"text": f"You weren't following “{fit(cmd.arg, ECHO_LIMIT)}”. "
+                    f"`{COMMAND} interests` lists your topics."}
+
+
+def reply_digest_off(ctx: Context, user_id: str) -> Reply:
+    with ctx.store.transaction():
+        person = ctx.store.get_person(user_id)
+        ctx.store.set_digest_schedule(user_id, person.digest_time if person else None, False)
+    return {"text": f"Daily digests are off. `{COMMAND} digest HH:MM` turns them back on."}
+
+
+def reply_forget(rt: Runtime, user_id: str) -> Reply:
+    with rt.locks.hold(user_id):  # after any delivery or reaction under way for this person
+        forget(rt.ctx, user_id)
+    return {"text": "Done: I deleted everything I had stored about you (topics, feedback, schedule, "
+                    "papers shown). Your past messages from me stay in Slack until you delete them."}
+
+
+def reply_follow(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    result = follow(ctx, user_id, cmd.arg)
+    tz = refresh_timezone(ctx, client, user_id)
+    return {"text": _followed(result, tz)}
+
+
+def _followed(result: FollowResult, tz: str | None) -> str:
+    lines = []
+    if result.added:
+        lines.append("Now following " + _quoted(result.added) + ".")
+    if result.already:
+        lines.append("Already following " + _quoted(result.already) + ".")
+    if result.seeds:
+        lines.append("Noted as papers you like: " + _quoted([p.title or p.id for p in result.seeds]) + ".")
+    if result.unknown_seeds:
+        lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
+    if result.digest_turned_on:
+        lines.append(f"Daily digests are on at {result.digest_time} {_where(tz)}; change that with "
+                     f"`{COMMAND} digest HH:MM`.")
+    lines.append(f"`{COMMAND} recommend` sends you papers now.")
+    return "\n".join(lines)
+
+
+def reply_recommend(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    ctx = rt.ctx
+    with rt.locks.hold(user_id):
+        recs = recommend(ctx, user_id, cmd.count, remember=False)
+        if not recs:
+            return {"text": "Nothing new matches your interests right now. Try again after new papers "
+                            f"arrive, or `{COMMAND} follow` more topics."}
+        header = f":books: {_papers(len(recs))} picked for you. React :+1: or :-1: to tune what comes next."
+        _, delivery = send_papers(ctx, client, user_id, recs, header)
+    return {"text": _delivered(delivery)}
+
+
+def reply_digest_now(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    ctx = rt.ctx
+    with rt.locks.hold(user_id):
+        digest = build_digest(ctx, user_id, remember=False)
+        if not digest.recommendations:
+            return {"text": "No new papers for a digest right now; I'll keep looking."}
+        header = f":newspaper: Your digest: {_papers(len(digest.recommendations))}."
+        _, delivery = send_papers(ctx, client, user_id, digest.recommendations, header)
+    return {"text": _delivered(delivery)}
+
+
+def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    with ctx.store.transaction():
+        ctx.store.set_digest_schedule(user_id, cmd.time, True)
+    tz = refresh_timezone(ctx, client, user_id)
+    return {"text": f"Daily digest at {cmd.time} {_where(tz)}. `{COMMAND} digest off` stops it."}
+
+
+def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    recs = search(ctx, cmd.arg, SEARCH_RESULTS)
+    query = fit(" ".join(cmd.arg.split()), ECHO_LIMIT)
+    if not recs:
+        return {"text": f"No paper matches “{query}”."}
+    intro = f"*{_papers(len(recs))} matching “{query}”:*"
+    return {"text": intro, "blocks": results_blocks(intro, recs)}
+
+
+def _delivered(delivery: Delivery) -> str:
+    delivered, failed = delivery.delivered, delivery.failed
+    if not delivered:
+        return "Sorry, Slack didn't accept the messages, so nothing was sent. Please try again in a minute."
+    text = f"I sent you {_papers(len(delivered))} in our direct messages."
+    if failed:
+        text += f" {_papers(len(failed))} couldn't be delivered; they may come again later."
+    return text
+
+
+def _papers(n: int) -> str:
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
+def _quoted(items: list[str]) -> str:
+    return ", ".join(f"“{fit(item, ECHO_LIMIT)}”" for item in items[:20]) + (
+        f" and {len(items) - 20} more" if len(items) > 20 else "")
+
+
+def _topic_list(topics: list[str], limit: int = 2400) -> str:
+    """Escaped topics, as many as fit in ``limit`` characters (a section holds 3000)."""
+    shown: list[str] = []
+    for i, topic in enumerate(topics):
+        more = f" and {len(topics) - i} more" if i else ""
+        item = escape(topic)
+        if sum(len(s) + 2 for s in shown) + len(item) + len(" and 99 more") > limit:
+            return ", ".join(shown) + more
+        shown.append(item)
+    return ", ".join(shown)
+
+
+def _schedule(digest_time: str | None, enabled: bool, tz: str | None) -> str:
+    if not enabled or not digest_time:
+        return f"off (`{COMMAND} digest HH:MM` turns it on)"
+    return f"daily at {digest_time} {_where(tz)}"
+
+
+def _where(tz: str | None) -> str:
+    return f"({escape(tz)} time)" if tz else "(your Slack timezone)"
+
+
+# -- wiring ------------------------------------------------------------------------------------------
+
+def register(app: App, rt: Runtime) -> None:
+    """Register the `/papers` listener."""
+    ctx = rt.ctx
+    quick: dict[str, Callable[[str, Command], Reply]] = {
+        "help": lambda user, cmd: reply_help(),
+        "interests": lambda user, cmd: reply_interests(ctx, user),
+        "unfollow": lambda user, cmd: reply_unfollow(ctx, user, cmd),
+        "digest-off": lambda user, cmd: reply_digest_off(ctx, user),
+    }
+    slow: dict[str, Callable[[WebClient, str, Command], Reply]] = {
+        "follow": lambda client, user, cmd: reply_follow(ctx, client, user, cmd),
+        "recommend": lambda client, user, cmd: reply_recommend(rt, client, user, cmd),
+        "search": lambda client, user, cmd: reply_search(ctx, user, cmd),
+        "digest-at": lambda client, user, cmd: reply_digest_at(ctx, client, user, cmd),
+        "digest-now": lambda client, user, cmd: reply_digest_now(rt, client, user, cmd),
+        "forget": lambda client, user, cmd: reply_forget(rt, user),
+    }
+
+    @app.command(COMMAND)
+    def papers(ack, body: dict, respond, client: WebClient) -> None:
+        user = body["user_id"]
+        cmd = parse(body.get("text", ""))  # a BadArgument here is answered in the ack by the error handler
+        if not cmd.slow:
+            ack(response_type="ephemeral", **quick[cmd.name](user, cmd))
+            return
+        ack()
+
+        def work() -> None:
+            respond(response_type="ephemeral", replace_original=False, **slow[cmd.name](client, user, cmd))
+
+        rt.background.submit(work, body, respond)

@@ -1,0 +1,39 @@
+"""The App Home tab: a person's topics, feedback and digest schedule, and how to use paperbot."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from slack_bolt import App
+from slack_sdk import WebClient
+
+from bot.context import Context
+from bot.slack.commands import HELP, reply_interests
+from bot.slack.messages import header_block
+
+if TYPE_CHECKING:
+    from bot.slack.app import Runtime
+
+
+def home_view(ctx: Context, user_id: str) -> dict:
+    """The Home tab for this person (a handful of blocks, far below the limit of 100)."""
+    return {
+        "type": "home",
+        "blocks": [
+            header_block("Your paperbot"),
+            {"type": "section", "text": {"type": "mrkdwn", "text": reply_interests(ctx, user_id)["text"]}},
+            {"type": "divider"},
+            {"type": "section", "text": {"type": "mrkdwn", "text": HELP}},
+        ],
+    }
+
+
+def register(app: App, rt: Runtime) -> None:
+    """Publish the Home tab whenever someone opens it."""
+
+    @app.event("app_home_opened")
+    def on_home_opened(event: dict, body: dict, client: WebClient) -> None:
+        if event.get("tab") != "home" or not event.get("user"):
+            return
+        user = event["user"]
+        rt.background.submit(lambda: client.views_publish(user_id=user, view=home_view(rt.ctx, user)), body)

@@ -1,0 +1,85 @@
+"""What the Slack app asks for: slash command, bot events, scopes. The one source for both the code
+and the manifests in ``deploy/`` (rewrite them with ``python -m bot.slack.manifest deploy``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+COMMAND = "/papers"
+COMMAND_DESCRIPTION = "Your personal paper digest: follow topics, get recommendations"
+COMMAND_USAGE = "help | follow TOPICS | recommend [N] | search QUERY | digest HH:MM|off|now | forget"
+
+#: Events the app subscribes to; ``bot.slack.app`` registers a listener for each.
+BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed")
+
+#: Web API methods the app calls, and the bot scope each needs.
+METHOD_SCOPES = {
+    "auth.test": None,
+    "conversations.open": "im:write",
+    "chat.postMessage": "chat:write",
+    "users.info": "users:read",
+    "reactions.get": "reactions:read",
+    "views.publish": None,  # needs no scope beyond the App Home being enabled
+}
+
+#: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events.
+SCOPES = ("commands", "chat:write", "im:write", "reactions:read", "users:read")
+
+EVENTS_PATH = "/slack/events"
+
+MANIFEST_FILES = {"socket": "slack-manifest.socket.json", "http": "slack-manifest.http.json"}
+
+
+def manifest(mode: str, request_url: str = "https://paperbot.example.org/slack/events") -> dict:
+    """The app manifest for ``mode`` "socket" (Socket Mode) or "http" (requests to ``request_url``)."""
+    if mode not in MANIFEST_FILES:
+        raise ValueError(f"mode is 'socket' or 'http', not {mode!r}")
+    http = mode == "http"
+    command = {"command": COMMAND, "description": COMMAND_DESCRIPTION, "usage_hint": COMMAND_USAGE,
+               "should_escape": False}
+    if http:
+        command["url"] = request_url
+    events: dict = {"bot_events": list(BOT_EVENTS)}
+    interactivity: dict = {"is_enabled": True}
+    if http:
+        events["request_url"] = request_url
+        interactivity["request_url"] = request_url
+    return {
+        "_metadata": {"major_version": 1, "minor_version": 1},
+        "display_information": {
+            "name": "paperbot",
+            "description": "A personal daily digest of new papers; learns from your reactions.",
+            "background_color": "#2c3e50",
+        },
+        "features": {
+            "app_home": {"home_tab_enabled": True, "messages_tab_enabled": True,
+                         "messages_tab_read_only_enabled": False},  # so /papers can be typed there
+            "bot_user": {"display_name": "paperbot", "always_online": True},
+            "slash_commands": [command],
+        },
+        "oauth_config": {"scopes": {"bot": list(SCOPES)}},
+        "settings": {
+            "event_subscriptions": events,
+            "interactivity": interactivity,
+            "org_deploy_enabled": False,
+            "socket_mode_enabled": not http,
+            "token_rotation_enabled": False,
+        },
+    }
+
+
+def write(folder: Path) -> list[Path]:
+    """Write both manifests into ``folder``."""
+    paths = []
+    for mode, name in MANIFEST_FILES.items():
+        path = Path(folder) / name
+        path.write_text(json.dumps(manifest(mode), indent=2) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    for written in write(Path(sys.argv[1] if len(sys.argv) > 1 else "deploy")):
+        print(written)

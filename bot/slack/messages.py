@@ -1,0 +1,127 @@
+"""Block Kit for paper messages and replies, within Slack's limits, with every outside text escaped.
+
+Slack treats ``&``, ``<`` and ``>`` as control characters in message text; escaping those three (and only
+those) means no paper title, abstract or echoed command can form a mention, a channel ping or a link.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.reasons import shorten
+from bot.usecases.recommend import Recommendation
+from storage import Paper
+
+SECTION_LIMIT = 3000  # characters of a section's text
+HEADER_LIMIT = 150  # characters of a header block's text
+CONTEXT_ELEMENTS = 10  # elements of one context block
+MESSAGE_BLOCKS = 50  # blocks of one message (100 in App Home and modals)
+HOME_BLOCKS = 100
+FALLBACK_LIMIT = 3000  # our own cap for a message's plain `text`
+
+TITLE_LIMIT = 300
+AUTHORS_SHOWN = 6
+AUTHORS_LIMIT = 400
+VENUE_LIMIT = 120
+REASON_LIMIT = 300
+ABSTRACT_LIMIT = 600
+URL_LIMIT = 1000
+
+LIKE_ACTION = "paper_like"
+DISLIKE_ACTION = "paper_dislike"
+
+_URL = re.compile(r"https?://[^\s<>|\"]+")
+
+
+def escape(text: str) -> str:
+    """Escape Slack's three control characters, and only those."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescape(text: str) -> str:
+    """Undo :func:`escape` (Slack may send command text escaped)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def fit(text: str, limit: int) -> str:
+    """``text`` shortened at a word boundary and escaped so that the escaped result fits ``limit``."""
+    budget = limit
+    while True:
+        escaped = escape(shorten(text, budget))
+        if len(escaped) <= limit:
+            return escaped
+        budget -= len(escaped) - limit
+
+
+def link(url: str | None, label: str) -> str:
+    """``label`` (already escaped) linked to ``url`` when that is a plain http(s) URL, else just the label."""
+    if url and len(url) <= URL_LIMIT and _URL.fullmatch(url):
+        return f"<{escape(url)}|{label}>"
+    return label
+
+
+def title_of(paper: Paper) -> str:
+    """A paper's title; for an untitled paper, the start of its abstract."""
+    return paper.title or shorten(paper.abstract, 120) or paper.id
+
+
+def byline(paper: Paper) -> str:
+    """Authors and venue, escaped, or '' when neither is known."""
+    parts = []
+    if paper.authors:
+        names = ", ".join(paper.authors[:AUTHORS_SHOWN])
+        if len(paper.authors) > AUTHORS_SHOWN:
+            names += " et al."
+        parts.append(fit(names, AUTHORS_LIMIT))
+    if paper.venue:
+        parts.append(fit(paper.venue, VENUE_LIMIT))
+    return " · ".join(parts)
+
+
+def paper_text(paper: Paper) -> str:
+    """The plain `text` of a paper message: its title (what notifications and screen readers show)."""
+    return fit(title_of(paper), FALLBACK_LIMIT)
+
+
+def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
+    """One paper as a message: linked title, authors and venue, why it was picked, start of abstract."""
+    paper = rec.paper
+    head = f"*{link(paper.url, fit(title_of(paper), TITLE_LIMIT))}*"
+    by = byline(paper)
+    if by:
+        head += "\n" + by
+    blocks: list[dict] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": head}},
+    ]
+    if rec.reason:
+        blocks.append({"type": "context", "elements": [
+            {"type": "mrkdwn", "text": "*Why:* " + fit(rec.reason, REASON_LIMIT)}]})
+    if paper.abstract and paper.title:
+        abstract = fit(paper.abstract, ABSTRACT_LIMIT)
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": abstract}})
+    if buttons:
+        blocks.append({"type": "actions", "elements": [
+            {"type": "button", "action_id": LIKE_ACTION, "value": "like",
+             "text": {"type": "plain_text", "text": "👍 More like this", "emoji": True}},
+            {"type": "button", "action_id": DISLIKE_ACTION, "value": "dislike",
+             "text": {"type": "plain_text", "text": "👎 Not for me", "emoji": True}},
+        ]})
+    return blocks
+
+
+def results_blocks(intro: str, recs: list[Recommendation]) -> list[dict]:
+    """A list of papers in one reply (search results): ``intro`` (mrkdwn, escaped by the caller, short),
+    then each paper without buttons, as many as fit in one message."""
+    blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": intro}}]
+    for rec in recs:
+        if len(blocks) + 4 > MESSAGE_BLOCKS:
+            break
+        blocks.append({"type": "divider"})
+        blocks.extend(paper_blocks(rec, buttons=False))
+    return blocks
+
+
+def header_block(text: str) -> dict:
+    """A header block; ``text`` is plain text (no escaping needed), cut to Slack's limit."""
+    return {"type": "header",
+            "text": {"type": "plain_text", "text": shorten(text, HEADER_LIMIT), "emoji": True}}

@@ -1,0 +1,82 @@
+"""Reactions and the 👍/👎 buttons on paper messages, as feedback (see :mod:`bot.usecases.reactions`)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+
+from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
+from bot.usecases.feedback import DISLIKE, LIKE
+from bot.usecases.reactions import feedback_on_message, reaction_added, reaction_removed, reaction_value
+
+if TYPE_CHECKING:
+    from bot.slack.app import Runtime
+
+log = logging.getLogger(__name__)
+
+
+def remaining_reactions(client: WebClient, user_id: str, channel: str, message_ts: str) -> list[str]:
+    """The person's reactions still on a message (``reactions.get``); [] when Slack can't say."""
+    try:
+        message = client.reactions_get(channel=channel, timestamp=message_ts, full=True).get("message") or {}
+    except (SlackClientError, OSError):
+        log.warning("could not read the reactions left on %s/%s", channel, message_ts, exc_info=True)
+        return []
+    return [r["name"] for r in message.get("reactions") or [] if user_id in (r.get("users") or [])]
+
+
+def register(app: App, rt: Runtime) -> None:
+    """Register the reaction events and the feedback buttons."""
+    ctx = rt.ctx
+
+    def on_reaction(event: dict, body: dict, client: WebClient) -> None:
+        item = event.get("item") or {}
+        user, reaction = event.get("user"), event.get("reaction") or ""
+        if item.get("type") != "message" or not user or reaction_value(reaction) is None:
+            return  # not feedback: any other reaction, or a reaction on a file
+        channel, message_ts = item.get("channel"), item.get("ts")
+        added = event.get("type") == "reaction_added"
+
+        def work() -> None:
+            with rt.locks.hold(user):
+                if added:
+                    paper = reaction_added(ctx, user, channel, message_ts, reaction)
+                else:
+                    left = remaining_reactions(client, user, channel, message_ts)
+                    paper = reaction_removed(ctx, user, channel, message_ts, reaction, left)
+            if paper:
+                log.info("%s %s %s on %s", user, "added" if added else "removed", reaction, paper)
+
+        rt.background.submit(work, body)
+
+    app.event("reaction_added")(on_reaction)
+    app.event("reaction_removed")(on_reaction)
+
+    def on_button(ack, body: dict, action: dict, respond) -> None:
+        ack()
+        value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
+        user = body["user"]["id"]
+        container = body.get("container") or {}
+        channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+        message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+
+        def work() -> None:
+            with rt.locks.hold(user):
+                paper_id = feedback_on_message(ctx, user, channel, message_ts, value)
+            if paper_id is None:
+                text = "I no longer have a record of that paper for you."
+            else:
+                paper = ctx.store.get_paper(paper_id)
+                title = fit(title_of(paper), 120) if paper else paper_id
+                text = (f":+1: Noted: more like “{title}”." if value == LIKE
+                        else f":-1: Noted: fewer like “{title}”.")
+            respond(text=text, response_type="ephemeral", replace_original=False)
+
+        rt.background.submit(work, body, respond)
+
+    app.action(LIKE_ACTION)(on_button)
+    app.action(DISLIKE_ACTION)(on_button)

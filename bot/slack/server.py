@@ -1,0 +1,186 @@
+"""Running the bot: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP at ``/slack/events``.
+
+HTTP is served by uvicorn (a production ASGI server) through a small Starlette app that hands each
+request to Bolt on a worker thread. SIGTERM (or Ctrl+C) stops taking requests, lets the requests,
+listeners and background work under way finish, then closes the database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator
+
+from slack_bolt import App
+from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_sdk.errors import SlackApiError, SlackClientError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import Route
+
+from bot.config import Settings
+from bot.context import Context
+from bot.errors import ConfigError
+from bot.slack.app import SlackBot, create_app
+from bot.slack.manifest import EVENTS_PATH
+
+log = logging.getLogger(__name__)
+
+ALL_INTERFACES = "0.0.0.0"  # noqa: S104 - Slack must reach the bot; put it behind a TLS proxy
+MAX_BODY = 1_000_000  # bytes; Slack's requests are a few kB
+GRACEFUL_SECONDS = 25  # for requests under way at SIGTERM
+
+
+def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACES,
+          announce: Callable[[str], None] | None = None) -> None:
+    """Run until SIGTERM or Ctrl+C. Raises ConfigError (one clear line) for a missing or bad setting."""
+    announce = announce or _stderr
+    settings.require("SLACK_BOT_TOKEN")
+    if not settings.app_token:
+        settings.require("SLACK_SIGNING_SECRET")
+    bot = open_bot(settings)
+    try:
+        if settings.app_token:
+            runner: HttpServer | SocketModeServer = SocketModeServer(bot, settings.app_token)
+            announce("paperbot is connecting to Slack in Socket Mode (Ctrl+C or SIGTERM stops it)")
+        else:
+            runner = HttpServer(bot, host, settings.port if port is None else port)
+            announce(f"paperbot is listening on http://{host}:{runner.port}{EVENTS_PATH} "
+                     "(Ctrl+C or SIGTERM stops it)")
+        runner.run()
+        announce("paperbot is stopping: finishing the work under way")
+    finally:
+        bot.close()
+    announce("paperbot stopped")
+
+
+def open_bot(settings: Settings) -> SlackBot:
+    """The database and the Bolt app for these settings."""
+    ctx = Context.open(settings.db_path, settings.digest_size, background_refit=True)
+    try:
+        return create_app(settings, ctx)
+    except BaseException:
+        ctx.store.close()
+        raise
+
+
+def asgi_app(app: App) -> Starlette:
+    """Every Slack request (commands, events, interactivity) at POST ``/slack/events``; ``/healthz`` too."""
+
+    async def slack_events(request: Request) -> Response:
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                return PlainTextResponse("request too large", status_code=413)
+        try:
+            bolt_request = to_bolt_request(request, bytes(body))
+        except ValueError:  # not UTF-8, or a payload that isn't JSON: nothing Slack would send
+            return PlainTextResponse("bad request", status_code=400)
+        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        return to_starlette_response(bolt_response)
+
+    async def health(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    return Starlette(routes=[Route(EVENTS_PATH, slack_events, methods=["POST"]),
+                             Route("/healthz", health, methods=["GET"])])
+
+
+class HttpServer:
+    """uvicorn on a socket bound at construction (port 0 picks a free one; see :attr:`port`)."""
+
+    def __init__(self, bot: SlackBot, host: str = "127.0.0.1", port: int = 0,
+                 graceful_seconds: float = GRACEFUL_SECONDS):
+        import uvicorn
+
+        self.socket = _bind(host, port)
+        self.port: int = self.socket.getsockname()[1]
+        config = uvicorn.Config(asgi_app(bot.app), log_level="warning", access_log=False, lifespan="off",
+                                timeout_graceful_shutdown=graceful_seconds)
+        self.server = uvicorn.Server(config)
+
+    @property
+    def started(self) -> bool:
+        return self.server.started
+
+    def run(self) -> None:
+        """Serve until :meth:`stop`, or SIGTERM/SIGINT when run in the main thread."""
+        with _signals(self.stop):  # uvicorn takes the signals while it runs, then hands them back here
+            self.server.run(sockets=[self.socket])
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+
+
+class SocketModeServer:
+    """Bolt's Socket Mode handler: one WebSocket to Slack, no public URL needed."""
+
+    def __init__(self, bot: SlackBot, app_token: str):
+        from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+        self.handler = SocketModeHandler(bot.app, app_token)
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        """Connect and serve until :meth:`stop`, or SIGTERM/SIGINT when run in the main thread."""
+        with _signals(self.stop):
+            try:
+                self.handler.connect()
+            except SlackApiError as exc:
+                self.handler.close()
+                error = exc.response.get("error")
+                raise ConfigError(f"Slack did not accept SLACK_APP_TOKEN ({error})") from None
+            except (SlackClientError, OSError) as exc:
+                self.handler.close()
+                raise ConfigError(f"Can't open a Socket Mode connection to Slack ({exc})") from None
+            self._stop.wait()
+        self.handler.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigError(f"Port {port} is already in use: set PORT or pass --port") from None
+        raise ConfigError(f"Can't listen on {host}:{port} ({exc.strerror})") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+@contextlib.contextmanager
+def _signals(stop: Callable[[], None]) -> Iterator[None]:
+    """In the main thread, SIGTERM and SIGINT call ``stop`` (once running work may finish)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame) -> None:
+        log.info("received %s", signal.Signals(signum).name)
+        stop()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

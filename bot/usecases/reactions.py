@@ -1,0 +1,71 @@
+"""Feedback given on a paper message: an emoji reaction, or a button on the message.
+
+Slack-free: the caller passes the channel and timestamp of the message and the reaction's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bot.context import Context
+from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
+
+LIKE_REACTIONS = frozenset({"+1", "thumbsup", "heart", "star", "fire"})
+DISLIKE_REACTIONS = frozenset({"-1", "thumbsdown"})
+
+
+def reaction_value(name: str) -> int | None:
+    """+1 for a liking reaction, -1 for a disliking one (skin tones included), None for any other."""
+    base = name.strip().strip(":").split("::", 1)[0].lower()
+    if base in LIKE_REACTIONS:
+        return LIKE
+    if base in DISLIKE_REACTIONS:
+        return DISLIKE
+    return None
+
+
+def paper_on_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> str | None:
+    """The paper shown to this person as this message, or None (not a paper message, or not theirs)."""
+    found = ctx.store.paper_for_message(channel, message_ts)
+    if found is None or found[0] != user_id or ctx.store.get_paper(found[1]) is None:
+        return None
+    return found[1]
+
+
+def feedback_on_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> str | None:
+    """Record a like (+1) or dislike (-1) of the paper posted as this message; returns its id, or None."""
+    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
+    if paper_id is not None:
+        record_feedback(ctx, user_id, paper_id, value)
+    return paper_id
+
+
+def reaction_added(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str) -> str | None:
+    """A reaction on a paper message: like or dislike it. Returns the paper id, or None when ignored."""
+    value = reaction_value(reaction)
+    if value is None:
+        return None
+    return feedback_on_message(ctx, user_id, channel, message_ts, value)
+
+
+def reaction_removed(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str,
+                     remaining: Iterable[str] = ()) -> str | None:
+    """A reaction taken off a paper message: take back that like or dislike (only that value).
+
+    ``remaining`` are the person's reactions still on the message, when known: a like stays while
+    another liking reaction is there, and a dislike left alone becomes the feedback again.
+    Returns the paper id, or None when ignored.
+    """
+    value = reaction_value(reaction)
+    if value is None:
+        return None
+    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
+    if paper_id is None:
+        return None
+    left = {v for v in map(reaction_value, remaining) if v is not None}
+    if value in left:
+        return paper_id
+    withdraw_feedback(ctx, user_id, paper_id, value)
+    if len(left) == 1:
+        record_feedback(ctx, user_id, paper_id, left.pop())
+    return paper_id

@@ -1,0 +1,111 @@
+import http.client
+import json
+import logging
+import threading
+import time
+
+from slack_bolt import BoltResponse
+
+from bot.errors import BadArgument, NoInterests
+from bot.slack.app import SORRY, Background, report_error
+from bot.slack.server import MAX_BODY, HttpServer
+from tests.bot.slack.conftest import command_request, event_request
+
+log = logging.getLogger("test")
+
+
+class Respond:
+    def __init__(self):
+        self.sent = []
+
+    def __call__(self, **kwargs):
+        self.sent.append(kwargs)
+
+
+def test_a_paperbot_error_before_the_ack_is_the_commands_answer():
+    response = report_error(BadArgument("No <b> & such"), {"command": "/papers"}, None, log,
+                            BoltResponse(status=500))
+    body = json.loads(response.body)
+    assert response.status == 200 and body["response_type"] == "ephemeral"
+    assert body["text"] == "No &lt;b&gt; &amp; such See `/papers help`."
+
+
+def test_after_the_ack_errors_go_through_respond_and_never_show_a_traceback(caplog):
+    respond = Respond()
+    assert report_error(NoInterests("Follow something"), {"command": "/papers"}, respond, log) is None
+    assert respond.sent == [{"text": "Follow something", "response_type": "ephemeral",
+                             "replace_original": False}]
+    with caplog.at_level(logging.ERROR):
+        report_error(ZeroDivisionError("secret internals"), {"command": "/papers"}, respond, log)
+    assert respond.sent[-1]["text"] == SORRY and "secret" not in SORRY
+    assert "ZeroDivisionError" in caplog.text  # the traceback is in the log, server-side
+
+
+def test_event_errors_are_only_logged(caplog):
+    respond = Respond()
+    with caplog.at_level(logging.ERROR):
+        assert report_error(KeyError("x"), {"type": "event_callback"}, respond, log) is None
+    assert respond.sent == [] and "KeyError" in caplog.text
+
+
+def test_background_work_failures_reach_the_same_handler():
+    respond, background = Respond(), Background(workers=1)
+    background.submit(lambda: (_ for _ in ()).throw(BadArgument("bad")), {"command": "/papers"}, respond)
+    background.submit(lambda: 1 / 0, {"command": "/papers"}, respond)
+    background.shutdown()
+    assert [s["text"] for s in respond.sent] == ["bad See `/papers help`.", SORRY]
+
+
+def test_a_bad_subcommand_is_answered_in_the_ack(slack_bot):
+    response = slack_bot.app.dispatch(command_request("frobnicate <!channel>"))
+    body = json.loads(response.body)
+    assert response.status == 200 and "“frobnicate”" in body["text"] and "/papers help" in body["text"]
+
+
+def test_quick_subcommands_answer_in_the_ack(slack_bot):
+    response = slack_bot.app.dispatch(command_request("interests"))
+    assert "Your topics" in json.loads(response.body)["text"]
+
+
+def test_redelivered_events_are_dropped_before_any_listener(slack_bot):
+    store = slack_bot.ctx.store
+    event = {"type": "reaction_added", "user": "U1", "reaction": "+1",
+             "item": {"type": "message", "channel": "D1", "ts": "1.1"}}
+    assert slack_bot.app.dispatch(event_request(event, "EvSAME")).status == 200
+    assert slack_bot.app.dispatch(event_request(event, "EvSAME")).status == 200
+    assert store.db.execute("select count(*) from slack_events where event_id = 'EvSAME'").fetchone()[0] == 1
+    assert store.claim_event("EvOTHER") and not store.claim_event("EvOTHER")
+
+
+def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slack(slack_bot):
+    server = HttpServer(slack_bot, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+
+    def call(method, path, body=b"", headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            response = conn.getresponse()
+            return response.status, response.read()
+        finally:
+            conn.close()
+
+    try:
+        assert call("GET", "/healthz") == (200, b"ok")
+        form = {"content-type": "application/x-www-form-urlencoded"}
+        assert call("POST", "/slack/events", b"token=x&command=%2Fpapers", form)[0] == 401  # unsigned
+        assert call("POST", "/slack/events", b"payload=x", form)[0] == 400  # not even well-formed
+        assert call("POST", "/slack/events", b"\xff\xfe", form)[0] == 400
+        assert call("GET", "/slack/events")[0] == 405
+        assert call("POST", "/elsewhere")[0] == 404
+        assert call("POST", "/slack/events", b"x" * (MAX_BODY + 1))[0] == 413
+        request = command_request("help")
+        status, body = call("POST", "/slack/events", request.raw_body.encode(),
+                            {k: v[0] for k, v in request.headers.items()})
+        assert status == 200 and "/papers follow" in json.loads(body)["text"]
+    finally:
+        server.stop()
+        thread.join(timeout=10)

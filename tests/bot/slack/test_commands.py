@@ -1,0 +1,112 @@
+import pytest
+
+from bot.errors import BadArgument
+from bot.slack.commands import (
+    HELP,
+    Command,
+    parse,
+    reply_digest_off,
+    reply_forget,
+    reply_interests,
+    reply_search,
+    reply_unfollow,
+)
+from bot.usecases import follow
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", Command("help")),
+    ("   ", Command("help")),
+    ("help", Command("help")),
+    ("HELP me please", Command("help")),
+    ("follow  diffusion models, 2401.00001 ", Command("follow", "diffusion models, 2401.00001")),
+    ("unfollow all", Command("unfollow", "all")),
+    ("interests", Command("interests")),
+    ("recommend", Command("recommend", count=5)),
+    ("recommend 12", Command("recommend", count=12)),
+    ("Recommend 20", Command("recommend", count=20)),
+    ("search graph  neural\nnets", Command("search", "graph  neural\nnets")),
+    ("digest 7:05", Command("digest-at", time="07:05")),
+    ("digest 00:00", Command("digest-at", time="00:00")),
+    ("digest 23:59", Command("digest-at", time="23:59")),
+    ("digest OFF", Command("digest-off")),
+    ("digest now", Command("digest-now")),
+    ("forget", Command("forget")),
+    ("follow a &amp; b &lt;x&gt;", Command("follow", "a & b <x>")),  # Slack's entities decoded
+])
+def test_parse(text, expected):
+    assert parse(text) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("frobnicate", "I don't know the subcommand “frobnicate”"),
+    ("x" * 7000, "I don't know the subcommand"),
+    ("recommend 0", "a number from 1 to 20"),
+    ("recommend 21", "a number from 1 to 20"),
+    ("recommend five", "a number from 1 to 20"),
+    ("recommend -3", "a number from 1 to 20"),
+    ("digest", "Say when"),
+    ("digest 24:00", "not a time"),
+    ("digest 12:60", "not a time"),
+    ("digest 123:00", "not a time"),
+    ("digest 9", "not a time"),
+    ("digest " + "9" * 7000, "not a time"),
+    ("forget everything", "takes nothing after it"),
+    ("interests please", "takes nothing after it"),
+])
+def test_parse_rejects_with_what_was_wrong(text, message):
+    with pytest.raises(BadArgument) as caught:
+        parse(text)
+    assert message in str(caught.value)
+    assert len(str(caught.value)) < 300
+
+
+def test_slow_subcommands_are_the_ones_touching_the_ranker_or_slack():
+    assert not any(parse(t).slow for t in ("help", "interests", "unfollow x", "digest off"))
+    slow = ("follow x", "recommend", "search x", "digest 08:00", "digest now", "forget")
+    assert all(parse(t).slow for t in slow)
+
+
+def test_help_mentions_every_subcommand():
+    for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget"):
+        assert f"/papers {sub}" in HELP
+    assert len(HELP) < 3000
+
+
+def test_interests_reply_escapes_topics_and_shows_the_schedule(ctx):
+    follow(ctx, "U1", "<!channel>, a & b")
+    ctx.store.record_timezone("U1", "Europe/Paris")
+    text = reply_interests(ctx, "U1")["text"]
+    assert "&lt;!channel&gt;, a &amp; b" in text and "<!channel>" not in text
+    assert "daily at 09:00 (Europe/Paris time)" in text
+    reply_digest_off(ctx, "U1")
+    assert "off" in reply_interests(ctx, "U1")["text"]
+    assert ctx.store.get_person("U1").digest_time == "09:00"  # kept for when it's turned back on
+
+
+def test_interests_reply_fits_a_section_with_fifty_long_topics(ctx):
+    follow(ctx, "U1", ", ".join(f"{i:02d}" + "&" * 98 for i in range(50)))
+    text = reply_interests(ctx, "U1")["text"]
+    assert len(text) < 3000 and "more" in text
+
+
+def test_unfollow_replies(ctx):
+    follow(ctx, "U1", "cats, dogs")
+    assert reply_unfollow(ctx, "U1", Command("unfollow", "CATS"))["text"] == "Stopped following “cats”."
+    assert "weren't following “&lt;x&gt;”" in reply_unfollow(ctx, "U1", Command("unfollow", "<x>"))["text"]
+    assert "dogs" in reply_unfollow(ctx, "U1", Command("unfollow", "all"))["text"]
+    assert reply_unfollow(ctx, "U1", Command("unfollow", "all"))["text"] == "You weren't following anything."
+
+
+def test_search_reply_is_blocks_with_an_escaped_echo(ctx):
+    reply = reply_search(ctx, "U1", Command("search", "qubits <!channel>"))
+    assert "“qubits &lt;!channel&gt;”" in reply["text"] and len(reply["blocks"]) <= 50
+    assert "quantum" in str(reply["blocks"]).lower() or "qubits" in str(reply["blocks"])
+
+
+def test_forget_reply(ctx):
+    from bot.slack.app import Runtime
+
+    follow(ctx, "U1", "cats")
+    assert "deleted everything" in reply_forget(Runtime(ctx), "U1")["text"]
+    assert not any(ctx.store.rows_about("U1").values())

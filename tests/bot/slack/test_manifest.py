@@ -1,0 +1,63 @@
+"""The manifests in deploy/ ask for exactly what the code registers and calls."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bot.slack import manifest
+from tests.bot.slack.conftest import command_request, event_request
+
+ROOT = Path(__file__).resolve().parents[3]
+SLACK_CODE = ROOT / "bot" / "slack"
+
+
+@pytest.mark.parametrize("mode", ["socket", "http"])
+def test_deploy_manifests_are_the_generated_ones(mode):
+    path = ROOT / "deploy" / manifest.MANIFEST_FILES[mode]
+    on_disk = json.loads(path.read_text())
+    assert on_disk == manifest.manifest(mode), f"run: python -m bot.slack.manifest deploy ({path.name})"
+    assert [c["command"] for c in on_disk["features"]["slash_commands"]] == [manifest.COMMAND]
+    assert on_disk["settings"]["event_subscriptions"]["bot_events"] == list(manifest.BOT_EVENTS)
+    assert on_disk["oauth_config"]["scopes"]["bot"] == list(manifest.SCOPES)
+    assert on_disk["settings"]["socket_mode_enabled"] is (mode == "socket")
+    assert on_disk["settings"]["interactivity"]["is_enabled"] is True
+    if mode == "http":
+        urls = {on_disk["settings"]["event_subscriptions"]["request_url"],
+                on_disk["settings"]["interactivity"]["request_url"],
+                on_disk["features"]["slash_commands"][0]["url"]}
+        assert len(urls) == 1 and urls.pop().endswith(manifest.EVENTS_PATH)
+
+
+def test_scopes_are_exactly_what_the_methods_and_features_need():
+    needed = {s for s in manifest.METHOD_SCOPES.values() if s} | {"commands"}  # `commands`: the slash command
+    assert set(manifest.SCOPES) == needed
+    assert "reactions:read" in needed  # also what reaction_added / reaction_removed require
+
+
+def test_every_web_api_method_the_code_calls_is_listed_with_its_scope():
+    called = set()
+    for path in SLACK_CODE.glob("*.py"):
+        for name in re.findall(r"client\.([a-z]+_[A-Za-z]+)\(", path.read_text()):
+            called.add(name.replace("_", ".", 1))
+    assert called, "no Web API calls found"
+    assert called <= set(manifest.METHOD_SCOPES), called - set(manifest.METHOD_SCOPES)
+
+
+def test_the_app_handles_every_subscribed_event_and_the_command(slack_bot):
+    app = slack_bot.app
+    samples = {
+        "app_home_opened": {"type": "app_home_opened", "user": "U1", "tab": "messages"},
+        "reaction_added": {"type": "reaction_added", "user": "U1", "reaction": "eyes",
+                           "item": {"type": "message", "channel": "D1", "ts": "1.1"}},
+        "reaction_removed": {"type": "reaction_removed", "user": "U1", "reaction": "eyes",
+                             "item": {"type": "message", "channel": "D1", "ts": "1.1"}},
+    }
+    assert set(samples) == set(manifest.BOT_EVENTS)
+    for i, (name, event) in enumerate(samples.items()):
+        assert app.dispatch(event_request(event, f"Ev{i}")).status == 200, name
+    # Not subscribed, so not handled (Bolt answers 404 for a request no listener takes).
+    assert app.dispatch(event_request({"type": "member_joined_channel", "user": "U1"}, "EvX")).status == 404
+    assert app.dispatch(command_request("help")).status == 200
+    assert app.dispatch(command_request("help", command="/other")).status == 404

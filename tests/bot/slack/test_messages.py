@@ -1,0 +1,127 @@
+import json
+import re
+
+from bot.slack.messages import (
+    CONTEXT_ELEMENTS,
+    FALLBACK_LIMIT,
+    HEADER_LIMIT,
+    MESSAGE_BLOCKS,
+    SECTION_LIMIT,
+    escape,
+    fit,
+    header_block,
+    link,
+    paper_blocks,
+    paper_text,
+    results_blocks,
+    unescape,
+)
+from bot.usecases.recommend import Recommendation
+from storage import Paper
+
+HOSTILE = "<!channel> <!here|here> <@U123> <#C1> <https://evil.example|click> & &amp; *bold* _it_"
+
+
+def texts(blocks):
+    """Every text string inside some blocks."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(blocks)
+    return found
+
+
+def check_limits(blocks):
+    assert len(blocks) <= MESSAGE_BLOCKS
+    for block in blocks:
+        if block["type"] == "section":
+            assert len(block["text"]["text"]) <= SECTION_LIMIT
+        if block["type"] == "header":
+            assert len(block["text"]["text"]) <= HEADER_LIMIT
+        if block["type"] == "context":
+            assert len(block["elements"]) <= CONTEXT_ELEMENTS
+            assert all(len(e["text"]) <= SECTION_LIMIT for e in block["elements"])
+
+
+def test_escape_touches_only_the_three_control_characters():
+    assert escape("a & b < c > d * _ ~ ` \" '") == "a &amp; b &lt; c &gt; d * _ ~ ` \" '"
+    assert escape("&amp;") == "&amp;amp;"  # text that looks escaped is still text
+    assert unescape(escape(HOSTILE)) == HOSTILE
+
+
+def test_fit_never_exceeds_the_limit_nor_cuts_an_entity():
+    for text in ("&" * 5000, "<>" * 4000, "word & " * 2000, "x" * 10_000, "short"):
+        for limit in (10, 150, 3000):
+            out = fit(text, limit)
+            assert len(out) <= limit
+            assert not re.search(r"&(a|am|l|g|lt|gt)?$", out.rstrip("…")) or out.endswith(";")
+            assert "<" not in out and ">" not in out
+
+
+def test_links_only_for_plain_http_urls():
+    assert link("https://arxiv.org/abs/2401.00001", "T") == "<https://arxiv.org/abs/2401.00001|T>"
+    assert link("https://x.org/?a=1&b=2", "T") == "<https://x.org/?a=1&amp;b=2|T>"
+    for bad in (None, "", "javascript:alert(1)", "https://x.org/a|b", "https://x.org/<!channel>",
+                "ftp://x.org", "https://x.org/" + "a" * 2000, "https://x.org/a b"):
+        assert link(bad, "T") == "T"
+
+
+def hostile_paper(size=1):
+    return Paper(id="p<1>", title=(HOSTILE + " ") * size, abstract=(HOSTILE + " ") * 200 * size,
+                 authors=[HOSTILE] * 30 * size, venue=HOSTILE * 10 * size, url="https://example.org/p?x=1&y=<2>")
+
+
+def test_a_paper_message_escapes_everything_and_stays_within_limits():
+    for size in (1, 50):
+        rec = Recommendation(hostile_paper(size), 0.5, ("Like “" + HOSTILE + "”") * size)
+        blocks = paper_blocks(rec)
+        check_limits(blocks)
+        everything = json.dumps(blocks)
+        for raw in ("<!channel>", "<!here", "<@U123>", "<#C1>", "<https://evil"):
+            assert raw not in everything
+        assert "&lt;!channel&gt;" in everything and "&amp;amp;" in everything
+        assert "<https://example.org" not in everything  # that URL holds '<': never linked
+        assert len(paper_text(rec.paper)) <= FALLBACK_LIMIT
+        assert paper_text(rec.paper).startswith("&lt;!channel&gt;")
+        assert [b["type"] for b in blocks] == ["section", "context", "section", "actions"]
+
+
+def test_a_paper_message_has_title_link_byline_reason_abstract_and_buttons():
+    paper = Paper(id="a", title="Diffusion & friends", abstract="We denoise. " * 200,
+                  authors=[f"Author {i}" for i in range(9)], venue="ICML 2025",
+                  url="https://arxiv.org/abs/2401.00001")
+    blocks = paper_blocks(Recommendation(paper, 0.9, "Matches your interests: diffusion"))
+    head = blocks[0]["text"]["text"]
+    assert head.startswith("*<https://arxiv.org/abs/2401.00001|Diffusion &amp; friends>*")
+    assert "Author 0, Author 1" in head and "et al." in head and "ICML 2025" in head
+    assert blocks[1]["elements"][0]["text"] == "*Why:* Matches your interests: diffusion"
+    assert blocks[2]["text"]["text"].startswith("We denoise.") and blocks[2]["text"]["text"].endswith("…")
+    assert paper_text(paper) == "Diffusion &amp; friends"
+
+
+def test_an_untitled_paper_uses_the_start_of_its_abstract():
+    paper = Paper(id="a", abstract="Graph neural networks pass messages between nodes. " * 10)
+    blocks = paper_blocks(Recommendation(paper, 0.1, ""), buttons=False)
+    assert [b["type"] for b in blocks] == ["section"]
+    assert paper_text(paper).startswith("Graph neural networks")
+
+
+def test_results_stay_within_fifty_blocks_however_many_papers():
+    recs = [Recommendation(hostile_paper(), 0.1, HOSTILE) for _ in range(40)]
+    blocks = results_blocks("*Results*", recs)
+    check_limits(blocks)
+    assert "<!channel>" not in json.dumps(blocks)
+
+
+def test_header_block_is_cut_to_150():
+    assert len(header_block("x " * 500)["text"]["text"]) <= HEADER_LIMIT

@@ -1,0 +1,245 @@
+"""A stand-in for the Slack Web API and for slash-command ``response_url``s, on 127.0.0.1.
+
+It records every call (method, parameters or JSON body, headers, status) and answers the way Slack does
+for the methods paperbot uses. Faults can be scripted: HTTP 429 with Retry-After, 500, or a delay, for
+the next N calls of a method (optionally after letting some through).
+
+    with SlackStandIn() as slack:
+        slack.fail("chat.postMessage", status=429, times=1, retry_after=1)
+        ...  # point SLACK_API_URL at slack.base_url
+        slack.wait_for(lambda: len(slack.calls("chat.postMessage")) >= 3)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlsplit
+
+BOT_USER_ID = "UPAPERBOT"
+RESPONSE_URL = "response_url"  # the method name recorded for posts to a response_url
+
+
+@dataclass
+class Call:
+    """One request the stand-in received."""
+
+    method: str  # "chat.postMessage", …, or RESPONSE_URL
+    path: str
+    params: dict  # query + form fields, or the JSON body
+    headers: dict  # lower-case names
+    status: int = 200
+    response: dict | None = None  # what the stand-in answered
+    at: float = field(default_factory=time.monotonic)
+
+    @property
+    def key(self) -> str:
+        """For a response_url post: the key the URL was made with."""
+        return self.path.rsplit("/", 1)[-1]
+
+
+@dataclass
+class _Fault:
+    status: int | None  # None: no error, only a delay
+    times: int
+    after: int
+    retry_after: int | None
+    delay: float
+
+
+class SlackStandIn:
+    """A threaded HTTP server that answers like Slack's Web API. Use as a context manager."""
+
+    def __init__(self, default_tz: str = "Europe/Berlin"):
+        self.default_tz = default_tz
+        self.timezones: dict[str, str | None] = {}  # per user; default_tz otherwise
+        self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
+        self._calls: list[Call] = []
+        self._faults: dict[str, list[_Fault]] = {}
+        self._lock = threading.Lock()
+        self._ts = itertools.count(1)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="slack-standin", daemon=True)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def __enter__(self) -> SlackStandIn:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    @property
+    def root(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        """What SLACK_API_URL should be."""
+        return self.root + "/api/"
+
+    def response_url(self, key: str) -> str:
+        """A response_url for a slash command or action; posts to it are recorded under ``key``."""
+        return f"{self.root}/respond/{key}"
+
+    # -- scripting -------------------------------------------------------------------------------
+
+    def fail(self, method: str, status: int = 500, times: int = 1, after: int = 0,
+             retry_after: int | None = None) -> None:
+        """Answer the next ``times`` calls of ``method`` (after letting ``after`` through) with ``status``."""
+        with self._lock:
+            self._faults.setdefault(method, []).append(_Fault(status, times, after, retry_after, 0.0))
+
+    def delay(self, method: str, seconds: float, times: int = 1_000_000) -> None:
+        """Answer calls of ``method`` only after ``seconds``."""
+        with self._lock:
+            self._faults.setdefault(method, []).append(_Fault(None, times, 0, None, seconds))
+
+    def reset(self) -> None:
+        """Forget scripted faults, delays and reactions (recorded calls stay)."""
+        with self._lock:
+            self._faults.clear()
+            self.reactions.clear()
+
+    # -- inspecting ------------------------------------------------------------------------------
+
+    def calls(self, method: str | None = None, **params) -> list[Call]:
+        """Recorded calls, optionally of one method and with these parameter values."""
+        with self._lock:
+            calls = list(self._calls)
+        return [c for c in calls if (method is None or c.method == method)
+                and all(c.params.get(k) == v for k, v in params.items())]
+
+    def responses(self, key: str) -> list[Call]:
+        """What was posted to :meth:`response_url` ``key``."""
+        return [c for c in self.calls(RESPONSE_URL) if c.key == key]
+
+    def wait_for(self, condition: Callable[[], object], timeout: float = 15.0, what: str = "condition"):
+        """Poll ``condition`` until it returns something truthy; return that, or fail after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = condition()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+            time.sleep(0.02)
+
+    # -- answering -------------------------------------------------------------------------------
+
+    def _fault_for(self, method: str) -> _Fault | None:
+        with self._lock:
+            for fault in self._faults.get(method, []):
+                if fault.after > 0:
+                    fault.after -= 1
+                    return None
+                if fault.times > 0:
+                    fault.times -= 1
+                    return fault
+        return None
+
+    def _record(self, call: Call) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    def _answer(self, method: str, params: dict) -> dict:
+        if method == "auth.test":
+            return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
+                    "team_id": "T0STANDIN", "user_id": BOT_USER_ID, "bot_id": "B0PAPERBOT",
+                    "is_enterprise_install": False}
+        if method == "conversations.open":
+            users = str(params.get("users") or "")
+            if not users or "," in users:
+                return {"ok": False, "error": "invalid_arguments"}
+            return {"ok": True, "channel": {"id": "D" + users}}
+        if method == "users.info":
+            user = params.get("user")
+            if not user:
+                return {"ok": False, "error": "user_not_found"}
+            return {"ok": True, "user": {"id": user, "name": user.lower(),
+                                         "tz": self.timezones.get(user, self.default_tz)}}
+        if method == "chat.postMessage":
+            channel = params.get("channel")
+            if not channel or not (params.get("text") or params.get("blocks")):
+                return {"ok": False, "error": "no_text" if channel else "channel_not_found"}
+            n = next(self._ts)
+            ts = f"{1700000000 + n}.{n:06d}"
+            return {"ok": True, "channel": channel, "ts": ts,
+                    "message": {"type": "message", "user": BOT_USER_ID, "ts": ts, "text": params.get("text")}}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"{1700000000 + next(self._ts)}.000000"}
+        if method == "views.publish":
+            return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", "type": "home"}}
+        if method == "reactions.get":
+            key = (params.get("channel"), params.get("timestamp"))
+            return {"ok": True, "type": "message", "channel": key[0],
+                    "message": {"type": "message", "ts": key[1], "reactions": self.reactions.get(key, [])}}
+        return {"ok": False, "error": "unknown_method"}
+
+
+def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format, *args) -> None:  # quiet
+            pass
+
+        def do_GET(self) -> None:
+            self._handle(b"")
+
+        def do_POST(self) -> None:
+            self._handle(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+        def _handle(self, raw: bytes) -> None:
+            url = urlsplit(self.path)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            params = dict(parse_qsl(url.query))
+            if raw:
+                if headers.get("content-type", "").startswith("application/json"):
+                    params.update(json.loads(raw))
+                else:
+                    params.update(parse_qsl(raw.decode()))
+            if url.path.startswith("/respond/"):
+                method = RESPONSE_URL
+            elif url.path.startswith("/api/"):
+                method = url.path[len("/api/"):]
+            else:
+                self._send(404, {"ok": False, "error": "not_found"}, "?", params, headers)
+                return
+            fault = standin._fault_for(method)
+            if fault is not None and fault.delay:
+                time.sleep(fault.delay)
+            if fault is not None and fault.status is not None:
+                extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+                error = "ratelimited" if fault.status == 429 else "internal_error"
+                self._send(fault.status, {"ok": False, "error": error}, method, params, headers, extra)
+                return
+            if method == RESPONSE_URL:
+                self._send(200, None, method, params, headers)
+                return
+            if not headers.get("authorization", "").startswith("Bearer xox"):
+                self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
+                return
+            self._send(200, standin._answer(method, params), method, params, headers)
+
+        def _send(self, status: int, body: dict | None, method: str, params: dict, headers: dict,
+                  extra: dict | None = None) -> None:
+            standin._record(Call(method, urlsplit(self.path).path, params, headers, status, body))
+            data = b"ok" if body is None else json.dumps(body).encode()
+            self.send_response(status)
+            content_type = "text/plain" if body is None else "application/json; charset=utf-8"
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (extra or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
