@@ -120,7 +120,7 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         if allowed is not None:
             # Same effect as top_k(candidates=...), without rebuilding the mask for every user.
             scores[:, ~allowed] = -np.inf
-        for user, row in zip(chunk, scores):
+        for user, row in zip(chunk, scores, strict=True):
             exclude = set(user.liked) | set(user.disliked)
             best = top_k(index, row, k, exclude=exclude, min_score=None)
             yield user.user, [pid for pid, _ in best]

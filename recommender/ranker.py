@@ -6,6 +6,7 @@ scores a batch of profiles; the single-person calls are a batch of one.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -19,11 +20,19 @@ from recommender.profile import Pick, Profile
 
 @dataclass(frozen=True)
 class Weights:
-    """How much each part of a profile counts. Dislikes count against."""
+    """How much each part of a profile counts. Dislikes count against.
+
+    Each paper's similarity to the profile is then scaled by a positive factor that never flips its
+    sign (see :func:`paper_prior`): ``length`` favours papers with more distinct terms, against cosine's
+    bias towards very short texts (pivoted length normalisation); ``generic`` damps papers close to
+    the corpus's average, which otherwise surface for everyone (hubness). 0 and 0 is plain cosine.
+    """
 
     topics: float = 1.0
     liked: float = 1.0
     disliked: float = 0.5
+    length: float = 0.15
+    generic: float = 4.0
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -63,12 +72,44 @@ def _unit_rows(index: PaperIndex, items: list, from_text: bool = False) -> spars
 def score_matrix(index: PaperIndex, profiles: Sequence[Profile],
                  weights: Weights = DEFAULT_WEIGHTS) -> np.ndarray:
     """Scores of every indexed row for each profile: shape (profiles, rows)."""
-    queries = profile_vectors(index, profiles, weights)
-    return np.asarray((queries @ index.matrix.T).todense(), dtype=np.float32)
+    return _scores(index, profile_vectors(index, profiles, weights), weights)
+
+
+def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> np.ndarray:
+    scores = np.asarray((queries @ index.matrix.T).todense(), dtype=np.float32)
+    if weights.length or weights.generic:
+        scores *= paper_prior(index, weights)[None, :]
+    return scores
+
+
+_priors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def paper_prior(index: PaperIndex, weights: Weights = DEFAULT_WEIGHTS) -> np.ndarray:
+    """A positive factor per row: ``(terms / mean terms) ** length / (1 + generic * cos(row, mean row))``.
+
+    Profile-independent, so it is computed once per index state and reused.
+    """
+    matrix = index.matrix
+    key = (id(matrix), matrix.shape, matrix.nnz, weights.length, weights.generic)
+    cached = _priors.get(index)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    n_terms = np.diff(matrix.indptr).astype(np.float32)
+    mean_terms = float(n_terms.mean()) if len(n_terms) else 1.0
+    prior = (np.maximum(n_terms, 1.0) / max(mean_terms, 1.0)) ** weights.length
+    centroid = np.asarray(matrix.mean(axis=0), dtype=np.float32).ravel()
+    norm = float(np.linalg.norm(centroid))
+    if weights.generic and norm > 0:
+        prior = prior / (1.0 + weights.generic * np.maximum(matrix @ (centroid / norm), 0.0))
+    prior = prior.astype(np.float32)
+    _priors[index] = (key, prior)
+    return prior
 
 
 def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str] = (),
-          candidates: Collection[str] | None = None, min_score: float | None = 0.0) -> list[tuple[str, float]]:
+          candidates: Collection[str] | None = None,
+          min_score: float | None = 0.0) -> list[tuple[str, float]]:
     """The ``k`` best (paper id, score) of one score row.
 
     Never returns an excluded id, a replaced row, or (with ``candidates``) anything outside them.
@@ -99,33 +140,52 @@ def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] =
     """The ``k`` best papers for one person, each with its reason. Liked and disliked papers never return."""
     if profile.is_empty or len(index) == 0:
         return []
-    scores = score_matrix(index, [profile], weights)[0]
+    context = _ExplainContext(index, profile, weights)
+    scores = _scores(index, context.query, weights)[0]
     excluded = set(exclude) | set(profile.liked) | set(profile.disliked)
     best = top_k(index, scores, k, excluded, candidates)
-    return [explain(index, profile, pid, score, weights) for pid, score in best]
+    return [context.explain(pid, score) for pid, score in best]
 
 
 def explain(index: PaperIndex, profile: Profile, paper_id: str, score: float,
             weights: Weights = DEFAULT_WEIGHTS, n_terms: int = 3) -> Pick:
     """Why a paper ranks for a profile: the liked paper it most resembles, if that drives the score,
     otherwise the words that contributed most."""
-    row = index.rows([paper_id])
-    liked = index.known(profile.liked)
-    topic_part = 0.0
-    if profile.topics:
-        topic_vec = _unit_rows(index, [" ; ".join(profile.topics)], from_text=True)
-        topic_part = weights.topics * float((topic_vec @ row.T).toarray()[0, 0])
-    similar_to = None
-    if liked:
-        sims = (index.rows(liked) @ row.T).toarray().ravel()
-        best = int(np.argmax(sims))
-        if sims[best] > 0 and weights.liked * sims[best] >= topic_part:
-            similar_to = liked[best]
-    query = profile_vectors(index, [profile], weights)
-    contribution = row.multiply(query).tocsr()
-    order = np.argsort(-contribution.data)
-    terms = [str(index.model.terms[contribution.indices[i]]) for i in order if contribution.data[i] > 0]
-    return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to)
+    return _ExplainContext(index, profile, weights).explain(paper_id, score, n_terms)
+
+
+class _ExplainContext:
+    """What explaining any paper to one profile needs, computed once for all of its picks."""
+
+    def __init__(self, index: PaperIndex, profile: Profile, weights: Weights):
+        self.index = index
+        self.weights = weights
+        self.topic_vec = (_unit_rows(index, [" ; ".join(profile.topics)], from_text=True)
+                          if profile.topics else None)
+        self.liked = index.known(profile.liked)
+        self.liked_rows = index.rows(self.liked) if self.liked else None
+        self.query = profile_vectors(index, [profile], weights)
+
+    def explain(self, paper_id: str, score: float, n_terms: int = 3) -> Pick:
+        index, weights = self.index, self.weights
+        row = index.rows([paper_id])
+        topic_part = 0.0
+        if self.topic_vec is not None:
+            topic_part = weights.topics * float((self.topic_vec @ row.T).toarray()[0, 0])
+        similar_to = None
+        if self.liked_rows is not None:
+            sims = (self.liked_rows @ row.T).toarray().ravel()
+            best = int(np.argmax(sims))
+            if sims[best] > 0 and weights.liked * sims[best] >= topic_part:
+                similar_to = self.liked[best]
+        contribution = row.multiply(self.query).tocsr()
+        names = [str(index.model.terms[i]) for i in contribution.indices]
+        # Two-word terms are down-weighted for ranking; for saying why, a shared phrase is the better
+        # reason, so undo that (once for the paper's row, once for the query's).
+        undo = 1.0 / getattr(index.model, "phrase_weight", 1.0) ** 2
+        values = contribution.data * np.array([undo if " " in n else 1.0 for n in names], dtype=np.float32)
+        terms = [names[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
+        return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to)
 
 
 def _distinct_terms(terms: list[str], n: int) -> list[str]:

@@ -1,0 +1,93 @@
+"""The text model: stemming, words shown to people, tiny corpora, and saving."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from recommender import PaperIndex, Profile, rank
+from recommender.text_model import BIGRAM_WEIGHT, TextModel, Tokenizer, stem
+from tests.conftest import ROOT
+
+
+@pytest.mark.parametrize("word, expected", [
+    # From Porter's paper and the reference vocabulary.
+    ("caresses", "caress"), ("ponies", "poni"), ("cats", "cat"), ("agreed", "agre"), ("plastered", "plaster"),
+    ("motoring", "motor"), ("sing", "sing"), ("conflated", "conflat"), ("hopping", "hop"), ("filing", "file"),
+    ("happy", "happi"), ("relational", "relat"), ("digitizer", "digit"), ("generalization", "gener"),
+    ("adjustment", "adjust"), ("effective", "effect"), ("controlling", "control"), ("networks", "network"),
+    ("learning", "learn"), ("learned", "learn"), ("by", "by"),
+])
+def test_porter_stems(word, expected):
+    assert stem(word) == expected
+
+
+def test_tokenizer_drops_stop_words_and_stems():
+    assert Tokenizer()("the networks are learning graphs") == ["network", "learn", "graph"]
+    assert Tokenizer(stop_words=())("the networks") == ["the", "network"]
+
+
+def test_word_forms_meet():
+    texts = ["Graph networks for molecules", "Convolutional network on images", "Protein folding kinetics",
+             "Bayesian inference of phylogenies", "Learning to rank documents"]
+    index = PaperIndex.build([str(i) for i in range(len(texts))], texts)
+    picks = rank(index, Profile(topics=["networked graphs"]), 2)
+    assert [p.paper_id for p in picks] == ["0", "1"]
+
+
+def test_terms_are_shown_as_words_not_stems():
+    texts = ["Learning diffusion models", "Diffusion models learn to denoise images",
+             "Learning graph networks", "Studies of networks and graphs", "Quantum circuits study"] * 3
+    model, _ = TextModel.fit(texts)
+    terms = set(model.terms)
+    assert {"learning", "diffusion", "models", "networks", "graph"} <= terms
+    assert "diffusion models" in terms
+    assert not {"learn", "diffus", "model"} & terms
+
+
+def test_explanations_use_words():
+    texts = ["Diffusion models for image generation", "Score matching and diffusion processes",
+             "Graph neural networks for molecules", "Message passing networks on graphs"]
+    index = PaperIndex.build(["d1", "d2", "g1", "g2"], texts)
+    [pick] = rank(index, Profile(topics=["diffusion"]), 1)
+    assert "diffusion" in pick.terms
+
+
+def test_the_bundled_demo_corpus_still_fits():
+    text = (ROOT / "bot" / "data" / "icml2025-abstracts.txt").read_text(encoding="utf-8")
+    paragraphs = [p for p in text.split("\n\n")[1:] if p.strip()]
+    assert len(paragraphs) >= 15
+    index = PaperIndex.build([str(i) for i in range(len(paragraphs))], paragraphs)
+    assert index.matrix.shape[1] > 500
+    picks = rank(index, Profile(topics=["reinforcement learning"], liked=["0"]), 5)
+    assert len(picks) == 5 and "0" not in {p.paper_id for p in picks}
+    assert all(p.terms or p.similar_to for p in picks)
+
+
+def test_a_corpus_of_stop_words_falls_back_to_every_word():
+    model, matrix = TextModel.fit(["the and of", "of the it"])
+    assert matrix.shape == (2, len(model.terms)) and matrix.nnz > 0
+
+
+def test_saved_model_transforms_and_explains_the_same():
+    texts = ["Graph networks for molecules", "Networked graphs of proteins", "Kinetics of folding"]
+    model, matrix = TextModel.fit(texts)
+    again = pickle.loads(pickle.dumps(model))
+    assert np.allclose(again.transform(texts).toarray(), matrix.toarray())
+    assert list(again.terms) == list(model.terms)
+    assert again.vectorizer.tokenizer.surface is None
+
+
+def test_rows_are_unit_length_and_pairs_count_less():
+    texts = ["graph networks", "graph kernels", "network science", "deep kernels", "protein graph"] * 2
+    model, matrix = TextModel.fit(texts)
+    assert np.allclose(np.sqrt(matrix.multiply(matrix).sum(axis=1)), 1.0, atol=1e-5)
+    terms = list(model.terms)
+    idf = model.vectorizer.idf_
+    # Smoothed idf, ln((1 + n) / (1 + df)) + 1, with n = 10: the stem is in 4 texts (shown as the
+    # commoner form, ties going to the first alphabetically), the pair in 2.
+    assert idf[terms.index("network")] == pytest.approx(np.log(11 / 5) + 1)
+    assert idf[terms.index("graph network")] == pytest.approx(BIGRAM_WEIGHT * (np.log(11 / 3) + 1))
+    assert np.allclose(model.transform(texts[:3]).toarray(), matrix[:3].toarray(), atol=1e-6)
