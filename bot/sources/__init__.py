@@ -30,6 +30,7 @@ _FILE_READERS = {
     ".atom": read_feed_file,
     ".rss": read_feed_file,
 }
+_TABULAR = (read_jsonl, read_json, read_csv)
 _KINDS = ".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT or an http(s) feed URL"
 
 
@@ -38,6 +39,7 @@ def read_source(
     *,
     progress: Callable[[int, int | None], None] | None = None,
     fetcher: Fetcher | None = None,
+    title_only: bool = False,
 ) -> Iterator[Paper | Rejected]:
     """Yield Paper or Rejected for each record of SOURCE, in order.
 
@@ -49,6 +51,8 @@ def read_source(
     ``progress(done, total)`` is called every 500 records and at the end. Its unit depends on the
     source: for files, bytes read and the file size; for feeds and ``arxiv:``, entries read and
     entries expected. ``fetcher`` (default: one shared, rate-limited Fetcher) does all network I/O.
+    ``title_only`` lets JSONL/JSON/CSV records without an abstract in when they have a title: for
+    evaluation sets, not for papers meant for digests.
     """
     if source[:6].lower() == "arxiv:":
         return read_arxiv(source[6:], fetcher=fetcher, progress=progress)
@@ -62,4 +66,6 @@ def read_source(
         raise SourceError(f"no such file: {source}")
     if not path.is_file():
         raise SourceError(f"not a file: {source}")
+    if title_only and reader in _TABULAR:
+        return reader(path, progress, title_only=True)
     return reader(path, progress)

@@ -150,6 +150,7 @@ def build_paper(
     published: str | None = None,
     categories: list[str] | None = None,
     arxiv: tuple[str, int | None] | None = None,
+    allow_empty_abstract: bool = False,
 ) -> Paper:
     """Assemble a Paper from already-typed fields, filling in what is missing the same way everywhere.
 
@@ -159,7 +160,8 @@ def build_paper(
     the sha1 of the abstract. A missing title is derived from the abstract.
     """
     abstract = collapse_ws(abstract)
-    if not abstract:
+    title = collapse_ws(title) if title else ""
+    if not abstract and not (allow_empty_abstract and title):
         raise BadRecord("no abstract")
     id = id.strip() if id else None
     url = url.strip() if url else None
@@ -169,9 +171,8 @@ def build_paper(
         # An explicit id that is itself an arXiv id means the same paper as arxiv:BASE, whichever
         # version or spelling it used, so it gets the one key that dedupes across sources.
         id = f"arxiv:{arxiv[0]}"
-    title = collapse_ws(title) if title else ""
     return Paper(
-        id=id or stable_id(abstract),
+        id=id or stable_id(abstract or title),
         abstract=abstract,
         title=title or derive_title(abstract),
         authors=authors or [],

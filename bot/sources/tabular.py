@@ -18,18 +18,22 @@ from storage.models import Paper
 _TEXT_FIELDS = ("title", "url", "venue")
 
 
-def record_to_paper(record: Mapping[str, Any]) -> Paper:
+def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Paper:
     """Turn one record (a JSON object or CSV row) into a Paper; raises BadRecord with the reason.
 
-    ``abstract`` is required. ``id`` may be a string or a number (kept as a string); ``authors``
+    ``abstract`` is required, unless ``title_only`` allows a record with just a title (evaluation
+    sets such as citeulike-a have abstracts for only some papers). ``id`` may be a string or a number (kept as a string); ``authors``
     and ``categories`` a list or a delimited string; ``published`` an ISO date. Empty values count
     as missing. Other keys are ignored.
     """
     abstract = record.get("abstract")
     if abstract is not None and not isinstance(abstract, str):
         raise BadRecord(f"abstract is {kind(abstract)}, not a string")
+    title = record.get("title")
     if not abstract or not abstract.strip():
-        raise BadRecord("no abstract")
+        if not (title_only and isinstance(title, str) and title.strip()):
+            raise BadRecord("no abstract")
+        abstract = ""
     raw_id = record.get("id")
     if isinstance(raw_id, bool) or not isinstance(raw_id, (str, int, type(None))):
         raise BadRecord(f"id is {kind(raw_id)}, not a string or a whole number")
@@ -41,6 +45,7 @@ def record_to_paper(record: Mapping[str, Any]) -> Paper:
         fields[name] = value
     return build_paper(
         abstract=abstract,
+        allow_empty_abstract=title_only,
         id=None if raw_id is None else str(raw_id),
         authors=split_authors(record.get("authors")),
         published=normalize_date(record.get("published")),
@@ -49,7 +54,8 @@ def record_to_paper(record: Mapping[str, Any]) -> Paper:
     )
 
 
-def read_jsonl(path: Path, progress: Progress | None = None) -> Iterator[Paper | Rejected]:
+def read_jsonl(path: Path, progress: Progress | None = None,
+               title_only: bool = False) -> Iterator[Paper | Rejected]:
     """Yield a Paper or a Rejected "line N" per non-blank line of a JSON Lines file.
 
     ``progress`` gets bytes read and the file size.
@@ -64,12 +70,13 @@ def read_jsonl(path: Path, progress: Progress | None = None) -> Iterator[Paper |
         except json.JSONDecodeError as e:
             yield Rejected(f"line {number}", f"invalid JSON: {e.msg}")
         else:
-            yield _convert(record, f"line {number}")
+            yield _convert(record, f"line {number}", title_only)
         ticker.tick(done)
     ticker.finish(done)
 
 
-def read_json(path: Path, progress: Progress | None = None) -> Iterator[Paper | Rejected]:
+def read_json(path: Path, progress: Progress | None = None,
+              title_only: bool = False) -> Iterator[Paper | Rejected]:
     """Yield a Paper or a Rejected "record N" per object of a JSON array or ``{"papers": [...]}``.
 
     The file is parsed whole, so invalid JSON or another shape is a SourceError. ``progress``
@@ -86,12 +93,13 @@ def read_json(path: Path, progress: Progress | None = None) -> Iterator[Paper | 
         raise SourceError(f'{path} should hold a JSON array of papers or an object with a "papers" list')
     ticker = Ticker(progress, size)
     for number, record in enumerate(data, start=1):
-        yield _convert(record, f"record {number}")
+        yield _convert(record, f"record {number}", title_only)
         ticker.tick(size)
     ticker.finish(size)
 
 
-def read_csv(path: Path, progress: Progress | None = None) -> Iterator[Paper | Rejected]:
+def read_csv(path: Path, progress: Progress | None = None,
+             title_only: bool = False) -> Iterator[Paper | Rejected]:
     """Yield a Paper or a Rejected "line N" (where the row starts) per row of a CSV with a header.
 
     Header names are matched without regard to case or surrounding spaces; a header without an
@@ -133,15 +141,15 @@ def read_csv(path: Path, progress: Progress | None = None) -> Iterator[Paper | R
             # Short rows are fine (the rest is missing). Empty cells are missing values, not empty
             # strings that a date or id check would reject.
             record = {name: value for name, value in zip(header, row, strict=False) if value.strip()}
-            yield _convert(record, f"line {start}")
+            yield _convert(record, f"line {start}", title_only)
         ticker.tick(done)
     ticker.finish(done)
 
 
-def _convert(record: Any, where: str) -> Paper | Rejected:
+def _convert(record: Any, where: str, title_only: bool = False) -> Paper | Rejected:
     if not isinstance(record, dict):
         return Rejected(where, f"not a JSON object but {kind(record)}")
     try:
-        return record_to_paper(record)
+        return record_to_paper(record, title_only)
     except BadRecord as e:
         return Rejected(where, str(e))

@@ -57,3 +57,13 @@ def test_error_messages_are_one_line():
         with pytest.raises(SourceError) as info:
             list(read_source(source))
         assert "\n" not in str(info.value)
+
+
+def test_title_only_records_are_let_in_only_when_asked(tmp_path):
+    path = tmp_path / "eval.jsonl"
+    path.write_text('{"id": "7", "title": "Only a title", "abstract": ""}\n{"id": "8"}\n')
+    strict = list(read_source(str(path)))
+    assert [type(x).__name__ for x in strict] == ["Rejected", "Rejected"]
+    lenient = list(read_source(str(path), title_only=True))
+    assert lenient[0].id == "7" and lenient[0].title == "Only a title" and lenient[0].abstract == ""
+    assert lenient[1].reason == "no abstract"
