@@ -13,6 +13,11 @@ def reason_text(pick: Pick, liked_papers: dict[str, Paper]) -> str:
     liked = liked_papers.get(pick.similar_to) if pick.similar_to else None
     if liked is not None:
         return f"Like “{shorten(liked.title or liked.abstract, MAX_TITLE)}”, which you liked"
+    if pick.topics:
+        named = [f"“{shorten(t, MAX_TITLE)}”" for t in pick.topics]
+        which = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        reason = f"Matches your interest{'s' if len(named) > 1 else ''} {which}"
+        return reason + ("; also " + ", ".join(pick.terms) if pick.terms else "")
     if pick.terms:
         return "Matches your interests: " + ", ".join(pick.terms)
     return "Close to your interests overall"

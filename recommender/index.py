@@ -10,7 +10,7 @@ from scipy import sparse
 
 from recommender.text_model import TextModel
 
-FORMAT = 1
+FORMAT = 2  # 2: stemmed vocabulary
 
 
 class PaperIndex:

@@ -24,10 +24,12 @@ class Pick:
     """One ranked paper and why it was picked.
 
     ``similar_to`` is the liked paper it most resembles when that is the main reason; otherwise
-    ``terms`` are the words it shares with the person's interests.
+    ``topics`` are the followed topics it matches, best first, and ``terms`` the other words it shares
+    with the person's interests.
     """
 
     paper_id: str
     score: float
     terms: list[str] = field(default_factory=list)
     similar_to: str | None = None
+    topics: list[str] = field(default_factory=list)

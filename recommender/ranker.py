@@ -36,6 +36,7 @@ class Weights:
 
 
 DEFAULT_WEIGHTS = Weights()
+MAX_TOPICS_NAMED = 3  # in one pick's reason
 
 
 def profile_vectors(index: PaperIndex, profiles: Sequence[Profile],
@@ -136,11 +137,16 @@ def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str
 
 
 def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] = (),
-         candidates: Collection[str] | None = None, weights: Weights = DEFAULT_WEIGHTS) -> list[Pick]:
-    """The ``k`` best papers for one person, each with its reason. Liked and disliked papers never return."""
+         candidates: Collection[str] | None = None, weights: Weights = DEFAULT_WEIGHTS,
+         name_topics: bool = True) -> list[Pick]:
+    """The ``k`` best papers for one person, each with its reason. Liked and disliked papers never return.
+
+    With ``name_topics`` a pick's reason names the person's topics it matches; without, it lists the
+    matching words (as a search result should).
+    """
     if profile.is_empty or len(index) == 0:
         return []
-    context = _ExplainContext(index, profile, weights)
+    context = _ExplainContext(index, profile, weights, name_topics)
     scores = _scores(index, context.query, weights)[0]
     excluded = set(exclude) | set(profile.liked) | set(profile.disliked)
     best = top_k(index, scores, k, excluded, candidates)
@@ -157,11 +163,14 @@ def explain(index: PaperIndex, profile: Profile, paper_id: str, score: float,
 class _ExplainContext:
     """What explaining any paper to one profile needs, computed once for all of its picks."""
 
-    def __init__(self, index: PaperIndex, profile: Profile, weights: Weights):
+    def __init__(self, index: PaperIndex, profile: Profile, weights: Weights, name_topics: bool = True):
         self.index = index
         self.weights = weights
         self.topic_vec = (_unit_rows(index, [" ; ".join(profile.topics)], from_text=True)
                           if profile.topics else None)
+        self.topics = list(profile.topics)
+        self.each_topic = (_unit_rows(index, self.topics, from_text=True)
+                           if self.topics and name_topics else None)
         self.liked = index.known(profile.liked)
         self.liked_rows = index.rows(self.liked) if self.liked else None
         self.query = profile_vectors(index, [profile], weights)
@@ -178,14 +187,29 @@ class _ExplainContext:
             best = int(np.argmax(sims))
             if sims[best] > 0 and weights.liked * sims[best] >= topic_part:
                 similar_to = self.liked[best]
-        contribution = row.multiply(self.query).tocsr()
+        topics: list[str] = []
+        if similar_to is None and self.each_topic is not None and topic_part > 0:
+            topic_sims = (self.each_topic @ row.T).toarray().ravel()
+            # A topic sharing only a common word ("model") with the paper is no reason to name it.
+            floor = max(float(topic_sims.max()) * 0.5, 1e-9)
+            topics = [self.topics[i] for i in np.argsort(-topic_sims, kind="stable")[:MAX_TOPICS_NAMED]
+                      if topic_sims[i] >= floor]
+        # Say why in the terms of the reason given: the topics' words for a topic match.
+        contribution = row.multiply(self.topic_vec if topics else self.query).tocsr()
+        if topics:
+            # The named topics' own words go without saying.
+            said = set().union(*(index.model.stems(t) for t in topics))
+            keep = [j for j, col in enumerate(contribution.indices)
+                    if not set(index.model.stem_terms[col].split(" ")) <= said]
+            contribution = sparse.csr_matrix((contribution.data[keep], contribution.indices[keep],
+                                              [0, len(keep)]), shape=contribution.shape)
         names = [str(index.model.terms[i]) for i in contribution.indices]
         # Two-word terms are down-weighted for ranking; for saying why, a shared phrase is the better
         # reason, so undo that (once for the paper's row, once for the query's).
         undo = 1.0 / getattr(index.model, "phrase_weight", 1.0) ** 2
         values = contribution.data * np.array([undo if " " in n else 1.0 for n in names], dtype=np.float32)
         terms = [names[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
-        return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to)
+        return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to, topics)
 
 
 def _distinct_terms(terms: list[str], n: int) -> list[str]:
@@ -203,4 +227,4 @@ def _distinct_terms(terms: list[str], n: int) -> list[str]:
 
 def search(index: PaperIndex, query: str, k: int) -> list[Pick]:
     """Papers best matching a free-text query."""
-    return rank(index, Profile(topics=[query]), k)
+    return rank(index, Profile(topics=[query]), k, name_topics=False)

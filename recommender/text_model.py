@@ -1,19 +1,22 @@
 """TF-IDF: the one text representation paperbot ranks with.
 
-Words are Porter-stemmed (so "networks", "network" and "networked" meet), stop words dropped, and
-single words and adjacent pairs both become terms. On citeulike-a (``benchmarks/quality.py``) stemming
-lifts recall@50 by ~5% and down-weighting word pairs by another ~1.5%. Explanations still speak in
-words: every stem is shown as the word it most often came from.
+Words are stemmed with Snowball's English (Porter2) stemmer, so "networks", "network" and
+"networked" meet; stop words are dropped; single words and adjacent pairs both become terms. On
+citeulike-a (``benchmarks/quality.py``) stemming lifts recall@50 by ~5% and down-weighting word
+pairs by another ~1.5%. Explanations still speak in words: every stem is shown as the word it most
+often came from.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
+import snowballstemmer
 from scipy import sparse
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 from sklearn.preprocessing import normalize
@@ -84,6 +87,7 @@ class TextModel:
         # What two-word terms were weighted by, so explanations can undo it when ordering terms.
         self.phrase_weight = phrase_weight
         self._terms: np.ndarray | None = None
+        self._stem_terms: np.ndarray | None = None
 
     @classmethod
     def fit(cls, texts: Sequence[str]) -> tuple[TextModel, sparse.csr_matrix]:
@@ -114,6 +118,18 @@ class TextModel:
         """Rows for texts, in the fitted vocabulary (unknown words are dropped)."""
         return sparse.csr_matrix(self.vectorizer.transform(texts), dtype=np.float32)
 
+    def stems(self, text: str) -> set[str]:
+        """The distinct stems of a text, as this model sees words."""
+        analyze = self.vectorizer.build_tokenizer()
+        return set(analyze(self.vectorizer.build_preprocessor()(text)))
+
+    @property
+    def stem_terms(self) -> np.ndarray:
+        """Column index to term as stems (what :meth:`stems` returns, space-joined for pairs)."""
+        if self._stem_terms is None:
+            self._stem_terms = self.vectorizer.get_feature_names_out()
+        return self._stem_terms
+
     @property
     def terms(self) -> np.ndarray:
         """Column index to term, in words a person would write (the commonest form of each stem)."""
@@ -132,122 +148,20 @@ class TextModel:
         self.display = state.get("display", {})
         self.phrase_weight = state.get("phrase_weight", 1.0)
         self._terms = None
+        self._stem_terms = None
 
 
 def _term_weights(names: np.ndarray) -> np.ndarray:
     return np.array([BIGRAM_WEIGHT if " " in name else 1.0 for name in names], dtype=np.float32)
 
 
-# -- Porter (1980) stemmer ------------------------------------------------------------------------
-# The original algorithm, as in https://tartarus.org/martin/PorterStemmer/ ; words arrive lowercased.
-
-_VOWELS = frozenset("aeiou")
-
-
-def _is_consonant(word: str, i: int) -> bool:
-    ch = word[i]
-    if ch in _VOWELS:
-        return False
-    if ch == "y":
-        return i == 0 or not _is_consonant(word, i - 1)
-    return True
-
-
-def _measure(stem_: str) -> int:
-    """m in [C](VC)^m[V]: how many vowel-consonant runs."""
-    m, i, n = 0, 0, len(stem_)
-    while i < n and _is_consonant(stem_, i):
-        i += 1
-    while i < n:
-        while i < n and not _is_consonant(stem_, i):
-            i += 1
-        if i >= n:
-            break
-        m += 1
-        while i < n and _is_consonant(stem_, i):
-            i += 1
-    return m
-
-
-def _has_vowel(stem_: str) -> bool:
-    return any(not _is_consonant(stem_, i) for i in range(len(stem_)))
-
-
-def _double_consonant(stem_: str) -> bool:
-    return len(stem_) >= 2 and stem_[-1] == stem_[-2] and _is_consonant(stem_, len(stem_) - 1)
-
-
-def _cvc(stem_: str) -> bool:
-    n = len(stem_)
-    return (n >= 3 and _is_consonant(stem_, n - 1) and not _is_consonant(stem_, n - 2)
-            and _is_consonant(stem_, n - 3) and stem_[-1] not in "wxy")
-
-
-_STEP2 = (("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"), ("izer", "ize"),
-          ("abli", "able"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous"),
-          ("ization", "ize"), ("ation", "ate"), ("ator", "ate"), ("alism", "al"), ("iveness", "ive"),
-          ("fulness", "ful"), ("ousness", "ous"), ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"))
-_STEP3 = (("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"), ("ful", ""),
-          ("ness", ""))
-_STEP4 = ("al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent", "ion", "ou",
-          "ism", "ate", "iti", "ous", "ive", "ize")
-
-
-def _replace(word: str, table) -> str:
-    for suffix, replacement in table:
-        if word.endswith(suffix):
-            if _measure(word[:-len(suffix)]) > 0:
-                return word[:-len(suffix)] + replacement
-            return word
-    return word
+_stemmers = threading.local()  # Snowball stemmers keep per-call state: one per thread
 
 
 @lru_cache(maxsize=262_144)
 def stem(word: str) -> str:
-    """The Porter stem of a lowercase word ("networks" -> "network", "learning" -> "learn")."""
-    if len(word) <= 2:
-        return word
-    w = word
-    # Step 1a: plurals.
-    if w.endswith("sses") or w.endswith("ies"):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith("ss"):
-        w = w[:-1]
-    # Step 1b: -ed, -ing.
-    trimmed = False
-    if w.endswith("eed"):
-        if _measure(w[:-3]) > 0:
-            w = w[:-1]
-    elif w.endswith("ed") and _has_vowel(w[:-2]):
-        w, trimmed = w[:-2], True
-    elif w.endswith("ing") and _has_vowel(w[:-3]):
-        w, trimmed = w[:-3], True
-    if trimmed:
-        if w.endswith(("at", "bl", "iz")):
-            w += "e"
-        elif _double_consonant(w) and w[-1] not in "lsz":
-            w = w[:-1]
-        elif _measure(w) == 1 and _cvc(w):
-            w += "e"
-    # Step 1c: y -> i.
-    if w.endswith("y") and _has_vowel(w[:-1]):
-        w = w[:-1] + "i"
-    # Steps 2 and 3: suffixes to simpler suffixes.
-    w = _replace(w, _STEP2)
-    w = _replace(w, _STEP3)
-    # Step 4: drop suffixes of long stems.
-    for suffix in _STEP4:
-        if w.endswith(suffix):
-            base = w[:-len(suffix)]
-            if _measure(base) > 1 and (suffix != "ion" or base.endswith(("s", "t"))):
-                w = base
-            break
-    # Step 5: final -e, -ll.
-    if w.endswith("e"):
-        base = w[:-1]
-        m = _measure(base)
-        if m > 1 or (m == 1 and not _cvc(base)):
-            w = base
-    if _measure(w) > 1 and _double_consonant(w) and w.endswith("l"):
-        w = w[:-1]
-    return w
+    """The English (Porter2) Snowball stem of a lowercase word ("networks" -> "network")."""
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)

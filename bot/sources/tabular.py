@@ -22,9 +22,9 @@ def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Pape
     """Turn one record (a JSON object or CSV row) into a Paper; raises BadRecord with the reason.
 
     ``abstract`` is required, unless ``title_only`` allows a record with just a title (evaluation
-    sets such as citeulike-a have abstracts for only some papers). ``id`` may be a string or a number (kept as a string); ``authors``
-    and ``categories`` a list or a delimited string; ``published`` an ISO date. Empty values count
-    as missing. Other keys are ignored.
+    sets such as citeulike-a have abstracts for only some papers). ``id`` may be a string or a number
+    (kept as a string); ``authors`` and ``categories`` a list or a delimited string; ``published``
+    an ISO date. Empty values count as missing. Other keys are ignored.
     """
     abstract = record.get("abstract")
     if abstract is not None and not isinstance(abstract, str):

@@ -69,7 +69,7 @@ def test_recommend_follows_topics_and_never_repeats(ctx):
     follow(ctx, "U1", "feline cats")
     first = recommend(ctx, "U1", 3)
     assert len(first) == 3 and all(i.startswith("cats-") for i in ids(first))
-    assert all(r.reason.startswith("Matches your interests") for r in first)
+    assert all(r.reason == "Matches your interest “feline cats”" for r in first)
     second = recommend(ctx, "U1", 3)
     assert not set(ids(first)) & set(ids(second))
     everything = ids(first) + ids(second) + ids(recommend(ctx, "U1", 20))
