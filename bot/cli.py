@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -16,6 +17,7 @@ from bot.context import Context
 from bot.errors import PaperbotError
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
+from bot.usecases.daily import preview_digests
 
 
 class _Group(click.Group):
@@ -118,7 +120,7 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
     from bot.sources import Rejected, read_source
     from recommender import PaperIndex
 
-    papers = [p for p in read_source(papers_path) if not isinstance(p, Rejected)]
+    papers = [p for p in read_source(papers_path, title_only=True) if not isinstance(p, Rejected)]
     if not papers:
         raise PaperbotError(f"no usable papers in {papers_path}")
     users = evaluate.load_users(users_path)
@@ -155,6 +157,39 @@ def run(ctx: click.Context, port: int | None) -> None:
     from bot.slack.server import serve
 
     serve(_settings(ctx), port=port, announce=lambda line: click.echo(line, err=True))
+
+
+@cli.command()
+@click.option("--user", "users", multiple=True, metavar="UID", help="Only this person (repeatable).")
+@click.option("--force", is_flag=True,
+              help="Send now, whatever the time of day; still at most one digest per person per local day.")
+@click.option("--dry-run", is_flag=True, help="Print what would be sent; post nothing, record nothing.")
+@click.pass_context
+def digest(ctx: click.Context, users: tuple[str, ...], force: bool, dry_run: bool) -> None:
+    """Send every daily digest that is due now and not yet sent that day.
+
+    For deployments that prefer cron to the scheduler in `paperbot run` (both may run side by side):
+    it first ingests PAPERBOT_FEEDS if that was not done yet this UTC day, then sends each digest whose
+    time has come in its person's timezone, catching up on any missed earlier that local day. Running
+    it again sends nothing twice; a digest cut short is finished without repeats. Needs SLACK_BOT_TOKEN
+    (except with --dry-run). Exit status 1 when some digest is left unfinished for the next run.
+    """
+    settings = _settings(ctx)
+    if not dry_run:
+        settings.require("SLACK_BOT_TOKEN")
+    app = Context.open(settings.db_path, settings.digest_size)
+    wanted = list(users) or None
+    if dry_run:
+        previews, not_due = preview_digests(app, datetime.now(UTC), wanted, force)
+        terminal.show_digest_previews(previews, not_due)
+        return
+    from bot.slack.digests import send_digests
+
+    with terminal.errors.status("Sending digests…"):
+        run = send_digests(settings, app, wanted, force)
+    terminal.show_digest_run(run)
+    if run.count("incomplete"):
+        sys.exit(1)
 
 def main() -> None:
     """Console-script entry point."""

@@ -27,3 +27,7 @@ class NoInterests(PaperbotError):
 
 class NoPapers(PaperbotError):
     """There are no papers to recommend from yet."""
+
+
+class Unreachable(PaperbotError):
+    """A person can't be reached at all (deleted account, closed DM): trying again today won't help."""

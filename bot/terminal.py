@@ -9,7 +9,8 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.reasons import shorten
-from bot.usecases import Recommendation, SourceReport
+from bot.usecases import DailyRun, Recommendation, SourceReport
+from bot.usecases.daily import NotDue, Preview
 
 console = Console()
 errors = Console(stderr=True)
@@ -50,3 +51,48 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
         if len(r.rejected) > max_rejected:
             errors.print(f"… and {len(r.rejected) - max_rejected} more skipped in {r.source}",
                          soft_wrap=True)
+
+
+def show_digest_previews(previews: list[Preview], not_due: list[NotDue]) -> None:
+    """``paperbot digest --dry-run``: each due digest's papers, then who gets none now and why."""
+    for preview in previews:
+        due = preview.due
+        title = f"{due.user_id}: digest for {due.local_date} (due {due.due_at:%Y-%m-%d %H:%M} UTC)"
+        if preview.note:
+            title += f" [{preview.note}]"
+        show_recommendations(preview.recommendations, escape(title))
+    _show_not_due(not_due)
+    papers = sum(len(p.recommendations) for p in previews)
+    console.print(f"Dry run: {len(previews)} digest(s) due, {papers} paper(s); "
+                  "nothing was posted or recorded.")
+
+
+def show_digest_run(run: DailyRun, max_rows: int = 30) -> None:
+    """What ``paperbot digest`` did: feeds, then the digests (all of them when few, else the exceptions)."""
+    if run.feeds:
+        show_ingest(run.feeds)
+    rows = run.outcomes if len(run.outcomes) <= max_rows else [o for o in run.outcomes if o.status != "sent"]
+    if rows:
+        table = Table("person", "local day", "status", "papers", "note", title="Digests")
+        for o in rows:
+            style = {"sent": "green", "failed": "red", "incomplete": "yellow"}.get(o.status, "")
+            status = f"[{style}]{o.status}[/]" if style else o.status
+            note = escape(o.error or "")
+            table.add_row(escape(o.user_id), str(o.local_date), status, str(o.delivered), note)
+        console.print(table)
+    papers = sum(o.delivered for o in run.outcomes)
+    console.print(f"Sent {run.count('sent')} digest(s) with {papers} paper(s); {run.count('empty')} empty, "
+                  f"{run.count('failed')} failed, {run.count('incomplete')} left for the next run, "
+                  f"{run.count('busy') + run.count('done')} already handled elsewhere; "
+                  f"{len(run.not_due)} not due.")
+
+
+def _show_not_due(not_due: list[NotDue], max_rows: int = 50) -> None:
+    if not not_due:
+        return
+    table = Table("person", "why no digest now", title="Not due")
+    for item in not_due[:max_rows]:
+        table.add_row(escape(item.user_id), escape(item.reason))
+    console.print(table)
+    if len(not_due) > max_rows:
+        console.print(f"… and {len(not_due) - max_rows} more not due")

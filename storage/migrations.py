@@ -84,3 +84,27 @@ def m002_slack(db: Database) -> None:
     db["slack_events"].create_index(["received_at"])
     # When the timezone was last read from Slack (refreshed at most daily).
     db["people"].add_column("tz_checked_at", str)
+
+
+@migrations()
+def m003_digests(db: Database) -> None:
+    # Exactly-once daily digests: a claim row per person and local day (see Store.start_digest).
+    digests = db["digests"]
+    digests.add_column("owner", str)  # "host:pid:start" of the process sending it
+    digests.add_column("lease_until", str)  # ISO UTC; another process may take over after it
+    digests.add_column("reasons", str)  # JSON {paper id: why it was picked}, beside `papers`
+    digests.add_column("header_ts", str)  # the header message, once posted
+    digests.add_column("failures", str)  # JSON {paper id: failed attempts}
+    digests.add_column("attempts", int)  # runs that ended with something still to send
+    digests.add_column("error", str)  # why a digest ended "failed"
+    digests.create_index(["local_date"])
+    # When the schedule was last set: a time already past on that day starts the next day.
+    db["people"].add_column("digest_since", str)
+    # The DM channel, once opened (conversations.open is rate-limited more tightly than posting).
+    db["people"].add_column("dm_channel", str)
+    # Daily jobs shared by every process (feed ingestion): one row per job name.
+    db["jobs"].create(
+        {"name": str, "day": str, "status": str, "owner": str, "lease_until": str, "started_at": str,
+         "finished_at": str, "error": str},
+        pk="name",
+    )

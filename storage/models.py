@@ -39,6 +39,45 @@ class Person:
     tz: str | None = None
     digest_time: str | None = None  # "HH:MM" in ``tz``
     digest_enabled: bool = False
+    digest_since: str | None = None  # ISO UTC: when the schedule was last set
+
+
+@dataclass
+class DigestRecord:
+    """One person's digest for one local day: the claim that makes it go out once.
+
+    ``status`` is "sending" while some process (``owner``, until ``lease_until``) is on it, then "sent",
+    "empty" (nothing worth sending) or "failed" (the person could not be reached). ``papers`` are the
+    ids chosen, in order (None until chosen); ``failures`` counts failed attempts per paper.
+    """
+
+    user_id: str
+    local_date: str
+    status: str
+    owner: str | None = None
+    lease_until: str | None = None
+    papers: list[str] | None = None
+    reasons: dict[str, str] = field(default_factory=dict)
+    header_ts: str | None = None
+    failures: dict[str, int] = field(default_factory=dict)
+    attempts: int = 0
+    error: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+
+
+@dataclass
+class JobRecord:
+    """The last run of a daily job (feed ingestion): for which UTC ``day``, by whom, how it ended."""
+
+    name: str
+    day: str
+    status: str  # "running" | "done" | "failed"
+    owner: str | None = None
+    lease_until: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    error: str | None = None
 
 
 @dataclass

@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from storage.migrations import migrations
-from storage.models import Feedback, Paper, Person, UpsertCounts
+from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
 
 _PAPER_FIELDS = ("title", "abstract", "authors", "url", "venue", "published", "categories")
 
@@ -166,8 +166,7 @@ class Store:
         rows = list(self.db.query("select * from people where user_id = ?", [user_id]))
         if not rows:
             return None
-        row = rows[0]
-        return Person(row["user_id"], row["tz"], row["digest_time"], bool(row["digest_enabled"]))
+        return _person_from_row(rows[0])
 
     def ensure_person(self, user_id: str) -> Person:
         """The person, created with no schedule if new."""
@@ -178,15 +177,15 @@ class Store:
 
     def list_people(self) -> list[Person]:
         """Everyone paperbot knows."""
-        return [
-            Person(r["user_id"], r["tz"], r["digest_time"], bool(r["digest_enabled"]))
-            for r in self.db.query("select * from people order by user_id")
-        ]
+        return [_person_from_row(r) for r in self.db.query("select * from people order by user_id")]
 
-    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool) -> None:
-        """Set (or clear) a person's local digest time and whether digests are on."""
+    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
+                            since: str | None = None) -> None:
+        """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
+        (ISO UTC, default now)."""
         self.ensure_person(user_id)
-        self.db["people"].update(user_id, {"digest_time": digest_time, "digest_enabled": int(enabled)})
+        self.db["people"].update(user_id, {"digest_time": digest_time, "digest_enabled": int(enabled),
+                                           "digest_since": since or utcnow()})
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         """Remember a person's IANA timezone name."""
@@ -249,11 +248,13 @@ class Store:
     def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
                    message_ts: str | None = None) -> None:
         """Remember that a paper was shown to a person (and, from Slack, in which message)."""
-        self.db["shown"].upsert(
-            {"user_id": user_id, "paper_id": paper_id, "shown_at": utcnow(), "reason": reason,
-             "channel": channel, "message_ts": message_ts},
-            pk=("user_id", "paper_id"),
-        )
+        # Plain SQL: a digest run calls this for every message it posts.
+        self.db.execute(
+            "insert into shown (user_id, paper_id, shown_at, reason, channel, message_ts)"
+            " values (?, ?, ?, ?, ?, ?) on conflict (user_id, paper_id) do update set"
+            " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
+            " message_ts = excluded.message_ts",
+            [user_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
         """Every paper ever shown to a person."""
@@ -330,8 +331,168 @@ class Store:
         self.db["people"].update(user_id, {"tz": tz, "tz_checked_at": utcnow()})
 
 
+    # -- daily digests ---------------------------------------------------------------------------
+    # A digest row is a claim: the use case reads it and writes it inside one transaction(). Every
+    # write after the claim names the owner, so a process that lost its claim changes nothing.
+
+    def people_with_digests(self) -> list[Person]:
+        """Everyone whose daily digest is on, with a time set."""
+        rows = self.db.query("select * from people where digest_enabled = 1 and digest_time is not null"
+                             " order by user_id")
+        return [_person_from_row(r) for r in rows]
+
+    def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
+        """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
+        rows = self.db.execute("select user_id, local_date, status from digests where local_date >= ?",
+                               [since_date])
+        return {(user, day): status for user, day, status in rows}
+
+    def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
+        """One person's digest for one local day, or None if none was started."""
+        rows = list(self.db.query("select * from digests where user_id = ? and local_date = ?",
+                                  [user_id, local_date]))
+        return _digest_from_row(rows[0]) if rows else None
+
+    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> None:
+        """Claim a day's digest for ``owner`` (status "sending"); the row must not exist yet."""
+        self.db.execute(
+            "insert into digests (user_id, local_date, status, started_at, owner, lease_until, failures,"
+            " attempts) values (?, ?, 'sending', ?, ?, ?, '{}', 0)",
+            [user_id, local_date, at, owner, lease_until])
+
+    def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
+        """Hand a "sending" digest to ``owner`` (its previous owner died or let its lease run out)."""
+        self.db.execute("update digests set owner = ?, lease_until = ? where user_id = ? and local_date = ?"
+                        " and status = 'sending'", [owner, lease_until, user_id, local_date])
+
+    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
+                          reasons: dict[str, str]) -> bool:
+        """Record the papers chosen for a digest (before any is posted). False if ``owner`` lost it."""
+        return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?",
+                                   [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)])
+
+    def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
+        return self._digest_update(user_id, local_date, owner, "lease_until = ?", [lease_until])
+
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str) -> bool:
+        """Remember that the digest's header message went out, so it is never posted twice."""
+        return self._digest_update(user_id, local_date, owner, "header_ts = ?", [message_ts])
+
+    def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
+        """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
+        record = self.get_digest(user_id, local_date)
+        if record is None:
+            return 0
+        failures = {**record.failures, paper_id: record.failures.get(paper_id, 0) + 1}
+        self._digest_update(user_id, local_date, owner, "failures = ?", [json.dumps(failures)])
+        return failures[paper_id]
+
+    def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
+        """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
+        by any process; returns how many runs of it have ended so."""
+        self._digest_update(user_id, local_date, owner,
+                            "lease_until = ?, attempts = coalesce(attempts, 0) + 1", [retry_at])
+        record = self.get_digest(user_id, local_date)
+        return record.attempts if record else 0
+
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
+                      error: str | None = None) -> bool:
+        """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
+        return self._digest_update(user_id, local_date, owner,
+                                   "status = ?, finished_at = ?, error = ?, lease_until = null",
+                                   [status, at, error])
+
+    def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
+        """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
+        self.db.execute("delete from digests where user_id = ? and local_date = ? and owner = ?"
+                        " and status = 'sending'", [user_id, local_date, owner])
+
+    def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
+        # ``assignments`` is one of the constant strings above, never input.
+        sql = (f"update digests set {assignments} where user_id = ? and local_date = ?"  # noqa: S608
+               " and owner = ? and status = 'sending'")
+        return self.db.execute(sql, [*args, user_id, local_date, owner]).rowcount > 0
+
+    def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
+        """Those of ``paper_ids`` already shown to a person."""
+        ids = list(dict.fromkeys(paper_ids))
+        found: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            # Only placeholders are interpolated.
+            sql = f"select paper_id from shown where user_id = ? and paper_id in ({marks})"  # noqa: S608
+            found.update(r[0] for r in self.db.execute(sql, [user_id, *chunk]))
+        return found
+
+    def recent_paper_ids(self, since: str) -> set[str]:
+        """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
+        rows = self.db.execute(
+            "select id from papers where coalesce(published, substr(added_at, 1, 10)) >= ?", [since])
+        return {r[0] for r in rows}
+
+    def dm_channel(self, user_id: str) -> str | None:
+        """The DM channel last opened with a person, or None."""
+        row = self.db.execute("select dm_channel from people where user_id = ?", [user_id]).fetchone()
+        return row[0] if row else None
+
+    def remember_dm_channel(self, user_id: str, channel: str) -> None:
+        """Keep the DM channel opened with a person."""
+        self.db.execute("update people set dm_channel = ? where user_id = ?", [channel, user_id])
+
+    def forget_dm_channel(self, channel: str) -> None:
+        """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
+        self.db.execute("update people set dm_channel = null where dm_channel = ?", [channel])
+
+    # -- daily jobs ------------------------------------------------------------------------------
+
+    def get_job(self, name: str) -> JobRecord | None:
+        """The last run of a daily job, or None if it never ran."""
+        rows = list(self.db.query("select * from jobs where name = ?", [name]))
+        if not rows:
+            return None
+        r = rows[0]
+        return JobRecord(r["name"], r["day"], r["status"], r["owner"], r["lease_until"], r["started_at"],
+                         r["finished_at"], r["error"])
+
+    def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
+        """Claim a daily job's run for UTC ``day``."""
+        self.db["jobs"].upsert({"name": name, "day": day, "status": "running", "owner": owner,
+                                "lease_until": lease_until, "started_at": at, "finished_at": None,
+                                "error": None}, pk="name")
+
+    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None) -> None:
+        """End ``owner``'s run of a daily job as "done" or "failed"."""
+        self.db.execute("update jobs set status = ?, finished_at = ?, error = ?, lease_until = null"
+                        " where name = ? and owner = ?", [status, at, error, name, owner])
+
+
 #: Every table with rows about a person, keyed by ``user_id``. A new personal table must be added here.
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests")
+
+
+def _person_from_row(row: dict) -> Person:
+    return Person(row["user_id"], row["tz"], row["digest_time"], bool(row["digest_enabled"]),
+                  row.get("digest_since"))
+
+
+def _digest_from_row(row: dict) -> DigestRecord:
+    return DigestRecord(
+        user_id=row["user_id"],
+        local_date=row["local_date"],
+        status=row["status"],
+        owner=row["owner"],
+        lease_until=row["lease_until"],
+        papers=json.loads(row["papers"]) if row["papers"] is not None else None,
+        reasons=json.loads(row["reasons"] or "{}"),
+        header_ts=row["header_ts"],
+        failures=json.loads(row["failures"] or "{}"),
+        attempts=row["attempts"] or 0,
+        error=row["error"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+    )
 
 
 def _paper_row(paper: Paper) -> dict:

@@ -40,6 +40,7 @@ HELP_POINTER = " See `/papers help`."
 LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
 BACKGROUND_THREADS = 8  # slow work after the ack
 API_TIMEOUT = 15  # seconds per Web API call
+RATE_LIMIT_RETRIES = 3  # 429s a listener's call waits out (each sleeps Retry-After)
 
 
 class _ProportionalJitter(Jitter):
@@ -49,9 +50,9 @@ class _ProportionalJitter(Jitter):
         return duration * (1 + random.random() / 2)
 
 
-def build_client(settings: Settings) -> WebClient:
+def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIES) -> WebClient:
     """The Web API client every listener uses: ``SLACK_API_URL``, and retries for 429 (honouring
-    Retry-After), 500/503 and dropped connections."""
+    Retry-After, up to ``rate_limit_retries`` times), 500/503 and dropped connections."""
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
     return WebClient(
         token=settings.bot_token,
@@ -59,7 +60,7 @@ def build_client(settings: Settings) -> WebClient:
         timeout=API_TIMEOUT,
         retry_handlers=[
             ConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
-            RateLimitErrorRetryHandler(max_retry_count=3),
+            RateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
             ServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
         ],
     )

@@ -7,22 +7,25 @@ ack at once with nothing and answer through ``respond`` when done.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk import WebClient
 
 from bot.context import Context
+from bot.due import local_date, parse_hhmm
 from bot.errors import BadArgument
 from bot.reasons import shorten
+from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.messages import escape, fit, results_blocks, unescape
 from bot.slack.people import refresh_timezone
-from bot.usecases import build_digest, follow, forget, interests, recommend, search, unfollow
+from bot.usecases import follow, forget, interests, recommend, search, unfollow
+from bot.usecases.daily import Outcome, next_digest, send_digest_now
 from bot.usecases.delivery import Delivery
 from bot.usecases.interests import FollowResult
 
@@ -50,8 +53,6 @@ reaction to take it back."""
 
 SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget")
 SLOW = frozenset({"follow", "recommend", "search", "digest-at", "digest-now", "forget"})
-
-_TIME = re.compile(r"(\d{1,2}):(\d{2})")
 
 
 @dataclass(frozen=True)
@@ -106,12 +107,13 @@ def _digest(arg: str) -> Command:
     word = arg.lower()
     if word in ("off", "now"):
         return Command(f"digest-{word}")
-    match = _TIME.fullmatch(arg)
-    if match and int(match[1]) <= 23 and int(match[2]) <= 59:
-        return Command("digest-at", time=f"{int(match[1]):02d}:{match[2]}")
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
+    try:
+        return Command("digest-at", time=parse_hhmm(arg))
+    except BadArgument:
+        pass
     raise BadArgument(f"“{shorten(arg, 40)}” is not a time from 00:00 to 23:59; try "
                       f"`{COMMAND} digest 08:30`, `{COMMAND} digest off` or `{COMMAND} digest now`.")
 
@@ -195,21 +197,37 @@ def reply_recommend(rt: Runtime, client: WebClient, user_id: str, cmd: Command) 
 
 
 def reply_digest_now(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
-    ctx = rt.ctx
+    """Today's digest now if it has not gone out yet (then not again later today), else an extra one."""
+    refresh_timezone(rt.ctx, client, user_id)  # whose "today" it is (read from Slack at most daily)
     with rt.locks.hold(user_id):
-        digest = build_digest(ctx, user_id, remember=False)
-        if not digest.recommendations:
-            return {"text": "No new papers for a digest right now; I'll keep looking."}
-        header = f":newspaper: Your digest: {_papers(len(digest.recommendations))}."
-        _, delivery = send_papers(ctx, client, user_id, digest.recommendations, header)
-    return {"text": _delivered(delivery)}
+        outcome = send_digest_now(rt.ctx, user_id, slack_courier(rt.ctx, client))
+    return {"text": _digest_sent(outcome)}
+
+
+def _digest_sent(outcome: Outcome) -> str:
+    if outcome.status == "empty":
+        return "No new papers for a digest right now; I'll keep looking."
+    if outcome.status == "busy":
+        return "Today's digest is on its way to your direct messages right now."
+    if outcome.status == "failed" and not outcome.delivered:
+        return f"Sorry, I couldn't send your digest: {escape(outcome.error or 'Slack refused it')}."
+    if not outcome.delivered:
+        return "Sorry, Slack didn't accept the messages, so nothing was sent. Please try again in a minute."
+    text = f"I sent you {_papers(outcome.delivered)} in our direct messages."
+    if outcome.failed:
+        text += f" {_papers(outcome.failed)} couldn't be delivered; they may come again later."
+    return text
 
 
 def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
     with ctx.store.transaction():
         ctx.store.set_digest_schedule(user_id, cmd.time, True)
     tz = refresh_timezone(ctx, client, user_id)
-    return {"text": f"Daily digest at {cmd.time} {_where(tz)}. `{COMMAND} digest off` stops it."}
+    now = datetime.now(UTC)
+    first = next_digest(ctx, user_id, now)
+    when = "today" if first == local_date(tz, now) else "tomorrow"
+    return {"text": f"Daily digest at {cmd.time} {_where(tz)}, the next one {when}. "
+                    f"`{COMMAND} digest off` stops it."}
 
 
 def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:

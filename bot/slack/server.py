@@ -1,8 +1,9 @@
 """Running the bot: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP at ``/slack/events``.
 
 HTTP is served by uvicorn (a production ASGI server) through a small Starlette app that hands each
-request to Bolt on a worker thread. SIGTERM (or Ctrl+C) stops taking requests, lets the requests,
-listeners and background work under way finish, then closes the database.
+request to Bolt on a worker thread. The digest scheduler starts just before serving. SIGTERM (or
+Ctrl+C) stops taking requests, lets the requests, listeners, background work and digests under way
+finish, then closes the database.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError
 from bot.slack.app import SlackBot, create_app
+from bot.slack.digests import TICK_SECONDS, DigestScheduler, digest_client
 from bot.slack.manifest import EVENTS_PATH
 
 log = logging.getLogger(__name__)
@@ -54,11 +56,23 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
             runner = HttpServer(bot, host, settings.port if port is None else port)
             announce(f"paperbot is listening on http://{host}:{runner.port}{EVENTS_PATH} "
                      "(Ctrl+C or SIGTERM stops it)")
-        runner.run()
-        announce("paperbot is stopping: finishing the work under way")
+        scheduler = start_scheduler(bot, settings)
+        try:
+            runner.run()
+            announce("paperbot is stopping: finishing the work under way")
+        finally:
+            scheduler.shutdown()
     finally:
         bot.close()
     announce("paperbot stopped")
+
+
+def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SECONDS) -> DigestScheduler:
+    """The daily digests (and feeds) of this bot, every ``interval`` seconds from now on."""
+    scheduler = DigestScheduler(bot.ctx, digest_client(settings), settings.feeds, interval,
+                                hold=bot.runtime.locks.hold)
+    scheduler.start()
+    return scheduler
 
 
 def open_bot(settings: Settings) -> SlackBot:

@@ -1,5 +1,6 @@
 """Use cases: plain functions over the store and the recommender, shared by Slack, the CLI and the demo."""
 
+from bot.usecases.daily import Courier, DailyRun, Outcome, run_daily, send_digest_now, send_due_digests
 from bot.usecases.digest import Digest, build_digest
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from bot.usecases.forget import forget
@@ -8,7 +9,8 @@ from bot.usecases.interests import FollowResult, Interests, follow, interests, u
 from bot.usecases.recommend import Recommendation, recommend, remember_shown, search
 
 __all__ = [
-    "DISLIKE", "LIKE", "Digest", "FollowResult", "Interests", "Recommendation", "SourceReport",
-    "build_digest", "follow", "forget", "ingest", "interests", "record_feedback", "recommend",
-    "remember_shown", "search", "unfollow", "withdraw_feedback",
+    "DISLIKE", "LIKE", "Courier", "DailyRun", "Digest", "FollowResult", "Interests", "Outcome",
+    "Recommendation", "SourceReport", "build_digest", "follow", "forget", "ingest", "interests",
+    "record_feedback", "recommend", "remember_shown", "run_daily", "search", "send_digest_now",
+    "send_due_digests", "unfollow", "withdraw_feedback",
 ]

@@ -1,11 +1,39 @@
-"""Building a person's digest."""
+"""Choosing a person's digest: recent papers first, then good older ones, never filler.
+
+For a run of many digests, :class:`Chooser` scores people in batches (one matrix product for a batch
+of profiles costs about what one profile costs alone), then explains each person's picks when their
+digest is sent, against a small index of just those papers and the person's liked and disliked ones:
+the same reasons as against the whole corpus (a test holds them to it) without scoring it again.
+"""
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+import numpy as np
 
 from bot.context import Context
-from bot.usecases.recommend import Recommendation, recommend
+from bot.errors import NoInterests, NoPapers
+from bot.usecases.recommend import Recommendation, profile_for, remember_shown, with_papers
+from recommender import PaperIndex, Profile, rank, score_matrix, top_k
+
+#: Papers published (or, without a date, added) this many days before the digest's day count as new.
+RECENT_DAYS = 4
+#: A paper must score at least this share of the person's best match in the corpus: on a day
+#: without new papers a digest sends the good ones left, or nothing, never weak filler.
+FLOOR = 0.2
+#: People scored in one matrix product.
+BATCH = 32
+
+#: What scoring found for one person: the paper ids chosen and the profile they were chosen for.
+Choice = tuple[list[str], Profile] | Exception
+
+NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion models, robotics`"
+NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
 
 @dataclass
@@ -16,6 +44,144 @@ class Digest:
     recommendations: list[Recommendation]
 
 
-def build_digest(ctx: Context, user_id: str, remember: bool = True) -> Digest:
-    """Choose the day's papers for a person: the best ``digest_size`` they have not seen."""
-    return Digest(user_id, recommend(ctx, user_id, ctx.digest_size, remember=remember))
+def choose_papers(ctx: Context, user_id: str, n: int | None = None,
+                  today: date | None = None) -> list[Recommendation]:
+    """The best ``n`` (default: digest size) papers for a person that they have not seen: those of the
+    last :data:`RECENT_DAYS` days first, then older ones; each scoring at least :data:`FLOOR` of their
+    best match. Raises NoInterests / NoPapers."""
+    today = today or datetime.now(UTC).date()
+    return Chooser(ctx, [(user_id, today)], n).choose(user_id, today)
+
+
+class Chooser:
+    """Chooses the digests of the people in ``plan`` ((user, local day) pairs, in the order they will
+    be asked for), scoring them :data:`BATCH` at a time. Thread-safe; anyone not in the plan is scored
+    alone when asked for."""
+
+    def __init__(self, ctx: Context, plan: Sequence[tuple[str, date]] = (), n: int | None = None):
+        self.ctx = ctx
+        self.n = ctx.digest_size if n is None else n
+        self._plan = list(plan)
+        self._position = {user: i for i, (user, _) in enumerate(self._plan)}
+        self._chosen: dict[tuple[str, date], Choice] = {}
+        self._lock = threading.Lock()
+
+    def choose(self, user_id: str, today: date) -> list[Recommendation]:
+        """The person's digest for local day ``today``, explained. Raises NoInterests / NoPapers."""
+        with self._lock:
+            chosen = self._chosen.pop((user_id, today), None)
+            if chosen is None:
+                start = self._position.get(user_id)
+                batch = [(user_id, today)]
+                if start is not None and self._plan[start][1] == today:
+                    batch = [item for item in self._plan[start:start + BATCH] if item not in self._chosen]
+                self._chosen.update(self._score(batch))
+                chosen = self._chosen.pop((user_id, today))
+        if isinstance(chosen, Exception):
+            raise chosen
+        chosen, profile = chosen
+        shown = self.ctx.store.shown_among(user_id, chosen)  # shown since it was scored: not again
+        chosen = [pid for pid in chosen if pid not in shown]
+        if not chosen:
+            return []
+        with self.ctx.engine.index() as index:
+            if index is None:
+                raise NoPapers(NO_PAPERS)
+            small = _small_index(index, chosen, profile)
+        explained = {p.paper_id: p for p in rank(small, profile, len(chosen), candidates=chosen)}
+        return with_papers(self.ctx, [explained[pid] for pid in chosen if pid in explained])
+
+    def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
+        store = self.ctx.store
+        out: dict[tuple[str, date], Choice] = {}
+        people = []
+        for user_id, today in batch:
+            profile = profile_for(self.ctx, user_id)
+            if profile.is_empty:
+                out[(user_id, today)] = NoInterests(NO_INTERESTS)
+            else:
+                people.append((user_id, today, profile, store.shown_paper_ids(user_id)))
+        if not people:
+            return out
+        recent = {today: _recent(self.ctx, (today - timedelta(days=RECENT_DAYS)).isoformat())
+                  for _, today, _, _ in people}
+        with self.ctx.engine.index() as index:
+            if index is None:
+                return {**out, **{(u, d): NoPapers(NO_PAPERS) for u, d, _, _ in people}}
+            scores = score_matrix(index, [profile for _, _, profile, _ in people])
+            for row, (user_id, today, profile, shown) in enumerate(people):
+                mask = _rows_of(index, recent[today])
+                out[(user_id, today)] = (select(index, scores[row], profile, self.n, shown, mask), profile)
+        return out
+
+
+def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> PaperIndex:
+    """The chosen papers plus those the profile likes and dislikes (the reasons refer to them), on the
+    index's own model: explaining picks here costs a few rows, not the corpus."""
+    keep = index.known(dict.fromkeys([*chosen, *profile.liked, *profile.disliked]))
+    return PaperIndex(index.model, keep, index.rows(keep), index.fitted_on)
+
+
+def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, shown: set[str],
+           recent: np.ndarray) -> list[str]:
+    """From one person's scores: recent unseen papers (``recent``: a mask over the index's rows) first,
+    then older unseen ones, all scoring at least :data:`FLOOR` of the person's best match."""
+    never = set(profile.liked) | set(profile.disliked)
+    best = top_k(index, scores, 1, exclude=never)
+    if not best:
+        return []
+    floor = FLOOR * best[0][1]
+    exclude = set(shown) | never
+    fresh = []
+    if recent.any():
+        fresh = top_k(index, np.where(recent, scores, -np.inf), n, exclude, min_score=floor)
+    rest = []
+    if len(fresh) < n:
+        rest = top_k(index, scores, n - len(fresh), exclude | {pid for pid, _ in fresh}, min_score=floor)
+    return [pid for pid, _ in fresh + rest]
+
+
+# Which papers are recent changes only with the day and with new papers: worked out once for a run of
+# digests, not per person (a set of ids from the store, then a mask over the index's rows).
+_lock = threading.Lock()
+_recent_ids: dict[tuple, frozenset[str]] = {}
+_recent_rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _recent(ctx: Context, since: str) -> frozenset[str]:
+    key = (ctx.store.path, since, ctx.store.max_paper_seq())
+    with _lock:
+        found = _recent_ids.get(key)
+    if found is None:
+        found = frozenset(ctx.store.recent_paper_ids(since))
+        with _lock:
+            if len(_recent_ids) > 8:
+                _recent_ids.clear()
+            _recent_ids[key] = found
+    return found
+
+
+def _rows_of(index: PaperIndex, ids: frozenset[str]) -> np.ndarray:
+    """A boolean mask over the index's rows: those whose paper is in ``ids``."""
+    with _lock:
+        cached = _recent_rows.get(index, {}).get(id(ids))
+        if cached is not None and cached[0] is ids and len(cached[1]) == len(index.ids):
+            return cached[1]
+    mask = np.fromiter((pid in ids for pid in index.ids), dtype=bool, count=len(index.ids))
+    with _lock:
+        masks = _recent_rows.setdefault(index, {})
+        if len(masks) > 4:
+            masks.clear()
+        masks[id(ids)] = (ids, mask)
+    return mask
+
+
+def build_digest(ctx: Context, user_id: str, remember: bool = True, today: date | None = None) -> Digest:
+    """Choose the day's papers for a person (see :func:`choose_papers`); with ``remember`` they are
+    recorded as shown at once (callers that deliver them elsewhere pass False)."""
+    recommendations = choose_papers(ctx, user_id, today=today)
+    if remember:
+        with ctx.store.transaction():
+            for rec in recommendations:
+                remember_shown(ctx, user_id, rec)
+    return Digest(user_id, recommendations)

@@ -52,7 +52,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
         if index is None:
             raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
         picks = rank(index, profile, n, exclude=shown)
-    recommendations = _with_papers(ctx, picks)
+    recommendations = with_papers(ctx, picks)
     if remember:
         with ctx.store.transaction():
             for rec in recommendations:
@@ -77,10 +77,11 @@ def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
         if index is None:
             raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
         picks = search_index(index, query, n)
-    return _with_papers(ctx, picks, reason_prefix="Matches: ")
+    return with_papers(ctx, picks, reason_prefix="Matches: ")
 
 
-def _with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:
+def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:
+    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out)."""
     papers = ctx.store.get_papers([p.paper_id for p in picks] + [p.similar_to for p in picks if p.similar_to])
     out = []
     for pick in picks:

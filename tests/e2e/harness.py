@@ -19,8 +19,9 @@ from slack_sdk.signature import SignatureVerifier
 from bot.config import Settings
 from bot.context import Context
 from bot.slack.app import SlackBot
+from bot.slack.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
-from bot.slack.server import HttpServer, open_bot
+from bot.slack.server import HttpServer, open_bot, start_scheduler
 from bot.usecases import ingest
 from tests.conftest import make_corpus
 from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
@@ -64,11 +65,15 @@ def seed_papers(db_path: Path | str, extra: list[dict] | None = None) -> None:
 
 
 class RunningBot:
-    """`paperbot run`'s own pieces (settings, Bolt app, uvicorn server) in a thread on a free port."""
+    """`paperbot run`'s own pieces (settings, Bolt app, uvicorn server) in a thread on a free port; with
+    ``digest_interval`` (seconds) also its digest scheduler, ticking that often."""
 
-    def __init__(self, environ: dict[str, str]):
+    def __init__(self, environ: dict[str, str], digest_interval: float | None = None):
         self.settings = Settings.load(environ=environ, dotenv=None)
         self.bot: SlackBot = open_bot(self.settings)
+        self.scheduler: DigestScheduler | None = None
+        if digest_interval is not None:
+            self.scheduler = start_scheduler(self.bot, self.settings, digest_interval)
         self.server = HttpServer(self.bot, "127.0.0.1", 0)
         self.url = f"http://127.0.0.1:{self.server.port}{EVENTS_PATH}"
         self._thread = threading.Thread(target=self.server.run, name="paperbot-http", daemon=True)
@@ -82,6 +87,8 @@ class RunningBot:
     def stop(self) -> None:
         self.server.stop()
         self._thread.join(timeout=30)
+        if self.scheduler is not None:
+            self.scheduler.shutdown()
         self.bot.close()
 
 

@@ -58,12 +58,13 @@ class SlackStandIn:
     def __init__(self, default_tz: str = "Europe/Berlin"):
         self.default_tz = default_tz
         self.timezones: dict[str, str | None] = {}  # per user; default_tz otherwise
+        self.unreachable: dict[str, str] = {}  # user -> the error conversations.open answers for them
         self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
         self._calls: list[Call] = []
         self._faults: dict[str, list[_Fault]] = {}
         self._lock = threading.Lock()
         self._ts = itertools.count(1)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="slack-standin", daemon=True)
 
@@ -109,6 +110,7 @@ class SlackStandIn:
         with self._lock:
             self._faults.clear()
             self.reactions.clear()
+            self.unreachable.clear()
 
     # -- inspecting ------------------------------------------------------------------------------
 
@@ -160,6 +162,8 @@ class SlackStandIn:
             users = str(params.get("users") or "")
             if not users or "," in users:
                 return {"ok": False, "error": "invalid_arguments"}
+            if users in self.unreachable:
+                return {"ok": False, "error": self.unreachable[users]}
             return {"ok": True, "channel": {"id": "D" + users}}
         if method == "users.info":
             user = params.get("user")
@@ -184,6 +188,10 @@ class SlackStandIn:
             return {"ok": True, "type": "message", "channel": key[0],
                     "message": {"type": "message", "ts": key[1], "reactions": self.reactions.get(key, [])}}
         return {"ok": False, "error": "unknown_method"}
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # http.server's backlog of 5 can overflow with many concurrent senders
 
 
 def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:

@@ -121,3 +121,31 @@ def test_each_thread_gets_its_own_connection(tmp_path):
         t.join()
     assert errors == []
     assert store.db.execute("select count(*) from feedback").fetchone()[0] == 80
+
+
+def test_digest_claim_rows_change_only_for_their_owner(store):
+    store.start_digest("U1", "2026-07-15", "a:1:1", "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00")
+    assert store.digest_statuses("2026-07-14") == {("U1", "2026-07-15"): "sending"}
+    assert store.digest_statuses("2026-07-16") == {}
+    assert store.set_digest_papers("U1", "2026-07-15", "a:1:1", ["p1", "p2"], {"p1": "why"})
+    assert not store.set_digest_papers("U1", "2026-07-15", "b:2:2", ["p3"], {})
+    assert store.record_digest_failure("U1", "2026-07-15", "a:1:1", "p2") == 1
+    assert store.record_digest_failure("U1", "2026-07-15", "a:1:1", "p2") == 2
+    assert store.release_digest("U1", "2026-07-15", "a:1:1", "2026-07-15T08:12:00+00:00") == 1
+    store.take_over_digest("U1", "2026-07-15", "b:2:2", "2026-07-15T08:30:00+00:00")
+    assert not store.finish_digest("U1", "2026-07-15", "a:1:1", "sent", "2026-07-15T08:20:00+00:00")
+    assert store.finish_digest("U1", "2026-07-15", "b:2:2", "sent", "2026-07-15T08:20:00+00:00")
+    record = store.get_digest("U1", "2026-07-15")
+    assert (record.status, record.owner, record.papers, record.reasons, record.failures, record.attempts) == (
+        "sent", "b:2:2", ["p1", "p2"], {"p1": "why"}, {"p2": 2}, 1)
+    assert not store.renew_digest_lease("U1", "2026-07-15", "b:2:2", "2026-07-15T09:00:00+00:00")  # ended
+
+
+def test_recent_papers_and_which_were_shown(store):
+    store.upsert_papers([Paper(id="old", abstract="a", published="2019-05-01"),
+                         Paper(id="new", abstract="b", published="2026-07-14"),
+                         Paper(id="undated", abstract="c")])  # counts from when it was added: now
+    assert store.recent_paper_ids("2026-07-11") == {"new", "undated"}
+    store.mark_shown("U1", "new")
+    assert store.shown_among("U1", ["old", "new", "nope"]) == {"new"}
+    assert store.shown_among("U2", ["new"]) == set()

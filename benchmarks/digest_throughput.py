@@ -1,0 +1,381 @@
+"""How long `paperbot digest --force` takes to serve 300 people over ~28,000 papers, against a tight
+reference script doing the same work, and how much memory it needs.
+
+    .venv/bin/python benchmarks/digest_throughput.py     # rewrites the digests part of docs/benchmarks.md
+
+Corpus: neurips2018 + icml2019 + citeulike-a papers from ../shared/data (18,761), topped up to 28,000
+with perturbed copies of random papers (a tenth of their words dropped, new ids). People: 300, each
+following 3 topics drawn from a fixed list. Slack: the local stand-in of the end-to-end tests (in this
+process; nothing leaves 127.0.0.1).
+
+Timed, each as its own process, from start to exit:
+* paperbot: `paperbot digest --force` on a database where the papers were ingested (the index fitted
+  and saved) beforehand; every person gets a header and 5 papers.
+* reference: a plain script that reads the same papers, fits a TfidfVectorizer, ranks the same 300
+  queries in one matrix product, then opens each DM and posts the same 6 messages per person one by
+  one with a plain slack_sdk WebClient.
+Each is run ``--runs`` times (the database restored in between) and the median is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import DOC, SHARED_DATA, machine, write_section  # noqa: E402
+
+START, END = "<!-- digests:start -->", "<!-- digests:end -->"
+FILES = ("neurips2018.jsonl", "icml2019.jsonl", "citeulike-a/papers.jsonl")
+TARGET = 28_000
+PEOPLE = 300
+DIGEST_SIZE = 5
+ZONES = ["Asia/Kolkata", "America/New_York", "Europe/Berlin", "Asia/Tokyo", "America/Los_Angeles",
+         "Australia/Sydney", "UTC", "America/Sao_Paulo"]
+TOPICS = [
+    "reinforcement learning", "graph neural networks", "protein structure prediction", "gene expression",
+    "diffusion models", "variational inference", "bayesian optimization", "causal inference",
+    "social networks", "community detection", "language models", "machine translation", "optimal transport",
+    "federated learning", "differential privacy", "adversarial examples", "meta-learning",
+    "gaussian processes", "sparse regression", "matrix completion", "recommender systems",
+    "information retrieval", "phylogenetics", "sequence alignment", "metabolic networks",
+    "neural architecture search", "contrastive learning", "time series forecasting", "topic models",
+    "image segmentation", "speech recognition", "multi-armed bandits", "stochastic gradient descent",
+    "kernel methods", "game theory", "climate", "epidemiology", "semantic web", "ontologies",
+]
+BOT_TOKEN = "xoxb-benchmark-token"
+
+
+# -- inputs -----------------------------------------------------------------------------------------
+
+def corpus(target: int, seed: int = 0) -> tuple[list[dict], int]:
+    """The shared papers plus perturbed copies up to ``target``; and how many were real."""
+    records = []
+    for name in FILES:
+        path = SHARED_DATA / name
+        if path.exists():
+            with path.open(encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        r = json.loads(line)
+                        if r.get("abstract"):
+                            records.append({"id": str(r["id"]), "title": r.get("title") or "",
+                                            "abstract": r["abstract"]})
+                        elif r.get("title"):  # most of citeulike-a: the title is all the text there is
+                            records.append({"id": str(r["id"]), "title": "", "abstract": r["title"]})
+    real = len(records)
+    rng = random.Random(seed)
+    copy = 0
+    while records and len(records) < target:
+        source = records[rng.randrange(real)]
+        words = source["abstract"].split()
+        kept = [w for w in words if rng.random() >= 0.1] or words
+        copy += 1
+        records.append({"id": f"copy{copy}-{source['id']}", "title": source["title"],
+                        "abstract": " ".join(kept)})
+    return records, real
+
+
+def people(n: int, seed: int = 0) -> list[dict]:
+    rng = random.Random(seed)
+    return [{"user": f"UBENCH{i:05d}", "topics": rng.sample(TOPICS, 3), "tz": rng.choice(ZONES)}
+            for i in range(n)]
+
+
+def prepare(db: Path, papers: Path, persons: list[dict]) -> float:
+    """Ingest the papers (fitting and saving the index) and add the people; returns seconds taken."""
+    from bot.context import Context
+    from bot.usecases import follow, ingest
+
+    start = time.perf_counter()
+    ctx = Context.open(str(db), DIGEST_SIZE)
+    try:
+        reports = ingest(ctx, [str(papers)])
+        assert not reports[0].error, reports[0].error
+        for p in persons:
+            follow(ctx, p["user"], ", ".join(p["topics"]))
+            with ctx.store.transaction():
+                ctx.store.set_timezone(p["user"], p["tz"])
+        ctx.store.db.execute("pragma wal_checkpoint(truncate)")
+    finally:
+        ctx.store.close()
+    return time.perf_counter() - start
+
+
+# -- running and measuring --------------------------------------------------------------------------
+
+def peak_rss(pid: int) -> float | None:
+    """The process's peak resident set so far (VmHWM, Linux), in MB; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
+    """Run ``command``; (wall seconds, peak RSS in MB, stderr+stdout). The peak is sampled every
+    20 ms from /proc (getrusage would count this process's own memory at the fork)."""
+    with tempfile.TemporaryFile("w+") as out:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, text=True)
+        peak = 0.0
+        while process.poll() is None:
+            peak = max(peak, peak_rss(process.pid) or 0.0)
+            time.sleep(0.02)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        text = out.read()
+    if process.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{text}")
+    return seconds, peak, text
+
+
+def check_posts(standin, persons: list[dict], since: int) -> None:
+    calls = standin.calls()[since:]
+    posts = [c for c in calls if c.method == "chat.postMessage" and c.status == 200]
+    opens = [c for c in calls if c.method == "conversations.open"]
+    per_channel: dict[str, int] = {}
+    for c in posts:
+        per_channel[c.params["channel"]] = per_channel.get(c.params["channel"], 0) + 1
+    expected = 1 + DIGEST_SIZE
+    short = [u["user"] for u in persons if per_channel.get("D" + u["user"], 0) != expected]
+    if short or len(opens) != len(persons):
+        raise SystemExit(f"not everyone got {expected} messages: {short[:5]} (opens {len(opens)})")
+
+
+def reference(papers: Path, persons_path: Path, api_url: str, k: int) -> None:
+    """The reference: fit TF-IDF, rank everyone at once, post one message at a time."""
+    import numpy as np
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from slack_sdk import WebClient
+
+    ids, titles, abstracts = [], [], []
+    with papers.open(encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            ids.append(r["id"])
+            titles.append(r["title"])
+            abstracts.append(r["abstract"])
+    persons = json.loads(persons_path.read_text())
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True, min_df=2, dtype=np.float32)
+    matrix = vectorizer.fit_transform([f"{t}. {a}" for t, a in zip(titles, abstracts, strict=True)])
+    queries = vectorizer.transform(["; ".join(p["topics"]) for p in persons])
+    scores = (queries @ matrix.T).toarray()
+    best = np.argsort(-scores, axis=1)[:, :k]
+    client = WebClient(token=BOT_TOKEN, base_url=api_url)
+    for person, rows in zip(persons, best, strict=True):
+        channel = client.conversations_open(users=person["user"])["channel"]["id"]
+        client.chat_postMessage(channel=channel, text=f"Your digest: {k} papers.")
+        for row in rows:
+            title = titles[row] or abstracts[row][:120]
+            client.chat_postMessage(channel=channel, text=title, blocks=[
+                {"type": "section", "text": {"type": "mrkdwn", "text": f"*{title}*"}},
+                {"type": "section", "text": {"type": "mrkdwn", "text": abstracts[row][:600]}},
+            ])
+
+
+def base_rss(env: dict, cwd: Path) -> float:
+    """Peak RSS of a process that only imports what `paperbot digest` imports."""
+    code = "import bot.cli, bot.slack.digests, bot.engine, sklearn.feature_extraction.text, scipy.sparse"
+    return timed([sys.executable, "-c", code], env, cwd)[1]
+
+
+def rank_cost(db: Path, persons: list[dict]) -> tuple[float, float, float]:
+    """In this process: seconds to load the saved index; to choose one digest, averaged over everyone
+    as a run of digests does it (scored in batches, explained one by one); and of that, the median
+    time of explaining one person's 5 picks (``recommender.rank`` on the small index of those papers
+    that the digest code builds)."""
+    from datetime import date
+
+    from bot.context import Context
+    from bot.usecases.digest import Chooser, _small_index
+    from bot.usecases.recommend import profile_for
+    from recommender import rank
+
+    ctx = Context.open(str(db), DIGEST_SIZE)
+    try:
+        start = time.perf_counter()
+        with ctx.engine.index():
+            pass
+        load = time.perf_counter() - start
+        today = date.today()
+        chooser = Chooser(ctx, [(p["user"], today) for p in persons])
+        chooser.choose(persons[0]["user"], today)  # the first call builds cached state
+        start = time.perf_counter()
+        for p in persons[1:]:
+            chooser.choose(p["user"], today)
+        per_person = (time.perf_counter() - start) / (len(persons) - 1)
+        times = []
+        with ctx.engine.index() as index:
+            picks = index.ids[:DIGEST_SIZE]
+            for p in persons[:100]:
+                profile = profile_for(ctx, p["user"])
+                start = time.perf_counter()
+                rank(_small_index(index, picks, profile), profile, DIGEST_SIZE, candidates=picks)
+                times.append(time.perf_counter() - start)
+    finally:
+        ctx.store.close()
+    return load, per_person, statistics.median(times)
+
+
+# -- report -----------------------------------------------------------------------------------------
+
+def markdown(r: dict, command: str) -> str:
+    ratio = r["paperbot"] / r["reference"]
+    p10k = r["projection"]
+    return "\n".join([
+        START,
+        "## Daily digests",
+        "",
+        f"Command: `{command}` ({machine()}). {r['people']} people with 3 topics each, "
+        f"{r['papers']:,} papers ({r['real']:,} from NeurIPS 2018, ICML 2019 and citeulike-a, topped up "
+        f"with {r['papers'] - r['real']:,} perturbed copies of random ones: a tenth of their words "
+        f"dropped, new ids; {r['title_only']:,} citeulike-a records have only a title, which stands as "
+        "their text). Slack is the local stand-in of the end-to-end tests, so posting costs "
+        "a local HTTP round trip, not Slack's. Each command timed from process start to exit, "
+        f"median of {r['runs']} runs, alternating which goes first (the database restored in between). "
+        "Timings on this shared 2-core machine vary by ±30% from run to run: compare within a run.",
+        "",
+        "| | wall time | per person | peak RSS | messages |",
+        "|---|---|---|---|---|",
+        f"| `paperbot digest --force` (8 workers) | {r['paperbot']:.1f} s | "
+        f"{1000 * r['paperbot'] / r['people']:.0f} ms | {r['paperbot_rss']:.0f} MB | {r['messages']:,} |",
+        f"| reference script (one by one) | {r['reference']:.1f} s | "
+        f"{1000 * r['reference'] / r['people']:.0f} ms | {r['reference_rss']:.0f} MB | {r['messages']:,} |",
+        "",
+        f"paperbot / reference: **{ratio:.2f}×** on the medians (target ≤ 1.5×); on the best runs "
+        f"({min(r['paperbot_runs']):.1f} s against {min(r['reference_runs']):.1f} s) "
+        f"**{min(r['paperbot_runs']) / min(r['reference_runs']):.2f}×**. Runs: paperbot "
+        f"{', '.join(f'{t:.1f}' for t in r['paperbot_runs'])} s; reference "
+        f"{', '.join(f'{t:.1f}' for t in r['reference_runs'])} s. Setup, not timed: ingesting the papers "
+        f"and fitting the index took {r['setup']:.0f} s. The reference fits its TF-IDF inside the timed run "
+        "(paperbot loads the index fitted at ingest) and ranks all queries in one matrix product, "
+        "without exclusions, reasons or records; paperbot also claims, records and resumes each digest "
+        "(`digests`, `shown`) and posts from 8 threads. Both open each DM once and post a header and "
+        f"{DIGEST_SIZE} papers per person.",
+        "",
+        f"Where paperbot's time goes, measured in-process: loading the saved index {r['load']:.1f} s; "
+        f"choosing one person's digest {1000 * r['rank']:.0f} ms on average (scores for 32 people at a "
+        "time in one matrix product, fresh-first and floor applied, then the 5 picks explained), of "
+        f"which explaining the picks is {1000 * r['explain']:.1f} ms (`recommender.rank` over a small "
+        "index of just those papers and the person's liked and disliked ones, which gives the same "
+        "reasons as the whole corpus). That work is Python under one GIL: it overlaps the posting "
+        "threads' waits but not each other. A bare process with paperbot's imports peaks at "
+        f"{r['base_rss']:.0f} MB.",
+        "",
+        "Projection for 10,000 people and 100,000 papers (loading, scoring and index memory linear in "
+        "papers, explaining independent of them; an assumption, not a measurement): "
+        f"loading the index ~{p10k['load']:.1f} s, choosing 10,000 digests ~{p10k['rank'] / 60:.1f} min "
+        f"of CPU, peak RSS ~{p10k['rss']:.0f} MB. Posting 60,000 messages to the stand-in at this "
+        f"run's rate would take ~{p10k['post'] / 60:.0f} min, but real Slack is the limit: at ~0.2 s a "
+        f"call over 8 workers, ~{60_000 * 0.2 / 8 / 60:.0f} min, and Slack's own rate limits "
+        "(conversations.open is Tier 3, ~50 a minute, paid once per person: paperbot keeps the DM "
+        "channel; chat.postMessage about 1 a second per channel plus a workspace-wide cap) would "
+        "stretch a 10,000-person morning further; 429s are waited out (Retry-After).",
+        END,
+    ]) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--people", type=int, default=PEOPLE)
+    parser.add_argument("--papers", type=int, default=TARGET)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
+                        help="rewrite docs/benchmarks.md (default: only with the default options)")
+    parser.add_argument("--reference-run", nargs=3, metavar=("PAPERS", "PEOPLE", "API_URL"),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.reference_run:
+        papers_path, people_path, url = args.reference_run
+        reference(Path(papers_path), Path(people_path), url, DIGEST_SIZE)
+        return 0
+
+    from tests.e2e.slack_standin import SlackStandIn
+
+    records, real = corpus(args.papers)
+    if not real:
+        print("No papers found in ../shared/data; nothing to measure.")
+        return 0
+    persons = people(args.people)
+    with tempfile.TemporaryDirectory(prefix="paperbot-digest-bench-") as tmp_dir, SlackStandIn() as standin:
+        tmp = Path(tmp_dir)
+        papers_path, people_path = tmp / "papers.jsonl", tmp / "people.json"
+        papers_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+        people_path.write_text(json.dumps(persons))
+        db, snapshot = tmp / "paperbot.db", tmp / "snapshot.db"
+        print(f"preparing: {len(records):,} papers ({real:,} real), {len(persons)} people…", flush=True)
+        setup = prepare(db, papers_path, persons)
+        shutil.copy(db, snapshot)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "PYTHONPATH": str(ROOT),
+               "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_API_URL": standin.base_url, "PAPERBOT_DB": str(db),
+               "PAPERBOT_DIGEST_SIZE": str(DIGEST_SIZE)}
+        ours, theirs = [], []
+        reference_command = [sys.executable, str(Path(__file__).resolve()), "--reference-run",
+                             str(papers_path), str(people_path), standin.base_url]
+
+        def paperbot_run() -> None:
+            for suffix in ("-wal", "-shm"):
+                Path(str(db) + suffix).unlink(missing_ok=True)
+            shutil.copy(snapshot, db)
+            since = len(standin.calls())
+            ours.append(timed([sys.executable, "-m", "bot.cli", "digest", "--force"], env, tmp)[:2])
+            check_posts(standin, persons, since)
+
+        def reference_run() -> None:
+            since = len(standin.calls())
+            theirs.append(timed(reference_command, env, tmp)[:2])
+            check_posts(standin, persons, since)
+
+        for run in range(args.runs):  # alternating which goes first, against drifts of the machine
+            for step in ((paperbot_run, reference_run) if run % 2 == 0 else (reference_run, paperbot_run)):
+                step()
+            print(f"run {run + 1}: paperbot {ours[-1][0]:.1f} s ({ours[-1][1]:.0f} MB), "
+                  f"reference {theirs[-1][0]:.1f} s ({theirs[-1][1]:.0f} MB)", flush=True)
+        shutil.copy(snapshot, db)
+        load, rank, explain = rank_cost(db, persons)
+        base = base_rss(env, tmp)
+    paperbot, reference_time = statistics.median(t for t, _ in ours), statistics.median(t for t, _ in theirs)
+    messages = len(persons) * (1 + DIGEST_SIZE)
+    post_rate = reference_time / messages  # an upper bound: the reference's time is not all posting
+    scale = 100_000 / len(records)
+    rss = max(m for _, m in ours)
+    result = {
+        "people": len(persons), "papers": len(records), "real": real,
+        "title_only": sum(1 for r in records[:real] if not r["title"]), "runs": args.runs, "setup": setup,
+        "paperbot": paperbot, "reference": reference_time, "paperbot_rss": rss,
+        "reference_rss": max(m for _, m in theirs), "messages": messages,
+        "paperbot_runs": [t for t, _ in ours], "reference_runs": [t for t, _ in theirs],
+        "load": load, "rank": rank, "explain": explain, "base_rss": base,
+        "projection": {"load": load * scale, "rank": 10_000 * ((rank - explain) * scale + explain),
+                       "rss": base + (rss - base) * scale, "post": 60_000 * post_rate},
+    }
+    print(f"paperbot digest --force: {paperbot:.1f} s, reference: {reference_time:.1f} s "
+          f"({paperbot / reference_time:.2f}×); peak RSS {rss:.0f} MB")
+    default = (args.people, args.papers, args.runs) == (PEOPLE, TARGET, 5)
+    if args.write or (args.write is None and default):
+        command = ".venv/bin/python benchmarks/digest_throughput.py"
+        if not default:
+            command += f" --people {args.people} --papers {args.papers} --runs {args.runs}"
+        write_section(markdown(result, command), START, END)
+        print(f"Wrote {DOC.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

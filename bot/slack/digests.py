@@ -1,0 +1,164 @@
+"""Daily digests through Slack: the courier that posts them, the scheduler inside ``paperbot run``, and
+the run behind ``paperbot digest``. The rules (who is due, exactly once) are in :mod:`bot.usecases.daily`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.config import Settings
+from bot.context import Context
+from bot.errors import ConfigError, Unreachable
+from bot.slack.messages import paper_blocks, paper_text
+from bot.usecases.daily import WORKERS, Courier, DailyRun, run_daily
+from bot.usecases.recommend import Recommendation
+
+log = logging.getLogger(__name__)
+
+
+class _QuietOverlap(logging.Filter):
+    """A run of digests may outlast the interval; APScheduler then skips the next run (max_instances=1,
+    as meant) and warns each time. Those warnings say nothing wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "maximum number of running instances reached" not in record.getMessage()
+
+
+logging.getLogger("apscheduler.scheduler").addFilter(_QuietOverlap())
+
+#: Slack's answers meaning this person can't get a DM from the bot today (deleted or deactivated
+#: account, DM closed or archived, bot not allowed): skip them for the day, don't retry.
+UNREACHABLE = frozenset({
+    "user_not_found", "users_not_found", "user_disabled", "channel_not_found", "is_archived",
+    "cannot_dm_bot", "messages_tab_disabled", "not_in_channel",
+})
+RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
+TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
+JOB_ID = "daily-digests"
+
+
+def slack_courier(ctx: Context, client: WebClient) -> Courier:
+    """Posting digests with ``client``. The DM channel is opened once and kept (``conversations.open``
+    has a tighter rate limit than posting); one Slack no longer accepts is opened again next time."""
+
+    def open_dm(user_id: str) -> str:
+        channel = ctx.store.dm_channel(user_id)
+        if channel:
+            return channel
+        try:
+            channel = client.conversations_open(users=user_id)["channel"]["id"]
+        except SlackApiError as exc:
+            raise _classified(exc) from exc
+        with ctx.store.transaction():
+            ctx.store.remember_dm_channel(user_id, channel)
+        return channel
+
+    def post(channel: str, **message) -> dict:
+        try:
+            return client.chat_postMessage(channel=channel, unfurl_links=False, unfurl_media=False, **message)
+        except SlackApiError as exc:
+            error = _classified(exc)
+            if isinstance(error, Unreachable):
+                with ctx.store.transaction():
+                    ctx.store.forget_dm_channel(channel)
+            raise error from exc
+
+    def post_text(channel: str, text: str) -> str:
+        return post(channel, text=text)["ts"]
+
+    def post_paper(channel: str, rec: Recommendation) -> tuple[str, str]:
+        response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec))
+        return response["channel"], response["ts"]
+
+    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper)
+
+
+def _classified(exc: SlackApiError) -> Exception:
+    error = exc.response.get("error") if exc.response is not None else None
+    if error in UNREACHABLE:
+        return Unreachable(f"Slack refused direct messages ({error})")
+    return exc
+
+
+def digest_client(settings: Settings) -> WebClient:
+    """A Web API client for sending digests: the bot's, with more patience for rate limits."""
+    from bot.slack.app import build_client
+
+    return build_client(settings, rate_limit_retries=RATE_LIMIT_RETRIES)
+
+
+def check_token(client: WebClient, settings: Settings) -> None:
+    """Raise ConfigError (one line) unless Slack accepts the bot token: a bad token must not look like
+    every person being unreachable."""
+    try:
+        client.auth_test()
+    except SlackApiError as exc:
+        raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({exc.response.get('error')})") from None
+    except (SlackClientError, OSError) as exc:
+        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({exc}): "
+                          "check SLACK_API_URL and the network") from None
+
+
+def send_digests(settings: Settings, ctx: Context, users: list[str] | None = None, force: bool = False,
+                 client: WebClient | None = None) -> DailyRun:
+    """``paperbot digest``: the feeds if not yet ingested today, then every digest due now."""
+    settings.require("SLACK_BOT_TOKEN")
+    client = client or digest_client(settings)
+    check_token(client, settings)
+    return run_daily(ctx, settings.feeds, slack_courier(ctx, client), users=users, force=force)
+
+
+class DigestScheduler:
+    """One APScheduler job in ``paperbot run``: every ``interval`` seconds, :func:`run_daily`.
+
+    The schedule itself lives in the database, so nothing needs a persistent job store, a restart
+    catches up at once (the first run is at start), and ``paperbot digest`` from cron can run beside it.
+    """
+
+    def __init__(self, ctx: Context, client: WebClient, feeds: list[str] | None = None,
+                 interval: float = TICK_SECONDS,
+                 hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS):
+        self.ctx, self.client, self.feeds, self.interval = ctx, client, list(feeds or []), interval
+        self.hold, self.workers = hold, workers
+        self._stop = threading.Event()
+        self._scheduler = BackgroundScheduler(timezone=UTC)
+        self.runs = 0
+
+    def start(self) -> None:
+        self._scheduler.add_job(
+            self.tick, IntervalTrigger(seconds=self.interval, timezone=UTC), id=JOB_ID,
+            next_run_time=datetime.now(UTC),  # catch up at once after a restart
+            misfire_grace_time=max(60, int(self.interval * 4)),  # the default, 1 s, would skip late runs
+            coalesce=True,  # runs missed while one was long become one run
+            max_instances=1,  # never two ticks at once in this process
+        )
+        self._scheduler.start()
+        log.info("digest scheduler started: every %.0f s", self.interval)
+
+    def tick(self) -> DailyRun | None:
+        """One look for due digests (and the day's feeds); errors are logged, never raised."""
+        if self._stop.is_set():
+            return None
+        try:
+            return run_daily(self.ctx, self.feeds, slack_courier(self.ctx, self.client), hold=self.hold,
+                             stop=self._stop, workers=self.workers)
+        except Exception:
+            log.exception("the digest run failed; trying again at the next tick")
+            return None
+        finally:
+            self.runs += 1
+
+    def shutdown(self) -> None:
+        """Start no new digest; wait for those under way."""
+        self._stop.set()
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=True)

@@ -1,0 +1,303 @@
+"""Daily digests end to end, against the local Slack stand-in: the scheduler inside the running bot,
+`paperbot digest` from the command line (twice, side by side, killed half-way), rate-limit storms and
+people Slack can't reach. Nothing leaves 127.0.0.1."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.config import Settings
+from bot.context import Context
+from bot.slack.digests import DigestScheduler, digest_client, send_digests
+from bot.usecases import follow
+from storage import Store
+from tests.e2e.harness import (
+    SLACK_ENVIRONMENT,
+    FakeSlack,
+    RunningBot,
+    bot_environment,
+    posts_to,
+    seed_papers,
+)
+from tests.e2e.slack_standin import SlackStandIn
+
+ROOT = Path(__file__).resolve().parents[2]
+TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
+          "quantum qubits entanglement"]
+_users = itertools.count(1)
+
+
+def new_user() -> str:
+    return f"UDIG{next(_users):04d}"
+
+
+def dm(user: str) -> str:
+    return "D" + user
+
+
+def headers(standin: SlackStandIn, user: str) -> list:
+    return [c for c in posts_to(standin, dm(user)) if not c.params.get("blocks")]
+
+
+def papers(standin: SlackStandIn, user: str) -> list[str]:
+    """The titles of the paper messages posted into the person's DM, in order."""
+    return [c.params["text"] for c in posts_to(standin, dm(user)) if c.params.get("blocks")]
+
+
+def local_day(tz: str) -> str:
+    return datetime.now(UTC).astimezone(ZoneInfo(tz)).date().isoformat()
+
+
+def add_people(db: Path, users: list[str], tz: str = "Asia/Kolkata", hhmm: str = "00:00",
+               since: str = "2020-01-01T00:00:00+00:00") -> None:
+    """People who follow a topic each, with a digest at ``hhmm`` set at ``since`` (by default: due all
+    day today)."""
+    ctx = Context.open(str(db))
+    try:
+        for i, user in enumerate(users):
+            follow(ctx, user, TOPICS[i % len(TOPICS)])
+            with ctx.store.transaction():
+                ctx.store.set_timezone(user, tz)
+                ctx.store.set_digest_schedule(user, hhmm, True, since=since)
+    finally:
+        ctx.store.close()
+
+
+def at_the_start_of_a_minute() -> datetime:
+    """Now, but not in a minute's last seconds (so that a time set now is still this minute)."""
+    now = datetime.now(UTC)
+    if now.second >= 55:
+        time.sleep(60.5 - now.second)
+        now = datetime.now(UTC)
+    return now
+
+
+@pytest.fixture(scope="module")
+def standin():
+    with SlackStandIn(default_tz="Asia/Kolkata") as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch, standin):
+    for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
+        monkeypatch.delenv(name, raising=False)
+    standin.reset()
+    yield
+    standin.reset()
+
+
+@pytest.fixture
+def db(tmp_path) -> Path:
+    path = tmp_path / "paperbot.db"
+    seed_papers(path)
+    return path
+
+
+def cli(standin: SlackStandIn, db: Path, *args: str, digest_size: int = 3, env: dict | None = None,
+        wait: bool = True):
+    """`paperbot digest ARGS` as its own process, as cron would run it."""
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent),
+               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db, digest_size),
+               **(env or {})}
+    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "digest", *args], cwd=db.parent, env=environ,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if not wait:
+        return process
+    out, err = process.communicate(timeout=60)
+    return process.returncode, out, err
+
+
+# -- the bot's scheduler ----------------------------------------------------------------------------
+
+@pytest.fixture
+def running(standin, db):
+    bot = RunningBot(bot_environment(standin, db), digest_interval=0.3)
+    try:
+        yield bot
+    finally:
+        bot.stop()
+
+
+def test_digest_set_to_this_minute_in_kolkata_is_sent_once_by_the_running_bot(running, standin, db):
+    slack = FakeSlack(running.url, standin)
+    user = new_user()
+    standin.timezones[user] = "Asia/Kolkata"
+    slack.ask(user, "follow feline cats whiskers")
+    now = at_the_start_of_a_minute()
+    hhmm = now.astimezone(ZoneInfo("Asia/Kolkata")).strftime("%H:%M")
+    reply = slack.ask(user, f"digest {hhmm}").text
+    assert f"Daily digest at {hhmm} (Asia/Kolkata time), the next one today" in reply
+    standin.wait_for(lambda: len(papers(standin, user)) >= 3, timeout=20, what="the scheduled digest")
+    ticks = running.scheduler.runs
+    standin.wait_for(lambda: running.scheduler.runs >= ticks + 4, timeout=20, what="more ticks")
+    assert len(headers(standin, user)) == 1 and "Your digest" in headers(standin, user)[0].params["text"]
+    assert len(papers(standin, user)) == 3 and all("cats" in t.lower() or "feline" in t.lower()
+                                                     for t in papers(standin, user))
+    store = Store(db)
+    try:
+        assert store.get_digest(user, local_day("Asia/Kolkata")).status == "sent"
+    finally:
+        store.close()
+
+
+def test_digest_now_is_todays_digest_and_the_scheduler_does_not_repeat_it(running, standin):
+    slack = FakeSlack(running.url, standin)
+    user = new_user()
+    standin.timezones[user] = "America/New_York"
+    slack.ask(user, "follow quantum qubits entanglement")
+    assert slack.ask(user, "digest now").text == "I sent you 3 papers in our direct messages."
+    now = at_the_start_of_a_minute()
+    slack.ask(user, f"digest {now.astimezone(ZoneInfo('America/New_York')):%H:%M}")  # due now: already sent
+    ticks = running.scheduler.runs
+    standin.wait_for(lambda: running.scheduler.runs >= ticks + 4, timeout=20, what="more ticks")
+    assert len(papers(standin, user)) == 3 and len(headers(standin, user)) == 1
+    again = slack.ask(user, "digest now")  # asked again: an extra digest, of other papers
+    assert again.text == "I sent you 3 papers in our direct messages."
+    assert "An extra digest" in headers(standin, user)[1].params["text"]
+    assert len(set(papers(standin, user))) == 6
+
+
+def test_the_real_scheduler_in_a_non_utc_process_sends_one_digest_to_someone_in_kolkata(standin, db,
+                                                                                          monkeypatch):
+    monkeypatch.setenv("TZ", "America/Los_Angeles")  # the machine's own zone must not matter
+    time.tzset()
+    user = new_user()
+    kolkata = datetime.now(UTC).astimezone(ZoneInfo("Asia/Kolkata"))
+    just_passed = (kolkata - timedelta(minutes=1)).strftime("%H:%M")
+    if kolkata.strftime("%H:%M") == "00:00":
+        just_passed = "00:00"  # just after local midnight, yesterday's 23:59 is not today
+    add_people(db, [user], "Asia/Kolkata", just_passed)
+    settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
+    ctx = Context.open(str(db), digest_size=3)
+    scheduler = DigestScheduler(ctx, digest_client(settings), interval=0.2)
+    try:
+        scheduler.start()
+        standin.wait_for(lambda: len(papers(standin, user)) >= 3, timeout=20, what="the digest")
+        standin.wait_for(lambda: scheduler.runs >= 5, timeout=20, what="more ticks")
+    finally:
+        scheduler.shutdown()
+        ctx.store.close()
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert len(headers(standin, user)) == 1 and len(papers(standin, user)) == 3
+
+
+def test_a_429_storm_delays_digests_but_every_one_arrives_once(standin, db):
+    users = [new_user() for _ in range(12)]
+    add_people(db, users)
+    standin.fail("chat.postMessage", status=429, times=40, retry_after=1)
+    settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
+    ctx = Context.open(str(db), digest_size=3)
+    try:
+        run = send_digests(settings, ctx)
+    finally:
+        ctx.store.close()
+    assert sorted(o.user_id for o in run.outcomes if o.status == "sent") == users
+    limited = [c for c in standin.calls("chat.postMessage") if c.status == 429]
+    assert len(limited) == 40 and all(c.params["channel"] in {dm(u) for u in users} for c in limited)
+    for user in users:
+        assert len(headers(standin, user)) == 1
+        assert len(papers(standin, user)) == 3 and len(set(papers(standin, user))) == 3
+
+
+# -- `paperbot digest` ------------------------------------------------------------------------------
+
+def test_paperbot_digest_twice_sends_nothing_twice_and_skips_who_slack_cant_reach(standin, db):
+    users = [new_user() for _ in range(4)]
+    gone, later = users[0], new_user()
+    add_people(db, users)
+    now = datetime.now(UTC)
+    two_hours_ago = (now.astimezone(ZoneInfo("Asia/Kolkata")) - timedelta(hours=2)).strftime("%H:%M")
+    add_people(db, [later], "Asia/Kolkata", two_hours_ago, since=now.isoformat())  # starts tomorrow
+    standin.unreachable[gone] = "user_not_found"
+    calls = len(standin.calls())
+    code, out, err = cli(standin, db, "--dry-run")
+    assert code == 0, err
+    assert "Dry run: 4 digest(s) due, 12 paper(s)" in out and "nothing was posted" in out
+    assert len(standin.calls()) == calls  # not one call to Slack
+    code, out, err = cli(standin, db)
+    assert code == 0, err + out
+    assert "Sent 3 digest(s) with 9 paper(s)" in out and "1 failed" in out and "user_not_found" in out
+    for user in users[1:]:
+        assert len(headers(standin, user)) == 1 and len(papers(standin, user)) == 3
+    posted = len(standin.calls("chat.postMessage"))
+    code, out, err = cli(standin, db)
+    assert code == 0, err
+    assert "Sent 0 digest(s)" in out
+    assert len(standin.calls("chat.postMessage")) == posted
+    assert len(standin.calls("conversations.open", users=gone)) == 1  # not retried that day
+    assert not headers(standin, later)
+
+
+def test_paperbot_digest_force_ignores_the_time_of_day_but_not_the_once_a_day_rule(standin, db):
+    user = new_user()
+    add_people(db, [user], "Asia/Kolkata", "23:59")
+    code, out, err = cli(standin, db, "--user", user, "--force")
+    assert code == 0, err
+    assert len(papers(standin, user)) == 3
+    code, out, err = cli(standin, db, "--user", user, "--force")
+    assert code == 0 and "Sent 0 digest(s)" in out
+    assert len(papers(standin, user)) == 3
+
+
+def test_paperbot_digest_needs_the_token_and_says_so_in_one_line(standin, db):
+    code, out, err = cli(standin, db, env={"SLACK_BOT_TOKEN": ""})
+    assert code == 1 and "SLACK_BOT_TOKEN is not set" in err and "Traceback" not in err + out
+    code, out, err = cli(standin, db, env={"SLACK_BOT_TOKEN": "xoxb-e2e-bot-token", "SLACK_API_URL":
+                                           "http://127.0.0.1:9/api/"})
+    assert code == 1 and "Can't reach the Slack API" in err and "Traceback" not in err + out
+
+
+def test_killed_mid_digest_the_next_run_finishes_it_without_repeats(standin, db):
+    user = new_user()
+    add_people(db, [user])
+    standin.delay("chat.postMessage", 0.4)
+    process = cli(standin, db, digest_size=5, wait=False)
+    store = Store(db)
+    try:
+        try:  # two papers confirmed by Slack and recorded; the third is on its way (0.4 s)
+            standin.wait_for(lambda: len(store.shown_paper_ids(user)) >= 2, timeout=30, what="two papers")
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.communicate(timeout=30)
+        confirmed = store.shown_paper_ids(user)
+        record = store.get_digest(user, local_day("Asia/Kolkata"))
+        assert record.status == "sending" and len(record.papers) == 5 and len(confirmed) >= 2
+        time.sleep(0.5)  # a post in flight when the process died may still land
+        standin.reset()
+        before = papers(standin, user)
+        code, out, err = cli(standin, db, digest_size=5)
+        assert code == 0, err
+        after = papers(standin, user)
+        titles = {p.id: p.title for p in store.get_papers(record.papers).values()}
+        assert set(after) == {titles[p] for p in record.papers}  # all five, the same five
+        for paper in confirmed:  # none confirmed before the kill went out again
+            assert after.count(titles[paper]) == 1
+        assert len(after) - len(set(after)) <= 1  # at most the one in flight, Slack has no idempotent post
+        assert len(after) > len(before) and len(headers(standin, user)) == 1
+        assert store.get_digest(user, local_day("Asia/Kolkata")).status == "sent"
+    finally:
+        store.close()
+
+
+def test_two_paperbot_digest_processes_at_once_send_each_digest_once(standin, db):
+    users = [new_user() for _ in range(10)]
+    add_people(db, users)
+    standin.delay("chat.postMessage", 0.02)
+    processes = [cli(standin, db, wait=False) for _ in range(2)]
+    outputs = [p.communicate(timeout=60) for p in processes]
+    assert [p.returncode for p in processes] == [0, 0], outputs
+    for user in users:
+        assert len(headers(standin, user)) == 1, user
+        assert len(papers(standin, user)) == 3 and len(set(papers(standin, user))) == 3, user
