@@ -33,13 +33,14 @@ def machine() -> str:
             f"{platform.system()} {platform.machine()}")
 
 
-def write_section(text: str, start: str, end: str) -> None:
-    """Replace one benchmark's section (between its markers) of docs/benchmarks.md, keeping the rest."""
-    old = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
+def write_section(text: str, start: str, end: str, doc: Path = DOC) -> None:
+    """Replace one benchmark's section (between its markers) of a docs page (docs/benchmarks.md by
+    default), keeping the rest."""
+    old = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
     if start in old and end in old:
         head, rest = old.split(start, 1)
         new = head + text.strip("\n") + rest.split(end, 1)[1]
     else:
         new = old.rstrip("\n") + "\n\n" + text.strip("\n") + "\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(new, encoding="utf-8")
+    doc.parent.mkdir(parents=True, exist_ok=True)
+    doc.write_text(new, encoding="utf-8")

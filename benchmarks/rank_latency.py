@@ -6,7 +6,9 @@ Corpus: neurips2018 + icml2019 + citeulike-a papers from ../shared/data (about 1
 about 28,000 papers, so the same is measured again with the corpus grown to 28,000 by adding copies of
 random papers under new ids, each with a tenth of its words dropped (so no two rows are identical).
 The index is built once per corpus (fit time reported); then ~200 varied profiles are ranked: 3 topics
-each, half of them also with 10 liked and 3 disliked papers, each with 100 already-shown papers excluded.
+each, half of them also with 10 liked and 3 disliked papers (enough for the per-person model), each
+with 100 already-shown papers excluded. A last row ranks heavy users on the grown corpus: 300 liked
+and 60 disliked papers each, with ages (fading), and MMR diversity 0.15, as a digest would.
 """
 
 from __future__ import annotations
@@ -73,38 +75,49 @@ def grow(ids: list[str], texts: list[str], target: int, seed: int = 0) -> tuple[
     return ids, texts
 
 
-def profiles(ids: list[str], n: int, seed: int = 0) -> list[tuple[Profile, set[str]]]:
-    """``n`` (profile, shown ids) pairs: 3 topics each; every other one with 10 likes and 3 dislikes."""
+def profiles(ids: list[str], n: int, seed: int = 0, heavy: bool = False) -> list[tuple[Profile, set[str]]]:
+    """``n`` (profile, shown ids) pairs: 3 topics each; every other one with 10 likes and 3 dislikes
+    (``heavy``: every one with 300 likes and 60 dislikes, with ages)."""
     rng = random.Random(seed)
     out = []
     for i in range(n):
         topics = rng.sample(TOPICS, 3)
-        liked, disliked = [], []
-        if i % 2:
+        liked, disliked, liked_ages, disliked_ages = [], [], None, None
+        if heavy:
+            picked = rng.sample(ids, 360)
+            liked, disliked = picked[:300], picked[300:]
+            liked_ages = [rng.uniform(0, 720) for _ in liked]
+            disliked_ages = [rng.uniform(0, 720) for _ in disliked]
+        elif i % 2:
             picked = rng.sample(ids, 13)
             liked, disliked = picked[:10], picked[10:]
-        out.append((Profile(topics=topics, liked=liked, disliked=disliked), set(rng.sample(ids, 100))))
+        out.append((Profile(topics=topics, liked=liked, disliked=disliked, liked_age_days=liked_ages,
+                            disliked_age_days=disliked_ages), set(rng.sample(ids, 100))))
     return out
 
 
-def measure(ids: list[str], texts: list[str], n_profiles: int) -> dict:
+def measure(ids: list[str], texts: list[str], n_profiles: int, heavy: bool = False,
+            index: PaperIndex | None = None) -> dict:
     start = time.perf_counter()
-    index = PaperIndex.build(ids, texts)
+    index = index or PaperIndex.build(ids, texts)
     fit = time.perf_counter() - start
-    cases = profiles(ids, n_profiles)
+    cases = profiles(ids, n_profiles, heavy=heavy)
+    diversity = 0.15 if heavy else 0.0
     # The first call also builds lazily cached state (term list, per-paper factors): report it on its own.
     start = time.perf_counter()
-    rank(index, cases[0][0], 5, exclude=cases[0][1])
+    # With feedback, so the per-person model's cache is built here too.
+    warm = next((c for c in cases if c[0].liked), cases[0])
+    rank(index, warm[0], 5, exclude=warm[1], diversity=diversity)
     first = (time.perf_counter() - start) * 1000
     times, picks = [], 0
     for profile, shown in cases:
         start = time.perf_counter()
-        result = rank(index, profile, 5, exclude=shown)
+        result = rank(index, profile, 5, exclude=shown, diversity=diversity)
         times.append((time.perf_counter() - start) * 1000)
         picks += len(result)
         assert not {p.paper_id for p in result} & (shown | set(profile.liked) | set(profile.disliked))
     t = np.array(times)
-    return {"papers": len(ids), "terms": index.matrix.shape[1], "fit": fit, "first": first,
+    return {"index": index, "papers": len(ids), "terms": index.matrix.shape[1], "fit": fit, "first": first,
             "n": len(times), "picks": picks / len(times),
             "p50": float(np.percentile(t, 50)), "p95": float(np.percentile(t, 95)),
             "p99": float(np.percentile(t, 99)), "max": float(t.max())}
@@ -114,7 +127,8 @@ HEADERS = ("corpus", "papers", "terms", "fit", "profiles", "first call", "p50", 
 
 
 def cells(name: str, r: dict) -> list[str]:
-    return [name, f"{r['papers']:,}", f"{r['terms']:,}", f"{r['fit']:.1f} s", str(r["n"]),
+    fit = "(same index)" if r["fit"] < 0.01 else f"{r['fit']:.1f} s"
+    return [name, f"{r['papers']:,}", f"{r['terms']:,}", fit, str(r["n"]),
             f"{r['first']:.0f} ms", f"{r['p50']:.1f} ms", f"{r['p95']:.1f} ms", f"{r['p99']:.1f} ms",
             f"{r['max']:.1f} ms"]
 
@@ -125,8 +139,9 @@ def markdown(results: list[tuple[str, dict]], command: str) -> str:
         "## Ranking latency: one person's digest",
         "",
         f"Command: `{command}` ({machine()}). Times of `recommender.rank(index, profile, 5, exclude=…)`: "
-        "~200 profiles of 3 topics each, every other one also with 10 liked and 3 disliked papers, each "
-        "with 100 already-shown papers excluded; explanations included. The index is built once (fit).",
+        "~200 profiles of 3 topics each, every other one also with 10 liked and 3 disliked papers (so the "
+        "per-person model is on), each with 100 already-shown papers excluded; explanations included. "
+        "The index is built once (fit).",
         "",
         "| " + " | ".join(HEADERS) + " |",
         "|" + "|".join("---" for _ in HEADERS) + "|",
@@ -137,8 +152,12 @@ def markdown(results: list[tuple[str, dict]], command: str) -> str:
         f"The shared papers (NeurIPS 2018, ICML 2019, citeulike-a) number {results[0][1]['papers']:,}, "
         f"fewer than the {TARGET:,} asked about, so the second row adds copies of random papers under "
         "new ids, each with a tenth of its words dropped. \"first call\" is the first ranking after the "
-        "fit: it also builds the model's list of displayable terms (once per process, ~0.1 s) and the "
-        "per-paper factors cached with the index (a few ms, again after every change to the index).",
+        "fit, for a profile with feedback: it also builds the model's list of displayable terms (once per "
+        "process, ~0.1 s), the "
+        "per-paper factors and the per-person model's random negatives (500 papers and the "
+        "eigendecomposition of their Gram matrix) cached with the index (again after every change to "
+        "the index). The heavy row reuses the grown index; the per-person model keeps each person's "
+        "300 weightiest likes and dislikes.",
         END,
     ]
     return "\n".join(lines) + "\n"
@@ -156,7 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     results = [("shared papers", measure(ids, texts, args.profiles))]
     if len(ids) < TARGET:
-        results.append((f"grown to {TARGET:,}", measure(*grow(ids, texts, TARGET), args.profiles)))
+        ids, texts = grow(ids, texts, TARGET)
+        results.append((f"grown to {TARGET:,}", measure(ids, texts, args.profiles)))
+    results.append(("same, heavy users (300 liked, 60 disliked, ages, diversity 0.15)",
+                    measure(ids, texts, args.profiles, heavy=True, index=results[-1][1]["index"])))
     table = Table(title="recommender.rank(…, 5, exclude=100 shown)")
     for h in HEADERS:
         table.add_column(h, justify="left" if h == "corpus" else "right")

@@ -2,7 +2,10 @@
 
 Each user's liked, disliked and topics become a :class:`recommender.Profile`; profiles are scored in
 batches with :func:`recommender.score_matrix` and cut with :func:`recommender.top_k`, exactly the calls
-behind a digest. :func:`metrics` then compares the ranked lists with held-out likes.
+behind a digest. Everyone's given likes also form a :class:`recommender.Community`, so a user's
+ranking draws on what users with the same liked papers liked too (collaborative filtering; only the
+users file is used, never the held-out truth). :func:`metrics` then compares the ranked lists with
+held-out likes; :func:`intra_list_similarity` says how alike the top of each list is.
 """
 
 from __future__ import annotations
@@ -16,7 +19,20 @@ from pathlib import Path
 import numpy as np
 
 from bot.errors import BadArgument
-from recommender import PaperIndex, Profile, score_matrix, top_k
+from recommender import (
+    DEFAULT_WEIGHTS,
+    Community,
+    PaperIndex,
+    Profile,
+    Weights,
+    diversify,
+    score_matrix,
+    top_k,
+)
+from recommender import intra_list_similarity as _ils
+
+#: With diversity, this many places at the head of each list are chosen by MMR.
+DIVERSE_HEAD = 50
 
 
 @dataclass
@@ -27,10 +43,14 @@ class EvalUser:
     liked: list[str] = field(default_factory=list)
     disliked: list[str] = field(default_factory=list)
     topics: list[str] = field(default_factory=list)
+    # Optional, not read from files: days since each like / dislike (see recommender.Profile).
+    liked_age_days: list[float] | None = None
+    disliked_age_days: list[float] | None = None
 
     @property
     def profile(self) -> Profile:
-        return Profile(topics=list(self.topics), liked=list(self.liked), disliked=list(self.disliked))
+        return Profile(topics=list(self.topics), liked=list(self.liked), disliked=list(self.disliked),
+                       liked_age_days=self.liked_age_days, disliked_age_days=self.disliked_age_days)
 
 
 def _id_list(value, key: str) -> list[str]:
@@ -98,17 +118,25 @@ def load_candidates(path) -> list[str]:
 
 def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
              candidates: Iterable[str] | None = None, batch: int = 256,
-             progress: Callable[[int, int], object] | None = None) -> Iterator[tuple[str, list[str]]]:
+             progress: Callable[[int, int], object] | None = None, *,
+             weights: Weights = DEFAULT_WEIGHTS, collaborative: bool = True,
+             diversity: float = 0.0, diverse_head: int = DIVERSE_HEAD) -> Iterator[tuple[str, list[str]]]:
     """Rank ``k`` papers for every user, in batches, as the bot does; yields ``(user, ranked ids)``.
 
     Only ``candidates`` are ranked when given (ids the index doesn't know are ignored). A user's liked
     and disliked papers are never in their list. The list is ``k`` long whenever enough papers are
     allowed: there is no minimum score. ``progress(done, total)`` is called after each batch.
+
+    With ``collaborative`` (the default), the users' liked papers form a
+    :class:`recommender.Community` whose co-likes add to everyone's scores. With ``diversity`` > 0,
+    the first ``diverse_head`` places are chosen by MMR (:func:`recommender.diversify`) among the
+    best ``3 × diverse_head``, as ``rank(..., diversity=…)`` chooses a digest; the rest follow by score.
     """
     if k <= 0:
         raise BadArgument("k must be positive")
     users = list(users)
     batch = max(1, int(batch))
+    community = Community([u.liked for u in users]) if collaborative else None
     allowed: np.ndarray | None = None
     if candidates is not None:
         allowed = np.zeros(len(index.ids), dtype=bool)
@@ -116,16 +144,29 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         allowed[rows] = True
     for start in range(0, len(users), batch):
         chunk = users[start:start + batch]
-        scores = score_matrix(index, [u.profile for u in chunk])
+        scores = score_matrix(index, [u.profile for u in chunk], weights, community)
         if allowed is not None:
             # Same effect as top_k(candidates=...), without rebuilding the mask for every user.
             scores[:, ~allowed] = -np.inf
         for user, row in zip(chunk, scores, strict=True):
             exclude = set(user.liked) | set(user.disliked)
-            best = top_k(index, row, k, exclude=exclude, min_score=None)
+            if diversity > 0:
+                best = top_k(index, row, max(k, 3 * diverse_head), exclude=exclude, min_score=None)
+                head = diversify(index, best[:3 * diverse_head], diverse_head, diversity)
+                chosen = {pid for pid, _ in head}
+                best = (head + [b for b in best if b[0] not in chosen])[:k]
+            else:
+                best = top_k(index, row, k, exclude=exclude, min_score=None)
             yield user.user, [pid for pid, _ in best]
         if progress is not None:
             progress(min(start + batch, len(users)), len(users))
+
+
+def intra_list_similarity(index: PaperIndex, ranked: Mapping[str, Sequence[str]], n: int = 10) -> float:
+    """ILS@n: the mean, over users, of the mean pairwise cosine (TF-IDF rows) of their first ``n``
+    papers. Lower is more diverse."""
+    values = [_ils(index, list(ids)[:n]) for ids in ranked.values() if len(ids) >= 2]
+    return float(np.mean(values)) if values else math.nan
 
 
 def metrics(ranked: Mapping[str, Sequence[str]], truth: Iterable[EvalUser],

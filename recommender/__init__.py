@@ -1,8 +1,21 @@
 """Text to vectors to ranked papers. Knows nothing of Slack or SQL: papers arrive as (id, text)."""
 
+from recommender.collaborative import Community
+from recommender.diversity import diversify, intra_list_similarity
 from recommender.index import PaperIndex
 from recommender.profile import Pick, Profile
-from recommender.ranker import DEFAULT_WEIGHTS, Weights, rank, score_matrix, search, top_k
+from recommender.ranker import (
+    DEFAULT_WEIGHTS,
+    Weights,
+    explain,
+    model_share,
+    profile_vectors,
+    rank,
+    score_matrix,
+    search,
+    top_k,
+)
 
-__all__ = ["DEFAULT_WEIGHTS", "PaperIndex", "Pick", "Profile", "Weights", "rank", "score_matrix", "search",
-           "top_k"]
+__all__ = ["DEFAULT_WEIGHTS", "Community", "PaperIndex", "Pick", "Profile", "Weights", "diversify",
+           "explain", "intra_list_similarity", "model_share", "profile_vectors", "rank", "score_matrix",
+           "search", "top_k"]

@@ -2,21 +2,55 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 
 @dataclass
 class Profile:
-    """Free-text topics, liked papers and disliked papers (ids), each pushing the ranking its own way."""
+    """Free-text topics, liked papers and disliked papers (ids), each pushing the ranking its own way.
+
+    ``liked_age_days`` and ``disliked_age_days`` are optional and, when given, run parallel to
+    ``liked`` and ``disliked``: how many days ago each like or dislike was given (e.g. from the
+    feedback's ``created_at``; fractions are fine, negative ages count as 0). Older feedback then
+    counts less, halving every ``Weights.half_life_days``. ``None`` (the default) treats all feedback
+    as new. A list of the wrong length raises ValueError when the profile is ranked.
+    """
 
     topics: list[str] = field(default_factory=list)
     liked: list[str] = field(default_factory=list)
     disliked: list[str] = field(default_factory=list)
+    liked_age_days: list[float] | None = None
+    disliked_age_days: list[float] | None = None
 
     @property
     def is_empty(self) -> bool:
         """True when there is nothing to rank by."""
         return not (self.topics or self.liked)
+
+    def liked_weights(self, half_life_days: float) -> list[float]:
+        """One weight per liked paper, in ``(0, 1]``: ``0.5 ** (age / half_life_days)``."""
+        return fading(self.liked, self.liked_age_days, half_life_days, "liked_age_days")
+
+    def disliked_weights(self, half_life_days: float) -> list[float]:
+        """One weight per disliked paper, as :meth:`liked_weights`."""
+        return fading(self.disliked, self.disliked_age_days, half_life_days, "disliked_age_days")
+
+
+def fading(ids: Sequence[str], ages: Sequence[float] | None, half_life_days: float,
+           name: str = "ages") -> list[float]:
+    """``0.5 ** (age / half_life_days)`` per item; all 1 without ages or without a (finite, positive)
+    half-life. Never exactly 0, so very old feedback still counts when it is all there is."""
+    if ages is None:
+        return [1.0] * len(ids)
+    if len(ages) != len(ids):
+        raise ValueError(f"{name} has {len(ages)} ages for {len(ids)} papers")
+    if not half_life_days or not np.isfinite(half_life_days) or half_life_days <= 0:
+        return [1.0] * len(ids)
+    age = np.maximum(np.asarray(ages, dtype=np.float64), 0.0)
+    return np.maximum(0.5 ** (age / half_life_days), 1e-9).tolist()
 
 
 @dataclass
@@ -25,7 +59,8 @@ class Pick:
 
     ``similar_to`` is the liked paper it most resembles when that is the main reason; otherwise
     ``topics`` are the followed topics it matches, best first, and ``terms`` the other words it shares
-    with the person's interests.
+    with the person's interests. ``liked_by_others`` is True when the pick comes mostly from other
+    people's likes: people who liked ``similar_to`` also liked this paper.
     """
 
     paper_id: str
@@ -33,3 +68,4 @@ class Pick:
     terms: list[str] = field(default_factory=list)
     similar_to: str | None = None
     topics: list[str] = field(default_factory=list)
+    liked_by_others: bool = False

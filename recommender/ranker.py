@@ -2,19 +2,35 @@
 
 One code path serves the bot (one person) and ``paperbot eval`` (thousands): :func:`score_matrix`
 scores a batch of profiles; the single-person calls are a batch of one.
+
+A profile becomes one query row over the TF-IDF terms (:func:`profile_vectors`)::
+
+    topics' · unit(topics) + (1 - m) · (liked · unit(liked centroid) - disliked · unit(disliked centroid))
+                           + m · liked · (the person's own model, see recommender/model.py)
+
+where every liked or disliked paper counts ``0.5 ** (age / half_life_days)`` (``Profile.*_age_days``),
+``topics' = topics · sqrt(topics_fade / (topics_fade + likes))`` (topics count less once many
+likes exist; likes counted with their fading weights), and ``m`` is the model's share: 0 until the
+person has enough feedback (10 likes, or 5 likes and a dislike), then growing with the amount of
+feedback up to ``Weights.model``. Each paper's score is its dot product with the query times a
+positive per-paper factor (:func:`paper_prior`), plus, when a :class:`~recommender.Community` is
+given, ``collaborative`` times what people who liked the same papers also liked.
 """
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import sparse
 from sklearn.preprocessing import normalize
 
+from recommender.collaborative import Community
+from recommender.diversity import diversify
 from recommender.index import PaperIndex
+from recommender.model import Feedback, person_vectors
 from recommender.profile import Pick, Profile
 
 
@@ -26,58 +42,150 @@ class Weights:
     sign (see :func:`paper_prior`): ``length`` favours papers with more distinct terms, against cosine's
     bias towards very short texts (pivoted length normalisation); ``generic`` damps papers close to
     the corpus's average, which otherwise surface for everyone (hubness). 0 and 0 is plain cosine.
+
+    ``topics_fade``: topics count ``sqrt(topics_fade / (topics_fade + likes))`` of ``topics`` (0: always
+    fully). ``half_life_days``: feedback that old counts half (0: no fading). ``model``: the per-person
+    model's largest share of the feedback part, reached at ``model_full`` likes + dislikes (0: never).
+    ``collaborative``: weight of other people's likes, used only when a Community is passed.
     """
 
     topics: float = 1.0
     liked: float = 1.0
-    disliked: float = 0.5
+    disliked: float = 0.25
     length: float = 0.15
     generic: float = 4.0
+    topics_fade: float = 10.0
+    half_life_days: float = 90.0
+    model: float = 0.5
+    model_full: float = 20.0
+    collaborative: float = 1.0
 
 
 DEFAULT_WEIGHTS = Weights()
 MAX_TOPICS_NAMED = 3  # in one pick's reason
+#: The per-person model starts with this many likes, or with MODEL_MIN_LIKES_WITH_DISLIKES likes and
+#: at least one dislike.
+MODEL_MIN_LIKES = 10
+MODEL_MIN_LIKES_WITH_DISLIKES = 5
+
+
+@dataclass
+class _Parts:
+    """One profile's query, and the pieces it is made of (for explaining picks)."""
+
+    liked: list[str]
+    liked_weights: list[float]
+    disliked: list[str]
+    disliked_weights: list[float]
+    topics: float     # the topic vector's coefficient in the query
+    feedback: float   # the liked centroid's coefficient (the model's share is taken out of it)
+    model: float      # the model's share m
+
+
+def model_share(n_liked: int, n_disliked: int, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """The per-person model's share of the feedback part, for this much feedback (0 when too little)."""
+    if weights.model <= 0:
+        return 0.0
+    enough = n_liked >= MODEL_MIN_LIKES or (n_liked >= MODEL_MIN_LIKES_WITH_DISLIKES and n_disliked >= 1)
+    if not enough:
+        return 0.0
+    full = max(weights.model_full, 1.0)
+    return float(weights.model * min(1.0, (n_liked + n_disliked) / full))
+
+
+def _parts(index: PaperIndex, profile: Profile, weights: Weights) -> _Parts:
+    """Known feedback with its fading weights, and the coefficients of the query's parts."""
+    liked_w = dict(zip(profile.liked, profile.liked_weights(weights.half_life_days), strict=True))
+    disliked_w = dict(zip(profile.disliked, profile.disliked_weights(weights.half_life_days), strict=True))
+    # A paper both liked and disliked (should not happen) counts as liked.
+    liked = [pid for pid in dict.fromkeys(profile.liked) if pid in index.row_of]
+    disliked = [pid for pid in dict.fromkeys(profile.disliked) if pid in index.row_of and pid not in liked_w]
+    lw = [liked_w[p] for p in liked]
+    dw = [disliked_w[p] for p in disliked]
+    topics = weights.topics
+    if weights.topics_fade > 0 and lw:
+        topics *= float(np.sqrt(weights.topics_fade / (weights.topics_fade + sum(lw))))
+    return _Parts(liked, lw, disliked, dw, topics, weights.liked,
+                  model_share(len(liked), len(disliked), weights))
 
 
 def profile_vectors(index: PaperIndex, profiles: Sequence[Profile],
                     weights: Weights = DEFAULT_WEIGHTS) -> sparse.csr_matrix:
-    """One query row per profile: unit topic vector + unit liked centroid - unit disliked centroid."""
-    topic_rows = _unit_rows(index, [" ; ".join(p.topics) for p in profiles], from_text=True)
-    liked_rows = _unit_rows(index, [index.known(p.liked) for p in profiles])
-    disliked_rows = _unit_rows(index, [index.known(p.disliked) for p in profiles])
-    return sparse.csr_matrix(
-        weights.topics * topic_rows + weights.liked * liked_rows - weights.disliked * disliked_rows
-    )
+    """One query row per profile (see the module's docstring)."""
+    return _queries(index, [_parts(index, p, weights) for p in profiles], profiles, weights)
 
 
-def _unit_rows(index: PaperIndex, items: list, from_text: bool = False) -> sparse.csr_matrix:
+def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile],
+             weights: Weights) -> sparse.csr_matrix:
     n_terms = index.matrix.shape[1]
-    if from_text:
-        rows = index.model.transform(items) if items else sparse.csr_matrix((0, n_terms))
-    else:
-        data, cols, ptr = [], [], [0]
-        for ids in items:
-            if ids:
-                centroid = sparse.csr_matrix(index.rows(ids).sum(axis=0))
-                data.append(centroid.data)
-                cols.append(centroid.indices)
-            ptr.append(ptr[-1] + (len(data[-1]) if ids else 0))
-        rows = sparse.csr_matrix(
-            (np.concatenate(data) if data else np.zeros(0, np.float32),
-             np.concatenate(cols) if cols else np.zeros(0, np.int32), ptr),
-            shape=(len(items), n_terms),
-        )
-    return normalize(rows, norm="l2", copy=False).astype(np.float32)
+    topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
+    liked_rows = _centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts])
+    disliked_rows = _centroids(index, [p.disliked for p in parts], [p.disliked_weights for p in parts])
+    topic_c = np.array([p.topics for p in parts], dtype=np.float32)
+    keep = np.array([1.0 - p.model for p in parts], dtype=np.float32)
+    feedback_c = np.array([p.feedback for p in parts], dtype=np.float32)
+    query = (sparse.diags(topic_c) @ topic_rows
+             + sparse.diags(keep * feedback_c) @ liked_rows
+             - sparse.diags(keep * weights.disliked) @ disliked_rows)
+    wanted = [i for i, p in enumerate(parts) if p.model > 0]
+    if wanted:
+        people = [Feedback([index.row_of[x] for x in parts[i].liked], parts[i].liked_weights,
+                           [index.row_of[x] for x in parts[i].disliked], parts[i].disliked_weights)
+                  for i in wanted]
+        models, ok = person_vectors(index, people)
+        share = np.where(ok, [parts[i].model * parts[i].feedback for i in wanted], 0.0)
+        # Where no model could be made, the similarity part keeps its full weight.
+        restore = np.where(ok, 0.0, [parts[i].model for i in wanted])
+        place = sparse.csr_matrix((share.astype(np.float32), (wanted, np.arange(len(wanted)))),
+                                  shape=(len(parts), len(wanted)))
+        query = query + place @ models
+        if restore.any():
+            back = np.zeros(len(parts), dtype=np.float32)
+            back[wanted] = restore
+            query = query + sparse.diags(back) @ (sparse.diags(feedback_c) @ liked_rows
+                                                  - weights.disliked * disliked_rows)
+    return sparse.csr_matrix(query, dtype=np.float32, shape=(len(parts), n_terms))
 
 
-def score_matrix(index: PaperIndex, profiles: Sequence[Profile],
-                 weights: Weights = DEFAULT_WEIGHTS) -> np.ndarray:
-    """Scores of every indexed row for each profile: shape (profiles, rows)."""
-    return _scores(index, profile_vectors(index, profiles, weights), weights)
+def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
+    """Unit rows for free texts (an empty text gives an empty row)."""
+    if not texts:
+        return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
+    return normalize(index.model.transform(texts), norm="l2", copy=False).astype(np.float32)
+
+
+def _centroids(index: PaperIndex, ids: list[list[str]], weights: list[list[float]]) -> sparse.csr_matrix:
+    """Unit-length weighted sums of known papers' rows, one per list (empty list: empty row)."""
+    n = sum(len(x) for x in ids)
+    select = sparse.csr_matrix(
+        (np.array([w for ws in weights for w in ws], dtype=np.float32),
+         np.array([index.row_of[p] for x in ids for p in x], dtype=np.int64),
+         np.cumsum([0] + [len(x) for x in ids])),
+        shape=(len(ids), index.matrix.shape[0]),
+    ) if n else sparse.csr_matrix((len(ids), index.matrix.shape[0]), dtype=np.float32)
+    return normalize(select @ index.matrix, norm="l2", copy=False).astype(np.float32)
+
+
+def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weights = DEFAULT_WEIGHTS,
+                 community: Community | None = None) -> np.ndarray:
+    """Scores of every indexed row for each profile: shape (profiles, rows).
+
+    With a ``community``, what people who liked the same papers also liked adds to the score.
+    """
+    parts = [_parts(index, p, weights) for p in profiles]
+    scores = _scores(index, _queries(index, parts, profiles, weights), weights)
+    if community is not None and weights.collaborative:
+        scores += weights.collaborative * community.scores(index, [p.liked for p in parts],
+                                                           [p.liked_weights for p in parts])
+    return scores
 
 
 def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> np.ndarray:
-    scores = np.asarray((queries @ index.matrix.T).todense(), dtype=np.float32)
+    if queries.shape[0] <= 16:
+        # A few queries: the corpus times a dense block is fastest (and never transposes the corpus).
+        scores = np.ascontiguousarray((index.matrix @ queries.T.toarray()).T, dtype=np.float32)
+    else:
+        scores = np.asarray((queries @ index.matrix.T).todense(), dtype=np.float32)
     if weights.length or weights.generic:
         scores *= paper_prior(index, weights)[None, :]
     return scores
@@ -108,6 +216,18 @@ def paper_prior(index: PaperIndex, weights: Weights = DEFAULT_WEIGHTS) -> np.nda
     return prior
 
 
+_id_arrays: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _ids_array(index: PaperIndex) -> np.ndarray:
+    """index.ids as an array (ids are only ever appended, so the length identifies the state)."""
+    cached = _id_arrays.get(index)
+    if cached is None or len(cached) != len(index.ids):
+        cached = np.array(index.ids, dtype=object)
+        _id_arrays[index] = cached
+    return cached
+
+
 def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str] = (),
           candidates: Collection[str] | None = None,
           min_score: float | None = 0.0) -> list[tuple[str, float]]:
@@ -121,71 +241,98 @@ def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str
         mask = np.zeros_like(allowed)
         mask[[index.row_of[c] for c in candidates if c in index.row_of]] = True
         allowed &= mask
-    for pid in exclude:
-        row = index.row_of.get(pid)
-        if row is not None:
-            allowed[row] = False
+    excluded = [index.row_of[pid] for pid in exclude if pid in index.row_of]
+    if excluded:
+        allowed[excluded] = False
     masked = np.where(allowed, scores, -np.inf)
     if min_score is not None:
-        masked = np.where(masked > min_score, masked, -np.inf)
+        masked[masked <= min_score] = -np.inf
     k = min(k, int(np.isfinite(masked).sum()))
     if k <= 0:
         return []
-    best = np.argpartition(-masked, k - 1)[:k]
+    best = np.argpartition(-masked, k - 1)[:k] if k < len(masked) else np.arange(len(masked))
     best = best[np.argsort(-masked[best], kind="stable")]
-    return [(index.ids[i], float(masked[i])) for i in best]
+    return list(zip(_ids_array(index)[best].tolist(), masked[best].tolist(), strict=True))
 
 
 def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] = (),
          candidates: Collection[str] | None = None, weights: Weights = DEFAULT_WEIGHTS,
-         name_topics: bool = True) -> list[Pick]:
+         name_topics: bool = True, community: Community | None = None,
+         diversity: float = 0.0) -> list[Pick]:
     """The ``k`` best papers for one person, each with its reason. Liked and disliked papers never return.
 
     With ``name_topics`` a pick's reason names the person's topics it matches; without, it lists the
-    matching words (as a search result should).
+    matching words (as a search result should). With ``community``, other people's likes count too
+    (see :class:`~recommender.Community`). With ``diversity`` > 0 (0.3 is a good value for a digest),
+    the ``k`` are chosen by MMR among the best ``max(3k, 20)``, so near-duplicates don't fill the list;
+    picks then come in MMR order, not strictly by score.
     """
     if profile.is_empty or len(index) == 0:
         return []
-    context = _ExplainContext(index, profile, weights, name_topics)
-    scores = _scores(index, context.query, weights)[0]
+    context = _ExplainContext(index, profile, weights, name_topics, community)
+    scores = context.scores()
     excluded = set(exclude) | set(profile.liked) | set(profile.disliked)
-    best = top_k(index, scores, k, excluded, candidates)
+    if diversity > 0:
+        pool = top_k(index, scores, max(3 * k, 20), excluded, candidates)
+        best = diversify(index, pool, k, diversity)
+    else:
+        best = top_k(index, scores, k, excluded, candidates)
     return [context.explain(pid, score) for pid, score in best]
 
 
 def explain(index: PaperIndex, profile: Profile, paper_id: str, score: float,
-            weights: Weights = DEFAULT_WEIGHTS, n_terms: int = 3) -> Pick:
+            weights: Weights = DEFAULT_WEIGHTS, n_terms: int = 3, community: Community | None = None) -> Pick:
     """Why a paper ranks for a profile: the liked paper it most resembles, if that drives the score,
-    otherwise the words that contributed most."""
-    return _ExplainContext(index, profile, weights).explain(paper_id, score, n_terms)
+    otherwise the topics it matches or the words that contributed most."""
+    return _ExplainContext(index, profile, weights, community=community).explain(paper_id, score, n_terms)
 
 
 class _ExplainContext:
     """What explaining any paper to one profile needs, computed once for all of its picks."""
 
-    def __init__(self, index: PaperIndex, profile: Profile, weights: Weights, name_topics: bool = True):
+    def __init__(self, index: PaperIndex, profile: Profile, weights: Weights, name_topics: bool = True,
+                 community: Community | None = None):
         self.index = index
         self.weights = weights
-        self.topic_vec = (_unit_rows(index, [" ; ".join(profile.topics)], from_text=True)
-                          if profile.topics else None)
+        self.parts = _parts(index, profile, weights)
+        self.community = community if (community is not None and weights.collaborative) else None
+        self.topic_vec = _text_rows(index, [" ; ".join(profile.topics)]) if profile.topics else None
         self.topics = list(profile.topics)
-        self.each_topic = (_unit_rows(index, self.topics, from_text=True)
-                           if self.topics and name_topics else None)
-        self.liked = index.known(profile.liked)
+        self.each_topic = _text_rows(index, self.topics) if self.topics and name_topics else None
+        self.liked = self.parts.liked
         self.liked_rows = index.rows(self.liked) if self.liked else None
-        self.query = profile_vectors(index, [profile], weights)
+        self.query = _queries(index, [self.parts], [profile], weights)
+        # Words are explained against the similarity part alone: the person's model only re-weighs
+        # the same words, and this way a reason depends on nothing but the profile's own papers.
+        self.similarity_query = (self.query if self.parts.model == 0 else
+                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights))
+        self._collaborative: np.ndarray | None = None
+
+    def scores(self) -> np.ndarray:
+        scores = _scores(self.index, self.query, self.weights)[0]
+        if self.community is not None:
+            self._collaborative = self.weights.collaborative * self.community.scores(
+                self.index, [self.parts.liked], [self.parts.liked_weights])[0]
+            scores = scores + self._collaborative
+        return scores
 
     def explain(self, paper_id: str, score: float, n_terms: int = 3) -> Pick:
-        index, weights = self.index, self.weights
+        index = self.index
         row = index.rows([paper_id])
         topic_part = 0.0
         if self.topic_vec is not None:
-            topic_part = weights.topics * float((self.topic_vec @ row.T).toarray()[0, 0])
-        similar_to = None
-        if self.liked_rows is not None:
+            topic_part = self.parts.topics * float((self.topic_vec @ row.T).toarray()[0, 0])
+        similar_to, by_others = None, False
+        if self.community is not None and self.liked:
+            collaborative = self._collaborative_score(paper_id)
+            # Mostly other people's likes: say which of the person's likes they share.
+            if collaborative > 0 and collaborative >= score - collaborative:
+                similar_to, _ = self.community.because_of(self.liked, self.parts.liked_weights, paper_id)
+                by_others = similar_to is not None
+        if similar_to is None and self.liked_rows is not None:
             sims = (self.liked_rows @ row.T).toarray().ravel()
-            best = int(np.argmax(sims))
-            if sims[best] > 0 and weights.liked * sims[best] >= topic_part:
+            best = int(np.argmax(sims * np.asarray(self.parts.liked_weights)))
+            if sims[best] > 0 and self.parts.feedback * sims[best] >= topic_part:
                 similar_to = self.liked[best]
         topics: list[str] = []
         if similar_to is None and self.each_topic is not None and topic_part > 0:
@@ -195,7 +342,7 @@ class _ExplainContext:
             topics = [self.topics[i] for i in np.argsort(-topic_sims, kind="stable")[:MAX_TOPICS_NAMED]
                       if topic_sims[i] >= floor]
         # Say why in the terms of the reason given: the topics' words for a topic match.
-        contribution = row.multiply(self.topic_vec if topics else self.query).tocsr()
+        contribution = row.multiply(self.topic_vec if topics else self.similarity_query).tocsr()
         if topics:
             # The named topics' own words go without saying.
             said = set().union(*(index.model.stems(t) for t in topics))
@@ -209,7 +356,12 @@ class _ExplainContext:
         undo = 1.0 / getattr(index.model, "phrase_weight", 1.0) ** 2
         values = contribution.data * np.array([undo if " " in n else 1.0 for n in names], dtype=np.float32)
         terms = [names[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
-        return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to, topics)
+        return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to, topics, by_others)
+
+    def _collaborative_score(self, paper_id: str) -> float:
+        if self._collaborative is None:
+            self.scores()
+        return float(self._collaborative[self.index.row_of[paper_id]])
 
 
 def _distinct_terms(terms: list[str], n: int) -> list[str]:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from bot.errors import BadArgument
-from bot.evaluate import EvalUser, evaluate, load_candidates, load_users, metrics
+from bot.evaluate import EvalUser, evaluate, intra_list_similarity, load_candidates, load_users, metrics
 from recommender import PaperIndex
 from tests.conftest import make_corpus, shared_data
 
@@ -67,6 +67,37 @@ def test_batches_change_nothing_and_progress_is_reported(index):
     assert one_by_one == together
     assert [u for u, _ in together] == [u.user for u in users]
     assert calls[-1] == (9, 9) and len(calls) == 9
+
+
+def test_other_users_likes_count_unless_turned_off(index):
+    # Two users liked a cats paper and a quantum paper together; the third liked the cats paper only.
+    users = [EvalUser("a", liked=["cats-0", "quantum-3"]), EvalUser("b", liked=["cats-0", "quantum-3"]),
+             EvalUser("c", liked=["cats-0"])]
+    together = dict(evaluate(index, users, k=10))
+    alone = dict(evaluate(index, users, k=10, collaborative=False))
+    assert "quantum-3" in together["c"][:8]
+    assert "quantum-3" not in alone["c"][:8]
+    # Only the users file is used: a user's own list never holds their liked papers.
+    assert not {"cats-0", "quantum-3"} & set(together["a"])
+
+
+def test_diversity_spreads_the_head_of_each_list(index):
+    user = EvalUser("u", liked=["cats-0", "cats-1"], topics=["graph networks"])
+    [(_, plain)] = list(evaluate(index, [user], k=20))
+    [(_, diverse)] = list(evaluate(index, [user], k=20, diversity=0.5, diverse_head=5))
+    assert len(diverse) == 20 and len(set(diverse)) == 20 and diverse[0] == plain[0]
+    ils = [intra_list_similarity(index, {"u": ranked}, n=5) for ranked in (plain, diverse)]
+    assert ils[1] < ils[0]
+    assert diverse[5:] == [p for p in plain if p not in diverse[:5]][:15]
+
+
+def test_ages_reach_the_recommender(index):
+    liked = ["cats-0", "robots-0"]
+    new_cats = EvalUser("u", liked=liked, liked_age_days=[0, 365])
+    new_robots = EvalUser("v", liked=liked, liked_age_days=[365, 0])
+    ranked = dict(evaluate(index, [new_cats, new_robots], k=3, collaborative=False))
+    assert all(p.startswith("cats") for p in ranked["u"])
+    assert all(p.startswith("robots") for p in ranked["v"])
 
 
 def test_recall_and_ndcg_on_a_hand_made_example():

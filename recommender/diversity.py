@@ -1,0 +1,90 @@
+"""Diversity in a digest: maximal marginal relevance (Carbonell & Goldstein 1998), and how to measure it.
+
+A digest of five near-copies of one paper wastes four slots. MMR picks, one at a time, the paper
+with the best ``(1 - diversity) · relevance - diversity · (its highest similarity to a paper already
+picked)``, where relevance is the ranking score scaled so the best candidate is 1, and similarity is
+the cosine between TF-IDF rows. Only the order among the candidates it is given changes: give it the
+top few times ``k`` of a ranking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from recommender.index import PaperIndex
+from recommender.profile import Pick
+
+T = TypeVar("T", Pick, tuple, str)
+
+
+def _id_and_score(item) -> tuple[str, float | None]:
+    if isinstance(item, Pick):
+        return item.paper_id, item.score
+    if isinstance(item, tuple):
+        return str(item[0]), float(item[1])
+    return str(item), None
+
+
+def diversify(index: PaperIndex, ranked: Sequence[T], k: int, diversity: float = 0.3) -> list[T]:
+    """``k`` of ``ranked`` (best first: Picks, ``(id, score)`` pairs or bare ids) in MMR order.
+
+    ``diversity`` 0 keeps the ranking's order; 1 ignores relevance after the first pick. Bare ids
+    have no scores, so their relevance falls linearly with rank. Items the index doesn't know keep
+    their relevance and count as similar to nothing.
+    """
+    items = list(ranked)
+    k = min(k, len(items))
+    if k <= 0:
+        return []
+    if diversity <= 0 or k == 1:
+        return items[:k]
+    pairs = [_id_and_score(item) for item in items]
+    scores = [s for _, s in pairs]
+    if any(s is None for s in scores) or not np.all(np.isfinite(scores)):
+        relevance = 1.0 - np.arange(len(items)) / len(items)
+    else:
+        values = np.asarray(scores, dtype=np.float64)
+        top = float(values.max())
+        # Scores to [0, 1] over the candidates: best 1, worst 0 (also right for negative scores).
+        spread = top - float(values.min())
+        relevance = (values - values.min()) / spread if spread > 0 else np.ones(len(items))
+    rows = [index.row_of.get(pid) for pid, _ in pairs]
+    similarity = _similarities(index, rows)
+    chosen: list[int] = []
+    closest = np.zeros(len(items))  # each candidate's highest similarity to a chosen one
+    available = np.ones(len(items), dtype=bool)
+    for _ in range(k):
+        value = (1.0 - diversity) * relevance - diversity * closest
+        value[~available] = -np.inf
+        best = int(np.argmax(value))
+        chosen.append(best)
+        available[best] = False
+        closest = np.maximum(closest, similarity[best])
+    return [items[i] for i in chosen]
+
+
+def _similarities(index: PaperIndex, rows: list[int | None]) -> np.ndarray:
+    """Cosine between every pair of candidates' rows (rows are unit length); 0 for unknown papers."""
+    known = [i for i, r in enumerate(rows) if r is not None]
+    out = np.zeros((len(rows), len(rows)))
+    if known:
+        matrix = index.matrix[[rows[i] for i in known]]
+        out[np.ix_(known, known)] = (matrix @ matrix.T).toarray()
+    return out
+
+
+def intra_list_similarity(index: PaperIndex, paper_ids: Sequence[str]) -> float:
+    """Mean cosine similarity over all pairs of these papers (TF-IDF rows): lower is more diverse.
+
+    Papers the index doesn't know are left out; fewer than two papers give 0.
+    """
+    rows = [index.row_of[p] for p in paper_ids if p in index.row_of]
+    n = len(rows)
+    if n < 2:
+        return 0.0
+    matrix = index.matrix[rows]
+    sims = (matrix @ matrix.T).toarray()
+    return float((sims.sum() - np.trace(sims)) / (n * (n - 1)))
