@@ -237,6 +237,13 @@ class Store:
             sql, args = sql + " and value = ?", args + [value]
         return self.db.execute(sql, args).rowcount > 0
 
+    def likes_by_person(self) -> list[list[str]]:
+        """Every person's liked paper ids (one list a person): what people with similar taste liked."""
+        likes: dict[str, list[str]] = {}
+        for row in self.db.query("select user_id, paper_id from feedback where value > 0 order by user_id"):
+            likes.setdefault(row["user_id"], []).append(row["paper_id"])
+        return list(likes.values())
+
     def get_feedback(self, user_id: str) -> list[Feedback]:
         """A person's likes and dislikes, oldest first."""
         rows = self.db.query("select paper_id, value, created_at from feedback where user_id = ?"

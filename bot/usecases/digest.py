@@ -18,8 +18,15 @@ import numpy as np
 
 from bot.context import Context
 from bot.errors import NoInterests, NoPapers
-from bot.usecases.recommend import Recommendation, profile_for, remember_shown, with_papers
-from recommender import PaperIndex, Profile, rank, score_matrix, top_k
+from bot.usecases.recommend import (
+    DIVERSITY,
+    Recommendation,
+    community,
+    profile_for,
+    remember_shown,
+    with_papers,
+)
+from recommender import Community, PaperIndex, Profile, diversify, rank, score_matrix, top_k
 
 #: Papers published (or, without a date, added) this many days before the digest's day count as new.
 RECENT_DAYS = 4
@@ -65,6 +72,13 @@ class Chooser:
         self._position = {user: i for i, (user, _) in enumerate(self._plan)}
         self._chosen: dict[tuple[str, date], Choice] = {}
         self._lock = threading.Lock()
+        self._likes: Community | None = None
+
+    def _community(self) -> Community:
+        """Everyone's likes, read once for the whole run."""
+        if self._likes is None:
+            self._likes = community(self.ctx)
+        return self._likes
 
     def choose(self, user_id: str, today: date) -> list[Recommendation]:
         """The person's digest for local day ``today``, explained. Raises NoInterests / NoPapers."""
@@ -108,7 +122,8 @@ class Chooser:
         with self.ctx.engine.index() as index:
             if index is None:
                 return {**out, **{(u, d): NoPapers(NO_PAPERS) for u, d, _, _ in people}}
-            scores = score_matrix(index, [profile for _, _, profile, _ in people])
+            profiles = [profile for _, _, profile, _ in people]
+            scores = score_matrix(index, profiles, community=self._community())
             for row, (user_id, today, profile, shown) in enumerate(people):
                 mask = _rows_of(index, recent[today])
                 out[(user_id, today)] = (select(index, scores[row], profile, self.n, shown, mask), profile)
@@ -132,12 +147,15 @@ def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, show
         return []
     floor = FLOOR * best[0][1]
     exclude = set(shown) | never
+    pool = max(3 * n, 20)  # MMR chooses n among the best few, so a digest isn't n copies of one idea
     fresh = []
     if recent.any():
-        fresh = top_k(index, np.where(recent, scores, -np.inf), n, exclude, min_score=floor)
+        fresh = top_k(index, np.where(recent, scores, -np.inf), pool, exclude, min_score=floor)
+        fresh = diversify(index, fresh, n, DIVERSITY)
     rest = []
     if len(fresh) < n:
-        rest = top_k(index, scores, n - len(fresh), exclude | {pid for pid, _ in fresh}, min_score=floor)
+        rest = top_k(index, scores, pool, exclude | {pid for pid, _ in fresh}, min_score=floor)
+        rest = diversify(index, rest, n - len(fresh), DIVERSITY)
     return [pid for pid, _ in fresh + rest]
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from bot.context import Context
 from bot.errors import BadArgument, NoInterests, NoPapers
 from bot.reasons import reason_text
-from recommender import Pick, Profile, rank
+from recommender import Community, Pick, Profile, rank
 from recommender import search as search_index
 from storage import Paper
 
 MAX_RECOMMEND = 20
+#: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged (docs/quality.md).
+DIVERSITY = 0.15
 MAX_QUERY_LENGTH = 500
 
 
@@ -24,14 +27,34 @@ class Recommendation:
     reason: str
 
 
-def profile_for(ctx: Context, user_id: str) -> Profile:
-    """A person's profile as the recommender wants it: topics, liked ids, disliked ids."""
+def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Profile:
+    """A person's profile as the recommender wants it: topics, and liked and disliked ids with their
+    ages in days, so that older feedback fades."""
+    now = now or datetime.now(UTC)
     feedback = ctx.store.get_feedback(user_id)
+    likes = [f for f in feedback if f.value > 0]
+    dislikes = [f for f in feedback if f.value < 0]
     return Profile(
         topics=ctx.store.get_topics(user_id),
-        liked=[f.paper_id for f in feedback if f.value > 0],
-        disliked=[f.paper_id for f in feedback if f.value < 0],
+        liked=[f.paper_id for f in likes],
+        disliked=[f.paper_id for f in dislikes],
+        liked_age_days=[_age_days(f.created_at, now) for f in likes],
+        disliked_age_days=[_age_days(f.created_at, now) for f in dislikes],
     )
+
+
+def community(ctx: Context) -> Community:
+    """What everyone liked, for "people who liked what you liked also liked" (measured in docs/quality.md)."""
+    return Community(ctx.store.likes_by_person())
+
+
+def _age_days(created_at: str, now: datetime) -> float:
+    try:
+        when = datetime.fromisoformat(created_at)
+    except (TypeError, ValueError):
+        return 0.0
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return max((now - when).total_seconds() / 86400.0, 0.0)
 
 
 def recommend(ctx: Context, user_id: str, n: int | None = None,
@@ -51,7 +74,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
-        picks = rank(index, profile, n, exclude=shown)
+        picks = rank(index, profile, n, exclude=shown, community=community(ctx), diversity=DIVERSITY)
     recommendations = with_papers(ctx, picks)
     if remember:
         with ctx.store.transaction():

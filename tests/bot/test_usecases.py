@@ -153,3 +153,30 @@ def test_forget_removes_everything(ctx):
     recommend(ctx, "U1", 2)
     assert forget(ctx, "U1") > 0
     assert all(n == 0 for n in ctx.store.rows_about("U1").values())
+
+
+def test_older_feedback_fades(ctx):
+    from bot.usecases.recommend import profile_for
+
+    record_feedback(ctx, "U1", "quantum-0", LIKE)
+    record_feedback(ctx, "U1", "robots-0", LIKE)
+    ctx.store.db.execute("update feedback set created_at = '2020-01-01T00:00:00+00:00'"
+                         " where paper_id = 'quantum-0'")
+    profile = profile_for(ctx, "U1")
+    assert profile.liked == ["quantum-0", "robots-0"]
+    assert profile.liked_age_days[0] > 365 and profile.liked_age_days[1] < 1
+    recs = ids(recommend(ctx, "U1", 4, remember=False))
+    assert sum(i.startswith("robots-") for i in recs) > sum(i.startswith("quantum-") for i in recs)
+
+
+def test_what_colleagues_liked_counts(ctx):
+    # U2 liked a cats paper and a quantum paper together; U1 likes that cats paper too.
+    for user in ("U2", "U3"):
+        record_feedback(ctx, user, "cats-0", LIKE)
+        record_feedback(ctx, user, "quantum-5", LIKE)
+    record_feedback(ctx, "U1", "cats-0", LIKE)
+    recs = ids(recommend(ctx, "U1", 8, remember=False))
+    assert "quantum-5" in recs
+    ctx.store.remove_feedback("U2", "quantum-5")
+    ctx.store.remove_feedback("U3", "quantum-5")
+    assert "quantum-5" not in ids(recommend(ctx, "U1", 8, remember=False))
