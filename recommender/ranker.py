@@ -151,7 +151,7 @@ def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     """Unit rows for free texts (an empty text gives an empty row)."""
     if not texts:
         return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
-    return normalize(index.model.transform(texts), norm="l2", copy=False).astype(np.float32)
+    return normalize(index.model.transform_short(texts), norm="l2", copy=True).astype(np.float32)
 
 
 def _centroids(index: PaperIndex, ids: list[list[str]], weights: list[list[float]]) -> sparse.csr_matrix:
@@ -350,7 +350,7 @@ class _ExplainContext:
                     if not set(index.model.stem_terms[col].split(" ")) <= said]
             contribution = sparse.csr_matrix((contribution.data[keep], contribution.indices[keep],
                                               [0, len(keep)]), shape=contribution.shape)
-        names = [str(index.model.terms[i]) for i in contribution.indices]
+        names = [index.model.term(i) for i in contribution.indices]
         # Two-word terms are down-weighted for ranking; for saying why, a shared phrase is the better
         # reason, so undo that (once for the paper's row, once for the query's).
         undo = 1.0 / getattr(index.model, "phrase_weight", 1.0) ** 2

@@ -28,6 +28,8 @@ TOKEN_PATTERN = r"(?u)\b[a-zA-Z_][a-zA-Z0-9_]+\b"  # noqa: S105 (a regex, not a 
 # How much a two-word term counts against a single word. Pairs are precise but, being rarer, get a
 # large idf that lets one shared phrase outweigh several shared words.
 BIGRAM_WEIGHT = 0.7
+#: Short texts whose rows a model remembers (see TextModel.transform_short).
+SHORT_CACHE = 4096
 
 
 class Tokenizer:
@@ -88,6 +90,9 @@ class TextModel:
         self.phrase_weight = phrase_weight
         self._terms: np.ndarray | None = None
         self._stem_terms: np.ndarray | None = None
+        self._short: dict[str, sparse.csr_matrix] = {}  # rows of short texts (topics, queries), reused
+        self._short_lock = threading.Lock()
+        self._stems: dict[str, set[str]] = {}
 
     @classmethod
     def fit(cls, texts: Sequence[str]) -> tuple[TextModel, sparse.csr_matrix]:
@@ -118,17 +123,44 @@ class TextModel:
         """Rows for texts, in the fitted vocabulary (unknown words are dropped)."""
         return sparse.csr_matrix(self.vectorizer.transform(texts), dtype=np.float32)
 
+    def transform_short(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """:meth:`transform` for short texts such as topics, remembering each text's row: the same few
+        topics come back for every digest, and scikit-learn's per-call overhead dwarfs the work."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._short]
+        if missing:
+            rows = self.transform(missing)
+            with self._short_lock:
+                if len(self._short) + len(missing) > SHORT_CACHE:
+                    self._short.clear()
+                self._short.update((t, rows[i]) for i, t in enumerate(missing))
+            found = {t: rows[i] for i, t in enumerate(missing)}
+        else:
+            found = {}
+        return sparse.vstack([found.get(t) if t in found else self._short[t] for t in texts], format="csr")
+
     def stems(self, text: str) -> set[str]:
         """The distinct stems of a text, as this model sees words."""
-        analyze = self.vectorizer.build_tokenizer()
-        return set(analyze(self.vectorizer.build_preprocessor()(text)))
+        stems = self._stems.get(text)
+        if stems is None:
+            analyze = self.vectorizer.build_tokenizer()
+            stems = set(analyze(self.vectorizer.build_preprocessor()(text)))
+            if len(self._stems) > SHORT_CACHE:
+                self._stems.clear()
+            self._stems[text] = stems
+        return stems
 
     @property
     def stem_terms(self) -> np.ndarray:
         """Column index to term as stems (what :meth:`stems` returns, space-joined for pairs)."""
         if self._stem_terms is None:
-            self._stem_terms = self.vectorizer.get_feature_names_out()
+            with self._short_lock:  # threads asking at once build it once
+                if self._stem_terms is None:
+                    self._stem_terms = self.vectorizer.get_feature_names_out()
         return self._stem_terms
+
+    def term(self, column: int) -> str:
+        """One column's term in words (see :attr:`terms`), without building the whole list."""
+        return " ".join(self.display.get(s, s) for s in str(self.stem_terms[column]).split(" "))
 
     @property
     def terms(self) -> np.ndarray:
@@ -149,6 +181,9 @@ class TextModel:
         self.phrase_weight = state.get("phrase_weight", 1.0)
         self._terms = None
         self._stem_terms = None
+        self._short = {}
+        self._short_lock = threading.Lock()
+        self._stems = {}
 
 
 def _term_weights(names: np.ndarray) -> np.ndarray:
