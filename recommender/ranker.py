@@ -277,7 +277,7 @@ def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] =
         best = diversify(index, pool, k, diversity)
     else:
         best = top_k(index, scores, k, excluded, candidates)
-    return [context.explain(pid, score) for pid, score in best]
+    return context.explain_many(best)
 
 
 def explain(index: PaperIndex, profile: Profile, paper_id: str, score: float,
@@ -317,46 +317,66 @@ class _ExplainContext:
         return scores
 
     def explain(self, paper_id: str, score: float, n_terms: int = 3) -> Pick:
+        return self.explain_many([(paper_id, score)], n_terms)[0]
+
+    def explain_many(self, picks: Sequence[tuple[str, float]], n_terms: int = 3) -> list[Pick]:
+        """Explain several picks with one sparse product per part of the profile, not one per pick."""
+        if not picks:
+            return []
         index = self.index
-        row = index.rows([paper_id])
-        topic_part = 0.0
+        rows = index.rows([pid for pid, _ in picks])
+        topic_parts = np.zeros(len(picks))
         if self.topic_vec is not None:
-            topic_part = self.parts.topics * float((self.topic_vec @ row.T).toarray()[0, 0])
-        similar_to, by_others = None, False
-        if self.community is not None and self.liked:
-            collaborative = self._collaborative_score(paper_id)
-            # Mostly other people's likes: say which of the person's likes they share.
-            if collaborative > 0 and collaborative >= score - collaborative:
-                similar_to, _ = self.community.because_of(self.liked, self.parts.liked_weights, paper_id)
-                by_others = similar_to is not None
-        if similar_to is None and self.liked_rows is not None:
-            sims = (self.liked_rows @ row.T).toarray().ravel()
-            best = int(np.argmax(sims * np.asarray(self.parts.liked_weights)))
-            if sims[best] > 0 and self.parts.feedback * sims[best] >= topic_part:
-                similar_to = self.liked[best]
-        topics: list[str] = []
-        if similar_to is None and self.each_topic is not None and topic_part > 0:
-            topic_sims = (self.each_topic @ row.T).toarray().ravel()
-            # A topic sharing only a common word ("model") with the paper is no reason to name it.
-            floor = max(float(topic_sims.max()) * 0.5, 1e-9)
-            topics = [self.topics[i] for i in np.argsort(-topic_sims, kind="stable")[:MAX_TOPICS_NAMED]
-                      if topic_sims[i] >= floor]
-        # Say why in the terms of the reason given: the topics' words for a topic match.
-        contribution = row.multiply(self.topic_vec if topics else self.similarity_query).tocsr()
-        if topics:
-            # The named topics' own words go without saying.
-            said = set().union(*(index.model.stems(t) for t in topics))
-            keep = [j for j, col in enumerate(contribution.indices)
-                    if not set(index.model.stem_terms[col].split(" ")) <= said]
-            contribution = sparse.csr_matrix((contribution.data[keep], contribution.indices[keep],
-                                              [0, len(keep)]), shape=contribution.shape)
-        names = [index.model.term(i) for i in contribution.indices]
+            topic_parts = self.parts.topics * (rows @ self.topic_vec.T).toarray().ravel()
+        liked_sims = (rows @ self.liked_rows.T).toarray() if self.liked_rows is not None else None
+        topic_sims = (rows @ self.each_topic.T).toarray() if self.each_topic is not None else None
+        by_topic = rows.multiply(self.topic_vec).tocsr() if self.topic_vec is not None else None
+        by_query = rows.multiply(self.similarity_query).tocsr()
+        out = []
+        for i, (paper_id, score) in enumerate(picks):
+            topic_part = float(topic_parts[i])
+            similar_to, by_others = None, False
+            if self.community is not None and self.liked:
+                collaborative = self._collaborative_score(paper_id)
+                # Mostly other people's likes: say which of the person's likes they share.
+                if collaborative > 0 and collaborative >= score - collaborative:
+                    similar_to, _ = self.community.because_of(self.liked, self.parts.liked_weights, paper_id)
+                    by_others = similar_to is not None
+            if similar_to is None and liked_sims is not None:
+                sims = liked_sims[i]
+                best = int(np.argmax(sims * np.asarray(self.parts.liked_weights)))
+                if sims[best] > 0 and self.parts.feedback * sims[best] >= topic_part:
+                    similar_to = self.liked[best]
+            topics: list[str] = []
+            if similar_to is None and topic_sims is not None and topic_part > 0:
+                row_sims = topic_sims[i]
+                # A topic sharing only a common word ("model") with the paper is no reason to name it.
+                floor = max(float(row_sims.max()) * 0.5, 1e-9)
+                topics = [self.topics[j] for j in np.argsort(-row_sims, kind="stable")[:MAX_TOPICS_NAMED]
+                          if row_sims[j] >= floor]
+            # Say why in the terms of the reason given: the topics' words for a topic match.
+            contribution = by_topic if topics else by_query
+            span = slice(contribution.indptr[i], contribution.indptr[i + 1])
+            columns, data = contribution.indices[span], contribution.data[span]
+            if topics:
+                # The named topics' own words go without saying.
+                said = set().union(*(index.model.stems(t) for t in topics))
+                keep = [j for j, col in enumerate(columns)
+                        if not set(index.model.stem_terms[col].split(" ")) <= said]
+                columns, data = columns[keep], data[keep]
+            out.append(Pick(paper_id, score, self._terms(columns, data, n_terms), similar_to, topics,
+                            by_others))
+        return out
+
+    def _terms(self, columns: np.ndarray, data: np.ndarray, n_terms: int) -> list[str]:
+        model = self.index.model
+        names = [model.term(c) for c in columns]
         # Two-word terms are down-weighted for ranking; for saying why, a shared phrase is the better
         # reason, so undo that (once for the paper's row, once for the query's).
-        undo = 1.0 / getattr(index.model, "phrase_weight", 1.0) ** 2
-        values = contribution.data * np.array([undo if " " in n else 1.0 for n in names], dtype=np.float32)
+        undo = 1.0 / getattr(model, "phrase_weight", 1.0) ** 2
+        values = data * np.array([undo if " " in n else 1.0 for n in names], dtype=np.float32)
         terms = [names[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
-        return Pick(paper_id, score, _distinct_terms(terms, n_terms), similar_to, topics, by_others)
+        return _distinct_terms(terms, n_terms)
 
     def _collaborative_score(self, paper_id: str) -> float:
         if self._collaborative is None:
