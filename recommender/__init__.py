@@ -8,6 +8,7 @@ from recommender.ranker import (
     DEFAULT_WEIGHTS,
     Weights,
     explain,
+    explain_picks,
     model_share,
     profile_vectors,
     rank,
@@ -17,5 +18,5 @@ from recommender.ranker import (
 )
 
 __all__ = ["DEFAULT_WEIGHTS", "Community", "PaperIndex", "Pick", "Profile", "Weights", "diversify",
-           "explain", "intra_list_similarity", "model_share", "profile_vectors", "rank", "score_matrix",
-           "search", "top_k"]
+           "explain", "explain_picks", "intra_list_similarity", "model_share", "profile_vectors", "rank",
+           "score_matrix", "search", "top_k"]

@@ -280,6 +280,12 @@ def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] =
     return context.explain_many(best)
 
 
+def explain_picks(index: PaperIndex, profile: Profile, picks: Sequence[tuple[str, float]],
+                  weights: Weights = DEFAULT_WEIGHTS, community: Community | None = None) -> list[Pick]:
+    """:func:`explain` for several (paper id, score) pairs at once, keeping their order."""
+    return _ExplainContext(index, profile, weights, community=community).explain_many(picks)
+
+
 def explain(index: PaperIndex, profile: Profile, paper_id: str, score: float,
             weights: Weights = DEFAULT_WEIGHTS, n_terms: int = 3, community: Community | None = None) -> Pick:
     """Why a paper ranks for a profile: the liked paper it most resembles, if that drives the score,

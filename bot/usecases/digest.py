@@ -26,7 +26,7 @@ from bot.usecases.recommend import (
     remember_shown,
     with_papers,
 )
-from recommender import Community, PaperIndex, Profile, diversify, rank, score_matrix, top_k
+from recommender import Community, PaperIndex, Profile, diversify, explain_picks, score_matrix, top_k
 
 #: Papers published (or, without a date, added) this many days before the digest's day count as new.
 RECENT_DAYS = 4
@@ -36,8 +36,8 @@ FLOOR = 0.2
 #: People scored in one matrix product.
 BATCH = 32
 
-#: What scoring found for one person: the paper ids chosen and the profile they were chosen for.
-Choice = tuple[list[str], Profile] | Exception
+#: What scoring found for one person: the (paper id, score) pairs chosen and the profile they were for.
+Choice = tuple[list[tuple[str, float]], Profile] | Exception
 
 NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion models, robotics`"
 NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
@@ -94,16 +94,16 @@ class Chooser:
         if isinstance(chosen, Exception):
             raise chosen
         chosen, profile = chosen
-        shown = self.ctx.store.shown_among(user_id, chosen)  # shown since it was scored: not again
-        chosen = [pid for pid in chosen if pid not in shown]
+        shown = self.ctx.store.shown_among(user_id, [pid for pid, _ in chosen])  # since scored: not again
+        chosen = [(pid, score) for pid, score in chosen if pid not in shown]
         if not chosen:
             return []
         with self.ctx.engine.index() as index:
             if index is None:
                 raise NoPapers(NO_PAPERS)
-            small = _small_index(index, chosen, profile)
-        explained = {p.paper_id: p for p in rank(small, profile, len(chosen), candidates=chosen)}
-        return with_papers(self.ctx, [explained[pid] for pid in chosen if pid in explained])
+            small = _small_index(index, [pid for pid, _ in chosen], profile)
+        known = [(pid, score) for pid, score in chosen if pid in small.row_of]
+        return with_papers(self.ctx, explain_picks(small, profile, known))
 
     def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
         store = self.ctx.store
@@ -126,7 +126,9 @@ class Chooser:
             scores = score_matrix(index, profiles, community=self._community())
             for row, (user_id, today, profile, shown) in enumerate(people):
                 mask = _rows_of(index, recent[today])
-                out[(user_id, today)] = (select(index, scores[row], profile, self.n, shown, mask), profile)
+                picked = select(index, scores[row], profile, self.n, shown, mask)
+                out[(user_id, today)] = ([(pid, float(scores[row][index.row_of[pid]])) for pid in picked],
+                                         profile)
         return out
 
 
