@@ -198,14 +198,14 @@ def base_rss(env: dict, cwd: Path) -> float:
 def rank_cost(db: Path, persons: list[dict]) -> tuple[float, float, float]:
     """In this process: seconds to load the saved index; to choose one digest, averaged over everyone
     as a run of digests does it (scored in batches, explained one by one); and of that, the median
-    time of explaining one person's 5 picks (``recommender.rank`` on the small index of those papers
-    that the digest code builds)."""
+    time of explaining one person's 5 picks (``recommender.explain_picks`` on the small index of those
+    papers that the digest code builds)."""
     from datetime import date
 
     from bot.context import Context
     from bot.usecases.digest import Chooser, _small_index
     from bot.usecases.recommend import profile_for
-    from recommender import rank
+    from recommender import explain_picks
 
     ctx = Context.open(str(db), DIGEST_SIZE)
     try:
@@ -226,7 +226,7 @@ def rank_cost(db: Path, persons: list[dict]) -> tuple[float, float, float]:
             for p in persons[:100]:
                 profile = profile_for(ctx, p["user"])
                 start = time.perf_counter()
-                rank(_small_index(index, picks, profile), profile, DIGEST_SIZE, candidates=picks)
+                explain_picks(_small_index(index, picks, profile), profile, [(pid, 1.0) for pid in picks])
                 times.append(time.perf_counter() - start)
     finally:
         ctx.store.close()
@@ -272,8 +272,8 @@ def markdown(r: dict, command: str) -> str:
         f"Where paperbot's time goes, measured in-process: loading the saved index {r['load']:.1f} s; "
         f"choosing one person's digest {1000 * r['rank']:.0f} ms on average (scores for 32 people at a "
         "time in one matrix product, fresh-first and floor applied, then the 5 picks explained), of "
-        f"which explaining the picks is {1000 * r['explain']:.1f} ms (`recommender.rank` over a small "
-        "index of just those papers and the person's liked and disliked ones, which gives the same "
+        f"which explaining the picks is {1000 * r['explain']:.1f} ms (`recommender.explain_picks` over a "
+        "small index of just those papers and the person's liked and disliked ones, which gives the same "
         "reasons as the whole corpus). That work is Python under one GIL: it overlaps the posting "
         "threads' waits but not each other. A bare process with paperbot's imports peaks at "
         f"{r['base_rss']:.0f} MB.",
