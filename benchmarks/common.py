@@ -13,6 +13,24 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 DOC = ROOT / "docs" / "benchmarks.md"
 
+#: The ~28,000-paper corpus the speed benchmarks use: these shared files, topped up to TARGET.
+FILES = ("neurips2018.jsonl", "icml2019.jsonl", "citeulike-a/papers.jsonl")
+TARGET = 28_000
+
+#: Research topics for synthetic people.
+TOPICS = [
+    "reinforcement learning", "graph neural networks", "protein structure prediction", "gene expression",
+    "diffusion models", "variational inference", "bayesian optimization", "causal inference",
+    "social networks", "community detection", "language models", "machine translation", "optimal transport",
+    "federated learning", "differential privacy", "adversarial examples", "meta-learning",
+    "gaussian processes", "sparse regression", "matrix completion", "recommender systems",
+    "information retrieval", "phylogenetics", "sequence alignment", "metabolic networks",
+    "neural architecture search", "contrastive learning", "time series forecasting", "topic models",
+    "image segmentation", "speech recognition", "multi-armed bandits", "stochastic gradient descent",
+    "kernel methods", "game theory", "climate", "epidemiology", "semantic web", "ontologies",
+    "peer review", "open access publishing", "evolution of cooperation", "scale-free networks",
+]
+
 
 def read_papers(path: Path) -> tuple[list[str], list[str]]:
     """Ids and texts of a JSON-lines file, each text built as ``storage.models.Paper.text`` builds it."""

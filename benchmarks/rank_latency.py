@@ -25,25 +25,20 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import DOC, ROOT, SHARED_DATA, machine, read_papers, write_section  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    DOC,
+    FILES,
+    ROOT,
+    SHARED_DATA,
+    TARGET,
+    TOPICS,
+    machine,
+    read_papers,
+    write_section,
+)
 from recommender import PaperIndex, Profile, rank  # noqa: E402
 
 START, END = "<!-- latency:start -->", "<!-- latency:end -->"
-FILES = ("neurips2018.jsonl", "icml2019.jsonl", "citeulike-a/papers.jsonl")
-TARGET = 28_000
-
-TOPICS = [
-    "reinforcement learning", "graph neural networks", "protein structure prediction", "gene expression",
-    "diffusion models", "variational inference", "bayesian optimization", "causal inference",
-    "social networks", "community detection", "language models", "machine translation", "optimal transport",
-    "federated learning", "differential privacy", "adversarial examples", "meta-learning",
-    "gaussian processes", "sparse regression", "matrix completion", "recommender systems",
-    "information retrieval", "phylogenetics", "sequence alignment", "metabolic networks",
-    "neural architecture search", "contrastive learning", "time series forecasting", "topic models",
-    "image segmentation", "speech recognition", "multi-armed bandits", "stochastic gradient descent",
-    "kernel methods", "game theory", "climate", "epidemiology", "semantic web", "ontologies",
-    "peer review", "open access publishing", "evolution of cooperation", "scale-free networks",
-]
 
 console = Console(width=None if sys.stdout.isatty() else 160)
 
