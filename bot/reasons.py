@@ -9,10 +9,14 @@ MAX_TITLE = 80
 
 
 def reason_text(pick: Pick, liked_papers: dict[str, Paper]) -> str:
-    """'Like “<a paper you liked>”' when that is what drove the pick, otherwise the matching terms."""
+    """'Like “<a paper you liked>”' when that drove the pick (or 'People who liked …' when colleagues'
+    likes did), otherwise the topics it matches, otherwise the matching terms."""
     liked = liked_papers.get(pick.similar_to) if pick.similar_to else None
     if liked is not None:
-        return f"Like “{shorten(liked.title or liked.abstract, MAX_TITLE)}”, which you liked"
+        title = shorten(liked.title or liked.abstract, MAX_TITLE)
+        if pick.liked_by_others:
+            return f"People who liked “{title}” also liked this"
+        return f"Like “{title}”, which you liked"
     if pick.topics:
         named = [f"“{shorten(t, MAX_TITLE)}”" for t in pick.topics]
         which = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]

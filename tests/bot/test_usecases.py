@@ -175,8 +175,10 @@ def test_what_colleagues_liked_counts(ctx):
         record_feedback(ctx, user, "cats-0", LIKE)
         record_feedback(ctx, user, "quantum-5", LIKE)
     record_feedback(ctx, "U1", "cats-0", LIKE)
-    recs = ids(recommend(ctx, "U1", 8, remember=False))
-    assert "quantum-5" in recs
+    recs = recommend(ctx, "U1", 8, remember=False)
+    assert "quantum-5" in ids(recs)
+    reason = next(r.reason for r in recs if r.paper.id == "quantum-5")
+    assert reason.startswith("People who liked “On feline")
     ctx.store.remove_feedback("U2", "quantum-5")
     ctx.store.remove_feedback("U3", "quantum-5")
     assert "quantum-5" not in ids(recommend(ctx, "U1", 8, remember=False))
