@@ -28,12 +28,12 @@ from bot.usecases import follow, forget, interests, recommend, search, unfollow
 from bot.usecases.daily import Outcome, next_digest, send_digest_now
 from bot.usecases.delivery import Delivery
 from bot.usecases.interests import FollowResult
+from bot.usecases.recommend import MAX_RECOMMEND
 
 if TYPE_CHECKING:
     from bot.slack.app import Runtime
 
 DEFAULT_RECOMMEND = 5
-MAX_RECOMMEND = 20
 SEARCH_RESULTS = 5
 ECHO_LIMIT = 200  # characters of the caller's own text echoed back
 

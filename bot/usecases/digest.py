@@ -20,6 +20,8 @@ from bot.context import Context
 from bot.errors import NoInterests, NoPapers
 from bot.usecases.recommend import (
     DIVERSITY,
+    NO_INTERESTS,
+    NO_PAPERS,
     Recommendation,
     community,
     profile_for,
@@ -39,8 +41,6 @@ BATCH = 32
 #: What scoring found for one person: the (paper id, score) pairs chosen and the profile they were for.
 Choice = tuple[list[tuple[str, float]], Profile] | Exception
 
-NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion models, robotics`"
-NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
 
 @dataclass

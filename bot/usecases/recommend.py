@@ -16,6 +16,8 @@ MAX_RECOMMEND = 20
 #: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged (docs/quality.md).
 DIVERSITY = 0.15
 MAX_QUERY_LENGTH = 500
+NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion models, robotics`"
+NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
 
 @dataclass
@@ -69,11 +71,11 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
         raise BadArgument(f"I can recommend between 1 and {MAX_RECOMMEND} papers at a time")
     profile = profile_for(ctx, user_id)
     if profile.is_empty:
-        raise NoInterests("You don't follow anything yet: try `/papers follow diffusion models, robotics`")
+        raise NoInterests(NO_INTERESTS)
     shown = ctx.store.shown_paper_ids(user_id)
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
+            raise NoPapers(NO_PAPERS)
         picks = rank(index, profile, n, exclude=shown, community=community(ctx), diversity=DIVERSITY)
     recommendations = with_papers(ctx, picks)
     if remember:
@@ -98,7 +100,7 @@ def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
         raise BadArgument(f"A search can be at most {MAX_QUERY_LENGTH} characters long")
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers("There are no papers yet: an admin needs to run `paperbot ingest`")
+            raise NoPapers(NO_PAPERS)
         picks = search_index(index, query, n)
     return with_papers(ctx, picks, reason_prefix="Matches: ")
 
