@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+from recommender.rows import take_rows
 from recommender.text_model import TextModel
 
 FORMAT = 2  # 2: stemmed vocabulary
@@ -61,7 +62,7 @@ class PaperIndex:
 
     def rows(self, ids: Sequence[str]) -> sparse.csr_matrix:
         """The rows of these (known) papers."""
-        return self.matrix[[self.row_of[i] for i in ids]]
+        return take_rows(self.matrix, [self.row_of[i] for i in ids])
 
     def known(self, ids) -> list[str]:
         """Those of ``ids`` that are indexed, in order."""

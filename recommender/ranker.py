@@ -25,13 +25,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import sparse
-from sklearn.preprocessing import normalize
 
 from recommender.collaborative import Community
 from recommender.diversity import diversify
 from recommender.index import PaperIndex
 from recommender.model import Feedback, person_vectors
 from recommender.profile import Pick, Profile
+from recommender.rows import dense_row, scale_rows, unit_rows
 
 
 @dataclass(frozen=True)
@@ -115,20 +115,23 @@ def profile_vectors(index: PaperIndex, profiles: Sequence[Profile],
     return _queries(index, [_parts(index, p, weights) for p in profiles], profiles, weights)
 
 
-def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile],
-             weights: Weights) -> sparse.csr_matrix:
+def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile], weights: Weights,
+             topic_rows: sparse.csr_matrix | None = None) -> sparse.csr_matrix:
     n_terms = index.matrix.shape[1]
-    topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
-    liked_rows = _centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts])
-    disliked_rows = _centroids(index, [p.disliked for p in parts], [p.disliked_weights for p in parts])
-    topic_c = np.array([p.topics for p in parts], dtype=np.float32)
+    if topic_rows is None:
+        topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
     keep = np.array([1.0 - p.model for p in parts], dtype=np.float32)
     feedback_c = np.array([p.feedback for p in parts], dtype=np.float32)
-    query = (sparse.diags(topic_c) @ topic_rows
-             + sparse.diags(keep * feedback_c) @ liked_rows
-             - sparse.diags(keep * weights.disliked) @ disliked_rows)
+    query = scale_rows(topic_rows, [p.topics for p in parts])
+    liked_rows = disliked_rows = None
+    if any(p.liked for p in parts):
+        liked_rows = _centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts])
+        query = query + scale_rows(liked_rows, keep * feedback_c)
+    if any(p.disliked for p in parts):
+        disliked_rows = _centroids(index, [p.disliked for p in parts], [p.disliked_weights for p in parts])
+        query = query - scale_rows(disliked_rows, keep * weights.disliked)
     wanted = [i for i, p in enumerate(parts) if p.model > 0]
-    if wanted:
+    if wanted and liked_rows is not None:
         people = [Feedback([index.row_of[x] for x in parts[i].liked], parts[i].liked_weights,
                            [index.row_of[x] for x in parts[i].disliked], parts[i].disliked_weights)
                   for i in wanted]
@@ -142,28 +145,31 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
         if restore.any():
             back = np.zeros(len(parts), dtype=np.float32)
             back[wanted] = restore
-            query = query + sparse.diags(back) @ (sparse.diags(feedback_c) @ liked_rows
-                                                  - weights.disliked * disliked_rows)
+            query = query + scale_rows(liked_rows, back * feedback_c)
+            if disliked_rows is not None:
+                query = query - scale_rows(disliked_rows, back * weights.disliked)
     return sparse.csr_matrix(query, dtype=np.float32, shape=(len(parts), n_terms))
 
 
 def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
-    """Unit rows for free texts (an empty text gives an empty row)."""
+    """Unit rows for free texts (an empty text gives an empty row). The vectorizer normalises its
+    rows (``norm="l2"``), so they need no second pass."""
     if not texts:
         return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
-    return normalize(index.model.transform_short(texts), norm="l2", copy=True).astype(np.float32)
+    return index.model.transform_short(texts)
 
 
 def _centroids(index: PaperIndex, ids: list[list[str]], weights: list[list[float]]) -> sparse.csr_matrix:
     """Unit-length weighted sums of known papers' rows, one per list (empty list: empty row)."""
-    n = sum(len(x) for x in ids)
+    if not any(ids):
+        return sparse.csr_matrix((len(ids), index.matrix.shape[1]), dtype=np.float32)
     select = sparse.csr_matrix(
         (np.array([w for ws in weights for w in ws], dtype=np.float32),
          np.array([index.row_of[p] for x in ids for p in x], dtype=np.int64),
          np.cumsum([0] + [len(x) for x in ids])),
         shape=(len(ids), index.matrix.shape[0]),
-    ) if n else sparse.csr_matrix((len(ids), index.matrix.shape[0]), dtype=np.float32)
-    return normalize(select @ index.matrix, norm="l2", copy=False).astype(np.float32)
+    )
+    return unit_rows(select @ index.matrix)
 
 
 def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weights = DEFAULT_WEIGHTS,
@@ -307,11 +313,12 @@ class _ExplainContext:
         self.each_topic = _text_rows(index, self.topics) if self.topics and name_topics else None
         self.liked = self.parts.liked
         self.liked_rows = index.rows(self.liked) if self.liked else None
-        self.query = _queries(index, [self.parts], [profile], weights)
+        self.query = _queries(index, [self.parts], [profile], weights, self.topic_vec)
         # Words are explained against the similarity part alone: the person's model only re-weighs
         # the same words, and this way a reason depends on nothing but the profile's own papers.
         self.similarity_query = (self.query if self.parts.model == 0 else
-                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights))
+                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights,
+                                          self.topic_vec))
         self._collaborative: np.ndarray | None = None
 
     def scores(self) -> np.ndarray:
@@ -331,13 +338,15 @@ class _ExplainContext:
             return []
         index = self.index
         rows = index.rows([pid for pid, _ in picks])
-        topic_parts = np.zeros(len(picks))
-        if self.topic_vec is not None:
-            topic_parts = self.parts.topics * (rows @ self.topic_vec.T).toarray().ravel()
+        # Dense copies of the profile's few rows: products with the picks' rows are then plain
+        # indexing, where sparse-by-sparse products would transpose and check at every call.
+        topic_dense = dense_row(self.topic_vec) if self.topic_vec is not None else None
+        query_dense = dense_row(self.similarity_query)
+        topic_parts = (self.parts.topics * (rows @ topic_dense) if topic_dense is not None
+                       else np.zeros(len(picks)))
         liked_sims = (rows @ self.liked_rows.T).toarray() if self.liked_rows is not None else None
-        topic_sims = (rows @ self.each_topic.T).toarray() if self.each_topic is not None else None
-        by_topic = rows.multiply(self.topic_vec).tocsr() if self.topic_vec is not None else None
-        by_query = rows.multiply(self.similarity_query).tocsr()
+        topic_sims = (np.column_stack([rows @ topic for topic in self.each_topic.toarray()])
+                      if self.each_topic is not None else None)
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -361,9 +370,11 @@ class _ExplainContext:
                 topics = [self.topics[j] for j in np.argsort(-row_sims, kind="stable")[:MAX_TOPICS_NAMED]
                           if row_sims[j] >= floor]
             # Say why in the terms of the reason given: the topics' words for a topic match.
-            contribution = by_topic if topics else by_query
-            span = slice(contribution.indptr[i], contribution.indptr[i + 1])
-            columns, data = contribution.indices[span], contribution.data[span]
+            span = slice(rows.indptr[i], rows.indptr[i + 1])
+            columns = rows.indices[span]
+            data = rows.data[span] * (topic_dense if topics else query_dense)[columns]
+            shared = data != 0
+            columns, data = columns[shared], data[shared]
             if topics:
                 # The named topics' own words go without saying.
                 said = set().union(*(index.model.stems(t) for t in topics))

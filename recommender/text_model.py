@@ -126,17 +126,20 @@ class TextModel:
     def transform_short(self, texts: Sequence[str]) -> sparse.csr_matrix:
         """:meth:`transform` for short texts such as topics, remembering each text's row: the same few
         topics come back for every digest, and scikit-learn's per-call overhead dwarfs the work."""
-        missing = [t for t in dict.fromkeys(texts) if t not in self._short]
+        known = self._short
+        if len(texts) == 1 and (row := known.get(texts[0])) is not None:
+            return row
+        found = {t: row for t in dict.fromkeys(texts) if (row := known.get(t)) is not None}
+        missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
             rows = self.transform(missing)
+            new = {t: rows[i] for i, t in enumerate(missing)}
             with self._short_lock:
-                if len(self._short) + len(missing) > SHORT_CACHE:
+                if len(self._short) + len(new) > SHORT_CACHE:
                     self._short.clear()
-                self._short.update((t, rows[i]) for i, t in enumerate(missing))
-            found = {t: rows[i] for i, t in enumerate(missing)}
-        else:
-            found = {}
-        return sparse.vstack([found.get(t) if t in found else self._short[t] for t in texts], format="csr")
+                self._short.update(new)
+            found.update(new)
+        return sparse.vstack([found[t] for t in texts], format="csr")
 
     def stems(self, text: str) -> set[str]:
         """The distinct stems of a text, as this model sees words."""

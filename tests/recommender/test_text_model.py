@@ -93,3 +93,7 @@ def test_rows_are_unit_length_and_pairs_count_less():
     assert idf[terms.index("network")] == pytest.approx(np.log(11 / 5) + 1)
     assert idf[terms.index("graph network")] == pytest.approx(BIGRAM_WEIGHT * (np.log(11 / 3) + 1))
     assert np.allclose(model.transform(texts[:3]).toarray(), matrix[:3].toarray(), atol=1e-6)
+    # The ranker relies on it: short texts (topics, queries) come out unit length too, or empty.
+    short = model.transform_short(["graph", "kernels of graphs", "unheard-of words", "graph"])
+    assert np.allclose(np.sqrt(short.multiply(short).sum(axis=1)).ravel(), [1, 1, 0, 1], atol=1e-5)
+    assert model.transform_short(["graph"]).shape == (1, matrix.shape[1])
