@@ -33,6 +33,7 @@ class Store:
     def __init__(self, path: str | Path):
         self.path = str(path)
         self._local = threading.local()
+        self._writer = threading.Lock()
         migrations.apply(self.db)
 
     # -- connections and transactions ------------------------------------------------------------
@@ -54,19 +55,22 @@ class Store:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         """Group one use case's writes. Outermost level takes the write lock at once (BEGIN IMMEDIATE),
-        so two processes never deadlock upgrading read locks; nested levels are savepoints."""
+        so two processes never deadlock upgrading read locks; nested levels are savepoints. Threads of
+        one process queue on a lock of their own first: SQLite's busy handler would have them sleep
+        and poll for milliseconds to wait out a transaction that takes a fraction of one."""
         db = self.db
         if db.conn.in_transaction:
             with db.atomic():
                 yield
             return
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            db.rollback()
-            raise
-        db.execute("COMMIT")
+        with self._writer:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                db.rollback()
+                raise
+            db.execute("COMMIT")
 
     def close(self) -> None:
         """Close this thread's connection."""

@@ -206,29 +206,43 @@ def next_digest(ctx: Context, user_id: str, now: datetime) -> date | None:
 # -- claiming ---------------------------------------------------------------------------------------
 
 def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
-                 alive: Alive = owner_alive) -> DigestRecord | None:
+                 alive: Alive = owner_alive,
+                 chosen: list[Recommendation] | None = None) -> DigestRecord | None:
     """Take the day's digest for ``owner``, or None if it ended or someone else is on it.
 
-    Returns the record as claimed: new (``papers`` None) or taken over (resume from it).
+    Returns the record as claimed: new, with ``chosen`` recorded as its papers in the same transaction
+    (``papers`` None without them), or taken over (resume from it; ``chosen`` is then ignored).
     """
+    return _claim(ctx, user_id, day, owner, clock, alive, chosen)[0]
+
+
+def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
+           chosen: list[Recommendation] | None) -> tuple[DigestRecord | None, bool]:
+    """:func:`claim_digest`, and whether the claim is new (False when taken over)."""
     store = ctx.store
     now = clock()
     lease = _iso(now + LEASE)
+    key = day.isoformat()
     with store.transaction():
-        record = store.get_digest(user_id, day.isoformat())
+        record = store.get_digest(user_id, key)
         if record is None:
-            store.start_digest(user_id, day.isoformat(), owner, lease, _iso(now))
-            return DigestRecord(user_id, day.isoformat(), "sending", owner, lease)
+            store.start_digest(user_id, key, owner, lease, _iso(now))
+            claimed = DigestRecord(user_id, key, "sending", owner, lease, started_at=_iso(now))
+            if chosen is not None:
+                claimed.papers = [r.paper.id for r in chosen]
+                claimed.reasons = {r.paper.id: r.reason for r in chosen}
+                store.set_digest_papers(user_id, key, owner, claimed.papers, claimed.reasons)
+            return claimed, True
         if record.status != "sending":
-            return None
+            return None, False
         expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
         if not expired and alive(record.owner) is not False:
-            return None
+            return None, False
         log.info("taking over the %s digest of %s from %s (%s)", record.local_date, user_id, record.owner,
                  "lease ran out" if expired else "owner is gone")
-        store.take_over_digest(user_id, day.isoformat(), owner, lease)
+        store.take_over_digest(user_id, key, owner, lease)
         record.owner, record.lease_until = owner, lease
-        return record
+        return record, False
 
 
 # -- sending ----------------------------------------------------------------------------------------
@@ -246,43 +260,63 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
                 chooser: Chooser | None = None) -> Outcome:
     """Claim, choose (or resume), post and record one person's digest for local ``day``.
 
-    ``explicit`` (someone asked for it now): when there is nothing to send, the claim is withdrawn
-    rather than recorded, so the scheduled digest may still come later that day; NoInterests and
-    NoPapers are raised for the caller to answer. ``chooser`` chooses the papers (a run's, batching).
+    ``explicit`` (someone asked for it now): when there is nothing to send, nothing is recorded, so
+    the scheduled digest may still come later that day; NoInterests and NoPapers are raised for the
+    caller to answer. ``chooser`` chooses the papers (a run's, batching).
     """
     owner = owner or owner_id()
-    record = claim_digest(ctx, user_id, day, owner, clock, alive)
+    chooser = chooser or Chooser(ctx)
+    key = day.isoformat()
+    chosen = None
+    if ctx.store.get_digest(user_id, key) is None:
+        # A new digest: choose first (no lock held meanwhile), then claim it with its papers at once.
+        chosen = _choose(ctx, user_id, day, explicit, chooser)
+        if not chosen and explicit:
+            return Outcome(user_id, day, "empty")
+    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen)
     if record is None:
-        current = ctx.store.get_digest(user_id, day.isoformat())
+        current = ctx.store.get_digest(user_id, key)
         return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
-    return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser or Chooser(ctx))
+    return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
+                         chosen if new and chosen is not None else None)
 
 
 def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
-                  clock: Clock, explicit: bool, chooser: Chooser) -> Outcome:
+                  clock: Clock, explicit: bool, chooser: Chooser,
+                  chosen: list[Recommendation] | None = None) -> Outcome:
+    """Post what a claimed digest has left. ``chosen``: the record was claimed just now with these
+    papers, so none of them can have been posted yet, and its lease was just set."""
     store, user_id, key = ctx.store, record.user_id, record.local_date
     finish = _Finisher(ctx, record, day, owner, clock)
+    leased_at = clock()
     try:
-        if record.papers is None:
-            recs = _choose(ctx, record, day, owner, explicit, chooser)
-            if not recs:
-                return finish("empty") if not explicit else Outcome(user_id, day, "empty")
+        if chosen is not None:
+            recs = chosen
+        elif record.papers is None:  # taken over from a sender that died before recording its choice
+            recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
+            leased_at = None
             with store.transaction():
-                if not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
-                                               {r.paper.id: r.reason for r in recs}):
+                if not recs and explicit:
+                    store.drop_digest(user_id, key, owner)
+                    return Outcome(user_id, day, "empty")
+                if recs and not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
+                                                        {r.paper.id: r.reason for r in recs}):
                     return Outcome(user_id, day, "busy")
             record.papers = [r.paper.id for r in recs]
         else:
             recs = _resumed(ctx, record)
-        shown = store.shown_among(user_id, record.papers)
+        if not recs:
+            return finish("empty")
+        shown = set() if chosen is not None else store.shown_among(user_id, record.papers)
         todo = [r for r in recs
                 if r.paper.id not in shown and record.failures.get(r.paper.id, 0) < MAX_ATTEMPTS]
         if not todo:
             return finish("sent")
         channel = courier.open(user_id)
-        with store.transaction():  # still ours, with a fresh lease, before the first message
-            if not store.renew_digest_lease(user_id, key, owner, _iso(clock() + LEASE)):
-                return Outcome(user_id, day, "busy")
+        if leased_at is None or clock() - leased_at > LEASE / 4:
+            with store.transaction():  # still ours, with a fresh lease, before the first message
+                if not store.renew_digest_lease(user_id, key, owner, _iso(clock() + LEASE)):
+                    return Outcome(user_id, day, "busy")
         if record.header_ts is None and not shown:
             try:
                 ts = courier.post_text(channel, header_text(len(recs), day))
@@ -309,6 +343,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 elif still_mine or store.get_digest(user_id, key) is not None:  # gone: they asked to forget
                     remember_shown(ctx, user_id, rec, *posted)
                     finish.delivered += 1
+                    if still_mine and rec is todo[-1] and not finish.failed:
+                        return finish("sent")  # everything left went out: done, in the same transaction
             if not still_mine:
                 log.warning("lost the %s digest of %s to another process; stopping", key, user_id)
                 return Outcome(user_id, day, "busy", finish.delivered, finish.failed)
@@ -323,23 +359,21 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         return finish.retry(error=f"{type(exc).__name__}: {exc}")
 
 
-def _choose(ctx: Context, record: DigestRecord, day: date, owner: str, explicit: bool,
-            chooser: Chooser) -> list[Recommendation]:
-    """The papers for a new claim. Nothing to rank by or from: the claim is withdrawn (an explicit
-    request hears why; a scheduled digest is tried again later), except that someone who follows
-    nothing gets an empty digest for the day."""
+def _choose(ctx: Context, user_id: str, day: date, explicit: bool, chooser: Chooser,
+            claimed: DigestRecord | None = None) -> list[Recommendation]:
+    """The papers for a new digest. Nothing to rank by or from: an explicit request hears why
+    (raised), a scheduled digest is tried again later (NoPapers raised) except that someone who
+    follows nothing gets an empty digest for the day ([]). A ``claimed`` record is withdrawn before
+    raising."""
     try:
-        recs = chooser.choose(record.user_id, day)
+        return chooser.choose(user_id, day)
     except (NoInterests, NoPapers) as exc:
         if explicit or isinstance(exc, NoPapers):
-            with ctx.store.transaction():
-                ctx.store.drop_digest(record.user_id, record.local_date, owner)
+            if claimed is not None:
+                with ctx.store.transaction():
+                    ctx.store.drop_digest(user_id, claimed.local_date, claimed.owner)
             raise
         return []
-    if not recs and explicit:
-        with ctx.store.transaction():
-            ctx.store.drop_digest(record.user_id, record.local_date, owner)
-    return recs
 
 
 def _resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:

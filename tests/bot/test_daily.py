@@ -262,6 +262,32 @@ def test_killed_after_two_of_five_papers_the_next_run_posts_the_other_three(ctx)
     assert ctx.store.get_digest("U1", "2026-07-15").status == "sent"
 
 
+def test_the_papers_are_recorded_with_the_claim_before_anything_is_posted(ctx):
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    courier = Recorder()
+    seen = []
+    original = courier.post_text
+
+    def header(channel, text):
+        record = ctx.store.get_digest("U1", "2026-07-15")
+        seen.append((record.status, record.papers))
+        return original(channel, text)
+
+    courier.post_text = header
+    outcome = send_digest(ctx, "U1", DAY, courier.courier(), "me:1:1")
+    assert outcome.status == "sent" and seen == [("sending", courier.papers("DU1"))]
+
+
+def test_a_claim_taken_over_before_its_papers_were_chosen_is_chosen_and_sent(ctx):
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    clock = Clock(utc(2026, 7, 15, 8, 0))
+    assert claim_digest(ctx, "U1", DAY, "dead:1:1", clock, ALIVE).papers is None
+    courier = Recorder()
+    outcome = send_digest(ctx, "U1", DAY, courier.courier(), "me:2:2", clock, DEAD)
+    assert (outcome.status, outcome.delivered, len(courier.headers("DU1"))) == ("sent", 3, 1)
+    assert ctx.store.get_digest("U1", "2026-07-15").papers == courier.papers("DU1")
+
+
 def test_a_live_owners_digest_is_left_alone_until_its_lease_runs_out(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
