@@ -158,7 +158,12 @@ class TextModel:
         if self._stem_terms is None:
             with self._short_lock:  # threads asking at once build it once
                 if self._stem_terms is None:
-                    self._stem_terms = self.vectorizer.get_feature_names_out()
+                    # What get_feature_names_out() returns, several times faster (it sorts).
+                    vocabulary = self.vectorizer.vocabulary_
+                    terms = np.empty(len(vocabulary), dtype=object)
+                    terms[np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))] = \
+                        list(vocabulary)
+                    self._stem_terms = terms
         return self._stem_terms
 
     def term(self, column: int) -> str:
@@ -169,7 +174,7 @@ class TextModel:
     def terms(self) -> np.ndarray:
         """Column index to term, in words a person would write (the commonest form of each stem)."""
         if self._terms is None:
-            names = self.vectorizer.get_feature_names_out()
+            names = self.stem_terms
             self._terms = np.array(
                 [" ".join(self.display.get(s, s) for s in name.split(" ")) for name in names], dtype=object
             )

@@ -7,7 +7,6 @@ Listeners answer Slack (``ack``) at once; slow work (the ranker, Slack API calls
 from __future__ import annotations
 
 import logging
-import random
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,18 +17,12 @@ from slack_bolt import App, BoltResponse
 from slack_bolt.error import BoltError
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
-from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
-    ServerErrorRetryHandler,
-)
-from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.http_retry.jitter import Jitter
 
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import BadArgument, ConfigError, PaperbotError
 from bot.slack import commands, home, reactions
+from bot.slack.client import build_client
 from bot.slack.messages import escape
 
 log = logging.getLogger(__name__)
@@ -39,31 +32,6 @@ HELP_POINTER = " See `/papers help`."
 
 LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
 BACKGROUND_THREADS = 8  # slow work after the ack
-API_TIMEOUT = 15  # seconds per Web API call
-RATE_LIMIT_RETRIES = 3  # 429s a listener's call waits out (each sleeps Retry-After)
-
-
-class _ProportionalJitter(Jitter):
-    """Up to half the interval again, so retries of many threads spread out without long waits."""
-
-    def recalculate(self, duration: float) -> float:
-        return duration * (1 + random.random() / 2)
-
-
-def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIES) -> WebClient:
-    """The Web API client every listener uses: ``SLACK_API_URL``, and retries for 429 (honouring
-    Retry-After, up to ``rate_limit_retries`` times), 500/503 and dropped connections."""
-    backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
-    return WebClient(
-        token=settings.bot_token,
-        base_url=settings.api_url,
-        timeout=API_TIMEOUT,
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
-            RateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
-            ServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
-        ],
-    )
 
 
 def report_error(error: Exception, body: dict, respond, logger: logging.Logger,

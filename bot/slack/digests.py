@@ -18,6 +18,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError, Unreachable
+from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
 from bot.usecases.daily import WORKERS, Courier, DailyRun, run_daily
 from bot.usecases.recommend import Recommendation
@@ -91,8 +92,6 @@ def _classified(exc: SlackApiError) -> Exception:
 
 def digest_client(settings: Settings) -> WebClient:
     """A Web API client for sending digests: the bot's, with more patience for rate limits."""
-    from bot.slack.app import build_client
-
     return build_client(settings, rate_limit_retries=RATE_LIMIT_RETRIES)
 
 
