@@ -250,15 +250,25 @@ def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str
     excluded = [index.row_of[pid] for pid in exclude if pid in index.row_of]
     if excluded:
         allowed[excluded] = False
-    masked = np.where(allowed, scores, -np.inf)
-    if min_score is not None:
-        masked[masked <= min_score] = -np.inf
-    k = min(k, int(np.isfinite(masked).sum()))
+    allowed &= (scores > min_score) if min_score is not None else np.isfinite(scores)
+    return best_of_rows(index, scores, np.flatnonzero(allowed), k)
+
+
+def best_of_rows(index: PaperIndex, scores: np.ndarray, rows: np.ndarray, k: int) -> list[tuple[str, float]]:
+    """The ``k`` best (paper id, score) among ``rows`` (row numbers) of one score row, best first;
+    equal scores go to the earlier row (the paper indexed first), so the choice never depends on
+    how a partial sort happened to break a tie."""
+    rows = np.asarray(rows)
+    k = min(k, len(rows))
     if k <= 0:
         return []
-    best = np.argpartition(-masked, k - 1)[:k] if k < len(masked) else np.arange(len(masked))
-    best = best[np.argsort(-masked[best], kind="stable")]
-    return list(zip(_ids_array(index)[best].tolist(), masked[best].tolist(), strict=True))
+    values = scores[rows]
+    keep = np.arange(len(values))
+    if k < len(values):
+        kth = np.partition(values, len(values) - k)[len(values) - k]  # the k-th largest
+        keep = np.flatnonzero(values >= kth)
+    best = keep[np.lexsort((rows[keep], -values[keep]))][:k]
+    return list(zip(_ids_array(index)[rows[best]].tolist(), values[best].tolist(), strict=True))
 
 
 def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] = (),

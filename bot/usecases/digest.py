@@ -28,7 +28,7 @@ from bot.usecases.recommend import (
     remember_shown,
     with_papers,
 )
-from recommender import Community, PaperIndex, Profile, diversify, explain_picks, score_matrix, top_k
+from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
 
 #: Papers published (or, without a date, added) this many days before the digest's day count as new.
 RECENT_DAYS = 4
@@ -143,22 +143,29 @@ def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, show
            recent: np.ndarray) -> list[str]:
     """From one person's scores: recent unseen papers (``recent``: a mask over the index's rows) first,
     then older unseen ones, all scoring at least :data:`FLOOR` of the person's best match."""
-    never = set(profile.liked) | set(profile.disliked)
-    best = top_k(index, scores, 1, exclude=never)
-    if not best:
+    allowed = index.alive.copy()
+    allowed[_rows(index, [*profile.liked, *profile.disliked])] = False
+    candidates = np.where(allowed, scores, -np.inf)
+    best = float(candidates.max()) if len(candidates) else 0.0
+    if not best > 0:
         return []
-    floor = FLOOR * best[0][1]
-    exclude = set(shown) | never
+    allowed[_rows(index, shown)] = False
+    allowed &= candidates > FLOOR * best
     pool = max(3 * n, 20)  # MMR chooses n among the best few, so a digest isn't n copies of one idea
     fresh = []
     if recent.any():
-        fresh = top_k(index, np.where(recent, scores, -np.inf), pool, exclude, min_score=floor)
-        fresh = diversify(index, fresh, n, DIVERSITY)
+        fresh = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed & recent), pool), n,
+                          DIVERSITY)
     rest = []
     if len(fresh) < n:
-        rest = top_k(index, scores, pool, exclude | {pid for pid, _ in fresh}, min_score=floor)
-        rest = diversify(index, rest, n - len(fresh), DIVERSITY)
+        allowed[_rows(index, [pid for pid, _ in fresh])] = False
+        rest = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed), pool), n - len(fresh),
+                         DIVERSITY)
     return [pid for pid, _ in fresh + rest]
+
+
+def _rows(index: PaperIndex, ids) -> list[int]:
+    return [row for pid in ids if (row := index.row_of.get(pid)) is not None]
 
 
 # Which papers are recent changes only with the day and with new papers: worked out once for a run of
