@@ -116,6 +116,14 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
     return run_daily(ctx, settings.feeds, slack_courier(ctx, client), users=users, force=force)
 
 
+def tick_trigger(interval: float, now: datetime | None = None) -> IntervalTrigger:
+    """Every ``interval`` seconds on a grid from the start of the current minute (with 30 s: at :00
+    and :30), so a digest due at HH:MM goes out within a second or so of it, not up to a whole
+    interval late."""
+    start = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
+    return IntervalTrigger(seconds=interval, timezone=UTC, start_date=start)
+
+
 class DigestScheduler:
     """One APScheduler job in ``paperbot run``: every ``interval`` seconds, :func:`run_daily`.
 
@@ -134,7 +142,7 @@ class DigestScheduler:
 
     def start(self) -> None:
         self._scheduler.add_job(
-            self.tick, IntervalTrigger(seconds=self.interval, timezone=UTC), id=JOB_ID,
+            self.tick, tick_trigger(self.interval), id=JOB_ID,
             next_run_time=datetime.now(UTC),  # catch up at once after a restart
             misfire_grace_time=max(60, int(self.interval * 4)),  # the default, 1 s, would skip late runs
             coalesce=True,  # runs missed while one was long become one run
