@@ -45,6 +45,7 @@ UNREACHABLE = frozenset({
 RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
 TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
 JOB_ID = "daily-digests"
+CATCH_UP_ID = "catch-up-digests"
 
 
 def slack_courier(ctx: Context, client: WebClient) -> Courier:
@@ -137,23 +138,27 @@ class DigestScheduler:
         self.ctx, self.client, self.feeds, self.interval = ctx, client, list(feeds or []), interval
         self.hold, self.workers = hold, workers
         self._stop = threading.Event()
+        self._ticking = threading.Lock()
         self._scheduler = BackgroundScheduler(timezone=UTC)
         self.runs = 0
 
     def start(self) -> None:
         self._scheduler.add_job(
             self.tick, tick_trigger(self.interval), id=JOB_ID,
-            next_run_time=datetime.now(UTC),  # catch up at once after a restart
             misfire_grace_time=max(60, int(self.interval * 4)),  # the default, 1 s, would skip late runs
             coalesce=True,  # runs missed while one was long become one run
-            max_instances=1,  # never two ticks at once in this process
+            max_instances=1,
         )
+        # Catch up at once after a restart, as a job of its own: a first run of the interval job now
+        # would move its whole grid off the minute.
+        self._scheduler.add_job(self.tick, id=CATCH_UP_ID, misfire_grace_time=None)
         self._scheduler.start()
         log.info("digest scheduler started: every %.0f s", self.interval)
 
     def tick(self) -> DailyRun | None:
-        """One look for due digests (and the day's feeds); errors are logged, never raised."""
-        if self._stop.is_set():
+        """One look for due digests (and the day's feeds); errors are logged, never raised. A tick that
+        comes while another is still running (the catch-up beside the first regular one) does nothing."""
+        if self._stop.is_set() or not self._ticking.acquire(blocking=False):
             return None
         try:
             return run_daily(self.ctx, self.feeds, slack_courier(self.ctx, self.client), hold=self.hold,
@@ -163,6 +168,7 @@ class DigestScheduler:
             return None
         finally:
             self.runs += 1
+            self._ticking.release()
 
     def shutdown(self) -> None:
         """Start no new digest; wait for those under way."""

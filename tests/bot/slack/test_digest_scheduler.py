@@ -1,6 +1,10 @@
+import time
 from datetime import UTC, datetime, timedelta
 
-from bot.slack.digests import TICK_SECONDS, tick_trigger
+from slack_sdk import WebClient
+
+from bot.context import Context
+from bot.slack.digests import JOB_ID, TICK_SECONDS, DigestScheduler, tick_trigger
 
 
 def test_ticks_fall_on_the_minute_and_half_minute_so_digests_are_not_late():
@@ -10,3 +14,20 @@ def test_ticks_fall_on_the_minute_and_half_minute_so_digests_are_not_late():
     assert first == datetime(2026, 3, 29, 1, 0, tzinfo=UTC)  # a digest due at 01:00 goes at 01:00:00
     second = trigger.get_next_fire_time(first, first + timedelta(microseconds=1))
     assert second == datetime(2026, 3, 29, 1, 0, 30, tzinfo=UTC)
+
+
+def test_a_started_scheduler_catches_up_at_once_and_stays_on_the_grid(tmp_path):
+    ctx = Context.open(str(tmp_path / "p.db"))
+    scheduler = DigestScheduler(ctx, WebClient(token="xoxb-unused", base_url="http://127.0.0.1:9/"))
+    try:
+        scheduler.start()
+        deadline = time.monotonic() + 10
+        while scheduler.runs < 1 and time.monotonic() < deadline:  # the catch-up run, with nobody due
+            time.sleep(0.01)
+        assert scheduler.runs == 1
+        upcoming = scheduler._scheduler.get_job(JOB_ID).next_run_time
+        assert upcoming.second in (0, 30) and upcoming.microsecond == 0
+        assert upcoming - datetime.now(UTC) <= timedelta(seconds=TICK_SECONDS)
+    finally:
+        scheduler.shutdown()
+        ctx.store.close()
