@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -84,7 +86,17 @@ def show_digest_run(run: DailyRun, max_rows: int = 30) -> None:
     console.print(f"Sent {run.count('sent')} digest(s) with {papers} paper(s); {run.count('empty')} empty, "
                   f"{run.count('failed')} failed, {run.count('incomplete')} left for the next run, "
                   f"{run.count('busy') + run.count('done')} already handled elsewhere; "
-                  f"{len(run.not_due)} not due.")
+                  f"{_not_due_summary(run.not_due)}.", soft_wrap=True)
+
+
+_NOT_DUE_LABELS = (("done", "done for today"), ("later", "due later"), ("off", "with digests off"),
+                   ("broken", "with an unreadable time"))
+
+
+def _not_due_summary(not_due: list[NotDue]) -> str:
+    kinds = Counter(item.kind for item in not_due)
+    parts = [f"{n} {label}" for kind, label in _NOT_DUE_LABELS if (n := kinds.get(kind))]
+    return f"{len(not_due)} not due" + (f" ({', '.join(parts)}; --dry-run lists them)" if parts else "")
 
 
 def _show_not_due(not_due: list[NotDue], max_rows: int = 50) -> None:

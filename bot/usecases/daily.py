@@ -89,10 +89,13 @@ class Due:
 
 @dataclass(frozen=True)
 class NotDue:
-    """Someone with digests on who gets none now, and why."""
+    """Someone who gets no digest now, and why. ``kind``: "done" (today's has gone out), "later"
+    (due later today, or tomorrow), "off" (digests off or no such person), "broken" (unreadable time).
+    """
 
     user_id: str
     reason: str
+    kind: str = "later"
 
 
 @dataclass
@@ -138,16 +141,16 @@ def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], 
     due, not_due = [], []
     for person in people:
         if not person.digest_enabled or not person.digest_time:
-            not_due.append(NotDue(person.user_id, "digests are off"))
+            not_due.append(NotDue(person.user_id, "digests are off", "off"))
             continue
         try:
             day, when, past = due_today(person.tz, person.digest_time, now)
         except BadArgument:
-            not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}"))
+            not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}", "broken"))
             continue
         status = statuses.get((person.user_id, day.isoformat()))
         if status in FINAL:
-            not_due.append(NotDue(person.user_id, f"today's digest ({day}) ended: {status}"))
+            not_due.append(NotDue(person.user_id, f"today's digest ({day}) ended: {status}", "done"))
             continue
         if not force:
             where = f"{person.digest_time} {person.tz or 'UTC'} ({when:%H:%M} UTC)"
@@ -183,7 +186,7 @@ def find_due(ctx: Context, now: datetime, users: Iterable[str] | None = None,
         wanted = list(dict.fromkeys(users))
         people = [p for p in people if p.user_id in set(wanted)]
         found = {p.user_id for p in people}
-        off = [NotDue(u, "digests are off (or no such person)") for u in wanted if u not in found]
+        off = [NotDue(u, "digests are off (or no such person)", "off") for u in wanted if u not in found]
     # Local days run from UTC-12 to UTC+14: every day that can be "today" somewhere.
     statuses = ctx.store.digest_statuses((now.astimezone(UTC).date() - timedelta(days=1)).isoformat())
     due, not_due = due_digests(people, statuses, now, force)
