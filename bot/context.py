@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from bot.engine import Engine
+from bot.engine import Colleagues, Engine
 from storage import Store
 
 
@@ -15,6 +15,10 @@ class Context:
     store: Store
     engine: Engine
     digest_size: int = 5
+    colleagues: Colleagues = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.colleagues = Colleagues(self.store)
 
     @classmethod
     def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False) -> Context:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from recommender import PaperIndex
+from recommender import Community, PaperIndex
 from storage import Store
 
 log = logging.getLogger(__name__)
@@ -118,3 +118,23 @@ class Engine:
                 self._refitting = False
 
         threading.Thread(target=work, name="paperbot-refit", daemon=True).start()
+
+
+class Colleagues:
+    """Everyone's likes as a :class:`~recommender.Community`, for one process. Rebuilt only when the
+    store says feedback changed since (in any process), so a request pays one read, not the build."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._lock = threading.Lock()
+        self._version: int | None = None
+        self._community: Community | None = None
+
+    def community(self) -> Community:
+        """The current community of likes."""
+        version = self.store.feedback_version()  # read before the likes: a change meanwhile rebuilds again
+        with self._lock:
+            if self._community is None or version != self._version:
+                self._community = Community(self.store.likes_by_person())
+                self._version = version
+            return self._community

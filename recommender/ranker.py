@@ -265,9 +265,12 @@ def best_of_rows(index: PaperIndex, scores: np.ndarray, rows: np.ndarray, k: int
     values = scores[rows]
     keep = np.arange(len(values))
     if k < len(values):
-        kth = np.partition(values, len(values) - k)[len(values) - k]  # the k-th largest
-        keep = np.flatnonzero(values >= kth)
-    best = keep[np.lexsort((rows[keep], -values[keep]))][:k]
+        kth = values[np.argpartition(-values, k - 1)[k - 1]]  # the k-th largest
+        above = np.flatnonzero(values > kth)
+        tied = np.flatnonzero(values == kth)  # often thousands (short texts): sort only these by row
+        tied = tied[np.argsort(rows[tied], kind="stable")][: k - len(above)]
+        keep = np.concatenate([above, tied])
+    best = keep[np.lexsort((rows[keep], -values[keep]))]
     return list(zip(_ids_array(index)[rows[best]].tolist(), values[best].tolist(), strict=True))
 
 

@@ -108,3 +108,15 @@ def m003_digests(db: Database) -> None:
          "finished_at": str, "error": str},
         pk="name",
     )
+
+
+@migrations()
+def m004_feedback_counter(db: Database) -> None:
+    # Bumped by triggers on every change to feedback, whoever makes it, so a process can tell with one
+    # read whether its cached view of everyone's likes (the colleagues' co-likes) is stale.
+    db["counters"].create({"name": str, "value": int}, pk="name")
+    db["counters"].insert({"name": "feedback", "value": 0})
+    for event in ("insert", "update", "delete"):
+        # ``event`` is one of the three constants above.
+        db.execute(f"create trigger feedback_{event}_counted after {event} on feedback begin"  # noqa: S608
+                   " update counters set value = value + 1 where name = 'feedback'; end")

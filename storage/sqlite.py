@@ -248,6 +248,11 @@ class Store:
             likes.setdefault(row["user_id"], []).append(row["paper_id"])
         return list(likes.values())
 
+    def feedback_version(self) -> int:
+        """A number that changes whenever anyone's feedback changes (a trigger counts every write)."""
+        row = self.db.execute("select value from counters where name = 'feedback'").fetchone()
+        return row[0] if row else 0
+
     def get_feedback(self, user_id: str) -> list[Feedback]:
         """A person's likes and dislikes, oldest first."""
         rows = self.db.query("select paper_id, value, created_at from feedback where user_id = ?"

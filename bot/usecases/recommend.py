@@ -46,8 +46,9 @@ def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Prof
 
 
 def community(ctx: Context) -> Community:
-    """What everyone liked, for "people who liked what you liked also liked" (measured in docs/quality.md)."""
-    return Community(ctx.store.likes_by_person())
+    """What everyone liked, for "people who liked what you liked also liked" (measured in docs/quality.md);
+    built once and reused until someone's feedback changes."""
+    return ctx.colleagues.community()
 
 
 def _age_days(created_at: str, now: datetime) -> float:

@@ -1,6 +1,6 @@
 import time
 
-from bot.engine import ARTIFACT, Engine
+from bot.engine import ARTIFACT, Colleagues, Engine
 from recommender import Profile, rank
 from storage import Paper, Store
 from tests.conftest import make_corpus
@@ -83,3 +83,24 @@ def test_a_corrupt_saved_model_is_refitted_not_fatal(tmp_path):
     store.save_artifact(ARTIFACT, b"not a pickle")
     engine = Engine(store, refresh_every=0)
     assert ranked_ids(engine, ["cats"])
+
+
+def test_colleagues_likes_are_rebuilt_only_when_someone_s_feedback_changed(tmp_path):
+    path = tmp_path / "p.db"
+    store, elsewhere = Store(path), Store(path)  # elsewhere: another process's connection
+    colleagues = Colleagues(store)
+    store.set_feedback("U1", "a", 1)
+    store.set_feedback("U1", "b", 1)
+    first = colleagues.community()
+    assert colleagues.community() is first  # nothing changed: the same one, not rebuilt
+    assert set(first.papers) == {"a", "b"}
+    elsewhere.set_feedback("U2", "c", 1)
+    second = colleagues.community()
+    assert second is not first and "c" in second.papers
+    elsewhere.set_feedback("U2", "c", -1)  # a like turned dislike
+    assert "c" not in colleagues.community().papers
+    before = colleagues.community()
+    elsewhere.remove_feedback("U1", "b")
+    assert colleagues.community().papers == ["a"] and before.papers != ["a"]
+    store.close()
+    elsewhere.close()
