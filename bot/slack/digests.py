@@ -4,6 +4,7 @@ the run behind ``paperbot digest``. The rules (who is due, exactly once) are in 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from bot.context import Context
 from bot.errors import ConfigError, Unreachable
 from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
-from bot.usecases.daily import WORKERS, Courier, DailyRun, run_daily
+from bot.usecases.daily import WORKERS, Courier, DailyRun, Posted, run_daily
 from bot.usecases.recommend import Recommendation
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,9 @@ UNREACHABLE = frozenset({
 })
 RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
 TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
+#: Message metadata on digest messages, so a digest taken over after a crash can see what went out.
+HEADER_EVENT, PAPER_EVENT = "paperbot_digest_header", "paperbot_digest_paper"
+HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this bounds a busy DM
 JOB_ID = "daily-digests"
 CATCH_UP_ID = "catch-up-digests"
 
@@ -75,13 +79,32 @@ def slack_courier(ctx: Context, client: WebClient) -> Courier:
             raise error from exc
 
     def post_text(channel: str, text: str) -> str:
-        return post(channel, text=text)["ts"]
+        return post(channel, text=text, metadata={"event_type": HEADER_EVENT, "event_payload": {}})["ts"]
 
     def post_paper(channel: str, rec: Recommendation) -> tuple[str, str]:
-        response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec))
+        response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec),
+                        metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}})
         return response["channel"], response["ts"]
 
-    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper)
+    def find_posted(channel: str, since: datetime) -> Posted:
+        found = Posted()
+        try:
+            # A second of slack: the claim's time is stored to the second.
+            pages = client.conversations_history(channel=channel, oldest=f"{since.timestamp() - 1:.6f}",
+                                                 limit=HISTORY_PAGE, include_all_metadata=True)
+            for page in itertools.islice(pages, HISTORY_PAGES):
+                for message in page.get("messages") or []:
+                    metadata = message.get("metadata") or {}
+                    paper_id = (metadata.get("event_payload") or {}).get("paper_id")
+                    if metadata.get("event_type") == PAPER_EVENT and paper_id:
+                        found.papers.setdefault(str(paper_id), (channel, message["ts"]))
+                    elif metadata.get("event_type") == HEADER_EVENT:
+                        found.header_ts = found.header_ts or message["ts"]
+        except SlackApiError as exc:
+            raise _classified(exc) from exc
+        return found
+
+    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted)
 
 
 def _classified(exc: SlackApiError) -> Exception:

@@ -18,6 +18,7 @@ BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed")
 METHOD_SCOPES = {
     "auth.test": None,
     "conversations.open": "im:write",
+    "conversations.history": "im:history",  # a digest resumed after a crash: what already went out
     "chat.postMessage": "chat:write",
     "users.info": "users:read",
     "reactions.get": "reactions:read",
@@ -25,7 +26,7 @@ METHOD_SCOPES = {
 }
 
 #: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events.
-SCOPES = ("commands", "chat:write", "im:write", "reactions:read", "users:read")
+SCOPES = ("commands", "chat:write", "im:history", "im:write", "reactions:read", "users:read")
 
 EVENTS_PATH = "/slack/events"
 

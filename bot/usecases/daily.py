@@ -65,17 +65,29 @@ def _iso(moment: datetime) -> str:
 
 
 @dataclass
+class Posted:
+    """What a DM already holds of a digest: the header's ts, and (channel, ts) per paper id."""
+
+    header_ts: str | None = None
+    papers: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass
 class Courier:
     """How digests reach people. The Slack adapter builds one; tests pass their own.
 
-    ``open(user) -> channel``; ``post_text(channel, mrkdwn) -> ts``;
+    ``open(user) -> channel``; ``post_text(channel, mrkdwn) -> ts`` (a digest's header);
     ``post_paper(channel, rec) -> (channel, ts)``. Each raises :class:`~bot.errors.Unreachable` when
     the person can't be reached at all, and any other exception for a failure worth retrying.
+    ``find_posted(channel, since) -> Posted`` (optional): the digest messages posted in ``channel``
+    since that moment, so a digest taken over after a crash does not post again what went out
+    without being recorded.
     """
 
     open: Callable[[str], str]
     post_text: Callable[[str, str], str]
     post_paper: Callable[[str, Recommendation], tuple[str, str]]
+    find_posted: Callable[[str, datetime], Posted] | None = None
 
 
 @dataclass(frozen=True)
@@ -316,6 +328,11 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         if not todo:
             return finish("sent")
         channel = courier.open(user_id)
+        if chosen is None:  # an earlier attempt may have posted more than it recorded
+            shown |= _recover(ctx, record, courier, channel, todo)
+            todo = [r for r in todo if r.paper.id not in shown]
+            if not todo:
+                return finish("sent")
         if leased_at is None or clock() - leased_at > LEASE / 4:
             with store.transaction():  # still ours, with a fresh lease, before the first message
                 if not store.renew_digest_lease(user_id, key, owner, _iso(clock() + LEASE)):
@@ -377,6 +394,35 @@ def _choose(ctx: Context, user_id: str, day: date, explicit: bool, chooser: Choo
                     ctx.store.drop_digest(user_id, claimed.local_date, claimed.owner)
             raise
         return []
+
+
+def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
+             todo: list[Recommendation]) -> set[str]:
+    """Record what the DM shows an interrupted attempt at this digest posted but never recorded (the
+    message in flight when a process died): those papers, and the header, are not posted again.
+    Returns the paper ids found. Without a way to look (or when looking fails) finds nothing."""
+    if courier.find_posted is None or not record.started_at:
+        return set()
+    try:
+        found = courier.find_posted(channel, datetime.fromisoformat(record.started_at))
+    except Unreachable:
+        raise
+    except Exception:  # looking is a courtesy: without it at most one message repeats
+        log.warning("could not look for what an interrupted digest of %s already posted", record.user_id,
+                    exc_info=True)
+        return set()
+    papers = [r for r in todo if r.paper.id in found.papers]
+    header = found.header_ts if record.header_ts is None else None
+    if papers or header:
+        with ctx.store.transaction():
+            if header:
+                ctx.store.record_digest_header(record.user_id, record.local_date, record.owner or "", header)
+            for rec in papers:
+                remember_shown(ctx, record.user_id, rec, *found.papers[rec.paper.id])
+        log.info("the interrupted %s digest of %s had posted %d more paper(s)%s than it recorded",
+                 record.local_date, record.user_id, len(papers), " and its header" if header else "")
+    record.header_ts = record.header_ts or header
+    return {r.paper.id for r in papers}
 
 
 def _resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:

@@ -19,6 +19,7 @@ from bot.usecases.daily import (
     MAX_ATTEMPTS,
     RETRY_AFTER,
     Courier,
+    Posted,
     claim_digest,
     due_digests,
     ingest_feeds_if_due,
@@ -59,15 +60,32 @@ class Recorder:
     """A courier that records what it posts, optionally failing on cue."""
 
     def __init__(self, kill_after: int | None = None, fail_papers: set[str] = frozenset(),
-                 open_error: Exception | None = None, delay: float = 0.0):
+                 open_error: Exception | None = None, delay: float = 0.0, die_after: int | None = None,
+                 history=None):
         self.posts: list[tuple[str, str, str]] = []  # (channel, kind, paper id or text)
         self.kill_after, self.fail_papers = kill_after, set(fail_papers)
+        # die_after: the process dies once that many papers went out, before it records the last one.
+        self.die_after = die_after
+        # history: what find_posted sees (another Recorder's posts: the same DM), or an exception to raise.
+        self.history = history
         self.open_error, self.delay = open_error, delay
         self.lock = threading.Lock()
         self.on_paper = None  # hook called before each paper post
 
     def courier(self) -> Courier:
-        return Courier(open=self.open, post_text=self.post_text, post_paper=self.post_paper)
+        return Courier(open=self.open, post_text=self.post_text, post_paper=self.post_paper,
+                       find_posted=self.find_posted if self.history is not None else None)
+
+    def find_posted(self, channel: str, since) -> Posted:
+        if isinstance(self.history, Exception):
+            raise self.history
+        found = Posted()
+        for i, (c, kind, what) in enumerate(self.history.posts + self.posts):
+            if c == channel and kind == "header":
+                found.header_ts = found.header_ts or f"h{i}"
+            elif c == channel:
+                found.papers.setdefault(what, (c, f"p{i}"))
+        return found
 
     def open(self, user_id: str) -> str:
         if self.open_error is not None:
@@ -77,6 +95,8 @@ class Recorder:
     def post_text(self, channel: str, text: str) -> str:
         with self.lock:
             self.posts.append((channel, "header", text))
+            if self.die_after == 0:
+                raise Killed()  # the header went out, never recorded
             return f"{len(self.posts)}.0"
 
     def post_paper(self, channel: str, rec) -> tuple[str, str]:
@@ -90,6 +110,8 @@ class Recorder:
             if rec.paper.id in self.fail_papers:
                 raise RuntimeError("Slack said no")
             self.posts.append((channel, "paper", rec.paper.id))
+            if self.die_after is not None and len(self.papers(channel)) >= self.die_after:
+                raise Killed()  # posted, never recorded
             return channel, f"{len(self.posts)}.0"
 
     def papers(self, channel: str) -> list[str]:
@@ -286,6 +308,46 @@ def test_a_claim_taken_over_before_its_papers_were_chosen_is_chosen_and_sent(ctx
     outcome = send_digest(ctx, "U1", DAY, courier.courier(), "me:2:2", clock, DEAD)
     assert (outcome.status, outcome.delivered, len(courier.headers("DU1"))) == ("sent", 3, 1)
     assert ctx.store.get_digest("U1", "2026-07-15").papers == courier.papers("DU1")
+
+
+def test_a_paper_posted_but_not_recorded_before_a_crash_is_found_in_the_dm_not_posted_again(ctx):
+    ctx.digest_size = 4
+    person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
+    dying = Recorder(die_after=2)
+    with pytest.raises(Killed):
+        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
+    chosen = ctx.store.get_digest("U1", "2026-07-15").papers
+    assert dying.papers("DU1") == chosen[:2] and ctx.store.shown_paper_ids("U1") == {chosen[0]}
+    restarted = Recorder(history=dying)
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
+    assert (outcome.status, outcome.delivered) == ("sent", 2)
+    assert restarted.papers("DU1") == chosen[2:] and restarted.headers("DU1") == []
+    assert ctx.store.shown_paper_ids("U1") == set(chosen)
+
+
+def test_a_header_posted_but_not_recorded_is_not_posted_again(ctx):
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    dying = Recorder(die_after=0)
+    with pytest.raises(Killed):
+        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
+    restarted = Recorder(history=dying)
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
+    assert (outcome.status, outcome.delivered, restarted.headers("DU1")) == ("sent", 3, [])
+    assert ctx.store.get_digest("U1", "2026-07-15").header_ts == "h0"
+
+
+def test_without_a_look_at_the_dm_the_message_in_flight_is_posted_again_and_nothing_is_lost(ctx):
+    ctx.digest_size = 4
+    person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
+    dying = Recorder(die_after=2)
+    with pytest.raises(Killed):
+        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
+    chosen = ctx.store.get_digest("U1", "2026-07-15").papers
+    restarted = Recorder(history=RuntimeError("missing_scope"))  # looking fails: go on without
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
+    assert (outcome.status, outcome.delivered) == ("sent", 3)
+    assert restarted.papers("DU1") == chosen[1:]
+    assert ctx.store.shown_paper_ids("U1") == set(chosen)
 
 
 def test_a_live_owners_digest_is_left_alone_until_its_lease_runs_out(ctx):

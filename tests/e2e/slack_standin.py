@@ -60,6 +60,7 @@ class SlackStandIn:
         self.timezones: dict[str, str | None] = {}  # per user; default_tz otherwise
         self.unreachable: dict[str, str] = {}  # user -> the error conversations.open answers for them
         self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
+        self.history: dict[str, list[dict]] = {}  # channel -> messages posted there, oldest first
         self._calls: list[Call] = []
         self._faults: dict[str, list[_Fault]] = {}
         self._lock = threading.Lock()
@@ -153,6 +154,11 @@ class SlackStandIn:
         with self._lock:
             self._calls.append(call)
 
+    def _new_ts(self) -> str:
+        """A message timestamp as Slack makes them: the current time, unique and increasing."""
+        n = next(self._ts)
+        return f"{int(time.time())}.{n:06d}"
+
     def _answer(self, method: str, params: dict) -> dict:
         if method == "auth.test":
             return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
@@ -175,12 +181,27 @@ class SlackStandIn:
             channel = params.get("channel")
             if not channel or not (params.get("text") or params.get("blocks")):
                 return {"ok": False, "error": "no_text" if channel else "channel_not_found"}
-            n = next(self._ts)
-            ts = f"{1700000000 + n}.{n:06d}"
-            return {"ok": True, "channel": channel, "ts": ts,
-                    "message": {"type": "message", "user": BOT_USER_ID, "ts": ts, "text": params.get("text")}}
+            ts = self._new_ts()
+            message = {"type": "message", "user": BOT_USER_ID, "bot_id": "B0PAPERBOT", "ts": ts,
+                       "text": params.get("text")}
+            if isinstance(params.get("metadata"), dict):
+                message["metadata"] = params["metadata"]
+            with self._lock:
+                self.history.setdefault(channel, []).append(message)
+            return {"ok": True, "channel": channel, "ts": ts, "message": message}
+        if method == "conversations.history":
+            channel = str(params.get("channel") or "")
+            if channel not in self.history and not channel.startswith("D"):
+                return {"ok": False, "error": "channel_not_found"}
+            oldest = float(params.get("oldest") or 0)
+            with self._lock:
+                found = [m for m in self.history.get(channel, []) if float(m["ts"]) >= oldest]
+            keep_metadata = str(params.get("include_all_metadata")).lower() in ("1", "true")
+            messages = [m if keep_metadata else {k: v for k, v in m.items() if k != "metadata"}
+                        for m in reversed(found)][: int(params.get("limit") or 100)]
+            return {"ok": True, "messages": messages, "has_more": False}
         if method == "chat.postEphemeral":
-            return {"ok": True, "message_ts": f"{1700000000 + next(self._ts)}.000000"}
+            return {"ok": True, "message_ts": self._new_ts()}
         if method == "views.publish":
             return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", "type": "home"}}
         if method == "reactions.get":
