@@ -12,8 +12,9 @@ which ingests the configured feeds once per UTC day and then sends every digest 
   owner's process is gone. The lease is renewed after every message.
 * **Resume**: the papers chosen are stored in the claim before anything is posted. Whoever takes a
   digest over posts only those not yet confirmed (not in ``shown``), and the header only if it never
-  went out, so a digest cut off by a crash is finished without repeats. The one message in flight
-  when a process is killed may be posted again: Slack offers no idempotent post.
+  went out, so a digest cut off by a crash is finished without repeats. Slack offers no idempotent
+  post, so the message in flight when a process died may have landed unrecorded: before posting, a
+  resumed digest asks the courier what the DM already holds (``find_posted``) and records that.
 * **Faults**: a paper that fails is tried again in a later run, at most :data:`MAX_ATTEMPTS` times; a
   person who can't be reached (:class:`~bot.errors.Unreachable`) is skipped for the day; neither stops
   anyone else's digest.
