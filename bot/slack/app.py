@@ -21,7 +21,7 @@ from slack_sdk.errors import SlackClientError
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import BadArgument, ConfigError, PaperbotError
-from bot.slack import commands, home, reactions
+from bot.slack import commands, home, people, reactions
 from bot.slack.client import build_client
 from bot.slack.messages import escape
 
@@ -159,6 +159,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
     commands.register(app, runtime)
     reactions.register(app, runtime)
     home.register(app, runtime)
+    people.register(app, runtime)
     return SlackBot(app, runtime, executor)
 
 

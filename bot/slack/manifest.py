@@ -12,7 +12,7 @@ COMMAND_DESCRIPTION = "Your personal paper digest: follow topics, get recommenda
 COMMAND_USAGE = "help | follow TOPICS | recommend [N] | search QUERY | digest HH:MM|off|now | forget"
 
 #: Events the app subscribes to; ``bot.slack.app`` registers a listener for each.
-BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed")
+BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change")
 
 #: Web API methods the app calls, and the bot scope each needs.
 METHOD_SCOPES = {

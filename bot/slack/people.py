@@ -1,15 +1,22 @@
-"""A person's timezone, read from Slack (``users.info``) and kept in the store, refreshed at most daily."""
+"""A person's timezone, read from Slack (``users.info``) and kept in the store, refreshed at most daily,
+and at once when Slack says a profile changed (the ``user_change`` event)."""
 
 from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.context import Context
+
+if TYPE_CHECKING:
+    from slack_bolt import App
+
+    from bot.slack.app import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -48,3 +55,26 @@ def valid_timezone(name: str | None) -> str | None:
     except (ZoneInfoNotFoundError, ValueError):
         return None
     return name
+
+
+def timezone_changed(ctx: Context, user: dict) -> bool:
+    """Take the timezone from a changed Slack profile (a ``user_change`` event's ``user``), for someone
+    paperbot knows; True if it was recorded. Everyone else's profile changes are none of its business."""
+    user_id = user.get("id")
+    if not user_id or ctx.store.get_person(user_id) is None:
+        return False
+    tz = valid_timezone(user.get("tz"))
+    if tz is None:
+        return False
+    with ctx.store.transaction():
+        ctx.store.record_timezone(user_id, tz)
+    return True
+
+
+def register(app: App, rt: Runtime) -> None:
+    """Listen for profile changes (someone who travels gets digests at their new local time)."""
+
+    @app.event("user_change")
+    def on_user_change(event: dict, body: dict) -> None:
+        user = event.get("user") if isinstance(event.get("user"), dict) else {}
+        rt.background.submit(lambda: timezone_changed(rt.ctx, user), body)

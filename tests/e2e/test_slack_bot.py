@@ -136,6 +136,17 @@ def test_follow_reads_the_timezone_once_and_turns_digests_on(slack, standin, sto
     assert "0 liked, 0 disliked" in interests.text and "daily at 09:00 (Asia/Kolkata time)" in interests.text
 
 
+def test_a_timezone_changed_in_slack_moves_the_digest_at_once(slack, standin, store):
+    user = new_user()
+    standin.timezones[user] = "Asia/Kolkata"
+    slack.ask(user, "follow feline cats")
+    status, _, _ = slack.event({"type": "user_change", "user": {"id": user, "tz": "America/Chicago"}})
+    assert status == 200
+    standin.wait_for(lambda: store.get_person(user).tz == "America/Chicago", what="the new timezone")
+    assert "09:00 (America/Chicago time)" in slack.ask(user, "interests").text
+    assert len(standin.calls("users.info", user=user)) == 1  # the event said it all
+
+
 def test_unfollow_one_and_all(slack):
     user = new_user()
     slack.ask(user, "follow cats, graphs, robots")

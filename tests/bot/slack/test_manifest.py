@@ -53,6 +53,7 @@ def test_the_app_handles_every_subscribed_event_and_the_command(slack_bot):
                            "item": {"type": "message", "channel": "D1", "ts": "1.1"}},
         "reaction_removed": {"type": "reaction_removed", "user": "U1", "reaction": "eyes",
                              "item": {"type": "message", "channel": "D1", "ts": "1.1"}},
+        "user_change": {"type": "user_change", "user": {"id": "U1", "tz": "Asia/Tokyo"}},
     }
     assert set(samples) == set(manifest.BOT_EVENTS)
     for i, (name, event) in enumerate(samples.items()):
