@@ -61,6 +61,7 @@ class SlackStandIn:
         self.unreachable: dict[str, str] = {}  # user -> the error conversations.open answers for them
         self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
         self.history: dict[str, list[dict]] = {}  # channel -> messages posted there, oldest first
+        self.socket_mode_url: str | None = None  # what apps.connections.open answers (Socket Mode)
         self._calls: list[Call] = []
         self._faults: dict[str, list[_Fault]] = {}
         self._lock = threading.Lock()
@@ -164,6 +165,10 @@ class SlackStandIn:
             return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
                     "team_id": "T0STANDIN", "user_id": BOT_USER_ID, "bot_id": "B0PAPERBOT",
                     "is_enterprise_install": False}
+        if method == "apps.connections.open":
+            if not self.socket_mode_url:
+                return {"ok": False, "error": "not_allowed_token_type"}
+            return {"ok": True, "url": self.socket_mode_url}
         if method == "conversations.open":
             users = str(params.get("users") or "")
             if not users or "," in users:
@@ -253,7 +258,9 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
             if method == RESPONSE_URL:
                 self._send(200, None, method, params, headers)
                 return
-            if not headers.get("authorization", "").startswith("Bearer xox"):
+            token = headers.get("authorization", "")
+            app_level = method == "apps.connections.open"  # Socket Mode: the app-level token, xapp-
+            if not token.startswith("Bearer xapp-" if app_level else "Bearer xox"):
                 self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
                 return
             self._send(200, standin._answer(method, params), method, params, headers)

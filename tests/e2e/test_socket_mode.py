@@ -1,0 +1,100 @@
+"""End to end in Socket Mode: `paperbot run` with SLACK_APP_TOKEN, as its own process, holding a real
+WebSocket to a local stand-in of Slack's Socket Mode endpoint; commands and events arrive as envelopes
+and are acked over that socket. Nothing leaves 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from storage import Store
+from tests.e2e.harness import BOT_TOKEN, TEAM_ID, posts_to, seed_papers
+from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.socket_mode_standin import SocketModeStandIn
+
+ROOT = Path(__file__).resolve().parents[2]
+USER = "USOCKET01"
+APP_TOKEN = "xapp-1-standin"
+
+
+def environment(standin: SlackStandIn, db: Path) -> dict[str, str]:
+    """`paperbot run`'s whole environment: Socket Mode (an app-level token), Slack on localhost."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent), "PYTHONPATH": str(ROOT),
+            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN, "SLACK_API_URL": standin.base_url,
+            "PAPERBOT_DB": str(db), "PAPERBOT_DIGEST_SIZE": "3"}
+
+
+def command(text: str, response_url: str) -> dict:
+    """A slash command's payload as Socket Mode delivers it (the same fields as over HTTP)."""
+    return {"token": "legacy", "team_id": TEAM_ID, "team_domain": "standin", "channel_id": "C0GENERAL",
+            "channel_name": "general", "user_id": USER, "user_name": "socket", "command": "/papers",
+            "text": text, "api_app_id": "A0PAPERBOT", "is_enterprise_install": "false",
+            "response_url": response_url, "trigger_id": "t.1"}
+
+
+def reaction(name: str, channel: str, ts: str) -> dict:
+    return {"token": "legacy", "team_id": TEAM_ID, "api_app_id": "A0PAPERBOT", "type": "event_callback",
+            "event_id": "EvSOCKET0001", "event_time": 1,
+            "event": {"type": "reaction_added", "user": USER, "reaction": name, "item_user": "UPAPERBOT",
+                      "item": {"type": "message", "channel": channel, "ts": ts}, "event_ts": "1.0"},
+            "authorizations": [{"team_id": TEAM_ID, "user_id": "UPAPERBOT", "is_bot": True}]}
+
+
+def test_paperbot_run_in_socket_mode_answers_over_the_websocket_and_stops_on_sigterm(tmp_path):
+    db = tmp_path / "paperbot.db"
+    seed_papers(db)
+    with SlackStandIn() as standin, SocketModeStandIn() as socket_mode:
+        standin.socket_mode_url = socket_mode.url
+        env = environment(standin, db)
+        process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run"], env=env, cwd=tmp_path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            standin.wait_for(socket_mode.connected, timeout=30, what="the Socket Mode connection")
+            assert standin.calls("apps.connections.open")[0].headers["authorization"] == f"Bearer {APP_TOKEN}"
+
+            # `help` is answered in the ack itself, over the socket.
+            ack = socket_mode.wait_for_ack(socket_mode.send("slash_commands", command("help", "")))
+            assert "/papers follow" in ack["payload"]["text"]
+
+            # `follow` is acked at once, then answered through its response_url.
+            envelope = socket_mode.send("slash_commands", command("follow feline cats",
+                                                                  standin.response_url("follow")))
+            socket_mode.wait_for_ack(envelope)
+            reply = standin.wait_for(lambda: standin.responses("follow"), what="the follow reply")[0]
+            assert "Now following “feline cats”" in reply.params["text"]
+
+            # `recommend` posts into the DM; a 👍 on a paper, sent as an events_api envelope, is a like.
+            socket_mode.wait_for_ack(socket_mode.send("slash_commands", command("recommend 2",
+                                                                                standin.response_url("rec"))))
+            standin.wait_for(lambda: len(posts_to(standin, "D" + USER)) >= 3, what="header and papers")
+            paper = next(c for c in posts_to(standin, "D" + USER) if c.params.get("blocks"))
+            channel, ts = paper.response["channel"], paper.response["ts"]
+            socket_mode.wait_for_ack(socket_mode.send("events_api", reaction("+1", channel, ts)))
+            store = Store(db)
+            try:
+                liked = standin.wait_for(
+                    lambda: [f for f in store.get_feedback(USER) if f.value > 0], what="the like")
+                assert len(liked) == 1 and liked[0].paper_id in {r["paper_id"] for r in store.db.query(
+                    "select paper_id from shown where user_id = ? and message_ts = ?", [USER, ts])}
+            finally:
+                store.close()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+        assert "Socket Mode" in err and "paperbot stopped" in err and "Traceback" not in err + out
+
+
+def test_an_app_token_slack_refuses_is_one_clear_line(tmp_path):
+    db = tmp_path / "paperbot.db"
+    seed_papers(db)
+    with SlackStandIn() as standin:  # no Socket Mode endpoint: apps.connections.open says no
+        env = environment(standin, db)
+        done = subprocess.run([sys.executable, "-m", "bot.cli", "run"], env=env, cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "Slack did not accept SLACK_APP_TOKEN (not_allowed_token_type)" in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
