@@ -227,6 +227,13 @@ def test_people_with_digests_off_or_without_a_zone():
 DAY = date(2026, 7, 15)
 
 
+def crashed(ctx: Context, dying: Recorder) -> list[str]:
+    """U1's digest for DAY, sent by a process that dies on ``dying``'s cue; the papers its claim holds."""
+    with pytest.raises(Killed):
+        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
+    return ctx.store.get_digest("U1", "2026-07-15").papers
+
+
 def test_a_claim_is_taken_once_and_freed_only_by_an_expired_lease_or_a_dead_owner(ctx):
     clock = Clock(utc(2026, 7, 15, 4, 0))
     first = claim_digest(ctx, "U1", DAY, "hostA:1:1", clock, ALIVE)
@@ -265,9 +272,7 @@ def test_killed_after_two_of_five_papers_the_next_run_posts_the_other_three(ctx)
     ctx.digest_size = 5
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
     dying = Recorder(kill_after=2)
-    with pytest.raises(Killed):
-        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
-    chosen = ctx.store.get_digest("U1", "2026-07-15").papers
+    chosen = crashed(ctx, dying)
     assert len(chosen) == 5 and dying.papers("DU1") == chosen[:2]
     assert ctx.store.shown_paper_ids("U1") == set(chosen[:2])
     # The same papers, even if new ones would rank higher now.
@@ -314,9 +319,7 @@ def test_a_paper_posted_but_not_recorded_before_a_crash_is_found_in_the_dm_not_p
     ctx.digest_size = 4
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
     dying = Recorder(die_after=2)
-    with pytest.raises(Killed):
-        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
-    chosen = ctx.store.get_digest("U1", "2026-07-15").papers
+    chosen = crashed(ctx, dying)
     assert dying.papers("DU1") == chosen[:2] and ctx.store.shown_paper_ids("U1") == {chosen[0]}
     restarted = Recorder(history=dying)
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
@@ -328,8 +331,7 @@ def test_a_paper_posted_but_not_recorded_before_a_crash_is_found_in_the_dm_not_p
 def test_a_header_posted_but_not_recorded_is_not_posted_again(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     dying = Recorder(die_after=0)
-    with pytest.raises(Killed):
-        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
+    crashed(ctx, dying)
     restarted = Recorder(history=dying)
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, outcome.delivered, restarted.headers("DU1")) == ("sent", 3, [])
@@ -340,9 +342,7 @@ def test_without_a_look_at_the_dm_the_message_in_flight_is_posted_again_and_noth
     ctx.digest_size = 4
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
     dying = Recorder(die_after=2)
-    with pytest.raises(Killed):
-        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
-    chosen = ctx.store.get_digest("U1", "2026-07-15").papers
+    chosen = crashed(ctx, dying)
     restarted = Recorder(history=RuntimeError("missing_scope"))  # looking fails: go on without
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, outcome.delivered) == ("sent", 3)
