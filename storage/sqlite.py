@@ -27,6 +27,10 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+#: How long a write waits for another to finish before "database is locked".
+BUSY_SECONDS = 30
+
+
 class Store:
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file."""
 
@@ -43,11 +47,11 @@ class Store:
         """This thread's connection, opened on first use."""
         db = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(self.path, timeout=30)
+            conn = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
             db = Database(conn)
             if self.path != ":memory:":
                 db.enable_wal()
-            db.execute("PRAGMA busy_timeout = 30000")
+            db.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
             db.execute("PRAGMA synchronous = NORMAL")
             self._local.db = db
         return db
@@ -63,7 +67,9 @@ class Store:
             with db.atomic():
                 yield
             return
-        with self._writer:
+        if not self._writer.acquire(timeout=BUSY_SECONDS):  # as long as SQLite itself would wait
+            raise sqlite3.OperationalError("database is locked")
+        try:
             db.execute("BEGIN IMMEDIATE")
             try:
                 yield
@@ -71,6 +77,8 @@ class Store:
                 db.rollback()
                 raise
             db.execute("COMMIT")
+        finally:
+            self._writer.release()
 
     def close(self) -> None:
         """Close this thread's connection."""

@@ -1,5 +1,9 @@
+import sqlite3
 import threading
 
+import pytest
+
+import storage.sqlite
 from storage import PERSONAL_TABLES, Paper, Store
 from storage.migrations import migrations
 
@@ -149,3 +153,28 @@ def test_recent_papers_and_which_were_shown(store):
     store.mark_shown("U1", "new")
     assert store.shown_among("U1", ["old", "new", "nope"]) == {"new"}
     assert store.shown_among("U2", ["new"]) == set()
+
+
+def test_a_write_waits_for_another_thread_s_then_gives_up_as_sqlite_would(tmp_path, monkeypatch):
+    monkeypatch.setattr(storage.sqlite, "BUSY_SECONDS", 0.2)
+    store = Store(tmp_path / "t.db")
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with store.transaction():
+            store.set_feedback("U1", "p1", 1)
+            inside.set()
+            release.wait(5)
+        store.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    inside.wait(5)
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        with store.transaction():
+            store.set_feedback("U2", "p2", 1)
+    release.set()
+    holder.join()
+    with store.transaction():  # free again
+        store.set_feedback("U2", "p2", 1)
+    assert store.db.execute("select count(*) from feedback").fetchone()[0] == 2
