@@ -198,7 +198,7 @@ def reply_recommend(rt: Runtime, client: WebClient, user_id: str, cmd: Command) 
 
 def reply_digest_now(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
     """Today's digest now if it has not gone out yet (then not again later today), else an extra one."""
-    refresh_timezone(rt.ctx, client, user_id)  # whose "today" it is (read from Slack at most daily)
+    refresh_timezone(rt.ctx, client, user_id, fresh=True)  # whose "today" it is
     with rt.locks.hold(user_id):
         outcome = send_digest_now(rt.ctx, user_id, slack_courier(rt.ctx, client))
     return {"text": _digest_sent(outcome)}
@@ -222,7 +222,7 @@ def _digest_sent(outcome: Outcome) -> str:
 def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
     with ctx.store.transaction():
         ctx.store.set_digest_schedule(user_id, cmd.time, True)
-    tz = refresh_timezone(ctx, client, user_id)
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
     now = datetime.now(UTC)
     first = next_digest(ctx, user_id, now)
     when = "today" if first == local_date(tz, now) else "tomorrow"

@@ -24,8 +24,9 @@ MAX_AGE = timedelta(days=1)
 
 
 def refresh_timezone(ctx: Context, client: WebClient, user_id: str,
-                     now: datetime | None = None) -> str | None:
-    """The person's IANA timezone; asks Slack when the stored one is unknown or more than a day old.
+                     now: datetime | None = None, fresh: bool = False) -> str | None:
+    """The person's IANA timezone; asks Slack when the stored one is unknown or more than a day old,
+    or always with ``fresh`` (someone setting a local time right now: it must be their zone now).
 
     When Slack can't be asked, the stored timezone (possibly None) is kept and returned.
     """
@@ -33,7 +34,7 @@ def refresh_timezone(ctx: Context, client: WebClient, user_id: str,
     person = ctx.store.get_person(user_id)
     stored = person.tz if person else None
     checked = ctx.store.timezone_checked_at(user_id)
-    if checked and now - datetime.fromisoformat(checked) < MAX_AGE:
+    if not fresh and checked and now - datetime.fromisoformat(checked) < MAX_AGE:
         return stored
     try:
         user = client.users_info(user=user_id)["user"]

@@ -147,6 +147,15 @@ def test_a_timezone_changed_in_slack_moves_the_digest_at_once(slack, standin, st
     assert len(standin.calls("users.info", user=user)) == 1  # the event said it all
 
 
+def test_setting_a_digest_time_reads_the_timezone_of_now(slack, standin, store):
+    user = new_user()
+    standin.timezones[user] = "Asia/Kolkata"
+    slack.ask(user, "follow feline cats")
+    standin.timezones[user] = "America/New_York"  # moved since, and Slack sent no event
+    assert "at 07:15 (America/New_York time)" in slack.ask(user, "digest 07:15").text
+    assert store.get_person(user).tz == "America/New_York"
+
+
 def test_unfollow_one_and_all(slack):
     user = new_user()
     slack.ask(user, "follow cats, graphs, robots")
