@@ -12,7 +12,8 @@ from rich.text import Text
 
 from bot.reasons import shorten
 from bot.usecases import DailyRun, Recommendation, SourceReport
-from bot.usecases.daily import NotDue, Preview
+from bot.usecases.daily import Preview
+from bot.usecases.schedule import NotDue
 
 console = Console()
 errors = Console(stderr=True)

@@ -25,10 +25,12 @@ from bot.slack.manifest import COMMAND
 from bot.slack.messages import escape, fit, results_blocks, unescape
 from bot.slack.people import refresh_timezone
 from bot.usecases import follow, forget, interests, recommend, search, unfollow
-from bot.usecases.daily import Outcome, next_digest, send_digest_now
+from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
 from bot.usecases.interests import FollowResult
 from bot.usecases.recommend import MAX_RECOMMEND
+from bot.usecases.schedule import next_digest
+from bot.usecases.sending import Outcome
 
 if TYPE_CHECKING:
     from bot.slack.app import Runtime

@@ -1,5 +1,6 @@
 """Daily digests through Slack: the courier that posts them, the scheduler inside ``paperbot run``, and
-the run behind ``paperbot digest``. The rules (who is due, exactly once) are in :mod:`bot.usecases.daily`.
+the run behind ``paperbot digest``. The rules are in :mod:`bot.usecases.daily` (a run),
+:mod:`bot.usecases.schedule` (who is due) and :mod:`bot.usecases.sending` (exactly once).
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from bot.context import Context
 from bot.errors import ConfigError, Unreachable
 from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
-from bot.usecases.daily import WORKERS, Courier, DailyRun, Posted, run_daily
+from bot.usecases.daily import WORKERS, DailyRun, run_daily
 from bot.usecases.recommend import Recommendation
+from bot.usecases.sending import Courier, Posted
 
 log = logging.getLogger(__name__)
 

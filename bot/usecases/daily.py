@@ -1,25 +1,9 @@
-"""Daily digests: who is due, and sending each person's digest exactly once per local day.
+"""Daily digests: a run sends every digest that is due, after the day's feeds.
 
-The schedule lives in the people table (``HH:MM`` in the person's timezone). Whoever sends digests
-(the bot's scheduler every half minute, or ``paperbot digest`` from cron) calls :func:`run_daily`,
-which ingests the configured feeds once per UTC day and then sends every digest that is due:
-
-* **Due**: the person's time has come on their local day (:mod:`bot.due`), and that day's digest has
-  not ended yet. A digest missed while nothing was running is due until that local day ends.
-* **Once**: each day's digest is a row in ``digests``, claimed inside one ``BEGIN IMMEDIATE``
-  transaction. No row: claim it. "sent" / "empty" / "failed": done for the day. "sending": skip it
-  while its owner lives and its lease runs; take it over when the lease ran out or, on this host, the
-  owner's process is gone. The lease is renewed after every message.
-* **Resume**: the papers chosen are stored in the claim before anything is posted. Whoever takes a
-  digest over posts only those not yet confirmed (not in ``shown``), and the header only if it never
-  went out, so a digest cut off by a crash is finished without repeats. Slack offers no idempotent
-  post, so the message in flight when a process died may have landed unrecorded: before posting, a
-  resumed digest asks the courier what the DM already holds (``find_posted``) and records that.
-* **Faults**: a paper that fails is tried again in a later run, at most :data:`MAX_ATTEMPTS` times; a
-  person who can't be reached (:class:`~bot.errors.Unreachable`) is skipped for the day; neither stops
-  anyone else's digest.
-
-Slack-free: the caller passes a :class:`Courier` of plain callables.
+Whoever sends digests (the bot's scheduler, at every minute and half minute, or ``paperbot digest``
+from cron) calls :func:`run_daily`, which ingests the configured feeds once per UTC day and then sends
+every digest due (:mod:`bot.usecases.schedule`), each exactly once (:mod:`bot.usecases.sending`), a
+few at a time; one person's failure never stops anyone else's digest.
 """
 
 from __future__ import annotations
@@ -30,103 +14,35 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from bot.context import Context
-from bot.due import due_today, local_date
-from bot.errors import BadArgument, NoInterests, NoPapers, Unreachable
+from bot.due import local_date
+from bot.errors import NoInterests, NoPapers, Unreachable
 from bot.owner import owner_alive, owner_id
 from bot.usecases.digest import Chooser, choose_papers
 from bot.usecases.ingest import SourceReport, ingest
 from bot.usecases.recommend import Recommendation, remember_shown
-from storage import DigestRecord, Person
+from bot.usecases.schedule import Due, NotDue, find_due
+from bot.usecases.sending import (
+    Alive,
+    Clock,
+    Courier,
+    Outcome,
+    header_text,
+    iso_utc,
+    resumed,
+    send_digest,
+    utc_now,
+)
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(minutes=10)  # longer than any one message can take, 429 retries included
-RETRY_AFTER = timedelta(minutes=2)  # before a digest with something left to send is tried again
-MAX_ATTEMPTS = 3  # per paper, and per digest for failures to reach the person at all
 WORKERS = 8  # digests sent at once
-FINAL = frozenset({"sent", "empty", "failed"})
 
 FEED_JOB = "ingest-feeds"
 FEED_LEASE = timedelta(minutes=30)
 FEED_RETRY = timedelta(hours=1)
-
-Clock = Callable[[], datetime]
-Alive = Callable[[str | None], bool | None]
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
-@dataclass
-class Posted:
-    """What a DM already holds of a digest: the header's ts, and (channel, ts) per paper id."""
-
-    header_ts: str | None = None
-    papers: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass
-class Courier:
-    """How digests reach people. The Slack adapter builds one; tests pass their own.
-
-    ``open(user) -> channel``; ``post_text(channel, mrkdwn) -> ts`` (a digest's header);
-    ``post_paper(channel, rec) -> (channel, ts)``. Each raises :class:`~bot.errors.Unreachable` when
-    the person can't be reached at all, and any other exception for a failure worth retrying.
-    ``find_posted(channel, since) -> Posted`` (optional): the digest messages posted in ``channel``
-    since that moment, so a digest taken over after a crash does not post again what went out
-    without being recorded.
-    """
-
-    open: Callable[[str], str]
-    post_text: Callable[[str, str], str]
-    post_paper: Callable[[str, Recommendation], tuple[str, str]]
-    find_posted: Callable[[str, datetime], Posted] | None = None
-
-
-@dataclass(frozen=True)
-class Due:
-    """A digest to send: whose, for which local day, due since when."""
-
-    user_id: str
-    local_date: date
-    due_at: datetime
-
-
-@dataclass(frozen=True)
-class NotDue:
-    """Someone who gets no digest now, and why. ``kind``: "done" (today's has gone out), "later"
-    (due later today, or tomorrow), "off" (digests off or no such person), "broken" (unreadable time).
-    """
-
-    user_id: str
-    reason: str
-    kind: str = "later"
-
-
-@dataclass
-class Outcome:
-    """What happened to one digest.
-
-    ``status``: "sent", "empty" (nothing worth sending; recorded for the day), "failed" (could not
-    reach the person; recorded for the day), "incomplete" (something left, retried later), "busy"
-    (another process is sending it), "done" (it had already ended), "skipped" (not started: stopping),
-    "extra" (an explicit request after the day's digest: sent outside the daily claim).
-    """
-
-    user_id: str
-    local_date: date
-    status: str
-    delivered: int = 0
-    failed: int = 0
-    error: str | None = None
 
 
 @dataclass
@@ -139,332 +55,6 @@ class DailyRun:
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
-
-
-# -- who is due -------------------------------------------------------------------------------------
-
-def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], now: datetime,
-                force: bool = False) -> tuple[list[Due], list[NotDue]]:
-    """Split people with digests on into those due at ``now`` and the rest (with the reason).
-
-    Due: the local time has come today and today's digest has not ended. A schedule set after that
-    day's time starts the next day (setting the current minute counts as in time). ``force`` ignores
-    the time of day, never the once-a-day rule. Earliest due first.
-    """
-    due, not_due = [], []
-    for person in people:
-        if not person.digest_enabled or not person.digest_time:
-            not_due.append(NotDue(person.user_id, "digests are off", "off"))
-            continue
-        try:
-            day, when, past = due_today(person.tz, person.digest_time, now)
-        except BadArgument:
-            not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}", "broken"))
-            continue
-        status = statuses.get((person.user_id, day.isoformat()))
-        if status in FINAL:
-            not_due.append(NotDue(person.user_id, f"today's digest ({day}) ended: {status}", "done"))
-            continue
-        if not force:
-            where = f"{person.digest_time} {person.tz or 'UTC'} ({when:%H:%M} UTC)"
-            if not past:
-                not_due.append(NotDue(person.user_id, f"due at {where}"))
-                continue
-            since = _since(person.digest_since)
-            if since is not None and when < since:
-                not_due.append(NotDue(person.user_id, f"schedule set after {where} today: starts tomorrow"))
-                continue
-        due.append(Due(person.user_id, day, when))
-    due.sort(key=lambda d: (d.due_at, d.user_id))
-    return due, not_due
-
-
-def _since(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return moment.replace(second=0, microsecond=0)  # the minute it was set in still counts
-
-
-def find_due(ctx: Context, now: datetime, users: Iterable[str] | None = None,
-             force: bool = False) -> tuple[list[Due], list[NotDue]]:
-    """:func:`due_digests` over the store (optionally only ``users``)."""
-    people = ctx.store.people_with_digests()
-    off: list[NotDue] = []
-    if users is not None:
-        wanted = list(dict.fromkeys(users))
-        people = [p for p in people if p.user_id in set(wanted)]
-        found = {p.user_id for p in people}
-        off = [NotDue(u, "digests are off (or no such person)", "off") for u in wanted if u not in found]
-    # Local days run from UTC-12 to UTC+14: every day that can be "today" somewhere.
-    statuses = ctx.store.digest_statuses((now.astimezone(UTC).date() - timedelta(days=1)).isoformat())
-    due, not_due = due_digests(people, statuses, now, force)
-    return due, off + not_due
-
-
-def next_digest(ctx: Context, user_id: str, now: datetime) -> date | None:
-    """The local day of the person's next digest (today or tomorrow), or None when digests are off."""
-    person = ctx.store.get_person(user_id)
-    if person is None or not person.digest_enabled or not person.digest_time:
-        return None
-    day, when, past = due_today(person.tz, person.digest_time, now)
-    today = ctx.store.get_digest(user_id, day.isoformat())
-    since = _since(person.digest_since)
-    if (today is not None and today.status in FINAL) or (past and since is not None and when < since):
-        return day + timedelta(days=1)
-    return day
-
-
-# -- claiming ---------------------------------------------------------------------------------------
-
-def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
-                 alive: Alive = owner_alive,
-                 chosen: list[Recommendation] | None = None) -> DigestRecord | None:
-    """Take the day's digest for ``owner``, or None if it ended or someone else is on it.
-
-    Returns the record as claimed: new, with ``chosen`` recorded as its papers in the same transaction
-    (``papers`` None without them), or taken over (resume from it; ``chosen`` is then ignored).
-    """
-    return _claim(ctx, user_id, day, owner, clock, alive, chosen)[0]
-
-
-def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
-           chosen: list[Recommendation] | None) -> tuple[DigestRecord | None, bool]:
-    """:func:`claim_digest`, and whether the claim is new (False when taken over)."""
-    store = ctx.store
-    now = clock()
-    lease = _iso(now + LEASE)
-    key = day.isoformat()
-    with store.transaction():
-        record = store.get_digest(user_id, key)
-        if record is None:
-            store.start_digest(user_id, key, owner, lease, _iso(now))
-            claimed = DigestRecord(user_id, key, "sending", owner, lease, started_at=_iso(now))
-            if chosen is not None:
-                claimed.papers = [r.paper.id for r in chosen]
-                claimed.reasons = {r.paper.id: r.reason for r in chosen}
-                store.set_digest_papers(user_id, key, owner, claimed.papers, claimed.reasons)
-            return claimed, True
-        if record.status != "sending":
-            return None, False
-        expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
-        if not expired and alive(record.owner) is not False:
-            return None, False
-        log.info("taking over the %s digest of %s from %s (%s)", record.local_date, user_id, record.owner,
-                 "lease ran out" if expired else "owner is gone")
-        store.take_over_digest(user_id, key, owner, lease)
-        record.owner, record.lease_until = owner, lease
-        return record, False
-
-
-# -- sending ----------------------------------------------------------------------------------------
-
-def header_text(n: int, day: date, extra: bool = False) -> str:
-    """The digest's first message (mrkdwn)."""
-    papers = f"{n} paper" if n == 1 else f"{n} papers"
-    which = "An extra digest" if extra else "Your digest"
-    return (f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. "
-            "React :+1: or :-1: on a paper to tune what comes next.")
-
-
-def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: str | None = None,
-                clock: Clock = utc_now, alive: Alive = owner_alive, explicit: bool = False,
-                chooser: Chooser | None = None) -> Outcome:
-    """Claim, choose (or resume), post and record one person's digest for local ``day``.
-
-    ``explicit`` (someone asked for it now): when there is nothing to send, nothing is recorded, so
-    the scheduled digest may still come later that day; NoInterests and NoPapers are raised for the
-    caller to answer. ``chooser`` chooses the papers (a run's, batching).
-    """
-    owner = owner or owner_id()
-    chooser = chooser or Chooser(ctx)
-    key = day.isoformat()
-    chosen = None
-    if ctx.store.get_digest(user_id, key) is None:
-        # A new digest: choose first (no lock held meanwhile), then claim it with its papers at once.
-        chosen = _choose(ctx, user_id, day, explicit, chooser)
-        if not chosen and explicit:
-            return Outcome(user_id, day, "empty")
-    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen)
-    if record is None:
-        current = ctx.store.get_digest(user_id, key)
-        return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
-    return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
-                         chosen if new and chosen is not None else None)
-
-
-def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
-                  clock: Clock, explicit: bool, chooser: Chooser,
-                  chosen: list[Recommendation] | None = None) -> Outcome:
-    """Post what a claimed digest has left. ``chosen``: the record was claimed just now with these
-    papers, so none of them can have been posted yet, and its lease was just set."""
-    store, user_id, key = ctx.store, record.user_id, record.local_date
-    finish = _Finisher(ctx, record, day, owner, clock)
-    leased_at = clock()
-    try:
-        if chosen is not None:
-            recs = chosen
-        elif record.papers is None:  # taken over from a sender that died before recording its choice
-            recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
-            leased_at = None
-            with store.transaction():
-                if not recs and explicit:
-                    store.drop_digest(user_id, key, owner)
-                    return Outcome(user_id, day, "empty")
-                if recs and not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
-                                                        {r.paper.id: r.reason for r in recs}):
-                    return Outcome(user_id, day, "busy")
-            record.papers = [r.paper.id for r in recs]
-        else:
-            recs = _resumed(ctx, record)
-        if not recs:
-            return finish("empty")
-        shown = set() if chosen is not None else store.shown_among(user_id, record.papers)
-        todo = [r for r in recs
-                if r.paper.id not in shown and record.failures.get(r.paper.id, 0) < MAX_ATTEMPTS]
-        if not todo:
-            return finish("sent")
-        channel = courier.open(user_id)
-        if chosen is None:  # an earlier attempt may have posted more than it recorded
-            shown |= _recover(ctx, record, courier, channel, todo)
-            todo = [r for r in todo if r.paper.id not in shown]
-            if not todo:
-                return finish("sent")
-        if leased_at is None or clock() - leased_at > LEASE / 4:
-            with store.transaction():  # still ours, with a fresh lease, before the first message
-                if not store.renew_digest_lease(user_id, key, owner, _iso(clock() + LEASE)):
-                    return Outcome(user_id, day, "busy")
-        if record.header_ts is None and not shown:
-            try:
-                ts = courier.post_text(channel, header_text(len(recs), day))
-            except Unreachable:
-                raise
-            except Exception:  # the papers matter more than their header: go on without it
-                log.exception("could not post the digest header for %s", user_id)
-            else:
-                with store.transaction():
-                    store.record_digest_header(user_id, key, owner, ts)
-        for rec in todo:
-            try:
-                posted = courier.post_paper(channel, rec)
-            except Unreachable:
-                raise
-            except Exception:  # one paper must not stop the others; it is tried again in a later run
-                log.exception("could not post paper %s to %s", rec.paper.id, user_id)
-                posted = None
-                finish.failed += 1
-            with store.transaction():
-                still_mine = store.renew_digest_lease(user_id, key, owner, _iso(clock() + LEASE))
-                if posted is None:
-                    store.record_digest_failure(user_id, key, owner, rec.paper.id)
-                elif still_mine or store.get_digest(user_id, key) is not None:  # gone: they asked to forget
-                    remember_shown(ctx, user_id, rec, *posted)
-                    finish.delivered += 1
-                    if still_mine and rec is todo[-1] and not finish.failed:
-                        return finish("sent")  # everything left went out: done, in the same transaction
-            if not still_mine:
-                log.warning("lost the %s digest of %s to another process; stopping", key, user_id)
-                return Outcome(user_id, day, "busy", finish.delivered, finish.failed)
-        return finish.after_posting()
-    except Unreachable as exc:
-        log.warning("can't reach %s for their digest: %s", user_id, exc)
-        return finish("failed", error=str(exc))
-    except (NoInterests, NoPapers):
-        raise
-    except Exception as exc:
-        log.exception("the %s digest of %s failed; it will be tried again", key, user_id)
-        return finish.retry(error=f"{type(exc).__name__}: {exc}")
-
-
-def _choose(ctx: Context, user_id: str, day: date, explicit: bool, chooser: Chooser,
-            claimed: DigestRecord | None = None) -> list[Recommendation]:
-    """The papers for a new digest. Nothing to rank by or from: an explicit request hears why
-    (raised), a scheduled digest is tried again later (NoPapers raised) except that someone who
-    follows nothing gets an empty digest for the day ([]). A ``claimed`` record is withdrawn before
-    raising."""
-    try:
-        return chooser.choose(user_id, day)
-    except (NoInterests, NoPapers) as exc:
-        if explicit or isinstance(exc, NoPapers):
-            if claimed is not None:
-                with ctx.store.transaction():
-                    ctx.store.drop_digest(user_id, claimed.local_date, claimed.owner)
-            raise
-        return []
-
-
-def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
-             todo: list[Recommendation]) -> set[str]:
-    """Record what the DM shows an interrupted attempt at this digest posted but never recorded (the
-    message in flight when a process died): those papers, and the header, are not posted again.
-    Returns the paper ids found. Without a way to look (or when looking fails) finds nothing."""
-    if courier.find_posted is None or not record.started_at:
-        return set()
-    try:
-        found = courier.find_posted(channel, datetime.fromisoformat(record.started_at))
-    except Unreachable:
-        raise
-    except Exception:  # looking is a courtesy: without it at most one message repeats
-        log.warning("could not look for what an interrupted digest of %s already posted", record.user_id,
-                    exc_info=True)
-        return set()
-    papers = [r for r in todo if r.paper.id in found.papers]
-    header = found.header_ts if record.header_ts is None else None
-    if papers or header:
-        with ctx.store.transaction():
-            if header:
-                ctx.store.record_digest_header(record.user_id, record.local_date, record.owner or "", header)
-            for rec in papers:
-                remember_shown(ctx, record.user_id, rec, *found.papers[rec.paper.id])
-        log.info("the interrupted %s digest of %s had posted %d more paper(s)%s than it recorded",
-                 record.local_date, record.user_id, len(papers), " and its header" if header else "")
-    record.header_ts = record.header_ts or header
-    return {r.paper.id for r in papers}
-
-
-def _resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:
-    """The recommendations a claimed digest already chose, in order (papers deleted since left out)."""
-    papers = ctx.store.get_papers(record.papers or [])
-    return [Recommendation(papers[pid], 0.0, record.reasons.get(pid, "")) for pid in record.papers or []
-            if pid in papers]
-
-
-class _Finisher:
-    """Ending a claimed digest: done for the day, or given back to be retried."""
-
-    def __init__(self, ctx: Context, record: DigestRecord, day: date, owner: str, clock: Clock):
-        self.ctx, self.record, self.day, self.owner, self.clock = ctx, record, day, owner, clock
-        self.delivered = self.failed = 0  # papers posted and papers that failed in this run
-
-    def __call__(self, status: str, error: str | None = None) -> Outcome:
-        user_id, key = self.record.user_id, self.record.local_date
-        with self.ctx.store.transaction():
-            mine = self.ctx.store.finish_digest(user_id, key, self.owner, status, _iso(self.clock()), error)
-        return Outcome(user_id, self.day, status if mine else "busy", self.delivered, self.failed, error)
-
-    def after_posting(self) -> Outcome:
-        store, user_id = self.ctx.store, self.record.user_id
-        current = store.get_digest(user_id, self.record.local_date)
-        papers = (current.papers if current else None) or []
-        shown = store.shown_among(user_id, papers)
-        left = [pid for pid in papers if pid not in shown and current.failures.get(pid, 0) < MAX_ATTEMPTS]
-        if not left:
-            return self("sent")
-        return self.retry(error=f"{len(left)} paper(s) not delivered yet")
-
-    def retry(self, error: str | None = None) -> Outcome:
-        """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""
-        store, user_id = self.ctx.store, self.record.user_id
-        with store.transaction():
-            attempts = store.release_digest(user_id, self.record.local_date, self.owner,
-                                            _iso(self.clock() + RETRY_AFTER))
-        if attempts >= MAX_ATTEMPTS:
-            return self("failed", error=f"gave up after {attempts} tries: {error}")
-        return Outcome(user_id, self.day, "incomplete", self.delivered, self.failed, error)
 
 
 def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: Iterable[str] | None = None,
@@ -526,7 +116,7 @@ def preview_digests(ctx: Context, now: datetime, users: Iterable[str] | None = N
         try:
             if record is not None and record.papers is not None:
                 shown = ctx.store.shown_among(item.user_id, record.papers)
-                recs = [r for r in _resumed(ctx, record) if r.paper.id not in shown]
+                recs = [r for r in resumed(ctx, record) if r.paper.id not in shown]
                 note = f"resuming: {len(recs)} of {len(record.papers)} papers left"
             else:
                 recs, note = chooser.choose(item.user_id, item.local_date), ""
@@ -602,20 +192,20 @@ def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = N
             elif (job.day == day and job.finished_at
                   and datetime.fromisoformat(job.finished_at) + FEED_RETRY > now):
                 return None
-        store.start_job(FEED_JOB, day, owner, _iso(now + FEED_LEASE), _iso(now))
+        store.start_job(FEED_JOB, day, owner, iso_utc(now + FEED_LEASE), iso_utc(now))
     try:
         reports = ingest(ctx, feeds, fetcher=fetcher)
     except Exception as exc:  # a broken feed must never stop the digests
         log.exception("ingesting the feeds failed")
         with store.transaction():
-            store.finish_job(FEED_JOB, owner, "failed", _iso(clock()), f"{type(exc).__name__}: {exc}")
+            store.finish_job(FEED_JOB, owner, "failed", iso_utc(clock()), f"{type(exc).__name__}: {exc}")
         return None
     errors = [f"{r.source}: {r.error}" for r in reports if r.error]
     for report in reports:
         log.info("feed %s: %d added, %d updated, %d rejected%s", report.source, report.added, report.updated,
                  len(report.rejected), f"; error: {report.error}" if report.error else "")
     with store.transaction():
-        store.finish_job(FEED_JOB, owner, "failed" if errors else "done", _iso(clock()),
+        store.finish_job(FEED_JOB, owner, "failed" if errors else "done", iso_utc(clock()),
                          "; ".join(errors) or None)
     return reports
 

@@ -15,22 +15,15 @@ from bot.errors import NoInterests, Unreachable
 from bot.usecases import follow, record_feedback
 from bot.usecases.daily import (
     FEED_JOB,
-    LEASE,
-    MAX_ATTEMPTS,
-    RETRY_AFTER,
-    Courier,
-    Posted,
-    claim_digest,
-    due_digests,
     ingest_feeds_if_due,
-    next_digest,
     preview_digests,
     run_daily,
-    send_digest,
     send_digest_now,
     send_due_digests,
 )
 from bot.usecases.digest import choose_papers
+from bot.usecases.schedule import due_digests, next_digest
+from bot.usecases.sending import LEASE, MAX_ATTEMPTS, RETRY_AFTER, Courier, Posted, claim_digest, send_digest
 from storage import Paper, Person
 from tests.conftest import make_corpus
 

@@ -1,0 +1,116 @@
+"""Who is due for a daily digest now, and when someone's next one comes.
+
+The schedule lives in the people table (``HH:MM`` in the person's timezone). A digest is due once the
+person's time has come on their local day (:mod:`bot.due`) and that day's digest has not ended yet, so
+one missed while nothing was running is due until that local day ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from bot.context import Context
+from bot.due import due_today
+from bot.errors import BadArgument
+from storage import Person
+
+#: A day's digest with one of these statuses has ended: nothing more is sent for that day.
+FINAL = frozenset({"sent", "empty", "failed"})
+
+
+@dataclass(frozen=True)
+class Due:
+    """A digest to send: whose, for which local day, due since when."""
+
+    user_id: str
+    local_date: date
+    due_at: datetime
+
+
+@dataclass(frozen=True)
+class NotDue:
+    """Someone who gets no digest now, and why. ``kind``: "done" (today's has gone out), "later"
+    (due later today, or tomorrow), "off" (digests off or no such person), "broken" (unreadable time).
+    """
+
+    user_id: str
+    reason: str
+    kind: str = "later"
+
+
+def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], now: datetime,
+                force: bool = False) -> tuple[list[Due], list[NotDue]]:
+    """Split people with digests on into those due at ``now`` and the rest (with the reason).
+
+    Due: the local time has come today and today's digest has not ended. A schedule set after that
+    day's time starts the next day (setting the current minute counts as in time). ``force`` ignores
+    the time of day, never the once-a-day rule. Earliest due first.
+    """
+    due, not_due = [], []
+    for person in people:
+        if not person.digest_enabled or not person.digest_time:
+            not_due.append(NotDue(person.user_id, "digests are off", "off"))
+            continue
+        try:
+            day, when, past = due_today(person.tz, person.digest_time, now)
+        except BadArgument:
+            not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}", "broken"))
+            continue
+        status = statuses.get((person.user_id, day.isoformat()))
+        if status in FINAL:
+            not_due.append(NotDue(person.user_id, f"today's digest ({day}) ended: {status}", "done"))
+            continue
+        if not force:
+            where = f"{person.digest_time} {person.tz or 'UTC'} ({when:%H:%M} UTC)"
+            if not past:
+                not_due.append(NotDue(person.user_id, f"due at {where}"))
+                continue
+            since = _since(person.digest_since)
+            if since is not None and when < since:
+                not_due.append(NotDue(person.user_id, f"schedule set after {where} today: starts tomorrow"))
+                continue
+        due.append(Due(person.user_id, day, when))
+    due.sort(key=lambda d: (d.due_at, d.user_id))
+    return due, not_due
+
+
+def _since(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.replace(second=0, microsecond=0)  # the minute it was set in still counts
+
+
+def find_due(ctx: Context, now: datetime, users: Iterable[str] | None = None,
+             force: bool = False) -> tuple[list[Due], list[NotDue]]:
+    """:func:`due_digests` over the store (optionally only ``users``)."""
+    people = ctx.store.people_with_digests()
+    off: list[NotDue] = []
+    if users is not None:
+        wanted = list(dict.fromkeys(users))
+        people = [p for p in people if p.user_id in set(wanted)]
+        found = {p.user_id for p in people}
+        off = [NotDue(u, "digests are off (or no such person)", "off") for u in wanted if u not in found]
+    # Local days run from UTC-12 to UTC+14: every day that can be "today" somewhere.
+    statuses = ctx.store.digest_statuses((now.astimezone(UTC).date() - timedelta(days=1)).isoformat())
+    due, not_due = due_digests(people, statuses, now, force)
+    return due, off + not_due
+
+
+def next_digest(ctx: Context, user_id: str, now: datetime) -> date | None:
+    """The local day of the person's next digest (today or tomorrow), or None when digests are off."""
+    person = ctx.store.get_person(user_id)
+    if person is None or not person.digest_enabled or not person.digest_time:
+        return None
+    day, when, past = due_today(person.tz, person.digest_time, now)
+    today = ctx.store.get_digest(user_id, day.isoformat())
+    since = _since(person.digest_since)
+    if (today is not None and today.status in FINAL) or (past and since is not None and when < since):
+        return day + timedelta(days=1)
+    return day
