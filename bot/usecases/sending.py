@@ -41,6 +41,7 @@ Alive = Callable[[str | None], bool | None]
 
 
 def utc_now() -> datetime:
+    """The current moment in UTC: the default clock (tests pass their own)."""
     return datetime.now(UTC)
 
 
