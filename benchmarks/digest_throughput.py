@@ -279,7 +279,8 @@ def markdown(r: dict, command: str) -> str:
         f"call over 8 workers, ~{60_000 * 0.2 / 8 / 60:.0f} min, and Slack's own rate limits "
         "(conversations.open is Tier 3, ~50 a minute, paid once per person: paperbot keeps the DM "
         "channel; chat.postMessage about 1 a second per channel plus a workspace-wide cap) would "
-        "stretch a 10,000-person morning further; 429s are waited out (Retry-After).",
+        "stretch a 10,000-person morning further; 429s are waited out (Retry-After). The compute part is "
+        "measured at that scale in the next section (`benchmarks/digest_scale.py`).",
         END,
     ]) + "\n"
 
