@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -49,6 +50,27 @@ def machine() -> str:
     """One line on where the numbers came from."""
     return (f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}, "
             f"{platform.system()} {platform.machine()}")
+
+
+#: What one Slack Web API call costs, for estimating a morning against real Slack (no network here).
+SLACK_CALL_SECONDS = 0.2
+
+
+def slack_minutes(calls: int, workers: int = 8) -> float:
+    """Minutes ``calls`` Web API calls take against real Slack on ``workers`` threads, before rate limits."""
+    return calls * SLACK_CALL_SECONDS / workers / 60
+
+
+def add_write_option(parser: argparse.ArgumentParser, doc: str = "docs/benchmarks.md",
+                     when: str = "with the default options") -> None:
+    """``--write/--no-write``: whether the run rewrites its part of ``doc``."""
+    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
+                        help=f"rewrite {doc} (default: only {when})")
+
+
+def wants_write(args: argparse.Namespace, default_run: bool) -> bool:
+    """Rewrite the docs when asked to, or by default for the run the docs describe."""
+    return bool(args.write or (args.write is None and default_run))
 
 
 def write_section(text: str, start: str, end: str, doc: Path = DOC) -> None:

@@ -23,12 +23,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import machine, write_section  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    SLACK_CALL_SECONDS,
+    add_write_option,
+    machine,
+    slack_minutes,
+    wants_write,
+    write_section,
+)
 from benchmarks.digest_throughput import DIGEST_SIZE, corpus, people, prepare  # noqa: E402
 
 START, END = "<!-- scale:start -->", "<!-- scale:end -->"
@@ -50,8 +58,6 @@ def timed_run(db: Path) -> dict:
     with ctx.engine.index():
         pass
     loaded = time.perf_counter()
-    from datetime import UTC, datetime
-
     run = send_due_digests(ctx, datetime.now(UTC), courier, force=True)
     done = time.perf_counter()
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -83,8 +89,9 @@ def markdown(r: dict, command: str) -> str:
         f"| whole process: wall / CPU | {r['total']:.0f} s / {r['cpu']:.0f} s |",
         f"| peak RSS | {r['rss']:.0f} MB |",
         "",
-        f"With Slack in the loop, the {calls:,} Web API calls are the long pole: at ~0.2 s a call over 8 "
-        f"workers about {calls * 0.2 / 8 / 60:.0f} min, longer where Slack's rate limits bite "
+        f"With Slack in the loop, the {calls:,} Web API calls are the long pole: at "
+        f"~{SLACK_CALL_SECONDS} s a call over 8 workers about {slack_minutes(calls):.0f} min, longer where "
+        "Slack's rate limits bite "
         "(`conversations.open` once per person, then the DM channel is kept; 429s are waited out). "
         "Spread over the morning by people's own times and timezones, each run of the scheduler handles "
         "only those due at that minute.",
@@ -96,8 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--people", type=int, default=PEOPLE)
     parser.add_argument("--papers", type=int, default=PAPERS)
-    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
-                        help="rewrite docs/benchmarks.md (default: only with the default options)")
+    add_write_option(parser)
     parser.add_argument("--run", metavar="DB", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
@@ -126,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
           f"({1000 * result['send'] / max(result['sent'], 1):.1f} ms a person); whole process "
           f"{result['total']:.1f} s wall, {result['cpu']:.1f} s CPU, peak RSS {result['rss']:.0f} MB")
     default = (args.people, args.papers) == (PEOPLE, PAPERS)
-    if args.write or (args.write is None and default):
+    if wants_write(args, default):
         command = ".venv/bin/python benchmarks/digest_scale.py"
         if not default:
             command += f" --people {args.people} --papers {args.papers}"

@@ -34,7 +34,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import DOC, FILES, SHARED_DATA, TARGET, machine, write_section  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    DOC,
+    FILES,
+    SHARED_DATA,
+    SLACK_CALL_SECONDS,
+    TARGET,
+    add_write_option,
+    machine,
+    slack_minutes,
+    wants_write,
+    write_section,
+)
 from benchmarks.common import TOPICS as COMMON_TOPICS  # noqa: E402
 
 START, END = "<!-- digests:start -->", "<!-- digests:end -->"
@@ -275,8 +286,9 @@ def markdown(r: dict, command: str) -> str:
         "papers, explaining independent of them; an assumption, not a measurement): "
         f"loading the index ~{p10k['load']:.1f} s, choosing 10,000 digests ~{p10k['rank'] / 60:.1f} min "
         f"of CPU, peak RSS ~{p10k['rss']:.0f} MB. Posting 60,000 messages to the stand-in at this "
-        f"run's rate would take ~{p10k['post'] / 60:.0f} min, but real Slack is the limit: at ~0.2 s a "
-        f"call over 8 workers, ~{60_000 * 0.2 / 8 / 60:.0f} min, and Slack's own rate limits "
+        f"run's rate would take ~{p10k['post'] / 60:.0f} min, but real Slack is the limit: at "
+        f"~{SLACK_CALL_SECONDS} s a call over 8 workers, ~{slack_minutes(60_000):.0f} min, and Slack's own "
+        "rate limits "
         "(conversations.open is Tier 3, ~50 a minute, paid once per person: paperbot keeps the DM "
         "channel; chat.postMessage about 1 a second per channel plus a workspace-wide cap) would "
         "stretch a 10,000-person morning further; 429s are waited out (Retry-After). The compute part is "
@@ -290,8 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--people", type=int, default=PEOPLE)
     parser.add_argument("--papers", type=int, default=TARGET)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
-                        help="rewrite docs/benchmarks.md (default: only with the default options)")
+    add_write_option(parser)
     parser.add_argument("--reference-run", nargs=3, metavar=("PAPERS", "PEOPLE", "API_URL"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -362,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"paperbot digest --force: {paperbot:.1f} s, reference: {reference_time:.1f} s "
           f"({paperbot / reference_time:.2f}×); peak RSS {rss:.0f} MB")
     default = (args.people, args.papers, args.runs) == (PEOPLE, TARGET, 5)
-    if args.write or (args.write is None and default):
+    if wants_write(args, default):
         command = ".venv/bin/python benchmarks/digest_throughput.py"
         if not default:
             command += f" --people {args.people} --papers {args.papers} --runs {args.runs}"

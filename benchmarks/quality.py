@@ -60,7 +60,15 @@ from sklearn.svm import LinearSVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import ROOT, SHARED_DATA, machine, read_papers, write_section  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    ROOT,
+    SHARED_DATA,
+    add_write_option,
+    machine,
+    read_papers,
+    wants_write,
+    write_section,
+)
 from bot.evaluate import EvalUser, evaluate, intra_list_similarity, load_users, metrics  # noqa: E402
 from recommender import DEFAULT_WEIGHTS, PaperIndex, Weights  # noqa: E402
 
@@ -518,8 +526,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, help="rank only a fixed random sample of this many users")
     parser.add_argument("--splits", default=",".join(SPLITS), help=f"comma-separated, of {', '.join(SPLITS)}")
     parser.add_argument("--svm-users", type=int, default=100, help="users in the SVM sample (0: no SVM)")
-    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
-                        help="rewrite docs/quality.md (default: only for a full run)")
+    add_write_option(parser, "docs/quality.md", "for a full run")
     args = parser.parse_args(argv)
     splits = [s.strip() for s in args.splits.split(",") if s.strip()]
     if unknown := [s for s in splits if s not in SPLITS]:
@@ -538,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(*cells(rows, r))
     console.print(table)
     full = args.users is None and splits == list(SPLITS) and args.svm_users == 100
-    if args.write or (args.write is None and full):
+    if wants_write(args, full):
         options = "" if full else " " + " ".join(argv if argv is not None else sys.argv[1:])
         command = ".venv/bin/python benchmarks/quality.py" + options
         write_section(markdown(rows, info, command), START, END, DOC)

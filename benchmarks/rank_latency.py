@@ -32,8 +32,10 @@ from benchmarks.common import (  # noqa: E402
     SHARED_DATA,
     TARGET,
     TOPICS,
+    add_write_option,
     machine,
     read_papers,
+    wants_write,
     write_section,
 )
 from recommender import PaperIndex, Profile, rank  # noqa: E402
@@ -161,8 +163,7 @@ def markdown(results: list[tuple[str, dict]], command: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--profiles", type=int, default=200, help="profiles to rank (default 200)")
-    parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
-                        help="rewrite docs/benchmarks.md (default: only with the default options)")
+    add_write_option(parser)
     args = parser.parse_args(argv)
     ids, texts = load_corpus()
     if not ids:
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(*cells(name, r))
     console.print(table)
     default = args.profiles == 200
-    if args.write or (args.write is None and default):
+    if wants_write(args, default):
         options = "" if default else f" --profiles {args.profiles}"
         command = ".venv/bin/python benchmarks/rank_latency.py" + options
         write_section(markdown(results, command), START, END)
