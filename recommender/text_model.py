@@ -129,8 +129,9 @@ class TextModel:
         known = self._short
         if len(texts) == 1 and (row := known.get(texts[0])) is not None:
             return row
-        found = {t: row for t in dict.fromkeys(texts) if (row := known.get(t)) is not None}
-        missing = [t for t in dict.fromkeys(texts) if t not in found]
+        unique = list(dict.fromkeys(texts))
+        found = {t: row for t in unique if (row := known.get(t)) is not None}
+        missing = [t for t in unique if t not in found]
         if missing:
             rows = self.transform(missing)
             new = {t: rows[i] for i, t in enumerate(missing)}
