@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from storage.errors import StoreBusy, translated
 from storage.migrations import migrations
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
 
@@ -68,15 +69,16 @@ class Store:
                 yield
             return
         if not self._writer.acquire(timeout=BUSY_SECONDS):  # as long as SQLite itself would wait
-            raise sqlite3.OperationalError("database is locked")
+            raise StoreBusy(f"{self.path} is busy: another thread has held its write lock too long")
         try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-            except BaseException:
-                db.rollback()
-                raise
-            db.execute("COMMIT")
+            with translated(self.path):
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    db.rollback()
+                    raise
+                db.execute("COMMIT")
         finally:
             self._writer.release()
 

@@ -1,10 +1,9 @@
-import sqlite3
 import threading
 
 import pytest
 
 import storage.sqlite
-from storage import PERSONAL_TABLES, Paper, Store
+from storage import PERSONAL_TABLES, Paper, Store, StoreBusy
 from storage.migrations import migrations
 
 
@@ -170,7 +169,7 @@ def test_a_write_waits_for_another_thread_s_then_gives_up_as_sqlite_would(tmp_pa
     holder = threading.Thread(target=hold)
     holder.start()
     inside.wait(5)
-    with pytest.raises(sqlite3.OperationalError, match="locked"):
+    with pytest.raises(StoreBusy, match="busy"):
         with store.transaction():
             store.set_feedback("U2", "p2", 1)
     release.set()
