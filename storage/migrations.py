@@ -120,3 +120,13 @@ def m004_feedback_counter(db: Database) -> None:
         # ``event`` is one of the three constants above.
         db.execute(f"create trigger feedback_{event}_counted after {event} on feedback begin"  # noqa: S608
                    " update counters set value = value + 1 where name = 'feedback'; end")
+
+
+@migrations()
+def m005_once_keys(db: Database) -> None:
+    # Keys of what must run at most once, each kept until it expires: Slack event ids (Slack redelivers
+    # for minutes) and the trigger ids of slash commands and clicks (a replay within Slack's 5-minute
+    # signature window). Replaces slack_events, whose ids only mattered for minutes.
+    db["once_keys"].create({"key": str, "expires_at": str}, pk="key")
+    db["once_keys"].create_index(["expires_at"])
+    db["slack_events"].drop(ignore=True)

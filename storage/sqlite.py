@@ -28,8 +28,10 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-#: How long a write waits for another to finish before "database is locked".
-BUSY_SECONDS = 30
+#: How long a write waits for another to finish before giving up (StoreBusy). Long enough to outlast a
+#: slow writer elsewhere (a big ingest, a backup); the bot never makes Slack wait on it (it works after
+#: the ack).
+BUSY_SECONDS = 90
 
 
 class Store:
@@ -54,6 +56,7 @@ class Store:
                 db.enable_wal()
             db.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
             db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA secure_delete = ON")  # forgotten people leave no bytes in free pages
             self._local.db = db
         return db
 
@@ -316,14 +319,26 @@ class Store:
     # -- forgetting ------------------------------------------------------------------------------
 
     def forget_person(self, user_id: str) -> dict[str, int]:
-        """Delete every row about a person from every table; returns rows deleted per table."""
+        """Delete every row about a person from every table; returns rows deleted per table.
+
+        Deleted content is overwritten in the file (``secure_delete``), and the write-ahead log, which
+        still holds the old pages, is folded into the file and emptied, so nothing of the person lingers.
+        """
         deleted = {}
         with self.transaction():
             for table in PERSONAL_TABLES:
                 # Table names come from PERSONAL_TABLES, never from input.
                 sql = f"delete from {table} where user_id = ?"  # noqa: S608
                 deleted[table] = self.db.execute(sql, [user_id]).rowcount
+        self.scrub_log()
         return deleted
+
+    def scrub_log(self) -> None:
+        """Fold the write-ahead log into the file and truncate it (waiting for readers, up to the busy
+        timeout), so rows deleted before now survive in neither."""
+        if self.path != ":memory:":
+            with translated(self.path):
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def rows_about(self, user_id: str) -> dict[str, int]:
         """How many rows each personal table holds about a person (for checks and `forget`)."""
@@ -333,17 +348,15 @@ class Store:
 
     # -- Slack -----------------------------------------------------------------------------------
 
-    def claim_event(self, event_id: str, keep_hours: float = 24) -> bool:
-        """Claim a Slack event id: True the first time it is seen, False for a redelivery.
-
-        Ids older than ``keep_hours`` are dropped (Slack retries within minutes)."""
+    def claim_once(self, key: str, keep: timedelta) -> bool:
+        """Claim ``key``: True the first time, False while an earlier claim of it is kept (``keep``
+        from now). Expired keys are dropped on the way."""
         now = datetime.now(UTC)
-        cutoff = (now - timedelta(hours=keep_hours)).isoformat(timespec="seconds")
         with self.transaction():
-            self.db.execute("delete from slack_events where received_at < ?", [cutoff])
+            self.db.execute("delete from once_keys where expires_at < ?", [now.isoformat(timespec="seconds")])
             inserted = self.db.execute(
-                "insert or ignore into slack_events (event_id, received_at) values (?, ?)",
-                [event_id, now.isoformat(timespec="seconds")]).rowcount
+                "insert or ignore into once_keys (key, expires_at) values (?, ?)",
+                [key, (now + keep).isoformat(timespec="seconds")]).rowcount
         return inserted > 0
 
     def timezone_checked_at(self, user_id: str) -> str | None:
@@ -351,10 +364,11 @@ class Store:
         row = self.db.execute("select tz_checked_at from people where user_id = ?", [user_id]).fetchone()
         return row[0] if row else None
 
-    def record_timezone(self, user_id: str, tz: str | None) -> None:
-        """Remember a person's IANA timezone as just read from Slack."""
-        self.ensure_person(user_id)
-        self.db["people"].update(user_id, {"tz": tz, "tz_checked_at": utcnow()})
+    def record_timezone(self, user_id: str, tz: str | None) -> bool:
+        """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
+        answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
+        return self.db.execute("update people set tz = ?, tz_checked_at = ? where user_id = ?",
+                               [tz, utcnow(), user_id]).rowcount > 0
 
 
     # -- daily digests ---------------------------------------------------------------------------

@@ -1,17 +1,22 @@
-"""Building the Bolt app: the Web API client, the listeners, the one error handler, event dedupe.
+"""Building the Bolt app: the Web API client, the listeners, the one error handler.
 
-Listeners answer Slack (``ack``) at once; slow work (the ranker, Slack API calls) then runs on
-:class:`Background`'s own threads, so a burst of slow work can never delay another request's ack.
+Listeners answer Slack (``ack``) at once and never touch the database before it: the work (the
+database, the ranker, Slack API calls) runs after the ack on :class:`Background`'s own threads, so
+neither a burst of slow work nor another process holding the database's write lock can delay an ack.
+There, each event, slash command and click is first claimed by its key (the event id, the trigger
+id) in the database, so that a redelivery or a replay of the same signed request runs it at most once.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from slack_bolt import App, BoltResponse
 from slack_bolt.error import BoltError
@@ -24,14 +29,27 @@ from bot.errors import BadArgument, ConfigError, PaperbotError
 from bot.slack import commands, home, people, reactions
 from bot.slack.client import build_client
 from bot.slack.messages import escape
+from storage import StorageError, Store, StoreBusy
 
 log = logging.getLogger(__name__)
 
 SORRY = "Sorry, something went wrong on my side. Please try again in a minute."
 HELP_POINTER = " See `/papers help`."
 
+BUSY = ("Sorry, paperbot's database is busy right now, so I couldn't do that. "
+        "Please try again in a minute.")
+UNSAVED = ("Sorry, paperbot can't save anything right now (a problem with its database). "
+           "Please tell its admins.")
+
 LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
 BACKGROUND_THREADS = 8  # slow work after the ack
+
+#: How long a claimed key is kept. Slack redelivers an event for minutes; a signed request (a slash
+#: command, a click) is accepted for 5 minutes either side of its timestamp, so a replay comes within 10.
+EVENT_KEY_KEPT = timedelta(hours=24)
+REQUEST_KEY_KEPT = timedelta(minutes=15)
+EVENT_TRIES = 3  # an event's work, when the database stays busy for a whole write wait (StoreBusy)
+EVENT_RETRY_PAUSE = 5.0  # seconds between those tries
 
 
 def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
@@ -41,6 +59,9 @@ def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
     if isinstance(error, PaperbotError):
         text = escape(str(error)) + (HELP_POINTER if isinstance(error, BadArgument) else "")
         logger.info("answered with an error: %s", error)
+    elif isinstance(error, StorageError):  # the admins' problem, said in one line; the user hears what to do
+        logger.warning("%s", error)
+        text = BUSY if isinstance(error, StoreBusy) else UNSAVED
     else:
         logger.error("a Slack listener failed", exc_info=error)
         text = SORRY
@@ -57,23 +78,63 @@ def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
     return BoltResponse(status=200, body="") if response is not None else None
 
 
-class Background:
-    """Threads for slow work after the ack. A failure goes through :func:`report_error`, like Bolt's."""
+def once_key(body: dict) -> str | None:
+    """What makes this request the same request when it comes again: an event's id (Slack's
+    redeliveries) or a slash command's or click's trigger id (a replayed signed request)."""
+    if body.get("type") == "event_callback":
+        event_id = body.get("event_id")
+        return f"event:{event_id}" if isinstance(event_id, str) and event_id else None
+    trigger_id = body.get("trigger_id")
+    return f"trigger:{trigger_id}" if isinstance(trigger_id, str) and trigger_id else None
 
-    def __init__(self, workers: int = BACKGROUND_THREADS):
+
+class Background:
+    """Threads for the work after the ack. Each piece of work first claims its request's key (see
+    :func:`once_key`) in ``store``, so it runs at most once, whichever process or retry gets it. A
+    failure goes through :func:`report_error`, like Bolt's; an event (which has nobody to answer) is
+    tried again while the database stays busy."""
+
+    def __init__(self, store: Store | None = None, workers: int = BACKGROUND_THREADS,
+                 retry_pause: float = EVENT_RETRY_PAUSE):
+        self.store = store
+        self.retry_pause = retry_pause
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-work")
 
     def submit(self, work: Callable[[], None], body: dict, respond=None) -> None:
+        """Run ``work`` after the ack, at most once for this request."""
+        key = once_key(body)
+        event = body.get("type") == "event_callback"
+
         def run() -> None:
-            try:
-                work()
-            except Exception as exc:  # routed to the one error handler, like Bolt's listeners
+            tries = EVENT_TRIES if event else 1
+            claimed = False
+            for attempt in range(1, tries + 1):
                 try:
-                    report_error(exc, body, respond, log)
-                except Exception:
-                    log.exception("the error handler failed")
+                    if not claimed and key and self.store is not None:
+                        if not self.store.claim_once(key, EVENT_KEY_KEPT if event else REQUEST_KEY_KEPT):
+                            log.info("skipping %s: already handled", key)
+                            return
+                        claimed = True
+                    work()
+                    return
+                except StoreBusy as exc:
+                    if attempt < tries:  # the failed write was rolled back: the work can run again
+                        log.warning("%s; trying %s again in %.0f s", exc, key, self.retry_pause)
+                        time.sleep(self.retry_pause)
+                        continue
+                    self._report(exc, body, respond)
+                except Exception as exc:  # routed to the one error handler, like Bolt's listeners
+                    self._report(exc, body, respond)
+                    return
 
         self._pool.submit(run)
+
+    @staticmethod
+    def _report(exc: Exception, body: dict, respond) -> None:
+        try:
+            report_error(exc, body, respond, log)
+        except Exception:
+            log.exception("the error handler failed")
 
     def shutdown(self) -> None:
         """Wait for the work under way and queued, then stop."""
@@ -100,8 +161,11 @@ class Runtime:
     """What the listeners share: the use cases' context, the background threads, per-person locks."""
 
     ctx: Context
-    background: Background = field(default_factory=Background)
+    background: Background = field(init=False)
     locks: UserLocks = field(default_factory=UserLocks)
+
+    def __post_init__(self) -> None:
+        self.background = Background(self.ctx.store)
 
 
 @dataclass
@@ -154,24 +218,12 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
         raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({_short(exc)}): "
                           "check SLACK_API_URL and the network") from None
     runtime = Runtime(ctx)
-    app.middleware(_dedupe_events(ctx))
     app.error(report_error)
     commands.register(app, runtime)
     reactions.register(app, runtime)
     home.register(app, runtime)
     people.register(app, runtime)
     return SlackBot(app, runtime, executor)
-
-
-def _dedupe_events(ctx: Context):
-    def dedupe_events(body: dict, next, logger: logging.Logger):  # Bolt passes arguments by these names
-        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
-        if event_id and not ctx.store.claim_event(event_id):
-            logger.info("skipping redelivered event %s", event_id)
-            return BoltResponse(status=200, body="")
-        return next()
-
-    return dedupe_events
 
 
 def _short(exc: Exception) -> str:

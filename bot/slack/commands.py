@@ -1,8 +1,9 @@
 """`/papers …`: parsing the text, and turning use-case results into replies seen only by the caller.
 
-Quick subcommands (help, interests, unfollow, digest off) answer inside the ack. Slow ones (anything
-touching the ranker or the Slack API, and forget, which waits for work under way for that person)
-ack at once with nothing and answer through ``respond`` when done.
+Only what needs no database is answered inside the ack: help, and a command that can't be parsed.
+Every other subcommand acks at once with nothing and answers through ``respond`` when done, so the
+ack never waits on the database (another process may hold its write lock) and the command runs at
+most once, however often the same signed request arrives (see :class:`bot.slack.app.Background`).
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for f
 reaction to take it back."""
 
 SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget")
-SLOW = frozenset({"follow", "recommend", "search", "digest-at", "digest-now", "forget"})
 
 
 @dataclass(frozen=True)
@@ -65,10 +65,6 @@ class Command:
     arg: str = ""
     count: int = DEFAULT_RECOMMEND
     time: str | None = None
-
-    @property
-    def slow(self) -> bool:
-        return self.name in SLOW
 
 
 def clean(text: str) -> str:
@@ -287,13 +283,10 @@ def _where(tz: str | None) -> str:
 def register(app: App, rt: Runtime) -> None:
     """Register the `/papers` listener."""
     ctx = rt.ctx
-    quick: dict[str, Callable[[str, Command], Reply]] = {
-        "help": lambda user, cmd: reply_help(),
-        "interests": lambda user, cmd: reply_interests(ctx, user),
-        "unfollow": lambda user, cmd: reply_unfollow(ctx, user, cmd),
-        "digest-off": lambda user, cmd: reply_digest_off(ctx, user),
-    }
-    slow: dict[str, Callable[[WebClient, str, Command], Reply]] = {
+    replies: dict[str, Callable[[WebClient, str, Command], Reply]] = {
+        "interests": lambda client, user, cmd: reply_interests(ctx, user),
+        "unfollow": lambda client, user, cmd: reply_unfollow(ctx, user, cmd),
+        "digest-off": lambda client, user, cmd: reply_digest_off(ctx, user),
         "follow": lambda client, user, cmd: reply_follow(ctx, client, user, cmd),
         "recommend": lambda client, user, cmd: reply_recommend(rt, client, user, cmd),
         "search": lambda client, user, cmd: reply_search(ctx, user, cmd),
@@ -306,12 +299,12 @@ def register(app: App, rt: Runtime) -> None:
     def papers(ack, body: dict, respond, client: WebClient) -> None:
         user = body["user_id"]
         cmd = parse(body.get("text", ""))  # a BadArgument here is answered in the ack by the error handler
-        if not cmd.slow:
-            ack(response_type="ephemeral", **quick[cmd.name](user, cmd))
+        if cmd.name == "help":
+            ack(response_type="ephemeral", **reply_help())
             return
         ack()
 
         def work() -> None:
-            respond(response_type="ephemeral", replace_original=False, **slow[cmd.name](client, user, cmd))
+            respond(response_type="ephemeral", replace_original=False, **replies[cmd.name](client, user, cmd))
 
         rt.background.submit(work, body, respond)

@@ -61,15 +61,11 @@ def valid_timezone(name: str | None) -> str | None:
 def timezone_changed(ctx: Context, user: dict) -> bool:
     """Take the timezone from a changed Slack profile (a ``user_change`` event's ``user``), for someone
     paperbot knows; True if it was recorded. Everyone else's profile changes are none of its business."""
-    user_id = user.get("id")
-    if not user_id or ctx.store.get_person(user_id) is None:
-        return False
-    tz = valid_timezone(user.get("tz"))
-    if tz is None:
+    user_id, tz = user.get("id"), valid_timezone(user.get("tz"))
+    if not isinstance(user_id, str) or not user_id or tz is None:
         return False
     with ctx.store.transaction():
-        ctx.store.record_timezone(user_id, tz)
-    return True
+        return ctx.store.record_timezone(user_id, tz)  # only for someone paperbot knows
 
 
 def register(app: App, rt: Runtime) -> None:

@@ -34,9 +34,10 @@ def paper_on_message(ctx: Context, user_id: str, channel: str, message_ts: str) 
 
 def feedback_on_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> str | None:
     """Record a like (+1) or dislike (-1) of the paper posted as this message; returns its id, or None."""
-    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
-    if paper_id is not None:
-        record_feedback(ctx, user_id, paper_id, value)
+    with ctx.store.transaction():  # one with the lookup: a forget in between leaves nothing behind
+        paper_id = paper_on_message(ctx, user_id, channel, message_ts)
+        if paper_id is not None:
+            record_feedback(ctx, user_id, paper_id, value)
     return paper_id
 
 

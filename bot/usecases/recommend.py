@@ -88,8 +88,14 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
 
 def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str | None = None,
                    message_ts: str | None = None) -> None:
-    """Record that a recommendation reached a person, so it is never recommended to them again."""
-    ctx.store.mark_shown(user_id, rec.paper.id, rec.reason, channel, message_ts)
+    """Record that a recommendation reached a person, so it is never recommended to them again.
+
+    Nothing is recorded for someone paperbot no longer knows: a post that was in flight when they asked
+    to be forgotten leaves no trace. (Callers hold a transaction, so this check and the write are one.)
+    """
+    with ctx.store.transaction():
+        if ctx.store.get_person(user_id) is not None:
+            ctx.store.mark_shown(user_id, rec.paper.id, rec.reason, channel, message_ts)
 
 
 def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:

@@ -131,7 +131,7 @@ def test_follow_reads_the_timezone_once_and_turns_digests_on(slack, standin, sto
     assert "Now following “robots”" in again.text and "Already following “feline cats”" in again.text
     assert len(standin.calls("users.info", user=user)) == 1  # cached: asked at most daily
     interests = slack.ask(user, "interests")
-    assert interests.via == "ack"
+    assert interests.via == "respond"  # it reads the database: never before the ack
     assert "feline cats, quantum qubits, robots" in interests.text
     assert "0 liked, 0 disliked" in interests.text and "daily at 09:00 (Asia/Kolkata time)" in interests.text
 

@@ -4,6 +4,7 @@ and are acked over that socket. Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from tests.e2e.socket_mode_standin import SocketModeStandIn
 ROOT = Path(__file__).resolve().parents[2]
 USER = "USOCKET01"
 APP_TOKEN = "xapp-1-standin"
+_TRIGGERS = itertools.count(1)
 
 
 def environment(standin: SlackStandIn, db: Path) -> dict[str, str]:
@@ -28,11 +30,12 @@ def environment(standin: SlackStandIn, db: Path) -> dict[str, str]:
 
 
 def command(text: str, response_url: str) -> dict:
-    """A slash command's payload as Socket Mode delivers it (the same fields as over HTTP)."""
+    """A slash command's payload as Socket Mode delivers it (the same fields as over HTTP), each with a
+    trigger id of its own, as from Slack."""
     return {"token": "legacy", "team_id": TEAM_ID, "team_domain": "standin", "channel_id": "C0GENERAL",
             "channel_name": "general", "user_id": USER, "user_name": "socket", "command": "/papers",
             "text": text, "api_app_id": "A0PAPERBOT", "is_enterprise_install": "false",
-            "response_url": response_url, "trigger_id": "t.1"}
+            "response_url": response_url, "trigger_id": f"t.{next(_TRIGGERS)}"}
 
 
 def reaction(name: str, channel: str, ts: str) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from urllib.parse import urlencode
@@ -16,6 +17,7 @@ from bot.config import Settings
 from bot.slack.app import create_app
 
 SECRET = "unit-signing-secret"
+_TRIGGERS = itertools.count(1)
 
 
 class OfflineClient(WebClient):
@@ -59,7 +61,10 @@ def event_request(event: dict, event_id: str = "Ev1") -> BoltRequest:
     return signed(body, "application/json")
 
 
-def command_request(text: str, command: str = "/papers", user: str = "U1") -> BoltRequest:
+def command_request(text: str, command: str = "/papers", user: str = "U1",
+                    trigger_id: str | None = None) -> BoltRequest:
+    """A signed slash command; each gets a trigger id of its own, as from Slack, unless one is given."""
     body = urlencode({"team_id": "T1", "user_id": user, "channel_id": "C1", "command": command, "text": text,
-                      "api_app_id": "A1", "response_url": "http://127.0.0.1:9/respond", "trigger_id": "t"})
+                      "api_app_id": "A1", "response_url": "http://127.0.0.1:9/respond",
+                      "trigger_id": trigger_id or f"t{next(_TRIGGERS)}"})
     return signed(body, "application/x-www-form-urlencoded")

@@ -3,12 +3,14 @@ import json
 import logging
 import threading
 import time
+from datetime import timedelta
 
 from slack_bolt import BoltResponse
 
 from bot.errors import BadArgument, NoInterests
-from bot.slack.app import SORRY, Background, report_error
+from bot.slack.app import BUSY, SORRY, Background, report_error
 from bot.slack.server import MAX_BODY, HttpServer
+from storage import StoreBusy
 from tests.bot.slack.conftest import command_request, event_request
 
 log = logging.getLogger("test")
@@ -62,19 +64,55 @@ def test_a_bad_subcommand_is_answered_in_the_ack(slack_bot):
     assert response.status == 200 and "“frobnicate”" in body["text"] and "/papers help" in body["text"]
 
 
-def test_quick_subcommands_answer_in_the_ack(slack_bot):
-    response = slack_bot.app.dispatch(command_request("interests"))
-    assert "Your topics" in json.loads(response.body)["text"]
+def test_only_help_is_answered_in_the_ack(slack_bot):
+    response = slack_bot.app.dispatch(command_request("help"))
+    assert "/papers follow" in json.loads(response.body)["text"]
+    response = slack_bot.app.dispatch(command_request("interests"))  # needs the database: after the ack
+    assert response.status == 200 and response.body == ""
 
 
-def test_redelivered_events_are_dropped_before_any_listener(slack_bot):
+def test_redelivered_events_are_handled_once(slack_bot):
     store = slack_bot.ctx.store
     event = {"type": "reaction_added", "user": "U1", "reaction": "+1",
              "item": {"type": "message", "channel": "D1", "ts": "1.1"}}
     assert slack_bot.app.dispatch(event_request(event, "EvSAME")).status == 200
     assert slack_bot.app.dispatch(event_request(event, "EvSAME")).status == 200
-    assert store.db.execute("select count(*) from slack_events where event_id = 'EvSAME'").fetchone()[0] == 1
-    assert store.claim_event("EvOTHER") and not store.claim_event("EvOTHER")
+    slack_bot.listener_executor.shutdown(wait=True)
+    slack_bot.runtime.background.shutdown()
+    assert store.db.execute("select count(*) from once_keys where key = 'event:EvSAME'").fetchone()[0] == 1
+    assert store.claim_once("event:EvOTHER", timedelta(minutes=1))
+    assert not store.claim_once("event:EvOTHER", timedelta(minutes=1))
+
+
+def test_background_work_runs_once_per_request_key(store):
+    background, runs = Background(store, workers=2), []
+    for _ in range(3):
+        background.submit(lambda: runs.append("cmd"), {"command": "/papers", "trigger_id": "T.1"})
+        background.submit(lambda: runs.append("event"), {"type": "event_callback", "event_id": "Ev1"})
+    background.submit(lambda: runs.append("other"), {"command": "/papers", "trigger_id": "T.2"})
+    background.shutdown()
+    assert sorted(runs) == ["cmd", "event", "other"]
+
+
+def test_an_event_is_tried_again_while_the_database_stays_busy(store, caplog):
+    background, tries = Background(store, workers=1, retry_pause=0.01), []
+
+    def work():
+        tries.append(1)
+        if len(tries) < 3:
+            raise StoreBusy("x.db is busy")
+
+    background.submit(work, {"type": "event_callback", "event_id": "EvBUSY"})
+    background.shutdown()
+    assert len(tries) == 3
+
+
+def test_a_command_the_database_is_too_busy_for_says_so(store):
+    respond, background = Respond(), Background(store, workers=1)
+    background.submit(lambda: (_ for _ in ()).throw(StoreBusy("x.db is busy")),
+                      {"command": "/papers", "trigger_id": "T.9"}, respond)
+    background.shutdown()
+    assert respond.sent[-1]["text"] == BUSY
 
 
 def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slack(slack_bot):

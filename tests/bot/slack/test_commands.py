@@ -61,12 +61,6 @@ def test_parse_rejects_with_what_was_wrong(text, message):
     assert len(str(caught.value)) < 300
 
 
-def test_slow_subcommands_are_the_ones_touching_the_ranker_or_slack():
-    assert not any(parse(t).slow for t in ("help", "interests", "unfollow x", "digest off"))
-    slow = ("follow x", "recommend", "search x", "digest 08:00", "digest now", "forget")
-    assert all(parse(t).slow for t in slow)
-
-
 def test_help_mentions_every_subcommand():
     for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget"):
         assert f"/papers {sub}" in HELP
