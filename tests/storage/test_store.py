@@ -1,4 +1,5 @@
 import threading
+from datetime import timedelta
 
 import pytest
 
@@ -177,3 +178,35 @@ def test_a_write_waits_for_another_thread_s_then_gives_up_as_sqlite_would(tmp_pa
     with store.transaction():  # free again
         store.set_feedback("U2", "p2", 1)
     assert store.db.execute("select count(*) from feedback").fetchone()[0] == 2
+
+
+def test_a_claimed_key_is_refused_until_it_expires(store):
+    assert store.claim_once("trigger:a", timedelta(minutes=15))
+    assert not store.claim_once("trigger:a", timedelta(minutes=15))
+    assert store.claim_once("trigger:gone", timedelta(seconds=-5))  # kept until 5 s ago: expired
+    assert store.claim_once("trigger:gone", timedelta(minutes=15))  # so it may run again
+    assert store.db.execute("select count(*) from once_keys").fetchone()[0] == 2
+
+
+def test_a_timezone_from_slack_never_creates_a_person(store):
+    assert not store.record_timezone("UNEW", "Europe/Paris")
+    assert store.get_person("UNEW") is None
+    store.ensure_person("UNEW")
+    assert store.record_timezone("UNEW", "Europe/Paris") and store.get_person("UNEW").tz == "Europe/Paris"
+
+
+def test_a_forgotten_person_leaves_no_bytes_in_the_file_or_its_log(tmp_path):
+    store = Store(tmp_path / "scrub.db")
+    user = "UFORGOTTEN7Q"
+    with store.transaction():
+        store.ensure_person(user)
+        store.add_topics(user, [f"topic {i}" for i in range(50)])
+        for i in range(50):
+            store.set_feedback(user, f"paper-{i}", 1)
+            store.mark_shown(user, f"paper-{i}", "a reason", "D1", f"1.{i}")
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("scrub.db*"))
+    assert raw.count(user.encode()) > 100  # it was there, in the file or the log
+    store.forget_person(user)
+    raw = b"".join(p.read_bytes() for p in tmp_path.glob("scrub.db*"))
+    assert raw.count(user.encode()) == 0
+    store.close()

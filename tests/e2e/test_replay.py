@@ -1,0 +1,121 @@
+"""Replays: the same signed request sent again (within Slack's 5-minute window) runs at most once.
+
+Slack gives every slash command and click a trigger id of its own; the bot claims it in the database
+before doing anything, so a captured request re-sent by someone else changes nothing."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from urllib.parse import urlencode
+
+import pytest
+
+from bot.slack.messages import LIKE_ACTION
+from storage import Store
+from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, posts_to, seed_papers
+from tests.e2e.slack_standin import SlackStandIn
+
+FORM = "application/x-www-form-urlencoded"
+_users = itertools.count(1)
+
+
+def new_user() -> str:
+    return f"UREPLAY{next(_users):03d}"
+
+
+@pytest.fixture(scope="module")
+def standin():
+    with SlackStandIn() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def db_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("replay") / "paperbot.db"
+    seed_papers(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def running(standin, db_path):
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SLACK_ENVIRONMENT:
+            mp.delenv(name, raising=False)
+        bot = RunningBot(bot_environment(standin, db_path))
+        try:
+            yield bot
+        finally:
+            bot.stop()
+
+
+@pytest.fixture
+def slack(running, standin):
+    standin.reset()
+    return FakeSlack(running.url, standin)
+
+
+@pytest.fixture
+def store(db_path):
+    s = Store(db_path)
+    yield s
+    s.close()
+
+
+def send_twice(slack: FakeSlack, body: str) -> list[int]:
+    """POST the very same signed request twice (same timestamp, same signature), as a replay does."""
+    ts = int(time.time())
+    return [slack.post(body, FORM, timestamp=ts)[0] for _ in range(2)]
+
+
+def paper_posts(standin: SlackStandIn, user: str) -> list:
+    return [c for c in posts_to(standin, "D" + user) if c.params.get("blocks")]
+
+
+def test_a_replayed_recommend_sends_no_more_papers(slack, standin):
+    user = new_user()
+    slack.ask(user, "follow feline cats")
+    body, key = slack.command_body(user, "recommend 2")
+    assert send_twice(slack, body) == [200, 200]
+    standin.wait_for(lambda: standin.responses(key), what="the recommend reply")
+    time.sleep(0.5)  # time enough for a second run to have posted, were there one
+    assert len(paper_posts(standin, user)) == 2
+    assert len(standin.responses(key)) == 1
+
+
+def test_a_replayed_forget_keeps_what_was_added_since(slack, store):
+    user = new_user()
+    slack.ask(user, "follow feline cats")
+    body, key = slack.command_body(user, "forget")
+    ts = int(time.time())
+    assert slack.post(body, FORM, timestamp=ts)[0] == 200
+    slack.standin.wait_for(lambda: slack.standin.responses(key), what="the forget reply")
+    slack.ask(user, "follow quantum circuits")
+    assert slack.post(body, FORM, timestamp=ts)[0] == 200  # the replay
+    time.sleep(0.5)
+    assert store.get_topics(user) == ["quantum circuits"]
+
+
+def test_a_replayed_click_counts_once(slack, standin, store):
+    user = new_user()
+    slack.ask(user, "follow graph neural networks")
+    slack.ask(user, "recommend 1")
+    post = paper_posts(standin, user)[-1]
+    channel, ts = post.response["channel"], post.response["ts"]
+    payload = {
+        "type": "block_actions", "team": {"id": "T0STANDIN", "domain": "standin"},
+        "user": {"id": user, "username": user.lower(), "team_id": "T0STANDIN"}, "api_app_id": "A0PAPERBOT",
+        "token": "legacy", "trigger_id": "replayed.click.1",
+        "container": {"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": False},
+        "channel": {"id": channel, "name": "directmessage"},
+        "message": {"type": "message", "ts": ts, "user": "UPAPERBOT", "text": "a paper"},
+        "response_url": standin.response_url("replayed-click"),
+        "actions": [{"action_id": LIKE_ACTION, "block_id": "b1", "type": "button", "value": "x",
+                     "action_ts": f"{time.time():.6f}"}],
+    }
+    assert send_twice(slack, urlencode({"payload": json.dumps(payload)})) == [200, 200]
+    standin.wait_for(lambda: standin.responses("replayed-click"), what="the click's answer")
+    time.sleep(0.5)
+    assert len(standin.responses("replayed-click")) == 1
+    assert [f.value for f in store.get_feedback(user)] == [1]
