@@ -9,9 +9,11 @@ id) in the database, so that a redelivery or a replay of the same signed request
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -88,46 +90,77 @@ def once_key(body: dict) -> str | None:
     return f"trigger:{trigger_id}" if isinstance(trigger_id, str) and trigger_id else None
 
 
+def actor(body: dict) -> str | None:
+    """Who a request is from (a slash command's caller, a clicker, an event's user), if anyone."""
+    user = body.get("user_id") or body.get("user") or (body.get("event") or {}).get("user")
+    if isinstance(user, dict):
+        user = user.get("id")
+    return user if isinstance(user, str) and user else None
+
+
 class Background:
     """Threads for the work after the ack. Each piece of work first claims its request's key (see
-    :func:`once_key`) in ``store``, so it runs at most once, whichever process or retry gets it. A
-    failure goes through :func:`report_error`, like Bolt's; an event (which has nobody to answer) is
-    tried again while the database stays busy."""
+    :func:`once_key`) in ``store``, so it runs at most once, whichever process or retry gets it. One
+    person's requests run one after another, in the order they came (``digest 07:45`` then ``digest
+    off`` must end off). A failure goes through :func:`report_error`, like Bolt's; an event (which has
+    nobody to answer) is tried again while the database stays busy."""
 
     def __init__(self, store: Store | None = None, workers: int = BACKGROUND_THREADS,
-                 retry_pause: float = EVENT_RETRY_PAUSE):
+                 retry_pause: float | None = None):
         self.store = store
-        self.retry_pause = retry_pause
+        self.retry_pause = EVENT_RETRY_PAUSE if retry_pause is None else retry_pause
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-work")
+        self._guard = threading.Lock()
+        self._queues: dict[str, deque[Callable[[], None]]] = {}  # per person, while their work runs
 
     def submit(self, work: Callable[[], None], body: dict, respond=None) -> None:
-        """Run ``work`` after the ack, at most once for this request."""
+        """Run ``work`` after the ack, at most once for this request, after that person's earlier work."""
+        run = functools.partial(self._run, work, body, respond)
+        user = actor(body)
+        if user is None:
+            self._pool.submit(run)
+            return
+        with self._guard:
+            queue = self._queues.get(user)
+            if queue is not None:  # a drain for this person is under way: it will get to this
+                queue.append(run)
+                return
+            self._queues[user] = deque([run])
+        self._pool.submit(self._drain, user)
+
+    def _drain(self, user: str) -> None:
+        while True:
+            with self._guard:
+                queue = self._queues[user]
+                if not queue:
+                    del self._queues[user]
+                    return
+                run = queue.popleft()
+            run()
+
+    def _run(self, work: Callable[[], None], body: dict, respond) -> None:
         key = once_key(body)
         event = body.get("type") == "event_callback"
-
-        def run() -> None:
-            tries = EVENT_TRIES if event else 1
-            claimed = False
-            for attempt in range(1, tries + 1):
-                try:
-                    if not claimed and key and self.store is not None:
-                        if not self.store.claim_once(key, EVENT_KEY_KEPT if event else REQUEST_KEY_KEPT):
-                            log.info("skipping %s: already handled", key)
-                            return
-                        claimed = True
-                    work()
-                    return
-                except StoreBusy as exc:
-                    if attempt < tries:  # the failed write was rolled back: the work can run again
-                        log.warning("%s; trying %s again in %.0f s", exc, key, self.retry_pause)
-                        time.sleep(self.retry_pause)
-                        continue
-                    self._report(exc, body, respond)
-                except Exception as exc:  # routed to the one error handler, like Bolt's listeners
-                    self._report(exc, body, respond)
-                    return
-
-        self._pool.submit(run)
+        tries = EVENT_TRIES if event else 1
+        claimed = False
+        for attempt in range(1, tries + 1):
+            try:
+                if not claimed and key and self.store is not None:
+                    if not self.store.claim_once(key, EVENT_KEY_KEPT if event else REQUEST_KEY_KEPT):
+                        log.info("skipping %s: already handled", key)
+                        return
+                    claimed = True
+                work()
+                return
+            except StoreBusy as exc:
+                if attempt < tries:  # the failed write was rolled back: the work can run again
+                    log.warning("%s; trying %s again in %.0f s", exc, key, self.retry_pause)
+                    time.sleep(self.retry_pause)
+                    continue
+                self._report(exc, body, respond)
+            except Exception as exc:  # routed to the one error handler, like Bolt's listeners
+                self._report(exc, body, respond)
+                return
 
     @staticmethod
     def _report(exc: Exception, body: dict, respond) -> None:

@@ -148,7 +148,8 @@ def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
     with ctx.store.transaction():
         person = ctx.store.get_person(user_id)
-        ctx.store.set_digest_schedule(user_id, person.digest_time if person else None, False)
+        if person is not None:  # someone unknown has no digests to stop: nothing to store
+            ctx.store.set_digest_schedule(user_id, person.digest_time, False)
     return {"text": f"Daily digests are off. `{COMMAND} digest HH:MM` turns them back on."}
 
 

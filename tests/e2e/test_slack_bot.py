@@ -558,3 +558,10 @@ def test_paperbot_run_stops_cleanly_on_sigterm_finishing_work_under_way(standin,
         assert len(shown_messages(store, user)) == 4
     finally:
         store.close()
+
+
+def test_commands_from_someone_unknown_write_nothing(slack, store):
+    user = new_user()
+    for text in ("forget", "digest now", "interests", "recommend", "unfollow all", "digest off"):
+        assert slack.ask(user, text).text
+    assert store.get_person(user) is None and not any(store.rows_about(user).values())

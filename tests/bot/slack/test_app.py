@@ -147,3 +147,12 @@ def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slac
     finally:
         server.stop()
         thread.join(timeout=10)
+
+
+def test_one_persons_work_runs_in_the_order_it_came(store):
+    background, done = Background(store, workers=4), []
+    for i in range(6):
+        background.submit(lambda i=i: (time.sleep(0.05 if i == 0 else 0), done.append(i)),
+                          {"command": "/papers", "user_id": "U1", "trigger_id": f"T.order.{i}"})
+    background.shutdown()
+    assert done == list(range(6))

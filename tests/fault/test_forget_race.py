@@ -1,0 +1,90 @@
+"""`forget` racing with work in flight: after "Done", nothing of the person remains anywhere.
+
+Two bots (as two processes would) share one database: one is still busy for the person (a follow
+waiting on a slow ``users.info``, a recommend posting into a slow Slack) when the other forgets them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import pytest
+
+from storage import Store
+from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, seed_papers
+from tests.e2e.slack_standin import SlackStandIn
+
+ROUNDS = 3
+_users = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def standin():
+    with SlackStandIn() as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def db_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("forget") / "paperbot.db"
+    seed_papers(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def two_bots(standin, db_path):
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SLACK_ENVIRONMENT:
+            mp.delenv(name, raising=False)
+        bots = [RunningBot(bot_environment(standin, db_path)) for _ in range(2)]
+        try:
+            yield [FakeSlack(bot.url, standin) for bot in bots]
+        finally:
+            for bot in bots:
+                bot.stop()
+
+
+def leftovers(db_path, user: str) -> tuple[dict[str, int], int]:
+    """Rows about ``user`` per table, and how often the id appears in the raw file and its WAL."""
+    store = Store(db_path)
+    try:
+        rows = {table: n for table, n in store.rows_about(user).items() if n}
+    finally:
+        store.close()
+    raw = b"".join(p.read_bytes() for p in db_path.parent.glob(db_path.name + "*"))
+    return rows, raw.count(user.encode())
+
+
+def reply(slack: FakeSlack, answer) -> str:
+    calls = slack.standin.wait_for(lambda: slack.standin.responses(answer.key), 30, "a reply")
+    return calls[0].params["text"]
+
+
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_path, round_):
+    here, there = two_bots
+    user = f"UFORGETRACE{next(_users):03d}"
+    standin.reset()
+    standin.delay("users.info", 1.5)
+    follow = here.command(user, "follow feline cats, quantum circuits")
+    time.sleep(0.5)  # the follow is stored; its timezone lookup is still waiting on Slack
+    assert "deleted everything" in reply(there, there.command(user, "forget"))
+    assert "Now following" in reply(here, follow)  # the follow's lookup came back after the forget
+    time.sleep(0.3)
+    assert leftovers(db_path, user) == ({}, 0)
+
+
+@pytest.mark.parametrize("round_", range(ROUNDS))
+def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_):
+    here, there = two_bots
+    user = f"UFORGETPOST{next(_users):03d}"
+    standin.reset()
+    here.ask(user, "follow graph neural networks, robot grasping")
+    standin.delay("chat.postMessage", 0.4)
+    recommend = here.command(user, "recommend 4")
+    time.sleep(0.6)  # the header and maybe a paper are out; the rest are on their way
+    assert "deleted everything" in reply(there, there.command(user, "forget"))
+    reply(here, recommend)
+    time.sleep(0.3)
+    assert leftovers(db_path, user) == ({}, 0)

@@ -1,0 +1,138 @@
+"""A long write lock held by another process: no ack waits for it, no command or event is lost.
+
+Another process (a plain ``sqlite3`` script, as a big ingest or a backup would be) holds a write
+transaction on the bot's database while signed commands and events arrive over HTTP. The write wait
+is shortened here (``BUSY_SECONDS``) so the suite stays quick; the behaviour is the same at 90 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import subprocess
+import sys
+import time
+
+import pytest
+
+import bot.slack.app
+import storage.sqlite
+from bot.slack.app import BUSY
+from storage import Store
+from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, posts_to, seed_papers
+from tests.e2e.slack_standin import SlackStandIn
+
+HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("update counters set value = value where name = 'feedback'")
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+conn.execute("COMMIT")
+"""
+
+_users = itertools.count(1)
+
+
+@contextlib.contextmanager
+def write_lock(db_path, seconds: float):
+    """Another process holding the database's write lock for ``seconds`` from when this returns."""
+    process = subprocess.Popen([sys.executable, "-c", HOLDER, str(db_path), str(seconds)],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "held"
+        yield process
+    finally:
+        process.wait(timeout=seconds + 30)
+
+
+@pytest.fixture
+def standin():
+    with SlackStandIn() as s:
+        yield s
+
+
+@pytest.fixture
+def db_path(tmp_path):
+    path = tmp_path / "paperbot.db"
+    seed_papers(path)
+    return path
+
+
+@contextlib.contextmanager
+def bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds: float):
+    for name in SLACK_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(storage.sqlite, "BUSY_SECONDS", busy_seconds)
+    bot = RunningBot(bot_environment(standin, db_path))
+    try:
+        yield FakeSlack(bot.url, standin)
+    finally:
+        bot.stop()
+
+
+def prepared_user(slack: FakeSlack, standin: SlackStandIn) -> tuple[str, str, str]:
+    """Someone following two topics, with one paper shown; returns (user, channel, ts) of that paper."""
+    user = f"ULOCK{next(_users):03d}"
+    slack.ask(user, "follow feline cats, quantum circuits")
+    slack.ask(user, "recommend 1")
+    post = [c for c in posts_to(standin, "D" + user) if c.params.get("blocks")][-1]
+    return user, post.response["channel"], post.response["ts"]
+
+
+def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(standin, db_path, monkeypatch):
+    with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=20) as slack:
+        user, channel, ts = prepared_user(slack, standin)
+        other = f"ULOCK{next(_users):03d}"
+        with write_lock(db_path, 6) as holder:
+            answers = {text: slack.command(who, text) for who, text in [
+                (user, "unfollow feline cats"), (user, "digest off"), (user, "recommend 1"),
+                (user, "digest 07:45"), (user, "interests"), (other, "follow robot grasping")]}
+            reaction = slack.reaction(user, "+1", channel, ts)
+            home = slack.event({"type": "app_home_opened", "user": user, "tab": "home"})[0]
+            assert holder.poll() is None  # every answer came back while the lock was still held
+        assert all(a.status == 200 for a in answers.values()) and reaction == 200 and home == 200
+
+        def reply(text: str) -> str:
+            key = answers[text].key
+            calls = standin.wait_for(lambda: standin.responses(key), 30, f"the reply to {text!r}")
+            return calls[0].params["text"]
+
+        assert "Stopped following “feline cats”" in reply("unfollow feline cats")
+        assert "digests are off" in reply("digest off")
+        assert "sent you 1 paper" in reply("recommend 1")
+        assert "Daily digest at 07:45" in reply("digest 07:45")
+        assert "Now following “robot grasping”" in reply("follow robot grasping")
+        standin.wait_for(lambda: standin.calls("views.publish", user_id=user), 30, "the Home tab")
+        store = Store(db_path)
+        try:
+            standin.wait_for(lambda: store.get_feedback(user), 30, "the like")
+            assert store.get_topics(user) == ["quantum circuits"]
+            person = store.get_person(user)  # off, then on at 07:45: in the order they were sent
+            assert person.digest_time == "07:45" and person.digest_enabled
+            assert store.get_topics(other) == ["robot grasping"]
+        finally:
+            store.close()
+
+
+def test_a_lock_longer_than_a_write_waits_gets_a_busy_reply_and_events_are_tried_again(
+        standin, db_path, monkeypatch):
+    monkeypatch.setattr(bot.slack.app, "EVENT_TRIES", 6)
+    monkeypatch.setattr(bot.slack.app, "EVENT_RETRY_PAUSE", 1.0)
+    with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=1.5) as slack:
+        user, channel, ts = prepared_user(slack, standin)
+        with write_lock(db_path, 6):
+            answer = slack.command(user, "unfollow feline cats")
+            assert answer.status == 200
+            assert slack.reaction(user, "+1", channel, ts) == 200
+            calls = standin.wait_for(lambda: standin.responses(answer.key), 30, "the busy reply")
+            assert calls[0].params["text"] == BUSY  # said plainly, and nothing was half done
+        store = Store(db_path)
+        try:
+            assert store.get_topics(user) == ["feline cats", "quantum circuits"]
+            standin.wait_for(lambda: store.get_feedback(user), 30, "the like, once the lock is gone")
+        finally:
+            store.close()
+        time.sleep(0.2)
+        assert "Stopped following" in slack.ask(user, "unfollow feline cats").text  # trying again works
