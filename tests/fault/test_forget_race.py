@@ -14,8 +14,9 @@ import pytest
 from storage import Store
 from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, seed_papers
 from tests.e2e.slack_standin import SlackStandIn
+from tests.fault.probe import scaled
 
-ROUNDS = 3
+ROUNDS = scaled(3)
 _users = itertools.count(1)
 
 
@@ -62,8 +63,9 @@ def reply(slack: FakeSlack, answer) -> str:
 
 
 @pytest.mark.parametrize("round_", range(ROUNDS))
-def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_path, round_):
+def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_path, round_, tally):
     here, there = two_bots
+    tally.tried()
     user = f"UFORGETRACE{next(_users):03d}"
     standin.reset()
     standin.delay("users.info", 1.5)
@@ -73,11 +75,13 @@ def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_
     assert "Now following" in reply(here, follow)  # the follow's lookup came back after the forget
     time.sleep(0.3)
     assert leftovers(db_path, user) == ({}, 0)
+    tally.held()
 
 
 @pytest.mark.parametrize("round_", range(ROUNDS))
-def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_):
+def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_, tally):
     here, there = two_bots
+    tally.tried()
     user = f"UFORGETPOST{next(_users):03d}"
     standin.reset()
     here.ask(user, "follow graph neural networks, robot grasping")
@@ -88,3 +92,4 @@ def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_)
     reply(here, recommend)
     time.sleep(0.3)
     assert leftovers(db_path, user) == ({}, 0)
+    tally.held()

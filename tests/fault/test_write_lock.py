@@ -81,7 +81,9 @@ def prepared_user(slack: FakeSlack, standin: SlackStandIn) -> tuple[str, str, st
     return user, post.response["channel"], post.response["ts"]
 
 
-def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(standin, db_path, monkeypatch):
+def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(standin, db_path, monkeypatch,
+                                                                             tally):
+    tally.tried(8)  # six commands and two events
     with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=20) as slack:
         user, channel, ts = prepared_user(slack, standin)
         other = f"ULOCK{next(_users):03d}"
@@ -112,12 +114,14 @@ def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(s
             person = store.get_person(user)  # off, then on at 07:45: in the order they were sent
             assert person.digest_time == "07:45" and person.digest_enabled
             assert store.get_topics(other) == ["robot grasping"]
+            tally.held(8)
         finally:
             store.close()
 
 
 def test_a_lock_longer_than_a_write_waits_gets_a_busy_reply_and_events_are_tried_again(
-        standin, db_path, monkeypatch):
+        standin, db_path, monkeypatch, tally):
+    tally.tried(2)  # a command and an event
     monkeypatch.setattr(bot.slack.app, "EVENT_TRIES", 6)
     monkeypatch.setattr(bot.slack.app, "EVENT_RETRY_PAUSE", 1.0)
     with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=1.5) as slack:
@@ -136,3 +140,4 @@ def test_a_lock_longer_than_a_write_waits_gets_a_busy_reply_and_events_are_tried
             store.close()
         time.sleep(0.2)
         assert "Stopped following" in slack.ask(user, "unfollow feline cats").text  # trying again works
+        tally.held(2)

@@ -1,0 +1,21 @@
+"""Fault-suite fixtures: a :class:`~tests.fault.probe.Tally` per test, and the tried/held table at the end."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fault.probe import _TALLY, Tally
+
+
+@pytest.fixture
+def tally(request) -> Tally:
+    """A tally named after the test (without its parameters)."""
+    return Tally(request.node.originalname or request.node.name)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if not _TALLY:
+        return
+    terminalreporter.section("fault probe: tried / held")
+    for name, (tried, held) in sorted(_TALLY.items()):
+        terminalreporter.write_line(f"{tried:6d} / {held:6d}  {name}")
