@@ -3,7 +3,7 @@ import threading
 import pytest
 
 import storage.sqlite
-from storage import PERSONAL_TABLES, Paper, Store, StoreBusy
+from storage import PERSONAL_TABLES, Paper, Store, StoreBusy, StoreUnavailable
 from storage.migrations import migrations
 
 
@@ -177,3 +177,27 @@ def test_a_write_waits_for_another_thread_s_then_gives_up_as_sqlite_would(tmp_pa
     with store.transaction():  # free again
         store.set_feedback("U2", "p2", 1)
     assert store.db.execute("select count(*) from feedback").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize(("stored", "loaded"),
+                         [(None, None), ("some text", b"some text"), (b"", b""), (42, b"42")])
+def test_a_saved_blob_comes_back_as_bytes_or_none_whatever_the_row_holds(store, stored, loaded):
+    store.save_artifact("m", b"one")
+    with store.db.conn:
+        store.db.execute("update artifacts set data = ? where name = 'm'", [stored])
+    assert store.load_artifact("m") == (1, loaded)
+
+
+def test_a_missing_folder_is_one_line_naming_the_database(tmp_path):
+    path = tmp_path / "no" / "such" / "folder" / "x.db"
+    with pytest.raises(StoreUnavailable) as caught:
+        Store(path)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_file_that_is_not_a_database_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "bad.db"
+    path.write_text("garbage\n" * 200)
+    with pytest.raises(StoreUnavailable) as caught:
+        Store(path)
+    assert str(path) in str(caught.value) and "not a usable database" in str(caught.value)
