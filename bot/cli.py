@@ -66,7 +66,8 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
 
     SOURCE is a .txt, .jsonl, .json, .csv, .xml, .atom or .rss file, arxiv:CAT[,CAT...] (e.g.
     arxiv:cs.LG,stat.ML) or an http(s) RSS/Atom feed URL. Bad records are skipped with a reason;
-    the exit status is non-zero only if a source could not be read at all.
+    the exit status is non-zero only if a source could not be read at all, or the database could not
+    be written (a full disk: the papers stored until then are kept, the model is refitted next time).
     """
     app = _open(ctx)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
