@@ -191,3 +191,18 @@ def test_the_background_refit_logs_one_line_when_it_cannot_save(tmp_path, caplog
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     with engine.index() as index:
         assert index.fitted_on == 40  # the refit serves from memory
+
+
+def test_a_model_damaged_by_another_process_while_serving_is_refitted_and_rewritten(tmp_path, caplog):
+    path = tmp_path / "e.db"
+    store = Store(path)
+    store.upsert_papers(make_corpus())
+    engine = Engine(store, refresh_every=0)
+    before = ranked_ids(engine, ["cats"])
+    _overwrite_model(path, pickle.dumps(42))  # version 2, newer than the one being served
+    with caplog.at_level(logging.WARNING):
+        assert ranked_ids(engine, ["cats"]) == before
+    assert len(_model_warnings(caplog)) == 1
+    assert store.artifact_version(ARTIFACT) == 3
+    assert ranked_ids(Engine(Store(path), refresh_every=0), ["cats"]) == before
+    assert store.artifact_version(ARTIFACT) == 3

@@ -253,6 +253,24 @@ def bot_on(standin, monkeypatch):
         bot.stop()
 
 
+@pytest.mark.parametrize("shape", ["pickled int", "TEXT"])
+def test_paperbot_digest_sends_real_papers_over_a_damaged_model(shape, tmp_path, standin, monkeypatch):
+    for name in SLACK_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    db, reader = tmp_path / "paperbot.db", f"UDIG{len(standin.calls())}"  # the stand-in keeps every call
+    damage(db, SHAPES[shape](seeded(db, reader)))
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
+               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db)}
+    done = subprocess.run([sys.executable, "-m", "bot.cli", "digest", "--force", "--user", reader],
+                          cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    posted = [c for c in posts_to(standin, "D" + reader) if c.params.get("blocks")]
+    assert len(posted) == 3
+    assert all("feline" in c.params["text"] or "cats" in c.params["text"] for c in posted)
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1 and "unusable" in warnings[0], done.stderr
+
+
 def test_the_bot_answers_search_from_a_refitted_model(damaged, bot_on, caplog):
     db, version = damaged
     with caplog.at_level(logging.WARNING):

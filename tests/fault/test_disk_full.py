@@ -8,6 +8,7 @@ makes "papers fit, model doesn't" exact rather than a matter of sizing."""
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import shutil
 import subprocess
@@ -54,23 +55,32 @@ def fill(folder: Path) -> Path:
     return filler
 
 
-def papers_file(path: Path) -> Path:
+def papers_file(path: Path, start: int = 0, count: int = PAPERS) -> Path:
     """Papers with a wide vocabulary (each term in two papers, so none is pruned): their model is far
     bigger than any WAL space SQLite could reuse without asking the disk for more."""
-    import json
-
     lines = []
-    for i in range(PAPERS):
+    for i in range(start, start + count):
         words = " ".join(f"term{i // 2}x{j} word{(i * 7 + j) % 997}" for j in range(12))
         lines.append(json.dumps({"id": f"p{i}", "title": f"Paper {i}", "abstract": f"We study {words}."}))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
+def paperbot(db: Path, *args: str):
+    return CliRunner().invoke(cli, ["--db", str(db), *args], obj={}, env={"PAPERBOT_DB": None},
+                              catch_exceptions=False)
+
+
+@pytest.mark.parametrize("saved_before", [0, 40], ids=["no saved model", "an older saved model"])
 def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it(small_disk, tmp_path,
-                                                                                  monkeypatch, caplog):
+                                                                                  monkeypatch, caplog,
+                                                                                  saved_before):
     db = small_disk / "paperbot.db"
-    source = papers_file(tmp_path / "papers.jsonl")
+    if saved_before:  # a model fitted on the first papers, saved while there was space
+        first = papers_file(tmp_path / "first.jsonl", 0, saved_before)
+        assert paperbot(db, "ingest", str(first)).exit_code == 0
+    version = 1 if saved_before else 0
+    source = papers_file(tmp_path / "papers.jsonl", saved_before, PAPERS - saved_before)
     refresh = Engine.refresh
     filled: list[Path] = []
 
@@ -80,8 +90,7 @@ def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it
 
     with monkeypatch.context() as patch:
         patch.setattr(Engine, "refresh", refresh_on_a_full_disk)
-        result = CliRunner().invoke(cli, ["--db", str(db), "ingest", str(source)], obj={},
-                                    env={"PAPERBOT_DB": None}, catch_exceptions=False)
+        result = paperbot(db, "ingest", str(source))
     assert filled, "ingest never brought the model up to date"
     assert result.exit_code == 1, result.output
     lines = result.output.strip().splitlines()
@@ -91,21 +100,21 @@ def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it
     store = Store(db)
     try:
         assert store.count_papers() == PAPERS
-        assert store.artifact_version(ARTIFACT) == 0
+        assert store.artifact_version(ARTIFACT) == version
     finally:
         store.close()
 
     filled[0].unlink()  # space again
     with caplog.at_level(logging.WARNING):
-        later = CliRunner().invoke(cli, ["--db", str(db), "search", "term3x5"], obj={},
-                                   env={"PAPERBOT_DB": None}, catch_exceptions=False)
+        later = paperbot(db, "search", "term103x5")
     assert later.exit_code == 0, later.output
-    assert "Paper 7" in later.output and "Paper 6" in later.output
+    assert "Paper 207" in later.output and "Paper 206" in later.output
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
     store = Store(db)
     try:
-        assert store.artifact_version(ARTIFACT) == 1
-        assert Engine(store).store.load_artifact(ARTIFACT)[1]
+        assert store.artifact_version(ARTIFACT) == version + 1
+        with Engine(store).index() as index:
+            assert index.fitted_on == PAPERS
     finally:
         store.close()
 
