@@ -144,6 +144,8 @@ class Engine:
                     if fitted is not None:
                         self._install(*fitted)
                 self.store.close()
+            except StorageError as exc:  # the database's own trouble, already one line naming it
+                log.warning("background refit failed (%s); keeping the current model", exc)
             except Exception:
                 log.exception("background refit failed; keeping the current model")
             finally:

@@ -129,3 +129,31 @@ def test_disk_full_while_saving_the_model_is_one_line_and_keeps_the_papers(tmp_p
     again = run("--db", db, "search", "cats")
     assert again.exit_code == 0, again.output
     assert store.artifact_version("paper-index") == 1
+
+
+def test_disk_full_while_storing_papers_is_one_line_and_keeps_the_batches_before(tmp_path, monkeypatch):
+    import importlib
+
+    from storage import Store, StoreFull
+    from storage.sqlite import Store as SqliteStore
+
+    db = str(tmp_path / "x.db")
+    papers = tmp_path / "p.jsonl"
+    papers.write_text("".join(json.dumps({"id": f"p{i}", "abstract": f"Feline cats purr, study {i}."}) + "\n"
+                              for i in range(5)))
+    real = SqliteStore.upsert_papers
+    batches = []
+
+    def full_on_the_second_batch(self, batch):
+        batches.append(batch)
+        if len(batches) > 1:
+            raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
+        return real(self, batch)
+
+    monkeypatch.setattr(importlib.import_module("bot.usecases.ingest"), "BATCH", 2)
+    monkeypatch.setattr(SqliteStore, "upsert_papers", full_on_the_second_batch)
+    result = run("--db", db, "ingest", str(papers))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
+    assert Store(db).count_papers() == 2

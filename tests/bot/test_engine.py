@@ -7,7 +7,7 @@ import pytest
 
 from bot.engine import ARTIFACT, Colleagues, Engine
 from recommender import Profile, rank
-from storage import Paper, Store, StoreFull
+from storage import Paper, Store, StoreBusy, StoreFull
 from tests.conftest import make_corpus
 
 
@@ -206,3 +206,24 @@ def test_a_model_damaged_by_another_process_while_serving_is_refitted_and_rewrit
     assert store.artifact_version(ARTIFACT) == 3
     assert ranked_ids(Engine(Store(path), refresh_every=0), ["cats"]) == before
     assert store.artifact_version(ARTIFACT) == 3
+
+
+def test_a_background_refit_the_database_refuses_is_one_line_not_a_traceback(tmp_path, caplog, monkeypatch):
+    store = Store(tmp_path / "e.db")
+    store.upsert_papers(make_corpus(per_topic=2))
+    engine = Engine(store, refresh_every=0, background_refit=True)
+    ranked_ids(engine, ["cats"])
+    store.upsert_papers(make_corpus(per_topic=8))
+
+    def busy(self):
+        raise StoreBusy(f"{self.store.path} is busy: another process has held its write lock too long")
+
+    monkeypatch.setattr(Engine, "_fit_from_store", busy)
+    with caplog.at_level(logging.WARNING):
+        assert len(ranked_ids(engine, ["feline cats"])) == 8
+        deadline = time.time() + 10
+        while (engine._refitting or not caplog.records) and time.time() < deadline:
+            time.sleep(0.05)
+    lines = [r for r in caplog.records if r.name == "bot.engine"]
+    assert len(lines) == 1 and lines[0].levelno == logging.WARNING and "busy" in lines[0].getMessage()
+    assert lines[0].exc_info is None
