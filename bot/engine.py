@@ -107,7 +107,7 @@ class Engine:
         self._version = version
         try:
             self._index, self._seq = self._usable(data)
-        except Exception as exc:  # noqa: BLE001 (whatever a damaged blob unpickles into, it is refitted)
+        except Exception as exc:  # whatever a damaged blob unpickles into, it is refitted
             log.warning("the saved model %r in %s is unusable (%s); refitting it from the papers",
                         ARTIFACT, self.store.path, _short(exc))
             self._index, self._seq = None, 0
