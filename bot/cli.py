@@ -18,16 +18,18 @@ from bot.errors import PaperbotError
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.daily import preview_digests
+from storage import StorageError
 
 
 class _Group(click.Group):
-    """Turns paperbot's named errors into one clear line and exit status 1, never a traceback."""
+    """Turns paperbot's and the store's named errors into one clear line and exit status 1, never a
+    traceback."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except PaperbotError as exc:
-            raise click.ClickException(str(exc)) from None
+        except (PaperbotError, StorageError) as exc:
+            raise click.ClickException(" ".join(str(exc).split())) from None
 
 
 @click.group(cls=_Group)
@@ -64,7 +66,8 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
 
     SOURCE is a .txt, .jsonl, .json, .csv, .xml, .atom or .rss file, arxiv:CAT[,CAT...] (e.g.
     arxiv:cs.LG,stat.ML) or an http(s) RSS/Atom feed URL. Bad records are skipped with a reason;
-    the exit status is non-zero only if a source could not be read at all.
+    the exit status is non-zero only if a source could not be read at all, or the database could not
+    be written (a full disk: the papers stored until then are kept, the model is refitted next time).
     """
     app = _open(ctx)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -76,7 +79,12 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
                 tasks[source] = bar.add_task(Path(source).name or source, total=total)
             bar.update(tasks[source], completed=done, total=total)
 
-        reports = ingest_usecase(app, sources, progress=progress)
+        try:
+            reports = ingest_usecase(app, sources, progress=progress, must_save=True)
+        except StorageError as exc:
+            # Every batch committed before stays stored; the next process to find the saved model
+            # missing or behind the papers brings it up to date.
+            raise StorageError(f"{exc}; the papers stored before that are kept") from exc
     terminal.show_ingest(reports)
     if any(r.error for r in reports):
         sys.exit(1)

@@ -16,7 +16,8 @@ import time
 from collections.abc import Iterator
 
 from recommender import Community, PaperIndex
-from storage import Store
+from recommender.text_model import TextModel
+from storage import StorageError, Store
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +46,12 @@ class Engine:
                 self.refresh()
             yield self._index
 
-    def refresh(self) -> None:
-        """Load a newer saved index if another process made one, then fold in changed papers."""
+    def refresh(self, must_save: bool = False) -> None:
+        """Load a newer saved index if another process made one, then fold in changed papers.
+
+        A refit that can't be saved (a full disk, say) is still served from memory; it is logged, or
+        with ``must_save`` raised as the :class:`~storage.StorageError` after the index is in place.
+        """
         with self._lock:
             self._checked = time.monotonic()
             saved_version = self.store.artifact_version(ARTIFACT)
@@ -54,7 +59,7 @@ class Engine:
                 self._load()
             if self._index is None:
                 if self.store.count_papers():
-                    self.rebuild()
+                    self.rebuild(must_save)
                 return
             changed = list(self.store.papers_changed_since(self._seq))
             if changed:
@@ -65,14 +70,14 @@ class Engine:
                 if self.background_refit:
                     self._refit_in_background()
                 else:
-                    self.rebuild()
+                    self.rebuild(must_save)
 
-    def rebuild(self) -> None:
-        """Fit a new model on every stored paper and save it."""
+    def rebuild(self, must_save: bool = False) -> None:
+        """Fit a new model on every stored paper and save it (see :meth:`refresh` for ``must_save``)."""
         with self._lock:
             fitted = self._fit_from_store()
             if fitted is not None:
-                self._install(*fitted)
+                self._install(*fitted, must_save=must_save)
 
     def _fit_from_store(self) -> tuple[PaperIndex, int] | None:
         seq = self.store.max_paper_seq()
@@ -81,24 +86,51 @@ class Engine:
             return None
         return PaperIndex.build([p.id for _, p in papers], [p.text for _, p in papers]), seq
 
-    def _install(self, index: PaperIndex, seq: int) -> None:
+    def _install(self, index: PaperIndex, seq: int, must_save: bool = False) -> None:
         self._index, self._seq = index, seq
-        payload = pickle.dumps({"seq": seq, "index": index.dumps()}, protocol=pickle.HIGHEST_PROTOCOL)
-        self._version = self.store.save_artifact(ARTIFACT, payload)
         self._checked = time.monotonic()
+        payload = pickle.dumps({"seq": seq, "index": index.dumps()}, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._version = self.store.save_artifact(ARTIFACT, payload)
+        except StorageError as exc:
+            # The papers are stored: whoever next finds no usable saved model refits and saves it.
+            if must_save:
+                raise
+            log.warning("the refitted model was not saved (%s); serving it from memory", exc)
 
     def _load(self) -> None:
-        version, data = self.store.load_artifact(ARTIFACT)
-        try:
-            # Only paperbot's own database is ever unpickled here.
-            payload = pickle.loads(data)  # noqa: S301
-            self._index = PaperIndex.loads(payload["index"])
-            self._seq = payload["seq"]
-        except (ValueError, KeyError, pickle.UnpicklingError, AttributeError, ModuleNotFoundError) as exc:
-            log.warning("saved model unusable (%s); refitting", exc)
-            self._index = None
-            self._seq = 0
+        """Take the saved index, or, when it is unusable in any way, leave none so it is refitted."""
+        saved = self.store.load_artifact(ARTIFACT)
+        if saved is None:  # removed since its version was read
+            return
+        version, data = saved
         self._version = version
+        try:
+            self._index, self._seq = self._usable(data)
+        except Exception as exc:  # whatever a damaged blob unpickles into, it is refitted
+            log.warning("the saved model %r in %s is unusable (%s); refitting it from the papers",
+                        ARTIFACT, self.store.path, _short(exc))
+            self._index, self._seq = None, 0
+
+    def _usable(self, data: bytes | None) -> tuple[PaperIndex, int]:
+        """The index and change counter in ``data``; raises for anything else."""
+        if not data:
+            raise ValueError("empty" if data is not None else "NULL")
+        # Only paperbot's own database is ever unpickled here.
+        payload = pickle.loads(data)  # noqa: S301
+        if not isinstance(payload, dict) or not {"seq", "index"} <= payload.keys():
+            raise ValueError(f"a {type(payload).__name__}, not a dict of seq and index")
+        seq = payload["seq"]
+        if type(seq) is not int or not 0 <= seq <= self.store.max_paper_seq():
+            raise ValueError(f"seq {seq!r:.40} is not a change counter of these papers")
+        if not isinstance(payload["index"], bytes):
+            raise ValueError(f"index is a {type(payload['index']).__name__}, not bytes")
+        index = PaperIndex.loads(payload["index"])
+        if not isinstance(index.model, TextModel) or type(index.fitted_on) is not int:
+            raise ValueError("index holds no fitted text model")
+        if index.matrix.shape != (len(index.ids), index.model.transform(["probe"]).shape[1]):
+            raise ValueError("index rows and vocabulary don't match its papers")
+        return index, seq
 
     def _refit_in_background(self) -> None:
         if self._refitting:
@@ -112,12 +144,19 @@ class Engine:
                     if fitted is not None:
                         self._install(*fitted)
                 self.store.close()
+            except StorageError as exc:  # the database's own trouble, already one line naming it
+                log.warning("background refit failed (%s); keeping the current model", exc)
             except Exception:
                 log.exception("background refit failed; keeping the current model")
             finally:
                 self._refitting = False
 
         threading.Thread(target=work, name="paperbot-refit", daemon=True).start()
+
+
+def _short(exc: Exception) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:120]}" if text else type(exc).__name__
 
 
 class Colleagues:

@@ -41,7 +41,8 @@ class Store:
         self.path = str(path)
         self._local = threading.local()
         self._writer = threading.Lock()
-        migrations.apply(self.db)
+        with translated(self.path):
+            migrations.apply(self.db)
 
     # -- connections and transactions ------------------------------------------------------------
 
@@ -50,13 +51,19 @@ class Store:
         """This thread's connection, opened on first use."""
         db = getattr(self._local, "db", None)
         if db is None:
-            conn = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
-            db = Database(conn)
-            if self.path != ":memory:":
-                db.enable_wal()
-            db.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
-            db.execute("PRAGMA synchronous = NORMAL")
-            db.execute("PRAGMA secure_delete = ON")  # forgotten people leave no bytes in free pages
+            # A missing folder fails here, a file that is not a database at its first statement.
+            with translated(self.path):
+                conn = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
+                try:
+                    db = Database(conn)
+                    if self.path != ":memory:":
+                        db.enable_wal()
+                    db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+                    db.execute("PRAGMA synchronous = NORMAL")
+                    db.execute("PRAGMA secure_delete = ON")  # forgotten people leave no bytes in free pages
+                except BaseException:
+                    conn.close()
+                    raise
             self._local.db = db
         return db
 
@@ -311,10 +318,17 @@ class Store:
         row = self.db.execute("select version from artifacts where name = ?", [name]).fetchone()
         return int(row[0]) if row else 0
 
-    def load_artifact(self, name: str) -> tuple[int, bytes] | None:
-        """(version, data) of a named blob, or None."""
+    def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
+        """(version, data) of a named blob, or None when there is none. ``data`` is whatever the row
+        holds, as bytes (text as its UTF-8, a number as its digits), or None for NULL: judging whether
+        it is usable is the caller's business."""
         row = self.db.execute("select version, data from artifacts where name = ?", [name]).fetchone()
-        return (int(row[0]), bytes(row[1])) if row else None
+        if row is None:
+            return None
+        version, data = row
+        if data is None or isinstance(data, bytes):
+            return int(version), data
+        return int(version), str(data).encode()
 
     # -- forgetting ------------------------------------------------------------------------------
 

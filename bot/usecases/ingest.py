@@ -28,11 +28,13 @@ class SourceReport:
 
 
 def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = None,
-           fetcher=None) -> list[SourceReport]:
+           fetcher=None, must_save: bool = False) -> list[SourceReport]:
     """Add or update the papers of each source; a bad record or an unreadable source never stops the rest.
 
     Papers are written in batches, each batch one transaction, so a crash loses at most the batch
-    under way. The index is brought up to date (refitted if the corpus grew a lot) at the end.
+    under way. The index is brought up to date (refitted if the corpus grew a lot) at the end; a
+    refitted model that can't be saved is logged, or with ``must_save`` raised as the
+    :class:`~storage.StorageError` (the papers stay stored either way).
     """
     reports = []
     for source in sources:
@@ -52,7 +54,7 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         except SourceError as exc:
             report.error = str(exc)
         _write(ctx, batch, report)
-    ctx.engine.refresh()
+    ctx.engine.refresh(must_save=must_save)
     return reports
 
 

@@ -1,5 +1,6 @@
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from bot.cli import cli
@@ -76,3 +77,83 @@ def test_eval_writes_rankings_and_metrics(tmp_path):
     assert not {"cats-0", "cats-1"} & set(rows[0]["ranked"])
     assert not {"quantum-0", "quantum-1"} & set(rows[1]["ranked"])
     assert "recall@5" in result.output
+
+
+def _unopenable(tmp_path, kind: str) -> str:
+    if kind == "missing folder":
+        return str(tmp_path / "no" / "such" / "folder" / "x.db")
+    bad = tmp_path / "bad.db"
+    bad.write_text("garbage\n")
+    return str(bad)
+
+
+SLACK_ENV = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "secret", "SLACK_APP_TOKEN": None,
+             "PAPERBOT_DB": None, "PAPERBOT_FEEDS": None}
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "not a database"])
+@pytest.mark.parametrize("command", [["ingest", "papers.jsonl"], ["search", "cats"], ["digest", "--dry-run"],
+                                     ["digest"], ["run", "--port", "0"], ["demo"]], ids=" ".join)
+def test_a_database_that_cannot_be_opened_is_one_line_naming_it_in_every_command(tmp_path, kind, command):
+    db = _unopenable(tmp_path, kind)
+    (tmp_path / "papers.jsonl").write_text(json.dumps({"abstract": "Feline cats purr in this study."}) + "\n")
+    command = [str(tmp_path / c) if c.endswith(".jsonl") else c for c in command]
+    args = ["demo", "--keep", db] if command == ["demo"] else ["--db", db, *command]
+    result = run(*args, env=SLACK_ENV)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and db in lines[0], result.output
+
+
+def test_disk_full_while_saving_the_model_is_one_line_and_keeps_the_papers(tmp_path, monkeypatch):
+    from storage import Store, StoreFull
+    from storage.sqlite import Store as SqliteStore
+
+    db = str(tmp_path / "x.db")
+    papers = tmp_path / "p.jsonl"
+    papers.write_text("".join(json.dumps({"id": f"p{i}", "abstract": f"Feline cats purr, study {i}."}) + "\n"
+                              for i in range(5)))
+
+    def full(self, name, data):
+        raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SqliteStore, "save_artifact", full)
+        result = run("--db", db, "ingest", str(papers))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
+    store = Store(db)
+    assert store.count_papers() == 5 and store.artifact_version("paper-index") == 0
+    # Space again: the next run refits and saves the model.
+    again = run("--db", db, "search", "cats")
+    assert again.exit_code == 0, again.output
+    assert store.artifact_version("paper-index") == 1
+
+
+def test_disk_full_while_storing_papers_is_one_line_and_keeps_the_batches_before(tmp_path, monkeypatch):
+    import importlib
+
+    from storage import Store, StoreFull
+    from storage.sqlite import Store as SqliteStore
+
+    db = str(tmp_path / "x.db")
+    papers = tmp_path / "p.jsonl"
+    papers.write_text("".join(json.dumps({"id": f"p{i}", "abstract": f"Feline cats purr, study {i}."}) + "\n"
+                              for i in range(5)))
+    real = SqliteStore.upsert_papers
+    batches = []
+
+    def full_on_the_second_batch(self, batch):
+        batches.append(batch)
+        if len(batches) > 1:
+            raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
+        return real(self, batch)
+
+    monkeypatch.setattr(importlib.import_module("bot.usecases.ingest"), "BATCH", 2)
+    monkeypatch.setattr(SqliteStore, "upsert_papers", full_on_the_second_batch)
+    result = run("--db", db, "ingest", str(papers))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
+    assert Store(db).count_papers() == 2

@@ -1,8 +1,13 @@
+import logging
+import pickle
+import sqlite3
 import time
+
+import pytest
 
 from bot.engine import ARTIFACT, Colleagues, Engine
 from recommender import Profile, rank
-from storage import Paper, Store
+from storage import Paper, Store, StoreBusy, StoreFull
 from tests.conftest import make_corpus
 
 
@@ -104,3 +109,121 @@ def test_colleagues_likes_are_rebuilt_only_when_someone_s_feedback_changed(tmp_p
     assert colleagues.community().papers == ["a"] and before.papers != ["a"]
     store.close()
     elsewhere.close()
+
+
+def _model_warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "bot.engine" and r.levelno == logging.WARNING]
+
+
+def _overwrite_model(path, value) -> None:
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("update artifacts set data = ?, version = version + 1 where name = ?", [value, ARTIFACT])
+    conn.close()
+
+
+@pytest.mark.parametrize("value", [pickle.dumps(42), pickle.dumps([1, 2]), b"", None, "text, not a blob",
+                                   pickle.dumps({"seq": 1}), pickle.dumps({"seq": "1", "index": b"x"})],
+                         ids=["int", "list", "empty", "NULL", "TEXT", "no index", "seq a string"])
+def test_an_unusable_saved_model_is_refitted_and_rewritten_with_one_warning(tmp_path, caplog, value):
+    path = tmp_path / "e.db"
+    store = Store(path)
+    store.upsert_papers(make_corpus())
+    Engine(store).rebuild()
+    _overwrite_model(path, value)
+    with caplog.at_level(logging.WARNING):
+        assert ranked_ids(Engine(store, refresh_every=0), ["cats"])
+    warnings = _model_warnings(caplog)
+    assert len(warnings) == 1 and "unusable" in warnings[0] and str(path) in warnings[0], warnings
+    assert store.artifact_version(ARTIFACT) == 3
+    caplog.clear()
+    # The next process loads the rewritten model: no warning, no refit.
+    assert ranked_ids(Engine(Store(path), refresh_every=0), ["cats"])
+    assert store.artifact_version(ARTIFACT) == 3 and not _model_warnings(caplog)
+
+
+def _full(name, data):
+    raise StoreFull("e.db: the disk is full, so nothing more could be saved")
+
+
+def test_a_refit_that_cannot_be_saved_is_served_from_memory_with_one_line(tmp_path, caplog, monkeypatch):
+    store = Store(tmp_path / "e.db")
+    store.upsert_papers(make_corpus())
+    monkeypatch.setattr(store, "save_artifact", _full)
+    engine = Engine(store, refresh_every=0)
+    with caplog.at_level(logging.WARNING):
+        assert ranked_ids(engine, ["cats"])
+        assert ranked_ids(engine, ["cats"])  # not refitted again per request
+    warnings = _model_warnings(caplog)
+    assert len(warnings) == 1 and "disk is full" in warnings[0] and "\n" not in warnings[0], warnings
+    monkeypatch.undo()
+    assert store.artifact_version(ARTIFACT) == 0
+    # Space again: the next process finds no saved model, refits and saves it.
+    assert ranked_ids(Engine(Store(tmp_path / "e.db"), refresh_every=0), ["cats"])
+    assert store.artifact_version(ARTIFACT) == 1
+
+
+def test_must_save_raises_the_store_s_error_once_the_index_is_in_place(tmp_path, monkeypatch):
+    store = Store(tmp_path / "e.db")
+    store.upsert_papers(make_corpus())
+    monkeypatch.setattr(store, "save_artifact", _full)
+    engine = Engine(store, refresh_every=3600)
+    with pytest.raises(StoreFull, match="disk is full"):
+        engine.refresh(must_save=True)
+    assert ranked_ids(engine, ["cats"])  # the refit is still served
+
+
+def test_the_background_refit_logs_one_line_when_it_cannot_save(tmp_path, caplog, monkeypatch):
+    store = Store(tmp_path / "e.db")
+    store.upsert_papers(make_corpus(per_topic=2))
+    engine = Engine(store, refresh_every=0, background_refit=True)
+    ranked_ids(engine, ["cats"])
+    store.upsert_papers(make_corpus(per_topic=8))
+    monkeypatch.setattr(Store, "save_artifact", lambda self, name, data: _full(name, data))
+    with caplog.at_level(logging.WARNING):
+        ranked_ids(engine, ["cats"])
+        deadline = time.time() + 10
+        while not _model_warnings(caplog) and time.time() < deadline:
+            time.sleep(0.05)
+        while engine._refitting and time.time() < deadline:
+            time.sleep(0.05)
+    assert len(_model_warnings(caplog)) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    with engine.index() as index:
+        assert index.fitted_on == 40  # the refit serves from memory
+
+
+def test_a_model_damaged_by_another_process_while_serving_is_refitted_and_rewritten(tmp_path, caplog):
+    path = tmp_path / "e.db"
+    store = Store(path)
+    store.upsert_papers(make_corpus())
+    engine = Engine(store, refresh_every=0)
+    before = ranked_ids(engine, ["cats"])
+    _overwrite_model(path, pickle.dumps(42))  # version 2, newer than the one being served
+    with caplog.at_level(logging.WARNING):
+        assert ranked_ids(engine, ["cats"]) == before
+    assert len(_model_warnings(caplog)) == 1
+    assert store.artifact_version(ARTIFACT) == 3
+    assert ranked_ids(Engine(Store(path), refresh_every=0), ["cats"]) == before
+    assert store.artifact_version(ARTIFACT) == 3
+
+
+def test_a_background_refit_the_database_refuses_is_one_line_not_a_traceback(tmp_path, caplog, monkeypatch):
+    store = Store(tmp_path / "e.db")
+    store.upsert_papers(make_corpus(per_topic=2))
+    engine = Engine(store, refresh_every=0, background_refit=True)
+    ranked_ids(engine, ["cats"])
+    store.upsert_papers(make_corpus(per_topic=8))
+
+    def busy(self):
+        raise StoreBusy(f"{self.store.path} is busy: another process has held its write lock too long")
+
+    monkeypatch.setattr(Engine, "_fit_from_store", busy)
+    with caplog.at_level(logging.WARNING):
+        assert len(ranked_ids(engine, ["feline cats"])) == 8
+        deadline = time.time() + 10
+        while (engine._refitting or not caplog.records) and time.time() < deadline:
+            time.sleep(0.05)
+    lines = [r for r in caplog.records if r.name == "bot.engine"]
+    assert len(lines) == 1 and lines[0].levelno == logging.WARNING and "busy" in lines[0].getMessage()
+    assert lines[0].exc_info is None

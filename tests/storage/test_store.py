@@ -4,7 +4,7 @@ from datetime import timedelta
 import pytest
 
 import storage.sqlite
-from storage import PERSONAL_TABLES, Paper, Store, StoreBusy
+from storage import PERSONAL_TABLES, Paper, Store, StoreBusy, StoreUnavailable
 from storage.migrations import migrations
 
 
@@ -210,3 +210,27 @@ def test_a_forgotten_person_leaves_no_bytes_in_the_file_or_its_log(tmp_path):
     raw = b"".join(p.read_bytes() for p in tmp_path.glob("scrub.db*"))
     assert raw.count(user.encode()) == 0
     store.close()
+
+
+@pytest.mark.parametrize(("stored", "loaded"),
+                         [(None, None), ("some text", b"some text"), (b"", b""), (42, b"42")])
+def test_a_saved_blob_comes_back_as_bytes_or_none_whatever_the_row_holds(store, stored, loaded):
+    store.save_artifact("m", b"one")
+    with store.db.conn:
+        store.db.execute("update artifacts set data = ? where name = 'm'", [stored])
+    assert store.load_artifact("m") == (1, loaded)
+
+
+def test_a_missing_folder_is_one_line_naming_the_database(tmp_path):
+    path = tmp_path / "no" / "such" / "folder" / "x.db"
+    with pytest.raises(StoreUnavailable) as caught:
+        Store(path)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_file_that_is_not_a_database_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "bad.db"
+    path.write_text("garbage\n" * 200)
+    with pytest.raises(StoreUnavailable) as caught:
+        Store(path)
+    assert str(path) in str(caught.value) and "not a usable database" in str(caught.value)

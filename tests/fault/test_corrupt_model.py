@@ -1,0 +1,295 @@
+"""A saved model damaged in any way is refitted from the papers and rewritten, with one warning line:
+through the engine, `paperbot search` and `paperbot digest`, and the running bot's slash commands.
+
+Each shape is written straight into the ``artifacts`` row, as a damaged file or another program would
+leave it, with its version bumped so that every process takes it for the newest model."""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.cli import cli
+from bot.context import Context
+from bot.engine import ARTIFACT, Engine
+from bot.usecases import follow
+from recommender import Profile, rank
+from recommender.index import FORMAT
+from storage import Paper, Store
+from tests.conftest import make_corpus
+from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, posts_to
+from tests.e2e.slack_standin import SlackStandIn
+
+ROOT = Path(__file__).resolve().parents[2]
+READER = "UREADER"
+
+
+def _payload(good: bytes) -> dict:
+    return pickle.loads(good)
+
+
+def _state(good: bytes) -> dict:
+    return pickle.loads(_payload(good)["index"])
+
+
+def _with(good: bytes, **changes) -> bytes:
+    return pickle.dumps({**_payload(good), **changes})
+
+
+def _with_state(good: bytes, **changes) -> bytes:
+    return _with(good, index=pickle.dumps({**_state(good), **changes}))
+
+
+#: Every damaged shape of the saved model: a function of the good blob to what the row then holds.
+SHAPES: dict[str, Callable[[bytes], bytes | str | None]] = {
+    "pickled int": lambda good: pickle.dumps(42),
+    "pickled list": lambda good: pickle.dumps([1, 2, 3]),
+    "pickled None": lambda good: pickle.dumps(None),
+    "empty blob": lambda good: b"",
+    "NULL": lambda good: None,
+    "TEXT": lambda good: "a fitted model, honest",
+    "not a pickle": lambda good: b"not a pickle at all",
+    "truncated pickle": lambda good: good[: len(good) // 2],
+    "dict without index": lambda good: pickle.dumps({"seq": 1}),
+    "dict without seq": lambda good: pickle.dumps({"index": _payload(good)["index"]}),
+    "index garbage bytes": lambda good: _with(good, index=b"\x80\x05garbage"),
+    "index not bytes": lambda good: _with(good, index=[1, 2]),
+    "index truncated": lambda good: _with(good, index=_payload(good)["index"][:100]),
+    "index of an old format": lambda good: _with_state(good, format=FORMAT - 1),
+    "index without a model": lambda good: _with_state(good, model=None),
+    "index rows not matching its ids": lambda good: _with_state(good, ids=_state(good)["ids"][:3]),
+    "another class": lambda good: pickle.dumps(Paper(id="x", abstract="not a model")),
+    "a class that no longer exists": lambda good: b"cpaperbot_gone\nOldModel\n)R.",
+    "seq a string": lambda good: _with(good, seq="40"),
+    "seq None": lambda good: _with(good, seq=None),
+    "seq a float": lambda good: _with(good, seq=40.0),
+    "seq beyond the papers": lambda good: _with(good, seq=10**9),
+    "seq negative": lambda good: _with(good, seq=-1),
+}
+
+
+def damage(db: Path, value: bytes | str | None) -> int:
+    """Overwrite the saved model's row with ``value`` (a newer version); returns that version."""
+    conn = sqlite3.connect(db)
+    try:
+        with conn:
+            conn.execute("update artifacts set data = ?, version = version + 1 where name = ?",
+                         [value, ARTIFACT])
+        return conn.execute("select version from artifacts where name = ?", [ARTIFACT]).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def saved_blob(db: Path) -> bytes:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute("select data from artifacts where name = ?", [ARTIFACT]).fetchone()[0]
+    finally:
+        conn.close()
+
+
+def seeded(db: Path, reader: str = READER) -> bytes:
+    """40 papers, a saved model fitted on them, and a reader who follows cats; returns the good blob."""
+    ctx = Context.open(str(db))
+    try:
+        ctx.store.upsert_papers(make_corpus())
+        ctx.engine.rebuild()
+        follow(ctx, reader, "feline cats whiskers")
+        with ctx.store.transaction():
+            ctx.store.set_digest_schedule(reader, "00:00", True, since="2020-01-01T00:00:00+00:00")
+    finally:
+        ctx.store.close()
+    return saved_blob(db)
+
+
+@pytest.fixture(params=list(SHAPES))
+def damaged(request, tmp_path) -> tuple[Path, int]:
+    """A database whose newest saved model has one of the damaged shapes; with that version."""
+    db = tmp_path / "paperbot.db"
+    good = seeded(db)
+    return db, damage(db, SHAPES[request.param](good))
+
+
+def warnings_about_the_model(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records
+            if r.name == "bot.engine" and r.levelno == logging.WARNING and "unusable" in r.getMessage()]
+
+
+def assert_rewritten(db: Path, damaged_version: int, caplog) -> None:
+    """A good model was saved over the damaged one: the next process loads it and refits nothing."""
+    store = Store(db)
+    try:
+        assert store.artifact_version(ARTIFACT) == damaged_version + 1
+        caplog.clear()
+        engine = Engine(store, refresh_every=0)
+        with engine.index() as index:
+            assert index is not None and len(index) == 40
+        assert store.artifact_version(ARTIFACT) == damaged_version + 1, "the next process had to refit"
+        assert not warnings_about_the_model(caplog)
+    finally:
+        store.close()
+
+
+# -- the engine -------------------------------------------------------------------------------------
+
+def test_the_engine_refits_and_rewrites_a_damaged_model(damaged, caplog):
+    db, version = damaged
+    store = Store(db)
+    try:
+        with caplog.at_level(logging.WARNING):
+            engine = Engine(store, refresh_every=0)
+            with engine.index() as index:
+                ranked = [r.paper_id for r in rank(index, Profile(topics=["feline cats"]), 5)]
+        assert ranked and all(pid.startswith("cats-") for pid in ranked)
+        lines = warnings_about_the_model(caplog)
+        assert len(lines) == 1 and str(db) in lines[0] and "\n" not in lines[0], lines
+    finally:
+        store.close()
+    assert_rewritten(db, version, caplog)
+
+
+_objects = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+    | st.binary(max_size=16),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["seq", "index", "format", "model", "ids", "matrix", "fitted_on"])
+        | st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blob=st.binary(max_size=64) | _objects.map(pickle.dumps)
+       | _objects.map(lambda o: pickle.dumps({"seq": 1, "index": pickle.dumps(o)})))
+def test_whatever_the_blob_holds_the_engine_serves_real_papers(blob, tmp_path_factory):
+    db = tmp_path_factory.mktemp("fuzz") / "paperbot.db"
+    store = Store(db)
+    try:
+        store.upsert_papers(make_corpus(per_topic=2))
+        store.save_artifact(ARTIFACT, blob)
+        engine = Engine(store, refresh_every=0)
+        with engine.index() as index:
+            assert index is not None and len(index) == 10
+        assert store.artifact_version(ARTIFACT) == 2
+    finally:
+        store.close()
+
+
+# -- the command line -------------------------------------------------------------------------------
+
+def invoke(db: Path, *args: str):
+    return CliRunner().invoke(cli, ["--db", str(db), *args], obj={}, env={"PAPERBOT_DB": None},
+                              catch_exceptions=False)
+
+
+def test_paperbot_search_answers_from_a_refitted_model(damaged, caplog):
+    db, version = damaged
+    with caplog.at_level(logging.WARNING):
+        result = invoke(db, "search", "feline", "cats")
+    assert result.exit_code == 0, result.output
+    assert "On feline" in result.output or "On cats" in result.output
+    assert len(warnings_about_the_model(caplog)) == 1
+    assert_rewritten(db, version, caplog)
+
+
+def test_paperbot_digest_chooses_from_a_refitted_model(damaged, caplog):
+    db, version = damaged
+    with caplog.at_level(logging.WARNING):
+        result = invoke(db, "digest", "--dry-run", "--force", "--user", READER)
+    assert result.exit_code == 0, result.output
+    assert "no papers" not in result.output.lower()
+    assert "1 digest(s) due, 5 paper(s)" in result.output
+    assert len(warnings_about_the_model(caplog)) == 1
+    assert_rewritten(db, version, caplog)
+
+
+@pytest.mark.parametrize("shape", ["pickled int", "NULL", "truncated pickle"])
+def test_paperbot_as_its_own_process_warns_in_one_line(shape, tmp_path):
+    db = tmp_path / "paperbot.db"
+    damage(db, SHAPES[shape](seeded(db)))
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
+               "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "bot.cli", "--db", str(db), "search", "feline", "cats"],
+                          cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "On feline" in done.stdout or "On cats" in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "unusable" in lines[0] and str(db) in lines[0], done.stderr
+
+
+# -- the running bot --------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def standin():
+    with SlackStandIn(default_tz="Europe/Berlin") as s:
+        yield s
+
+
+@pytest.fixture
+def bot_on(standin, monkeypatch):
+    """Start the real bot (HTTP, signed requests) on a database; stopped at the end of the test."""
+    for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
+        monkeypatch.delenv(name, raising=False)
+    started: list[RunningBot] = []
+
+    def start(db: Path) -> FakeSlack:
+        standin.reset()
+        started.append(RunningBot(bot_environment(standin, db)))
+        return FakeSlack(started[-1].url, standin)
+
+    yield start
+    for bot in started:
+        bot.stop()
+
+
+@pytest.mark.parametrize("shape", ["pickled int", "TEXT"])
+def test_paperbot_digest_sends_real_papers_over_a_damaged_model(shape, tmp_path, standin, monkeypatch):
+    for name in SLACK_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    db, reader = tmp_path / "paperbot.db", f"UDIG{len(standin.calls())}"  # the stand-in keeps every call
+    damage(db, SHAPES[shape](seeded(db, reader)))
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
+               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db)}
+    done = subprocess.run([sys.executable, "-m", "bot.cli", "digest", "--force", "--user", reader],
+                          cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    posted = [c for c in posts_to(standin, "D" + reader) if c.params.get("blocks")]
+    assert len(posted) == 3
+    assert all("feline" in c.params["text"] or "cats" in c.params["text"] for c in posted)
+    warnings = [line for line in done.stderr.splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1 and "unusable" in warnings[0], done.stderr
+
+
+def test_the_bot_answers_search_from_a_refitted_model(damaged, bot_on, caplog):
+    db, version = damaged
+    with caplog.at_level(logging.WARNING):
+        slack = bot_on(db)
+        reply = slack.ask("UASKER", "search feline cats whiskers")
+    assert "no papers" not in reply.text.lower()
+    sections = [b["text"]["text"] for b in reply.blocks if b["type"] == "section"]
+    assert sum("feline" in s or "cats" in s for s in sections) >= 3, reply
+    assert len(warnings_about_the_model(caplog)) == 1
+    assert_rewritten(db, version, caplog)
+
+
+@pytest.mark.parametrize("shape", ["pickled list", "TEXT", "index without a model", "seq a string"])
+def test_the_bot_recommends_real_papers_over_a_damaged_model(shape, tmp_path, bot_on, standin):
+    db, reader = tmp_path / "paperbot.db", f"UREC{len(standin.calls())}"  # the stand-in keeps every call
+    damage(db, SHAPES[shape](seeded(db, reader)))
+    slack = bot_on(db)
+    reply = slack.ask(reader, "recommend 2")
+    assert "no papers" not in reply.text.lower(), reply
+    posted = [c for c in posts_to(standin, "D" + reader) if c.params.get("blocks")]
+    assert len(posted) == 2
+    assert all("feline" in c.params["text"] or "cats" in c.params["text"] for c in posted)
