@@ -120,3 +120,10 @@ def m004_feedback_counter(db: Database) -> None:
         # ``event`` is one of the three constants above.
         db.execute(f"create trigger feedback_{event}_counted after {event} on feedback begin"  # noqa: S608
                    " update counters set value = value + 1 where name = 'feedback'; end")
+
+
+@migrations()
+def m006_digest_outages(db: Database) -> None:
+    # Runs of a digest cut short because Slack was down: they set its backoff and never count
+    # toward giving up (only the end of the local day does that).
+    db["digests"].add_column("outages", int)
