@@ -422,6 +422,11 @@ class Store:
         record = self.get_digest(user_id, local_date)
         return record.attempts if record else 0
 
+    def unfinished_digests(self) -> list[DigestRecord]:
+        """Every digest still "sending" (under way, or waiting for its retry), oldest day first."""
+        rows = self.db.query("select * from digests where status = 'sending' order by local_date, user_id")
+        return [_digest_from_row(r) for r in rows]
+
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
         """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
         UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""

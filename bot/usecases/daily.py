@@ -30,6 +30,7 @@ from bot.usecases.sending import (
     Clock,
     Courier,
     Outcome,
+    end_past_digests,
     header_text,
     iso_utc,
     resumed,
@@ -69,8 +70,10 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     is set no new digest starts (those under way finish). One person's failure never stops another's.
     """
     owner = owner or owner_id()
+    users = list(users) if users is not None else None
+    ended = end_past_digests(ctx, now, owner, clock, alive, set(users) if users is not None else None)
     due, not_due = find_due(ctx, now, users, force)
-    run = DailyRun(not_due=not_due)
+    run = DailyRun(outcomes=ended, not_due=not_due)
     if not due:
         return run
     chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in due])
@@ -90,7 +93,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
 
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due))),
                             thread_name_prefix="paperbot-digest") as pool:
-        run.outcomes = list(pool.map(one, due))
+        run.outcomes += list(pool.map(one, due))
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
                  outcome.delivered, f": {outcome.error}" if outcome.error else "")

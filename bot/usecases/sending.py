@@ -334,6 +334,44 @@ def resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:
             if pid in papers]
 
 
+def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc_now,
+                     alive: Alive = owner_alive, users: set[str] | None = None) -> list[Outcome]:
+    """End every digest still unfinished whose local day is over (no run came in time for its last
+    retry, or its sender died late that day): "sent" if any of its papers went out, else "failed".
+    Posts nothing; one left "sending" forever would look like a digest still on its way."""
+    outcomes = []
+    store = ctx.store
+    for record in store.unfinished_digests():
+        if users is not None and record.user_id not in users:
+            continue
+        person = store.get_person(record.user_id)
+        day = date.fromisoformat(record.local_date)
+        if now.astimezone(zone(person.tz if person else None)).date() <= day:
+            continue  # still that day where they are: the schedule retries it
+        with store.transaction():
+            current = store.get_digest(record.user_id, record.local_date)
+            if current is None or current.status != "sending":
+                continue
+            running = current.lease_until and datetime.fromisoformat(current.lease_until) > now
+            if running and current.owner is not None and alive(current.owner) is not False:
+                continue  # its sender is still at it
+            store.take_over_digest(current.user_id, current.local_date, owner, iso_utc(now + LEASE))
+        current.owner = owner
+        finish = _Finisher(ctx, current, day, owner, clock)
+        papers = current.papers or []
+        shown = store.shown_among(current.user_id, papers)
+        why = current.error or "no run finished it in time"
+        if shown:
+            outcome = finish("sent", error=f"{len(papers) - len(shown)} paper(s) not delivered before the "
+                                           f"day ended ({why})")
+        else:
+            outcome = finish("failed", error=f"the day ended before it could be sent ({why})")
+        log.warning("the %s digest of %s ended with its day: %s", current.local_date, current.user_id,
+                    outcome.error)
+        outcomes.append(outcome)
+    return outcomes
+
+
 def _waiting(record: DigestRecord) -> str:
     """What a digest given back after an outage is waiting for (its error says when it comes next)."""
     return record.error or "waiting for Slack"

@@ -197,6 +197,24 @@ def test_an_outage_until_the_local_day_ends_fails_the_digest_and_never_records_i
     assert status(ctx, "U1", "2026-07-15") == "failed"
 
 
+def test_a_digest_left_waiting_when_its_day_ended_is_closed_by_the_next_run_and_never_sent(ctx):
+    people(ctx, ["U1", "U2"], tz="Asia/Kolkata", hhmm="23:00")  # 17:30 UTC; the day ends at 18:30 UTC
+    clock = Clock(datetime(2026, 7, 15, 17, 30, tzinfo=UTC))
+    slack = FlakySlack(down=True)
+    slack.clock = clock
+    assert [o.status for o in run(ctx, clock, slack).outcomes] == ["incomplete", "incomplete"]
+    clock.now = datetime(2026, 7, 16, 3, 0, tzinfo=UTC)  # no run until the next (local) morning (cron)
+    slack.down = False
+    outcomes = send_due_digests(ctx, clock(), slack.courier(), users=iter(["U1"]), clock=clock,
+                                alive=DEAD).outcomes
+    assert [(o.user_id, o.local_date.isoformat(), o.status) for o in outcomes] == [
+        ("U1", "2026-07-15", "failed")]
+    assert "day ended" in ctx.store.get_digest("U1", "2026-07-15").error
+    assert status(ctx, "U2") == "sending"  # not asked about in that run
+    assert [o.status for o in run(ctx, clock, slack).outcomes] == ["failed"]
+    assert status(ctx, "U2") == "failed" and slack.posts == []
+
+
 def test_a_digest_whose_every_paper_slack_refuses_ends_failed_not_sent(ctx):
     people(ctx, ["U1"])
     clock = Clock(datetime(2026, 7, 15, 7, 0, tzinfo=UTC))
