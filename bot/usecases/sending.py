@@ -129,8 +129,9 @@ def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock
 
 
 def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
-           chosen: list[Recommendation] | None) -> tuple[DigestRecord | None, bool]:
-    """:func:`claim_digest`, and whether the claim is new (False when taken over)."""
+           chosen: list[Recommendation] | None, now_asked: bool = False) -> tuple[DigestRecord | None, bool]:
+    """:func:`claim_digest`, and whether the claim is new (False when taken over). ``now_asked``: the
+    person asked for it, so a digest waiting out an outage's pause is tried at once."""
     store = ctx.store
     now = clock()
     lease = iso_utc(now + LEASE)
@@ -148,6 +149,7 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
         if record.status != "sending":
             return None, False
         expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
+        expired = expired or (now_asked and record.owner is None)
         # No owner: given back after an outage; its lease is the backoff, whoever asks.
         if not expired and (record.owner is None or alive(record.owner) is not False):
             return None, False
@@ -186,7 +188,7 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
         chosen = _choose(ctx, user_id, day, explicit, chooser)
         if not chosen and explicit:
             return Outcome(user_id, day, "empty")
-    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen)
+    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen, now_asked=explicit)
     if record is None:
         current = ctx.store.get_digest(user_id, key)
         if current is not None and current.status == "sending" and current.owner is None:

@@ -112,3 +112,17 @@ def test_when_slack_cant_say_whether_a_post_landed_it_is_never_repeated_and_the_
     slack.ask(user, "recommend 3", timeout=30)
     titles = paper_titles(standin, user)
     assert len(titles) == len(set(titles))  # the unconfirmed paper did not come again
+
+
+def test_digest_now_while_slack_is_down_says_so_and_asking_again_once_it_is_back_sends_it(slack, standin):
+    user = new_user()
+    slack.ask(user, "follow robot grasping")
+    standin.fail("chat.postMessage", status=500, times=1_000)
+    down = slack.ask(user, "digest now", timeout=30)
+    assert "Slack isn't answering right now" in down.text and "I sent you" not in down.text
+    standin.reset()
+    back = slack.ask(user, "digest now", timeout=30)  # no need to wait out the retry pause
+    assert back.text == "I sent you 3 papers in our direct messages."
+    messages = standin.history["D" + user]
+    assert len(messages) == 4 == len({m["text"] for m in messages})
+    assert "Your digest" in messages[0]["text"]
