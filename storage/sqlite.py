@@ -422,9 +422,11 @@ class Store:
         record = self.get_digest(user_id, local_date)
         return record.attempts if record else 0
 
-    def unfinished_digests(self) -> list[DigestRecord]:
-        """Every digest still "sending" (under way, or waiting for its retry), oldest day first."""
-        rows = self.db.query("select * from digests where status = 'sending' order by local_date, user_id")
+    def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
+        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
+        waiting for its retry), oldest day first."""
+        rows = self.db.query("select * from digests where local_date >= ? and status = 'sending'"
+                             " order by local_date, user_id", [since_date])
         return [_digest_from_row(r) for r in rows]
 
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
