@@ -140,8 +140,8 @@ def _classified(exc: Exception) -> Exception:
     if isinstance(exc, URLError):  # the request never got through: nothing can have been done
         return Outage(f"can't reach Slack ({exc.reason})")
     if isinstance(exc, (OSError, http.client.HTTPException)):  # sent, then no answer (timed out, cut)
-        return Outage(f"no answer from Slack ({type(exc).__name__}: {exc})".replace(": )", ")"),
-                      maybe_delivered=True)
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return Outage(f"no answer from Slack ({detail})", maybe_delivered=True)
     return exc
 
 
