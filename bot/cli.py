@@ -180,7 +180,9 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, dry_run: boo
     it first ingests PAPERBOT_FEEDS if that was not done yet this UTC day, then sends each digest whose
     time has come in its person's timezone, catching up on any missed earlier that local day. Running
     it again sends nothing twice; a digest cut short is finished without repeats. Needs SLACK_BOT_TOKEN
-    (except with --dry-run). Exit status 1 when some digest is left unfinished for the next run.
+    (except with --dry-run). Exit status 1 when some digest is left unfinished for the next run
+    (e.g. while Slack is down: such a digest is retried after 2, 4, 8 … minutes, at most 30, until
+    its person's local day ends).
     """
     settings = _settings(ctx)
     if not dry_run:

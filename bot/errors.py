@@ -31,3 +31,16 @@ class NoPapers(PaperbotError):
 
 class Unreachable(PaperbotError):
     """A person can't be reached at all (deleted account, closed DM): trying again today won't help."""
+
+
+class Outage(PaperbotError):
+    """The messaging service is down, overloaded or did not answer in time: nothing is wrong with the
+    person or the message, so it is worth trying again later (and is not counted against either).
+
+    ``maybe_delivered``: the request reached the service and may have been carried out (a timed-out
+    post can land anyway), so look before sending the same message again.
+    """
+
+    def __init__(self, message: str, maybe_delivered: bool = False):
+        super().__init__(message)
+        self.maybe_delivered = maybe_delivered

@@ -84,8 +84,11 @@ def show_digest_run(run: DailyRun, max_rows: int = 30) -> None:
             table.add_row(escape(o.user_id), str(o.local_date), status, str(o.delivered), note)
         console.print(table)
     papers = sum(o.delivered for o in run.outcomes)
+    waiting = sum(1 for o in run.outcomes if o.status == "incomplete" and o.outage)
+    left = f"{run.count('incomplete')} left for the next run" + (
+        f" ({waiting} waiting for Slack to answer)" if waiting else "")
     console.print(f"Sent {run.count('sent')} digest(s) with {papers} paper(s); {run.count('empty')} empty, "
-                  f"{run.count('failed')} failed, {run.count('incomplete')} left for the next run, "
+                  f"{run.count('failed')} failed, {left}, "
                   f"{run.count('busy') + run.count('done')} already handled elsewhere; "
                   f"{_not_due_summary(run.not_due)}.", soft_wrap=True)
 

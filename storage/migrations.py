@@ -130,3 +130,10 @@ def m005_once_keys(db: Database) -> None:
     db["once_keys"].create({"key": str, "expires_at": str}, pk="key")
     db["once_keys"].create_index(["expires_at"])
     db["slack_events"].drop(ignore=True)
+
+
+@migrations()
+def m006_digest_outages(db: Database) -> None:
+    # Runs of a digest cut short because Slack was down: they set its backoff and never count
+    # toward giving up (only the end of the local day does that).
+    db["digests"].add_column("outages", int)

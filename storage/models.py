@@ -61,6 +61,7 @@ class DigestRecord:
     header_ts: str | None = None
     failures: dict[str, int] = field(default_factory=dict)
     attempts: int = 0
+    outages: int = 0  # runs cut short by a Slack outage (they set the backoff)
     error: str | None = None
     started_at: str | None = None
     finished_at: str | None = None

@@ -450,6 +450,20 @@ class Store:
         record = self.get_digest(user_id, local_date)
         return record.attempts if record else 0
 
+    def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
+        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
+        waiting for its retry), oldest day first."""
+        rows = self.db.query("select * from digests where local_date >= ? and status = 'sending'"
+                             " order by local_date, user_id", [since_date])
+        return [_digest_from_row(r) for r in rows]
+
+    def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
+        """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
+        UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
+        return self._digest_update(user_id, local_date, owner,
+                                   "owner = null, lease_until = ?, outages = coalesce(outages, 0) + 1,"
+                                   " error = ?", [retry_at, error])
+
     def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
                       error: str | None = None) -> bool:
         """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
@@ -543,6 +557,7 @@ def _digest_from_row(row: dict) -> DigestRecord:
         header_ts=row["header_ts"],
         failures=json.loads(row["failures"] or "{}"),
         attempts=row["attempts"] or 0,
+        outages=row.get("outages") or 0,
         error=row["error"],
         started_at=row["started_at"],
         finished_at=row["finished_at"],

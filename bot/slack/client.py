@@ -7,6 +7,7 @@ import Bolt.
 from __future__ import annotations
 
 import random
+from urllib.error import URLError
 
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import (
@@ -16,11 +17,16 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.http_retry.jitter import Jitter
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 
 from bot.config import Settings
 
 API_TIMEOUT = 15  # seconds per Web API call
 RATE_LIMIT_RETRIES = 3  # 429s a listener's call waits out (each sleeps Retry-After)
+#: Calls that post a message: sending one again after Slack may have received it would post it twice.
+NOT_IDEMPOTENT = ("chat.postMessage", "chat.postEphemeral", "chat.meMessage", "files.upload")
 
 
 class _ProportionalJitter(Jitter):
@@ -30,16 +36,39 @@ class _ProportionalJitter(Jitter):
         return duration * (1 + random.random() / 2)  # noqa: S311 - spreading retries, not security
 
 
+class _NoRepostConnectionErrorRetryHandler(ConnectionErrorRetryHandler):
+    """slack_sdk's retry of dropped connections, but never for a post that may have reached Slack.
+
+    slack_sdk retries ``URLError`` (raised while the request was being sent: nothing arrived) and
+    also ``ConnectionResetError`` / ``RemoteDisconnected`` raised while waiting for the answer, when
+    Slack may already have posted the message: retrying those re-sends it. (A read timeout raises
+    ``TimeoutError``, which slack_sdk does not retry.) Those are left to the caller, which looks in
+    the DM before posting again.
+    """
+
+    def _can_retry(self, *, state: RetryState, request: HttpRequest, response: HttpResponse | None = None,
+                   error: Exception | None = None) -> bool:
+        if error is not None and not isinstance(error, URLError) and _posts(request):
+            return False
+        return super()._can_retry(state=state, request=request, response=response, error=error)
+
+
+def _posts(request: HttpRequest) -> bool:
+    path = request.url.split("?", 1)[0].rstrip("/")
+    return path.rsplit("/", 1)[-1] in NOT_IDEMPOTENT
+
+
 def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIES) -> WebClient:
     """A Web API client for ``SLACK_API_URL`` that retries 429s (honouring Retry-After, up to
-    ``rate_limit_retries`` times), 500/503 and dropped connections."""
+    ``rate_limit_retries`` times), 500/503 and dropped connections (a post only when it cannot have
+    reached Slack)."""
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
     return WebClient(
         token=settings.bot_token,
         base_url=settings.api_url,
         timeout=API_TIMEOUT,
         retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
+            _NoRepostConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
             RateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),
             ServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
         ],

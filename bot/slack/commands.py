@@ -210,11 +210,20 @@ def _digest_sent(outcome: Outcome) -> str:
         return "Today's digest is on its way to your direct messages right now."
     if outcome.status == "failed" and not outcome.delivered:
         return f"Sorry, I couldn't send your digest: {escape(outcome.error or 'Slack refused it')}."
+    if outcome.outage and outcome.status == "incomplete":
+        sent = f"{_papers(outcome.delivered)} went out; " if outcome.delivered else ""
+        return (f"Slack isn't answering right now, so your digest is held back: {sent}I'll keep trying "
+                "and send the rest once Slack is back, without repeats.")
+    if outcome.outage and not outcome.delivered:
+        return ("Sorry, Slack isn't answering right now, so nothing was sent. "
+                "Please try again in a few minutes.")
     if not outcome.delivered:
         return "Sorry, Slack didn't accept the messages, so nothing was sent. Please try again in a minute."
     text = f"I sent you {_papers(outcome.delivered)} in our direct messages."
     if outcome.failed:
         text += f" {_papers(outcome.failed)} couldn't be delivered; they may come again later."
+    if outcome.outage:
+        text += " Slack stopped answering, so I stopped there."
     return text
 
 
@@ -239,10 +248,17 @@ def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
 
 
 def _delivered(delivery: Delivery) -> str:
-    delivered, failed = delivery.delivered, delivery.failed
-    if not delivered:
+    delivered, failed, unsure = delivery.delivered, delivery.failed, delivery.unconfirmed
+    unsure_text = (f"Slack didn't confirm {_papers(len(unsure))} in time and I couldn't check, so look "
+                   "in our direct messages; I won't send it again." if unsure else "")
+    if not delivered and not unsure:
+        if delivery.outage:
+            return ("Sorry, Slack isn't answering right now, so nothing was sent. "
+                "Please try again in a few minutes.")
         return "Sorry, Slack didn't accept the messages, so nothing was sent. Please try again in a minute."
-    text = f"I sent you {_papers(len(delivered))} in our direct messages."
+    text = f"I sent you {_papers(len(delivered))} in our direct messages." if delivered else ""
+    if unsure:
+        text = f"{text} {unsure_text}".strip()
     if failed:
         text += f" {_papers(len(failed))} couldn't be delivered; they may come again later."
     return text

@@ -5,12 +5,14 @@ the run behind ``paperbot digest``. The rules are in :mod:`bot.usecases.daily` (
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import logging
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from urllib.error import URLError
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -19,7 +21,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.config import Settings
 from bot.context import Context
-from bot.errors import ConfigError, Unreachable
+from bot.errors import ConfigError, Outage, Unreachable
 from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
 from bot.usecases.daily import WORKERS, DailyRun, run_daily
@@ -45,6 +47,11 @@ UNREACHABLE = frozenset({
     "user_not_found", "users_not_found", "user_disabled", "channel_not_found", "is_archived",
     "cannot_dm_bot", "messages_tab_disabled", "not_in_channel",
 })
+#: Slack's answers meaning Slack itself is down or overloaded (after the client's own retries): the
+#: digest waits for it, counted against nobody. The first two say the call may have been carried out.
+OUTAGE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout",
+                    "ratelimited", "rate_limited"})
+MAYBE_CARRIED_OUT = frozenset({"internal_error", "fatal_error"})
 RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
 TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
 #: Message metadata on digest messages, so a digest taken over after a crash can see what went out.
@@ -54,9 +61,14 @@ JOB_ID = "daily-digests"
 CATCH_UP_ID = "catch-up-digests"
 
 
-def slack_courier(ctx: Context, client: WebClient) -> Courier:
+def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HEADER_EVENT) -> Courier:
     """Posting digests with ``client``. The DM channel is opened once and kept (``conversations.open``
-    has a tighter rate limit than posting); one Slack no longer accepts is opened again next time."""
+    has a tighter rate limit than posting); one Slack no longer accepts is opened again next time.
+
+    Failures are classified (:func:`_classified`): Unreachable, Outage (Slack down, overloaded, or too
+    slow: a timed-out post may have landed) or the SlackApiError itself (this message was refused).
+    ``header_event``: the metadata type of headers (None: headers that are not a digest's, e.g.
+    ``/papers recommend``'s, so a digest taken over never mistakes them for its own)."""
 
     def open_dm(user_id: str) -> str:
         channel = ctx.store.dm_channel(user_id)
@@ -64,7 +76,7 @@ def slack_courier(ctx: Context, client: WebClient) -> Courier:
             return channel
         try:
             channel = client.conversations_open(users=user_id)["channel"]["id"]
-        except SlackApiError as exc:
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
             raise _classified(exc) from exc
         with ctx.store.transaction():
             ctx.store.remember_dm_channel(user_id, channel)
@@ -73,7 +85,7 @@ def slack_courier(ctx: Context, client: WebClient) -> Courier:
     def post(channel: str, **message) -> dict:
         try:
             return client.chat_postMessage(channel=channel, unfurl_links=False, unfurl_media=False, **message)
-        except SlackApiError as exc:
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
             error = _classified(exc)
             if isinstance(error, Unreachable):
                 with ctx.store.transaction():
@@ -81,7 +93,9 @@ def slack_courier(ctx: Context, client: WebClient) -> Courier:
             raise error from exc
 
     def post_text(channel: str, text: str) -> str:
-        return post(channel, text=text, metadata={"event_type": HEADER_EVENT, "event_payload": {}})["ts"]
+        if header_event is None:
+            return post(channel, text=text)["ts"]
+        return post(channel, text=text, metadata={"event_type": header_event, "event_payload": {}})["ts"]
 
     def post_paper(channel: str, rec: Recommendation) -> tuple[str, str]:
         response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec),
@@ -102,17 +116,32 @@ def slack_courier(ctx: Context, client: WebClient) -> Courier:
                         found.papers.setdefault(str(paper_id), (channel, message["ts"]))
                     elif metadata.get("event_type") == HEADER_EVENT:
                         found.header_ts = found.header_ts or message["ts"]
-        except SlackApiError as exc:
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
             raise _classified(exc) from exc
         return found
 
     return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted)
 
 
-def _classified(exc: SlackApiError) -> Exception:
-    error = exc.response.get("error") if exc.response is not None else None
-    if error in UNREACHABLE:
-        return Unreachable(f"Slack refused direct messages ({error})")
+def _classified(exc: Exception) -> Exception:
+    """What a failed Web API call means for a digest: Unreachable (this person, for today), Outage
+    (Slack down, overloaded or too slow, after the client's own retries) or ``exc`` itself (this
+    message was refused: counted toward the paper's attempts)."""
+    if isinstance(exc, SlackApiError):
+        response = exc.response
+        error = response.get("error") if response is not None else None
+        status = getattr(response, "status_code", 200) or 200
+        if error in UNREACHABLE:
+            return Unreachable(f"Slack refused direct messages ({error})")
+        if error in OUTAGE or status >= 500 or status == 429:
+            return Outage(f"Slack answered {status} {error or ''}".rstrip(),
+                          maybe_delivered=error in MAYBE_CARRIED_OUT or status in (500, 502, 504))
+        return exc
+    if isinstance(exc, URLError):  # the request never got through: nothing can have been done
+        return Outage(f"can't reach Slack ({exc.reason})")
+    if isinstance(exc, (OSError, http.client.HTTPException)):  # sent, then no answer (timed out, cut)
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return Outage(f"no answer from Slack ({detail})", maybe_delivered=True)
     return exc
 
 

@@ -1,18 +1,21 @@
 """Posting papers into a person's DM: a short header, then one message per paper.
 
-The digest job can use :func:`send_papers` just as ``/papers recommend`` does.
+Through the same courier as digests (:func:`bot.slack.digests.slack_courier`): each paper message
+carries its paper id as metadata, so a post whose answer never came (a timeout) can be looked for in
+the DM before anything is sent again.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.context import Context
-from bot.errors import PaperbotError
-from bot.slack.messages import paper_blocks, paper_text
+from bot.errors import Outage, PaperbotError
+from bot.slack.digests import slack_courier
 from bot.usecases.delivery import Delivery, deliver
 from bot.usecases.recommend import Recommendation
 
@@ -39,17 +42,26 @@ def send_papers(ctx: Context, client: WebClient, user_id: str, recommendations: 
                 header: str) -> tuple[str, Delivery]:
     """Post ``header`` (mrkdwn, already escaped) then each paper; returns the DM channel and what arrived.
 
-    A paper counts as shown only once Slack confirmed its message; a failed one is logged and skipped.
+    A paper counts as shown only once Slack confirmed its message, or once it is found in the DM after
+    a post that timed out (see :func:`bot.usecases.delivery.deliver`).
     """
     channel = open_dm(client, user_id)
+    courier = slack_courier(ctx, client, header_event=None)  # not a digest's header
+    since = datetime.now(UTC)
     try:
-        client.chat_postMessage(channel=channel, text=header, unfurl_links=False, unfurl_media=False)
-    except (SlackClientError, OSError):
+        courier.post_text(channel, header)
+    except Outage as exc:
+        if not exc.maybe_delivered:  # Slack is down: posting the papers now would only fail too
+            log.warning("Slack unavailable for the header to %s: %s", user_id, exc)
+            return channel, Delivery(failed=list(recommendations), outage=str(exc))
+        log.warning("the header to %s got no answer (%s); posting the papers anyway", user_id, exc)
+    except Exception:
         log.exception("could not post the header for %s; posting the papers anyway", user_id)
 
     def post(rec: Recommendation) -> tuple[str, str]:
-        response = client.chat_postMessage(channel=channel, text=paper_text(rec.paper),
-                                           blocks=paper_blocks(rec), unfurl_links=False, unfurl_media=False)
-        return response["channel"], response["ts"]
+        return courier.post_paper(channel, rec)
 
-    return channel, deliver(ctx, user_id, recommendations, post)
+    def find():
+        return courier.find_posted(channel, since)
+
+    return channel, deliver(ctx, user_id, recommendations, post, find)

@@ -18,17 +18,19 @@ from datetime import UTC, datetime, timedelta
 
 from bot.context import Context
 from bot.due import local_date
-from bot.errors import NoInterests, NoPapers, Unreachable
+from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.owner import owner_alive, owner_id
+from bot.usecases.delivery import deliver
 from bot.usecases.digest import Chooser, choose_papers
 from bot.usecases.ingest import SourceReport, ingest
-from bot.usecases.recommend import Recommendation, remember_shown
+from bot.usecases.recommend import Recommendation
 from bot.usecases.schedule import Due, NotDue, find_due
 from bot.usecases.sending import (
     Alive,
     Clock,
     Courier,
     Outcome,
+    end_past_digests,
     header_text,
     iso_utc,
     resumed,
@@ -68,8 +70,10 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     is set no new digest starts (those under way finish). One person's failure never stops another's.
     """
     owner = owner or owner_id()
+    users = list(users) if users is not None else None
+    ended = end_past_digests(ctx, now, owner, clock, alive, set(users) if users is not None else None)
     due, not_due = find_due(ctx, now, users, force)
-    run = DailyRun(not_due=not_due)
+    run = DailyRun(outcomes=ended, not_due=not_due)
     if not due:
         return run
     chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in due])
@@ -89,7 +93,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
 
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due))),
                             thread_name_prefix="paperbot-digest") as pool:
-        run.outcomes = list(pool.map(one, due))
+        run.outcomes += list(pool.map(one, due))
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
                  outcome.delivered, f": {outcome.error}" if outcome.error else "")
@@ -142,27 +146,26 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
     recs = choose_papers(ctx, user_id, today=day)
     if not recs:
         return Outcome(user_id, day, "empty")
-    channel = courier.open(user_id)
+    try:
+        channel = courier.open(user_id)
+    except Outage as exc:
+        return Outcome(user_id, day, "extra", 0, len(recs), str(exc), outage=True)
+    since = clock()
     try:
         courier.post_text(channel, header_text(len(recs), day, extra=True))
     except Unreachable:
         raise
+    except Outage as exc:
+        if not exc.maybe_delivered:  # Slack is down: the papers would only fail too
+            return Outcome(user_id, day, "extra", 0, len(recs), str(exc), outage=True)
+        log.warning("the extra digest header for %s got no answer (%s)", user_id, exc)
     except Exception:
         log.exception("could not post the extra digest header for %s", user_id)
-    delivered = failed = 0
-    for rec in recs:
-        try:
-            posted = courier.post_paper(channel, rec)
-        except Unreachable:
-            raise
-        except Exception:
-            log.exception("could not post paper %s to %s", rec.paper.id, user_id)
-            failed += 1
-            continue
-        with ctx.store.transaction():
-            remember_shown(ctx, user_id, rec, *posted)
-        delivered += 1
-    return Outcome(user_id, day, "extra", delivered, failed)
+    find = (lambda: courier.find_posted(channel, since)) if courier.find_posted else None
+    delivery = deliver(ctx, user_id, recs, lambda rec: courier.post_paper(channel, rec), find)
+    # Unconfirmed papers count as shown (never repeated) but not as delivered.
+    return Outcome(user_id, day, "extra", len(delivery.delivered), len(delivery.failed), delivery.outage,
+                   outage=delivery.outage is not None)
 
 
 # -- feeds ------------------------------------------------------------------------------------------

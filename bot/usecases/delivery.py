@@ -3,6 +3,11 @@
 Slack-free: the caller passes ``post(rec) -> (channel, message_ts)``, which raises when a message could
 not be delivered. A failed message is logged and skipped; the rest still go out, and the failed paper
 is not marked shown, so it can come again.
+
+A post that failed with an :class:`~bot.errors.Outage` that may have landed anyway (it timed out) is
+not known to have failed: ``find()`` looks at what the DM holds. Found: it is shown. Not found: it may
+come again. The look failed too: it is counted as shown (never sent twice) and reported as unconfirmed.
+After an outage the rest are posted only if Slack answered that look; otherwise they wait.
 """
 
 from __future__ import annotations
@@ -12,27 +17,44 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from bot.context import Context
+from bot.errors import Outage
 from bot.usecases.recommend import Recommendation, remember_shown
+from bot.usecases.sending import Posted
 
 log = logging.getLogger(__name__)
 
 Post = Callable[[Recommendation], tuple[str, str]]
+Find = Callable[[], Posted]
 
 
 @dataclass
 class Delivery:
-    """What reached the person and what did not."""
+    """What reached the person, what did not, and what may have (``unconfirmed``: Slack never said,
+    and looking failed; counted as shown so it is not sent twice). ``outage``: why the rest stopped."""
 
     delivered: list[Recommendation] = field(default_factory=list)
     failed: list[Recommendation] = field(default_factory=list)
+    unconfirmed: list[Recommendation] = field(default_factory=list)
+    outage: str | None = None
 
 
-def deliver(ctx: Context, user_id: str, recommendations: Iterable[Recommendation], post: Post) -> Delivery:
-    """Post each recommendation; each one confirmed by the post is remembered as shown at once."""
+def deliver(ctx: Context, user_id: str, recommendations: Iterable[Recommendation], post: Post,
+            find: Find | None = None) -> Delivery:
+    """Post each recommendation; each one confirmed by the post (or found by ``find`` after a post that
+    timed out) is remembered as shown at once."""
     result = Delivery()
-    for rec in recommendations:
+    recs = list(recommendations)
+    for i, rec in enumerate(recs):
         try:
             channel, message_ts = post(rec)
+        except Outage as exc:
+            log.warning("Slack unavailable while posting paper %s to %s: %s", rec.paper.id, user_id, exc)
+            answered = _after_outage(ctx, user_id, rec, exc, find, result)
+            if not answered:  # Slack is down: don't hammer it; the rest can come another time
+                result.failed.extend(recs[i + 1:])
+                result.outage = str(exc)
+                break
+            continue
         except Exception:  # one failed message must not lose the rest: log it and go on
             log.exception("could not deliver paper %s to %s", rec.paper.id, user_id)
             result.failed.append(rec)
@@ -41,3 +63,31 @@ def deliver(ctx: Context, user_id: str, recommendations: Iterable[Recommendation
             remember_shown(ctx, user_id, rec, channel, message_ts)
         result.delivered.append(rec)
     return result
+
+
+def _after_outage(ctx: Context, user_id: str, rec: Recommendation, exc: Outage, find: Find | None,
+                  result: Delivery) -> bool:
+    """Settle a post that failed with an outage; True when Slack answered a look at the DM since."""
+    if not exc.maybe_delivered:
+        result.failed.append(rec)
+        return False
+    try:
+        if find is None:
+            raise LookupError("no way to look at the DM")
+        posted = find()
+    except Exception as lookup:  # can't tell whether it landed: never risk sending it twice
+        log.warning("could not check whether paper %s reached %s (%s); counting it as shown",
+                    rec.paper.id, user_id, lookup)
+        with ctx.store.transaction():
+            remember_shown(ctx, user_id, rec)
+        result.unconfirmed.append(rec)
+        return False
+    where = posted.papers.get(rec.paper.id)
+    if where is None:
+        result.failed.append(rec)
+    else:
+        log.info("paper %s reached %s although Slack's answer did not", rec.paper.id, user_id)
+        with ctx.store.transaction():
+            remember_shown(ctx, user_id, rec, *where)
+        result.delivered.append(rec)
+    return True

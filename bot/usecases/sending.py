@@ -12,6 +12,11 @@
   (``find_posted``) and records that.
 * **Faults**: a paper that fails is tried again in a later run, at most :data:`MAX_ATTEMPTS` times; a
   person who can't be reached (:class:`~bot.errors.Unreachable`) is done for the day.
+* **Outages**: when Slack itself is down, overloaded or too slow (:class:`~bot.errors.Outage`), the
+  digest stops at once (no hammering) and is given back to be retried with a growing pause
+  (:func:`outage_backoff`), counted against neither its papers nor its attempts. Only the end of the
+  person's local day ends it: "failed" when nothing went out. A digest that delivered no paper is
+  never "sent".
 
 Slack-free: the caller passes a :class:`Courier` of plain callables.
 """
@@ -21,10 +26,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from bot.context import Context
-from bot.errors import NoInterests, NoPapers, Unreachable
+from bot.due import zone
+from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.owner import owner_alive, owner_id
 from bot.usecases.digest import Chooser
 from bot.usecases.recommend import Recommendation, remember_shown
@@ -35,6 +41,7 @@ log = logging.getLogger(__name__)
 LEASE = timedelta(minutes=10)  # longer than any one message can take, 429 retries included
 RETRY_AFTER = timedelta(minutes=2)  # before a digest with something left to send is tried again
 MAX_ATTEMPTS = 3  # per paper, and per digest for failures to reach the person at all
+OUTAGE_BACKOFF_CAP = timedelta(minutes=30)  # the longest pause between tries while Slack is down
 
 Clock = Callable[[], datetime]
 Alive = Callable[[str | None], bool | None]
@@ -48,6 +55,17 @@ def utc_now() -> datetime:
 def iso_utc(moment: datetime) -> str:
     """How the digests table stores a moment: ISO 8601 in UTC, to the second."""
     return moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def outage_backoff(outages: int) -> timedelta:
+    """The pause before the next try of a digest cut short by its ``outages``-th Slack outage:
+    RETRY_AFTER, then doubling (2, 4, 8 … minutes), at most OUTAGE_BACKOFF_CAP."""
+    return min(RETRY_AFTER * 2 ** max(0, min(outages - 1, 16)), OUTAGE_BACKOFF_CAP)
+
+
+def day_end(tz_name: str | None, day: date) -> datetime:
+    """The instant local ``day`` ends in the person's timezone (the next local midnight)."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone(tz_name)).astimezone(UTC)
 
 
 @dataclass
@@ -64,7 +82,8 @@ class Courier:
 
     ``open(user) -> channel``; ``post_text(channel, mrkdwn) -> ts`` (a digest's header);
     ``post_paper(channel, rec) -> (channel, ts)``. Each raises :class:`~bot.errors.Unreachable` when
-    the person can't be reached at all, and any other exception for a failure worth retrying.
+    the person can't be reached at all, :class:`~bot.errors.Outage` when Slack itself is unavailable
+    (the digest waits for it), and any other exception for a failure of that message (counted).
     ``find_posted(channel, since) -> Posted`` (optional): the digest messages posted in ``channel``
     since that moment, so a digest taken over after a crash does not post again what went out
     without being recorded.
@@ -83,7 +102,8 @@ class Outcome:
     ``status``: "sent", "empty" (nothing worth sending; recorded for the day), "failed" (could not
     reach the person; recorded for the day), "incomplete" (something left, retried later), "busy"
     (another process is sending it), "done" (it had already ended), "skipped" (not started: stopping),
-    "extra" (an explicit request after the day's digest: sent outside the daily claim).
+    "extra" (an explicit request after the day's digest: sent outside the daily claim). ``outage``:
+    Slack was unavailable (the digest is "incomplete", or an extra one stopped short).
     """
 
     user_id: str
@@ -92,6 +112,7 @@ class Outcome:
     delivered: int = 0
     failed: int = 0
     error: str | None = None
+    outage: bool = False
 
 
 # -- claiming ---------------------------------------------------------------------------------------
@@ -108,8 +129,9 @@ def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock
 
 
 def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
-           chosen: list[Recommendation] | None) -> tuple[DigestRecord | None, bool]:
-    """:func:`claim_digest`, and whether the claim is new (False when taken over)."""
+           chosen: list[Recommendation] | None, now_asked: bool = False) -> tuple[DigestRecord | None, bool]:
+    """:func:`claim_digest`, and whether the claim is new (False when taken over). ``now_asked``: the
+    person asked for it, so a digest waiting out an outage's pause is tried at once."""
     store = ctx.store
     now = clock()
     lease = iso_utc(now + LEASE)
@@ -127,7 +149,9 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
         if record.status != "sending":
             return None, False
         expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
-        if not expired and alive(record.owner) is not False:
+        expired = expired or (now_asked and record.owner is None)
+        # No owner: given back after an outage; its lease is the backoff, whoever asks.
+        if not expired and (record.owner is None or alive(record.owner) is not False):
             return None, False
         log.info("taking over the %s digest of %s from %s (%s)", record.local_date, user_id, record.owner,
                  "lease ran out" if expired else "owner is gone")
@@ -164,9 +188,11 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
         chosen = _choose(ctx, user_id, day, explicit, chooser)
         if not chosen and explicit:
             return Outcome(user_id, day, "empty")
-    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen)
+    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen, now_asked=explicit)
     if record is None:
         current = ctx.store.get_digest(user_id, key)
+        if current is not None and current.status == "sending" and current.owner is None:
+            return Outcome(user_id, day, "incomplete", error=_waiting(current), outage=True)
         return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
     return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
                          chosen if new and chosen is not None else None)
@@ -202,13 +228,13 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         todo = [r for r in recs
                 if r.paper.id not in shown and record.failures.get(r.paper.id, 0) < MAX_ATTEMPTS]
         if not todo:
-            return finish("sent")
+            return finish.done()
         channel = courier.open(user_id)
         if chosen is None:  # an earlier attempt may have posted more than it recorded
             shown |= _recover(ctx, record, courier, channel, todo)
             todo = [r for r in todo if r.paper.id not in shown]
             if not todo:
-                return finish("sent")
+                return finish.done()
         if leased_at is None or clock() - leased_at > LEASE / 4:
             with store.transaction():  # still ours, with a fresh lease, before the first message
                 if not store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE)):
@@ -216,7 +242,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         if record.header_ts is None and not shown:
             try:
                 ts = courier.post_text(channel, header_text(len(recs), day))
-            except Unreachable:
+            except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
                 raise
             except Exception:  # the papers matter more than their header: go on without it
                 log.exception("could not post the digest header for %s", user_id)
@@ -226,7 +252,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         for rec in todo:
             try:
                 posted = courier.post_paper(channel, rec)
-            except Unreachable:
+            except (Unreachable, Outage):
                 raise
             except Exception:  # one paper must not stop the others; it is tried again in a later run
                 log.exception("could not post paper %s to %s", rec.paper.id, user_id)
@@ -248,6 +274,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
     except Unreachable as exc:
         log.warning("can't reach %s for their digest: %s", user_id, exc)
         return finish("failed", error=str(exc))
+    except Outage as exc:  # Slack's trouble, not this digest's: wait for it, count nothing
+        return finish.postpone(str(exc))
     except (NoInterests, NoPapers):
         raise
     except Exception as exc:
@@ -281,7 +309,7 @@ def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
         return set()
     try:
         found = courier.find_posted(channel, datetime.fromisoformat(record.started_at))
-    except Unreachable:
+    except (Unreachable, Outage):  # Slack down: posting now could repeat what can't be seen; wait
         raise
     except Exception:  # looking is a courtesy: without it at most one message repeats
         log.warning("could not look for what an interrupted digest of %s already posted", record.user_id,
@@ -308,6 +336,50 @@ def resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:
             if pid in papers]
 
 
+def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc_now,
+                     alive: Alive = owner_alive, users: set[str] | None = None) -> list[Outcome]:
+    """End every digest still unfinished whose local day is over (no run came in time for its last
+    retry, or its sender died late that day): "sent" if any of its papers went out, else "failed".
+    Posts nothing; one left "sending" forever would look like a digest still on its way."""
+    outcomes = []
+    store = ctx.store
+    # A few days back is plenty: every run ends the ones whose day just ended.
+    for record in store.unfinished_digests((now.astimezone(UTC).date() - timedelta(days=3)).isoformat()):
+        if users is not None and record.user_id not in users:
+            continue
+        person = store.get_person(record.user_id)
+        day = date.fromisoformat(record.local_date)
+        if now.astimezone(zone(person.tz if person else None)).date() <= day:
+            continue  # still that day where they are: the schedule retries it
+        with store.transaction():
+            current = store.get_digest(record.user_id, record.local_date)
+            if current is None or current.status != "sending":
+                continue
+            running = current.lease_until and datetime.fromisoformat(current.lease_until) > now
+            if running and current.owner is not None and alive(current.owner) is not False:
+                continue  # its sender is still at it
+            store.take_over_digest(current.user_id, current.local_date, owner, iso_utc(now + LEASE))
+        current.owner = owner
+        finish = _Finisher(ctx, current, day, owner, clock)
+        papers = current.papers or []
+        shown = store.shown_among(current.user_id, papers)
+        why = current.error or "no run finished it in time"
+        if shown:
+            outcome = finish("sent", error=f"{len(papers) - len(shown)} paper(s) not delivered before the "
+                                           f"day ended ({why})")
+        else:
+            outcome = finish("failed", error=f"the day ended before it could be sent ({why})")
+        log.warning("the %s digest of %s ended with its day: %s", current.local_date, current.user_id,
+                    outcome.error)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _waiting(record: DigestRecord) -> str:
+    """What a digest given back after an outage is waiting for (its error says when it comes next)."""
+    return record.error or "waiting for Slack"
+
+
 class _Finisher:
     """Ending a claimed digest: done for the day, or given back to be retried."""
 
@@ -329,8 +401,40 @@ class _Finisher:
         shown = store.shown_among(user_id, papers)
         left = [pid for pid in papers if pid not in shown and current.failures.get(pid, 0) < MAX_ATTEMPTS]
         if not left:
-            return self("sent")
+            return self.done()
         return self.retry(error=f"{len(left)} paper(s) not delivered yet")
+
+    def done(self) -> Outcome:
+        """Nothing left to try: "sent" if at least one of its papers reached the person, else "failed"
+        (every paper was refused): a digest that delivered nothing is never recorded as sent."""
+        papers = self.record.papers or []
+        if self.ctx.store.shown_among(self.record.user_id, papers):
+            return self("sent")
+        return self("failed", error=f"none of its {len(papers)} paper(s) could be posted")
+
+    def postpone(self, error: str) -> Outcome:
+        """Slack is unavailable: give the digest back, to be tried again after a growing pause, or end
+        it once that pause would run past the person's local day ("failed" if nothing went out)."""
+        store, record = self.ctx.store, self.record
+        now = self.clock()
+        retry_at = now + outage_backoff(record.outages + 1)
+        person = store.get_person(record.user_id)
+        if retry_at >= day_end(person.tz if person else None, self.day):
+            log.warning("Slack stayed unavailable until the end of %s for the digest of %s: %s",
+                        record.local_date, record.user_id, error)
+            why = f"Slack was unavailable until the day ended ({error})"
+            shown = store.shown_among(record.user_id, record.papers or [])
+            if shown:
+                left = len(record.papers or []) - len(shown)
+                return self("sent", error=f"{left} paper(s) not delivered: {why}")
+            return self("failed", error=why)
+        note = f"Slack unavailable ({error}); next try at {retry_at.astimezone(UTC):%H:%M} UTC"
+        with store.transaction():
+            mine = store.postpone_digest(record.user_id, record.local_date, self.owner, iso_utc(retry_at),
+                                         note)
+        log.warning("the %s digest of %s waits for Slack: %s", record.local_date, record.user_id, note)
+        return Outcome(record.user_id, self.day, "incomplete" if mine else "busy", self.delivered,
+                       self.failed, note, outage=True)
 
     def retry(self, error: str | None = None) -> Outcome:
         """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""

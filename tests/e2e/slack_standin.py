@@ -2,7 +2,8 @@
 
 It records every call (method, parameters or JSON body, headers, status) and answers the way Slack does
 for the methods paperbot uses. Faults can be scripted: HTTP 429 with Retry-After, 500, or a delay, for
-the next N calls of a method (optionally after letting some through).
+the next N calls of a method (optionally after letting some through); and a call that is carried out
+(a post lands in ``history``) but answered late, or never (the connection is dropped).
 
     with SlackStandIn() as slack:
         slack.fail("chat.postMessage", status=429, times=1, retry_after=1)
@@ -50,6 +51,7 @@ class _Fault:
     after: int
     retry_after: int | None
     delay: float
+    landed: str | None = None  # "late": carried out at once, answered after ``delay``; "dropped": never
 
 
 class SlackStandIn:
@@ -106,6 +108,14 @@ class SlackStandIn:
         """Answer calls of ``method`` only after ``seconds``."""
         with self._lock:
             self._faults.setdefault(method, []).append(_Fault(None, times, 0, None, seconds))
+
+    def land_late(self, method: str, seconds: float, times: int = 1, after: int = 0,
+                  drop: bool = False) -> None:
+        """Carry out the next ``times`` calls of ``method`` at once (a post lands in ``history``) but
+        answer only after ``seconds``, or with ``drop`` close the connection without an answer."""
+        with self._lock:
+            self._faults.setdefault(method, []).append(
+                _Fault(None, times, after, None, seconds, "dropped" if drop else "late"))
 
     def reset(self) -> None:
         """Forget scripted faults, delays and reactions (recorded calls stay)."""
@@ -248,6 +258,9 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"ok": False, "error": "not_found"}, "?", params, headers)
                 return
             fault = standin._fault_for(method)
+            if fault is not None and fault.landed:
+                self._land_late(fault, method, params, headers)
+                return
             if fault is not None and fault.delay:
                 time.sleep(fault.delay)
             if fault is not None and fault.status is not None:
@@ -264,6 +277,19 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
                 self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
                 return
             self._send(200, standin._answer(method, params), method, params, headers)
+
+        def _land_late(self, fault: _Fault, method: str, params: dict, headers: dict) -> None:
+            answer = standin._answer(method, params)  # carried out now, whatever happens to the answer
+            time.sleep(fault.delay)
+            if fault.landed == "dropped":
+                standin._record(Call(method, urlsplit(self.path).path, params, headers, 0, answer))
+                self.close_connection = True
+                self.connection.shutdown(2)  # socket.SHUT_RDWR: the client reads no answer at all
+                return
+            try:
+                self._send(200, answer, method, params, headers)
+            except OSError:  # the client gave up waiting and hung up: the call still happened
+                pass
 
         def _send(self, status: int, body: dict | None, method: str, params: dict, headers: dict,
                   extra: dict | None = None) -> None:

@@ -18,8 +18,10 @@ import pytest
 
 from bot.config import Settings
 from bot.context import Context
-from bot.slack.digests import DigestScheduler, digest_client, send_digests
+from bot.slack import client as slack_client
+from bot.slack.digests import DigestScheduler, digest_client, send_digests, slack_courier
 from bot.usecases import follow
+from bot.usecases.daily import run_daily
 from storage import Store
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
@@ -303,3 +305,26 @@ def test_two_paperbot_digest_processes_at_once_send_each_digest_once(standin, db
     for user in users:
         assert len(headers(standin, user)) == 1, user
         assert len(papers(standin, user)) == 3 and len(set(papers(standin, user))) == 3, user
+
+
+def test_a_post_that_timed_out_inside_a_digest_is_found_not_posted_again_on_the_retry(standin, db,
+                                                                                       monkeypatch):
+    monkeypatch.setattr(slack_client, "API_TIMEOUT", 0.5)
+    user = new_user()
+    add_people(db, [user])
+    standin.land_late("chat.postMessage", 1.2, after=2)  # the header, a paper, then one lands, answered late
+    settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
+    ctx = Context.open(str(db), digest_size=3)
+    now = [datetime.now(UTC) - timedelta(seconds=2)]  # a clock the test moves; not ahead of Slack's
+    try:
+        courier = slack_courier(ctx, digest_client(settings))
+        first = run_daily(ctx, [], courier, now[0], clock=lambda: now[0], alive=lambda owner: False)
+        assert [(o.status, o.delivered, o.outage) for o in first.outcomes] == [("incomplete", 1, True)]
+        now[0] += timedelta(minutes=2)  # its next try is due
+        second = run_daily(ctx, [], courier, now[0], clock=lambda: now[0], alive=lambda owner: False)
+        assert [o.status for o in second.outcomes] == ["sent"]
+    finally:
+        ctx.store.close()
+    messages = standin.history[dm(user)]
+    assert len(messages) == 4 == len({m["text"] for m in messages})  # the header and 3 papers, once each
+    assert standin.calls("conversations.history", channel=dm(user))

@@ -1,0 +1,134 @@
+"""The kill-9 loop: `paperbot digest` killed with SIGKILL at random moments during digests, restarted
+each time, against the Slack stand-in. Whatever the moment (a post in flight, a claim half made),
+nobody gets a paper twice or a header twice, and everyone ends with their digest.
+
+Bounded for CI (PAPERBOT_FAULT_KILLS, default 6); a bigger probe by hand, e.g.
+``PAPERBOT_FAULT_KILLS=36 pytest -q -s tests/fault/test_kill_loop.py`` (it prints tried/held).
+PAPERBOT_FAULT_SEED picks the kill moments (printed, to replay a failure).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.context import Context
+from bot.usecases import follow
+from storage import Store
+from tests.e2e.harness import SLACK_ENVIRONMENT, bot_environment, seed_papers
+from tests.e2e.slack_standin import SlackStandIn
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLS = int(os.environ.get("PAPERBOT_FAULT_KILLS") or 6)
+SEED = int(os.environ.get("PAPERBOT_FAULT_SEED") or random.randrange(1_000_000))
+DIGEST_SIZE = 3
+TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
+          "quantum qubits entanglement"]
+
+
+def _zone_far_from_midnight() -> str:
+    """A zone whose local day does not end while the loop runs: a digest at 00:00 is due all day there."""
+    now = datetime.now(UTC)
+    for tz in ("Asia/Kolkata", "Europe/Berlin", "America/New_York", "Pacific/Kiritimati"):
+        if 1 <= now.astimezone(ZoneInfo(tz)).hour <= 21:
+            return tz
+    return "UTC"
+
+
+TZ = _zone_far_from_midnight()
+
+
+@pytest.fixture
+def standin(monkeypatch):
+    for name in SLACK_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    with SlackStandIn(default_tz=TZ) as s:
+        yield s
+
+
+def _people(db: Path, users: list[str]) -> None:
+    ctx = Context.open(str(db))
+    try:
+        for i, user in enumerate(users):
+            follow(ctx, user, TOPICS[i % len(TOPICS)])
+            with ctx.store.transaction():
+                ctx.store.set_timezone(user, TZ)
+                ctx.store.set_digest_schedule(user, "00:00", True, since="2020-01-01T00:00:00+00:00")
+    finally:
+        ctx.store.close()
+
+
+def _digest(standin: SlackStandIn, db: Path) -> subprocess.Popen:
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent),
+               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db, DIGEST_SIZE)}
+    return subprocess.Popen([sys.executable, "-m", "bot.cli", "digest"], cwd=db.parent, env=environ,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _landed(standin: SlackStandIn) -> int:
+    return sum(len(messages) for messages in list(standin.history.values()))
+
+
+def _repeats(standin: SlackStandIn, users: list[str]) -> list[str]:
+    """Every message a DM holds twice (a paper or the header), as "user: text"."""
+    found = []
+    for user in users:
+        texts = Counter(m["text"] for m in standin.history.get("D" + user, []))
+        found += [f"{user}: {text}" for text, n in texts.items() if n > 1]
+    return found
+
+
+def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standin, tmp_path):
+    rng = random.Random(SEED)
+    db = tmp_path / "paperbot.db"
+    seed_papers(db)
+    users = [f"UKILL{i:03d}" for i in range(4 + 2 * KILLS)]
+    _people(db, users)
+    standin.delay("chat.postMessage", 0.05)  # posts take a moment: kills land mid-post too
+    tried = held = 0
+    while tried < KILLS:
+        start = _landed(standin)
+        process = _digest(standin, db)
+        more = rng.randint(1, 5)  # kill after this many more messages landed (or at once if it ends)
+        deadline = time.monotonic() + 60
+        while process.poll() is None and _landed(standin) < start + more and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if process.poll() is not None:  # it finished everything before the kill came
+            process.communicate()
+            break
+        process.send_signal(signal.SIGKILL)
+        process.communicate(timeout=30)
+        tried += 1
+        held += not _repeats(standin, users)
+    time.sleep(0.2)  # a post in flight at the last kill lands before the final run looks
+    final = _digest(standin, db)
+    out, err = final.communicate(timeout=120)
+    print(f"\nkill loop (seed {SEED}): {tried} kills tried, {held} held; "
+          f"{_landed(standin)} messages for {len(users)} people")
+    assert final.returncode == 0, out + err
+    assert tried >= min(KILLS, 3), f"the digests finished before enough kills (seed {SEED})"
+    assert _repeats(standin, users) == [], f"seed {SEED}"
+    assert held == tried
+    store = Store(db)
+    try:
+        for user in users:
+            messages = standin.history.get("D" + user, [])
+            headers = [m for m in messages if (m.get("metadata") or {}).get("event_type")
+                       == "paperbot_digest_header"]
+            assert len(headers) == 1, (user, SEED)
+            assert len(messages) == 1 + DIGEST_SIZE, (user, SEED)  # the header and every paper, once
+            records = store.db.execute("select status from digests where user_id = ?", [user]).fetchall()
+            assert records == [("sent",)], (user, SEED)
+            assert len(store.shown_paper_ids(user)) == DIGEST_SIZE
+    finally:
+        store.close()
