@@ -315,14 +315,17 @@ class Store:
 
     def artifact_version(self, name: str) -> int:
         """The version of a named blob; 0 when there is none."""
-        row = self.db.execute("select version from artifacts where name = ?", [name]).fetchone()
+        # A damaged version (NULL, text) reads as 0: older than any model saved after it.
+        row = self.db.execute("select coalesce(cast(version as integer), 0) from artifacts where name = ?",
+                              [name]).fetchone()
         return int(row[0]) if row else 0
 
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
         """(version, data) of a named blob, or None when there is none. ``data`` is whatever the row
         holds, as bytes (text as its UTF-8, a number as its digits), or None for NULL: judging whether
         it is usable is the caller's business."""
-        row = self.db.execute("select version, data from artifacts where name = ?", [name]).fetchone()
+        row = self.db.execute("select coalesce(cast(version as integer), 0), data from artifacts"
+                              " where name = ?", [name]).fetchone()
         if row is None:
             return None
         version, data = row

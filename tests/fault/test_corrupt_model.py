@@ -293,3 +293,22 @@ def test_the_bot_recommends_real_papers_over_a_damaged_model(shape, tmp_path, bo
     posted = [c for c in posts_to(standin, "D" + reader) if c.params.get("blocks")]
     assert len(posted) == 2
     assert all("feline" in c.params["text"] or "cats" in c.params["text"] for c in posted)
+
+
+@pytest.mark.parametrize("version", [None, "abc", ""])
+def test_a_damaged_version_is_older_than_any_model_and_the_model_is_rewritten(tmp_path, version):
+    db = tmp_path / "paperbot.db"
+    seeded(db)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("update artifacts set version = ? where name = ?", [version, ARTIFACT])
+    conn.close()
+    store = Store(db)
+    try:
+        assert store.artifact_version(ARTIFACT) == 0
+        with Engine(store, refresh_every=0).index() as index:
+            ranked = [r.paper_id for r in rank(index, Profile(topics=["feline cats"]), 5)]
+        assert ranked and all(pid.startswith("cats-") for pid in ranked)
+        assert store.artifact_version(ARTIFACT) == 1  # refitted and saved over it
+    finally:
+        store.close()
