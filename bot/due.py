@@ -27,7 +27,7 @@ def zone(name: str | None) -> ZoneInfo:
     """The IANA zone, UTC when unknown or unset (Slack users without a timezone)."""
     try:
         return ZoneInfo(name) if name else ZoneInfo("UTC")
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" (a folder), a name too long
         return ZoneInfo("UTC")
 
 

@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl
 from slack_sdk.signature import Clock, SignatureVerifier
 
 from bot.slack.manifest import BOT_EVENTS, COMMAND
+from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,9 @@ _TIMESTAMP = re.compile(r"[0-9]{1,12}")  # int() would also take "+1", " 1", "1_
 _SIGNATURE = re.compile(r"v0=[0-9a-f]{64}")
 _USER_ID = re.compile(r"[UW][A-Z0-9]{1,30}")
 _TEAM_ID = re.compile(r"[TE][A-Z0-9]{1,30}")
+
+#: Buttons paperbot puts on messages: their listeners answer through the click's response_url.
+MESSAGE_BUTTONS = frozenset({LIKE_ACTION, DISLIKE_ACTION})
 
 #: Interactivity payloads Slack sends that paperbot has no listener for: answered 200, nothing done.
 IGNORED_INTERACTIONS = frozenset({
@@ -227,6 +231,13 @@ def _block_actions(payload: dict) -> None:
                 _field(part, key, str, where=name)
     for name in ("response_url", "trigger_id"):
         _field(payload, name, str)
+    container = payload.get("container") or {}
+    in_view = container.get("type") == "view" and isinstance(payload.get("view"), dict)
+    paper_buttons = any(a["action_id"] in MESSAGE_BUTTONS for a in actions)
+    if not payload.get("response_url") and (paper_buttons or not in_view):
+        # Slack gives a click on a message a response_url (the listener answers through it); only a
+        # click in a view (App Home, a modal) comes without one.
+        raise Malformed("a click on a message without a response_url")
 
 
 #: Interactivity payload types paperbot listens to, each with the rule its listener relies on.

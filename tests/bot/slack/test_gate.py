@@ -154,10 +154,18 @@ def test_other_slash_commands_and_the_ssl_check_are_an_empty_200():
     {"actions": []}, {"actions": {"action_id": "paper_like"}}, {"actions": ["paper_like"]},
     {"actions": [{"block_id": "b1"}]}, {"actions": [{"action_id": 5}]}, {"user": None}, {"user": "U1"},
     {"user": {"id": 5}}, {"user": {"id": ""}}, {"container": "D1"}, {"channel": ["D1"]}, {"message": 1},
-    {"container": {"channel_id": 1}}, {"response_url": 5}, {"team": "T1", "user": 3},
+    {"container": {"channel_id": 1}}, {"response_url": 5}, {"team": "T1", "user": 3}, {"response_url": None},
+    {"response_url": "", "container": {"type": "view"}, "view": {"id": "V1"}},
 ])
 def test_a_button_payload_of_the_wrong_shape_is_400(fields):
     assert verdict(click(**fields), FORM).status == 400
+
+
+def test_a_click_in_a_view_comes_without_a_response_url():
+    view = {"response_url": None, "container": {"type": "view", "view_id": "V1"}, "view": {"id": "V1"}}
+    actions = [{"action_id": "home_settings"}]
+    assert verdict(click(**view, actions=actions), FORM).admitted
+    assert verdict(click(**{**view, "view": None}, actions=actions), FORM).status == 400
 
 
 def test_modals_and_shortcuts_without_a_listener_are_an_empty_200_and_unknown_payloads_400():
