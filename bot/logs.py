@@ -28,6 +28,17 @@ def _escaped(match: re.Match) -> str:
         f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
 
 
+class NoSuggestions(logging.Filter):
+    """Bolt follows some warnings ("Unhandled request …") with a code sample of a listener to write:
+    keep the first line, the warning itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "\n---\n[Suggestion]" in message:
+            record.msg, record.args = message.split("\n---\n", 1)[0], None
+        return True
+
+
 class EscapingFormatter(logging.Formatter):
     """A Formatter whose formatted message (not the traceback after it) has control characters escaped."""
 

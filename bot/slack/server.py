@@ -30,12 +30,14 @@ from starlette.routing import Route
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError
+from bot.logs import NoSuggestions
 from bot.slack import gate
-from bot.slack.app import SlackBot, create_app
+from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
 from bot.slack.digests import TICK_SECONDS, DigestScheduler, digest_client
 from bot.slack.manifest import EVENTS_PATH
 
 log = logging.getLogger(__name__)
+BOLT_LOGGER.addFilter(NoSuggestions())
 
 ALL_INTERFACES = "0.0.0.0"  # noqa: S104 - Slack must reach the bot; put it behind a TLS proxy
 MAX_BODY = 1_000_000  # bytes; Slack's requests are a few kB

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from bot.logs import FORMAT, EscapingFormatter, escape_controls
+from bot.logs import FORMAT, EscapingFormatter, NoSuggestions, escape_controls
 
 HOSTILE = "frob\nERROR forged line\r\x1b[2J\x07\x00\x7f\x85\u2028\u2029\u202eevil\u2066x\u200f\tend"
 
@@ -39,3 +39,15 @@ def test_the_formatter_escapes_the_message_but_not_the_traceback():
     assert lines[1] == "ERROR failed on 'a\\nb'"
     assert lines[2] == "Traceback (most recent call last):" and lines[-1] == "ValueError: boom"
     assert all("\x1b" not in line and "\u202e" not in line for line in lines)
+
+
+def test_bolts_suggestions_are_left_out(caplog):
+    logger = logging.getLogger("test.bolt")
+    logger.addFilter(NoSuggestions())
+    with caplog.at_level(logging.WARNING, logger="test.bolt"):
+        logger.warning("Unhandled request ({'type': 'block_actions', 'action_id': 'foo'})\n---\n[Suggestion] "
+                       "You can handle this type of event with the following listener function:\n\n"
+                       "@app.action(\"foo\")\ndef handle_some_action(ack, body, logger):\n    ack()\n")
+        logger.warning("kept %s", "whole")
+    assert caplog.messages == ["Unhandled request ({'type': 'block_actions', 'action_id': 'foo'})",
+                               "kept whole"]

@@ -193,6 +193,14 @@ def test_url_verification_still_answers_its_challenge(slack):
     assert status == 200 and json.loads(data) == {"challenge": "c-123"}
 
 
+def test_a_button_paperbot_does_not_have_is_an_empty_200_and_one_short_line(slack, logs):
+    payload, _ = slack.click_payload(new_user(), "no_such_button", "D1", "1.000001")
+    status, data, _ = slack.interaction(payload)
+    assert (status, data) == (200, b"")
+    assert_one_line_each(logs, 1, r"Unhandled request")
+    assert "Suggestion" not in logs.text
+
+
 def test_a_command_with_an_empty_or_missing_user_id_is_400_and_stores_nothing(slack, db_path, logs):
     before = table_counts(db_path)
     body, key = slack.command_body("", "follow cats")
