@@ -86,7 +86,10 @@ class Body:
 
 def judge(headers: Mapping[str, str], raw: bytes, secret: str, now: float | None = None) -> Verdict:
     """The verdict on one POST to the events URL: the signature first, then the body's shape."""
-    headers = {k.lower(): v for k, v in headers.items()}
+    first: dict[str, str] = {}
+    for name, value in headers.items():
+        first.setdefault(name.lower(), value)  # a repeated header: the first, as Bolt reads it
+    headers = first
     refused = check_signature(headers, raw, secret, now)
     if refused is not None:
         return refused

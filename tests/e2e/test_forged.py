@@ -35,6 +35,10 @@ from tests.e2e.harness import (
     table_counts,
 )
 from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.socket_mode_standin import SocketModeStandIn
+from tests.e2e.test_socket_mode import APP_TOKEN
+from tests.e2e.test_socket_mode import command as socket_command
+from tests.e2e.test_socket_mode import environment as socket_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = "TFOREIGN"
@@ -312,3 +316,34 @@ def test_paperbot_run_logs_user_text_escaped_and_refusals_in_one_line(standin, d
     assert "\\x1b[2Jfrob\\u202eevil\\x07" in err and "\x1b" not in err and "\u202e" not in err, err
     assert "INFO refused a request (401): no Slack signature" in err.splitlines()
     assert "INFO refused a request (400): the body is a list, not a JSON object" in err.splitlines()
+
+
+def test_socket_mode_refuses_a_foreign_workspace_too(tmp_path):
+    db = tmp_path / "paperbot.db"
+    seed_papers(db)
+    with SlackStandIn() as standin, SocketModeStandIn() as socket_mode:
+        standin.socket_mode_url = socket_mode.url
+        process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run"],
+                                   env=socket_environment(standin, db), cwd=tmp_path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            standin.wait_for(socket_mode.connected, timeout=30, what="the Socket Mode connection")
+            assert standin.calls("apps.connections.open")[0].headers["authorization"] == f"Bearer {APP_TOKEN}"
+            foreign = {**socket_command("follow feline cats", standin.response_url("foreign")),
+                       "team_id": FOREIGN}
+            ack = socket_mode.wait_for_ack(socket_mode.send("slash_commands", foreign))
+            assert ack["payload"]["text"] == NOT_INSTALLED
+            ours = socket_command("follow robot grasping", standin.response_url("ours"))
+            socket_mode.wait_for_ack(socket_mode.send("slash_commands", ours))
+            standin.wait_for(lambda: standin.responses("ours"), what="the reply in the installed workspace")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+        assert not standin.responses("foreign") and "Traceback" not in err
+        assert "refused a request from workspace TFOREIGN" in err
+    store = Store(db)
+    try:
+        assert [row["topic"] for row in store.db["topics"].rows] == ["robot grasping"]
+    finally:
+        store.close()
