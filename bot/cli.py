@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bot import terminal
+from bot import logs, terminal
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import PaperbotError
@@ -39,8 +39,7 @@ class _Group(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, db_path: str | None, verbose: bool) -> None:
     """paperbot: a personal daily digest of new papers, in Slack."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING,
-                        format="%(levelname)s %(message)s")
+    logs.configure(logging.INFO if verbose else logging.WARNING)
     ctx.ensure_object(dict)
     ctx.obj["db_override"] = db_path
 

@@ -12,12 +12,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.errors import BadArgument
 
-_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+_HHMM = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])")  # ASCII digits: \d also takes "٠٨:٣٠"
 
 
 def parse_hhmm(text: str) -> str:
     """Validate a local time of day and return it as zero-padded ``HH:MM``."""
-    match = _HHMM.match(text.strip())
+    match = _HHMM.fullmatch(text.strip())
     if not match:
         raise BadArgument(f"'{text}' is not a time of day: use 24-hour HH:MM, e.g. 08:30")
     return f"{int(match.group(1)):02d}:{match.group(2)}"
@@ -27,7 +27,7 @@ def zone(name: str | None) -> ZoneInfo:
     """The IANA zone, UTC when unknown or unset (Slack users without a timezone)."""
     try:
         return ZoneInfo(name) if name else ZoneInfo("UTC")
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" (a folder), a name too long
         return ZoneInfo("UTC")
 
 

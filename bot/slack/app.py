@@ -31,6 +31,7 @@ from bot.errors import BadArgument, ConfigError, PaperbotError
 from bot.slack import commands, home, people, reactions
 from bot.slack.client import build_client
 from bot.slack.messages import escape
+from bot.slack.workspace import Workspace, only_installed
 from storage import StorageError, Store, StoreBusy
 
 log = logging.getLogger(__name__)
@@ -208,6 +209,7 @@ class SlackBot:
     app: App
     runtime: Runtime
     listener_executor: ThreadPoolExecutor
+    signing_secret: str = ""  # for the HTTP server's gate (bot.slack.gate)
 
     @property
     def ctx(self) -> Context:
@@ -243,6 +245,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
             listener_executor=executor,
             logger=BOLT_LOGGER,
         )
+        workspace = Workspace.of(client)  # the one workspace this token serves
     except BoltError as exc:
         executor.shutdown(wait=False)
         raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({_short(exc)})") from None
@@ -251,12 +254,13 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
         raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({_short(exc)}): "
                           "check SLACK_API_URL and the network") from None
     runtime = Runtime(ctx)
+    app.middleware(only_installed(workspace))  # a foreign request writes nothing, not even its key
     app.error(report_error)
     commands.register(app, runtime)
     reactions.register(app, runtime)
     home.register(app, runtime)
     people.register(app, runtime)
-    return SlackBot(app, runtime, executor)
+    return SlackBot(app, runtime, executor, settings.signing_secret or "")
 
 
 def _short(exc: Exception) -> str:

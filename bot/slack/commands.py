@@ -95,7 +95,9 @@ def parse(text: str) -> Command:
 def _count(arg: str) -> int:
     if not arg:
         return DEFAULT_RECOMMEND
-    if not arg.isdigit() or not 1 <= int(arg) <= MAX_RECOMMEND:
+    # ASCII digits only (str.isdigit() also takes "²", which int() refuses, and int() takes "٣"), and
+    # few of them: int() refuses more than 4,300 digits.
+    if not (arg.isascii() and arg.isdigit() and len(arg) <= 9) or not 1 <= int(arg) <= MAX_RECOMMEND:
         raise BadArgument(f"`{COMMAND} recommend N` takes a number from 1 to {MAX_RECOMMEND}, "
                           f"not “{shorten(arg, 40)}”.")
     return int(arg)

@@ -17,8 +17,9 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-from slack_bolt import App
+from slack_bolt import App, BoltContext, BoltRequest
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from slack_bolt.request.internals import build_context
 from slack_sdk.errors import SlackApiError, SlackClientError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -29,11 +30,14 @@ from starlette.routing import Route
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError
-from bot.slack.app import SlackBot, create_app
+from bot.logs import NoSuggestions
+from bot.slack import gate
+from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
 from bot.slack.digests import TICK_SECONDS, DigestScheduler, digest_client
 from bot.slack.manifest import EVENTS_PATH
 
 log = logging.getLogger(__name__)
+BOLT_LOGGER.addFilter(NoSuggestions())
 
 ALL_INTERFACES = "0.0.0.0"  # noqa: S104 - Slack must reach the bot; put it behind a TLS proxy
 MAX_BODY = 1_000_000  # bytes; Slack's requests are a few kB
@@ -85,20 +89,31 @@ def open_bot(settings: Settings) -> SlackBot:
         raise
 
 
-def asgi_app(app: App) -> Starlette:
-    """Every Slack request (commands, events, interactivity) at POST ``/slack/events``; ``/healthz`` too."""
+def asgi_app(app: App, signing_secret: str) -> Starlette:
+    """Every Slack request (commands, events, interactivity) at POST ``/slack/events``; ``/healthz`` too.
+
+    Each request passes :mod:`bot.slack.gate` (signature, then shape) before Bolt sees it; what it
+    refuses gets its 401/400 (or an empty 200) and one log line, never a traceback.
+    """
+    alarm = gate.SignatureAlarm()
 
     async def slack_events(request: Request) -> Response:
         body = bytearray()
         async for chunk in request.stream():
             body += chunk
             if len(body) > MAX_BODY:
+                log.info("refused a request (413): a body over %d bytes", MAX_BODY)
                 return PlainTextResponse("request too large", status_code=413)
-        try:
-            bolt_request = to_bolt_request(request, bytes(body))
-        except ValueError:  # not UTF-8, or a payload that isn't JSON: nothing Slack would send
-            return PlainTextResponse("bad request", status_code=400)
-        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        verdict = gate.judge(request.headers, bytes(body), signing_secret)
+        if not verdict.admitted:
+            log.info("%s a request (%d): %s", "ignored" if verdict.status == 200 else "refused",
+                     verdict.status, verdict.reason)
+            alarm.note(verdict)
+            return Response(status_code=verdict.status, content=_REFUSED.get(verdict.status, ""),
+                            media_type="text/plain")
+        bolt_response = await run_in_threadpool(app.dispatch, _bolt_request(request, bytes(body), verdict))
+        if bolt_response.status == 404:  # admitted, but no listener matched (Bolt logged that): no retry
+            return Response(status_code=200)
         return to_starlette_response(bolt_response)
 
     async def health(request: Request) -> Response:
@@ -106,6 +121,19 @@ def asgi_app(app: App) -> Starlette:
 
     return Starlette(routes=[Route(EVENTS_PATH, slack_events, methods=["POST"]),
                              Route("/healthz", health, methods=["GET"])])
+
+
+_REFUSED = {400: "bad request", 401: "invalid signature"}
+
+
+def _bolt_request(request: Request, body: bytes, verdict: gate.Verdict) -> BoltRequest:
+    bolt_request = to_bolt_request(request, body)
+    if bolt_request.body != verdict.payload:
+        # Bolt reads any form body with "payload" in it as interactivity: `/papers search payload`
+        # would reach it empty. Hand it the gate's own reading of the same signed body instead.
+        bolt_request.body = verdict.payload
+        bolt_request.context = build_context(BoltContext({}), verdict.payload)
+    return bolt_request
 
 
 class HttpServer:
@@ -117,8 +145,8 @@ class HttpServer:
 
         self.socket = _bind(host, port)
         self.port: int = self.socket.getsockname()[1]
-        config = uvicorn.Config(asgi_app(bot.app), log_level="warning", access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=graceful_seconds)
+        config = uvicorn.Config(asgi_app(bot.app, bot.signing_secret), log_level="warning", access_log=False,
+                                lifespan="off", timeout_graceful_shutdown=graceful_seconds)
         self.server = uvicorn.Server(config)
 
     @property

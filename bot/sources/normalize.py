@@ -32,7 +32,7 @@ _ARXIV_ID = re.compile(
     r"(?:arxiv:|oai:arxiv\.org:)?"
     r"|(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/"
     rf"){_ID}(?:\.pdf)?/?(?:[?#].*)?$",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # \d is 0-9 only: "٢٤٠١.١٢٣٤٥" is no arXiv id
 )
 
 # A sentence ends at . ! or ? followed by a capitalised word (or the end). Requiring the capital

@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import itertools
 import json
+import logging
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from bot.slack.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
 from bot.slack.server import HttpServer, open_bot, start_scheduler
 from bot.usecases import ingest
+from storage import Store
 from tests.conftest import make_corpus
 from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
 
@@ -149,19 +151,20 @@ class FakeSlack:
 
     # -- what Slack sends ------------------------------------------------------------------------
 
-    def command_body(self, user: str, text: str, channel: str = "C0GENERAL") -> tuple[str, str]:
+    def command_body(self, user: str, text: str, channel: str = "C0GENERAL",
+                     team_id: str = TEAM_ID) -> tuple[str, str]:
         key = f"cmd{next(self._counter)}"
         body = urlencode({
-            "token": "legacy-verification-token", "team_id": TEAM_ID, "team_domain": "standin",
+            "token": "legacy-verification-token", "team_id": team_id, "team_domain": "standin",
             "channel_id": channel, "channel_name": "general", "user_id": user, "user_name": user.lower(),
             "command": "/papers", "text": text, "api_app_id": "A0PAPERBOT", "is_enterprise_install": "false",
             "response_url": self.standin.response_url(key), "trigger_id": f"{key}.trigger",
         })
         return body, key
 
-    def command(self, user: str, text: str, **kwargs) -> Answer:
-        """Send `/papers TEXT` as ``user``."""
-        body, key = self.command_body(user, text)
+    def command(self, user: str, text: str, team_id: str = TEAM_ID, **kwargs) -> Answer:
+        """Send `/papers TEXT` as ``user`` (of workspace ``team_id``)."""
+        body, key = self.command_body(user, text, team_id=team_id)
         status, data, seconds = self.post(body, "application/x-www-form-urlencoded", **kwargs)
         ack = json.loads(data) if data.startswith(b"{") else None
         return Answer(status, ack, key, seconds)
@@ -177,13 +180,13 @@ class FakeSlack:
         return _reply(call.params, "respond")
 
     def event(self, event: dict, event_id: str | None = None, retry_num: int | None = None,
-              **kwargs) -> tuple[int, bytes, float]:
+              team_id: str = TEAM_ID, **kwargs) -> tuple[int, bytes, float]:
         """Deliver an Events API callback (``retry_num`` adds Slack's redelivery headers)."""
         payload = {
-            "token": "legacy-verification-token", "team_id": TEAM_ID, "api_app_id": "A0PAPERBOT",
+            "token": "legacy-verification-token", "team_id": team_id, "api_app_id": "A0PAPERBOT",
             "event": event, "type": "event_callback",
             "event_id": event_id or f"Ev{next(self._counter):010d}", "event_time": int(time.time()),
-            "authorizations": [{"team_id": TEAM_ID, "user_id": "UPAPERBOT", "is_bot": True}],
+            "authorizations": [{"team_id": team_id, "user_id": "UPAPERBOT", "is_bot": True}],
         }
         headers = dict(kwargs.pop("headers", {}) or {})
         if retry_num is not None:
@@ -197,12 +200,13 @@ class FakeSlack:
                  "event_ts": f"{time.time():.6f}"}
         return self.event(event, event_id=event_id, retry_num=retry_num)[0]
 
-    def click(self, user: str, action_id: str, channel: str, ts: str) -> tuple[int, str]:
-        """Click a button on a message; returns the status and the response_url key."""
+    def click_payload(self, user: str, action_id: str, channel: str, ts: str,
+                      team_id: str = TEAM_ID) -> tuple[dict, str]:
+        """A button click's payload as Slack sends it, and its response_url key."""
         key = f"act{next(self._counter)}"
         payload = {
-            "type": "block_actions", "team": {"id": TEAM_ID, "domain": "standin"},
-            "user": {"id": user, "username": user.lower(), "team_id": TEAM_ID}, "api_app_id": "A0PAPERBOT",
+            "type": "block_actions", "team": {"id": team_id, "domain": "standin"},
+            "user": {"id": user, "username": user.lower(), "team_id": team_id}, "api_app_id": "A0PAPERBOT",
             "token": "legacy-verification-token", "trigger_id": f"{key}.trigger",
             "container": {"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": False},
             "channel": {"id": channel, "name": "directmessage"},
@@ -211,8 +215,18 @@ class FakeSlack:
             "actions": [{"action_id": action_id, "block_id": "b1", "type": "button", "value": "x",
                          "action_ts": f"{time.time():.6f}"}],
         }
-        body = urlencode({"payload": json.dumps(payload)})
-        return self.post(body, "application/x-www-form-urlencoded")[0], key
+        return payload, key
+
+    def interaction(self, payload: object, **kwargs) -> tuple[int, bytes, float]:
+        """POST an interactivity payload the way Slack does: a form with one JSON ``payload`` field."""
+        return self.post(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded",
+                         **kwargs)
+
+    def click(self, user: str, action_id: str, channel: str, ts: str,
+              team_id: str = TEAM_ID) -> tuple[int, str]:
+        """Click a button on a message; returns the status and the response_url key."""
+        payload, key = self.click_payload(user, action_id, channel, ts, team_id)
+        return self.interaction(payload)[0], key
 
 
 def _reply(payload: dict, via: str) -> Reply:
@@ -220,10 +234,59 @@ def _reply(payload: dict, via: str) -> Reply:
                  payload)
 
 
+class LogCapture(logging.Handler):
+    """Every log record (root and uvicorn's own loggers, which don't propagate) as formatted lines,
+    tracebacks included. Use as a context manager."""
+
+    LOGGERS = ("", "uvicorn", "uvicorn.error")
+
+    def __init__(self, level: int = logging.INFO):
+        super().__init__(level)
+        self.setFormatter(logging.Formatter("%(levelname)s %(name)s %(message)s"))
+        self.lines: list[str] = []
+        self._levels: dict[str, int] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:  # logging holds self.lock around this
+        self.lines.append(self.format(record))
+
+    @property
+    def text(self) -> str:
+        with self.lock:
+            return "\n".join(self.lines)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.lines.clear()
+
+    def __enter__(self) -> LogCapture:
+        for name in self.LOGGERS:
+            logger = logging.getLogger(name)
+            self._levels[name] = logger.level
+            logger.addHandler(self)
+            if logger.getEffectiveLevel() > self.level:
+                logger.setLevel(self.level)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for name in self.LOGGERS:
+            logger = logging.getLogger(name)
+            logger.removeHandler(self)
+            logger.setLevel(self._levels[name])
+
+
+def table_counts(db_path: Path | str) -> dict[str, int]:
+    """Rows in every table of the database: what a refused request must leave unchanged."""
+    store = Store(db_path)
+    try:
+        return {name: store.db[name].count for name in store.db.table_names()}
+    finally:
+        store.close()
+
+
 def posts_to(standin: SlackStandIn, channel: str) -> list:
     """Successful chat.postMessage calls into ``channel``, oldest first."""
     return [c for c in standin.calls("chat.postMessage", channel=channel) if c.status == 200]
 
 
-__all__ = ["RESPONSE_URL", "Answer", "FakeSlack", "Reply", "RunningBot", "bot_environment", "posts_to",
-           "seed_papers"]
+__all__ = ["RESPONSE_URL", "Answer", "FakeSlack", "LogCapture", "Reply", "RunningBot", "bot_environment",
+           "posts_to", "seed_papers", "table_counts"]

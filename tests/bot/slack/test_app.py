@@ -135,8 +135,9 @@ def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slac
         assert call("GET", "/healthz") == (200, b"ok")
         form = {"content-type": "application/x-www-form-urlencoded"}
         assert call("POST", "/slack/events", b"token=x&command=%2Fpapers", form)[0] == 401  # unsigned
-        assert call("POST", "/slack/events", b"payload=x", form)[0] == 400  # not even well-formed
-        assert call("POST", "/slack/events", b"\xff\xfe", form)[0] == 400
+        # Unsigned, so refused before the body is even parsed (bot.slack.gate)
+        assert call("POST", "/slack/events", b"payload=x", form)[0] == 401
+        assert call("POST", "/slack/events", b"\xff\xfe", form)[0] == 401
         assert call("GET", "/slack/events")[0] == 405
         assert call("POST", "/elsewhere")[0] == 404
         assert call("POST", "/slack/events", b"x" * (MAX_BODY + 1))[0] == 413

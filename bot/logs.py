@@ -1,0 +1,54 @@
+"""Log lines that stay one line each: control characters in a message are written escaped.
+
+Messages carry people's own text (a subcommand they typed, a topic). Written raw, a newline in it
+would forge a log line of its own, an ANSI escape would rewrite the terminal, a bidi control would
+reorder what is read. Tracebacks are left as they are (they are ours, and many lines by nature).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+
+FORMAT = "%(levelname)s %(message)s"
+
+# C0 and C1 controls, DEL, the line and paragraph separators, and the bidi controls.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with each unsafe character as a visible escape (``\\n``, ``\\x1b``, ``\\u202e``)."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    char = match.group()
+    return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char) or (
+        f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+
+
+class NoSuggestions(logging.Filter):
+    """Bolt follows some warnings ("Unhandled request …") with a code sample of a listener to write:
+    keep the first line, the warning itself."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if "\n---\n[Suggestion]" in message:
+            record.msg, record.args = message.split("\n---\n", 1)[0], None
+        return True
+
+
+class EscapingFormatter(logging.Formatter):
+    """A Formatter whose formatted message (not the traceback after it) has control characters escaped."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        return escape_controls(super().formatMessage(record))
+
+
+def configure(level: int, stream=None) -> None:
+    """Log to ``stream`` (stderr) at ``level`` through an :class:`EscapingFormatter`, like
+    ``logging.basicConfig`` (which does nothing when logging is set up already)."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    handler.setFormatter(EscapingFormatter(FORMAT))
+    logging.basicConfig(level=level, handlers=[handler])
