@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fault.probe import _TALLY, Tally
+from tests.fault.probe import _TALLY, Tally, record
 
 
 @pytest.fixture
 def tally(request) -> Tally:
     """A tally named after the test (without its parameters)."""
     return Tally(request.node.originalname or request.node.name)
+
+
+def pytest_runtest_logreport(report) -> None:
+    """Every fault test is a trial too: one row per file counts its cases (each case, one fault shape)."""
+    if report.when == "call" and "tests/fault/" in report.nodeid:
+        record(f"cases in {report.nodeid.split('::')[0].rsplit('/', 1)[-1]}", 1, int(report.passed))
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

@@ -18,6 +18,12 @@ def scaled(n: int) -> int:
     return max(1, round(n * float(os.environ.get("PAPERBOT_PROBE_SCALE", "1"))))
 
 
+def record(name: str, tried: int, held: int) -> None:
+    """Add one fault's figures to the table printed at the end of the run."""
+    _TALLY[name][0] += tried
+    _TALLY[name][1] += held
+
+
 class Tally:
     """What one kind of fault was tried, and how often the bot held (every invariant checked)."""
 

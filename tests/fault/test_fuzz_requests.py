@@ -1,9 +1,9 @@
 """Fuzzing the real bot over HTTP: slash-command text, and the shapes of events, buttons and modals.
 
 Hypothesis drives `paperbot run`'s own pieces (tests.e2e.harness.RunningBot) against the Slack stand-in.
-Each property counts the examples it tried and the ones that held, and prints one line
-(``pytest -rA tests/fault`` shows it). ``PAPERBOT_FUZZ_EXAMPLES`` (default 150) sets the examples per
-property, for a bigger probe by hand: ``PAPERBOT_FUZZ_EXAMPLES=1500 pytest -rA tests/fault``.
+Each property counts the examples it tried and the ones that held, for the fault suite's closing table.
+``PAPERBOT_FUZZ_EXAMPLES`` (default 150 times PAPERBOT_PROBE_SCALE) sets the examples per property, for
+a bigger probe by hand: ``PAPERBOT_FUZZ_EXAMPLES=1500 pytest tests/fault``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ from tests.e2e.harness import (
     seed_papers,
 )
 from tests.e2e.slack_standin import SlackStandIn
+from tests.fault.probe import record, scaled
 
-EXAMPLES = int(os.environ.get("PAPERBOT_FUZZ_EXAMPLES", "150"))
+EXAMPLES = int(os.environ.get("PAPERBOT_FUZZ_EXAMPLES") or scaled(150))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                        HealthCheck.function_scoped_fixture])
@@ -171,6 +172,7 @@ def test_any_slash_command_text_gets_a_clear_answer(slack, store, regulars, modu
 def test_slash_command_summary(module_logs):
     """Runs after the property (file order): the figures of this run."""
     print(SLASH.line())
+    record("fuzz: slash command text", SLASH.tried, SLASH.held)
     assert SLASH.tried == 0 or SLASH.held == SLASH.tried
     assert "Traceback" not in module_logs.text
 
@@ -302,5 +304,6 @@ def test_payload_shape_summary(running, module_logs):
     """Runs after the property: the figures, and no traceback from work that finished after it."""
     running.bot.runtime.background.shutdown()  # wait for the work the admitted payloads started
     print(SHAPES.line())
+    record("fuzz: payload shapes (signed and not)", SHAPES.tried, SHAPES.held)
     assert SHAPES.tried == 0 or SHAPES.held == SHAPES.tried
     assert "Traceback" not in module_logs.text and "ERROR" not in module_logs.text, module_logs.text[-3000:]

@@ -2,7 +2,7 @@
 each time, against the Slack stand-in. Whatever the moment (a post in flight, a claim half made),
 nobody gets a paper twice or a header twice, and everyone ends with their digest.
 
-Bounded for CI (PAPERBOT_FAULT_KILLS, default 6); a bigger probe by hand, e.g.
+Bounded for CI (PAPERBOT_FAULT_KILLS, default 6 times PAPERBOT_PROBE_SCALE); a bigger probe by hand, e.g.
 ``PAPERBOT_FAULT_KILLS=36 pytest -q -s tests/fault/test_kill_loop.py`` (it prints tried/held).
 PAPERBOT_FAULT_SEED picks the kill moments (printed, to replay a failure).
 """
@@ -27,9 +27,10 @@ from bot.usecases import follow
 from storage import Store
 from tests.e2e.harness import SLACK_ENVIRONMENT, bot_environment, seed_papers
 from tests.e2e.slack_standin import SlackStandIn
+from tests.fault.probe import record, scaled
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = int(os.environ.get("PAPERBOT_FAULT_KILLS") or 6)
+KILLS = int(os.environ.get("PAPERBOT_FAULT_KILLS") or scaled(6))
 SEED = int(os.environ.get("PAPERBOT_FAULT_SEED") or random.randrange(1_000_000))
 DIGEST_SIZE = 3
 TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
@@ -115,6 +116,7 @@ def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standi
     out, err = final.communicate(timeout=120)
     print(f"\nkill loop (seed {SEED}): {tried} kills tried, {held} held; "
           f"{_landed(standin)} messages for {len(users)} people")
+    record("kill -9 during digests, restarted", tried, held)
     assert final.returncode == 0, out + err
     assert tried >= min(KILLS, 3), f"the digests finished before enough kills (seed {SEED})"
     assert _repeats(standin, users) == [], f"seed {SEED}"
