@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -24,17 +25,27 @@ from storage import Store
 PAPERS = 300
 
 
+NO_TMPFS = "needs root to mount a tmpfs (run as root or in CI)"
+
+
+def _without_tmpfs(detail: str) -> None:
+    """Skip, or fail where a tmpfs is required (CI sets PAPERBOT_REQUIRE_TMPFS: there it must run)."""
+    if os.environ.get("PAPERBOT_REQUIRE_TMPFS"):
+        pytest.fail(f"PAPERBOT_REQUIRE_TMPFS is set but no tmpfs could be mounted: {detail}")
+    pytest.skip(NO_TMPFS)
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 4 MB tmpfs, unmounted afterwards; skipped where mounting isn't allowed."""
     mount = tmp_path / "small"
     mount.mkdir()
     if shutil.which("mount") is None:
-        pytest.skip("needs root to mount a tmpfs (run as root or in CI)")
+        _without_tmpfs("no mount command")
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        pytest.skip("needs root to mount a tmpfs (run as root or in CI)")
+        _without_tmpfs(done.stderr.strip())
     try:
         yield mount
     finally:
