@@ -42,6 +42,7 @@ LEASE = timedelta(minutes=10)  # longer than any one message can take, 429 retri
 RETRY_AFTER = timedelta(minutes=2)  # before a digest with something left to send is tried again
 MAX_ATTEMPTS = 3  # per paper, and per digest for failures to reach the person at all
 OUTAGE_BACKOFF_CAP = timedelta(minutes=30)  # the longest pause between tries while Slack is down
+LAST_TRY_BEFORE_MIDNIGHT = timedelta(minutes=1)  # a digest waiting out an outage is tried once more then
 
 Clock = Callable[[], datetime]
 Alive = Callable[[str | None], bool | None]
@@ -417,9 +418,11 @@ class _Finisher:
         it once that pause would run past the person's local day ("failed" if nothing went out)."""
         store, record = self.ctx.store, self.record
         now = self.clock()
-        retry_at = now + outage_backoff(record.outages + 1)
         person = store.get_person(record.user_id)
-        if retry_at >= day_end(person.tz if person else None, self.day):
+        # The last try comes just before the day ends, however long the pause would have been.
+        last_try = day_end(person.tz if person else None, self.day) - LAST_TRY_BEFORE_MIDNIGHT
+        retry_at = min(now + outage_backoff(record.outages + 1), last_try)
+        if retry_at <= now:
             log.warning("Slack stayed unavailable until the end of %s for the digest of %s: %s",
                         record.local_date, record.user_id, error)
             why = f"Slack was unavailable until the day ended ({error})"

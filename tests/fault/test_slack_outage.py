@@ -190,6 +190,7 @@ def test_an_outage_until_the_local_day_ends_fails_the_digest_and_never_records_i
     gaps = [b - a for a, b in zip(tries, tries[1:], strict=False)]
     assert gaps[:4] == [timedelta(minutes=m) for m in (2, 4, 8, 16)]
     assert max(gaps) == OUTAGE_BACKOFF_CAP and tries[-1] < datetime(2026, 7, 15, 18, 30, tzinfo=UTC)
+    assert tries[-1] >= datetime(2026, 7, 15, 18, 28, tzinfo=UTC)  # one last try just before midnight
     # The next local day is a new digest, sent when Slack is back.
     slack.down = False
     clock.now = datetime(2026, 7, 16, 14, 31, tzinfo=UTC)
