@@ -5,16 +5,19 @@ Shared by the end-to-end suite and ``benchmarks/ack_latency.py``.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import itertools
 import json
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.config import Settings
@@ -92,6 +95,28 @@ class RunningBot:
         if self.scheduler is not None:
             self.scheduler.shutdown()
         self.bot.close()
+
+
+@contextlib.contextmanager
+def serving(standin: SlackStandIn, db_path: Path | str,
+            digest_interval: float | None = None) -> Iterator[RunningBot]:
+    """A :class:`RunningBot` over ``db_path`` talking to ``standin``, stopped on the way out; the developer's
+    Slack variables are cleared meanwhile (Bolt reads some of them itself) and restored afterwards."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SLACK_ENVIRONMENT:
+            mp.delenv(name, raising=False)
+        bot = RunningBot(bot_environment(standin, db_path), digest_interval=digest_interval)
+        try:
+            yield bot
+        finally:
+            bot.stop()
+
+
+def user_ids(prefix: str, digits: int = 4) -> Callable[[], str]:
+    """A maker of fresh user ids (``PREFIX0001``, ``PREFIX0002``, ...). Each file takes a prefix of its own:
+    a file's tests share one database, and people must not meet across tests or files."""
+    counter = itertools.count(1)
+    return lambda: f"{prefix}{next(counter):0{digits}d}"
 
 
 @dataclass
@@ -289,4 +314,4 @@ def posts_to(standin: SlackStandIn, channel: str) -> list:
 
 
 __all__ = ["RESPONSE_URL", "Answer", "FakeSlack", "LogCapture", "Reply", "RunningBot", "bot_environment",
-           "posts_to", "seed_papers", "table_counts"]
+           "posts_to", "seed_papers", "serving", "table_counts", "user_ids"]

@@ -7,7 +7,6 @@ one short log line and never a traceback.
 from __future__ import annotations
 
 import http.client
-import itertools
 import json
 import os
 import re
@@ -26,14 +25,14 @@ from bot.slack.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
 from storage import Store
 from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
     FakeSlack,
     LogCapture,
-    RunningBot,
     bot_environment,
     posts_to,
     seed_papers,
+    serving,
     table_counts,
+    user_ids,
 )
 from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
@@ -46,48 +45,7 @@ FOREIGN = "TFOREIGN"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
 
-_users = itertools.count(1)
-
-
-def new_user() -> str:
-    return f"UFORGE{next(_users):04d}"
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn(default_tz="Europe/Berlin") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("forged") / "paperbot.db"
-    seed_papers(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def environment(standin, db_path):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
-            mp.delenv(name, raising=False)
-        yield bot_environment(standin, db_path)
-
-
-@pytest.fixture(scope="module")
-def running(environment):
-    bot = RunningBot(environment)
-    try:
-        yield bot
-    finally:
-        bot.stop()
-
-
-@pytest.fixture
-def slack(running, standin):
-    standin.reset()
-    yield FakeSlack(running.url, standin)
-    standin.reset()
+new_user = user_ids("UFORGE")
 
 
 @pytest.fixture
@@ -278,9 +236,8 @@ def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, stan
 
 # -- the log ---------------------------------------------------------------------------------------
 
-def test_a_wrong_signing_secret_is_one_warning_not_silence(environment, standin):
-    bot = RunningBot(environment)  # its own gate, so no other test's refusals are in its count
-    try:
+def test_a_wrong_signing_secret_is_one_warning_not_silence(standin, db_path):
+    with serving(standin, db_path) as bot:  # its own gate, so no other test's refusals are in its count
         wrong = FakeSlack(bot.url, standin, secret="a-secret-slack-never-had")
         with LogCapture() as logs:
             for _ in range(5):
@@ -288,8 +245,6 @@ def test_a_wrong_signing_secret_is_one_warning_not_silence(environment, standin)
         warnings = [line for line in logs.lines if line.startswith("WARNING")]
         assert warnings == ["WARNING bot.slack.gate 1 request with a bad signature in the last minute: "
                             "check SLACK_SIGNING_SECRET"], logs.text
-    finally:
-        bot.stop()
 
 
 def test_paperbot_run_logs_user_text_escaped_and_refusals_in_one_line(standin, db_path, tmp_path):
