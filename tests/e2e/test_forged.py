@@ -28,6 +28,7 @@ from tests.e2e.harness import (
     FakeSlack,
     LogCapture,
     bot_environment,
+    listening_url,
     posts_to,
     seed_papers,
     serving,
@@ -253,12 +254,7 @@ def test_paperbot_run_logs_user_text_escaped_and_refusals_in_one_line(standin, d
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "-v", "run", "--port", "0"], cwd=tmp_path,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines: list[str] = []
-        listening = re.compile(r"listening on http://[\d.]+:(\d+)(/slack/events)")
-        while not lines or not (match := listening.search(lines[-1])):
-            lines.append(process.stderr.readline())
-            assert lines[-1], "".join(lines) + process.stderr.read()
-        slack = FakeSlack(f"http://127.0.0.1:{match[1]}{match[2]}", standin)
+        slack = FakeSlack(listening_url(process), standin)
         reply = slack.ask(new_user(), "\x1b[2Jfrob\u202eevil\x07")
         assert "I don't know the subcommand" in reply.text
         assert raw_post(slack, b"[]", {"Content-Type": JSON})[0] == 401

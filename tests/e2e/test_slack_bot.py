@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pytest
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
 from storage import PERSONAL_TABLES, Store
-from tests.e2e.harness import FakeSlack, bot_environment, posts_to, user_ids
+from tests.e2e.harness import FakeSlack, bot_environment, listening_url, posts_to, user_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -484,12 +483,7 @@ def test_paperbot_run_stops_cleanly_on_sigterm_finishing_work_under_way(standin,
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--port", "0"], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines: list[str] = []
-        listening = re.compile(r"listening on http://[\d.]+:(\d+)(/slack/events)")
-        while not lines or not (match := listening.search(lines[-1])):
-            lines.append(process.stderr.readline())
-            assert lines[-1], "".join(lines) + process.stderr.read()
-        slack = FakeSlack(f"http://127.0.0.1:{match[1]}{match[2]}", standin)
+        slack = FakeSlack(listening_url(process), standin)
         user = new_user()
         slack.ask(user, "follow quantum qubits entanglement")
         standin.delay("chat.postMessage", 0.25)
