@@ -25,24 +25,12 @@ from bot.usecases.digest import choose_papers
 from bot.usecases.schedule import due_digests, next_digest
 from bot.usecases.sending import LEASE, MAX_ATTEMPTS, RETRY_AFTER, Courier, Posted, claim_digest, send_digest
 from storage import Paper, Person
+from tests.clock import Clock
 from tests.conftest import make_corpus
 
 
 def utc(*args) -> datetime:
     return datetime(*args, tzinfo=UTC)
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self, start: datetime):
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
 
 
 class Killed(BaseException):

@@ -5,16 +5,23 @@ Shared by the end-to-end suite and ``benchmarks/ack_latency.py``.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import itertools
 import json
 import logging
+import re
+import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
+import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.config import Settings
@@ -23,7 +30,7 @@ from bot.slack.app import SlackBot
 from bot.slack.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
 from bot.slack.server import HttpServer, open_bot, start_scheduler
-from bot.usecases import ingest
+from bot.usecases import follow, ingest
 from storage import Store
 from tests.conftest import make_corpus
 from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
@@ -66,6 +73,35 @@ def seed_papers(db_path: Path | str, extra: list[dict] | None = None) -> None:
         ctx.store.close()
 
 
+DIGEST_TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising",
+                 "robot grasping", "quantum qubits entanglement"]
+
+
+def add_people(db: Path, users: list[str], tz: str = "Asia/Kolkata", hhmm: str = "00:00",
+               since: str = "2020-01-01T00:00:00+00:00") -> None:
+    """People who follow a topic each (of DIGEST_TOPICS, in turn), with a digest at ``hhmm`` in ``tz`` set
+    at ``since`` (by default: due all day today; Kolkata, far from UTC, shows a time-zone slip)."""
+    ctx = Context.open(str(db))
+    try:
+        for i, user in enumerate(users):
+            follow(ctx, user, DIGEST_TOPICS[i % len(DIGEST_TOPICS)])
+            with ctx.store.transaction():
+                ctx.store.set_timezone(user, tz)
+                ctx.store.set_digest_schedule(user, hhmm, True, since=since)
+    finally:
+        ctx.store.close()
+
+
+def zone_far_from_midnight(zones: tuple[str, ...]) -> str:
+    """The first of ``zones`` where it is now 01:00 to 21:59 (else UTC): its local day does not end within
+    the next two hours, so a digest at 00:00 there stays due while a test runs."""
+    now = datetime.now(UTC)
+    for tz in zones:
+        if 1 <= now.astimezone(ZoneInfo(tz)).hour <= 21:
+            return tz
+    return "UTC"
+
+
 class RunningBot:
     """`paperbot run`'s own pieces (settings, Bolt app, uvicorn server) in a thread on a free port; with
     ``digest_interval`` (seconds) also its digest scheduler, ticking that often."""
@@ -92,6 +128,41 @@ class RunningBot:
         if self.scheduler is not None:
             self.scheduler.shutdown()
         self.bot.close()
+
+
+@contextlib.contextmanager
+def serving(standin: SlackStandIn, db_path: Path | str,
+            digest_interval: float | None = None) -> Iterator[RunningBot]:
+    """A :class:`RunningBot` over ``db_path`` talking to ``standin``, stopped on the way out; the developer's
+    Slack variables are cleared meanwhile (Bolt reads some of them itself) and restored afterwards."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SLACK_ENVIRONMENT:
+            mp.delenv(name, raising=False)
+        bot = RunningBot(bot_environment(standin, db_path), digest_interval=digest_interval)
+        try:
+            yield bot
+        finally:
+            bot.stop()
+
+
+LISTENING = re.compile(r"listening on http://[\d.]+:(\d+)(/slack/events)")
+
+
+def listening_url(process: subprocess.Popen) -> str:
+    """The events URL that `paperbot run --port 0` (started with ``stderr=PIPE, text=True``) says it
+    listens on; it fails with everything the process wrote if it ends first."""
+    lines: list[str] = []
+    while not lines or not (match := LISTENING.search(lines[-1])):
+        lines.append(process.stderr.readline())
+        assert lines[-1], "".join(lines) + process.stderr.read()
+    return f"http://127.0.0.1:{match[1]}{match[2]}"
+
+
+def user_ids(prefix: str, digits: int = 4) -> Callable[[], str]:
+    """A maker of fresh user ids (``PREFIX0001``, ``PREFIX0002``, ...). Each file takes a prefix of its own:
+    a file's tests share one database, and people must not meet across tests or files."""
+    counter = itertools.count(1)
+    return lambda: f"{prefix}{next(counter):0{digits}d}"
 
 
 @dataclass
@@ -288,5 +359,6 @@ def posts_to(standin: SlackStandIn, channel: str) -> list:
     return [c for c in standin.calls("chat.postMessage", channel=channel) if c.status == 200]
 
 
-__all__ = ["RESPONSE_URL", "Answer", "FakeSlack", "LogCapture", "Reply", "RunningBot", "bot_environment",
-           "posts_to", "seed_papers", "table_counts"]
+__all__ = ["RESPONSE_URL", "Answer", "FakeSlack", "LogCapture", "Reply", "RunningBot", "add_people",
+           "bot_environment", "listening_url", "posts_to", "seed_papers", "serving",
+           "table_counts", "user_ids", "zone_far_from_midnight"]

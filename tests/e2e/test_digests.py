@@ -4,7 +4,6 @@ people Slack can't reach. Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import subprocess
@@ -20,27 +19,22 @@ from bot.config import Settings
 from bot.context import Context
 from bot.slack import client as slack_client
 from bot.slack.digests import DigestScheduler, digest_client, send_digests, slack_courier
-from bot.usecases import follow
 from bot.usecases.daily import run_daily
 from storage import Store
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     FakeSlack,
-    RunningBot,
+    add_people,
     bot_environment,
     posts_to,
     seed_papers,
+    serving,
+    user_ids,
 )
 from tests.e2e.slack_standin import SlackStandIn
 
 ROOT = Path(__file__).resolve().parents[2]
-TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
-          "quantum qubits entanglement"]
-_users = itertools.count(1)
-
-
-def new_user() -> str:
-    return f"UDIG{next(_users):04d}"
+new_user = user_ids("UDIG")
 
 
 def dm(user: str) -> str:
@@ -58,21 +52,6 @@ def papers(standin: SlackStandIn, user: str) -> list[str]:
 
 def local_day(tz: str) -> str:
     return datetime.now(UTC).astimezone(ZoneInfo(tz)).date().isoformat()
-
-
-def add_people(db: Path, users: list[str], tz: str = "Asia/Kolkata", hhmm: str = "00:00",
-               since: str = "2020-01-01T00:00:00+00:00") -> None:
-    """People who follow a topic each, with a digest at ``hhmm`` set at ``since`` (by default: due all
-    day today)."""
-    ctx = Context.open(str(db))
-    try:
-        for i, user in enumerate(users):
-            follow(ctx, user, TOPICS[i % len(TOPICS)])
-            with ctx.store.transaction():
-                ctx.store.set_timezone(user, tz)
-                ctx.store.set_digest_schedule(user, hhmm, True, since=since)
-    finally:
-        ctx.store.close()
 
 
 def at_the_start_of_a_minute() -> datetime:
@@ -124,11 +103,8 @@ def cli(standin: SlackStandIn, db: Path, *args: str, digest_size: int = 3, env: 
 
 @pytest.fixture
 def running(standin, db):
-    bot = RunningBot(bot_environment(standin, db), digest_interval=0.3)
-    try:
+    with serving(standin, db, digest_interval=0.3) as bot:
         yield bot
-    finally:
-        bot.stop()
 
 
 def test_digest_set_to_this_minute_in_kolkata_is_sent_once_by_the_running_bot(running, standin, db):

@@ -7,7 +7,6 @@ one short log line and never a traceback.
 from __future__ import annotations
 
 import http.client
-import itertools
 import json
 import os
 import re
@@ -26,14 +25,15 @@ from bot.slack.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
 from storage import Store
 from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
     FakeSlack,
     LogCapture,
-    RunningBot,
     bot_environment,
+    listening_url,
     posts_to,
     seed_papers,
+    serving,
     table_counts,
+    user_ids,
 )
 from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
@@ -46,48 +46,7 @@ FOREIGN = "TFOREIGN"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
 
-_users = itertools.count(1)
-
-
-def new_user() -> str:
-    return f"UFORGE{next(_users):04d}"
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn(default_tz="Europe/Berlin") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("forged") / "paperbot.db"
-    seed_papers(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def environment(standin, db_path):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
-            mp.delenv(name, raising=False)
-        yield bot_environment(standin, db_path)
-
-
-@pytest.fixture(scope="module")
-def running(environment):
-    bot = RunningBot(environment)
-    try:
-        yield bot
-    finally:
-        bot.stop()
-
-
-@pytest.fixture
-def slack(running, standin):
-    standin.reset()
-    yield FakeSlack(running.url, standin)
-    standin.reset()
+new_user = user_ids("UFORGE")
 
 
 @pytest.fixture
@@ -278,9 +237,8 @@ def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, stan
 
 # -- the log ---------------------------------------------------------------------------------------
 
-def test_a_wrong_signing_secret_is_one_warning_not_silence(environment, standin):
-    bot = RunningBot(environment)  # its own gate, so no other test's refusals are in its count
-    try:
+def test_a_wrong_signing_secret_is_one_warning_not_silence(standin, db_path):
+    with serving(standin, db_path) as bot:  # its own gate, so no other test's refusals are in its count
         wrong = FakeSlack(bot.url, standin, secret="a-secret-slack-never-had")
         with LogCapture() as logs:
             for _ in range(5):
@@ -288,8 +246,6 @@ def test_a_wrong_signing_secret_is_one_warning_not_silence(environment, standin)
         warnings = [line for line in logs.lines if line.startswith("WARNING")]
         assert warnings == ["WARNING bot.slack.gate 1 request with a bad signature in the last minute: "
                             "check SLACK_SIGNING_SECRET"], logs.text
-    finally:
-        bot.stop()
 
 
 def test_paperbot_run_logs_user_text_escaped_and_refusals_in_one_line(standin, db_path, tmp_path):
@@ -298,12 +254,7 @@ def test_paperbot_run_logs_user_text_escaped_and_refusals_in_one_line(standin, d
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "-v", "run", "--port", "0"], cwd=tmp_path,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines: list[str] = []
-        listening = re.compile(r"listening on http://[\d.]+:(\d+)(/slack/events)")
-        while not lines or not (match := listening.search(lines[-1])):
-            lines.append(process.stderr.readline())
-            assert lines[-1], "".join(lines) + process.stderr.read()
-        slack = FakeSlack(f"http://127.0.0.1:{match[1]}{match[2]}", standin)
+        slack = FakeSlack(listening_url(process), standin)
         reply = slack.ask(new_user(), "\x1b[2Jfrob\u202eevil\x07")
         assert "I don't know the subcommand" in reply.text
         assert raw_post(slack, b"[]", {"Content-Type": JSON})[0] == 401

@@ -4,56 +4,26 @@ The client timeout is shortened so the tests stay quick."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from bot.slack import client as slack_client
 from storage import Store
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, seed_papers
+from tests.e2e.harness import serving, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 
 TIMEOUT = 0.5  # the client's timeout in these tests (seconds)
 LATE = 1.2  # how late the stand-in answers a post that landed
 
-_users = itertools.count(1)
-
-
-def new_user() -> str:
-    return f"UTMO{next(_users):04d}"
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn(default_tz="Europe/Berlin") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("timeout") / "paperbot.db"
-    seed_papers(path)
-    return path
+new_user = user_ids("UTMO")
 
 
 @pytest.fixture(scope="module")
 def running(standin, db_path):
+    """The bot, with the Slack client's timeout shortened."""
     with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:
-            mp.delenv(name, raising=False)
         mp.setattr(slack_client, "API_TIMEOUT", TIMEOUT)
-        bot = RunningBot(bot_environment(standin, db_path))
-        try:
+        with serving(standin, db_path) as bot:
             yield bot
-        finally:
-            bot.stop()
-
-
-@pytest.fixture
-def slack(running, standin):
-    standin.reset()
-    yield FakeSlack(running.url, standin)
-    standin.reset()
 
 
 def paper_titles(standin: SlackStandIn, user: str) -> list[str]:

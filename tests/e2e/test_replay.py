@@ -5,62 +5,16 @@ before doing anything, so a captured request re-sent by someone else changes not
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 from urllib.parse import urlencode
 
-import pytest
-
 from bot.slack.messages import LIKE_ACTION
-from storage import Store
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, posts_to, seed_papers
+from tests.e2e.harness import FakeSlack, posts_to, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 
 FORM = "application/x-www-form-urlencoded"
-_users = itertools.count(1)
-
-
-def new_user() -> str:
-    return f"UREPLAY{next(_users):03d}"
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("replay") / "paperbot.db"
-    seed_papers(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def running(standin, db_path):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:
-            mp.delenv(name, raising=False)
-        bot = RunningBot(bot_environment(standin, db_path))
-        try:
-            yield bot
-        finally:
-            bot.stop()
-
-
-@pytest.fixture
-def slack(running, standin):
-    standin.reset()
-    return FakeSlack(running.url, standin)
-
-
-@pytest.fixture
-def store(db_path):
-    s = Store(db_path)
-    yield s
-    s.close()
+new_user = user_ids("UREPLAY", 3)
 
 
 def send_twice(slack: FakeSlack, body: str) -> list[int]:

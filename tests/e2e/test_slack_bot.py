@@ -3,11 +3,9 @@ local Slack Web API stand-in. Nothing here reaches slack.com or reads the develo
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -19,15 +17,7 @@ import pytest
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
 from storage import PERSONAL_TABLES, Store
-from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
-    FakeSlack,
-    RunningBot,
-    bot_environment,
-    posts_to,
-    seed_papers,
-)
-from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.harness import FakeSlack, bot_environment, listening_url, posts_to, user_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,50 +31,12 @@ MORE_VOLCANOES = [{"id": f"volcano-{i}", "title": f"Magma chambers and lava flow
                    "abstract": f"Volcano magma eruptions lava craters number {i} and ash plumes."}
                   for i in range(3)]
 
-_users = itertools.count(1)
-
-
-def new_user() -> str:
-    return f"UE2E{next(_users):04d}"
+new_user = user_ids("UE2E")
 
 
 @pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn(default_tz="Europe/Berlin") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("e2e") / "paperbot.db"
-    seed_papers(path, extra=[HOSTILE, *MORE_VOLCANOES])
-    return path
-
-
-@pytest.fixture(scope="module")
-def running(standin, db_path):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
-            mp.delenv(name, raising=False)
-        bot = RunningBot(bot_environment(standin, db_path))
-        try:
-            yield bot
-        finally:
-            bot.stop()
-
-
-@pytest.fixture
-def slack(running, standin):
-    standin.reset()
-    yield FakeSlack(running.url, standin)
-    standin.reset()
-
-
-@pytest.fixture
-def store(db_path):
-    s = Store(db_path)
-    yield s
-    s.close()
+def extra_papers():
+    return [HOSTILE, *MORE_VOLCANOES]
 
 
 def dm(user: str) -> str:
@@ -531,12 +483,7 @@ def test_paperbot_run_stops_cleanly_on_sigterm_finishing_work_under_way(standin,
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--port", "0"], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        lines: list[str] = []
-        listening = re.compile(r"listening on http://[\d.]+:(\d+)(/slack/events)")
-        while not lines or not (match := listening.search(lines[-1])):
-            lines.append(process.stderr.readline())
-            assert lines[-1], "".join(lines) + process.stderr.read()
-        slack = FakeSlack(f"http://127.0.0.1:{match[1]}{match[2]}", standin)
+        slack = FakeSlack(listening_url(process), standin)
         user = new_user()
         slack.ask(user, "follow quantum qubits entanglement")
         standin.delay("chat.postMessage", 0.25)

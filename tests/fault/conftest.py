@@ -1,9 +1,12 @@
-"""Fault-suite fixtures: a :class:`~tests.fault.probe.Tally` per test, and the tried/held table at the end."""
+"""Fault-suite fixtures: a :class:`~tests.fault.probe.Tally` per test, and the tried/held table at the end;
+the running bot's fixtures come from tests/e2e/fixtures.py (its ``store`` does not: here ``store`` stays
+tests/conftest.py's fresh database)."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.e2e.fixtures import db_path, extra_papers, running, slack, standin  # noqa: F401
 from tests.fault.probe import _TALLY, Tally, record
 
 

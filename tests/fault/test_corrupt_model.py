@@ -6,6 +6,7 @@ leave it, with its version bumped so that every process takes it for the newest 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -28,7 +29,7 @@ from recommender import Profile, rank
 from recommender.index import FORMAT
 from storage import Paper, Store
 from tests.conftest import make_corpus
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, posts_to
+from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, bot_environment, posts_to, serving
 from tests.e2e.slack_standin import SlackStandIn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -237,20 +238,15 @@ def standin():
 
 
 @pytest.fixture
-def bot_on(standin, monkeypatch):
+def bot_on(standin):
     """Start the real bot (HTTP, signed requests) on a database; stopped at the end of the test."""
-    for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
-        monkeypatch.delenv(name, raising=False)
-    started: list[RunningBot] = []
+    with contextlib.ExitStack() as bots:
 
-    def start(db: Path) -> FakeSlack:
-        standin.reset()
-        started.append(RunningBot(bot_environment(standin, db)))
-        return FakeSlack(started[-1].url, standin)
+        def start(db: Path) -> FakeSlack:
+            standin.reset()
+            return FakeSlack(bots.enter_context(serving(standin, db)).url, standin)
 
-    yield start
-    for bot in started:
-        bot.stop()
+        yield start
 
 
 @pytest.mark.parametrize("shape", ["pickled int", "TEXT"])

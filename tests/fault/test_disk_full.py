@@ -133,7 +133,7 @@ def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it
 def test_the_bot_serves_a_refit_it_cannot_save_with_one_line(tmp_path, monkeypatch, caplog):
     """No tmpfs needed: the store's save raises StoreFull, as it does on a full disk."""
     from storage import StoreFull
-    from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, seed_papers
+    from tests.e2e.harness import FakeSlack, seed_papers, serving
     from tests.e2e.slack_standin import SlackStandIn
 
     db = tmp_path / "paperbot.db"
@@ -146,17 +146,11 @@ def test_the_bot_serves_a_refit_it_cannot_save_with_one_line(tmp_path, monkeypat
     def full(self, name, data):
         raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
 
-    for name in SLACK_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(Store, "save_artifact", full)
-    with SlackStandIn() as standin, caplog.at_level(logging.WARNING):
-        bot = RunningBot(bot_environment(standin, db))
-        try:
-            slack = FakeSlack(bot.url, standin)
-            first = slack.ask("UFULL1", "search quantum qubits entanglement")
-            second = slack.ask("UFULL2", "search feline cats whiskers")
-        finally:
-            bot.stop()
+    with SlackStandIn() as standin, caplog.at_level(logging.WARNING), serving(standin, db) as bot:
+        slack = FakeSlack(bot.url, standin)
+        first = slack.ask("UFULL1", "search quantum qubits entanglement")
+        second = slack.ask("UFULL2", "search feline cats whiskers")
     assert "qubits" in str(first.blocks) and "feline" in str(second.blocks)
     lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(lines) == 1 and "not saved" in lines[0] and str(db) in lines[0], lines

@@ -6,44 +6,23 @@ waiting on a slow ``users.info``, a recommend posting into a slow Slack) when th
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import pytest
 
 from storage import Store
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, seed_papers
-from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.harness import FakeSlack, serving, user_ids
 from tests.fault.probe import scaled
 
 ROUNDS = scaled(3)
-_users = itertools.count(1)
-
-
-@pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("forget") / "paperbot.db"
-    seed_papers(path)
-    return path
+race_user = user_ids("UFORGETRACE", 3)
+posting_user = user_ids("UFORGETPOST", 3)
 
 
 @pytest.fixture(scope="module")
 def two_bots(standin, db_path):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:
-            mp.delenv(name, raising=False)
-        bots = [RunningBot(bot_environment(standin, db_path)) for _ in range(2)]
-        try:
-            yield [FakeSlack(bot.url, standin) for bot in bots]
-        finally:
-            for bot in bots:
-                bot.stop()
+    with serving(standin, db_path) as one, serving(standin, db_path) as other:
+        yield [FakeSlack(bot.url, standin) for bot in (one, other)]
 
 
 def leftovers(db_path, user: str) -> tuple[dict[str, int], int]:
@@ -66,7 +45,7 @@ def reply(slack: FakeSlack, answer) -> str:
 def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_path, round_, tally):
     here, there = two_bots
     tally.tried()
-    user = f"UFORGETRACE{next(_users):03d}"
+    user = race_user()
     standin.reset()
     standin.delay("users.info", 1.5)
     follow = here.command(user, "follow feline cats, quantum circuits")
@@ -82,7 +61,7 @@ def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_
 def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_, tally):
     here, there = two_bots
     tally.tried()
-    user = f"UFORGETPOST{next(_users):03d}"
+    user = posting_user()
     standin.reset()
     here.ask(user, "follow graph neural networks, robot grasping")
     standin.delay("chat.postMessage", 0.4)

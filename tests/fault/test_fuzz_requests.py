@@ -9,7 +9,6 @@ a bigger probe by hand: ``PAPERBOT_FUZZ_EXAMPLES=1500 pytest tests/fault``.
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import os
 import time
@@ -23,16 +22,7 @@ from bot.slack.app import SORRY
 from bot.slack.commands import SUBCOMMANDS
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
 from storage import Store
-from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
-    TEAM_ID,
-    FakeSlack,
-    LogCapture,
-    RunningBot,
-    bot_environment,
-    seed_papers,
-)
-from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.harness import TEAM_ID, FakeSlack, LogCapture, user_ids
 from tests.fault.probe import record, scaled
 
 EXAMPLES = int(os.environ.get("PAPERBOT_FUZZ_EXAMPLES") or scaled(150))
@@ -43,11 +33,7 @@ HELP_POINTER = "See `/papers help`"
 RAW_MENTIONS = ("<@", "<!", "<#")
 HUGE = 12_000  # characters: far more than anyone types, well below the server's 1 MB limit on a body
 
-_users = itertools.count(1)
-
-
-def fresh_user() -> str:
-    return f"UFZ{next(_users):06d}"
+fresh_user = user_ids("UFZ", 6)
 
 
 class Tally:
@@ -61,32 +47,8 @@ class Tally:
 
 
 @pytest.fixture(scope="module")
-def standin():
-    with SlackStandIn(default_tz="Europe/Berlin") as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def db_path(tmp_path_factory):
-    path = tmp_path_factory.mktemp("fuzz") / "paperbot.db"
-    seed_papers(path)
-    return path
-
-
-@pytest.fixture(scope="module")
-def running(standin, db_path):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:  # Bolt reads some of these itself: never the developer's
-            mp.delenv(name, raising=False)
-        bot = RunningBot(bot_environment(standin, db_path))
-        try:
-            yield bot
-        finally:
-            bot.stop()
-
-
-@pytest.fixture(scope="module")
 def slack(running, standin):
+    """One for the whole file (hypothesis calls a test many times): the stand-in is never emptied here."""
     return FakeSlack(running.url, standin)
 
 

@@ -16,16 +16,18 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.context import Context
-from bot.usecases import follow
 from storage import Store
-from tests.e2e.harness import SLACK_ENVIRONMENT, bot_environment, seed_papers
+from tests.e2e.harness import (
+    SLACK_ENVIRONMENT,
+    add_people,
+    bot_environment,
+    seed_papers,
+    zone_far_from_midnight,
+)
 from tests.e2e.slack_standin import SlackStandIn
 from tests.fault.probe import record, scaled
 
@@ -33,20 +35,10 @@ ROOT = Path(__file__).resolve().parents[2]
 KILLS = int(os.environ.get("PAPERBOT_FAULT_KILLS") or scaled(6))
 SEED = int(os.environ.get("PAPERBOT_FAULT_SEED") or random.randrange(1_000_000))
 DIGEST_SIZE = 3
-TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
-          "quantum qubits entanglement"]
 
 
-def _zone_far_from_midnight() -> str:
-    """A zone whose local day does not end while the loop runs: a digest at 00:00 is due all day there."""
-    now = datetime.now(UTC)
-    for tz in ("Asia/Kolkata", "Europe/Berlin", "America/New_York", "Pacific/Kiritimati"):
-        if 1 <= now.astimezone(ZoneInfo(tz)).hour <= 21:
-            return tz
-    return "UTC"
-
-
-TZ = _zone_far_from_midnight()
+# A zone whose local day does not end while the loop runs: a digest at 00:00 is due all day there.
+TZ = zone_far_from_midnight(("Asia/Kolkata", "Europe/Berlin", "America/New_York", "Pacific/Kiritimati"))
 
 
 @pytest.fixture
@@ -55,18 +47,6 @@ def standin(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     with SlackStandIn(default_tz=TZ) as s:
         yield s
-
-
-def _people(db: Path, users: list[str]) -> None:
-    ctx = Context.open(str(db))
-    try:
-        for i, user in enumerate(users):
-            follow(ctx, user, TOPICS[i % len(TOPICS)])
-            with ctx.store.transaction():
-                ctx.store.set_timezone(user, TZ)
-                ctx.store.set_digest_schedule(user, "00:00", True, since="2020-01-01T00:00:00+00:00")
-    finally:
-        ctx.store.close()
 
 
 def _digest(standin: SlackStandIn, db: Path) -> subprocess.Popen:
@@ -94,7 +74,7 @@ def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standi
     db = tmp_path / "paperbot.db"
     seed_papers(db)
     users = [f"UKILL{i:03d}" for i in range(4 + 2 * KILLS)]
-    _people(db, users)
+    add_people(db, users, TZ)
     standin.delay("chat.postMessage", 0.05)  # posts take a moment: kills land mid-post too
     tried = held = 0
     while tried < KILLS:

@@ -30,23 +30,19 @@ from bot.usecases.sending import (
     outage_backoff,
 )
 from storage import Store
-from tests.e2e.harness import SLACK_ENVIRONMENT, bot_environment, posts_to, seed_papers
+from tests.clock import Clock
+from tests.e2e.harness import (
+    SLACK_ENVIRONMENT,
+    bot_environment,
+    posts_to,
+    seed_papers,
+    zone_far_from_midnight,
+)
 from tests.e2e.slack_standin import SlackStandIn
 
 ROOT = Path(__file__).resolve().parents[2]
 DEAD = lambda owner: False  # noqa: E731 - worst case: every earlier run's process is gone (cron)
 TOPICS = ["feline cats whiskers", "graph neural networks", "quantum qubits entanglement"]
-
-
-class Clock:
-    def __init__(self, start: datetime):
-        self.now = start
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, delta: timedelta) -> None:
-        self.now += delta
 
 
 class FlakySlack:
@@ -267,11 +263,7 @@ def standin(monkeypatch):
 
 def _midday_zone() -> str:
     """A zone whose local day does not end within the next hours (the test moves its clock ~20 min)."""
-    now = datetime.now(UTC)
-    for tz in ("Asia/Kolkata", "Europe/Berlin", "America/New_York", "Pacific/Auckland"):
-        if 1 <= now.astimezone(ZoneInfo(tz)).hour <= 21:
-            return tz
-    return "UTC"
+    return zone_far_from_midnight(("Asia/Kolkata", "Europe/Berlin", "America/New_York", "Pacific/Auckland"))
 
 
 def _add_people(db: Path, users: list[str], tz: str) -> None:

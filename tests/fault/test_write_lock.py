@@ -8,7 +8,6 @@ is shortened here (``BUSY_SECONDS``) so the suite stays quick; the behaviour is 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ import bot.slack.app
 import storage.sqlite
 from bot.slack.app import BUSY
 from storage import Store
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, RunningBot, bot_environment, posts_to, seed_papers
+from tests.e2e.harness import FakeSlack, posts_to, seed_papers, serving, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 
 HOLDER = """
@@ -32,7 +31,7 @@ time.sleep(float(sys.argv[2]))
 conn.execute("COMMIT")
 """
 
-_users = itertools.count(1)
+new_user = user_ids("ULOCK", 3)
 
 
 @contextlib.contextmanager
@@ -62,19 +61,14 @@ def db_path(tmp_path):
 
 @contextlib.contextmanager
 def bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds: float):
-    for name in SLACK_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(storage.sqlite, "BUSY_SECONDS", busy_seconds)
-    bot = RunningBot(bot_environment(standin, db_path))
-    try:
+    with serving(standin, db_path) as bot:
         yield FakeSlack(bot.url, standin)
-    finally:
-        bot.stop()
 
 
 def prepared_user(slack: FakeSlack, standin: SlackStandIn) -> tuple[str, str, str]:
     """Someone following two topics, with one paper shown; returns (user, channel, ts) of that paper."""
-    user = f"ULOCK{next(_users):03d}"
+    user = new_user()
     slack.ask(user, "follow feline cats, quantum circuits")
     slack.ask(user, "recommend 1")
     post = [c for c in posts_to(standin, "D" + user) if c.params.get("blocks")][-1]
@@ -86,7 +80,7 @@ def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(s
     tally.tried(8)  # six commands and two events
     with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=20) as slack:
         user, channel, ts = prepared_user(slack, standin)
-        other = f"ULOCK{next(_users):03d}"
+        other = new_user()
         with write_lock(db_path, 6) as holder:
             answers = {text: slack.command(who, text) for who, text in [
                 (user, "unfollow feline cats"), (user, "digest off"), (user, "recommend 1"),
