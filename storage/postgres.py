@@ -11,6 +11,10 @@ What it guarantees:
 - The paper change feed never misses a paper committed out of order: every paper writer locks the one
   ``counters`` row of the feed first, so paper writers queue, and change numbers are handed out in
   commit order (see :meth:`PostgresStore.upsert_papers`).
+- Two rows are queues on purpose, each held only until its writer commits: the feed's counter (paper
+  writers) and the feedback counter (feedback writers; it moves in the writer's transaction so that a
+  reader never sees the new number before the feedback). A transaction taking both in opposite orders
+  may deadlock; PostgreSQL then cancels one, which arrives as :class:`StoreBusy`.
 - The schema is migrated at start, once, even when several processes start together (advisory lock).
 - Backend errors arrive as storage's own: an unreachable server, a refused login or an unknown database
   as :class:`StoreUnavailable` (one line naming the URL without its password), a lock wait past
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -65,6 +70,8 @@ _COLUMNS = ", ".join(("id", "arxiv_id", "arxiv_version", *_PAPER_FIELDS, "added_
 
 def redacted(url: str) -> str:
     """``url`` without its password (in the authority or as a ``password=`` parameter)."""
+    if "://" not in url:  # a key=value connection string
+        return re.sub(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", "password=***", url)
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -106,6 +113,8 @@ def translate(exc: BaseException, where: str) -> BaseException:
     if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
                   | psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
         return StoreBusy(f"{where} is busy: another transaction has held the rows it needs too long")
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege | psycopg.errors.ReadOnlySqlTransaction):
+        return StoreUnavailable(f"can't write to the database {where} ({_reason(exc)})")
     if isinstance(exc, psycopg.OperationalError):
         return StoreUnavailable(f"can't open the database {where} ({_reason(exc)})")
     return exc
@@ -129,7 +138,11 @@ class PostgresStore:
                 url, min_size=1, max_size=pool_size, timeout=CONNECT_SECONDS, open=False,
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS, "options": options},
                 check=ConnectionPool.check_connection)
-            self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+            try:
+                self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+            except BaseException:
+                self._pool.close()
+                raise
 
     # -- connections and transactions ------------------------------------------------------------
 
@@ -493,7 +506,10 @@ class PostgresStore:
         now = datetime.now(UTC)
         now_text, until = now.isoformat(timespec="seconds"), (now + keep).isoformat(timespec="seconds")
         with self.transaction():
-            self._run("delete from once_keys where expires_at < %s and key <> %s", [now_text, key])
+            # Expired keys go a few at a time, skipping those another claim is deleting: waiting for
+            # them (or two claims deleting the same rows in different orders) would only slow claims.
+            self._run("delete from once_keys where key in (select key from once_keys where expires_at < %s"
+                      " and key <> %s limit 500 for update skip locked)", [now_text, key])
             claimed = self._one(
                 "insert into once_keys (key, expires_at) values (%s, %s) on conflict (key) do update"
                 " set expires_at = excluded.expires_at where once_keys.expires_at < %s returning key",

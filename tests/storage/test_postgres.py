@@ -11,15 +11,18 @@ from __future__ import annotations
 import threading
 import time
 
-import psycopg
-import psycopg.errors
 import pytest
 
-import storage.postgres
-from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store
-from storage.pg_migrations import MIGRATIONS
-from storage.postgres import PostgresStore, redacted, translate
-from tests.storage.conftest import sql_rows, with_database
+pytest.importorskip("psycopg", reason="psycopg is not installed (the postgres extra)")
+
+import psycopg  # noqa: E402
+import psycopg.errors  # noqa: E402
+
+import storage.postgres  # noqa: E402
+from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store  # noqa: E402
+from storage.pg_migrations import MIGRATIONS  # noqa: E402
+from storage.postgres import PostgresStore, redacted, translate  # noqa: E402
+from tests.storage.conftest import sql_rows, with_database  # noqa: E402
 
 LEASE, AT = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
 
@@ -286,6 +289,8 @@ def test_passwords_are_taken_out_of_urls_wherever_they_are():
     assert redacted("postgresql://u:p@h:5432/db") == "postgresql://u@h:5432/db"
     assert redacted("postgres://u:p@h/db?password=p&sslmode=require") == "postgres://u@h/db?sslmode=require"
     assert redacted("postgresql://h/db") == "postgresql://h/db"
+    assert redacted("host=h dbname=db password=p user=u") == "host=h dbname=db password=*** user=u"
+    assert "pw" not in redacted("host=h password='p w' user=u")
 
 
 def test_server_errors_become_storage_errors():
@@ -296,6 +301,11 @@ def test_server_errors_become_storage_errors():
         assert isinstance(translate(exc, where), StoreBusy)
     assert isinstance(translate(psycopg.OperationalError("server closed the connection"), where),
                       StoreUnavailable)
+    assert isinstance(translate(psycopg.errors.InsufficientPrivilege("permission denied"), where),
+                      StoreUnavailable)
+    refused_login = psycopg.OperationalError('connection failed: connection to server at "10.0.0.5", port 1'
+                                             ' failed: FATAL:  password authentication failed for user "u"')
+    assert str(translate(refused_login, where)) == f"can't open the database {where} (wrong password)"
     unique = psycopg.errors.UniqueViolation("duplicate key")
     assert translate(unique, where) is unique  # a programming error stays one
 
