@@ -315,3 +315,22 @@ def test_a_blob_set_to_null_loads_as_none(pg_store):
     assert pg_store.load_artifact("m") == (1, b"\x00\xffbinary")
     sql_rows(pg_store, "update artifacts set data = null where name = 'm'")
     assert pg_store.load_artifact("m") == (1, None)
+
+
+# -- one interface ----------------------------------------------------------------------------------
+
+def test_the_postgres_store_has_every_public_method_of_the_sqlite_store_with_the_same_signature():
+    import inspect
+
+    from storage import Store
+
+    sqlite_only = {"db"}  # the sqlite-utils handle, used by SQLite-only checks
+    for name, member in inspect.getmembers(Store):
+        if name.startswith("_") or name in sqlite_only:
+            continue
+        ours = getattr(PostgresStore, name, None)
+        assert ours is not None, f"PostgresStore has no {name}"
+        theirs_sig, ours_sig = inspect.signature(member), inspect.signature(ours)
+        assert [(p.name, p.default, p.kind) for p in ours_sig.parameters.values()] == [
+            (p.name, p.default, p.kind) for p in theirs_sig.parameters.values()], name
+        assert ours_sig.return_annotation == theirs_sig.return_annotation, name
