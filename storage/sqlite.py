@@ -410,12 +410,13 @@ class Store:
                                   [user_id, local_date]))
         return _digest_from_row(rows[0]) if rows else None
 
-    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> None:
-        """Claim a day's digest for ``owner`` (status "sending"); the row must not exist yet."""
-        self.db.execute(
-            "insert into digests (user_id, local_date, status, started_at, owner, lease_until, failures,"
-            " attempts) values (?, ?, 'sending', ?, ?, ?, '{}', 0)",
-            [user_id, local_date, at, owner, lease_until])
+    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
+        """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
+        when the row exists already (someone else claimed it first), as on PostgreSQL."""
+        return self.db.execute(
+            "insert or ignore into digests (user_id, local_date, status, started_at, owner, lease_until,"
+            " failures, attempts) values (?, ?, 'sending', ?, ?, ?, '{}', 0)",
+            [user_id, local_date, at, owner, lease_until]).rowcount > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
         """Hand a "sending" digest to ``owner`` (its previous owner died or let its lease run out)."""

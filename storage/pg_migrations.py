@@ -1,0 +1,136 @@
+"""The PostgreSQL schema, as a history of named steps. Append; never edit a released step.
+
+The steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and columns, so
+that a row moves between the backends unchanged. Differences, each on purpose:
+
+- timestamps stay ISO UTC text, as the Store's interface and SQLite hold them: compared as text they
+  order as the instants do, and a copied row is byte for byte the same;
+- JSON columns stay text: ``jsonb`` would reorder a digest's ``reasons``, whose order is shown;
+- artifacts are ``bytea``;
+- ``topics`` and ``feedback`` get a ``pos`` identity column to keep SQLite's insertion order (its rowid);
+- ``counters`` holds a ``papers`` row from the start: the change feed's counter (see PostgresStore).
+
+Several processes starting together migrate once: :func:`apply` holds an advisory lock around it.
+"""
+
+from __future__ import annotations
+
+import psycopg
+
+#: Key of the advisory lock held while migrating (any constant bigint unique to paperbot).
+MIGRATION_LOCK = 7_401_286_113
+
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_core", """
+        create table papers (
+            id text primary key,
+            arxiv_id text,
+            arxiv_version integer,
+            title text,
+            abstract text not null,
+            authors text,
+            url text,
+            venue text,
+            published text,
+            categories text,
+            added_at text,
+            updated_at text,
+            seq bigint not null
+        );
+        create unique index idx_papers_arxiv_id on papers (arxiv_id);
+        create index idx_papers_seq on papers (seq);
+        create table people (
+            user_id text primary key,
+            tz text,
+            digest_time text,
+            digest_enabled integer,
+            created_at text
+        );
+        create table topics (
+            user_id text, topic text, added_at text,
+            pos bigint generated always as identity,
+            primary key (user_id, topic)
+        );
+        create table feedback (
+            user_id text, paper_id text, value integer, created_at text,
+            pos bigint generated always as identity,
+            primary key (user_id, paper_id)
+        );
+        create table shown (
+            user_id text, paper_id text, shown_at text, reason text, channel text, message_ts text,
+            primary key (user_id, paper_id)
+        );
+        create index idx_shown_channel_message_ts on shown (channel, message_ts);
+        create table digests (
+            user_id text, local_date text, status text, started_at text, finished_at text, papers text,
+            primary key (user_id, local_date)
+        );
+        create table artifacts (name text primary key, version integer, created_at text, data bytea);
+        create table counters (name text primary key, value bigint not null);
+        insert into counters (name, value) values ('papers', 0);
+    """),
+    ("m002_slack", """
+        create table slack_events (event_id text primary key, received_at text);
+        create index idx_slack_events_received_at on slack_events (received_at);
+        alter table people add column tz_checked_at text;
+    """),
+    ("m003_digests", """
+        alter table digests add column owner text;
+        alter table digests add column lease_until text;
+        alter table digests add column reasons text;
+        alter table digests add column header_ts text;
+        alter table digests add column failures text;
+        alter table digests add column attempts integer;
+        alter table digests add column error text;
+        create index idx_digests_local_date on digests (local_date);
+        alter table people add column digest_since text;
+        alter table people add column dm_channel text;
+        create table jobs (
+            name text primary key, day text, status text, owner text, lease_until text, started_at text,
+            finished_at text, error text
+        );
+    """),
+    # The counter row is updated in the writer's own transaction, so a reader sees the new version
+    # exactly when it can see the feedback that made it (a sequence would change before the commit).
+    ("m004_feedback_counter", """
+        insert into counters (name, value) values ('feedback', 0);
+        create function feedback_counted() returns trigger language plpgsql as $$
+        begin
+            update counters set value = value + 1 where name = 'feedback';
+            return null;
+        end $$;
+        create trigger feedback_counted after insert or update or delete on feedback
+            for each row execute function feedback_counted();
+    """),
+    ("m005_once_keys", """
+        create table once_keys (key text primary key, expires_at text);
+        create index idx_once_keys_expires_at on once_keys (expires_at);
+        drop table if exists slack_events;
+    """),
+    ("m006_digest_outages", """
+        alter table digests add column outages integer;
+    """),
+]
+
+
+def apply(conn: psycopg.Connection) -> list[str]:
+    """Apply the steps not yet recorded in ``schema_migrations``, each in its own transaction, under an
+    advisory lock so that processes starting together wait for the first and then find nothing to do.
+    ``conn`` must be in autocommit mode. Returns the names applied now."""
+    applied_now = []
+    conn.execute("select pg_advisory_lock(%s)", [MIGRATION_LOCK])
+    try:
+        conn.execute("create table if not exists schema_migrations (name text primary key,"
+                     " applied_at text not null"
+                     " default to_char(now() at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS+00:00'))")
+        done = {row[0] for row in conn.execute("select name from schema_migrations")}
+        for name, sql in MIGRATIONS:
+            if name in done:
+                continue
+            with conn.transaction():
+                conn.execute(sql)
+                conn.execute("insert into schema_migrations (name) values (%s)", [name])
+            applied_now.append(name)
+    finally:
+        conn.execute("select pg_advisory_unlock(%s)", [MIGRATION_LOCK])
+    return applied_now

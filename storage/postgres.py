@@ -1,0 +1,681 @@
+"""The PostgreSQL store: the same methods and records as the SQLite :class:`~storage.sqlite.Store`, for
+several processes on several hosts sharing one database.
+
+What it guarantees:
+
+- No global write lock. Outside :meth:`PostgresStore.transaction` each call runs on a pooled connection
+  in autocommit; inside it, on one connection that the thread holds until the end (nested levels are
+  savepoints). Correctness comes from the database row by row: ``claim_once``, ``start_digest``,
+  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; digest
+  and job writes name their owner; counters are bumped in the writer's own transaction.
+- The paper change feed never misses a paper committed out of order: every paper writer locks the one
+  ``counters`` row of the feed first, so paper writers queue, and change numbers are handed out in
+  commit order (see :meth:`PostgresStore.upsert_papers`).
+- Two rows are queues on purpose, each held only until its writer commits: the feed's counter (paper
+  writers) and the feedback counter (feedback writers; it moves in the writer's transaction so that a
+  reader never sees the new number before the feedback). A transaction taking both in opposite orders
+  may deadlock; PostgreSQL then cancels one, which arrives as :class:`StoreBusy`.
+- The schema is migrated at start, once, even when several processes start together (advisory lock).
+- Backend errors arrive as storage's own: an unreachable server, a refused login or an unknown database
+  as :class:`StoreUnavailable` (one line naming the URL without its password), a lock wait past
+  ``BUSY_SECONDS``, a deadlock or a serialisation failure as :class:`StoreBusy`, a full disk as
+  :class:`StoreFull`.
+
+Not done yet (issue 10's later steps): this store is not wired to ``PAPERBOT_DB`` / ``Context.open``
+(only :func:`storage.open_store` opens it), and the use cases' read-then-write claims (taking over a
+digest, starting a daily job) still rely on SQLite's exclusive transactions: until they become single
+statements or row locks, run one process per PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime, timedelta
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+import psycopg.errors
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from storage import pg_migrations
+from storage.errors import StoreBusy, StoreFull, StoreUnavailable
+from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
+
+# One list of personal tables and one way to turn rows into records, shared with the SQLite store.
+from storage.sqlite import (
+    _PAPER_FIELDS,
+    PERSONAL_TABLES,
+    _digest_from_row,
+    _is_older,
+    _paper_from_row,
+    _paper_row,
+    _person_from_row,
+    utcnow,
+)
+
+#: How long a statement waits for a row lock another transaction holds before giving up (StoreBusy);
+#: as long as the SQLite store waits for its write lock.
+BUSY_SECONDS = 90
+#: How long opening a connection (or waiting for a free one in the pool) may take.
+CONNECT_SECONDS = 10
+POOL_SIZE = 10
+
+_COLUMNS = ", ".join(("id", "arxiv_id", "arxiv_version", *_PAPER_FIELDS, "added_at", "updated_at", "seq"))
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password (in the authority or as a ``password=`` parameter)."""
+    if "://" not in url:  # a key=value connection string
+        return re.sub(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", "password=***", url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "the PostgreSQL database"
+    netloc = parts.netloc
+    if "@" in netloc:
+        auth, host = netloc.rsplit("@", 1)
+        netloc = f"{auth.split(':', 1)[0]}@{host}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a connection failed, in a few words (libpq's message is several lines and names hosts)."""
+    text = str(exc)
+    lowered = text.lower()
+    for needle, reason in (("password authentication failed", "wrong password"),
+                           ("no password supplied", "a password is required"),
+                           ("does not exist", None),
+                           ("connection refused", "connection refused"),
+                           ("timeout expired", "no answer from the server"),
+                           ("could not translate host name", "unknown host")):
+        if needle in lowered:
+            if reason is None:  # 'database "x" does not exist', 'role "y" does not exist'
+                line = next(ln for ln in text.splitlines() if needle in ln.lower())
+                return line.split("FATAL:", 1)[-1].strip()
+            return reason
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[0][-200:] if lines else type(exc).__name__
+
+
+def translate(exc: BaseException, where: str) -> BaseException:
+    """The storage error for a psycopg (or pool) error ``exc``; other errors come back unchanged."""
+    if isinstance(exc, PoolTimeout):
+        return StoreUnavailable(f"can't reach the database {where}: no connection within {CONNECT_SECONDS} s"
+                                " (the server is down, or every connection is in use)")
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return StoreFull(f"{where}: the disk is full, so nothing more could be saved")
+    if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
+                  | psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
+        return StoreBusy(f"{where} is busy: another transaction has held the rows it needs too long")
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege | psycopg.errors.ReadOnlySqlTransaction):
+        return StoreUnavailable(f"can't write to the database {where} ({_reason(exc)})")
+    if isinstance(exc, psycopg.OperationalError):
+        return StoreUnavailable(f"can't open the database {where} ({_reason(exc)})")
+    return exc
+
+
+class PostgresStore:
+    """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
+    database shared by any number of processes."""
+
+    def __init__(self, url: str, pool_size: int = POOL_SIZE):
+        self.url = url
+        self.path = redacted(url)  # what errors and logs name; the SQLite store's file path
+        self._local = threading.local()
+        options = f"-c lock_timeout={int(BUSY_SECONDS * 1000)}"
+        # Migrate on a connection of its own first: a refused login or an unknown database then fails
+        # here with libpq's own reason, where a pool would only report that it timed out.
+        with self._translated():
+            with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS) as conn:
+                pg_migrations.apply(conn)
+            self._pool = ConnectionPool(
+                url, min_size=1, max_size=pool_size, timeout=CONNECT_SECONDS, open=False,
+                kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS, "options": options},
+                check=ConnectionPool.check_connection)
+            try:
+                self._pool.open(wait=True, timeout=CONNECT_SECONDS)
+            except BaseException:
+                self._pool.close()
+                raise
+
+    # -- connections and transactions ------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except (psycopg.Error, PoolTimeout) as exc:
+            named = translate(exc, self.path)
+            if named is exc:
+                raise
+            raise named from exc
+
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection]:
+        """The thread's transaction connection, or a pooled one in autocommit for one call."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            with self._translated():
+                yield conn
+            return
+        with self._translated(), self._pool.connection() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group one use case's writes in one real transaction on one connection, held by this thread
+        until the end; nested levels are savepoints. Nothing else is locked: rows are, as written."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            with self._translated(), conn.transaction():
+                yield
+            return
+        with self._translated(), self._pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                with conn.transaction():
+                    yield
+            finally:
+                self._local.conn = None
+
+    def close(self) -> None:
+        """Nothing to do for one thread: outside a transaction no connection is held (they are pooled).
+        Kept so callers can treat both stores alike; :meth:`dispose` closes the pool."""
+
+    def dispose(self) -> None:
+        """Close every pooled connection; the store can't be used afterwards."""
+        self._pool.close()
+
+    def _rows(self, sql: str, args: Iterable | None = None) -> list[dict]:
+        with self._conn() as conn, conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(sql, args)
+            return cur.fetchall()
+
+    def _one(self, sql: str, args: Iterable | None = None) -> tuple | None:
+        with self._conn() as conn:
+            return conn.execute(sql, args).fetchone()
+
+    def _run(self, sql: str, args: Iterable | None = None) -> int:
+        """Run one statement; how many rows it changed."""
+        with self._conn() as conn:
+            return conn.execute(sql, args).rowcount
+
+    # -- papers ----------------------------------------------------------------------------------
+
+    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+        """Add new papers and update known ones, in one transaction.
+
+        A paper is known by its id, or by its arXiv id across versions and sources; a known paper keeps
+        its id. An older arXiv version never overwrites a newer one.
+        """
+        papers = list(papers)
+        counts = UpsertCounts()
+        now = utcnow()
+        with self.transaction(), self._conn() as conn:
+            # The feed's counter row is locked first and kept until commit: another paper writer waits
+            # here, so change numbers are given out in commit order. With a plain sequence a writer
+            # holding number 9 could commit after another's 10 was read, and "changed since 10" would
+            # never show it. Queuing also makes the read-then-write below safe (one insert per arXiv id).
+            seq = start = conn.execute("select value from counters where name = 'papers' for update"
+                                       ).fetchone()[0]
+            by_id, by_arxiv = self._known_papers(conn, papers)
+            inserts: dict[str, dict] = {}
+            updates: dict[str, dict] = {}
+
+            def remember(row: dict) -> None:
+                by_id[row["id"]] = row
+                if row["arxiv_id"]:
+                    by_arxiv[row["arxiv_id"]] = row
+
+            for paper in papers:
+                existing = by_id.get(paper.id)
+                if existing is None and paper.arxiv_id:
+                    existing = by_arxiv.get(paper.arxiv_id)
+                row = _paper_row(paper)
+                if existing is None:
+                    seq += 1
+                    inserts[paper.id] = new = {**row, "added_at": now, "updated_at": now, "seq": seq}
+                    remember(new)
+                    counts.added += 1
+                    continue
+                if _is_older(paper, existing) or all(existing[f] == row[f] for f in _PAPER_FIELDS):
+                    counts.unchanged += 1
+                    continue
+                seq += 1
+                row.update(id=existing["id"], updated_at=now, seq=seq)
+                if row["arxiv_id"] is None:
+                    row["arxiv_id"], row["arxiv_version"] = existing["arxiv_id"], existing["arxiv_version"]
+                if existing["arxiv_id"] and by_arxiv.get(existing["arxiv_id"]) is existing:
+                    del by_arxiv[existing["arxiv_id"]]
+                merged = {**existing, **row}
+                remember(merged)
+                (inserts if merged["id"] in inserts else updates)[merged["id"]] = merged
+                counts.updated += 1
+            with conn.cursor() as cur:
+                if inserts:
+                    marks = ", ".join(f"%({c.strip()})s" for c in _COLUMNS.split(","))
+                    cur.executemany(f"insert into papers ({_COLUMNS}) values ({marks})",  # noqa: S608
+                                    list(inserts.values()))
+                if updates:
+                    cur.executemany(
+                        "update papers set arxiv_id = %(arxiv_id)s, arxiv_version = %(arxiv_version)s,"
+                        " title = %(title)s, abstract = %(abstract)s, authors = %(authors)s, url = %(url)s,"
+                        " venue = %(venue)s, published = %(published)s, categories = %(categories)s,"
+                        " updated_at = %(updated_at)s, seq = %(seq)s where id = %(id)s",
+                        list(updates.values()))
+            if seq != start:
+                conn.execute("update counters set value = %s where name = 'papers'", [seq])
+        return counts
+
+    @staticmethod
+    def _known_papers(conn: psycopg.Connection, papers: list[Paper]) -> tuple[dict, dict]:
+        """The stored rows these papers may match, by id and by arXiv id."""
+        ids = list({p.id for p in papers})
+        arxiv_ids = list({p.arxiv_id for p in papers if p.arxiv_id})
+        with conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(f"select {_COLUMNS} from papers where id = any(%s) or arxiv_id = any(%s)",  # noqa: S608
+                        [ids, arxiv_ids])
+            rows = cur.fetchall()
+        return {r["id"]: r for r in rows}, {r["arxiv_id"]: r for r in rows if r["arxiv_id"]}
+
+    def max_paper_seq(self) -> int:
+        """The change counter of the newest paper change; 0 for an empty store."""
+        return int(self._one("select value from counters where name = 'papers'")[0])
+
+    def count_papers(self) -> int:
+        """How many papers are stored."""
+        return int(self._one("select count(*) from papers")[0])
+
+    def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """The papers with these ids, by id; unknown ids are left out."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        rows = self._rows("select * from papers where id = any(%s)", [ids])
+        return {r["id"]: _paper_from_row(r) for r in rows}
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        """One paper by id, or None."""
+        return self.get_papers([paper_id]).get(paper_id)
+
+    def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
+        """The paper with this arXiv id (no version), or None."""
+        rows = self._rows("select * from papers where arxiv_id = %s", [arxiv_id])
+        return _paper_from_row(rows[0]) if rows else None
+
+    def find_paper_by_url(self, url: str) -> Paper | None:
+        """The paper with exactly this URL, or None."""
+        rows = self._rows("select * from papers where url = %s limit 1", [url])
+        return _paper_from_row(rows[0]) if rows else None
+
+    def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
+        """Papers added or updated after change counter ``seq``, oldest change first."""
+        for row in self._rows("select * from papers where seq > %s order by seq", [seq]):
+            yield row["seq"], _paper_from_row(row)
+
+    def paper_dates(self) -> dict[str, str | None]:
+        """Each paper's published date (or, failing that, when it was added), by id."""
+        return {r["id"]: r["d"] for r in
+                self._rows("select id, coalesce(published, substr(added_at, 1, 10)) d from papers")}
+
+    # -- people and topics -----------------------------------------------------------------------
+
+    def get_person(self, user_id: str) -> Person | None:
+        """The person, or None if paperbot has never heard of them."""
+        rows = self._rows("select * from people where user_id = %s", [user_id])
+        return _person_from_row(rows[0]) if rows else None
+
+    def ensure_person(self, user_id: str) -> Person:
+        """The person, created with no schedule if new."""
+        self._run("insert into people (user_id, digest_enabled, created_at) values (%s, 0, %s)"
+                  " on conflict (user_id) do nothing", [user_id, utcnow()])
+        return self.get_person(user_id)
+
+    def list_people(self) -> list[Person]:
+        """Everyone paperbot knows."""
+        return [_person_from_row(r) for r in self._rows("select * from people order by user_id")]
+
+    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
+                            since: str | None = None) -> None:
+        """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
+        (ISO UTC, default now)."""
+        self.ensure_person(user_id)
+        self._run("update people set digest_time = %s, digest_enabled = %s, digest_since = %s"
+                  " where user_id = %s", [digest_time, int(enabled), since or utcnow(), user_id])
+
+    def set_timezone(self, user_id: str, tz: str | None) -> None:
+        """Remember a person's IANA timezone name."""
+        self.ensure_person(user_id)
+        self._run("update people set tz = %s where user_id = %s", [tz, user_id])
+
+    def get_topics(self, user_id: str) -> list[str]:
+        """A person's topics, oldest first."""
+        rows = self._rows("select topic from topics where user_id = %s order by added_at, pos", [user_id])
+        return [r["topic"] for r in rows]
+
+    def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
+        """Add topics; returns those that were new (case-insensitive)."""
+        known = {t.casefold() for t in self.get_topics(user_id)}
+        added = []
+        now = utcnow()
+        for topic in topics:
+            if topic.casefold() in known:
+                continue
+            known.add(topic.casefold())
+            if self._run("insert into topics (user_id, topic, added_at) values (%s, %s, %s)"
+                         " on conflict do nothing", [user_id, topic, now]):
+                added.append(topic)
+        return added
+
+    def remove_topic(self, user_id: str, topic: str) -> list[str]:
+        """Remove a topic (case-insensitive); returns the stored spellings removed."""
+        gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
+        if gone:
+            self._run("delete from topics where user_id = %s and topic = any(%s)", [user_id, gone])
+        return gone
+
+    def remove_all_topics(self, user_id: str) -> int:
+        """Remove every topic of a person; returns how many there were."""
+        return self._run("delete from topics where user_id = %s", [user_id])
+
+    # -- feedback --------------------------------------------------------------------------------
+
+    def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
+        """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
+        self._run("insert into feedback (user_id, paper_id, value, created_at) values (%s, %s, %s, %s)"
+                  " on conflict (user_id, paper_id) do update set value = excluded.value,"
+                  " created_at = excluded.created_at", [user_id, paper_id, value, utcnow()])
+
+    def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
+        """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
+        sql, args = "delete from feedback where user_id = %s and paper_id = %s", [user_id, paper_id]
+        if value is not None:
+            sql, args = sql + " and value = %s", args + [value]
+        return self._run(sql, args) > 0
+
+    def likes_by_person(self) -> list[list[str]]:
+        """Every person's liked paper ids (one list a person): what people with similar taste liked."""
+        likes: dict[str, list[str]] = {}
+        for r in self._rows("select user_id, paper_id from feedback where value > 0 order by user_id, pos"):
+            likes.setdefault(r["user_id"], []).append(r["paper_id"])
+        return list(likes.values())
+
+    def feedback_version(self) -> int:
+        """A number that changes whenever anyone's feedback changes (a trigger counts every write, in
+        the writer's transaction, so the number and the feedback become visible together)."""
+        row = self._one("select value from counters where name = 'feedback'")
+        return int(row[0]) if row else 0
+
+    def get_feedback(self, user_id: str) -> list[Feedback]:
+        """A person's likes and dislikes, oldest first."""
+        rows = self._rows("select paper_id, value, created_at from feedback where user_id = %s"
+                          " order by created_at, pos", [user_id])
+        return [Feedback(r["paper_id"], r["value"], r["created_at"]) for r in rows]
+
+    # -- what was shown --------------------------------------------------------------------------
+
+    def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
+                   message_ts: str | None = None) -> None:
+        """Remember that a paper was shown to a person (and, from Slack, in which message)."""
+        self._run(
+            "insert into shown (user_id, paper_id, shown_at, reason, channel, message_ts)"
+            " values (%s, %s, %s, %s, %s, %s) on conflict (user_id, paper_id) do update set"
+            " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
+            " message_ts = excluded.message_ts",
+            [user_id, paper_id, utcnow(), reason, channel, message_ts])
+
+    def shown_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper ever shown to a person."""
+        return {r["paper_id"] for r in self._rows("select paper_id from shown where user_id = %s", [user_id])}
+
+    def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
+        """(user_id, paper_id) of the paper posted as this Slack message, or None."""
+        row = self._one("select user_id, paper_id from shown where channel = %s and message_ts = %s limit 1",
+                        [channel, message_ts])
+        return (row[0], row[1]) if row else None
+
+    def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
+        """Those of ``paper_ids`` already shown to a person."""
+        ids = list(dict.fromkeys(paper_ids))
+        if not ids:
+            return set()
+        rows = self._rows("select paper_id from shown where user_id = %s and paper_id = any(%s)",
+                          [user_id, ids])
+        return {r["paper_id"] for r in rows}
+
+    # -- saved models ----------------------------------------------------------------------------
+
+    def save_artifact(self, name: str, data: bytes) -> int:
+        """Store a named blob (a fitted model); returns its new version number (one statement, so two
+        processes saving at once get two versions)."""
+        row = self._one("insert into artifacts (name, version, created_at, data) values (%s, 1, %s, %s)"
+                        " on conflict (name) do update set version = coalesce(artifacts.version, 0) + 1,"
+                        " created_at = excluded.created_at, data = excluded.data returning version",
+                        [name, utcnow(), data])
+        return int(row[0])
+
+    def artifact_version(self, name: str) -> int:
+        """The version of a named blob; 0 when there is none."""
+        row = self._one("select coalesce(version, 0) from artifacts where name = %s", [name])
+        return int(row[0]) if row else 0
+
+    def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
+        """(version, data) of a named blob, or None when there is none; ``data`` is None for NULL
+        (judging whether it is usable is the caller's business)."""
+        row = self._one("select coalesce(version, 0), data from artifacts where name = %s", [name])
+        if row is None:
+            return None
+        version, data = row
+        return int(version), (bytes(data) if data is not None else None)
+
+    # -- forgetting ------------------------------------------------------------------------------
+
+    def forget_person(self, user_id: str) -> dict[str, int]:
+        """Delete every row about a person from every table; returns rows deleted per table."""
+        deleted = {}
+        with self.transaction():
+            for table in PERSONAL_TABLES:
+                # Table names come from PERSONAL_TABLES, never from input.
+                deleted[table] = self._run(f"delete from {table} where user_id = %s", [user_id])  # noqa: S608
+        self.scrub_log()
+        return deleted
+
+    def scrub_log(self) -> None:
+        """Nothing, on PostgreSQL. SQLite's version empties its write-ahead log so deleted rows survive
+        nowhere in the file. Here deleted rows linger as dead tuples until autovacuum reclaims them, and
+        in the server's WAL until it is recycled; neither is reachable through SQL, and a VACUUM would
+        not overwrite the freed space nor touch the WAL, so it is left to the server."""
+
+    def rows_about(self, user_id: str) -> dict[str, int]:
+        """How many rows each personal table holds about a person (for checks and `forget`)."""
+        return {t: int(self._one(f"select count(*) from {t} where user_id = %s", [user_id])[0])  # noqa: S608
+                for t in PERSONAL_TABLES}
+
+    # -- Slack -----------------------------------------------------------------------------------
+
+    def claim_once(self, key: str, keep: timedelta) -> bool:
+        """Claim ``key``: True the first time, False while an earlier claim of it is kept (``keep``
+        from now). One statement decides: a new key is inserted, an expired one is taken over, a kept
+        one is left alone; a racing claim of the same key waits for the first to commit, then loses."""
+        now = datetime.now(UTC)
+        now_text, until = now.isoformat(timespec="seconds"), (now + keep).isoformat(timespec="seconds")
+        with self.transaction():
+            # Expired keys go a few at a time, skipping those another claim is deleting: waiting for
+            # them (or two claims deleting the same rows in different orders) would only slow claims.
+            self._run("delete from once_keys where key in (select key from once_keys where expires_at < %s"
+                      " and key <> %s limit 500 for update skip locked)", [now_text, key])
+            claimed = self._one(
+                "insert into once_keys (key, expires_at) values (%s, %s) on conflict (key) do update"
+                " set expires_at = excluded.expires_at where once_keys.expires_at < %s returning key",
+                [key, until, now_text])
+        return claimed is not None
+
+    def timezone_checked_at(self, user_id: str) -> str | None:
+        """When a person's timezone was last read from Slack (ISO UTC), or None."""
+        row = self._one("select tz_checked_at from people where user_id = %s", [user_id])
+        return row[0] if row else None
+
+    def record_timezone(self, user_id: str, tz: str | None) -> bool:
+        """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
+        answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
+        return self._run("update people set tz = %s, tz_checked_at = %s where user_id = %s",
+                         [tz, utcnow(), user_id]) > 0
+
+    # -- daily digests ---------------------------------------------------------------------------
+    # A digest row is a claim: every write after it names the owner, so a process that lost its claim
+    # changes nothing.
+
+    def people_with_digests(self) -> list[Person]:
+        """Everyone whose daily digest is on, with a time set."""
+        rows = self._rows("select * from people where digest_enabled = 1 and digest_time is not null"
+                          " order by user_id")
+        return [_person_from_row(r) for r in rows]
+
+    def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
+        """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
+        rows = self._rows("select user_id, local_date, status from digests where local_date >= %s",
+                          [since_date])
+        return {(r["user_id"], r["local_date"]): r["status"] for r in rows}
+
+    def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
+        """One person's digest for one local day, or None if none was started."""
+        rows = self._rows("select * from digests where user_id = %s and local_date = %s",
+                          [user_id, local_date])
+        return _digest_from_row(rows[0]) if rows else None
+
+    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
+        """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
+        when the row exists already (another process won the race: it owns the digest)."""
+        return self._run(
+            "insert into digests (user_id, local_date, status, started_at, owner, lease_until, failures,"
+            " attempts) values (%s, %s, 'sending', %s, %s, %s, '{}', 0)"
+            " on conflict (user_id, local_date) do nothing",
+            [user_id, local_date, at, owner, lease_until]) > 0
+
+    def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
+        """Hand a "sending" digest to ``owner`` (its previous owner died or let its lease run out)."""
+        self._run("update digests set owner = %s, lease_until = %s where user_id = %s and local_date = %s"
+                  " and status = 'sending'", [owner, lease_until, user_id, local_date])
+
+    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
+                          reasons: dict[str, str]) -> bool:
+        """Record the papers chosen for a digest (before any is posted). False if ``owner`` lost it."""
+        return self._digest_update(user_id, local_date, owner, "papers = %s, reasons = %s",
+                                   [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)])
+
+    def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
+        return self._digest_update(user_id, local_date, owner, "lease_until = %s", [lease_until])
+
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str) -> bool:
+        """Remember that the digest's header message went out, so it is never posted twice."""
+        return self._digest_update(user_id, local_date, owner, "header_ts = %s", [message_ts])
+
+    def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
+        """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
+        # In one statement: two runs counting at once both count (a read, then a write, could lose one).
+        row = self._one(
+            "update digests set failures = (coalesce(failures, '{}')::jsonb || jsonb_build_object(%(p)s,"
+            " coalesce((failures::jsonb ->> %(p)s)::int, 0) + 1))::text"
+            " where user_id = %(u)s and local_date = %(d)s and owner = %(o)s and status = 'sending'"
+            " returning (failures::jsonb ->> %(p)s)::int",
+            {"p": paper_id, "u": user_id, "d": local_date, "o": owner})
+        if row is not None:
+            return int(row[0])
+        record = self.get_digest(user_id, local_date)  # not the owner's: counted nowhere, as on SQLite
+        return record.failures.get(paper_id, 0) + 1 if record else 0
+
+    def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
+        """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
+        by any process; returns how many runs of it have ended so."""
+        row = self._one("update digests set lease_until = %s, attempts = coalesce(attempts, 0) + 1"
+                        " where user_id = %s and local_date = %s and owner = %s and status = 'sending'"
+                        " returning attempts", [retry_at, user_id, local_date, owner])
+        if row is not None:
+            return int(row[0])
+        record = self.get_digest(user_id, local_date)
+        return record.attempts if record else 0
+
+    def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
+        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
+        waiting for its retry), oldest day first."""
+        rows = self._rows("select * from digests where local_date >= %s and status = 'sending'"
+                          " order by local_date, user_id", [since_date])
+        return [_digest_from_row(r) for r in rows]
+
+    def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
+        """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
+        UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
+        return self._digest_update(user_id, local_date, owner,
+                                   "owner = null, lease_until = %s, outages = coalesce(outages, 0) + 1,"
+                                   " error = %s", [retry_at, error])
+
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
+                      error: str | None = None) -> bool:
+        """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
+        return self._digest_update(user_id, local_date, owner,
+                                   "status = %s, finished_at = %s, error = %s, lease_until = null",
+                                   [status, at, error])
+
+    def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
+        """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
+        self._run("delete from digests where user_id = %s and local_date = %s and owner = %s"
+                  " and status = 'sending'", [user_id, local_date, owner])
+
+    def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
+        # ``assignments`` is one of the constant strings above, never input.
+        sql = (f"update digests set {assignments} where user_id = %s and local_date = %s"  # noqa: S608
+               " and owner = %s and status = 'sending'")
+        return self._run(sql, [*args, user_id, local_date, owner]) > 0
+
+    def recent_paper_ids(self, since: str) -> set[str]:
+        """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
+        rows = self._rows("select id from papers where coalesce(published, substr(added_at, 1, 10)) >= %s",
+                          [since])
+        return {r["id"] for r in rows}
+
+    def dm_channel(self, user_id: str) -> str | None:
+        """The DM channel last opened with a person, or None."""
+        row = self._one("select dm_channel from people where user_id = %s", [user_id])
+        return row[0] if row else None
+
+    def remember_dm_channel(self, user_id: str, channel: str) -> None:
+        """Keep the DM channel opened with a person."""
+        self._run("update people set dm_channel = %s where user_id = %s", [channel, user_id])
+
+    def forget_dm_channel(self, channel: str) -> None:
+        """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
+        self._run("update people set dm_channel = null where dm_channel = %s", [channel])
+
+    # -- daily jobs ------------------------------------------------------------------------------
+
+    def get_job(self, name: str) -> JobRecord | None:
+        """The last run of a daily job, or None if it never ran."""
+        rows = self._rows("select * from jobs where name = %s", [name])
+        if not rows:
+            return None
+        r = rows[0]
+        return JobRecord(r["name"], r["day"], r["status"], r["owner"], r["lease_until"], r["started_at"],
+                         r["finished_at"], r["error"])
+
+    def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
+        """Claim a daily job's run for UTC ``day``."""
+        self._run("insert into jobs (name, day, status, owner, lease_until, started_at, finished_at, error)"
+                  " values (%s, %s, 'running', %s, %s, %s, null, null) on conflict (name) do update set"
+                  " day = excluded.day, status = excluded.status, owner = excluded.owner,"
+                  " lease_until = excluded.lease_until, started_at = excluded.started_at,"
+                  " finished_at = null, error = null", [name, day, owner, lease_until, at])
+
+    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None) -> None:
+        """End ``owner``'s run of a daily job as "done" or "failed"."""
+        self._run("update jobs set status = %s, finished_at = %s, error = %s, lease_until = null"
+                  " where name = %s and owner = %s", [status, at, error, name, owner])
+
+
+__all__ = ["BUSY_SECONDS", "PostgresStore", "redacted", "translate"]

@@ -1,0 +1,162 @@
+"""The store contract suite's fixtures: every test that takes ``any_store`` runs on SQLite and on PostgreSQL.
+
+PostgreSQL is the server at ``PAPERBOT_TEST_POSTGRES`` (a URL) when set, else the local default below if it
+answers. Each test session makes its own throwaway database ``paperbot_test_<random>`` and drops it at the
+end; each test starts from an empty schema. Without a server the PostgreSQL cases skip, with one line naming
+PAPERBOT_TEST_POSTGRES; with ``PAPERBOT_REQUIRE_POSTGRES=1`` (CI) they fail instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import secrets
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from storage import Store, open_store
+
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def with_database(url: str, name: str) -> str:
+    """``url`` pointing at database ``name`` on the same server."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def _server() -> str:
+    return os.environ.get("PAPERBOT_TEST_POSTGRES") or DEFAULT_SERVER
+
+
+@functools.cache
+def _server_problem() -> str | None:
+    """Why no PostgreSQL server can be used for the tests, or None when one answers (asked once)."""
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed"
+    try:
+        psycopg.connect(_server(), autocommit=True, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0][:160]
+    return None
+
+
+def _skip_reason(why: str) -> str:
+    return (f"no PostgreSQL server for the storage tests ({why}):"
+            " set PAPERBOT_TEST_POSTGRES to a postgresql:// URL")
+
+
+def _uses_postgres(item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    return "pg_database" in item.fixturenames or (callspec is not None and callspec.params.get("backend")
+                                                  == "postgres")
+
+
+def pytest_collection_modifyitems(config, items):
+    # A skip mark, not a skip from the fixture: pytest folds the report of marked skips into one line
+    # per file instead of one per test.
+    if os.environ.get("PAPERBOT_REQUIRE_POSTGRES") == "1":
+        return  # the fixture fails them instead
+    wanted = [item for item in items if _uses_postgres(item)]
+    problem = _server_problem() if wanted else None
+    if problem:
+        mark = pytest.mark.skip(reason=_skip_reason(problem))
+        for item in wanted:
+            item.add_marker(mark)
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> str:
+    """The URL of this session's throwaway database, dropped at the end."""
+    problem = _server_problem()
+    if problem:
+        message = _skip_reason(problem)
+        if os.environ.get("PAPERBOT_REQUIRE_POSTGRES") == "1":
+            pytest.fail(message + " (PAPERBOT_REQUIRE_POSTGRES=1 makes this a failure)", pytrace=False)
+        pytest.skip(message)
+    import psycopg
+
+    server = _server()
+    name = f"paperbot_test_{secrets.token_hex(6)}"
+    with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
+        admin.execute(f'create database "{name}"')
+        try:
+            yield with_database(server, name)
+        finally:
+            admin.execute(f'drop database if exists "{name}" with (force)')
+
+
+def reset_schema(url: str) -> None:
+    """Empty the database: every table, function and the migrations record go with schema public."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("drop schema public cascade")
+        conn.execute("create schema public")
+
+
+@pytest.fixture
+def pg_url(pg_database) -> str:
+    """This session's database, emptied for this test."""
+    reset_schema(pg_database)
+    return pg_database
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def store_target(backend, tmp_path, request) -> str:
+    """What ``open_store`` opens for this backend: a fresh SQLite file, or an emptied PostgreSQL database."""
+    if backend == "sqlite":
+        return str(tmp_path / "test.db")
+    return request.getfixturevalue("pg_url")
+
+
+@pytest.fixture
+def any_store(store_target):
+    """A fresh store on each backend in turn."""
+    store = open_store(store_target)
+    yield store
+    dispose(store)
+
+
+@pytest.fixture
+def pg_store(pg_url):
+    """A fresh PostgreSQL store (for PostgreSQL-only tests)."""
+    store = open_store(pg_url)
+    yield store
+    dispose(store)
+
+
+def dispose(store) -> None:
+    if isinstance(store, Store):
+        store.close()
+    else:
+        store.dispose()
+
+
+def sql_rows(store, sql: str) -> list[tuple]:
+    """Run raw SQL (no parameters) on either backend, for checks the Store's methods don't offer."""
+    if isinstance(store, Store):
+        return [tuple(r) for r in store.db.execute(sql).fetchall()]
+    with store._conn() as conn:
+        cur = conn.execute(sql)
+        return [tuple(r) for r in cur.fetchall()] if cur.description else []
+
+
+def count_rows(store, table: str) -> int:
+    return sql_rows(store, f"select count(*) from {table}")[0][0]
+
+
+def tables_with_column(store, column: str) -> set[str]:
+    """Every table of the store that has ``column``."""
+    if isinstance(store, Store):
+        return {t for t in store.db.table_names() if column in store.db[t].columns_dict}
+    return {r[0] for r in sql_rows(store, "select table_name from information_schema.columns where"
+                                          f" table_schema = 'public' and column_name = '{column}'")}

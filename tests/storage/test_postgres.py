@@ -1,0 +1,336 @@
+"""What only the PostgreSQL store has to show: several connections at once (races decided by the database,
+no global write lock, a change feed that misses nothing), migrations run once, and its errors.
+
+Races are made deterministic: one thread holds its transaction open at the contested point, the other is
+started against it, and the test waits (bounded) until the server reports that second one waiting for a
+lock before letting the first commit or roll back.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("psycopg", reason="psycopg is not installed (the postgres extra)")
+
+import psycopg  # noqa: E402
+import psycopg.errors  # noqa: E402
+
+import storage.postgres  # noqa: E402
+from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store  # noqa: E402
+from storage.pg_migrations import MIGRATIONS  # noqa: E402
+from storage.postgres import PostgresStore, redacted, translate  # noqa: E402
+from tests.storage.conftest import sql_rows, with_database  # noqa: E402
+
+LEASE, AT = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
+
+
+def waiting_for_a_lock(store, at_least: int = 1, within: float = 10.0) -> bool:
+    """Whether (soon) ``at_least`` sessions of this database wait for a lock another holds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        waiting = sql_rows(store, "select count(*) from pg_stat_activity where datname = current_database()"
+                                  " and wait_event_type = 'Lock'")[0][0]
+        if waiting >= at_least:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+class Holder:
+    """Runs ``work`` inside a transaction on its own thread and keeps it open until :meth:`end`."""
+
+    def __init__(self, store, work):
+        self.store, self.work = store, work
+        self.inside, self.release = threading.Event(), threading.Event()
+        self.rollback = False
+        self.result = None
+        self.thread = threading.Thread(target=self._run)
+        self.thread.start()
+        assert self.inside.wait(10)
+
+    def _run(self):
+        try:
+            with self.store.transaction():
+                self.result = self.work()
+                self.inside.set()
+                self.release.wait(20)
+                if self.rollback:
+                    raise _RolledBack
+        except _RolledBack:
+            pass
+
+    def end(self, rollback: bool = False):
+        self.rollback = rollback
+        self.release.set()
+        self.thread.join(20)
+
+
+class _RolledBack(Exception):
+    pass
+
+
+def in_thread(fn):
+    """Start ``fn`` on a thread; returns (thread, box) where box[0] is its result or exception."""
+    box = []
+
+    def run():
+        try:
+            box.append(fn())
+        except Exception as exc:
+            box.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, box
+
+
+# -- races ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("first_commits", [True, False])
+def test_two_claims_of_one_key_at_once_one_wins(pg_store, first_commits):
+    from datetime import timedelta
+
+    holder = Holder(pg_store, lambda: pg_store.claim_once("event:E1", timedelta(minutes=15)))
+    assert holder.result is True
+    second, box = in_thread(lambda: pg_store.claim_once("event:E1", timedelta(minutes=15)))
+    assert waiting_for_a_lock(pg_store)  # the second waits on the first's uncommitted row...
+    holder.end(rollback=not first_commits)
+    second.join(20)
+    assert box == [not first_commits]  # ...then loses, or wins if the first rolled back
+
+
+def test_two_processes_starting_one_digest_at_once_one_gets_it_and_neither_fails(pg_store):
+    holder = Holder(pg_store, lambda: pg_store.start_digest("U1", "2026-07-15", "a:1:1", LEASE, AT))
+    assert holder.result is True
+    second, box = in_thread(lambda: pg_store.start_digest("U1", "2026-07-15", "b:2:2", LEASE, AT))
+    assert waiting_for_a_lock(pg_store)
+    holder.end()
+    second.join(20)
+    assert box == [False]
+    assert pg_store.get_digest("U1", "2026-07-15").owner == "a:1:1"
+
+
+def test_the_change_feed_misses_no_paper_committed_out_of_order(pg_store):
+    # A slow ingest takes its change numbers first; a quick one starts while it is still open. A reader
+    # that reads in between and then asks "changed since the last I saw" must get both papers.
+    slow = Holder(pg_store, lambda: pg_store.upsert_papers([Paper(id="slow", abstract="first in")]))
+    quick, box = in_thread(lambda: pg_store.upsert_papers([Paper(id="quick", abstract="second in")]))
+    assert waiting_for_a_lock(pg_store) or box  # the quick writer queues behind the slow one
+    seen, last = [], 0
+    for seq, paper in pg_store.papers_changed_since(last):
+        seen.append(paper.id)
+        last = max(last, seq)
+    slow.end()
+    quick.join(20)
+    assert box and box[0].added == 1
+    for seq, paper in pg_store.papers_changed_since(last):
+        seen.append(paper.id)
+        last = seq
+    assert sorted(seen) == ["quick", "slow"]
+    assert last == pg_store.max_paper_seq()
+
+
+def test_writers_and_readers_racing_on_papers_lose_nothing(pg_store):
+    # Four writers, one reader following the feed the way a running process does.
+    stop = threading.Event()
+    seen: set[str] = set()
+
+    def follow():
+        last = 0
+        while True:
+            done = stop.is_set()
+            for seq, paper in pg_store.papers_changed_since(last):
+                seen.add(paper.id)
+                last = max(last, seq)
+            if done:
+                return
+
+    def write(n):
+        for i in range(15):
+            pg_store.upsert_papers([Paper(id=f"w{n}-{i}", abstract="text"),
+                                    Paper(id=f"w{n}-{i}b", abstract="t")])
+
+    reader = threading.Thread(target=follow)
+    reader.start()
+    writers = [in_thread(lambda n=n: write(n)) for n in range(4)]
+    for thread, box in writers:
+        thread.join(60)
+        assert box == [None]
+    stop.set()
+    reader.join(20)
+    assert len(seen) == pg_store.count_papers() == 4 * 15 * 2
+    seqs = [seq for seq, _ in pg_store.papers_changed_since(0)]
+    assert len(set(seqs)) == len(seqs)
+
+
+def test_two_sources_adding_one_new_arxiv_paper_at_once_make_one_paper(pg_store):
+    first = Paper(id="arxiv:2607.00001", abstract="v1", arxiv_id="2607.00001", arxiv_version=1)
+    other = Paper(id="feed:xyz", abstract="v2", arxiv_id="2607.00001", arxiv_version=2)
+    holder = Holder(pg_store, lambda: pg_store.upsert_papers([first]))
+    second, box = in_thread(lambda: pg_store.upsert_papers([other]))
+    assert waiting_for_a_lock(pg_store)
+    holder.end()
+    second.join(20)
+    assert (box[0].added, box[0].updated) == (0, 1)  # not a unique-key error
+    paper = pg_store.find_paper_by_arxiv_id("2607.00001")
+    assert (paper.id, paper.abstract, pg_store.count_papers()) == ("arxiv:2607.00001", "v2", 1)
+
+
+def test_saving_a_model_from_several_processes_at_once_gives_each_its_own_version(pg_store):
+    runs = [in_thread(lambda n=n: [pg_store.save_artifact("model", b"x%d" % n) for _ in range(5)])
+            for n in range(4)]
+    versions = []
+    for thread, box in runs:
+        thread.join(30)
+        versions += box[0]
+    assert sorted(versions) == list(range(1, 21))
+
+
+def test_there_is_no_global_write_lock(pg_store):
+    # One person's open transaction holds back nobody else's writes, nor any reader.
+    holder = Holder(pg_store, lambda: (pg_store.add_topics("U1", ["graphs"]),
+                                       pg_store.set_feedback("U1", "p1", 1),
+                                       pg_store.upsert_papers([Paper(id="p1", abstract="held")])))
+
+    def someone_else():
+        with pg_store.transaction():
+            pg_store.set_digest_schedule("U2", "09:00", True)
+            pg_store.add_topics("U2", ["robots"])
+            pg_store.mark_shown("U2", "p0", "why", "D2", "1.2")
+            pg_store.start_digest("U2", "2026-07-15", "b:2:2", LEASE, AT)
+        return (pg_store.get_topics("U1"), list(pg_store.papers_changed_since(0)), pg_store.get_topics("U2"))
+
+    other, box = in_thread(someone_else)
+    other.join(10)
+    finished = not other.is_alive()
+    holder.end()
+    other.join(10)
+    assert finished, "another person's writes waited for the open transaction"
+    assert box == [([], [], ["robots"])]  # and the held writes were not visible before their commit
+
+
+def test_a_write_waiting_on_a_held_row_past_busy_seconds_is_store_busy(pg_url, monkeypatch):
+    monkeypatch.setattr(storage.postgres, "BUSY_SECONDS", 0.2)
+    store = PostgresStore(pg_url)
+    try:
+        holder = Holder(store, lambda: store.upsert_papers([Paper(id="p1", abstract="held")]))
+        with pytest.raises(StoreBusy, match="busy") as caught:
+            store.upsert_papers([Paper(id="p2", abstract="waits")])
+        holder.end()
+        assert "\n" not in str(caught.value)
+        store.upsert_papers([Paper(id="p2", abstract="free again")])
+        assert store.count_papers() == 2
+    finally:
+        store.dispose()
+
+
+# -- migrations -------------------------------------------------------------------------------------
+
+def test_several_processes_starting_together_migrate_once(pg_url):
+    barrier = threading.Barrier(5)
+
+    def start():
+        barrier.wait(10)
+        return PostgresStore(pg_url, pool_size=1)
+
+    runs = [in_thread(start) for _ in range(5)]
+    stores = []
+    for thread, box in runs:
+        thread.join(30)
+        assert len(box) == 1 and isinstance(box[0], PostgresStore), box
+        stores.append(box[0])
+    try:
+        names = [r[0] for r in sql_rows(stores[0], "select name from schema_migrations order by name")]
+        assert names == [name for name, _ in MIGRATIONS]
+        stores[0].upsert_papers([Paper(id="p", abstract="x")])
+        assert stores[1].count_papers() == 1
+    finally:
+        for store in stores:
+            store.dispose()
+
+
+def test_restarting_applies_nothing_twice_and_keeps_the_rows(pg_store, pg_url):
+    pg_store.set_feedback("U1", "p", 1)
+    again = PostgresStore(pg_url)
+    try:
+        assert [f.paper_id for f in again.get_feedback("U1")] == ["p"]
+        assert sql_rows(again, "select count(*) from schema_migrations")[0][0] == len(MIGRATIONS)
+    finally:
+        again.dispose()
+
+
+# -- errors ---------------------------------------------------------------------------------------
+
+def test_a_refused_connection_is_one_line_naming_the_url_without_its_password():
+    url = "postgresql://paperbot:s3cret-pw@127.0.0.1:1/paperbot"
+    with pytest.raises(StoreUnavailable) as caught:
+        open_store(url)
+    message = str(caught.value)
+    assert "\n" not in message and "s3cret-pw" not in message
+    assert "postgresql://paperbot@127.0.0.1:1/paperbot" in message and "refused" in message
+
+
+def test_an_unknown_database_or_role_is_one_line(pg_url):
+    with pytest.raises(StoreUnavailable) as caught:
+        open_store(with_database(pg_url, "paperbot_no_such_db"))
+    message = str(caught.value)
+    assert "\n" not in message and 'database "paperbot_no_such_db" does not exist' in message
+    stranger = pg_url.replace("//postgres@", "//paperbot_no_such_role:pw@", 1)
+    if stranger != pg_url:
+        with pytest.raises(StoreUnavailable) as caught:
+            open_store(stranger)
+        assert "\n" not in str(caught.value) and ":pw@" not in str(caught.value)
+
+
+def test_passwords_are_taken_out_of_urls_wherever_they_are():
+    assert redacted("postgresql://u:p@h:5432/db") == "postgresql://u@h:5432/db"
+    assert redacted("postgres://u:p@h/db?password=p&sslmode=require") == "postgres://u@h/db?sslmode=require"
+    assert redacted("postgresql://h/db") == "postgresql://h/db"
+    assert redacted("host=h dbname=db password=p user=u") == "host=h dbname=db password=*** user=u"
+    assert "pw" not in redacted("host=h password='p w' user=u")
+
+
+def test_server_errors_become_storage_errors():
+    where = "postgresql://u@h/db"
+    assert isinstance(translate(psycopg.errors.DiskFull("could not extend file"), where), StoreFull)
+    for exc in (psycopg.errors.LockNotAvailable("lock timeout"), psycopg.errors.DeadlockDetected("deadlock"),
+                psycopg.errors.SerializationFailure("could not serialize")):
+        assert isinstance(translate(exc, where), StoreBusy)
+    assert isinstance(translate(psycopg.OperationalError("server closed the connection"), where),
+                      StoreUnavailable)
+    assert isinstance(translate(psycopg.errors.InsufficientPrivilege("permission denied"), where),
+                      StoreUnavailable)
+    refused_login = psycopg.OperationalError('connection failed: connection to server at "10.0.0.5", port 1'
+                                             ' failed: FATAL:  password authentication failed for user "u"')
+    assert str(translate(refused_login, where)) == f"can't open the database {where} (wrong password)"
+    unique = psycopg.errors.UniqueViolation("duplicate key")
+    assert translate(unique, where) is unique  # a programming error stays one
+
+
+def test_a_blob_set_to_null_loads_as_none(pg_store):
+    pg_store.save_artifact("m", b"\x00\xffbinary")
+    assert pg_store.load_artifact("m") == (1, b"\x00\xffbinary")
+    sql_rows(pg_store, "update artifacts set data = null where name = 'm'")
+    assert pg_store.load_artifact("m") == (1, None)
+
+
+# -- one interface ----------------------------------------------------------------------------------
+
+def test_the_postgres_store_has_every_public_method_of_the_sqlite_store_with_the_same_signature():
+    import inspect
+
+    from storage import Store
+
+    sqlite_only = {"db"}  # the sqlite-utils handle, used by SQLite-only checks
+    for name, member in inspect.getmembers(Store):
+        if name.startswith("_") or name in sqlite_only:
+            continue
+        ours = getattr(PostgresStore, name, None)
+        assert ours is not None, f"PostgresStore has no {name}"
+        theirs_sig, ours_sig = inspect.signature(member), inspect.signature(ours)
+        assert [(p.name, p.default, p.kind) for p in ours_sig.parameters.values()] == [
+            (p.name, p.default, p.kind) for p in theirs_sig.parameters.values()], name
+        assert ours_sig.return_annotation == theirs_sig.return_annotation, name
