@@ -3,7 +3,7 @@
 Only what needs no database is answered inside the ack: help, and a command that can't be parsed.
 Every other subcommand acks at once with nothing and answers through ``respond`` when done, so the
 ack never waits on the database (another process may hold its write lock) and the command runs at
-most once, however often the same signed request arrives (see :class:`bot.slack.app.Background`).
+most once, however often the same signed request arrives (see :class:`bot.slack.runtime.Background`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -25,6 +24,7 @@ from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.messages import escape, fit, results_blocks, unescape
 from bot.slack.people import refresh_timezone
+from bot.slack.runtime import Runtime
 from bot.usecases import follow, forget, interests, recommend, search, unfollow
 from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
@@ -32,9 +32,6 @@ from bot.usecases.interests import FollowResult
 from bot.usecases.recommend import MAX_RECOMMEND
 from bot.usecases.schedule import next_digest
 from bot.usecases.sending import Outcome
-
-if TYPE_CHECKING:
-    from bot.slack.app import Runtime
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5

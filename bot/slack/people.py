@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.context import Context
-
-if TYPE_CHECKING:
-    from slack_bolt import App
-
-    from bot.slack.app import Runtime
+from bot.slack.runtime import Runtime
 
 log = logging.getLogger(__name__)
 

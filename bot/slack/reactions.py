@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
+from bot.slack.runtime import Runtime
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.reactions import feedback_on_message, reaction_added, reaction_removed, reaction_value
-
-if TYPE_CHECKING:
-    from bot.slack.app import Runtime
 
 log = logging.getLogger(__name__)
 
