@@ -30,7 +30,7 @@ from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
 from bot.usecases.interests import FollowResult
 from bot.usecases.recommend import MAX_RECOMMEND
-from bot.usecases.schedule import next_digest
+from bot.usecases.schedule import next_digest, set_digest_time, stop_digests
 from bot.usecases.sending import Outcome
 
 DEFAULT_RECOMMEND = 5
@@ -145,10 +145,7 @@ def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
-    with ctx.store.transaction():
-        person = ctx.store.get_person(user_id)
-        if person is not None:  # someone unknown has no digests to stop: nothing to store
-            ctx.store.set_digest_schedule(user_id, person.digest_time, False)
+    stop_digests(ctx, user_id)  # someone unknown has no digests to stop: nothing is stored
     return {"text": f"Daily digests are off. `{COMMAND} digest HH:MM` turns them back on."}
 
 
@@ -227,8 +224,7 @@ def _digest_sent(outcome: Outcome) -> str:
 
 
 def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
-    with ctx.store.transaction():
-        ctx.store.set_digest_schedule(user_id, cmd.time, True)
+    set_digest_time(ctx, user_id, cmd.time)
     tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
     now = datetime.now(UTC)
     first = next_digest(ctx, user_id, now)

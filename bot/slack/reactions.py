@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackClientError
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
 from bot.slack.runtime import Runtime
 from bot.usecases.feedback import DISLIKE, LIKE
-from bot.usecases.reactions import feedback_on_message, reaction_added, reaction_removed, reaction_value
+from bot.usecases.reactions import rate_message, reaction_added, reaction_removed, reaction_value
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +63,11 @@ def register(app: App, rt: Runtime) -> None:
 
         def work() -> None:
             with rt.locks.hold(user):
-                paper_id = feedback_on_message(ctx, user, channel, message_ts, value)
-            if paper_id is None:
+                paper = rate_message(ctx, user, channel, message_ts, value)
+            if paper is None:
                 text = "I no longer have a record of that paper for you."
             else:
-                paper = ctx.store.get_paper(paper_id)
-                title = fit(title_of(paper), 120) if paper else paper_id
+                title = fit(title_of(paper), 120)
                 text = (f":+1: Noted: more like “{title}”." if value == LIKE
                         else f":-1: Noted: fewer like “{title}”.")
             respond(text=text, response_type="ephemeral", replace_original=False)

@@ -3,6 +3,7 @@ that registers them."""
 
 import ast
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,10 @@ def test_listener_modules_register_themselves_and_never_import_the_app(module):
 def test_nothing_in_the_adapter_imports_the_app_but_the_server():
     importers = {p.name for p in SLACK.glob("*.py") if "bot.slack.app" in imported(p)}
     assert importers == {"server.py"}
+
+
+def test_the_adapter_reaches_the_store_only_through_use_cases():
+    # Only what runs the app touches the store itself: claiming a request's key once (the runtime)
+    # and closing the store at the end (the app, the server).
+    touching = {p.name for p in SLACK.glob("*.py") if re.search(r"\.store\b", p.read_text())}
+    assert touching <= {"runtime.py", "app.py", "server.py"}
