@@ -187,7 +187,7 @@ def reply_recommend(rt: Runtime, client: WebClient, user_id: str, cmd: Command) 
             return {"text": "Nothing new matches your interests right now. Try again after new papers "
                             f"arrive, or `{COMMAND} follow` more topics."}
         header = f":books: {_papers(len(recs))} picked for you. React :+1: or :-1: to tune what comes next."
-        _, delivery = send_papers(ctx, client, user_id, recs, header)
+        delivery = send_papers(ctx, client, user_id, recs, header)
     return {"text": _delivered(delivery)}
 
 
