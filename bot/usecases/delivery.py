@@ -75,27 +75,35 @@ def send_papers(ctx: Context, user_id: str, recommendations: Iterable[Recommenda
 
     When Slack is down (an :class:`~bot.errors.Outage` opening the DM, or posting a header that cannot
     have landed) nothing is posted and every paper is failed, with the outage said. A header that got
-    no answer, or was refused, does not hold the papers back. Raises :class:`~bot.errors.Unreachable`
-    (nobody to post to) and any other failure to open the DM.
+    no answer, or was refused, does not hold the papers back. A DM that refuses the header as
+    unreachable is opened once more. Raises :class:`~bot.errors.Unreachable` (nobody to post to) and
+    any other failure to open the DM.
     """
     recs = list(recommendations)
-    try:
-        channel = courier.open(user_id)
-    except Outage as exc:
-        log.warning("Slack unavailable opening the DM of %s: %s", user_id, exc)
-        return Delivery(failed=recs, outage=str(exc))
-    since = clock()
-    try:
-        courier.post_text(channel, header)
-    except Unreachable:
-        raise
-    except Outage as exc:
-        if not exc.maybe_delivered:  # Slack is down: posting the papers now would only fail too
-            log.warning("Slack unavailable for the header to %s: %s", user_id, exc)
+    for reopened in (False, True):
+        try:
+            channel = courier.open(user_id)
+        except Outage as exc:
+            log.warning("Slack unavailable opening the DM of %s: %s", user_id, exc)
             return Delivery(failed=recs, outage=str(exc))
-        log.warning("the header to %s got no answer (%s); posting the papers anyway", user_id, exc)
-    except Exception:  # the papers matter more than their header
-        log.exception("could not post the header for %s; posting the papers anyway", user_id)
+        since = clock()
+        try:
+            courier.post_text(channel, header)
+        except Unreachable as exc:
+            if reopened:
+                raise
+            # The courier keeps DM channels and drops one Slack refuses: opening again asks Slack
+            # afresh, so a kept channel gone stale costs one call, not the answer.
+            log.info("the DM channel kept for %s was refused (%s); opening it again", user_id, exc)
+            continue
+        except Outage as exc:
+            if not exc.maybe_delivered:  # Slack is down: posting the papers now would only fail too
+                log.warning("Slack unavailable for the header to %s: %s", user_id, exc)
+                return Delivery(failed=recs, outage=str(exc))
+            log.warning("the header to %s got no answer (%s); posting the papers anyway", user_id, exc)
+        except Exception:  # the papers matter more than their header
+            log.exception("could not post the header for %s; posting the papers anyway", user_id)
+        break
     find = (lambda: courier.find_posted(channel, since)) if courier.find_posted else None
     return deliver(ctx, user_id, recs, lambda rec: courier.post_paper(channel, rec), find)
 

@@ -20,6 +20,7 @@ class ScriptedClient(WebClient):
         args = kwargs.get("json") or kwargs.get("params") or kwargs.get("data") or {}
         self.calls.append((api_method, args))
         data = self.answers.get(api_method)
+        data = data(args) if callable(data) else data
         if data is None:
             self.ts += 1
             data = {"ok": True, "channel": {"id": "D1"}} if api_method == "conversations.open" else {
@@ -60,3 +61,13 @@ def test_a_dm_slack_will_not_open_is_said_plainly(ctx, recs, error, said):
         send_papers(ctx, client, "U1", recs, "*2 papers*")
     assert str(raised.value) == said and client.posts() == []
     assert ctx.store.shown_among("U1", [r.paper.id for r in recs]) == set()
+
+
+def test_a_kept_dm_channel_slack_no_longer_accepts_is_opened_afresh(ctx, recs):
+    ctx.store.remember_dm_channel("U1", "DGONE")  # kept from an earlier digest; archived since
+    client = ScriptedClient({"chat.postMessage": lambda args: (
+        {"ok": False, "error": "channel_not_found"} if args.get("channel") == "DGONE" else None)})
+    delivery = send_papers(ctx, client, "U1", recs, "*2 papers*")
+    assert delivery.delivered == recs
+    assert [p["channel"] for p in client.posts()] == ["DGONE", "D1", "D1", "D1"]  # header again
+    assert ctx.store.dm_channel("U1") == "D1"
