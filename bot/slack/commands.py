@@ -3,7 +3,7 @@
 Only what needs no database is answered inside the ack: help, and a command that can't be parsed.
 Every other subcommand acks at once with nothing and answers through ``respond`` when done, so the
 ack never waits on the database (another process may hold its write lock) and the command runs at
-most once, however often the same signed request arrives (see :class:`bot.slack.app.Background`).
+most once, however often the same signed request arrives (see :class:`bot.slack.runtime.Background`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk import WebClient
@@ -25,16 +24,14 @@ from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.messages import escape, fit, results_blocks, unescape
 from bot.slack.people import refresh_timezone
+from bot.slack.runtime import Runtime
 from bot.usecases import follow, forget, interests, recommend, search, unfollow
 from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
 from bot.usecases.interests import FollowResult
 from bot.usecases.recommend import MAX_RECOMMEND
-from bot.usecases.schedule import next_digest
+from bot.usecases.schedule import next_digest, set_digest_time, stop_digests
 from bot.usecases.sending import Outcome
-
-if TYPE_CHECKING:
-    from bot.slack.app import Runtime
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
@@ -148,10 +145,7 @@ def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
-    with ctx.store.transaction():
-        person = ctx.store.get_person(user_id)
-        if person is not None:  # someone unknown has no digests to stop: nothing to store
-            ctx.store.set_digest_schedule(user_id, person.digest_time, False)
+    stop_digests(ctx, user_id)  # someone unknown has no digests to stop: nothing is stored
     return {"text": f"Daily digests are off. `{COMMAND} digest HH:MM` turns them back on."}
 
 
@@ -193,7 +187,7 @@ def reply_recommend(rt: Runtime, client: WebClient, user_id: str, cmd: Command) 
             return {"text": "Nothing new matches your interests right now. Try again after new papers "
                             f"arrive, or `{COMMAND} follow` more topics."}
         header = f":books: {_papers(len(recs))} picked for you. React :+1: or :-1: to tune what comes next."
-        _, delivery = send_papers(ctx, client, user_id, recs, header)
+        delivery = send_papers(ctx, client, user_id, recs, header)
     return {"text": _delivered(delivery)}
 
 
@@ -230,8 +224,7 @@ def _digest_sent(outcome: Outcome) -> str:
 
 
 def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
-    with ctx.store.transaction():
-        ctx.store.set_digest_schedule(user_id, cmd.time, True)
+    set_digest_time(ctx, user_id, cmd.time)
     tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
     now = datetime.now(UTC)
     first = next_digest(ctx, user_id, now)

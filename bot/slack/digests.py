@@ -24,6 +24,7 @@ from bot.context import Context
 from bot.errors import ConfigError, Outage, Unreachable
 from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
+from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.daily import WORKERS, DailyRun, run_daily
 from bot.usecases.recommend import Recommendation
 from bot.usecases.sending import Courier, Posted
@@ -71,15 +72,14 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
     ``/papers recommend``'s, so a digest taken over never mistakes them for its own)."""
 
     def open_dm(user_id: str) -> str:
-        channel = ctx.store.dm_channel(user_id)
+        channel = known_dm_channel(ctx, user_id)
         if channel:
             return channel
         try:
             channel = client.conversations_open(users=user_id)["channel"]["id"]
         except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
             raise _classified(exc) from exc
-        with ctx.store.transaction():
-            ctx.store.remember_dm_channel(user_id, channel)
+        remember_dm_channel(ctx, user_id, channel)
         return channel
 
     def post(channel: str, **message) -> dict:
@@ -88,8 +88,7 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
             error = _classified(exc)
             if isinstance(error, Unreachable):
-                with ctx.store.transaction():
-                    ctx.store.forget_dm_channel(channel)
+                drop_dm_channel(ctx, channel)
             raise error from exc
 
     def post_text(channel: str, text: str) -> str:

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from slack_bolt import App
 from slack_sdk import WebClient
 
 from bot.context import Context
 from bot.slack.commands import HELP, reply_interests
 from bot.slack.messages import header_block
-
-if TYPE_CHECKING:
-    from bot.slack.app import Runtime
+from bot.slack.runtime import Runtime
 
 
 def home_view(ctx: Context, user_id: str) -> dict:

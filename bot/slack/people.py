@@ -1,71 +1,45 @@
-"""A person's timezone, read from Slack (``users.info``) and kept in the store, refreshed at most daily,
-and at once when Slack says a profile changed (the ``user_change`` event)."""
+"""A person's timezone, read from Slack (``users.info``) and at once when Slack says a profile changed
+(the ``user_change`` event). What is kept, and for how long, is :mod:`bot.usecases.timezones`'s."""
 
 from __future__ import annotations
 
-import logging
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import datetime
 
+from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.context import Context
+from bot.errors import Outage
+from bot.slack.runtime import Runtime
+from bot.usecases import timezones
+from bot.usecases.timezones import valid_timezone
 
-if TYPE_CHECKING:
-    from slack_bolt import App
-
-    from bot.slack.app import Runtime
-
-log = logging.getLogger(__name__)
-
-MAX_AGE = timedelta(days=1)
+__all__ = ["refresh_timezone", "register", "timezone_changed", "valid_timezone"]
 
 
 def refresh_timezone(ctx: Context, client: WebClient, user_id: str,
                      now: datetime | None = None, fresh: bool = False) -> str | None:
-    """The person's IANA timezone; asks Slack when the stored one is unknown or more than a day old,
-    or always with ``fresh`` (someone setting a local time right now: it must be their zone now).
+    """The person's IANA timezone, asking Slack when the stored one is unknown or a day old, or always
+    with ``fresh`` (see :func:`bot.usecases.timezones.refresh_timezone`). When Slack can't be asked,
+    the stored one (possibly None) is returned."""
 
-    When Slack can't be asked, the stored timezone (possibly None) is kept and returned.
-    """
-    now = now or datetime.now(UTC)
-    person = ctx.store.get_person(user_id)
-    stored = person.tz if person else None
-    checked = ctx.store.timezone_checked_at(user_id)
-    if not fresh and checked and now - datetime.fromisoformat(checked) < MAX_AGE:
-        return stored
-    try:
-        user = client.users_info(user=user_id)["user"]
-    except (SlackClientError, OSError):
-        log.warning("could not read the timezone of %s; keeping %s", user_id, stored, exc_info=True)
-        return stored
-    tz = valid_timezone(user.get("tz"))
-    with ctx.store.transaction():
-        ctx.store.record_timezone(user_id, tz)
-    return tz
+    def ask() -> str | None:
+        try:
+            return client.users_info(user=user_id)["user"].get("tz")
+        except (SlackClientError, OSError) as exc:
+            raise Outage(f"users.info failed: {type(exc).__name__}: {exc}") from exc
 
-
-def valid_timezone(name: str | None) -> str | None:
-    """``name`` if it is a known IANA timezone, else None."""
-    if not name:
-        return None
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: "Europe" (a folder), a name too long
-        return None
-    return name
+    return timezones.refresh_timezone(ctx, user_id, ask, now, fresh)
 
 
 def timezone_changed(ctx: Context, user: dict) -> bool:
     """Take the timezone from a changed Slack profile (a ``user_change`` event's ``user``), for someone
     paperbot knows; True if it was recorded. Everyone else's profile changes are none of its business."""
-    user_id, tz = user.get("id"), valid_timezone(user.get("tz"))
-    if not isinstance(user_id, str) or not user_id or tz is None:
+    user_id = user.get("id")
+    if not isinstance(user_id, str):
         return False
-    with ctx.store.transaction():
-        return ctx.store.record_timezone(user_id, tz)  # only for someone paperbot knows
+    return timezones.timezone_changed(ctx, user_id, user.get("tz"))
 
 
 def register(app: App, rt: Runtime) -> None:

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
+from bot.slack.runtime import Runtime
 from bot.usecases.feedback import DISLIKE, LIKE
-from bot.usecases.reactions import feedback_on_message, reaction_added, reaction_removed, reaction_value
-
-if TYPE_CHECKING:
-    from bot.slack.app import Runtime
+from bot.usecases.reactions import rate_message, reaction_added, reaction_removed, reaction_value
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +63,11 @@ def register(app: App, rt: Runtime) -> None:
 
         def work() -> None:
             with rt.locks.hold(user):
-                paper_id = feedback_on_message(ctx, user, channel, message_ts, value)
-            if paper_id is None:
+                paper = rate_message(ctx, user, channel, message_ts, value)
+            if paper is None:
                 text = "I no longer have a record of that paper for you."
             else:
-                paper = ctx.store.get_paper(paper_id)
-                title = fit(title_of(paper), 120) if paper else paper_id
+                title = fit(title_of(paper), 120)
                 text = (f":+1: Noted: more like “{title}”." if value == LIKE
                         else f":-1: Noted: fewer like “{title}”.")
             respond(text=text, response_type="ephemeral", replace_original=False)

@@ -18,9 +18,9 @@ from datetime import UTC, datetime, timedelta
 
 from bot.context import Context
 from bot.due import local_date
-from bot.errors import NoInterests, NoPapers, Outage, Unreachable
+from bot.errors import NoInterests, NoPapers
 from bot.owner import owner_alive, owner_id
-from bot.usecases.delivery import deliver
+from bot.usecases.delivery import send_papers
 from bot.usecases.digest import Chooser, choose_papers
 from bot.usecases.ingest import SourceReport, ingest
 from bot.usecases.recommend import Recommendation
@@ -146,23 +146,7 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
     recs = choose_papers(ctx, user_id, today=day)
     if not recs:
         return Outcome(user_id, day, "empty")
-    try:
-        channel = courier.open(user_id)
-    except Outage as exc:
-        return Outcome(user_id, day, "extra", 0, len(recs), str(exc), outage=True)
-    since = clock()
-    try:
-        courier.post_text(channel, header_text(len(recs), day, extra=True))
-    except Unreachable:
-        raise
-    except Outage as exc:
-        if not exc.maybe_delivered:  # Slack is down: the papers would only fail too
-            return Outcome(user_id, day, "extra", 0, len(recs), str(exc), outage=True)
-        log.warning("the extra digest header for %s got no answer (%s)", user_id, exc)
-    except Exception:
-        log.exception("could not post the extra digest header for %s", user_id)
-    find = (lambda: courier.find_posted(channel, since)) if courier.find_posted else None
-    delivery = deliver(ctx, user_id, recs, lambda rec: courier.post_paper(channel, rec), find)
+    delivery = send_papers(ctx, user_id, recs, courier, header_text(len(recs), day, extra=True), clock)
     # Unconfirmed papers count as shown (never repeated) but not as delivered.
     return Outcome(user_id, day, "extra", len(delivery.delivered), len(delivery.failed), delivery.outage,
                    outage=delivery.outage is not None)

@@ -1,5 +1,9 @@
 """Delivering recommendations one message at a time, counting a paper as shown only once it arrived.
 
+:func:`send_papers` is the one way papers reach a person outside the daily digest's claim
+(``/papers recommend``, an extra digest): a header, then :func:`deliver`, through the same
+:class:`~bot.usecases.sending.Courier` as the daily digest (:mod:`bot.usecases.sending`).
+
 Slack-free: the caller passes ``post(rec) -> (channel, message_ts)``, which raises when a message could
 not be delivered. A failed message is logged and skipped; the rest still go out, and the failed paper
 is not marked shown, so it can come again.
@@ -17,9 +21,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from bot.context import Context
-from bot.errors import Outage
+from bot.errors import Outage, Unreachable
 from bot.usecases.recommend import Recommendation, remember_shown
-from bot.usecases.sending import Posted
+from bot.usecases.sending import Clock, Courier, Posted, utc_now
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,45 @@ def deliver(ctx: Context, user_id: str, recommendations: Iterable[Recommendation
             remember_shown(ctx, user_id, rec, channel, message_ts)
         result.delivered.append(rec)
     return result
+
+
+def send_papers(ctx: Context, user_id: str, recommendations: Iterable[Recommendation], courier: Courier,
+                header: str, clock: Clock = utc_now) -> Delivery:
+    """Open the person's DM, post ``header`` (mrkdwn, already escaped), then each paper (:func:`deliver`).
+
+    When Slack is down (an :class:`~bot.errors.Outage` opening the DM, or posting a header that cannot
+    have landed) nothing is posted and every paper is failed, with the outage said. A header that got
+    no answer, or was refused, does not hold the papers back. A DM that refuses the header as
+    unreachable is opened once more. Raises :class:`~bot.errors.Unreachable` (nobody to post to) and
+    any other failure to open the DM.
+    """
+    recs = list(recommendations)
+    for reopened in (False, True):
+        try:
+            channel = courier.open(user_id)
+        except Outage as exc:
+            log.warning("Slack unavailable opening the DM of %s: %s", user_id, exc)
+            return Delivery(failed=recs, outage=str(exc))
+        since = clock()
+        try:
+            courier.post_text(channel, header)
+        except Unreachable as exc:
+            if reopened:
+                raise
+            # The courier keeps DM channels and drops one Slack refuses: opening again asks Slack
+            # afresh, so a kept channel gone stale costs one call, not the answer.
+            log.info("the DM channel kept for %s was refused (%s); opening it again", user_id, exc)
+            continue
+        except Outage as exc:
+            if not exc.maybe_delivered:  # Slack is down: posting the papers now would only fail too
+                log.warning("Slack unavailable for the header to %s: %s", user_id, exc)
+                return Delivery(failed=recs, outage=str(exc))
+            log.warning("the header to %s got no answer (%s); posting the papers anyway", user_id, exc)
+        except Exception:  # the papers matter more than their header
+            log.exception("could not post the header for %s; posting the papers anyway", user_id)
+        break
+    find = (lambda: courier.find_posted(channel, since)) if courier.find_posted else None
+    return deliver(ctx, user_id, recs, lambda rec: courier.post_paper(channel, rec), find)
 
 
 def _after_outage(ctx: Context, user_id: str, rec: Recommendation, exc: Outage, find: Find | None,

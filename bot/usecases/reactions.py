@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from bot.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
+from storage import Paper
 
 LIKE_REACTIONS = frozenset({"+1", "thumbsup", "heart", "star", "fire"})
 DISLIKE_REACTIONS = frozenset({"-1", "thumbsdown"})
@@ -26,19 +27,31 @@ def reaction_value(name: str) -> int | None:
 
 def paper_on_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> str | None:
     """The paper shown to this person as this message, or None (not a paper message, or not theirs)."""
+    paper = _shown_paper(ctx, user_id, channel, message_ts)
+    return paper.id if paper else None
+
+
+def _shown_paper(ctx: Context, user_id: str, channel: str, message_ts: str) -> Paper | None:
     found = ctx.store.paper_for_message(channel, message_ts)
-    if found is None or found[0] != user_id or ctx.store.get_paper(found[1]) is None:
+    if found is None or found[0] != user_id:
         return None
-    return found[1]
+    return ctx.store.get_paper(found[1])
+
+
+def rate_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> Paper | None:
+    """Record a like (+1) or dislike (-1) of the paper posted as this message; returns that paper (for
+    the answer to name it), or None when the message is no paper shown to this person."""
+    with ctx.store.transaction():  # one with the lookup: a forget in between leaves nothing behind
+        paper = _shown_paper(ctx, user_id, channel, message_ts)
+        if paper is not None:
+            record_feedback(ctx, user_id, paper.id, value)
+    return paper
 
 
 def feedback_on_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> str | None:
-    """Record a like (+1) or dislike (-1) of the paper posted as this message; returns its id, or None."""
-    with ctx.store.transaction():  # one with the lookup: a forget in between leaves nothing behind
-        paper_id = paper_on_message(ctx, user_id, channel, message_ts)
-        if paper_id is not None:
-            record_feedback(ctx, user_id, paper_id, value)
-    return paper_id
+    """:func:`rate_message`, returning the paper's id, or None."""
+    paper = rate_message(ctx, user_id, channel, message_ts, value)
+    return paper.id if paper else None
 
 
 def reaction_added(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str) -> str | None:

@@ -114,3 +114,20 @@ def next_digest(ctx: Context, user_id: str, now: datetime) -> date | None:
     if (today is not None and today.status in FINAL) or (past and since is not None and when < since):
         return day + timedelta(days=1)
     return day
+
+
+def set_digest_time(ctx: Context, user_id: str, hhmm: str) -> None:
+    """Daily digests on, at ``hhmm`` (already parsed) in the person's timezone, starting from now."""
+    with ctx.store.transaction():
+        ctx.store.set_digest_schedule(user_id, hhmm, True)
+
+
+def stop_digests(ctx: Context, user_id: str) -> bool:
+    """Daily digests off, keeping the time for when they are turned on again. Someone paperbot does
+    not know has no digests to stop: nothing is stored for them (False)."""
+    with ctx.store.transaction():
+        person = ctx.store.get_person(user_id)
+        if person is None:
+            return False
+        ctx.store.set_digest_schedule(user_id, person.digest_time, False)
+    return True

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-import bot.slack.app
+import bot.slack.runtime
 import storage.sqlite
 from bot.slack.app import BUSY
 from storage import Store
@@ -116,8 +116,8 @@ def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(s
 def test_a_lock_longer_than_a_write_waits_gets_a_busy_reply_and_events_are_tried_again(
         standin, db_path, monkeypatch, tally):
     tally.tried(2)  # a command and an event
-    monkeypatch.setattr(bot.slack.app, "EVENT_TRIES", 6)
-    monkeypatch.setattr(bot.slack.app, "EVENT_RETRY_PAUSE", 1.0)
+    monkeypatch.setattr(bot.slack.runtime, "EVENT_TRIES", 6)
+    monkeypatch.setattr(bot.slack.runtime, "EVENT_RETRY_PAUSE", 1.0)
     with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=1.5) as slack:
         user, channel, ts = prepared_user(slack, standin)
         with write_lock(db_path, 6):

@@ -8,7 +8,8 @@ from datetime import timedelta
 from slack_bolt import BoltResponse
 
 from bot.errors import BadArgument, NoInterests
-from bot.slack.app import BUSY, SORRY, Background, report_error
+from bot.slack.errors import BUSY, SORRY, report_error
+from bot.slack.runtime import Background
 from bot.slack.server import MAX_BODY, HttpServer
 from storage import StoreBusy
 from tests.bot.slack.conftest import command_request, event_request

@@ -99,7 +99,7 @@ def test_search_reply_is_blocks_with_an_escaped_echo(ctx):
 
 
 def test_forget_reply(ctx):
-    from bot.slack.app import Runtime
+    from bot.slack.runtime import Runtime
 
     follow(ctx, "U1", "cats")
     assert "deleted everything" in reply_forget(Runtime(ctx), "U1")["text"]

@@ -1,0 +1,44 @@
+"""How the Slack adapter is put together: listener modules depend on the runtime, never on the app
+that registers them."""
+
+import ast
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+import bot.slack
+from bot.slack import app
+
+SLACK = Path(bot.slack.__file__).parent
+
+
+def imported(path: Path) -> set[str]:
+    """Every module a file imports, wherever the import stands (TYPE_CHECKING blocks included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("module", app.LISTENER_MODULES, ids=lambda m: m.__name__)
+def test_listener_modules_register_themselves_and_never_import_the_app(module):
+    assert list(inspect.signature(module.register).parameters) == ["app", "rt"]
+    assert "bot.slack.app" not in imported(Path(module.__file__))
+
+
+def test_nothing_in_the_adapter_imports_the_app_but_the_server():
+    importers = {p.name for p in SLACK.glob("*.py") if "bot.slack.app" in imported(p)}
+    assert importers == {"server.py"}
+
+
+def test_the_adapter_reaches_the_store_only_through_use_cases():
+    # Only what runs the app touches the store itself: claiming a request's key once (the runtime)
+    # and closing the store at the end (the app, the server).
+    touching = {p.name for p in SLACK.glob("*.py") if re.search(r"\.store\b", p.read_text())}
+    assert touching <= {"runtime.py", "app.py", "server.py"}
