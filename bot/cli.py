@@ -18,30 +18,70 @@ from bot.errors import PaperbotError
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.daily import preview_digests
-from storage import StorageError
+from storage import StorageError, StoreUnavailable, is_postgres_url, open_store
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
 
 
 class _Group(click.Group):
     """Turns paperbot's and the store's named errors into one clear line and exit status 1, never a
-    traceback."""
+    traceback. A database that can't be opened is named by the setting that gave it (``--db`` or
+    ``PAPERBOT_DB``)."""
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except StoreUnavailable as exc:
+            target = (ctx.obj or {}).get("db_target")
+            if target is None:
+                raise click.ClickException(_one_line(exc)) from None
+            raise _unopenable(_db_setting(ctx), target, exc) from None
         except (PaperbotError, StorageError) as exc:
-            raise click.ClickException(" ".join(str(exc).split())) from None
+            raise click.ClickException(_one_line(exc)) from None
+
+
+def _unopenable(setting: str, target: str, exc: StoreUnavailable) -> click.ClickException:
+    """One line: the setting that named the database, and why it can't be opened (in plain words for
+    the usual mistakes with a file path)."""
+    if not is_postgres_url(target):
+        path = Path(target)
+        if path.is_dir():
+            return click.ClickException(f"{setting}: can't open the database {target} (it is a folder,"
+                                        " not a database file)")
+        if not path.parent.exists():
+            return click.ClickException(f"{setting}: can't open the database {target} (its folder"
+                                        f" {path.parent} does not exist)")
+    return click.ClickException(f"{setting}: {_one_line(exc)}")
+
+
+def _remember_db(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.ensure_object(dict)["db_override"] = value
+
+
+_DB_HELP = "SQLite database file (default: $PAPERBOT_DB, else paperbot.db)"
+
+
+def _db_option(help_text: str = _DB_HELP + "; also accepted before the command.", metavar: str = "FILE"):
+    """``--db``, accepted after the command as well as before it (the later one wins)."""
+    return click.option("--db", metavar=metavar, expose_value=False, callback=_remember_db, help=help_text)
 
 
 @click.group(cls=_Group)
-@click.option("--db", "db_path", metavar="FILE",
-              help="SQLite database (default: $PAPERBOT_DB or paperbot.db).")
+@_db_option(_DB_HELP + "; also accepted after the command.")
 @click.option("-v", "--verbose", is_flag=True, help="Log what paperbot is doing.")
 @click.pass_context
-def cli(ctx: click.Context, db_path: str | None, verbose: bool) -> None:
+def cli(ctx: click.Context, verbose: bool) -> None:
     """paperbot: a personal daily digest of new papers, in Slack."""
     logs.configure(logging.INFO if verbose else logging.WARNING)
     ctx.ensure_object(dict)
-    ctx.obj["db_override"] = db_path
+
+
+def _db_setting(ctx: click.Context) -> str:
+    """The setting that names the database: ``--db`` when given, else ``PAPERBOT_DB``."""
+    return "--db" if ctx.obj.get("db_override") else "PAPERBOT_DB"
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -49,6 +89,7 @@ def _settings(ctx: click.Context) -> Settings:
     override = ctx.obj.get("db_override")
     if override:
         settings = Settings(**{**settings.__dict__, "db_path": override})
+    ctx.obj["db_target"] = settings.db_path  # what an error opening it names
     return settings
 
 
@@ -58,6 +99,7 @@ def _open(ctx: click.Context) -> Context:
 
 
 @cli.command()
+@_db_option()
 @click.argument("sources", nargs=-1, required=True)
 @click.pass_context
 def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
@@ -90,6 +132,7 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
 
 
 @cli.command()
+@_db_option()
 @click.argument("query", nargs=-1, required=True)
 @click.option("-n", default=5, show_default=True, help="How many papers.")
 @click.pass_context
@@ -105,7 +148,13 @@ def demo(keep: str | None) -> None:
     """Show paperbot at work without Slack or network: a digest, then how feedback changes the next."""
     from bot.demo import run_demo
 
-    run_demo(keep)
+    if not keep:
+        run_demo(None)
+        return
+    try:
+        run_demo(keep)
+    except StoreUnavailable as exc:
+        raise _unopenable("--keep", keep, exc) from None
 
 
 @cli.command(name="eval")
@@ -125,17 +174,28 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
     """Rank papers for many users offline, through the bot's own recommender code."""
     from bot import evaluate
     from bot.sources import Rejected, read_source
-    from recommender import PaperIndex
 
     papers = [p for p in read_source(papers_path, title_only=True) if not isinstance(p, Rejected)]
     if not papers:
         raise PaperbotError(f"no usable papers in {papers_path}")
     users = evaluate.load_users(users_path)
     candidates = evaluate.load_candidates(candidates_path) if candidates_path else None
+    try:
+        out_file = Path(out_path).open("w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise PaperbotError(f"--out: can't write {out_path} ({exc.strerror or exc})") from None
+    with out_file:
+        _rank_into(out_file, papers, users, candidates, k, out_path, truth_path)
+
+
+def _rank_into(out, papers, users, candidates, k: int, out_path: str, truth_path: str | None) -> None:
+    from bot import evaluate
+    from recommender import PaperIndex
+
     with terminal.errors.status("Fitting TF-IDF…"):
         index = PaperIndex.build([p.id for p in papers], [p.text for p in papers])
     ranked: dict[str, list[str]] = {}
-    with Path(out_path).open("w", encoding="utf-8") as out, Progress(
+    with Progress(
         TextColumn("Ranking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=terminal.errors, transient=True,
     ) as bar:
@@ -152,6 +212,7 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
 
 
 @cli.command()
+@_db_option()
 @click.option("--port", type=click.IntRange(0, 65535), metavar="N",
               help="HTTP port (default: $PORT, else 3000; 0 picks a free one). Unused in Socket Mode.")
 @click.pass_context
@@ -167,6 +228,7 @@ def run(ctx: click.Context, port: int | None) -> None:
 
 
 @cli.command()
+@_db_option()
 @click.option("--user", "users", multiple=True, metavar="UID", help="Only this person (repeatable).")
 @click.option("--force", is_flag=True,
               help="Send now, whatever the time of day; still at most one digest per person per local day.")
@@ -199,6 +261,82 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, dry_run: boo
     terminal.show_digest_run(run)
     if run.count("incomplete"):
         sys.exit(1)
+
+
+@cli.group()
+def db() -> None:
+    """Work on the database as a whole."""
+
+
+@db.command(name="copy")
+@click.option("--to", "target", required=True, metavar="URL|FILE",
+              help="The empty database to copy into: a postgresql:// URL or a SQLite file.")
+@_db_option("The database to copy: a SQLite file or a postgresql:// URL (default: $PAPERBOT_DB, else"
+            " paperbot.db); also accepted before the command.", metavar="FILE|URL")
+@click.pass_context
+def db_copy(ctx: click.Context, target: str) -> None:
+    """Copy everything in the database (--db or PAPERBOT_DB) into another, empty one, e.g. from the
+    SQLite file to PostgreSQL, and check the counts.
+
+    Stop paperbot first (nothing should write to the database while it is copied). A target that
+    already holds data is refused; a copy that fails or whose counts differ leaves the target empty.
+    """
+    from storage.copy import copy_database
+
+    source_target = _settings(ctx).db_path
+    if not target.strip():
+        raise click.BadParameter("give a postgresql:// URL or a SQLite file", param_hint="--to")
+    if not is_postgres_url(source_target) and not Path(source_target).is_file():
+        raise click.ClickException(f"{_db_setting(ctx)}: there is no database at {source_target} to copy")
+    if _same_database(source_target, target):
+        raise click.ClickException("--to names the database being copied: give another one")
+    source = open_store(source_target)
+    try:
+        try:
+            destination = open_store(target)
+        except StoreUnavailable as exc:
+            raise _unopenable("--to", target, exc) from None
+        try:
+            counts = _copy_with_progress(copy_database, source, destination)
+        except StorageError as exc:
+            raise click.ClickException(_one_line(exc)) from None
+        finally:
+            _dispose(destination)
+    finally:
+        _dispose(source)
+    terminal.show_copy(counts, destination.path)
+
+
+def _copy_with_progress(copy_database, source, destination) -> dict[str, int]:
+    # The bar starts with the first table: a refusal before it stays one line.
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=terminal.errors, transient=True)
+    tasks: dict[str, int] = {}
+
+    def progress(table: str, done: int, total: int) -> None:
+        if not tasks:
+            bar.start()
+        if table not in tasks:
+            tasks[table] = bar.add_task(table, total=total)
+        bar.update(tasks[table], completed=done, total=total)
+
+    try:
+        return copy_database(source, destination, progress=progress)
+    finally:
+        if tasks:
+            bar.stop()
+
+
+def _same_database(one: str, other: str) -> bool:
+    if is_postgres_url(one) or is_postgres_url(other):
+        return one.strip() == other.strip()
+    return Path(one).resolve() == Path(other).resolve()
+
+
+def _dispose(store) -> None:
+    """Close a store's connections (a PostgreSQL store's whole pool)."""
+    getattr(store, "dispose", store.close)()
+
 
 def main() -> None:
     """Console-script entry point."""

@@ -56,6 +56,15 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
                          soft_wrap=True)
 
 
+def show_copy(counts: dict[str, int], target: str) -> None:
+    """What ``paperbot db copy`` copied: one line per table with its rows, then where to."""
+    width = max(map(len, counts))
+    for table, count in counts.items():
+        console.print(f"{table:<{width}}  {count:>9,}", highlight=False)
+    console.print(f"Copied into {escape(target)}; every count matches the source.", highlight=False,
+                  soft_wrap=True)
+
+
 def show_digest_previews(previews: list[Preview], not_due: list[NotDue]) -> None:
     """``paperbot digest --dry-run``: each due digest's papers, then who gets none now and why."""
     for preview in previews:

@@ -43,7 +43,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage import pg_migrations
-from storage.errors import StoreBusy, StoreFull, StoreUnavailable
+from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
@@ -57,6 +57,7 @@ from storage.sqlite import (
     _person_from_row,
     utcnow,
 )
+from storage.tables import COPIED_TABLES, columns, order_by
 
 #: How long a statement waits for a row lock another transaction holds before giving up (StoreBusy);
 #: as long as the SQLite store waits for its write lock.
@@ -676,6 +677,57 @@ class PostgresStore:
         """End ``owner``'s run of a daily job as "done" or "failed"."""
         self._run("update jobs set status = %s, finished_at = %s, error = %s, lease_until = null"
                   " where name = %s and owner = %s", [status, at, error, name, owner])
+
+    # -- copying (paperbot db copy) --------------------------------------------------------------
+
+    def table_counts(self) -> dict[str, int]:
+        """How many rows each of paperbot's tables holds (every table ``paperbot db copy`` copies)."""
+        # Table names come from COPIED_TABLES, never from input.
+        sql = " union all ".join(f"select '{t}', count(*) from {t}" for t in COPIED_TABLES)  # noqa: S608
+        with self._conn() as conn:
+            found = dict(conn.execute(sql).fetchall())
+        return {t: int(found[t]) for t in COPIED_TABLES}
+
+    def export_rows(self, table: str, batch_size: int = 1000) -> Iterator[list[dict]]:
+        """Every row of ``table`` as a dict of its copied columns (storage.tables), ``batch_size`` at a
+        time, in the order another store should insert them."""
+        names = columns(table)
+        sql = f"select {', '.join(names)} from {table} order by {order_by('postgres', table)}"  # noqa: S608
+        # A server-side cursor, in a transaction of its own: one consistent read however big the table,
+        # without holding it all in memory.
+        with self._translated(), self._pool.connection() as conn, conn.transaction(), \
+                conn.cursor(name=f"export_{table}") as cur:
+            cur.execute(sql)
+            while batch := cur.fetchmany(batch_size):
+                yield [{n: bytes(v) if isinstance(v, memoryview) else v
+                        for n, v in zip(names, row, strict=True)} for row in batch]
+
+    def import_rows(self, table: str, rows: list[dict]) -> int:
+        """Add rows exported by another store (of either backend) to ``table``; returns how many.
+        For a copy into an empty database: a row already here is a StorageError. Counters take the
+        copied value; the papers change counter never goes below the newest copied ``seq``."""
+        names = columns(table)
+        if table == "counters":
+            sql = ("insert into counters (name, value) values (%s, %s) on conflict (name) do update set"
+                   " value = case when counters.name = 'papers' then greatest(counters.value, excluded.value)"
+                   " else excluded.value end")
+        else:
+            marks = ", ".join(["%s"] * len(names))
+            sql = f"insert into {table} ({', '.join(names)}) values ({marks})"  # noqa: S608
+        values = [tuple(r[n] for n in names) for r in rows]
+        if table == "artifacts":  # SQLite may hold text in its blob column (see load_artifact)
+            values = [(*v[:3], v[3].encode() if isinstance(v[3], str) else v[3]) for v in values]
+        try:
+            with self.transaction(), self._conn() as conn:
+                with conn.cursor() as cur:
+                    cur.executemany(sql, values)
+                if table == "papers" and rows:
+                    conn.execute("update counters set value = greatest(value, %s) where name = 'papers'",
+                                 [max(int(r["seq"]) for r in rows)])
+        except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StorageError(f"{self.path}: rows of {table} could not be copied ({reason})") from exc
+        return len(rows)
 
 
 __all__ = ["BUSY_SECONDS", "PostgresStore", "redacted", "translate"]

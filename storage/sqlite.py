@@ -16,9 +16,10 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from storage.errors import StoreBusy, translated
+from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
+from storage.tables import COPIED_TABLES, columns, order_by
 
 _PAPER_FIELDS = ("title", "abstract", "authors", "url", "venue", "published", "categories")
 
@@ -538,6 +539,42 @@ class Store:
         """End ``owner``'s run of a daily job as "done" or "failed"."""
         self.db.execute("update jobs set status = ?, finished_at = ?, error = ?, lease_until = null"
                         " where name = ? and owner = ?", [status, at, error, name, owner])
+
+    # -- copying (paperbot db copy) --------------------------------------------------------------
+
+    def table_counts(self) -> dict[str, int]:
+        """How many rows each of paperbot's tables holds (every table ``paperbot db copy`` copies)."""
+        # Table names come from COPIED_TABLES, never from input.
+        return {t: self.db.execute(f"select count(*) from {t}").fetchone()[0]  # noqa: S608
+                for t in COPIED_TABLES}
+
+    def export_rows(self, table: str, batch_size: int = 1000) -> Iterator[list[dict]]:
+        """Every row of ``table`` as a dict of its copied columns (storage.tables), ``batch_size`` at a
+        time, in the order another store should insert them."""
+        names = columns(table)
+        sql = f"select {', '.join(names)} from {table} order by {order_by('sqlite', table)}"  # noqa: S608
+        with translated(self.path):
+            cursor = self.db.execute(sql)
+            while batch := cursor.fetchmany(batch_size):
+                yield [dict(zip(names, row, strict=True)) for row in batch]
+
+    def import_rows(self, table: str, rows: list[dict]) -> int:
+        """Add rows exported by another store (of either backend) to ``table``; returns how many.
+        For a copy into an empty database: a row already here is a StorageError. Counters take the
+        copied value; the papers change counter is SQLite's own (the newest ``seq``), so it is left out."""
+        names = columns(table)
+        if table == "counters":
+            rows = [r for r in rows if r["name"] != "papers"]
+            sql = ("insert into counters (name, value) values (?, ?)"
+                   " on conflict (name) do update set value = excluded.value")
+        else:
+            sql = f"insert into {table} ({', '.join(names)}) values ({', '.join('?' * len(names))})"  # noqa: S608
+        try:
+            with self.transaction():
+                self.db.conn.executemany(sql, [tuple(r[n] for n in names) for r in rows])
+        except sqlite3.IntegrityError as exc:
+            raise StorageError(f"{self.path}: rows of {table} could not be copied ({exc})") from exc
+        return len(rows)
 
 
 #: Every table with rows about a person, keyed by ``user_id``. A new personal table must be added here.
