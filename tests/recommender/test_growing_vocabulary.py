@@ -5,6 +5,8 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from recommender import PaperIndex, Profile, rank, search
 from recommender.text_model import TextModel
@@ -94,3 +96,26 @@ def test_the_new_word_s_idf_is_the_fit_s_formula():
     grown = model.grown(NEW, n_docs=len(texts) + 2)
     column = grown.vectorizer.vocabulary_["mamba"]
     assert np.isclose(grown.vectorizer.idf_[column], np.log((1 + 42) / (1 + 2)) + 1)
+
+
+NEW_WORDS = {"mamba", "hyena", "rwkv", "retnet"}
+WORDS = [*sorted(NEW_WORDS), "cats", "feline", "quantum", "study", "models", "the", "x1", "Ünïcode"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=8).map(" ".join),
+                min_size=1, max_size=4), st.booleans())
+def test_after_any_additions_rows_and_vocabulary_agree_and_old_rows_stay(batch, replace_one):
+    index = corpus_index(per_topic=4)
+    old = index.matrix.toarray()
+    ids = [f"n{i}" for i in range(len(batch))]
+    if replace_one:
+        ids[0] = index.ids[0]  # a known paper's new text
+    index.add(ids, batch)
+    width = len(index.model.vectorizer.vocabulary_)
+    assert index.matrix.shape == (old.shape[0] + len(batch), width) == (len(index.ids), width)
+    assert len(index.model.vectorizer.idf_) == width == index.model.transform(["anything"]).shape[1]
+    assert np.array_equal(index.matrix[: old.shape[0], : old.shape[1]].toarray(), old)
+    for word in {w for text in batch for w in text.split()} & NEW_WORDS:
+        hits = {p.paper_id for p in search(index, word, 10)}
+        assert hits == {pid for pid, text in zip(ids, batch, strict=True) if word in text.split()}
