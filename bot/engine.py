@@ -2,7 +2,8 @@
 
 A fitted model is saved in the store and reused; it is never refitted per request. A request that
 finds the index more than ``refresh_every`` seconds old pulls in papers added since (transformed with
-the current vocabulary), so a running bot sees new papers within a minute. Once enough of the corpus
+the current vocabulary, grown by the words it has never seen), so a running bot sees new papers, and
+can search and match their new words, within a minute. Once enough of the corpus
 is new, the vocabulary is refitted: at once when asked, or in a background thread in the bot.
 """
 
@@ -63,9 +64,12 @@ class Engine:
                 return
             changed = list(self.store.papers_changed_since(self._seq))
             if changed:
+                # New words in them get columns here (the vocabulary grows): searchable now, not at the refit.
+                width = self._index.matrix.shape[1]
                 self._index.add([p.id for _, p in changed], [p.text for _, p in changed])
                 self._seq = changed[-1][0]
-                log.info("indexed %d new or changed papers", len(changed))
+                log.info("indexed %d new or changed papers (%d new words)", len(changed),
+                         self._index.matrix.shape[1] - width)
             if self._index.needs_refit():
                 if self.background_refit:
                     self._refit_in_background()

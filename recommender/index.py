@@ -11,14 +11,15 @@ from scipy import sparse
 from recommender.rows import take_rows
 from recommender.text_model import TextModel
 
-FORMAT = 2  # 2: stemmed vocabulary
+FORMAT = 3  # 2: stemmed vocabulary; 3: the model records what its fit pruned, so its vocabulary can grow
 
 
 class PaperIndex:
     """Papers as rows of one sparse matrix, with the model that made them.
 
-    New and changed papers are transformed with the current vocabulary, so they are rankable at once;
-    :meth:`needs_refit` says when enough of the corpus is new that the vocabulary should be rebuilt.
+    New and changed papers are transformed with the current vocabulary, grown by the words it has
+    never seen, so they are rankable, and findable by their new words, at once; :meth:`needs_refit`
+    says when enough of the corpus is new that the vocabulary should be rebuilt.
     """
 
     def __init__(self, model: TextModel, ids: Sequence[str], matrix: sparse.csr_matrix, fitted_on: int):
@@ -42,9 +43,22 @@ class PaperIndex:
         return int(self.alive.sum())
 
     def add(self, ids: Sequence[str], texts: Sequence[str]) -> None:
-        """Add new papers, or replace the text of known ones, without refitting."""
+        """Add new papers, or replace the text of known ones, without refitting.
+
+        Words the vectorizer has no column for, and that the fit did not leave out on purpose, get new
+        columns (:meth:`TextModel.grown`); indexed rows keep theirs. (A word one fitted paper had, too
+        rare to keep then, is new here too: that one paper lacks it until the next fit.)
+        """
         if not ids:
             return
+        n_docs = len(self) + len({pid for pid in ids if pid not in self.row_of})
+        model = self.model.grown(texts, n_docs)
+        if model is not self.model:
+            width = len(model.vectorizer.vocabulary_)
+            # Zero columns on the right: the same arrays, a wider shape.
+            self.matrix = sparse.csr_matrix((self.matrix.data, self.matrix.indices, self.matrix.indptr),
+                                            shape=(self.matrix.shape[0], width))
+            self.model = model
         rows = self.model.transform(texts)
         start = len(self.ids)
         self.matrix = sparse.vstack([self.matrix, rows], format="csr")

@@ -5,10 +5,15 @@ Words are stemmed with Snowball's English (Porter2) stemmer, so "networks", "net
 citeulike-a (``benchmarks/quality.py``) stemming lifts recall@50 by ~5% and down-weighting word
 pairs by another ~1.5%. Explanations still speak in words: every stem is shown as the word it most
 often came from.
+
+The vocabulary grows between fits (:meth:`TextModel.grown`): a word first seen in papers added
+after the fit ("Mamba" once was) becomes a new column at once, so it can be searched and matched
+the minute its papers arrive rather than at the next refit.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 import threading
 from collections import Counter
@@ -35,19 +40,23 @@ SHORT_CACHE = 4096
 class Tokenizer:
     """Words (after lowercasing and accent stripping), minus stop words, stemmed.
 
-    While ``surface`` is a Counter, it counts (stem, word) pairs, so stems can be shown as words.
+    While ``surface`` is a Counter, it counts (stem, word) pairs, so stems can be shown as words;
+    while ``doc_freq`` is one, it counts the texts each stem occurs in.
     """
 
     def __init__(self, stop_words=ENGLISH_STOP_WORDS):
         self.stop_words = frozenset(stop_words)
         self.pattern = re.compile(TOKEN_PATTERN)
         self.surface: Counter | None = None
+        self.doc_freq: Counter | None = None
 
     def __call__(self, doc: str) -> list[str]:
         words = [w for w in self.pattern.findall(doc) if w not in self.stop_words]
         stems = [stem(w) for w in words]
         if self.surface is not None:
             self.surface.update(zip(stems, words, strict=True))
+        if self.doc_freq is not None:
+            self.doc_freq.update(set(stems))
         return stems
 
     def __getstate__(self) -> dict:
@@ -83,11 +92,14 @@ class TextModel:
     """A fitted vectorizer: texts in, L2-normalised sparse rows out."""
 
     def __init__(self, vectorizer: TfidfVectorizer, display: dict[str, str] | None = None,
-                 phrase_weight: float = 1.0):
+                 phrase_weight: float = 1.0, pruned: frozenset[str] | None = None):
         self.vectorizer = vectorizer
         self.display = display or {}
         # What two-word terms were weighted by, so explanations can undo it when ordering terms.
         self.phrase_weight = phrase_weight
+        # Single-word stems the fit saw often enough but left out (too common, or past max_features):
+        # they were judged, so growing never brings them back. None: not recorded, so never grow.
+        self.pruned = pruned
         self._terms: np.ndarray | None = None
         self._stem_terms: np.ndarray | None = None
         self._short: dict[str, sparse.csr_matrix] = {}  # rows of short texts (topics, queries), reused
@@ -99,16 +111,21 @@ class TextModel:
         """Fit on a corpus; returns the model and the corpus's rows."""
         vectorizer = make_vectorizer(len(texts))
         surface: Counter = Counter()
-        vectorizer.tokenizer.surface = surface
+        doc_freq: Counter = Counter()
+        vectorizer.tokenizer.surface, vectorizer.tokenizer.doc_freq = surface, doc_freq
         try:
             matrix = vectorizer.fit_transform(texts)
         except ValueError:
             # Every word was a stop word or pruned: fall back to keeping everything.
             surface.clear()
+            doc_freq.clear()
             vectorizer.set_params(min_df=1, max_df=1.0, tokenizer=Tokenizer(stop_words=()))
-            vectorizer.tokenizer.surface = surface
+            vectorizer.tokenizer.surface, vectorizer.tokenizer.doc_freq = surface, doc_freq
             matrix = vectorizer.fit_transform(texts)
-        vectorizer.tokenizer.surface = None
+        vectorizer.tokenizer.surface = vectorizer.tokenizer.doc_freq = None
+        min_df = vectorizer.min_df if isinstance(vectorizer.min_df, int) else 1
+        kept = vectorizer.vocabulary_
+        pruned = frozenset(st for st, n in doc_freq.items() if n >= min_df and st not in kept)
         display: dict[str, str] = {}
         best: dict[str, int] = {}
         for (st, word), n in surface.items():
@@ -117,7 +134,57 @@ class TextModel:
         weights = _term_weights(vectorizer.get_feature_names_out())
         vectorizer.idf_ = (vectorizer.idf_ * weights).astype(np.float64)
         matrix = normalize(sparse.csr_matrix(matrix, dtype=np.float32) @ sparse.diags(weights), norm="l2")
-        return cls(vectorizer, display, BIGRAM_WEIGHT), sparse.csr_matrix(matrix, dtype=np.float32)
+        model = cls(vectorizer, display, BIGRAM_WEIGHT, pruned)
+        return model, sparse.csr_matrix(matrix, dtype=np.float32)
+
+    def new_words(self, texts: Sequence[str]) -> tuple[Counter, Counter]:
+        """Single-word stems of ``texts`` this model has no column for and may grow one: the texts each
+        occurs in, and the (stem, word) pairs they came from. Empty when nothing is new or the model
+        does not record what its fit pruned."""
+        if self.pruned is None:
+            return Counter(), Counter()
+        tokenizer = Tokenizer(self.vectorizer.tokenizer.stop_words)  # its own: counting is per call
+        tokenizer.surface, tokenizer.doc_freq = Counter(), Counter()
+        preprocess = self.vectorizer.build_preprocessor()
+        for text in texts:
+            tokenizer(preprocess(text))
+        known, pruned = self.vectorizer.vocabulary_, self.pruned
+        fresh = Counter({st: n for st, n in tokenizer.doc_freq.items()
+                         if st not in known and st not in pruned})
+        surface = Counter({pair: n for pair, n in tokenizer.surface.items() if pair[0] in fresh})
+        return fresh, surface
+
+    def grown(self, texts: Sequence[str], n_docs: int) -> TextModel:
+        """This model with a new column for every word of ``texts`` it has never seen (see
+        :meth:`new_words`), or itself when there is none. ``n_docs``: the corpus size once the texts
+        are in, for the new words' idf, computed as the fit computes it (smoothed, from the texts each
+        occurs in). Existing columns keep their numbers and weights, so rows made before stay valid.
+
+        A new model, never this one changed: whoever holds this model (a request in flight, a small
+        index built on it) keeps a vocabulary that matches its rows. Only single words grow; word
+        pairs with them wait for the next fit.
+        """
+        fresh, surface = self.new_words(texts)
+        if not fresh:
+            return self
+        new = sorted(fresh)
+        old = self.vectorizer
+        vocabulary = dict(old.vocabulary_)
+        start = len(vocabulary)
+        vocabulary.update((st, start + i) for i, st in enumerate(new))
+        df = np.array([fresh[st] for st in new], dtype=np.float64)
+        idf = np.log((1.0 + n_docs) / (1.0 + df)) + 1.0
+        vectorizer = copy.copy(old)
+        vectorizer._tfidf = copy.copy(old._tfidf)  # the idf_ setter writes into it
+        vectorizer.vocabulary_ = vocabulary
+        vectorizer._tfidf.n_features_in_ = len(vocabulary)
+        vectorizer.idf_ = np.concatenate([old.idf_, idf])
+        display = dict(self.display)
+        best: dict[str, int] = {}
+        for (st, word), n in sorted(surface.items()):
+            if n > best.get(st, 0):
+                best[st], display[st] = n, word
+        return TextModel(vectorizer, display, self.phrase_weight, self.pruned)
 
     def transform(self, texts: Sequence[str]) -> sparse.csr_matrix:
         """Rows for texts, in the fitted vocabulary (unknown words are dropped)."""
@@ -182,12 +249,14 @@ class TextModel:
         return self._terms
 
     def __getstate__(self) -> dict:
-        return {"vectorizer": self.vectorizer, "display": self.display, "phrase_weight": self.phrase_weight}
+        return {"vectorizer": self.vectorizer, "display": self.display, "phrase_weight": self.phrase_weight,
+                "pruned": self.pruned}
 
     def __setstate__(self, state: dict) -> None:
         self.vectorizer = state["vectorizer"]
         self.display = state.get("display", {})
         self.phrase_weight = state.get("phrase_weight", 1.0)
+        self.pruned = state.get("pruned")
         self._terms = None
         self._stem_terms = None
         self._short = {}
