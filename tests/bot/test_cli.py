@@ -348,3 +348,14 @@ def test_db_copy_to_an_unknown_database_or_a_refused_login_is_one_line_without_t
         assert line.startswith(f"Error: {setting}: can't open the database postgresql://paperbot_no_such_role@")
         assert 'role "paperbot_no_such_role" does not exist' in line and "s3cret-pw" not in line
     assert not (tmp_path / "copy.db").exists()
+
+
+def test_a_postgresql_url_is_refused_in_one_line_by_the_commands_that_cannot_use_it_yet(tmp_path):
+    from click.testing import CliRunner
+
+    from bot.cli import cli
+
+    result = CliRunner().invoke(cli, ["--db", "postgresql://u:secret@127.0.0.1:1/x", "search", "cats"],
+                                obj={})
+    assert result.exit_code == 1 and "PostgreSQL is not supported for this command yet" in result.output
+    assert "secret" not in result.output and "Traceback" not in result.output
