@@ -6,8 +6,10 @@ What it guarantees:
 - No global write lock. Outside :meth:`PostgresStore.transaction` each call runs on a pooled connection
   in autocommit; inside it, on one connection that the thread holds until the end (nested levels are
   savepoints). Correctness comes from the database row by row: ``claim_once``, ``start_digest``,
-  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; digest
-  and job writes name their owner; counters are bumped in the writer's own transaction.
+  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; claimed
+  work (digests, daily jobs, refits) goes through the lease primitive (:mod:`storage.leases`), each
+  operation one compare-and-set statement; every digest and job write names its owner; counters are
+  bumped in the writer's own transaction.
 - The paper change feed never misses a paper committed out of order: every paper writer locks the one
   ``counters`` row of the feed first, so paper writers queue, and change numbers are handed out in
   commit order (see :meth:`PostgresStore.upsert_papers`).
@@ -22,9 +24,8 @@ What it guarantees:
   :class:`StoreFull`.
 
 Not done yet (issue 10's later steps): this store is not wired to ``PAPERBOT_DB`` / ``Context.open``
-(only :func:`storage.open_store` opens it), and the use cases' read-then-write claims (taking over a
-digest, starting a daily job) still rely on SQLite's exclusive transactions: until they become single
-statements or row locks, run one process per PostgreSQL database.
+(only :func:`storage.open_store` opens it). The use cases' claims (a digest, the daily feed job, the
+background refit) no longer rely on an exclusive transaction: they take leases.
 """
 
 from __future__ import annotations

@@ -148,3 +148,42 @@ def test_processes_racing_for_one_lease_exactly_one_wins(store_target, lapsed):
     finally:
         for store in stores:
             dispose(store)
+
+
+def test_m007_gives_jobs_finished_before_it_their_time_to_run_again(backend, store_target, monkeypatch):
+    done = ("feeds", "2026-07-15", "done", "a:1:1", None, T0, T1, None)
+    failed = ("other", "2026-07-15", "failed", "a:1:1", None, T0, T1, "boom")
+    insert = ("insert into jobs (name, day, status, owner, lease_until, started_at, finished_at, error)"
+              " values ")
+    if backend == "sqlite":
+        from sqlite_utils import Database
+
+        from storage.migrations import migrations
+
+        db = Database(store_target)
+        migrations.apply(db, stop_before="m007_job_leases")
+        for row in (done, failed):
+            db.execute(insert + "(?, ?, ?, ?, ?, ?, ?, ?)", row)
+        db.conn.commit()
+        db.close()
+    else:
+        import psycopg
+
+        from storage import pg_migrations
+
+        before = [m for m in pg_migrations.MIGRATIONS if m[0] != "m007_job_leases"]
+        with psycopg.connect(store_target, autocommit=True) as conn:
+            with monkeypatch.context() as patch:
+                patch.setattr(pg_migrations, "MIGRATIONS", before)
+                pg_migrations.apply(conn)
+            for row in (done, failed):
+                conn.execute(insert + "(%s, %s, %s, %s, %s, %s, %s, %s)", row)
+    store = open_store(store_target)
+    try:
+        assert store.get_job("feeds").lease_until == "2026-07-16T00:00:00+00:00"  # done today: tomorrow
+        assert store.get_job("other").lease_until == T1  # failed: may be tried again
+        assert store.take_lease(JOB, ("feeds",), "b:2:2", T3, T3) is None
+        assert store.take_lease(JOB, ("feeds",), "b:2:2", "2026-07-16T00:10:00+00:00",
+                                "2026-07-16T00:00:00+00:00") == "taken"
+    finally:
+        dispose(store)
