@@ -3,8 +3,10 @@
 A fitted model is saved in the store and reused; it is never refitted per request. A request that
 finds the index more than ``refresh_every`` seconds old pulls in papers added since (transformed with
 the current vocabulary, grown by the words it has never seen), so a running bot sees new papers, and
-can search and match their new words, within a minute. Once enough of the corpus
-is new, the vocabulary is refitted: at once when asked, or in a background thread in the bot.
+can search and match their new words, within a minute. Once enough of the corpus is new, the
+vocabulary is refitted: at once when asked, or in a background thread in the bot. A background refit
+is claimed work (a lease, ``storage.leases``): one process refits and saves, the others load the saved
+model at their next refresh.
 """
 
 from __future__ import annotations
@@ -15,14 +17,19 @@ import pickle
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
+from bot.owner import owner_alive, owner_id
 from recommender import Community, PaperIndex
 from recommender.text_model import TextModel
 from storage import StorageError, Store
+from storage.leases import JOB
 
 log = logging.getLogger(__name__)
 
 ARTIFACT = "paper-index"
+REFIT_JOB = "refit-paper-index"  # the lease of the background refit, shared by every process
+REFIT_LEASE = timedelta(minutes=30)  # longer than any fit takes: a refitter that hangs is taken over
 
 
 class Engine:
@@ -142,20 +149,45 @@ class Engine:
         self._refitting = True
 
         def work() -> None:
+            owner = owner_id()
             try:
-                fitted = self._fit_from_store()
-                with self._lock:
-                    if fitted is not None:
-                        self._install(*fitted)
-                self.store.close()
+                if not self._claim_refit(owner):
+                    log.debug("another process is refitting the model; its saved model is loaded when ready")
+                    return
+                try:
+                    # Another process may have refitted and saved since this one looked: the next
+                    # refresh loads that instead.
+                    newer = self.store.artifact_version(ARTIFACT) > self._version
+                    fitted = None if newer else self._fit_from_store()
+                    with self._lock:
+                        if fitted is not None:
+                            self._install(*fitted)
+                finally:  # done or not, the next refit may be claimed whenever one is needed
+                    now = _iso(datetime.now(UTC))
+                    self.store.finish_lease(JOB, (REFIT_JOB,), owner, "done", now, again_at=now)
             except StorageError as exc:  # the database's own trouble, already one line naming it
                 log.warning("background refit failed (%s); keeping the current model", exc)
             except Exception:
                 log.exception("background refit failed; keeping the current model")
             finally:
+                self.store.close()  # this thread's connection (SQLite)
                 self._refitting = False
 
         threading.Thread(target=work, name="paperbot-refit", daemon=True).start()
+
+    def _claim_refit(self, owner: str) -> bool:
+        """Whether ``owner`` got the refit lease (no other process is refitting, or its refitter died)."""
+        now = datetime.now(UTC)
+        job = self.store.get_job(REFIT_JOB)
+        running = job is not None and job.status == "running" and job.owner
+        dead = {job.owner} if running and owner_alive(job.owner) is False else set()
+        return self.store.take_lease(JOB, (REFIT_JOB,), owner, _iso(now + REFIT_LEASE), _iso(now), dead=dead,
+                                     fresh={"day": now.date().isoformat(), "started_at": _iso(now),
+                                            "finished_at": None, "error": None}) is not None
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _short(exc: Exception) -> str:

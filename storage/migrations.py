@@ -137,3 +137,12 @@ def m006_digest_outages(db: Database) -> None:
     # Runs of a digest cut short because Slack was down: they set its backoff and never count
     # toward giving up (only the end of the local day does that).
     db["digests"].add_column("outages", int)
+
+
+@migrations()
+def m007_job_leases(db: Database) -> None:
+    # A finished job's lease_until now says when it may run again (storage.leases); before, it was
+    # cleared. A feed ingest done today waits for tomorrow, a failed one may be tried at once.
+    db.execute("update jobs set lease_until = date(day, '+1 day') || 'T00:00:00+00:00'"
+               " where status = 'done' and lease_until is null and day is not null")
+    db.execute("update jobs set lease_until = finished_at where status = 'failed' and lease_until is null")

@@ -69,7 +69,9 @@ class DigestRecord:
 
 @dataclass
 class JobRecord:
-    """The last run of a daily job (feed ingestion): for which UTC ``day``, by whom, how it ended."""
+    """The last run of a shared job (the daily feed ingest, a refit): for which UTC ``day``, by whom, how
+    it ended. A lease (:mod:`storage.leases`): while "running", ``lease_until`` is how long ``owner``
+    holds it; once "done" or "failed", from when it may run again (None: whenever asked)."""
 
     name: str
     day: str

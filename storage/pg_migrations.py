@@ -110,6 +110,12 @@ MIGRATIONS: list[tuple[str, str]] = [
     ("m006_digest_outages", """
         alter table digests add column outages integer;
     """),
+    # A finished job's lease_until now says when it may run again (storage.leases), as on SQLite.
+    ("m007_job_leases", """
+        update jobs set lease_until = (day::date + 1)::text || 'T00:00:00+00:00'
+            where status = 'done' and lease_until is null and day is not null;
+        update jobs set lease_until = finished_at where status = 'failed' and lease_until is null;
+    """),
 ]
 
 

@@ -6,8 +6,10 @@ What it guarantees:
 - No global write lock. Outside :meth:`PostgresStore.transaction` each call runs on a pooled connection
   in autocommit; inside it, on one connection that the thread holds until the end (nested levels are
   savepoints). Correctness comes from the database row by row: ``claim_once``, ``start_digest``,
-  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; digest
-  and job writes name their owner; counters are bumped in the writer's own transaction.
+  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; claimed
+  work (digests, daily jobs, refits) goes through the lease primitive (:mod:`storage.leases`), each
+  operation one compare-and-set statement; every digest and job write names its owner; counters are
+  bumped in the writer's own transaction.
 - The paper change feed never misses a paper committed out of order: every paper writer locks the one
   ``counters`` row of the feed first, so paper writers queue, and change numbers are handed out in
   commit order (see :meth:`PostgresStore.upsert_papers`).
@@ -22,9 +24,8 @@ What it guarantees:
   :class:`StoreFull`.
 
 Not done yet (issue 10's later steps): this store is not wired to ``PAPERBOT_DB`` / ``Context.open``
-(only :func:`storage.open_store` opens it), and the use cases' read-then-write claims (taking over a
-digest, starting a daily job) still rely on SQLite's exclusive transactions: until they become single
-statements or row locks, run one process per PostgreSQL database.
+(only :func:`storage.open_store` opens it). The use cases' claims (a digest, the daily feed job, the
+background refit) no longer rely on an exclusive transaction: they take leases.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import contextlib
 import json
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -42,7 +43,7 @@ import psycopg.errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from storage import pg_migrations
+from storage import leases, pg_migrations
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
 
@@ -553,14 +554,13 @@ class PostgresStore:
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
         """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
         when the row exists already (another process won the race: it owns the digest)."""
-        return self._run(
-            "insert into digests (user_id, local_date, status, started_at, owner, lease_until, failures,"
-            " attempts) values (%s, %s, 'sending', %s, %s, %s, '{}', 0)"
-            " on conflict (user_id, local_date) do nothing",
-            [user_id, local_date, at, owner, lease_until]) > 0
+        statement = leases.take_insert(leases.KINDS[leases.DIGEST], (user_id, local_date), owner, lease_until,
+                                       {"started_at": at})
+        return self._lease_run(statement) > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
-        """Hand a "sending" digest to ``owner`` (its previous owner died or let its lease run out)."""
+        """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
+        take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
         self._run("update digests set owner = %s, lease_until = %s where user_id = %s and local_date = %s"
                   " and status = 'sending'", [owner, lease_until, user_id, local_date])
 
@@ -572,7 +572,7 @@ class PostgresStore:
 
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
-        return self._digest_update(user_id, local_date, owner, "lease_until = %s", [lease_until])
+        return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
 
     def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str) -> bool:
         """Remember that the digest's header message went out, so it is never posted twice."""
@@ -595,12 +595,10 @@ class PostgresStore:
     def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
         """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
         by any process; returns how many runs of it have ended so."""
-        row = self._one("update digests set lease_until = %s, attempts = coalesce(attempts, 0) + 1"
-                        " where user_id = %s and local_date = %s and owner = %s and status = 'sending'"
-                        " returning attempts", [retry_at, user_id, local_date, owner])
-        if row is not None:
-            return int(row[0])
-        record = self.get_digest(user_id, local_date)
+        attempts = self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, count="attempts")
+        if attempts is not None:
+            return attempts
+        record = self.get_digest(user_id, local_date)  # not theirs: counted nowhere
         return record.attempts if record else 0
 
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
@@ -613,16 +611,13 @@ class PostgresStore:
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
         """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
         UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
-        return self._digest_update(user_id, local_date, owner,
-                                   "owner = null, lease_until = %s, outages = coalesce(outages, 0) + 1,"
-                                   " error = %s", [retry_at, error])
+        return self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, disown=True,
+                                  count="outages", error=error) is not None
 
     def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
                       error: str | None = None) -> bool:
         """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
-        return self._digest_update(user_id, local_date, owner,
-                                   "status = %s, finished_at = %s, error = %s, lease_until = null",
-                                   [status, at, error])
+        return self.finish_lease(leases.DIGEST, (user_id, local_date), owner, status, at, error)
 
     def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
         """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
@@ -654,6 +649,48 @@ class PostgresStore:
         """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
         self._run("update people set dm_channel = null where dm_channel = %s", [channel])
 
+    # -- leases ----------------------------------------------------------------------------------
+    # Claimed work (digests, daily jobs, refits): one compare-and-set statement each, see storage.leases.
+    # Outside a transaction each runs in autocommit; inside one, a competing writer waits for the row.
+
+    def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
+                   dead: Iterable[str] = (), early: bool = False,
+                   fresh: Mapping[str, object] | None = None) -> str | None:
+        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
+        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
+        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
+        it was given back without an owner; a job's next run also starts so), None when someone else
+        holds it or it is finished."""
+        lease = leases.kind_of(kind, key)
+        if self._lease_run(leases.take_insert(lease, key, owner, until, fresh)) > 0:
+            return "new"
+        statement = leases.take_update(lease, key, owner, until, now, dead, early, fresh)
+        return "taken" if self._lease_run(statement) > 0 else None
+
+    def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
+        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
+        return self._lease_run(leases.renew(leases.kind_of(kind, key), key, owner, until)) > 0
+
+    def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
+                      count: str | None = None, error: str | None = None) -> int | None:
+        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
+        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
+        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
+        sql, args = leases.release(leases.kind_of(kind, key), key, owner, retry_at, disown, count, error)
+        row = self._one(_pg(sql), args)
+        return None if row is None else int(row[0] if count else 0)
+
+    def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
+                     error: str | None = None, again_at: str | None = None) -> bool:
+        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
+        None: whenever asked). False if it was not theirs."""
+        statement = leases.finish(leases.kind_of(kind, key), key, owner, status, at, error, again_at)
+        return self._lease_run(statement) > 0
+
+    def _lease_run(self, statement: leases.Statement) -> int:
+        sql, args = statement
+        return self._run(_pg(sql), args)
+
     # -- daily jobs ------------------------------------------------------------------------------
 
     def get_job(self, name: str) -> JobRecord | None:
@@ -666,17 +703,20 @@ class PostgresStore:
                          r["finished_at"], r["error"])
 
     def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
-        """Claim a daily job's run for UTC ``day``."""
+        """Start a daily job's run for UTC ``day`` whoever holds it (a tool's or a test's override;
+        claims use :meth:`take_lease` with ``leases.JOB``)."""
         self._run("insert into jobs (name, day, status, owner, lease_until, started_at, finished_at, error)"
                   " values (%s, %s, 'running', %s, %s, %s, null, null) on conflict (name) do update set"
                   " day = excluded.day, status = excluded.status, owner = excluded.owner,"
                   " lease_until = excluded.lease_until, started_at = excluded.started_at,"
                   " finished_at = null, error = null", [name, day, owner, lease_until, at])
 
-    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None) -> None:
-        """End ``owner``'s run of a daily job as "done" or "failed"."""
-        self._run("update jobs set status = %s, finished_at = %s, error = %s, lease_until = null"
-                  " where name = %s and owner = %s", [status, at, error, name, owner])
+    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
+                   again_at: str | None = None) -> bool:
+        """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
+        (ISO UTC; None: whenever asked). False if the run was not theirs."""
+        return self.finish_lease(leases.JOB, (name,), owner, status, at, error, again_at)
+
 
     # -- copying (paperbot db copy) --------------------------------------------------------------
 
@@ -728,6 +768,12 @@ class PostgresStore:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StorageError(f"{self.path}: rows of {table} could not be copied ({reason})") from exc
         return len(rows)
+
+
+def _pg(sql: str) -> str:
+    """A statement of :mod:`storage.leases` (qmark placeholders, no literal ``?`` or ``%``) in psycopg's
+    placeholder style."""
+    return sql.replace("?", "%s")
 
 
 __all__ = ["BUSY_SECONDS", "PostgresStore", "redacted", "translate"]

@@ -10,12 +10,13 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlite_utils import Database
 
+from storage import leases
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
@@ -389,9 +390,57 @@ class Store:
                                [tz, utcnow(), user_id]).rowcount > 0
 
 
+    # -- leases ----------------------------------------------------------------------------------
+    # Claimed work (digests, daily jobs, refits): one compare-and-set statement each, see storage.leases.
+
+    def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
+                   dead: Iterable[str] = (), early: bool = False,
+                   fresh: Mapping[str, object] | None = None) -> str | None:
+        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
+        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
+        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
+        it was given back without an owner; a job's next run also starts so), None when someone else
+        holds it or it is finished."""
+        lease = leases.kind_of(kind, key)
+        with self.transaction():
+            if self.db.execute(*leases.take_insert(lease, key, owner, until, fresh)).rowcount > 0:
+                return "new"
+            sql, args = leases.take_update(lease, key, owner, until, now, dead, early, fresh)
+            return "taken" if self.db.execute(sql, args).rowcount > 0 else None
+
+    def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
+        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
+        return self._lease_write(leases.renew(leases.kind_of(kind, key), key, owner, until)) is not None
+
+    def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
+                      count: str | None = None, error: str | None = None) -> int | None:
+        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
+        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
+        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
+        statement = leases.release(leases.kind_of(kind, key), key, owner, retry_at, disown, count, error)
+        row = self._lease_write(statement)
+        return None if row is None else int(row[0] if count else 0)
+
+    def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
+                     error: str | None = None, again_at: str | None = None) -> bool:
+        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
+        None: whenever asked). False if it was not theirs."""
+        statement = leases.finish(leases.kind_of(kind, key), key, owner, status, at, error, again_at)
+        return self._lease_write(statement) is not None
+
+    def _lease_write(self, statement: leases.Statement) -> tuple | None:
+        """Run an owner's compare-and-set; its first returned row, or None when nothing matched."""
+        sql, args = statement
+        with self.transaction():
+            cursor = self.db.execute(sql, args)
+            if cursor.description is None:
+                return (1,) if cursor.rowcount > 0 else None
+            rows = cursor.fetchall()  # all of them, or SQLite can't commit the statement
+        return tuple(rows[0]) if rows else None
+
     # -- daily digests ---------------------------------------------------------------------------
-    # A digest row is a claim: the use case reads it and writes it inside one transaction(). Every
-    # write after the claim names the owner, so a process that lost its claim changes nothing.
+    # A digest row is a lease (see above). Every write after the claim names the owner, so a process
+    # that lost its claim changes nothing.
 
     def people_with_digests(self) -> list[Person]:
         """Everyone whose daily digest is on, with a time set."""
@@ -414,13 +463,13 @@ class Store:
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
         """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
         when the row exists already (someone else claimed it first), as on PostgreSQL."""
-        return self.db.execute(
-            "insert or ignore into digests (user_id, local_date, status, started_at, owner, lease_until,"
-            " failures, attempts) values (?, ?, 'sending', ?, ?, ?, '{}', 0)",
-            [user_id, local_date, at, owner, lease_until]).rowcount > 0
+        statement = leases.take_insert(leases.KINDS[leases.DIGEST], (user_id, local_date), owner, lease_until,
+                                       {"started_at": at})
+        return self.db.execute(*statement).rowcount > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
-        """Hand a "sending" digest to ``owner`` (its previous owner died or let its lease run out)."""
+        """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
+        take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
         self.db.execute("update digests set owner = ?, lease_until = ? where user_id = ? and local_date = ?"
                         " and status = 'sending'", [owner, lease_until, user_id, local_date])
 
@@ -432,7 +481,7 @@ class Store:
 
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
-        return self._digest_update(user_id, local_date, owner, "lease_until = ?", [lease_until])
+        return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
 
     def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str) -> bool:
         """Remember that the digest's header message went out, so it is never posted twice."""
@@ -440,19 +489,21 @@ class Store:
 
     def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
         """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
-        record = self.get_digest(user_id, local_date)
-        if record is None:
-            return 0
-        failures = {**record.failures, paper_id: record.failures.get(paper_id, 0) + 1}
-        self._digest_update(user_id, local_date, owner, "failures = ?", [json.dumps(failures)])
+        with self.transaction():  # a read, then a write: exclusive here (one statement on PostgreSQL)
+            record = self.get_digest(user_id, local_date)
+            if record is None:
+                return 0
+            failures = {**record.failures, paper_id: record.failures.get(paper_id, 0) + 1}
+            self._digest_update(user_id, local_date, owner, "failures = ?", [json.dumps(failures)])
         return failures[paper_id]
 
     def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
         """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
         by any process; returns how many runs of it have ended so."""
-        self._digest_update(user_id, local_date, owner,
-                            "lease_until = ?, attempts = coalesce(attempts, 0) + 1", [retry_at])
-        record = self.get_digest(user_id, local_date)
+        attempts = self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, count="attempts")
+        if attempts is not None:
+            return attempts
+        record = self.get_digest(user_id, local_date)  # not theirs: counted nowhere
         return record.attempts if record else 0
 
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
@@ -465,16 +516,13 @@ class Store:
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
         """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
         UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
-        return self._digest_update(user_id, local_date, owner,
-                                   "owner = null, lease_until = ?, outages = coalesce(outages, 0) + 1,"
-                                   " error = ?", [retry_at, error])
+        return self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, disown=True,
+                                  count="outages", error=error) is not None
 
     def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
                       error: str | None = None) -> bool:
         """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
-        return self._digest_update(user_id, local_date, owner,
-                                   "status = ?, finished_at = ?, error = ?, lease_until = null",
-                                   [status, at, error])
+        return self.finish_lease(leases.DIGEST, (user_id, local_date), owner, status, at, error)
 
     def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
         """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
@@ -530,15 +578,17 @@ class Store:
                          r["finished_at"], r["error"])
 
     def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
-        """Claim a daily job's run for UTC ``day``."""
+        """Start a daily job's run for UTC ``day`` whoever holds it (a tool's or a test's override;
+        claims use :meth:`take_lease` with ``leases.JOB``)."""
         self.db["jobs"].upsert({"name": name, "day": day, "status": "running", "owner": owner,
                                 "lease_until": lease_until, "started_at": at, "finished_at": None,
                                 "error": None}, pk="name")
 
-    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None) -> None:
-        """End ``owner``'s run of a daily job as "done" or "failed"."""
-        self.db.execute("update jobs set status = ?, finished_at = ?, error = ?, lease_until = null"
-                        " where name = ? and owner = ?", [status, at, error, name, owner])
+    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
+                   again_at: str | None = None) -> bool:
+        """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
+        (ISO UTC; None: whenever asked). False if the run was not theirs."""
+        return self.finish_lease(leases.JOB, (name,), owner, status, at, error, again_at)
 
     # -- copying (paperbot db copy) --------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from bot.context import Context
 from bot.due import local_date
@@ -37,6 +37,7 @@ from bot.usecases.sending import (
     send_digest,
     utc_now,
 )
+from storage.leases import JOB
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +160,9 @@ def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = N
                         fetcher=None) -> list[SourceReport] | None:
     """Ingest ``feeds`` once per UTC day, whichever process gets there first; None when not due.
 
-    A run with an unreadable source is tried again an hour later. Never raises for a feed's failure.
+    The run is a lease (``storage.leases``, kind JOB): taken by one compare-and-set, so two processes
+    never both ingest, whatever the database. A finished run holds it until the next UTC day; a run with
+    an unreadable source until an hour later. Never raises for a feed's failure.
     """
     if not feeds:
         return None
@@ -167,33 +170,33 @@ def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = N
     now = now or clock()
     day = now.astimezone(UTC).date().isoformat()
     store = ctx.store
-    with store.transaction():
-        job = store.get_job(FEED_JOB)
-        if job is not None:
-            if job.status == "running":
-                running = job.lease_until and datetime.fromisoformat(job.lease_until) > now
-                if running and alive(job.owner) is not False:
-                    return None
-            elif job.day == day and job.status == "done":
-                return None
-            elif (job.day == day and job.finished_at
-                  and datetime.fromisoformat(job.finished_at) + FEED_RETRY > now):
-                return None
-        store.start_job(FEED_JOB, day, owner, iso_utc(now + FEED_LEASE), iso_utc(now))
+    job = store.get_job(FEED_JOB)
+    running = job is not None and job.status == "running"
+    dead = {job.owner} if running and job.owner and alive(job.owner) is False else set()
+    if job is not None and not dead and job.lease_until and datetime.fromisoformat(job.lease_until) > now:
+        return None  # under way, or done until its next run: spares every tick a write
+    at = iso_utc(now)
+    if not store.take_lease(JOB, (FEED_JOB,), owner, iso_utc(now + FEED_LEASE), at, dead=dead,
+                            fresh={"day": day, "started_at": at, "finished_at": None, "error": None}):
+        return None
+    tomorrow = iso_utc(datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(0), tzinfo=UTC))
+
+    def finish(status: str, error: str | None) -> None:
+        ended = clock()
+        again = tomorrow if status == "done" else min(iso_utc(ended + FEED_RETRY), tomorrow)
+        store.finish_lease(JOB, (FEED_JOB,), owner, status, iso_utc(ended), error, again)
+
     try:
         reports = ingest(ctx, feeds, fetcher=fetcher)
     except Exception as exc:  # a broken feed must never stop the digests
         log.exception("ingesting the feeds failed")
-        with store.transaction():
-            store.finish_job(FEED_JOB, owner, "failed", iso_utc(clock()), f"{type(exc).__name__}: {exc}")
+        finish("failed", f"{type(exc).__name__}: {exc}")
         return None
     errors = [f"{r.source}: {r.error}" for r in reports if r.error]
     for report in reports:
         log.info("feed %s: %d added, %d updated, %d rejected%s", report.source, report.added, report.updated,
                  len(report.rejected), f"; error: {report.error}" if report.error else "")
-    with store.transaction():
-        store.finish_job(FEED_JOB, owner, "failed" if errors else "done", iso_utc(clock()),
-                         "; ".join(errors) or None)
+    finish("failed" if errors else "done", "; ".join(errors) or None)
     return reports
 
 

@@ -1,10 +1,12 @@
 """One person's digest for one local day, sent exactly once.
 
-* **Once**: each day's digest is a row in ``digests``, claimed inside one ``BEGIN IMMEDIATE``
-  transaction together with the papers chosen for it. No row: claim it. "sent" / "empty" / "failed":
+* **Once**: each day's digest is a row in ``digests``, a lease (``storage.leases``): claimed by one
+  atomic statement together with the papers chosen for it, so it holds on a database without an
+  exclusive transaction (PostgreSQL) as on SQLite. No row: claim it. "sent" / "empty" / "failed":
   done for the day. "sending": skip it while its owner lives and its lease runs; take it over when
-  the lease ran out or, on this host, the owner's process is gone. The lease is renewed after every
-  message.
+  the lease ran out or, on this host, the owner's process is gone (the store's compare-and-set
+  decides; this module only tells it which owners are dead). The lease is renewed after every
+  message, and every write after the claim names the owner, so a sender that lost it changes nothing.
 * **Resume**: whoever takes a digest over posts only the papers not yet confirmed (not in ``shown``),
   and the header only if it never went out, so a digest cut off by a crash is finished without
   repeats. Slack offers no idempotent post, so the message in flight when a process died may have
@@ -35,6 +37,7 @@ from bot.owner import owner_alive, owner_id
 from bot.usecases.digest import Chooser
 from bot.usecases.recommend import Recommendation, remember_shown
 from storage import DigestRecord
+from storage.leases import DIGEST
 
 log = logging.getLogger(__name__)
 
@@ -135,30 +138,38 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
     person asked for it, so a digest waiting out an outage's pause is tried at once."""
     store = ctx.store
     now = clock()
-    lease = iso_utc(now + LEASE)
-    key = day.isoformat()
-    with store.transaction():
-        record = store.get_digest(user_id, key)
-        if record is None:
-            store.start_digest(user_id, key, owner, lease, iso_utc(now))
-            claimed = DigestRecord(user_id, key, "sending", owner, lease, started_at=iso_utc(now))
-            if chosen is not None:
-                claimed.papers = [r.paper.id for r in chosen]
-                claimed.reasons = {r.paper.id: r.reason for r in chosen}
-                store.set_digest_papers(user_id, key, owner, claimed.papers, claimed.reasons)
-            return claimed, True
+    lease, at, key = iso_utc(now + LEASE), iso_utc(now), day.isoformat()
+    fresh: dict = {"started_at": at}
+    if chosen is not None:
+        fresh.update(papers=[r.paper.id for r in chosen], reasons={r.paper.id: r.reason for r in chosen})
+    record = store.get_digest(user_id, key)
+    dead: set[str] = set()
+    expired = False
+    if record is not None:
+        # Whether the lease ran out is the store's to decide, in the same statement that takes it; this
+        # read only spares the write when it can't succeed, and learns whose process is gone.
         if record.status != "sending":
             return None, False
         expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
-        expired = expired or (now_asked and record.owner is None)
         # No owner: given back after an outage; its lease is the backoff, whoever asks.
-        if not expired and (record.owner is None or alive(record.owner) is not False):
+        expired = expired or (now_asked and record.owner is None)
+        if record.owner is not None and alive(record.owner) is False:
+            dead.add(record.owner)
+        if not expired and not dead:
             return None, False
-        log.info("taking over the %s digest of %s from %s (%s)", record.local_date, user_id, record.owner,
-                 "lease ran out" if expired else "owner is gone")
-        store.take_over_digest(user_id, key, owner, lease)
-        record.owner, record.lease_until = owner, lease
-        return record, False
+    taken = store.take_lease(DIGEST, (user_id, key), owner, lease, at, dead=dead, early=now_asked,
+                             fresh=fresh)
+    if taken == "new":
+        return DigestRecord(user_id, key, "sending", owner, lease, papers=fresh.get("papers"),
+                            reasons=fresh.get("reasons", {}), started_at=at), True
+    if taken is None:
+        return None, False
+    log.info("taking over the %s digest of %s from %s (%s)", key, user_id, record.owner,
+             "lease ran out" if expired else "owner is gone")
+    record = store.get_digest(user_id, key)  # as it is now: its previous owner may have written since
+    if record is None or record.owner != owner:  # forgotten, or lost again at once
+        return None, False
+    return record, False
 
 
 # -- sending ----------------------------------------------------------------------------------------
@@ -352,15 +363,17 @@ def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc
         day = date.fromisoformat(record.local_date)
         if now.astimezone(zone(person.tz if person else None)).date() <= day:
             continue  # still that day where they are: the schedule retries it
-        with store.transaction():
-            current = store.get_digest(record.user_id, record.local_date)
-            if current is None or current.status != "sending":
-                continue
-            running = current.lease_until and datetime.fromisoformat(current.lease_until) > now
-            if running and current.owner is not None and alive(current.owner) is not False:
-                continue  # its sender is still at it
-            store.take_over_digest(current.user_id, current.local_date, owner, iso_utc(now + LEASE))
-        current.owner = owner
+        running = record.lease_until and datetime.fromisoformat(record.lease_until) > now
+        gone = {record.owner} if record.owner is not None and alive(record.owner) is False else set()
+        if running and record.owner is not None and not gone:
+            continue  # its sender is still at it
+        # Given back to wait out an outage (no owner): its day is over, so it is taken at once.
+        if not store.take_lease(DIGEST, (record.user_id, record.local_date), owner, iso_utc(now + LEASE),
+                                iso_utc(now), dead=gone, early=True):
+            continue  # someone else is on it, or it ended meanwhile
+        current = store.get_digest(record.user_id, record.local_date)
+        if current is None or current.owner != owner:
+            continue
         finish = _Finisher(ctx, current, day, owner, clock)
         papers = current.papers or []
         shown = store.shown_among(current.user_id, papers)

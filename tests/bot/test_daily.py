@@ -27,6 +27,7 @@ from bot.usecases.sending import LEASE, MAX_ATTEMPTS, RETRY_AFTER, Courier, Post
 from storage import Paper, Person
 from tests.clock import Clock
 from tests.conftest import make_corpus
+from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 
 
 def utc(*args) -> datetime:
@@ -569,3 +570,82 @@ def test_digest_reasons_are_the_ones_the_whole_corpus_gives(ctx):
     assert [r.reason for r in recs] == [e.reason for e in expected]
     assert any(r.reason.startswith("Like “") for r in recs)  # some point at the liked paper
     assert any(not r.reason.startswith("Like “") for r in recs)
+
+
+# -- claims decided by the database, on both backends -------------------------------------------------
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def shared_db(request, tmp_path) -> str:
+    """One database two "processes" (two stores, each with its own connections) share."""
+    if request.param == "sqlite":
+        return str(tmp_path / "shared.db")
+    from tests.storage.conftest import reset_schema
+
+    url = request.getfixturevalue("pg_database")  # skips, naming the setting, without a server
+    reset_schema(url)
+    return url
+
+
+@pytest.fixture
+def two_processes(shared_db):
+    from bot.engine import Engine
+    from storage import open_store
+    from tests.storage.conftest import dispose
+
+    stores = [open_store(shared_db) for _ in range(2)]
+    yield [Context(s, Engine(s, refresh_every=3600)) for s in stores]
+    for store in stores:
+        dispose(store)
+
+
+def stalled_after_judging_dead():
+    """An ``alive`` that finds every owner dead, then stalls (until released) before the caller writes:
+    another process acts in between, as it may on a database without an exclusive transaction."""
+    judged, go = threading.Event(), threading.Event()
+
+    def alive(owner):
+        judged.set()
+        assert go.wait(10)
+        return False
+
+    return alive, judged, go
+
+
+def test_two_processes_that_find_a_digest_s_owner_dead_at_once_take_it_over_once(two_processes):
+    a, b = two_processes
+    a.store.start_digest("U1", DAY.isoformat(), "gone:1:1", "2099-01-01T00:00:00+00:00",
+                         "2026-07-15T07:00:00+00:00")
+    clock = Clock(utc(2026, 7, 15, 8, 0))
+    alive, judged, go = stalled_after_judging_dead()
+    got = {}
+    slow = threading.Thread(target=lambda: got.update(a=claim_digest(a, "U1", DAY, "a:1:1", clock, alive)))
+    slow.start()
+    assert judged.wait(10)
+    got["b"] = claim_digest(b, "U1", DAY, "b:2:2", clock, DEAD)  # b saw the same dead owner, and acts first
+    go.set()
+    slow.join(20)
+    assert got["b"] is not None and got["b"].owner == "b:2:2"
+    assert got["a"] is None  # a's takeover names the dead owner, which no longer holds it
+    assert b.store.get_digest("U1", DAY.isoformat()).owner == "b:2:2"
+
+
+def test_two_processes_that_find_the_feed_ingest_s_owner_dead_at_once_ingest_once(two_processes, tmp_path):
+    a, b = two_processes
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({"abstract": "feline cats"}) + "\n")
+    now = utc(2026, 7, 15, 8, 0)
+    a.store.start_job(FEED_JOB, "2026-07-15", "gone:1:1", "2026-07-15T08:20:00+00:00",
+                      "2026-07-15T07:55:00+00:00")
+    alive, judged, go = stalled_after_judging_dead()
+    got = {}
+    slow = threading.Thread(target=lambda: got.update(a=ingest_feeds_if_due(a, [str(feed)], now, "a:1:1",
+                                                                             alive=alive)))
+    slow.start()
+    assert judged.wait(10)
+    got["b"] = ingest_feeds_if_due(b, [str(feed)], now, "b:2:2", alive=DEAD)
+    go.set()
+    slow.join(20)
+    assert got["b"] is not None and got["b"][0].added == 1
+    assert got["a"] is None
+    job = a.store.get_job(FEED_JOB)
+    assert (job.owner, job.status) == ("b:2:2", "done")

@@ -227,3 +227,96 @@ def test_a_background_refit_the_database_refuses_is_one_line_not_a_traceback(tmp
     lines = [r for r in caplog.records if r.name == "bot.engine"]
     assert len(lines) == 1 and lines[0].levelno == logging.WARNING and "busy" in lines[0].getMessage()
     assert lines[0].exc_info is None
+
+
+# -- the background refit is claimed work ----------------------------------------------------------
+
+def _grown(tmp_path):
+    """A store whose engine serves a model fitted on 10 papers, then 40 more arrive (a refit is due)."""
+    store = Store(tmp_path / "e.db")
+    store.upsert_papers(make_corpus(per_topic=2))
+    engine = Engine(store, refresh_every=0, background_refit=True)
+    ranked_ids(engine, ["cats"])
+    store.upsert_papers(make_corpus(per_topic=8))
+    return store, engine
+
+
+def _refit_settled(engine, store, version):
+    deadline = time.time() + 10
+    while (engine._refitting or store.artifact_version(ARTIFACT) < version) and time.time() < deadline:
+        time.sleep(0.05)
+
+
+def test_a_refit_another_process_is_doing_is_not_repeated_and_its_model_is_loaded(tmp_path):
+    from datetime import UTC, datetime, timedelta
+
+    from bot.engine import REFIT_JOB
+    from storage.leases import JOB
+
+    store, engine = _grown(tmp_path)
+    now = datetime.now(UTC)
+    # A process on another host holds the refit (only its lease could tell if it died).
+    assert store.take_lease(JOB, (REFIT_JOB,), "elsewhere:7:7", (now + timedelta(hours=1)).isoformat(),
+                            now.isoformat())
+    assert len(ranked_ids(engine, ["feline cats"])) == 8  # the new papers are served meanwhile
+    _refit_settled(engine, store, 1)
+    assert store.artifact_version(ARTIFACT) == 1, "this process refitted though another had claimed it"
+    elsewhere = Engine(Store(tmp_path / "e.db"), refresh_every=0)
+    elsewhere.rebuild()  # the other process's refit, saved
+    assert store.artifact_version(ARTIFACT) == 2
+    ranked_ids(engine, ["cats"])
+    with engine.index() as index:
+        assert index.fitted_on == 40  # loaded, not fitted here
+    assert store.artifact_version(ARTIFACT) == 2
+
+
+def test_a_refit_whose_claimer_died_is_taken_over_at_once(tmp_path):
+    import subprocess
+    import sys
+    from datetime import UTC, datetime, timedelta
+
+    from bot.engine import REFIT_JOB
+    from storage.leases import JOB
+
+    store, engine = _grown(tmp_path)
+    gone = subprocess.run([sys.executable, "-c", "from bot.owner import owner_id; print(owner_id())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # a process now ended
+    now = datetime.now(UTC)
+    assert store.take_lease(JOB, (REFIT_JOB,), gone, (now + timedelta(hours=1)).isoformat(), now.isoformat())
+    ranked_ids(engine, ["cats"])
+    _refit_settled(engine, store, 2)
+    assert store.artifact_version(ARTIFACT) == 2
+    job = store.get_job(REFIT_JOB)
+    assert (job.status, job.owner != gone) == ("done", True)  # and given back for the next one
+
+
+def test_engines_of_two_processes_due_a_refit_together_refit_once(tmp_path, monkeypatch):
+    import threading
+
+    store, engine = _grown(tmp_path)
+    other = Engine(Store(tmp_path / "e.db"), refresh_every=0, background_refit=True)
+    fitting, release = [], threading.Event()
+    fit = Engine._fit_from_store
+
+    def slow_fit(self):  # the first refit is still fitting when the second process finds one due
+        fitting.append(self)
+        release.wait(10)
+        return fit(self)
+
+    monkeypatch.setattr(Engine, "_fit_from_store", slow_fit)
+    ranked_ids(engine, ["cats"])
+    ranked_ids(other, ["cats"])
+    deadline = time.time() + 10
+    while not (len(fitting) == 2 or (fitting and not (engine._refitting and other._refitting))):
+        assert time.time() < deadline
+        time.sleep(0.01)
+    release.set()
+    _refit_settled(engine, store, 2)
+    _refit_settled(other, store, 2)
+    assert len(fitting) == 1
+    assert store.artifact_version(ARTIFACT) == 2
+    for e in (engine, other):
+        ranked_ids(e, ["cats"])
+        with e.index() as index:
+            assert index.fitted_on == 40  # one fitted it, the other loaded it
+    assert store.artifact_version(ARTIFACT) == 2

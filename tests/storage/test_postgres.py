@@ -20,11 +20,13 @@ import psycopg.errors  # noqa: E402
 
 import storage.postgres  # noqa: E402
 from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store  # noqa: E402
+from storage.leases import DIGEST  # noqa: E402
 from storage.pg_migrations import MIGRATIONS  # noqa: E402
 from storage.postgres import PostgresStore, redacted, translate  # noqa: E402
 from tests.storage.conftest import sql_rows, with_database  # noqa: E402
 
 LEASE, AT = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
+KEY = ("U1", "2026-07-15")
 
 
 def waiting_for_a_lock(store, at_least: int = 1, within: float = 10.0) -> bool:
@@ -187,6 +189,45 @@ def test_saving_a_model_from_several_processes_at_once_gives_each_its_own_versio
         thread.join(30)
         versions += box[0]
     assert sorted(versions) == list(range(1, 21))
+
+
+@pytest.mark.parametrize("first_commits", [True, False])
+def test_two_takers_of_one_absent_lease_at_once_one_wins(pg_store, first_commits):
+    holder = Holder(pg_store, lambda: pg_store.take_lease(DIGEST, KEY, "a:1:1", LEASE, AT))
+    assert holder.result == "new"
+    second, box = in_thread(lambda: pg_store.take_lease(DIGEST, KEY, "b:2:2", LEASE, AT))
+    assert waiting_for_a_lock(pg_store)  # its insert waits on the first's uncommitted row...
+    holder.end(rollback=not first_commits)
+    second.join(20)
+    assert box == [None if first_commits else "new"]  # ...then loses (the lease runs), or starts it
+    assert pg_store.get_digest(*KEY).owner == ("a:1:1" if first_commits else "b:2:2")
+
+
+@pytest.mark.parametrize("first_commits", [True, False])
+def test_two_takers_of_one_lapsed_lease_at_once_one_wins(pg_store, first_commits):
+    # Both read the lease as run out; the second's compare-and-set waits for the first's row and is
+    # then checked again against the row as the first left it (READ COMMITTED re-reads the newest).
+    pg_store.take_lease(DIGEST, KEY, "old:0:0", AT, AT)
+    holder = Holder(pg_store, lambda: pg_store.take_lease(DIGEST, KEY, "a:1:1", LEASE, AT))
+    assert holder.result == "taken"
+    second, box = in_thread(lambda: pg_store.take_lease(DIGEST, KEY, "b:2:2", LEASE, AT, dead={"old:0:0"}))
+    assert waiting_for_a_lock(pg_store)
+    holder.end(rollback=not first_commits)
+    second.join(20)
+    assert box == [None if first_commits else "taken"]
+    assert pg_store.get_digest(*KEY).owner == ("a:1:1" if first_commits else "b:2:2")
+
+
+def test_an_owner_renewing_while_its_lease_is_taken_over_is_told_it_lost(pg_store):
+    pg_store.take_lease(DIGEST, KEY, "a:1:1", AT, AT)
+    holder = Holder(pg_store, lambda: pg_store.take_lease(DIGEST, KEY, "b:2:2", LEASE, AT))
+    assert holder.result == "taken"
+    renewing, box = in_thread(lambda: pg_store.renew_lease(DIGEST, KEY, "a:1:1", LEASE))
+    assert waiting_for_a_lock(pg_store)
+    holder.end()
+    renewing.join(20)
+    assert box == [False]
+    assert pg_store.get_digest(*KEY).lease_until == LEASE
 
 
 def test_there_is_no_global_write_lock(pg_store):

@@ -1,0 +1,165 @@
+"""One lease primitive for work that must be done by one process at a time, on either backend.
+
+A lease is a row that names its ``owner`` and how long it holds the work (``lease_until``, ISO UTC
+text, which orders as the instants do). Each operation is one compare-and-set statement whose
+``WHERE`` states everything it relies on, so that the database decides, row by row, and correctness
+never depends on the surrounding transaction being exclusive (SQLite's is, PostgreSQL's READ COMMITTED
+is not; there a competing writer waits for the row and then re-checks the condition on its newest
+version):
+
+- **take**: ``INSERT … ON CONFLICT DO NOTHING`` when the row is absent; otherwise an ``UPDATE`` that
+  takes the work over only while it is held (its status is the kind's ``held``) and its lease ran out,
+  or its owner is one the caller knows is dead, or (``early``) it was given back without an owner. A
+  ``restartable`` kind (a daily job) may also be started again once a finished run's ``lease_until``
+  (then "not before") has passed. Two statements, each atomic: the insert wins only on absence, the
+  update only on the stated condition, so of two processes racing exactly one succeeds.
+- **renew**, **release** (give back with a retry time, optionally without an owner and counting the
+  run) and **finish**: an ``UPDATE … WHERE owner = ? AND status = held``; a process that lost the lease
+  changes nothing and is told so.
+
+Who is dead is the caller's knowledge (a pid on the same host, see ``bot.owner``), passed as a set of
+owner ids. That is safe without pinning the lease seen: an owner id names one process's lifetime and is
+never reused, so "dead" stays true; any owner that took the work over since is not in the set.
+
+Kinds are a fixed table here (never input): the column names below are interpolated into SQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+#: The lease of a person's digest for a local day: a row of ``digests``.
+DIGEST = "digest"
+#: The lease of a named shared job (the daily feed ingest, a refit): a row of ``jobs``.
+JOB = "job"
+
+
+@dataclass(frozen=True)
+class LeaseKind:
+    """Where leases of one kind live and what a start writes."""
+
+    table: str
+    keys: tuple[str, ...]
+    held: str  # the status while someone holds the work (or it waits for its retry)
+    fresh: frozenset[str]  # other columns a start may write
+    counters: frozenset[str]  # columns a release may count up
+    restartable: bool  # a finished row may be started again once its lease_until has passed
+    json: frozenset[str] = frozenset()  # fresh columns stored as JSON text (given as lists and dicts)
+    starts_with: Mapping[str, object] = field(default_factory=dict)  # a new row's other columns
+
+
+KINDS: dict[str, LeaseKind] = {
+    DIGEST: LeaseKind("digests", ("user_id", "local_date"), "sending",
+                      frozenset({"started_at", "papers", "reasons", "failures", "attempts"}),
+                      frozenset({"attempts", "outages"}), restartable=False,
+                      json=frozenset({"papers", "reasons"}), starts_with={"failures": "{}", "attempts": 0}),
+    JOB: LeaseKind("jobs", ("name",), "running", frozenset({"day", "started_at", "finished_at", "error"}),
+                   frozenset(), restartable=True),
+}
+
+Statement = tuple[str, list]
+
+
+def kind_of(kind: str, key: Sequence[str]) -> LeaseKind:
+    """The :class:`LeaseKind` named ``kind``; raises ValueError for an unknown one or a wrong key."""
+    try:
+        found = KINDS[kind]
+    except KeyError:
+        raise ValueError(f"no lease kind {kind!r}") from None
+    if len(key) != len(found.keys):
+        raise ValueError(f"a {kind} lease is keyed by {', '.join(found.keys)}")
+    return found
+
+
+def _columns(kind: LeaseKind, fresh: Mapping[str, object] | None) -> dict[str, object]:
+    fresh = dict(fresh or {})
+    unknown = set(fresh) - kind.fresh
+    if unknown:
+        raise ValueError(f"a lease of {kind.table} can't set {', '.join(sorted(unknown))}")
+    return {c: json.dumps(v, ensure_ascii=False) if c in kind.json and v is not None else v
+            for c, v in fresh.items()}
+
+
+def _where_key(kind: LeaseKind, key: Sequence[str]) -> tuple[str, list]:
+    return " and ".join(f"{k} = ?" for k in kind.keys), list(key)
+
+
+def take_insert(kind: LeaseKind, key: Sequence[str], owner: str, until: str,
+                fresh: Mapping[str, object] | None) -> Statement:
+    """Start the work when no row is there yet."""
+    columns = {**dict(zip(kind.keys, key, strict=True)), "status": kind.held, "owner": owner,
+               "lease_until": until, **kind.starts_with, **_columns(kind, fresh)}
+    marks = ", ".join("?" * len(columns))
+    keys = ", ".join(kind.keys)
+    sql = (f"insert into {kind.table} ({', '.join(columns)}) values ({marks})"  # noqa: S608
+           f" on conflict ({keys}) do nothing")
+    return sql, list(columns.values())
+
+
+def take_update(kind: LeaseKind, key: Sequence[str], owner: str, until: str, now: str, dead: Iterable[str],
+                early: bool, fresh: Mapping[str, object] | None) -> Statement:
+    """Take the work over from a lapsed or dead owner (or start a restartable kind's next run)."""
+    sets, args = ["owner = ?", "lease_until = ?"], [owner, until]
+    if kind.restartable:  # a run taken over starts afresh, as a new one would
+        columns = {"status": kind.held, **_columns(kind, fresh)}
+        sets += [f"{c} = ?" for c in columns]
+        args += list(columns.values())
+    lapsed = ["lease_until is null", "lease_until <= ?"]
+    lapsed_args: list = [now]
+    dead = sorted(set(dead))
+    if dead:
+        lapsed.append(f"owner in ({', '.join('?' * len(dead))})")
+        lapsed_args += dead
+    if early:
+        lapsed.append("owner is null")
+    condition = f"(status = ? and ({' or '.join(lapsed)}))"
+    condition_args = [kind.held, *lapsed_args]
+    if kind.restartable:
+        condition += " or (status <> ? and (lease_until is null or lease_until <= ?))"
+        condition_args += [kind.held, now]
+    where, key_args = _where_key(kind, key)
+    sql = f"update {kind.table} set {', '.join(sets)} where {where} and ({condition})"  # noqa: S608
+    return sql, [*args, *key_args, *condition_args]
+
+
+def _owned(kind: LeaseKind, key: Sequence[str], owner: str, sets: list[str], args: list,
+           returning: str | None = None) -> Statement:
+    where, key_args = _where_key(kind, key)
+    sql = (f"update {kind.table} set {', '.join(sets)} where {where}"  # noqa: S608
+           " and owner = ? and status = ?")
+    if returning:
+        sql += f" returning {returning}"
+    return sql, [*args, *key_args, owner, kind.held]
+
+
+def renew(kind: LeaseKind, key: Sequence[str], owner: str, until: str) -> Statement:
+    """Extend the owner's lease."""
+    return _owned(kind, key, owner, ["lease_until = ?"], [until])
+
+
+def release(kind: LeaseKind, key: Sequence[str], owner: str, retry_at: str, disown: bool, count: str | None,
+            error: str | None) -> Statement:
+    """Give the work back, to be taken again from ``retry_at``; returns the counted column when counting."""
+    sets, args = ["lease_until = ?"], [retry_at]
+    if disown:
+        sets.append("owner = null")
+    if count is not None:
+        if count not in kind.counters:
+            raise ValueError(f"a lease of {kind.table} can't count {count}")
+        sets.append(f"{count} = coalesce({count}, 0) + 1")
+    if error is not None:
+        sets.append("error = ?")
+        args.append(error)
+    # Assignments see the old row, so the owner test in WHERE is unaffected by "owner = null".
+    return _owned(kind, key, owner, sets, args, returning=count or "1")
+
+
+def finish(kind: LeaseKind, key: Sequence[str], owner: str, status: str, at: str, error: str | None,
+           again_at: str | None) -> Statement:
+    """End the work as ``status``; a restartable kind may start again from ``again_at``."""
+    if status == kind.held:
+        raise ValueError(f"finishing a lease needs a status other than {kind.held!r}")
+    return _owned(kind, key, owner, ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?"],
+                  [status, at, error, again_at])

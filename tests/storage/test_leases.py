@@ -1,0 +1,189 @@
+"""The lease primitive (storage.leases) on both backends: take, renew, release, finish, and takeover of a
+lapsed or dead owner, each decided by the database. PostgreSQL's races with one transaction held open are
+in test_postgres.py."""
+
+import threading
+
+import pytest
+
+from storage import open_store
+from storage.leases import DIGEST, JOB
+from tests.storage.conftest import dispose
+
+T0, T1, T2, T3 = (f"2026-07-15T08:{m:02d}:00+00:00" for m in (0, 10, 20, 30))
+KEY = ("U1", "2026-07-15")
+
+
+def test_a_lease_is_taken_once_and_held_against_others(any_store):
+    assert any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0, fresh={"started_at": T0}) == "new"
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T1, T0) is None
+    record = any_store.get_digest(*KEY)
+    assert (record.status, record.owner, record.lease_until) == ("sending", "a:1:1", T1)
+    assert record.started_at == T0
+    assert (record.failures, record.attempts, record.papers) == ({}, 0, None)  # as start_digest begins one
+
+
+def test_a_new_lease_may_carry_its_first_columns(any_store):
+    fresh = {"started_at": T0, "papers": ["p2", "p1"], "reasons": {"p2": "Tópico", "p1": "x"}}
+    assert any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0, fresh=fresh) == "new"
+    record = any_store.get_digest(*KEY)
+    assert record.papers == ["p2", "p1"] and list(record.reasons.items()) == [("p2", "Tópico"), ("p1", "x")]
+
+
+def test_renew_release_and_finish_by_anyone_but_the_owner_change_nothing(any_store):
+    any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0)
+    assert not any_store.renew_lease(DIGEST, KEY, "b:2:2", T3)
+    assert any_store.release_lease(DIGEST, KEY, "b:2:2", T3, count="attempts") is None
+    assert not any_store.finish_lease(DIGEST, KEY, "b:2:2", "sent", T0)
+    record = any_store.get_digest(*KEY)
+    assert (record.status, record.owner, record.lease_until, record.attempts) == ("sending", "a:1:1", T1, 0)
+    assert any_store.renew_lease(DIGEST, KEY, "a:1:1", T2)
+    assert any_store.get_digest(*KEY).lease_until == T2
+
+
+def test_a_lease_that_ran_out_is_taken_over_and_its_old_owner_is_shut_out(any_store):
+    any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0)
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T2, T0) is None  # still running at 08:00
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, T1) == "taken"  # ran out at 08:10
+    assert not any_store.renew_lease(DIGEST, KEY, "a:1:1", T3)
+    assert not any_store.finish_lease(DIGEST, KEY, "a:1:1", "sent", T1)
+    record = any_store.get_digest(*KEY)
+    assert (record.owner, record.lease_until, record.started_at) == ("b:2:2", T3, None)  # not restarted
+
+
+def test_a_dead_owner_s_lease_is_taken_over_at_once_and_only_that_owner_s(any_store):
+    any_store.take_lease(DIGEST, KEY, "a:1:1", T3, T0)
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, T0, dead={"someone:else:1"}) is None
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, T0, dead={"a:1:1"}) == "taken"
+    # The dead owner's id is not b's: a third process told "a is dead" gets nothing now.
+    assert any_store.take_lease(DIGEST, KEY, "c:3:3", T3, T0, dead={"a:1:1"}) is None
+    assert any_store.get_digest(*KEY).owner == "b:2:2"
+
+
+def test_a_released_lease_waits_for_its_retry_time(any_store):
+    any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0)
+    assert any_store.release_lease(DIGEST, KEY, "a:1:1", T2, count="attempts") == 1
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, T1) is None  # retry at 08:20, not before
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, T2) == "taken"
+    assert any_store.release_lease(DIGEST, KEY, "b:2:2", T3, count="attempts") == 2
+    assert any_store.release_lease(DIGEST, KEY, "b:2:2", T3) == 0  # counting nothing: still theirs
+
+
+def test_a_lease_given_back_without_owner_is_anyone_s_after_its_retry_or_early_when_asked(any_store):
+    any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0)
+    assert any_store.release_lease(DIGEST, KEY, "a:1:1", T3, disown=True, count="outages", error="down") == 1
+    record = any_store.get_digest(*KEY)
+    assert (record.owner, record.lease_until, record.outages, record.error) == (None, T3, 1, "down")
+    assert not any_store.renew_lease(DIGEST, KEY, "a:1:1", T3)  # given back: no longer a's either
+    assert any_store.take_lease(DIGEST, KEY, "a:1:1", T3, T1) is None
+    assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, T1, early=True) == "taken"
+    assert any_store.take_lease(DIGEST, KEY, "c:3:3", T3, T1, early=True) is None  # b owns it now
+
+
+def test_a_finished_digest_is_never_taken_again(any_store):
+    any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0)
+    assert any_store.finish_lease(DIGEST, KEY, "a:1:1", "sent", T0, "note")
+    for now in (T1, T3, "2099-01-01T00:00:00+00:00"):
+        assert any_store.take_lease(DIGEST, KEY, "b:2:2", T3, now, dead={"a:1:1"}, early=True) is None
+    record = any_store.get_digest(*KEY)
+    assert (record.status, record.finished_at, record.error, record.lease_until) == ("sent", T0, "note", None)
+    assert not any_store.finish_lease(DIGEST, KEY, "a:1:1", "failed", T1)  # ended: not even its owner's
+
+
+def test_a_finished_job_runs_again_from_its_again_at_as_a_fresh_run(any_store):
+    key = ("feeds",)
+    fresh = {"day": "2026-07-15", "started_at": T0, "finished_at": None, "error": None}
+    assert any_store.take_lease(JOB, key, "a:1:1", T1, T0, fresh=fresh) == "new"
+    assert any_store.finish_lease(JOB, key, "a:1:1", "failed", T0, "boom", again_at=T2)
+    assert any_store.take_lease(JOB, key, "b:2:2", T3, T1, fresh=fresh) is None
+    again = {"day": "2026-07-16", "started_at": T2, "finished_at": None, "error": None}
+    assert any_store.take_lease(JOB, key, "b:2:2", T3, T2, fresh=again) == "taken"
+    job = any_store.get_job("feeds")
+    assert (job.day, job.status, job.owner, job.lease_until, job.started_at, job.finished_at, job.error) == (
+        "2026-07-16", "running", "b:2:2", T3, T2, None, None)
+
+
+def test_unknown_kinds_keys_and_columns_are_refused(any_store):
+    with pytest.raises(ValueError, match="no lease kind"):
+        any_store.take_lease("nope", KEY, "a:1:1", T1, T0)
+    with pytest.raises(ValueError, match="keyed by"):
+        any_store.take_lease(DIGEST, ("U1",), "a:1:1", T1, T0)
+    with pytest.raises(ValueError, match="can't set"):
+        any_store.take_lease(DIGEST, KEY, "a:1:1", T1, T0, fresh={"owner": "x; drop table digests"})
+    with pytest.raises(ValueError, match="can't count"):
+        any_store.release_lease(DIGEST, KEY, "a:1:1", T1, count="status")
+
+
+def _race(stores, key):
+    """Every store takes the lease at once; what each got."""
+    start = threading.Barrier(len(stores))
+    won = [None] * len(stores)
+
+    def contend(i):
+        start.wait(10)
+        won[i] = stores[i].take_lease(DIGEST, key, f"p:{i}:{i}", T3, T1)
+
+    threads = [threading.Thread(target=contend, args=(i,)) for i in range(len(stores))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return won
+
+
+@pytest.mark.parametrize("lapsed", [False, True], ids=["absent", "ran out"])
+def test_processes_racing_for_one_lease_exactly_one_wins(store_target, lapsed):
+    # Each contender has its own store (its own connections), as separate processes would.
+    stores = [open_store(store_target) for _ in range(4)]
+    try:
+        for round_ in range(10):
+            key = ("U1", f"2026-07-{round_ + 1:02d}")
+            if lapsed:
+                stores[0].take_lease(DIGEST, key, "old:0:0", T0, T0)  # its lease runs out at once
+            won = _race(stores, key)
+            winners = [i for i, w in enumerate(won) if w is not None]
+            assert len(winners) == 1, won
+            assert won[winners[0]] == ("taken" if lapsed else "new")
+            assert stores[0].get_digest(*key).owner == f"p:{winners[0]}:{winners[0]}"
+    finally:
+        for store in stores:
+            dispose(store)
+
+
+def test_m007_gives_jobs_finished_before_it_their_time_to_run_again(backend, store_target, monkeypatch):
+    done = ("feeds", "2026-07-15", "done", "a:1:1", None, T0, T1, None)
+    failed = ("other", "2026-07-15", "failed", "a:1:1", None, T0, T1, "boom")
+    insert = ("insert into jobs (name, day, status, owner, lease_until, started_at, finished_at, error)"
+              " values ")
+    if backend == "sqlite":
+        from sqlite_utils import Database
+
+        from storage.migrations import migrations
+
+        db = Database(store_target)
+        migrations.apply(db, stop_before="m007_job_leases")
+        for row in (done, failed):
+            db.execute(insert + "(?, ?, ?, ?, ?, ?, ?, ?)", row)
+        db.conn.commit()
+        db.close()
+    else:
+        import psycopg
+
+        from storage import pg_migrations
+
+        before = [m for m in pg_migrations.MIGRATIONS if m[0] != "m007_job_leases"]
+        with psycopg.connect(store_target, autocommit=True) as conn:
+            with monkeypatch.context() as patch:
+                patch.setattr(pg_migrations, "MIGRATIONS", before)
+                pg_migrations.apply(conn)
+            for row in (done, failed):
+                conn.execute(insert + "(%s, %s, %s, %s, %s, %s, %s, %s)", row)
+    store = open_store(store_target)
+    try:
+        assert store.get_job("feeds").lease_until == "2026-07-16T00:00:00+00:00"  # done today: tomorrow
+        assert store.get_job("other").lease_until == T1  # failed: may be tried again
+        assert store.take_lease(JOB, ("feeds",), "b:2:2", T3, T3) is None
+        assert store.take_lease(JOB, ("feeds",), "b:2:2", "2026-07-16T00:10:00+00:00",
+                                "2026-07-16T00:00:00+00:00") == "taken"
+    finally:
+        dispose(store)
