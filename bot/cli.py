@@ -95,7 +95,9 @@ def _settings(ctx: click.Context) -> Settings:
 
 def _open(ctx: click.Context) -> Context:
     settings = _settings(ctx)
-    return Context.open(settings.db_path, settings.digest_size)
+    app = Context.open(settings.db_path, settings.digest_size)
+    ctx.call_on_close(app.close)
+    return app
 
 
 @cli.command()
@@ -249,6 +251,7 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, dry_run: boo
     if not dry_run:
         settings.require("SLACK_BOT_TOKEN")
     app = Context.open(settings.db_path, settings.digest_size)
+    ctx.call_on_close(app.close)
     wanted = list(users) or None
     if dry_run:
         previews, not_due = preview_digests(app, datetime.now(UTC), wanted, force)

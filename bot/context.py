@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.engine import Colleagues, Engine
-from bot.errors import ConfigError
-from storage import Store, is_postgres_url
+from storage import Store, open_store
 
 
 @dataclass
@@ -23,11 +22,12 @@ class Context:
 
     @classmethod
     def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False) -> Context:
-        """Open (creating and migrating as needed) the database at ``db_path``."""
-        if is_postgres_url(db_path):
-            # The PostgreSQL store exists (storage.postgres) but the bot's claims are not yet safe on it.
-            raise ConfigError("PostgreSQL is not supported for this command yet: PAPERBOT_DB (or --db) "
-                              "must be a SQLite file; `paperbot db copy --to URL` can already fill a "
-                              "PostgreSQL database")
-        store = Store(db_path)
+        """Open (creating and migrating as needed) the database at ``db_path``: a SQLite file, or a
+        ``postgresql://`` URL (see :func:`storage.open_store`)."""
+        store = open_store(db_path)
         return cls(store, Engine(store, background_refit=background_refit), digest_size)
+
+    def close(self) -> None:
+        """Release the store's connections: this thread's SQLite connection, or a PostgreSQL store's
+        whole pool (its connections would otherwise stay open on the server until the process ends)."""
+        getattr(self.store, "dispose", self.store.close)()

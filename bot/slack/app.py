@@ -53,7 +53,7 @@ class SlackBot:
     def close(self) -> None:
         self.listener_executor.shutdown(wait=True)  # listeners under way (they may queue more work)
         self.runtime.background.shutdown()  # the slow work under way and queued
-        self.runtime.ctx.store.close()
+        self.runtime.ctx.close()
 
 
 class _QuietBolt(logging.Filter):

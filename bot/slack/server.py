@@ -85,7 +85,7 @@ def open_bot(settings: Settings) -> SlackBot:
     try:
         return create_app(settings, ctx)
     except BaseException:
-        ctx.store.close()
+        ctx.close()
         raise
 
 

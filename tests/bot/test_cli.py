@@ -356,12 +356,35 @@ def test_db_copy_to_an_unknown_database_or_a_refused_login_is_one_line_without_t
     assert not (tmp_path / "copy.db").exists()
 
 
-def test_a_postgresql_url_is_refused_in_one_line_by_the_commands_that_cannot_use_it_yet(tmp_path):
-    from click.testing import CliRunner
+def _connections_to(url: str) -> int:
+    import psycopg
 
-    from bot.cli import cli
+    name = url.rsplit("/", 1)[-1]
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute("select count(*) from pg_stat_activity where datname = %s"
+                            " and pid <> pg_backend_pid()", [name]).fetchone()[0]
 
+
+def test_ingest_and_search_work_on_a_postgresql_url_and_leave_no_connection_open(tmp_path, pg_target):
+    ingested = run("--db", pg_target, "ingest", _papers_file(tmp_path))
+    assert ingested.exit_code == 0, ingested.output
+    found = run("search", "feline cats", "--db", pg_target)  # --db after the subcommand too
+    assert found.exit_code == 0, found.output
+    assert all(f"study {i}" in found.output for i in range(3)), found.output
+    from storage import open_store
+    from tests.storage.conftest import dispose
+
+    store = open_store(pg_target)
+    try:
+        assert store.count_papers() == 3
+    finally:
+        dispose(store)
+    assert _connections_to(pg_target) == 0  # no command left a connection open
+
+
+def test_a_postgresql_server_that_does_not_answer_is_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["--db", "postgresql://u:secret@127.0.0.1:1/x", "search", "cats"],
                                 obj={})
-    assert result.exit_code == 1 and "PostgreSQL is not supported for this command yet" in result.output
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: --db: can't open the database"), result.output
     assert "secret" not in result.output and "Traceback" not in result.output

@@ -3,15 +3,14 @@ one seeded database and one bot serving them (a bot per test would make the suit
 
 tests/e2e/conftest.py and tests/fault/conftest.py expose them. A file overrides only what differs:
 ``extra_papers`` to seed more papers, ``running`` to start its bot another way, ``slack`` for a scope of
-its own.
+its own; a module constant ``BACKEND`` runs it on one backend whatever PAPERBOT_TEST_BACKEND says.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from storage import Store
-from tests.e2e.harness import FakeSlack, seed_papers, serving
+from tests.e2e.harness import FakeSlack, new_database, opened, seed_papers, serving, test_backend
 from tests.e2e.slack_standin import SlackStandIn
 
 
@@ -29,10 +28,13 @@ def extra_papers() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def db_path(tmp_path_factory, request, extra_papers):
-    """The file's database, in a folder named after the file, seeded through the ingest use case."""
-    path = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1]) / "paperbot.db"
-    seed_papers(path, extra=extra_papers)
-    return path
+    """The file's database (a file in a folder named after the test file, or a throwaway PostgreSQL
+    database), seeded through the ingest use case. A test file's ``BACKEND`` ("sqlite" or "postgres")
+    wins over PAPERBOT_TEST_BACKEND."""
+    backend = getattr(request.module, "BACKEND", None) or test_backend()
+    with new_database(tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1]), backend) as path:
+        seed_papers(path, extra=extra_papers)
+        yield path
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +54,5 @@ def slack(running, standin):
 @pytest.fixture
 def store(db_path):
     """The running bot's own database (in tests/e2e, where it replaces tests/conftest.py's fresh one)."""
-    s = Store(db_path)
-    yield s
-    s.close()
+    with opened(db_path) as s:
+        yield s

@@ -10,7 +10,9 @@ import http.client
 import itertools
 import json
 import logging
+import os
 import re
+import secrets
 import subprocess
 import threading
 import time
@@ -31,7 +33,7 @@ from bot.slack.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
 from bot.slack.server import HttpServer, open_bot, start_scheduler
 from bot.usecases import follow, ingest
-from storage import Store
+from storage import Store, open_store
 from tests.conftest import make_corpus
 from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
 
@@ -63,14 +65,105 @@ def seed_papers(db_path: Path | str, extra: list[dict] | None = None) -> None:
     """Ingest the five-topic synthetic corpus (plus ``extra`` records) through the ingest use case."""
     records = [{"id": p.id, "title": p.title, "abstract": p.abstract, "authors": p.authors, "venue": p.venue}
                for p in make_corpus()] + list(extra or [])
-    source = Path(db_path).with_suffix(".seed.jsonl")
+    source = _scratch(db_path) / "paperbot.seed.jsonl"
     source.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     ctx = Context.open(str(db_path))
     try:
         reports = ingest(ctx, [str(source)])
         assert not reports[0].error and not reports[0].rejected, reports
     finally:
-        ctx.store.close()
+        ctx.close()
+
+
+# -- the backend under test ---------------------------------------------------------------------------
+
+#: ``PAPERBOT_TEST_BACKEND=postgres`` runs the end-to-end suites on a throwaway PostgreSQL database each
+#: (on the server tests/storage/conftest.py uses); the default is a SQLite file.
+BACKEND_VARIABLE = "PAPERBOT_TEST_BACKEND"
+
+
+def test_backend() -> str:
+    """The backend the end-to-end databases are made on: "sqlite" (the default) or "postgres"."""
+    backend = os.environ.get(BACKEND_VARIABLE, "sqlite").strip().lower() or "sqlite"
+    if backend not in ("sqlite", "postgres"):
+        raise pytest.UsageError(f"{BACKEND_VARIABLE} must be sqlite or postgres, not {backend!r}")
+    return backend
+
+
+test_backend.__test__ = False  # a helper, not a test
+
+
+class PostgresTarget(str):
+    """A PostgreSQL URL that stands where the tests pass a database file: ``parent`` is a scratch folder
+    (a subprocess's HOME and cwd, seed files), as a file's folder is."""
+
+    parent: Path
+
+    def __new__(cls, url: str, parent: Path) -> PostgresTarget:
+        target = super().__new__(cls, url)
+        target.parent = parent
+        return target
+
+
+def _scratch(db_path: Path | str) -> Path:
+    return db_path.parent if isinstance(db_path, PostgresTarget) else Path(db_path).parent
+
+
+@contextlib.contextmanager
+def new_database(folder: Path, backend: str | None = None) -> Iterator[Path | PostgresTarget]:
+    """An empty database for one bot: ``folder``/paperbot.db, or (on "postgres") a throwaway PostgreSQL
+    database dropped on the way out. Skips without a server (fails with PAPERBOT_REQUIRE_POSTGRES=1)."""
+    if (backend or test_backend()) == "sqlite":
+        yield folder / "paperbot.db"
+        return
+    import psycopg
+
+    from tests.storage.conftest import _server, _server_problem, _skip_reason, with_database
+
+    problem = _server_problem()
+    if problem:
+        if os.environ.get("PAPERBOT_REQUIRE_POSTGRES") == "1":
+            pytest.fail(_skip_reason(problem) + " (PAPERBOT_REQUIRE_POSTGRES=1 makes this a failure)",
+                        pytrace=False)
+        pytest.skip(_skip_reason(problem))
+    server, name = _server(), f"paperbot_test_{secrets.token_hex(6)}"
+    with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
+        admin.execute(f'create database "{name}"')
+    try:
+        yield PostgresTarget(with_database(server, name), folder)
+    finally:
+        with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
+            admin.execute(f'drop database if exists "{name}" with (force)')
+
+
+@contextlib.contextmanager
+def opened(db_path: Path | str) -> Iterator[Store]:
+    """The store at ``db_path`` (either backend), closed (its pool disposed) on the way out."""
+    store = open_store(str(db_path))
+    try:
+        yield store
+    finally:
+        getattr(store, "dispose", store.close)()
+
+
+def query(store, sql: str, args: list | None = None) -> list[dict]:
+    """Rows of a test's own SQL (written with ``?`` placeholders, in the dialect both backends share)."""
+    if isinstance(store, Store):
+        return list(store.db.query(sql, args or []))
+    return store._rows(sql.replace("?", "%s"), args or [])
+
+
+def table_columns(store) -> dict[str, list[str]]:
+    """Every table of the database with its columns: what a test that looks for traces goes through."""
+    if isinstance(store, Store):
+        return {t: [c[1] for c in store.db.execute(f"pragma table_info('{t}')")]
+                for t in store.db.table_names()}
+    rows = store._rows("select table_name, column_name from information_schema.columns"
+                       " where table_schema = 'public' order by table_name, ordinal_position")
+    tables: dict[str, list[str]] = {}
+    for row in rows:
+        tables.setdefault(row["table_name"], []).append(row["column_name"])
+    return tables
 
 
 DIGEST_TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising",
@@ -89,7 +182,7 @@ def add_people(db: Path, users: list[str], tz: str = "Asia/Kolkata", hhmm: str =
                 ctx.store.set_timezone(user, tz)
                 ctx.store.set_digest_schedule(user, hhmm, True, since=since)
     finally:
-        ctx.store.close()
+        ctx.close()
 
 
 def zone_far_from_midnight(zones: tuple[str, ...]) -> str:
@@ -347,11 +440,9 @@ class LogCapture(logging.Handler):
 
 def table_counts(db_path: Path | str) -> dict[str, int]:
     """Rows in every table of the database: what a refused request must leave unchanged."""
-    store = Store(db_path)
-    try:
-        return {name: store.db[name].count for name in store.db.table_names()}
-    finally:
-        store.close()
+    with opened(db_path) as store:
+        return {name: query(store, f"select count(*) as n from {name}")[0]["n"]  # noqa: S608 (our tables)
+                for name in table_columns(store)}
 
 
 def posts_to(standin: SlackStandIn, channel: str) -> list:

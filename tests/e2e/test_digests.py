@@ -20,18 +20,23 @@ from bot.context import Context
 from bot.slack import client as slack_client
 from bot.slack.digests import DigestScheduler, digest_client, send_digests, slack_courier
 from bot.usecases.daily import run_daily
-from storage import Store
+from storage import open_store
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     FakeSlack,
     add_people,
     bot_environment,
+    new_database,
     posts_to,
     seed_papers,
     serving,
     user_ids,
 )
 from tests.e2e.slack_standin import SlackStandIn
+
+
+def dispose(store) -> None:
+    getattr(store, "dispose", store.close)()
 
 ROOT = Path(__file__).resolve().parents[2]
 new_user = user_ids("UDIG")
@@ -80,9 +85,11 @@ def clean_environment(monkeypatch, standin):
 
 @pytest.fixture
 def db(tmp_path) -> Path:
-    path = tmp_path / "paperbot.db"
-    seed_papers(path)
-    return path
+    """A seeded database of its own: a file, or a throwaway PostgreSQL database with
+    PAPERBOT_TEST_BACKEND=postgres (tests/e2e/harness.py)."""
+    with new_database(tmp_path) as path:
+        seed_papers(path)
+        yield path
 
 
 def cli(standin: SlackStandIn, db: Path, *args: str, digest_size: int = 3, env: dict | None = None,
@@ -122,11 +129,11 @@ def test_digest_set_to_this_minute_in_kolkata_is_sent_once_by_the_running_bot(ru
     assert len(headers(standin, user)) == 1 and "Your digest" in headers(standin, user)[0].params["text"]
     assert len(papers(standin, user)) == 3 and all("cats" in t.lower() or "feline" in t.lower()
                                                      for t in papers(standin, user))
-    store = Store(db)
+    store = open_store(str(db))
     try:
         assert store.get_digest(user, local_day("Asia/Kolkata")).status == "sent"
     finally:
-        store.close()
+        dispose(store)
 
 
 def test_digest_now_is_todays_digest_and_the_scheduler_does_not_repeat_it(running, standin):
@@ -165,7 +172,7 @@ def test_the_real_scheduler_in_a_non_utc_process_sends_one_digest_to_someone_in_
         standin.wait_for(lambda: scheduler.runs >= 5, timeout=20, what="more ticks")
     finally:
         scheduler.shutdown()
-        ctx.store.close()
+        ctx.close()
         monkeypatch.delenv("TZ")
         time.tzset()
     assert len(headers(standin, user)) == 1 and len(papers(standin, user)) == 3
@@ -180,7 +187,7 @@ def test_a_429_storm_delays_digests_but_every_one_arrives_once(standin, db):
     try:
         run = send_digests(settings, ctx)
     finally:
-        ctx.store.close()
+        ctx.close()
     assert sorted(o.user_id for o in run.outcomes if o.status == "sent") == users
     limited = [c for c in standin.calls("chat.postMessage") if c.status == 429]
     assert len(limited) == 40 and all(c.params["channel"] in {dm(u) for u in users} for c in limited)
@@ -242,7 +249,7 @@ def test_killed_mid_digest_the_next_run_finishes_it_without_repeats(standin, db)
     add_people(db, [user])
     standin.delay("chat.postMessage", 0.4)
     process = cli(standin, db, digest_size=5, wait=False)
-    store = Store(db)
+    store = open_store(str(db))
     try:
         try:  # two papers confirmed by Slack and recorded; the third is on its way (0.4 s)
             standin.wait_for(lambda: len(store.shown_paper_ids(user)) >= 2, timeout=30, what="two papers")
@@ -268,7 +275,7 @@ def test_killed_mid_digest_the_next_run_finishes_it_without_repeats(standin, db)
         assert standin.calls("conversations.history", channel="D" + user)
         assert store.get_digest(user, local_day("Asia/Kolkata")).status == "sent"
     finally:
-        store.close()
+        dispose(store)
 
 
 def test_two_paperbot_digest_processes_at_once_send_each_digest_once(standin, db):
@@ -300,7 +307,7 @@ def test_a_post_that_timed_out_inside_a_digest_is_found_not_posted_again_on_the_
         second = run_daily(ctx, [], courier, now[0], clock=lambda: now[0], alive=lambda owner: False)
         assert [o.status for o in second.outcomes] == ["sent"]
     finally:
-        ctx.store.close()
+        ctx.close()
     messages = standin.history[dm(user)]
     assert len(messages) == 4 == len({m["text"] for m in messages})  # the header and 3 papers, once each
     assert standin.calls("conversations.history", channel=dm(user))

@@ -16,8 +16,17 @@ import pytest
 
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
-from storage import PERSONAL_TABLES, Store
-from tests.e2e.harness import FakeSlack, bot_environment, listening_url, posts_to, user_ids
+from storage import PERSONAL_TABLES
+from tests.e2e.harness import (
+    FakeSlack,
+    bot_environment,
+    listening_url,
+    opened,
+    posts_to,
+    query,
+    table_columns,
+    user_ids,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +66,7 @@ def recommend(slack, standin, user, n):
 
 def shown_messages(store, user) -> dict[str, tuple[str, str]]:
     return {r["paper_id"]: (r["channel"], r["message_ts"])
-            for r in store.db.query("select * from shown where user_id = ?", [user])}
+            for r in query(store, "select * from shown where user_id = ?", [user])}
 
 
 # -- every subcommand -------------------------------------------------------------------------------
@@ -354,17 +363,15 @@ def test_forget_leaves_no_trace_in_any_table(slack, standin, store):
     reply = slack.ask(user, "forget")
     assert "deleted everything" in reply.text
     assert not any(store.rows_about(user).values())
-    tables = [r[0] for r in store.db.execute("select name from sqlite_master where type = 'table'")]
-    for table in tables:
-        columns = [c[1] for c in store.db.execute(f"pragma table_info('{table}')")]
+    for table, columns in table_columns(store).items():
         if "user_id" in columns:
             assert table in PERSONAL_TABLES
-            count = store.db.execute(f"select count(*) from {table} where user_id = ?", [user]).fetchone()[0]
+            count = query(store, f"select count(*) as n from {table} where user_id = ?", [user])[0]["n"]
             assert count == 0, table
         for column in columns:  # nor anywhere else, under another name
             if table != "artifacts":
-                hits = store.db.execute(f"select count(*) from {table} where cast({column} as text) like ?",
-                                        [f"%{user}%"]).fetchone()[0]
+                hits = query(store, f"select count(*) as n from {table} where cast({column} as text) like ?",
+                             [f"%{user}%"])[0]["n"]
                 assert hits == 0, (table, column)
     assert "none yet" in slack.ask(user, "interests").text
 
@@ -500,11 +507,8 @@ def test_paperbot_run_stops_cleanly_on_sigterm_finishing_work_under_way(standin,
     assert "Traceback" not in err and "stopped" in err
     assert len(posts_to(standin, dm(user))) == 5  # header + 4: the work under way was finished
     assert "I sent you 4 papers" in standin.responses(answer.key)[0].params["text"]
-    store = Store(db_path)
-    try:
+    with opened(db_path) as store:
         assert len(shown_messages(store, user)) == 4
-    finally:
-        store.close()
 
 
 def test_commands_from_someone_unknown_write_nothing(slack, store):
