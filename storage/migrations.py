@@ -146,3 +146,15 @@ def m007_job_leases(db: Database) -> None:
     db.execute("update jobs set lease_until = date(day, '+1 day') || 'T00:00:00+00:00'"
                " where status = 'done' and lease_until is null and day is not null")
     db.execute("update jobs set lease_until = finished_at where status = 'failed' and lease_until is null")
+
+
+@migrations()
+def m008_topics_unique_ignoring_case(db: Database) -> None:
+    # One row per person and topic ignoring case, kept by the database itself (add_topics inserts with
+    # ON CONFLICT DO NOTHING): a check in Python is only atomic under SQLite's exclusive transactions.
+    # Any duplicates already stored keep their first spelling. (SQLite's lower() folds ASCII only;
+    # add_topics still checks the rest with casefold.)
+    db.execute("delete from topics where rowid not in"
+               " (select min(rowid) from topics group by user_id, lower(topic))")
+    db.execute("create unique index if not exists idx_topics_user_lower_topic"
+               " on topics (user_id, lower(topic))")

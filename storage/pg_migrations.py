@@ -19,6 +19,9 @@ import psycopg
 
 #: Key of the advisory lock held while migrating (any constant bigint unique to paperbot).
 MIGRATION_LOCK = 7_401_286_113
+#: First key of the two-key advisory locks that serialise one person's work (PostgresStore.lock_person);
+#: the two-key space does not overlap the one-key space MIGRATION_LOCK is in.
+PERSON_LOCK_SPACE = 74_012
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_core", """
@@ -115,6 +118,13 @@ MIGRATIONS: list[tuple[str, str]] = [
         update jobs set lease_until = (day::date + 1)::text || 'T00:00:00+00:00'
             where status = 'done' and lease_until is null and day is not null;
         update jobs set lease_until = finished_at where status = 'failed' and lease_until is null;
+    """),
+    # One row per person and topic ignoring case, kept by the database (add_topics: ON CONFLICT DO
+    # NOTHING), so two follows at once can't both add "Cats" and "cats"; duplicates keep the first.
+    ("m008_topics_unique_ignoring_case", """
+        delete from topics t using topics u
+            where t.user_id = u.user_id and lower(t.topic) = lower(u.topic) and t.pos > u.pos;
+        create unique index idx_topics_user_lower_topic on topics (user_id, lower(topic));
     """),
 ]
 

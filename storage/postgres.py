@@ -375,6 +375,14 @@ class PostgresStore:
                 added.append(topic)
         return added
 
+    def lock_person(self, user_id: str) -> None:
+        """Serialise this transaction with every other that locks the same person, in any process,
+        until it ends (call it first inside :meth:`transaction`): a transaction-scoped advisory lock
+        on the person's id, so reading what they have and writing what follows from it are one step.
+        Outside a transaction it would be released at once."""
+        self._one("select pg_advisory_xact_lock(%s, hashtext(%s))",
+                  [pg_migrations.PERSON_LOCK_SPACE, user_id])
+
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""
         gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
@@ -479,9 +487,12 @@ class PostgresStore:
     # -- forgetting ------------------------------------------------------------------------------
 
     def forget_person(self, user_id: str) -> dict[str, int]:
-        """Delete every row about a person from every table; returns rows deleted per table."""
+        """Delete every row about a person from every table; returns rows deleted per table. Holds the
+        person's lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as
+        shown, a like) finishes first, or waits and then finds them gone, never adding a row after."""
         deleted = {}
         with self.transaction():
+            self.lock_person(user_id)
             for table in PERSONAL_TABLES:
                 # Table names come from PERSONAL_TABLES, never from input.
                 deleted[table] = self._run(f"delete from {table} where user_id = %s", [user_id])  # noqa: S608

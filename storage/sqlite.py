@@ -232,9 +232,16 @@ class Store:
             if topic.casefold() in known:
                 continue
             known.add(topic.casefold())
-            self.db["topics"].insert({"user_id": user_id, "topic": topic, "added_at": now})
-            added.append(topic)
+            # The unique index on (user_id, lower(topic)) (m008) has the last word.
+            if self.db.execute("insert into topics (user_id, topic, added_at) values (?, ?, ?)"
+                               " on conflict do nothing", [user_id, topic, now]).rowcount:
+                added.append(topic)
         return added
+
+    def lock_person(self, user_id: str) -> None:
+        """Serialise this transaction with every other that locks the same person, in any process,
+        until it ends (call it first inside :meth:`transaction`). Here the write transaction
+        (BEGIN IMMEDIATE) already excludes every other writer, so there is nothing more to take."""
 
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""

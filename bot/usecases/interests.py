@@ -73,6 +73,7 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
         else:
             topics.append(item)
     with store.transaction():
+        store.lock_person(user_id)  # the count below, the adds and the schedule: one step per person
         person = store.get_person(user_id) or store.ensure_person(user_id)
         existing = store.get_topics(user_id)
         if len(existing) + len(topics) > MAX_TOPICS:
@@ -100,6 +101,7 @@ def unfollow(ctx: Context, user_id: str, text: str) -> list[str]:
     if not topic:
         raise BadArgument("Say which topic to unfollow, or `/papers unfollow all`")
     with ctx.store.transaction():
+        ctx.store.lock_person(user_id)  # what is reported removed is what was removed
         if topic.casefold() == "all":
             removed = ctx.store.get_topics(user_id)
             ctx.store.remove_all_topics(user_id)

@@ -42,6 +42,7 @@ def rate_message(ctx: Context, user_id: str, channel: str, message_ts: str, valu
     """Record a like (+1) or dislike (-1) of the paper posted as this message; returns that paper (for
     the answer to name it), or None when the message is no paper shown to this person."""
     with ctx.store.transaction():  # one with the lookup: a forget in between leaves nothing behind
+        ctx.store.lock_person(user_id)  # (in every process: forget takes this lock too)
         paper = _shown_paper(ctx, user_id, channel, message_ts)
         if paper is not None:
             record_feedback(ctx, user_id, paper.id, value)

@@ -91,9 +91,11 @@ def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str
     """Record that a recommendation reached a person, so it is never recommended to them again.
 
     Nothing is recorded for someone paperbot no longer knows: a post that was in flight when they asked
-    to be forgotten leaves no trace. (Callers hold a transaction, so this check and the write are one.)
+    to be forgotten leaves no trace. (The person's lock makes this check and the write one step, and
+    the store's ``forget_person`` takes it too.)
     """
     with ctx.store.transaction():
+        ctx.store.lock_person(user_id)  # a forget (it takes this lock) is wholly before or after
         if ctx.store.get_person(user_id) is not None:
             ctx.store.mark_shown(user_id, rec.paper.id, rec.reason, channel, message_ts)
 

@@ -126,6 +126,7 @@ def stop_digests(ctx: Context, user_id: str) -> bool:
     """Daily digests off, keeping the time for when they are turned on again. Someone paperbot does
     not know has no digests to stop: nothing is stored for them (False)."""
     with ctx.store.transaction():
+        ctx.store.lock_person(user_id)  # a new time set meanwhile is not overwritten with the old one
         person = ctx.store.get_person(user_id)
         if person is None:
             return False

@@ -271,6 +271,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 posted = None
                 finish.failed += 1
             with store.transaction():
+                store.lock_person(user_id)  # before the digest's row: remember_shown takes it, as forget does
                 still_mine = store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE))
                 if posted is None:
                     store.record_digest_failure(user_id, key, owner, rec.paper.id)
@@ -331,6 +332,7 @@ def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
     header = found.header_ts if record.header_ts is None else None
     if papers or header:
         with ctx.store.transaction():
+            ctx.store.lock_person(record.user_id)  # first, as in _send_claimed (forget takes it first too)
             if header:
                 ctx.store.record_digest_header(record.user_id, record.local_date, record.owner or "", header)
             for rec in papers:

@@ -1,0 +1,106 @@
+"""What keeps one person's writes right when several processes share the database: topics unique ignoring
+case in the database itself (m008), and a per-person lock held for a transaction (``lock_person``)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from storage import open_store
+from tests.storage.conftest import dispose
+
+
+def test_a_topic_differing_only_in_case_is_refused_by_the_database_when_the_check_misses_it(any_store,
+                                                                                          monkeypatch):
+    any_store.ensure_person("U1")
+    assert any_store.add_topics("U1", ["Cats"]) == ["Cats"]
+    # What a follow in another process sees before this one commits: not "Cats" yet.
+    with monkeypatch.context() as patch:
+        patch.setattr(any_store, "get_topics", lambda user_id: [])
+        with any_store.transaction():
+            assert any_store.add_topics("U1", ["cats", "Dogs"]) == ["Dogs"]
+    assert any_store.get_topics("U1") == ["Cats", "Dogs"]
+    assert any_store.add_topics("U2", ["cats"]) == ["cats"]  # someone else's are their own
+
+
+def test_m008_keeps_the_first_spelling_of_topics_stored_twice_ignoring_case(backend, store_target,
+                                                                             monkeypatch):
+    rows = [("U1", "Cats", "2026-01-01T00:00:00+00:00"), ("U1", "cats", "2026-01-02T00:00:00+00:00"),
+            ("U1", "dogs", "2026-01-03T00:00:00+00:00"), ("U2", "CATS", "2026-01-04T00:00:00+00:00")]
+    insert = "insert into topics (user_id, topic, added_at) values "
+    if backend == "sqlite":
+        from sqlite_utils import Database
+
+        from storage.migrations import migrations
+
+        db = Database(store_target)
+        migrations.apply(db, stop_before="m008_topics_unique_ignoring_case")
+        for row in rows:
+            db.execute(insert + "(?, ?, ?)", row)
+        db.conn.commit()
+        db.close()
+    else:
+        import psycopg
+
+        from storage import pg_migrations
+
+        before = [m for m in pg_migrations.MIGRATIONS if m[0] != "m008_topics_unique_ignoring_case"]
+        with psycopg.connect(store_target, autocommit=True) as conn:
+            with monkeypatch.context() as patch:
+                patch.setattr(pg_migrations, "MIGRATIONS", before)
+                pg_migrations.apply(conn)
+            for row in rows:
+                conn.execute(insert + "(%s, %s, %s)", row)
+    store = open_store(store_target)
+    try:
+        assert store.get_topics("U1") == ["Cats", "dogs"]
+        assert store.get_topics("U2") == ["CATS"]
+        assert store.add_topics("U1", ["DOGS"]) == []
+    finally:
+        dispose(store)
+
+
+def _advisory_waiters(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                            " and wait_event = 'advisory' and datname = current_database()").fetchone()[0]
+
+
+def test_a_person_s_lock_holds_off_another_connection_until_the_first_transaction_ends(pg_url):
+    first, second = open_store(pg_url), open_store(pg_url)  # two processes, as far as the server knows
+    holding, release, order = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with first.transaction():
+            first.lock_person("U1")
+            holding.set()
+            release.wait(30)
+            order.append("first done")
+
+    def wait_for_it() -> None:
+        with second.transaction():
+            second.lock_person("U1")
+            order.append("second locked")
+
+    try:
+        with second.transaction():
+            second.lock_person("U2")  # someone else's lock is not held off
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(30)
+        waiter = threading.Thread(target=wait_for_it)
+        waiter.start()
+        deadline = time.monotonic() + 30  # bounded: the waiter shows up at once, or the lock is missing
+        while not _advisory_waiters(pg_url) and waiter.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _advisory_waiters(pg_url) == 1 and order == []
+        release.set()
+        holder.join(30)
+        waiter.join(30)
+        assert order == ["first done", "second locked"]
+    finally:
+        release.set()
+        dispose(first)
+        dispose(second)
