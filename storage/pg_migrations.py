@@ -22,6 +22,9 @@ MIGRATION_LOCK = 7_401_286_113
 #: First key of the two-key advisory locks that serialise one person's work (PostgresStore.lock_person);
 #: the two-key space does not overlap the one-key space MIGRATION_LOCK is in.
 PERSON_LOCK_SPACE = 74_012
+#: The same for PostgresStore.hold_person, held across a whole delivery; a space of its own, since a
+#: delivery's own transactions take lock_person on other connections meanwhile.
+PERSON_HOLD_SPACE = 74_013
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_core", """

@@ -383,6 +383,23 @@ class PostgresStore:
         self._one("select pg_advisory_xact_lock(%s, hashtext(%s))",
                   [pg_migrations.PERSON_LOCK_SPACE, user_id])
 
+    @contextlib.contextmanager
+    def hold_person(self, user_id: str) -> Iterator[None]:
+        """Hold off every other process's ``hold_person`` for this person until the block ends: for
+        work that spans many transactions and Slack calls (a recommendation or digest being delivered,
+        so two never pick the same papers). A session advisory lock on a connection of its own, not a
+        pooled one (deliveries holding pooled connections while needing more could starve the pool); a
+        process that dies loses its connection and so its lock. Waits as long as the holder takes."""
+        with self._translated():
+            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
+        try:
+            with self._translated():
+                conn.execute("select pg_advisory_lock(%s, hashtext(%s))",
+                             [pg_migrations.PERSON_HOLD_SPACE, user_id])
+            yield
+        finally:
+            conn.close()
+
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""
         gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]

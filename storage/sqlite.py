@@ -238,6 +238,13 @@ class Store:
                 added.append(topic)
         return added
 
+    @contextlib.contextmanager
+    def hold_person(self, user_id: str) -> Iterator[None]:
+        """Hold off every other process's ``hold_person`` for this person until the block ends (work
+        spanning many transactions and Slack calls: a delivery). A SQLite file serves one bot process,
+        whose own threads :class:`bot.slack.runtime.UserLocks` serialises; nothing to take here."""
+        yield
+
     def lock_person(self, user_id: str) -> None:
         """Serialise this transaction with every other that locks the same person, in any process,
         until it ends (call it first inside :meth:`transaction`). Here the write transaction

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -135,9 +135,11 @@ class Background:
 
 
 class UserLocks:
-    """One lock per person, so two deliveries to one person never pick the same papers."""
+    """One lock per person, so two deliveries to one person never pick the same papers: a thread lock
+    within this process, then the store's ``hold_person`` across processes sharing the database."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
+        self.store = store
         self._guard = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
 
@@ -145,7 +147,9 @@ class UserLocks:
     def hold(self, user_id: str) -> Iterator[None]:
         with self._guard:
             lock = self._locks.setdefault(user_id, threading.Lock())
-        with lock:
+        # This process's threads queue on their own lock first, so each process waits on the database
+        # with one connection per person at most.
+        with lock, (self.store.hold_person(user_id) if self.store is not None else nullcontext()):
             yield
 
 
@@ -159,5 +163,7 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.background = Background(self.ctx.store)
+        if self.locks.store is None:
+            self.locks.store = self.ctx.store
 
 

@@ -67,7 +67,9 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
                      alive: Alive = owner_alive) -> DailyRun:
     """Send every digest due at ``now`` (see :func:`due_digests`), ``workers`` at a time.
 
-    ``hold(user)`` is entered around each person's digest (the bot's per-person lock); once ``stop``
+    ``hold(user)`` is entered around each person's digest (the bot's per-person lock; by default the
+    store's ``hold_person``, so a `paperbot digest` run and a running bot on one PostgreSQL database
+    never deliver to one person at once); once ``stop``
     is set no new digest starts (those under way finish). One person's failure never stops another's.
     """
     owner = owner or owner_id()
@@ -83,7 +85,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
         if stop is not None and stop.is_set():
             return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
         try:
-            with hold(item.user_id) if hold else contextlib.nullcontext():
+            with (hold or ctx.store.hold_person)(item.user_id):
                 return send_digest(ctx, item.user_id, item.local_date, courier, owner, clock, alive,
                                    chooser=chooser)
         except NoPapers as exc:  # nothing ingested yet: try again at the next run

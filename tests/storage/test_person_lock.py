@@ -104,3 +104,43 @@ def test_a_person_s_lock_holds_off_another_connection_until_the_first_transactio
         release.set()
         dispose(first)
         dispose(second)
+
+
+def test_holding_a_person_holds_off_another_process_s_hold_not_its_transactions_locks(pg_url):
+    from bot.slack.runtime import UserLocks
+
+    first, second = open_store(pg_url), open_store(pg_url)
+    holding, release, order = threading.Event(), threading.Event(), []
+
+    def hold() -> None:
+        with UserLocks(first).hold("U1"):  # the bot's per-person lock, in one process
+            with first.transaction():  # a delivery's own writes meanwhile take the transaction lock
+                first.lock_person("U1")
+            holding.set()
+            release.wait(30)
+            order.append("first done")
+
+    def wait_for_it() -> None:
+        with UserLocks(second).hold("U1"):  # ... and in another
+            order.append("second holds")
+
+    try:
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert holding.wait(30)
+        with second.transaction():
+            second.lock_person("U1")  # a transaction's lock is not held off by a hold
+        waiter = threading.Thread(target=wait_for_it)
+        waiter.start()
+        deadline = time.monotonic() + 30
+        while not _advisory_waiters(pg_url) and waiter.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _advisory_waiters(pg_url) == 1 and order == []
+        release.set()
+        holder.join(30)
+        waiter.join(30)
+        assert order == ["first done", "second holds"]
+    finally:
+        release.set()
+        dispose(first)
+        dispose(second)
