@@ -29,6 +29,7 @@ from tests.e2e.harness import (
     LogCapture,
     bot_environment,
     listening_url,
+    opened,
     posts_to,
     seed_papers,
     serving,
@@ -196,11 +197,8 @@ def test_recommend_with_a_unicode_digit_gets_the_bad_argument_reply(slack):
 def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, standin, db_path, logs):
     local = new_user()
     slack.ask(local, "follow robot grasping")
-    store = Store(db_path)
-    try:
+    with opened(db_path) as store:
         assert store.get_person(local).tz == "Europe/Berlin"
-    finally:
-        store.close()
     recs = slack.ask(local, "recommend 1")
     assert "I sent you 1 paper" in recs.text
     paper = [c for c in posts_to(standin, "D" + local) if c.params.get("blocks")][-1]
@@ -224,13 +222,10 @@ def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, stan
     assert_one_line_each(logs, 6, r"refused a request from workspace TFOREIGN")
     time.sleep(0.5)  # a write that slipped through would be background work; give it time to show
     assert table_counts(db_path) == before
-    store = Store(db_path)
-    try:
+    with opened(db_path) as store:
         assert store.get_person(local).tz == "Europe/Berlin"
         assert store.claim_once("event:EvForeignChange", timedelta(minutes=1))
         assert store.claim_once("event:EvForeignReaction", timedelta(minutes=1))
-    finally:
-        store.close()
     assert not standin.responses(answer.key) and not standin.calls("views.publish", user_id=local)
     assert "Your topics:* robot grasping" in slack.ask(local, "interests").text
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.slack import client as slack_client
-from storage import Store
-from tests.e2e.harness import serving, user_ids
+from tests.e2e.harness import opened, query, serving, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 
 TIMEOUT = 0.5  # the client's timeout in these tests (seconds)
@@ -32,12 +31,9 @@ def paper_titles(standin: SlackStandIn, user: str) -> list[str]:
 
 
 def shown(db_path, user: str) -> dict[str, tuple[str | None, str | None]]:
-    store = Store(db_path)
-    try:
+    with opened(db_path) as store:
         return {r["paper_id"]: (r["channel"], r["message_ts"])
-                for r in store.db.query("select * from shown where user_id = ?", [user])}
-    finally:
-        store.close()
+                for r in query(store, "select * from shown where user_id = ?", [user])}
 
 
 def test_a_post_that_timed_out_but_landed_is_found_and_never_sent_again(slack, standin, db_path):
