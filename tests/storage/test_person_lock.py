@@ -90,15 +90,7 @@ def test_a_person_s_lock_holds_off_another_connection_until_the_first_transactio
         holder = threading.Thread(target=hold)
         holder.start()
         assert holding.wait(30)
-        waiter = threading.Thread(target=wait_for_it)
-        waiter.start()
-        deadline = time.monotonic() + 30  # bounded: the waiter shows up at once, or the lock is missing
-        while not _advisory_waiters(pg_url) and waiter.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert _advisory_waiters(pg_url) == 1 and order == []
-        release.set()
-        holder.join(30)
-        waiter.join(30)
+        _waits_until_released(pg_url, wait_for_it, holder, release, order)
         assert order == ["first done", "second locked"]
     finally:
         release.set()
@@ -130,17 +122,24 @@ def test_holding_a_person_holds_off_another_process_s_hold_not_its_transactions_
         assert holding.wait(30)
         with second.transaction():
             second.lock_person("U1")  # a transaction's lock is not held off by a hold
-        waiter = threading.Thread(target=wait_for_it)
-        waiter.start()
-        deadline = time.monotonic() + 30
-        while not _advisory_waiters(pg_url) and waiter.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert _advisory_waiters(pg_url) == 1 and order == []
-        release.set()
-        holder.join(30)
-        waiter.join(30)
+        _waits_until_released(pg_url, wait_for_it, holder, release, order)
         assert order == ["first done", "second holds"]
     finally:
         release.set()
         dispose(first)
         dispose(second)
+
+
+def _waits_until_released(pg_url: str, wait_for_it, holder: threading.Thread, release: threading.Event,
+                          order: list) -> None:
+    """Start ``wait_for_it`` in a thread, see it wait on an advisory lock (bounded: it shows up at once,
+    or the lock is missing) with nothing done yet, then release the holder and let both finish."""
+    waiter = threading.Thread(target=wait_for_it)
+    waiter.start()
+    deadline = time.monotonic() + 30
+    while not _advisory_waiters(pg_url) and waiter.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _advisory_waiters(pg_url) == 1 and order == []
+    release.set()
+    holder.join(30)
+    waiter.join(30)
