@@ -61,10 +61,10 @@ def _remember_db(ctx: click.Context, _param: click.Parameter, value: str | None)
         ctx.ensure_object(dict)["db_override"] = value
 
 
-_DB_HELP = "SQLite database file (default: $PAPERBOT_DB, else paperbot.db)"
+_DB_HELP = "A SQLite file or a postgresql:// URL (default: $PAPERBOT_DB, else paperbot.db)"
 
 
-def _db_option(help_text: str = _DB_HELP + "; also accepted before the command.", metavar: str = "FILE"):
+def _db_option(help_text: str = _DB_HELP + "; also accepted before the command.", metavar: str = "FILE|URL"):
     """``--db``, accepted after the command as well as before it (the later one wins)."""
     return click.option("--db", metavar=metavar, expose_value=False, callback=_remember_db, help=help_text)
 
@@ -274,8 +274,8 @@ def db() -> None:
 @db.command(name="copy")
 @click.option("--to", "target", required=True, metavar="URL|FILE",
               help="The empty database to copy into: a postgresql:// URL or a SQLite file.")
-@_db_option("The database to copy: a SQLite file or a postgresql:// URL (default: $PAPERBOT_DB, else"
-            " paperbot.db); also accepted before the command.", metavar="FILE|URL")
+@_db_option("The database to copy: " + _DB_HELP[0].lower() + _DB_HELP[1:] + "; also accepted before the"
+            " command.")
 @click.pass_context
 def db_copy(ctx: click.Context, target: str) -> None:
     """Copy everything in the database (--db or PAPERBOT_DB) into another, empty one, e.g. from the
