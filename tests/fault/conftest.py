@@ -17,10 +17,15 @@ from tests.e2e.fixtures import (  # noqa: F401
     standin,
 )
 from tests.fault.probe import _TALLY, Tally, record
+from tests.storage.conftest import mark_postgres_skips
 
 
 def pytest_generate_tests(metafunc):
     parametrize_backend(metafunc)
+
+
+def pytest_collection_modifyitems(config, items):
+    mark_postgres_skips(items)  # one skip line per file without a server, as in tests/storage
 
 
 @pytest.fixture
