@@ -95,7 +95,9 @@ def test_paperbot_run_in_socket_mode_answers_over_the_websocket_and_stops_on_sig
         assert "Socket Mode" in err and "paperbot stopped" in err and "Traceback" not in err + out
 
 
-def test_an_app_token_slack_refuses_is_one_clear_line(tmp_path, db):
+def test_an_app_token_slack_refuses_is_one_clear_line(tmp_path):
+    db = tmp_path / "paperbot.db"  # about Slack's answer, not the database: SQLite is enough
+    seed_papers(db)
     with SlackStandIn() as standin:  # no Socket Mode endpoint: apps.connections.open says no
         env = environment(standin, db)
         done = subprocess.run([sys.executable, "-m", "bot.cli", "run"], env=env, cwd=tmp_path,
