@@ -493,6 +493,21 @@ def test_two_senders_at_once_send_each_digest_exactly_once(tmp_path):
     assert sorted(o.user_id for o in sent) == users
 
 
+def test_each_run_takes_the_due_digests_in_an_order_of_its_own_and_reports_them_in_the_schedule_s(ctx):
+    # Two processes walking the same list in step would each wait on the other's hold of one person.
+    users = [f"U{i:02d}" for i in range(12)]
+    for user in users:
+        person(ctx, user, "feline cats", "Europe/Berlin", "06:00")
+    orders = []
+    for day in (15, 16, 17):
+        courier = Recorder()
+        run = send_due_digests(ctx, utc(2026, 7, day, 12, 0), courier.courier(), workers=1)
+        assert [o.user_id for o in run.outcomes] == users and run.count("sent") == len(users)
+        orders.append([channel[1:] for channel, kind, _ in courier.posts if kind == "header"])
+    assert all(sorted(order) == users for order in orders)
+    assert len({tuple(order) for order in orders}) > 1  # the same order thrice: 1 in 479,001,600², never
+
+
 def test_a_stop_request_starts_no_new_digest(ctx):
     person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
     stop = threading.Event()
