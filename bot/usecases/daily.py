@@ -90,6 +90,9 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
         if stop is not None and stop.is_set():
             return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
         try:
+            record = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
+            if record is not None and record.status != "sending":  # finished elsewhere since find_due
+                return Outcome(item.user_id, item.local_date, "done")  # no need to wait for their hold
             with (hold or ctx.store.hold_person)(item.user_id):
                 return send_digest(ctx, item.user_id, item.local_date, courier, owner, clock, alive,
                                    chooser=chooser)
