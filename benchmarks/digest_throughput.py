@@ -2,6 +2,7 @@
 reference script doing the same work, and how much memory it needs.
 
     .venv/bin/python benchmarks/digest_throughput.py     # rewrites the digests part of docs/benchmarks.md
+    .venv/bin/python benchmarks/digest_throughput.py --no-postgres --runs 1    # SQLite only; prints only
 
 Corpus: neurips2018 + icml2019 + citeulike-a papers from ../shared/data (18,761), topped up to 28,000
 with perturbed copies of random papers (a tenth of their words dropped, new ids). People: 300, each
@@ -11,10 +12,18 @@ process; nothing leaves 127.0.0.1).
 Timed, each as its own process, from start to exit:
 * paperbot: `paperbot digest --force` on a database where the papers were ingested (the index fitted
   and saved) beforehand; every person gets a header and 5 papers.
+* the same on PostgreSQL (the server at $PAPERBOT_BENCH_POSTGRES or ``--postgres URL``, else the
+  local one): with one process, and with ``--replicas`` (3) processes started together on one
+  database, timed from the first start to the last exit; afterwards every person must have had one
+  DM opened, one header and 5 papers, and one digest recorded "sent". The database is a throwaway one
+  filled from the SQLite database by ``paperbot db copy --to URL``, cloned from it for each run
+  (``CREATE DATABASE … TEMPLATE …``) and dropped at the end. Without a server the script stops,
+  naming the setting; ``--no-postgres`` leaves PostgreSQL out.
 * reference: a plain script that reads the same papers, fits a TfidfVectorizer, ranks the same 300
   queries in one matrix product, then opens each DM and posts the same 6 messages per person one by
   one with a plain slack_sdk WebClient.
-Each is run ``--runs`` times (the database restored in between) and the median is reported.
+Each is run ``--runs`` times (the database restored in between; each run starts with the next
+variant) and the median is reported.
 """
 
 from __future__ import annotations
