@@ -34,7 +34,7 @@ DIGEST_PEOPLE = 45
 ZONES = ("Asia/Kolkata", "America/New_York", "Asia/Kathmandu", "Europe/Berlin", "Australia/Adelaide", "UTC")
 POST_SECONDS = 0.1  # each chat.postMessage takes this long: the digests are still going when the kill comes
 DIGEST_WAIT = 150.0  # hang guard: the coming minute, then the scheduler's next tick, with room to spare
-FOLD_IN_WAIT = 90.0  # hang guard: a replica pulls in new papers at its next index refresh (every 15 s)
+FOLD_IN_WAIT = 60.0  # hang guard: a replica pulls in new papers at its next index refresh (every 15 s)
 
 #: What the digest test saw, for the last test to check that nothing went out again later.
 DIGESTS_SEEN: dict[str, list[dict]] = {}
@@ -225,8 +225,9 @@ def test_one_event_delivered_to_two_replicas_is_handled_once(replicas, standin, 
         t.join(timeout=60)
     handled, skipped = f"{user} added +1 on {first}", f"skipping event:{event_id}: already handled"
     both = replicas[0], replicas[1]
-    wait_until(lambda: any(skipped in r.log for r in both), 60, "one replica to skip the repeated event")
-    wait_until(lambda: any(handled in r.log for r in both), 60, "one replica to handle the event")
+    # Each of the two says what it did with it: handled it, or skipped it as already handled.
+    wait_until(lambda: sum(r.log.count(handled) + r.log.count(skipped) for r in both) >= 2, 60,
+               "both replicas to be done with the event")
     assert [r.log.count(handled) for r in both].count(1) == 1 and sum(r.log.count(handled) for r in both) == 1
     assert [r.log.count(skipped) for r in both].count(1) == 1 and sum(r.log.count(skipped) for r in both) == 1
     assert feedback_of(store, user) == {first: 1}
@@ -238,8 +239,8 @@ def test_one_event_delivered_to_two_replicas_is_handled_once(replicas, standin, 
     react(replicas, 0, user, "thumbsup", second_ts, added=False, event_id="EvREPLICAS0003")
     wait_until(lambda: second not in feedback_of(store, user), 60, "the like to be taken back")
     react(replicas, 1, user, "thumbsup", second_ts, event_id="EvREPLICAS0002", retry_num=1)
-    replicas[1].wait_for_line(lambda line: "skipping event:EvREPLICAS0002: already handled" in line, 60,
-                              "the redelivered event to be skipped")
+    wait_until(lambda: "skipping event:EvREPLICAS0002: already handled" in replicas[1].log
+               or second in feedback_of(store, user), 60, "the redelivered event to be skipped (or handled)")
     assert feedback_of(store, user) == {first: 1}
 
 
