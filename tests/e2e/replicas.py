@@ -3,8 +3,9 @@ tests/e2e/test_replicas.py.
 
 Each replica is a real ``python -m bot.cli -v run --port 0`` subprocess with a folder of its own (HOME and
 cwd), all talking to one Slack stand-in. Its stderr is drained on a thread (a full pipe would block the
-process) into lines a test can wait on; :class:`Replicas` hands out a :class:`FakeSlack` per replica,
-round-robin, and knows which process owns a claim (``host:pid:start``, see ``bot.owner``).
+process) into lines a test can wait on. Each has its own :class:`FakeSlack` (``replica.slack``); the
+tests pick the replica of each request in turn, as a round-robin load balancer would. :class:`Replicas`
+also knows which process a claim's owner (``host:pid:start``, see ``bot.owner``) names.
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ class Replicas:
     def __init__(self, standin: SlackStandIn, db: Path | str, folder: Path, count: int = 3,
                  digest_size: int = 3):
         self.standin, self.db, self.folder, self.digest_size = standin, db, folder, digest_size
-        self._started, self._turn = itertools.count(1), itertools.count()
+        self._started = itertools.count(1)
         self.members: list[Replica] = []
         self.gone: list[Replica] = []  # replaced after they died
         self.exit_codes: dict[str, int] = {}
@@ -157,10 +158,6 @@ class Replicas:
 
     def __iter__(self) -> Iterator[Replica]:
         return iter(list(self.members))
-
-    def next(self) -> FakeSlack:
-        """Slack's side of the next request, round-robin over the replicas (a load balancer's choice)."""
-        return self[next(self._turn)].slack
 
     def owner_of(self, owner: str | None) -> Replica | None:
         """The replica whose process a claim's ``owner`` names, if any (a replaced one included)."""

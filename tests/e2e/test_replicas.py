@@ -24,8 +24,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.slack.digests import HEADER_EVENT, PAPER_EVENT
-from tests.e2e.harness import add_people, new_database, opened, query, seed_papers, table_columns
-from tests.e2e.replicas import Replicas, process_environment
+from tests.e2e.harness import Reply, add_people, new_database, opened, query, seed_papers, table_columns
+from tests.e2e.replicas import Replica, Replicas, process_environment
 from tests.e2e.slack_standin import SlackStandIn
 
 DIGEST_SIZE = 3
@@ -34,6 +34,7 @@ DIGEST_PEOPLE = 45
 ZONES = ("Asia/Kolkata", "America/New_York", "Asia/Kathmandu", "Europe/Berlin", "Australia/Adelaide", "UTC")
 POST_SECONDS = 0.1  # each chat.postMessage takes this long: the digests are still going when the kill comes
 DIGEST_WAIT = 150.0  # hang guard: the coming minute, then the scheduler's next tick, with room to spare
+REPLY_WAIT = 60.0  # hang guard for a command's reply (recommend posts a few messages first)
 FOLD_IN_WAIT = 60.0  # hang guard: a replica pulls in new papers at its next index refresh (every 15 s)
 
 #: What the digest test saw, for the last test to check that nothing went out again later.
@@ -103,17 +104,22 @@ def feedback_of(store, user: str) -> dict[str, int]:
     return {r["paper_id"]: r["value"] for r in rows}
 
 
+def ask(replica: Replica, user: str, text: str) -> Reply:
+    """`/papers TEXT` through ``replica``: the reply the caller sees (the wait is only a hang guard)."""
+    return replica.slack.ask(user, text, timeout=REPLY_WAIT)
+
+
 def start_person(replicas: Replicas, user: str, topics: str, first: int = 0) -> None:
     """Follow ``topics`` through one replica and turn the scheduled digest off through the next, so no
     digest at 09:00 (a first follow's default) comes in the middle of a test."""
-    assert "Now following" in replicas[first].slack.ask(user, f"follow {topics}").text
-    assert "Daily digests are off" in replicas[first + 1].slack.ask(user, "digest off").text
+    assert "Now following" in ask(replicas[first], user, f"follow {topics}").text
+    assert "Daily digests are off" in ask(replicas[first + 1], user, "digest off").text
 
 
 def recommend(replicas: Replicas, i: int, user: str, n: int) -> list[tuple[str, str]]:
     """`/papers recommend N` through replica ``i``: the (paper id, ts) of the papers it posted."""
     before = len(paper_messages(replicas.standin, user))
-    reply = replicas[i].slack.ask(user, f"recommend {n}", timeout=60)
+    reply = ask(replicas[i], user, f"recommend {n}")
     assert f"I sent you {n} papers" in reply.text, reply.text
     return paper_messages(replicas.standin, user)[before:]
 
@@ -153,6 +159,7 @@ def test_digests_due_at_one_minute_go_out_once_each_while_a_replica_is_killed(re
         add_people(database, group, tz, hhmm=f"{at.astimezone(ZoneInfo(tz)):%H:%M}",
                    since=now.isoformat(timespec="seconds"))
     standin.delay("chat.postMessage", POST_SECONDS)
+    victim = None
     try:
         # Kill whichever replica is first seen to have posted a digest's header: its digest is under way.
         def posting() -> list[dict]:
@@ -163,7 +170,6 @@ def test_digests_due_at_one_minute_go_out_once_each_while_a_replica_is_killed(re
         victim = replicas.owner_of(first["owner"])
         assert victim is not None, first
         victim.kill()
-        killed = victim.pid
         survivors = [r for r in replicas if r is not victim]
 
         def all_sent() -> bool:
@@ -171,12 +177,32 @@ def test_digests_due_at_one_minute_go_out_once_each_while_a_replica_is_killed(re
             return len(rows) == len(users) and all(r["status"] == "sent" for r in rows)
 
         wait_until(all_sent, DIGEST_WAIT, "every digest to be sent", pause=0.2)
+        done = datetime.now(UTC)
+        standin.reset()
+        check_digests_once(standin, store, users)
+        # The kill came mid-digest, and another replica finished what the dead one had started.
+        takeovers = [line for r in survivors for line in r.lines
+                     if "taking over the" in line and f":{victim.pid}:" in line and "(owner is gone)" in line]
+        assert takeovers, "no survivor took a digest over from the killed replica:\n" + "\n".join(
+            r.log for r in survivors)
+        assert all(r.alive for r in survivors)
+        owners = Counter(replicas.owner_of(r["owner"]).name for r in query(
+            store, "select owner from digests where user_id like ?", [PREFIX + "%"]))
+        print(f"\n{len(users)} digests due at {at:%H:%M} UTC, all sent {(done - at).total_seconds():.1f} s "
+              f"after; {victim.name} killed after its first header, {len(takeovers)} of its digests taken "
+              f"over; sent by {dict(sorted(owners.items()))}")
     finally:
         standin.reset()
+        if victim is not None and not victim.alive:  # an orchestrator restarts it: three again for the rest
+            replicas.replace(replicas.members.index(victim))
 
-    # Each person: one header and the digest's papers, each once, and the rows say the same.
+
+def check_digests_once(standin: SlackStandIn, store, users: list[str]) -> None:
+    """Each person's DM holds one header and the digest's papers, each once, and the digests and shown
+    rows say exactly that."""
     rows = query(store, "select * from digests where user_id like ?", [PREFIX + "%"])
     digests = {r["user_id"]: r for r in rows}
+    assert sorted(digests) == sorted(users) and len(rows) == len(users)
     for user in users:
         held = messages(standin, user)
         headers = [m for m in held if event_type(m) == HEADER_EVENT]
@@ -192,15 +218,6 @@ def test_digests_due_at_one_minute_go_out_once_each_while_a_replica_is_killed(re
                  for r in query(store, "select * from shown where user_id = ?", [user])}
         assert shown == {p: (dm(user), ts) for p, ts in papers}, user
         DIGESTS_SEEN[user] = held
-    assert len(query(store, "select user_id from digests where user_id like ?", [PREFIX + "%"])) == len(users)
-    # The kill came mid-digest, and another replica finished what the dead one had started.
-    takeovers = [line for r in survivors for line in r.lines
-                 if "taking over the" in line and f":{killed}:" in line and "(owner is gone)" in line]
-    assert takeovers, "no survivor took a digest over from the killed replica:\n" + "\n".join(
-        r.log for r in survivors)
-    assert all(r.alive for r in survivors)
-    # An orchestrator restarts the dead replica; the later tests have three again.
-    replicas.replace(replicas.members.index(victim))
 
 
 # -- 2. one event delivered to two replicas is handled once ------------------------------------------
@@ -274,7 +291,7 @@ NEW_PAPERS = [
 
 
 def _search(replica, word: str) -> str:
-    reply = replica.slack.ask("URSEARCH1", f"search {word}", timeout=60)
+    reply = ask(replica, "URSEARCH1", f"search {word}")
     return reply.text + json.dumps(reply.blocks)
 
 
@@ -298,22 +315,22 @@ def test_papers_ingested_meanwhile_reach_every_replica(replicas, database, tmp_p
 
 def test_forget_through_one_replica_leaves_no_row_anywhere_while_the_others_run(replicas, standin, store):
     user = "URFORGET1"
-    assert "Now following" in replicas[0].slack.ask(user, "follow diffusion models denoising").text
+    assert "Now following" in ask(replicas[0], user, "follow diffusion models denoising").text
     (paper, ts), _ = recommend(replicas, 1, user, 2)
     react(replicas, 2, user, "+1", ts)
     wait_until(lambda: feedback_of(store, user) == {paper: 1}, 60, "the like")
-    assert "I sent you" in replicas[0].slack.ask(user, "digest now", timeout=60).text
+    assert "I sent you" in ask(replicas[0], user, "digest now").text
     before = rows_naming(store, user)
     assert {"people", "topics", "shown", "feedback", "digests"} <= set(before), before
 
-    reply = replicas[1].slack.ask(user, "forget", timeout=60)
+    reply = ask(replicas[1], user, "forget")
     assert reply.text.startswith("Done: I deleted everything I had stored about you"), reply.text
     assert rows_naming(store, user) == {}
     # The others keep running and serving, and what they answer the forgotten person stores nothing.
     for i in (2, 0):
         assert replicas[i].alive
-        assert "*Your topics:* none yet" in replicas[i].slack.ask(user, "interests").text
-        assert replicas[i].slack.ask("URFORGET2", "search diffusion denoising").blocks
+        assert "*Your topics:* none yet" in ask(replicas[i], user, "interests").text
+        assert ask(replicas[i], "URFORGET2", "search diffusion denoising").blocks
     assert rows_naming(store, user) == {}
 
 
