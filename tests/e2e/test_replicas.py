@@ -32,7 +32,7 @@ DIGEST_SIZE = 3
 DIGEST_PEOPLE = 45
 #: Zones a whole hour, half an hour and three quarters off UTC, on both sides of it.
 ZONES = ("Asia/Kolkata", "America/New_York", "Asia/Kathmandu", "Europe/Berlin", "Australia/Adelaide", "UTC")
-POST_SECONDS = 0.1  # each chat.postMessage takes this long: the digests are still going when the kill comes
+POST_SECONDS = 0.3  # each chat.postMessage takes this long: the digests are still going when the kill comes
 DIGEST_WAIT = 150.0  # hang guard: the coming minute, then the scheduler's next tick, with room to spare
 REPLY_WAIT = 60.0  # hang guard for a command's reply (recommend posts a few messages first)
 FOLD_IN_WAIT = 60.0  # hang guard: a replica pulls in new papers at its next index refresh (every 15 s)
