@@ -51,6 +51,7 @@ class Replica:
         self._drain.start()
         self.url: str | None = None
         self.slack: FakeSlack | None = None
+        self._terminated = False
 
     def _read(self) -> None:
         for line in self.process.stderr:
@@ -108,10 +109,17 @@ class Replica:
         self.process.wait(timeout=STOP_SECONDS)
         self._drain.join(timeout=STOP_SECONDS)
 
+    def terminate(self) -> None:
+        """SIGTERM, once: a second one, after the first has run its course and handed the signal back to
+        its default, would kill the process while it closes."""
+        if self.alive and not self._terminated:
+            self._terminated = True
+            self.process.send_signal(signal.SIGTERM)
+
     def stop(self) -> int:
         """SIGTERM, then wait for it to finish the work under way; its exit status (killed if it hangs)."""
+        self.terminate()
         if self.alive:
-            self.process.send_signal(signal.SIGTERM)
             try:
                 self.process.wait(timeout=STOP_SECONDS)
             except subprocess.TimeoutExpired:
@@ -176,7 +184,6 @@ class Replicas:
     def stop(self) -> None:
         """SIGTERM every replica still running, together, and keep their exit statuses."""
         for replica in self.members:
-            if replica.alive:
-                replica.process.send_signal(signal.SIGTERM)
+            replica.terminate()
         for replica in self.members:
             self.exit_codes[replica.name] = replica.stop()
