@@ -6,8 +6,10 @@ process. The replicas start once for the file; the digest test kills one with SI
 replaces it, as an orchestrator would, so the later tests again have three. Skips without a PostgreSQL
 server (fails under PAPERBOT_REQUIRE_POSTGRES=1).
 
-The digest test waits for the coming minute and then for the scheduler's next tick (every 30 s, on the
-minute and the half minute) to take over what the killed replica left: it takes up to a minute and a half.
+The digest test waits for the coming minute (the scheduler ticks on the minute and the half minute), then
+for the survivors to finish what the killed replica left: at once when one was waiting on that person,
+else at the next tick. Posts take 0.3 s, so the kill leaves a post in flight that Slack carries out after
+its poster died. The file takes about one to two minutes.
 """
 
 from __future__ import annotations
