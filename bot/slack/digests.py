@@ -11,7 +11,7 @@ import logging
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from urllib.error import URLError
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -58,6 +58,9 @@ TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
 #: Message metadata on digest messages, so a digest taken over after a crash can see what went out.
 HEADER_EVENT, PAPER_EVENT = "paperbot_digest_header", "paperbot_digest_paper"
 HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this bounds a busy DM
+#: How long a post Slack has received may take to show in the DM's history. Slack carries it out even
+#: when its poster died meanwhile; it usually answers a post well within a second.
+POST_SETTLE = timedelta(seconds=2)
 JOB_ID = "daily-digests"
 CATCH_UP_ID = "catch-up-digests"
 
@@ -119,7 +122,8 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
             raise _classified(exc) from exc
         return found
 
-    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted)
+    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted,
+                   settle=POST_SETTLE)
 
 
 def _classified(exc: Exception) -> Exception:

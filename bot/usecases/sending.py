@@ -11,7 +11,9 @@
   and the header only if it never went out, so a digest cut off by a crash is finished without
   repeats. Slack offers no idempotent post, so the message in flight when a process died may have
   landed unrecorded: before posting, a resumed digest asks the courier what the DM already holds
-  (``find_posted``) and records that.
+  (``find_posted``) and records that. Slack carries out a post it received even when its poster died
+  meanwhile, a moment later: a digest taken over at once from a dead owner first lets that moment
+  pass (the courier's ``settle``, counted from the dead owner's last renewal).
 * **Faults**: a paper that fails is tried again in a later run, at most :data:`MAX_ATTEMPTS` times; a
   person who can't be reached (:class:`~bot.errors.Unreachable`) is done for the day.
 * **Outages**: when Slack itself is down, overloaded or too slow (:class:`~bot.errors.Outage`), the
@@ -29,6 +31,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from time import sleep
 
 from bot.context import Context
 from bot.due import zone
@@ -90,13 +93,15 @@ class Courier:
     (the digest waits for it), and any other exception for a failure of that message (counted).
     ``find_posted(channel, since) -> Posted`` (optional): the digest messages posted in ``channel``
     since that moment, so a digest taken over after a crash does not post again what went out
-    without being recorded.
+    without being recorded. ``settle``: how long a post the service has received may take to show
+    in ``find_posted`` (it is carried out even when its poster died meanwhile).
     """
 
     open: Callable[[str], str]
     post_text: Callable[[str, str], str]
     post_paper: Callable[[str, Recommendation], tuple[str, str]]
     find_posted: Callable[[str, datetime], Posted] | None = None
+    settle: timedelta = timedelta(0)
 
 
 @dataclass
@@ -133,9 +138,11 @@ def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock
 
 
 def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
-           chosen: list[Recommendation] | None, now_asked: bool = False) -> tuple[DigestRecord | None, bool]:
-    """:func:`claim_digest`, and whether the claim is new (False when taken over). ``now_asked``: the
-    person asked for it, so a digest waiting out an outage's pause is tried at once."""
+           chosen: list[Recommendation] | None,
+           now_asked: bool = False) -> tuple[DigestRecord | None, bool, datetime | None]:
+    """:func:`claim_digest`, whether the claim is new (False when taken over), and for a digest taken
+    over from an owner whose process is gone, when that owner last renewed it (else None).
+    ``now_asked``: the person asked for it, so a digest waiting out an outage's pause is tried at once."""
     store = ctx.store
     now = clock()
     lease, at, key = iso_utc(now + LEASE), iso_utc(now), day.isoformat()
@@ -149,27 +156,29 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
         # Whether the lease ran out is the store's to decide, in the same statement that takes it; this
         # read only spares the write when it can't succeed, and learns whose process is gone.
         if record.status != "sending":
-            return None, False
+            return None, False, None
         expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
         # No owner: given back after an outage; its lease is the backoff, whoever asks.
         expired = expired or (now_asked and record.owner is None)
         if record.owner is not None and alive(record.owner) is False:
             dead.add(record.owner)
         if not expired and not dead:
-            return None, False
+            return None, False, None
     taken = store.take_lease(DIGEST, (user_id, key), owner, lease, at, dead=dead, early=now_asked,
                              fresh=fresh)
     if taken == "new":
         return DigestRecord(user_id, key, "sending", owner, lease, papers=fresh.get("papers"),
-                            reasons=fresh.get("reasons", {}), started_at=at), True
+                            reasons=fresh.get("reasons", {}), started_at=at), True, None
     if taken is None:
-        return None, False
+        return None, False, None
     log.info("taking over the %s digest of %s from %s (%s)", key, user_id, record.owner,
              "lease ran out" if expired else "owner is gone")
+    # Its lease is renewed after every message, to LEASE from then: the dead owner's last sign of life.
+    last_heard = None if expired else datetime.fromisoformat(record.lease_until) - LEASE
     record = store.get_digest(user_id, key)  # as it is now: its previous owner may have written since
     if record is None or record.owner != owner:  # forgotten, or lost again at once
-        return None, False
-    return record, False
+        return None, False, None
+    return record, False, last_heard
 
 
 # -- sending ----------------------------------------------------------------------------------------
@@ -200,21 +209,22 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
         chosen = _choose(ctx, user_id, day, explicit, chooser)
         if not chosen and explicit:
             return Outcome(user_id, day, "empty")
-    record, new = _claim(ctx, user_id, day, owner, clock, alive, chosen, now_asked=explicit)
+    record, new, last_heard = _claim(ctx, user_id, day, owner, clock, alive, chosen, now_asked=explicit)
     if record is None:
         current = ctx.store.get_digest(user_id, key)
         if current is not None and current.status == "sending" and current.owner is None:
             return Outcome(user_id, day, "incomplete", error=_waiting(current), outage=True)
         return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
     return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
-                         chosen if new and chosen is not None else None)
+                         chosen if new and chosen is not None else None, last_heard)
 
 
 def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
                   clock: Clock, explicit: bool, chooser: Chooser,
-                  chosen: list[Recommendation] | None = None) -> Outcome:
+                  chosen: list[Recommendation] | None = None, last_heard: datetime | None = None) -> Outcome:
     """Post what a claimed digest has left. ``chosen``: the record was claimed just now with these
-    papers, so none of them can have been posted yet, and its lease was just set."""
+    papers, so none of them can have been posted yet, and its lease was just set. ``last_heard``:
+    taken over from a dead owner, last heard of then (see :func:`_let_land`)."""
     store, user_id, key = ctx.store, record.user_id, record.local_date
     finish = _Finisher(ctx, record, day, owner, clock)
     leased_at = clock()
@@ -243,6 +253,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             return finish.done()
         channel = courier.open(user_id)
         if chosen is None:  # an earlier attempt may have posted more than it recorded
+            _let_land(courier, clock, last_heard)
             shown |= _recover(ctx, record, courier, channel, todo)
             todo = [r for r in todo if r.paper.id not in shown]
             if not todo:
@@ -261,6 +272,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             else:
                 with store.transaction():
                     store.record_digest_header(user_id, key, owner, ts)
+                    # Renewed after every message, the header too: a taker-over counts from this.
+                    store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE))
         for rec in todo:
             try:
                 posted = courier.post_paper(channel, rec)
@@ -311,6 +324,19 @@ def _choose(ctx: Context, user_id: str, day: date, explicit: bool, chooser: Choo
                     ctx.store.drop_digest(user_id, claimed.local_date, claimed.owner)
             raise
         return []
+
+
+def _let_land(courier: Courier, clock: Clock, last_heard: datetime | None) -> None:
+    """Before a digest taken over from a dead owner looks at what the DM holds: wait until the post
+    that owner may have had in flight when it died (sent just after its last renewal, ``last_heard``)
+    can have landed, ``courier.settle`` after it. An owner on this host is found dead at once, while
+    Slack may still be carrying its last post out; looking sooner would miss it and post it again."""
+    if last_heard is None or courier.settle <= timedelta(0):
+        return
+    wait = min(last_heard + courier.settle - clock(), courier.settle).total_seconds()
+    if wait > 0:
+        log.info("waiting %.1f s for a post in flight when the previous sender died to land", wait)
+        sleep(wait)
 
 
 def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
