@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/digest_scale.py     # rewrites its part of docs/benchmarks.md
     .venv/bin/python benchmarks/digest_scale.py --people 2000 --papers 40000    # a quicker look; prints only
+    .venv/bin/python benchmarks/digest_scale.py --backend sqlite    # SQLite only; prints only
 
 Slack is left out on purpose: the run posts through a courier that answers at once (no HTTP), so what
 is timed is everything paperbot does itself for each digest (finding who is due, scoring in batches,
@@ -11,13 +12,19 @@ the text. Corpus and people as in ``digest_throughput.py`` (the shared papers to
 copies; 3 topics a person, 8 timezones); 6 messages a person (a header and 5 papers).
 
 The timed run is its own process, started after the database is ready, so its peak memory is its own.
+It runs on SQLite and on PostgreSQL (``--backend``, both by default): the PostgreSQL database is a
+throwaway one on the server at $PAPERBOT_BENCH_POSTGRES or ``--postgres URL`` (else the local one),
+filled from the SQLite database by ``paperbot db copy --to URL`` and dropped at the end. The database's
+size is read after the run: the SQLite file (with its write-ahead log), or ``pg_database_size``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -29,6 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import pg  # noqa: E402
 from benchmarks.common import (  # noqa: E402
     SLACK_CALL_SECONDS,
     add_write_option,
@@ -43,8 +51,9 @@ START, END = "<!-- scale:start -->", "<!-- scale:end -->"
 PEOPLE, PAPERS = 10_000, 100_000
 
 
-def timed_run(db: Path) -> dict:
-    """In this process: `paperbot digest --force` for everyone, through a courier without Slack."""
+def timed_run(db: str) -> dict:
+    """In this process: `paperbot digest --force` for everyone, through a courier without Slack, on the
+    database ``db`` (a SQLite file or a PostgreSQL URL)."""
     start = time.perf_counter()
     from bot.context import Context
     from bot.usecases.daily import send_due_digests
@@ -61,34 +70,47 @@ def timed_run(db: Path) -> dict:
     run = send_due_digests(ctx, datetime.now(UTC), courier, force=True)
     done = time.perf_counter()
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    ctx.store.close()
+    ctx.close()
     return {"imports": imported - start, "load": loaded - imported, "send": done - loaded,
             "total": done - start, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
             "sent": run.count("sent"), "papers": sum(o.delivered for o in run.outcomes),
             "other": len(run.outcomes) - run.count("sent")}
 
 
-def markdown(r: dict, command: str) -> str:
-    per = 1000 * r["send"] / max(r["sent"], 1)
-    calls = r["sent"] * (2 + DIGEST_SIZE)  # open the DM, header, papers
+BACKENDS = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
+
+
+def markdown(runs: dict[str, dict], command: str) -> str:
+    """The scale section: one column per backend measured."""
+    first = next(iter(runs.values()))
+    calls = first["sent"] * (2 + DIGEST_SIZE)  # open the DM, header, papers
+
+    def row(label: str, cell) -> str:
+        return f"| {label} | " + " | ".join(cell(r) for r in runs.values()) + " |"
+
+    setups = "; ".join(f"{BACKENDS[b]}: {setup_text(b, r)}" for b, r in runs.items())
     return "\n".join([
         START,
         "## Daily digests at scale (paperbot's own work, measured)",
         "",
-        f"Command: `{command}` ({machine()}). {r['people']:,} people with 3 topics each, {r['papers_n']:,} "
-        f"papers ({r['real']:,} real, the rest perturbed copies), {DIGEST_SIZE} papers a digest, 8 workers; "
-        "Slack replaced by a courier that answers at once, so this is everything paperbot does itself. "
-        f"Setup, not timed: ingesting and fitting the index, and adding the people, took {r['setup']:.0f} s.",
+        f"Command: `{command}` ({machine()}). {first['people']:,} people with 3 topics each, "
+        f"{first['papers_n']:,} papers ({first['real']:,} real, the rest perturbed copies), {DIGEST_SIZE} "
+        "papers a digest, 8 workers; Slack replaced by a courier that answers at once, so this is "
+        f"everything paperbot does itself. Setup, not timed: {setups}.",
         "",
-        "| | |",
-        "|---|---|",
-        f"| digests sent | {r['sent']:,} ({r['papers_sent']:,} papers; {r['other']} not sent) |",
-        f"| imports, then loading the saved index | {r['imports']:.1f} s, {r['load']:.1f} s |",
-        f"| choosing, explaining, claiming and recording every digest | {r['send']:.0f} s "
-        f"({per:.1f} ms a person) |",
-        f"| whole process: wall / CPU | {r['total']:.0f} s / {r['cpu']:.0f} s |",
-        f"| peak RSS | {r['rss']:.0f} MB |",
+        "| | " + " | ".join(BACKENDS[b] for b in runs) + " |",
+        "|---|" + "---|" * len(runs),
+        row("digests sent", lambda r: f"{r['sent']:,} ({r['papers_sent']:,} papers; {r['other']} not sent)"),
+        row("imports, then loading the saved index", lambda r: f"{r['imports']:.1f} s, {r['load']:.1f} s"),
+        row("choosing, explaining, claiming and recording every digest",
+            lambda r: f"{r['send']:.0f} s ({1000 * r['send'] / max(r['sent'], 1):.1f} ms a person)"),
+        row("whole process: wall / CPU", lambda r: f"{r['total']:.0f} s / {r['cpu']:.0f} s"),
+        row("peak RSS", lambda r: f"{r['rss']:.0f} MB"),
+        row("database size after the run", lambda r: f"{r['db_bytes'] / 2**20:,.0f} MB"),
         "",
+        *([f"PostgreSQL: {runs['postgres']['server']} on this machine, over TCP on 127.0.0.1; its CPU "
+           "is not in the process's CPU time. The size is `pg_database_size`, the SQLite one the "
+           "file and its write-ahead log.", ""] if "postgres" in runs else []),
         f"With Slack in the loop, the {calls:,} Web API calls are the long pole: at "
         f"~{SLACK_CALL_SECONDS} s a call over 8 workers about {slack_minutes(calls):.0f} min, longer where "
         "Slack's rate limits bite "
@@ -99,44 +121,89 @@ def markdown(r: dict, command: str) -> str:
     ]) + "\n"
 
 
+def setup_text(backend: str, r: dict) -> str:
+    if backend == "sqlite":
+        return f"ingesting and fitting the index, and adding the people, took {r['setup']:.0f} s"
+    return (f"the same, then `paperbot db copy` of it into an empty database and `VACUUM ANALYZE`, "
+            f"{r['copy']:.0f} s more")
+
+
+def sqlite_bytes(db: Path) -> int:
+    return sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
+
+
+def run_timed(target: str) -> dict:
+    """The timed run on ``target``, as a process of its own; its figures."""
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--run", target],
+                          capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        raise SystemExit(f"the timed run failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--people", type=int, default=PEOPLE)
     parser.add_argument("--papers", type=int, default=PAPERS)
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--postgres", metavar="URL",
+                        help=f"the PostgreSQL server for the throwaway database (default: ${pg.ENV}, else "
+                             f"{pg.DEFAULT_SERVER})")
     add_write_option(parser)
     parser.add_argument("--run", metavar="DB", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
-        print(json.dumps(timed_run(Path(args.run))))
+        print(json.dumps(timed_run(args.run)))
         return 0
     records, real = corpus(args.papers)
     if not real:
         print("No papers found in ../shared/data; nothing to measure.")
         return 0
+    backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
+    server_url = pg.server_url(args.postgres) if "postgres" in backends else None
+    if server_url and (why := pg.problem(server_url)):
+        raise SystemExit(f"no PostgreSQL server at {server_url} ({why}): set {pg.ENV} or --postgres to a "
+                         "postgresql:// URL, or pass --backend sqlite")
     persons = people(args.people)
-    with tempfile.TemporaryDirectory(prefix="paperbot-scale-") as tmp_dir:
+    runs: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory(prefix="paperbot-scale-") as tmp_dir, contextlib.ExitStack() as stack:
         tmp = Path(tmp_dir)
         papers_path, db = tmp / "papers.jsonl", tmp / "paperbot.db"
         papers_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
         print(f"preparing: {len(records):,} papers ({real:,} real), {len(persons):,} people…", flush=True)
         setup = prepare(db, papers_path, persons)
-        print(f"prepared in {setup:.0f} s; timing the run…", flush=True)
-        done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--run", str(db)],
-                              capture_output=True, text=True, cwd=ROOT)
-    if done.returncode != 0:
-        raise SystemExit(f"the timed run failed:\n{done.stderr}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    result.update(people=len(persons), papers_n=len(records), real=real, setup=setup,
-                  papers_sent=result.pop("papers"))
-    print(f"{result['sent']:,} digests in {result['send']:.1f} s "
-          f"({1000 * result['send'] / max(result['sent'], 1):.1f} ms a person); whole process "
-          f"{result['total']:.1f} s wall, {result['cpu']:.1f} s CPU, peak RSS {result['rss']:.0f} MB")
-    default = (args.people, args.papers) == (PEOPLE, PAPERS)
+        print(f"prepared in {setup:.0f} s", flush=True)
+        common = {"people": len(persons), "papers_n": len(records), "real": real, "setup": setup}
+        if server_url:
+            server = stack.enter_context(pg.server(server_url))
+            start = time.perf_counter()
+            name = server.create("scale")
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "PYTHONPATH": str(ROOT)}
+            pg.db_copy(db, server.url_of(name), env, tmp)
+            server.vacuum_analyze(name)
+            copy = time.perf_counter() - start
+            print(f"copied into PostgreSQL in {copy:.0f} s", flush=True)
+        for backend in backends:  # the SQLite run changes its file: PostgreSQL was copied from it before
+            print(f"timing the run on {BACKENDS[backend]}…", flush=True)
+            if backend == "sqlite":
+                result = run_timed(str(db))
+                result["db_bytes"] = sqlite_bytes(db)
+            else:
+                result = run_timed(server.url_of(name))
+                result.update(db_bytes=server.size(name), copy=copy, server=pg.version(server_url))
+            result.update(common, papers_sent=result.pop("papers"))
+            runs[backend] = result
+            print(f"{BACKENDS[backend]}: {result['sent']:,} digests in {result['send']:.1f} s "
+                  f"({1000 * result['send'] / max(result['sent'], 1):.1f} ms a person); whole process "
+                  f"{result['total']:.1f} s wall, {result['cpu']:.1f} s CPU, "
+                  f"peak RSS {result['rss']:.0f} MB; "
+                  f"database {result['db_bytes'] / 2**20:,.0f} MB", flush=True)
+    default = (args.people, args.papers, args.backend) == (PEOPLE, PAPERS, "both")
     if wants_write(args, default):
         command = ".venv/bin/python benchmarks/digest_scale.py"
         if not default:
-            command += f" --people {args.people} --papers {args.papers}"
-        write_section(markdown(result, command), START, END)
+            command += f" --people {args.people} --papers {args.papers} --backend {args.backend}"
+        write_section(markdown(runs, command), START, END)
         print("Wrote docs/benchmarks.md")
     return 0
 

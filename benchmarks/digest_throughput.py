@@ -2,6 +2,7 @@
 reference script doing the same work, and how much memory it needs.
 
     .venv/bin/python benchmarks/digest_throughput.py     # rewrites the digests part of docs/benchmarks.md
+    .venv/bin/python benchmarks/digest_throughput.py --no-postgres --runs 1    # SQLite only; prints only
 
 Corpus: neurips2018 + icml2019 + citeulike-a papers from ../shared/data (18,761), topped up to 28,000
 with perturbed copies of random papers (a tenth of their words dropped, new ids). People: 300, each
@@ -11,18 +12,28 @@ process; nothing leaves 127.0.0.1).
 Timed, each as its own process, from start to exit:
 * paperbot: `paperbot digest --force` on a database where the papers were ingested (the index fitted
   and saved) beforehand; every person gets a header and 5 papers.
+* the same on PostgreSQL (the server at $PAPERBOT_BENCH_POSTGRES or ``--postgres URL``, else the
+  local one): with one process, and with ``--replicas`` (3) processes started together on one
+  database, timed from the first start to the last exit; afterwards every person must have had one
+  DM opened, one header and 5 papers, and one digest recorded "sent". The database is a throwaway one
+  filled from the SQLite database by ``paperbot db copy --to URL``, cloned from it for each run
+  (``CREATE DATABASE … TEMPLATE …``) and dropped at the end. Without a server the script stops,
+  naming the setting; ``--no-postgres`` leaves PostgreSQL out.
 * reference: a plain script that reads the same papers, fits a TfidfVectorizer, ranks the same 300
   queries in one matrix product, then opens each DM and posts the same 6 messages per person one by
   one with a plain slack_sdk WebClient.
-Each is run ``--runs`` times (the database restored in between) and the median is reported.
+Each is run ``--runs`` times (the database restored in between; each run starts with the next
+variant) and the median is reported.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -34,6 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import pg  # noqa: E402
 from benchmarks.common import (  # noqa: E402
     DOC,
     FILES,
@@ -55,6 +67,9 @@ ZONES = ["Asia/Kolkata", "America/New_York", "Europe/Berlin", "Asia/Tokyo", "Ame
          "Australia/Sydney", "UTC", "America/Sao_Paulo"]
 TOPICS = COMMON_TOPICS[:39]  # the list the published figures were measured with
 BOT_TOKEN = "xoxb-benchmark-token"
+REPLICAS = 3  # `paperbot digest --force` processes started together on one PostgreSQL database
+PG1_TARGET = 1.3  # PostgreSQL with one process against SQLite, at most
+LABELS = {"sqlite": "SQLite", "pg1": "PostgreSQL", "pgn": "PostgreSQL × n", "reference": "reference"}
 
 
 # -- inputs -----------------------------------------------------------------------------------------
@@ -145,6 +160,59 @@ def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
     return seconds, peak, text
 
 
+def timed_together(commands: list[list[str]], env: dict, cwd: Path) -> tuple[float, list[float], list[str]]:
+    """Start ``commands`` together; (wall seconds from the first start to the last exit, each one's
+    peak RSS in MB, each one's stderr+stdout). Peaks sampled every 20 ms, as :func:`timed` does."""
+    with contextlib.ExitStack() as stack:
+        outs = [stack.enter_context(tempfile.TemporaryFile("w+")) for _ in commands]
+        start = time.perf_counter()
+        processes = [subprocess.Popen(c, env=env, cwd=cwd, stdout=o, stderr=subprocess.STDOUT, text=True)
+                     for c, o in zip(commands, outs, strict=True)]
+        peaks = [0.0] * len(processes)
+        while any(p.poll() is None for p in processes):
+            for i, p in enumerate(processes):
+                if p.returncode is None:
+                    peaks[i] = max(peaks[i], peak_rss(p.pid) or 0.0)
+            time.sleep(0.02)
+        seconds = time.perf_counter() - start
+        texts = []
+        for o in outs:
+            o.seek(0)
+            texts.append(o.read())
+    for command, p, text in zip(commands, processes, texts, strict=True):
+        if p.returncode != 0:
+            raise SystemExit(f"{' '.join(command)} failed ({p.returncode}):\n{text}")
+    return seconds, peaks, texts
+
+
+def sent_counts(texts: list[str]) -> list[int]:
+    """How many digests each `paperbot digest` run says it sent ("Sent N digest(s)")."""
+    counts = []
+    for text in texts:
+        found = re.search(r"Sent (\d+) digest", text)
+        counts.append(int(found.group(1)) if found else -1)
+    return counts
+
+
+def check_database(url: str, persons: list[dict]) -> None:
+    """Every person's digest of the run is recorded "sent" once, with its papers in ``shown``."""
+    from storage import open_store
+
+    store = open_store(url)
+    try:
+        statuses = store.digest_statuses("2000-01-01")
+        shown = store.table_counts()["shown"]
+    finally:
+        store.dispose()
+    per_user: dict[str, list[str]] = {}
+    for (user, _day), status in statuses.items():
+        per_user.setdefault(user, []).append(status)
+    wrong = [p["user"] for p in persons if per_user.get(p["user"]) != ["sent"]]
+    if wrong or shown != len(persons) * DIGEST_SIZE:
+        raise SystemExit(f"the database does not hold one sent digest a person: {wrong[:5]}"
+                         f" ({per_user.get(wrong[0]) if wrong else ''}), {shown} papers shown")
+
+
 def check_posts(standin, persons: list[dict], since: int) -> None:
     calls = standin.calls()[since:]
     posts = [c for c in calls if c.method == "chat.postMessage" and c.status == 200]
@@ -189,10 +257,10 @@ def reference(papers: Path, persons_path: Path, api_url: str, k: int) -> None:
             ])
 
 
-def base_rss(env: dict, cwd: Path) -> float:
-    """Peak RSS of a process that only imports what `paperbot digest` imports."""
+def base_process(env: dict, cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of a process that only imports what `paperbot digest` imports."""
     code = "import bot.cli, bot.slack.digests, bot.engine, sklearn.feature_extraction.text, scipy.sparse"
-    return timed([sys.executable, "-c", code], env, cwd)[1]
+    return timed([sys.executable, "-c", code], env, cwd)[:2]
 
 
 def rank_cost(db: Path, persons: list[dict]) -> tuple[float, float, float]:
@@ -235,6 +303,41 @@ def rank_cost(db: Path, persons: list[dict]) -> tuple[float, float, float]:
 
 # -- report -----------------------------------------------------------------------------------------
 
+def postgres_rows(r: dict) -> list[str]:
+    """The PostgreSQL rows of the table (none when the run left PostgreSQL out)."""
+    if "pg1" not in r:
+        return []
+    return [
+        f"| the same on PostgreSQL, 1 process | {r['pg1']:.1f} s | {1000 * r['pg1'] / r['people']:.0f} ms | "
+        f"{r['pg1_rss']:.0f} MB | {r['messages']:,} |",
+        f"| the same on PostgreSQL, {r['replicas']} processes started together | {r['pgn']:.1f} s | "
+        f"{1000 * r['pgn'] / r['people']:.0f} ms | {r['pgn_rss']:.0f} MB each at most | {r['messages']:,} |",
+    ]
+
+
+def postgres_text(r: dict) -> list[str]:
+    """What the PostgreSQL rows mean, with their ratios against the targets."""
+    if "pg1" not in r:
+        return []
+    pg1, pgn, n = r["pg1"] / r["paperbot"], r["pgn"] / r["pg1"], r["replicas"]
+    splits = "; ".join("/".join(str(c) for c in split) for split in r["splits"])
+    return [
+        f"PostgreSQL ({r['postgres']}, on this machine, over TCP on 127.0.0.1): a throwaway database, filled "
+        "from the SQLite one by `paperbot db copy --to URL` and `VACUUM ANALYZE`d "
+        f"({r['pg_setup']:.0f} s, not timed), then cloned for each run (`CREATE DATABASE … TEMPLATE …`) and "
+        f"dropped at the end. One process / SQLite: **{pg1:.2f}×** (target ≤ {PG1_TARGET}×); "
+        f"{n} processes / one: **{pgn:.2f}×** (target < 1). Runs: one process "
+        f"{', '.join(f'{t:.1f}' for t in r['pg1_runs'])} s; {n} processes "
+        f"{', '.join(f'{t:.1f}' for t in r['pgn_runs'])} s, from the first start to the last exit. In every "
+        f"{n}-process run each person got one header and {DIGEST_SIZE} papers, one `conversations.open`, and "
+        "one digest recorded \"sent\" (checked in the stand-in's calls and the database); digests sent by "
+        f"each process: {splits}. Each process pays its own start on the same 2 cores (a bare process "
+        f"with paperbot's imports takes {r['base_seconds']:.1f} s; then the index is loaded), so more "
+        "processes help only as far as the work waits on Slack and the database, not on the CPU.",
+        "",
+    ]
+
+
 def markdown(r: dict, command: str) -> str:
     ratio = r["paperbot"] / r["reference"]
     p10k = r["projection"]
@@ -248,16 +351,19 @@ def markdown(r: dict, command: str) -> str:
         f"dropped, new ids; {r['title_only']:,} citeulike-a records have only a title, which stands as "
         "their text). Slack is the local stand-in of the end-to-end tests, so posting costs "
         "a local HTTP round trip, not Slack's. Each command timed from process start to exit, "
-        f"median of {r['runs']} runs, alternating which goes first (the database restored in between). "
-        "Timings on this shared 2-core machine vary by ±30% from run to run: compare within a run.",
+        f"median of {r['runs']} runs, each run starting with the next variant (the database restored "
+        "in between). Timings on this shared 2-core machine vary by ±30% from run to run: compare within "
+        "a run.",
         "",
         "| | wall time | per person | peak RSS | messages |",
         "|---|---|---|---|---|",
-        f"| `paperbot digest --force` (8 workers) | {r['paperbot']:.1f} s | "
+        f"| `paperbot digest --force` on SQLite (8 workers) | {r['paperbot']:.1f} s | "
         f"{1000 * r['paperbot'] / r['people']:.0f} ms | {r['paperbot_rss']:.0f} MB | {r['messages']:,} |",
+        *postgres_rows(r),
         f"| reference script (one by one) | {r['reference']:.1f} s | "
         f"{1000 * r['reference'] / r['people']:.0f} ms | {r['reference_rss']:.0f} MB | {r['messages']:,} |",
         "",
+        *postgres_text(r),
         f"paperbot / reference: **{ratio:.2f}×** on the medians (target ≤ 1.5×); on the best runs "
         f"({min(r['paperbot_runs']):.1f} s against {min(r['reference_runs']):.1f} s) "
         f"**{min(r['paperbot_runs']) / min(r['reference_runs']):.2f}×**. Runs: paperbot "
@@ -302,6 +408,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--people", type=int, default=PEOPLE)
     parser.add_argument("--papers", type=int, default=TARGET)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--postgres", metavar="URL",
+                        help=f"the PostgreSQL server for the throwaway databases (default: ${pg.ENV}, else "
+                             f"{pg.DEFAULT_SERVER})")
+    parser.add_argument("--no-postgres", action="store_true", help="time SQLite and the reference only")
+    parser.add_argument("--replicas", type=int, default=REPLICAS,
+                        help="how many `paperbot digest --force` processes share one PostgreSQL database")
     add_write_option(parser)
     parser.add_argument("--reference-run", nargs=3, metavar=("PAPERS", "PEOPLE", "API_URL"),
                         help=argparse.SUPPRESS)
@@ -311,75 +423,136 @@ def main(argv: list[str] | None = None) -> int:
         reference(Path(papers_path), Path(people_path), url, DIGEST_SIZE)
         return 0
 
-    from tests.e2e.slack_standin import SlackStandIn
-
     records, real = corpus(args.papers)
     if not real:
         print("No papers found in ../shared/data; nothing to measure.")
         return 0
+    server_url = None if args.no_postgres else pg.server_url(args.postgres)
+    if server_url and (why := pg.problem(server_url)):
+        raise SystemExit(f"no PostgreSQL server at {server_url} ({why}): set {pg.ENV} or --postgres to a "
+                         "postgresql:// URL, or pass --no-postgres")
     persons = people(args.people)
-    with tempfile.TemporaryDirectory(prefix="paperbot-digest-bench-") as tmp_dir, SlackStandIn() as standin:
-        tmp = Path(tmp_dir)
-        papers_path, people_path = tmp / "papers.jsonl", tmp / "people.json"
-        papers_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-        people_path.write_text(json.dumps(persons))
-        db, snapshot = tmp / "paperbot.db", tmp / "snapshot.db"
-        print(f"preparing: {len(records):,} papers ({real:,} real), {len(persons)} people…", flush=True)
-        setup = prepare(db, papers_path, persons)
-        shutil.copy(db, snapshot)
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "PYTHONPATH": str(ROOT),
-               "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_API_URL": standin.base_url, "PAPERBOT_DB": str(db),
-               "PAPERBOT_DIGEST_SIZE": str(DIGEST_SIZE)}
-        ours, theirs = [], []
-        reference_command = [sys.executable, str(Path(__file__).resolve()), "--reference-run",
-                             str(papers_path), str(people_path), standin.base_url]
-
-        def paperbot_run() -> None:
-            for suffix in ("-wal", "-shm"):
-                Path(str(db) + suffix).unlink(missing_ok=True)
-            shutil.copy(snapshot, db)
-            since = len(standin.calls())
-            ours.append(timed([sys.executable, "-m", "bot.cli", "digest", "--force"], env, tmp)[:2])
-            check_posts(standin, persons, since)
-
-        def reference_run() -> None:
-            since = len(standin.calls())
-            theirs.append(timed(reference_command, env, tmp)[:2])
-            check_posts(standin, persons, since)
-
-        for run in range(args.runs):  # alternating which goes first, against drifts of the machine
-            for step in ((paperbot_run, reference_run) if run % 2 == 0 else (reference_run, paperbot_run)):
-                step()
-            print(f"run {run + 1}: paperbot {ours[-1][0]:.1f} s ({ours[-1][1]:.0f} MB), "
-                  f"reference {theirs[-1][0]:.1f} s ({theirs[-1][1]:.0f} MB)", flush=True)
-        shutil.copy(snapshot, db)
-        load, rank, explain = rank_cost(db, persons)
-        base = base_rss(env, tmp)
-    paperbot, reference_time = statistics.median(t for t, _ in ours), statistics.median(t for t, _ in theirs)
-    messages = len(persons) * (1 + DIGEST_SIZE)
-    post_rate = reference_time / messages  # an upper bound: the reference's time is not all posting
-    scale = 100_000 / len(records)
-    rss = max(m for _, m in ours)
-    result = {
-        "people": len(persons), "papers": len(records), "real": real,
-        "title_only": sum(1 for r in records[:real] if not r["title"]), "runs": args.runs, "setup": setup,
-        "paperbot": paperbot, "reference": reference_time, "paperbot_rss": rss,
-        "reference_rss": max(m for _, m in theirs), "messages": messages,
-        "paperbot_runs": [t for t, _ in ours], "reference_runs": [t for t, _ in theirs],
-        "load": load, "rank": rank, "explain": explain, "base_rss": base,
-        "projection": {"load": load * scale, "rank": 10_000 * ((rank - explain) * scale + explain),
-                       "rss": base + (rss - base) * scale, "post": 60_000 * post_rate},
-    }
-    print(f"paperbot digest --force: {paperbot:.1f} s, reference: {reference_time:.1f} s "
-          f"({paperbot / reference_time:.2f}×); peak RSS {rss:.0f} MB")
-    default = (args.people, args.papers, args.runs) == (PEOPLE, TARGET, 5)
+    with contextlib.ExitStack() as stack:
+        result = measure(stack, args, records, real, persons, server_url)
+    print(f"paperbot digest --force: SQLite {result['paperbot']:.1f} s, "
+          f"reference: {result['reference']:.1f} s "
+          f"({result['paperbot'] / result['reference']:.2f}×); peak RSS {result['paperbot_rss']:.0f} MB")
+    if server_url:
+        pg1, pgn = result["pg1"], result["pgn"]
+        print(f"PostgreSQL: 1 process {pg1:.1f} s ({pg1 / result['paperbot']:.2f}× SQLite, target ≤ "
+              f"{PG1_TARGET}×), {args.replicas} processes {pgn:.1f} s ({pgn / pg1:.2f}× one, target < 1)")
+    default = (args.people, args.papers, args.runs, args.replicas, args.no_postgres) == \
+        (PEOPLE, TARGET, 5, REPLICAS, False)
     if wants_write(args, default):
         command = ".venv/bin/python benchmarks/digest_throughput.py"
         if not default:
             command += f" --people {args.people} --papers {args.papers} --runs {args.runs}"
+            command += " --no-postgres" if args.no_postgres else f" --replicas {args.replicas}"
         write_section(markdown(result, command), START, END)
         print(f"Wrote {DOC.relative_to(ROOT)}")
     return 0
+
+
+def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list[dict], real: int,
+            persons: list[dict], server_url: str | None) -> dict:
+    """Prepare the databases, time every variant ``args.runs`` times, and sum it up."""
+    from tests.e2e.slack_standin import SlackStandIn
+
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="paperbot-digest-bench-")))
+    standin = stack.enter_context(SlackStandIn())
+    papers_path, people_path = tmp / "papers.jsonl", tmp / "people.json"
+    papers_path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    people_path.write_text(json.dumps(persons))
+    db, snapshot = tmp / "paperbot.db", tmp / "snapshot.db"
+    print(f"preparing: {len(records):,} papers ({real:,} real), {len(persons)} people…", flush=True)
+    setup = prepare(db, papers_path, persons)
+    shutil.copy(db, snapshot)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "PYTHONPATH": str(ROOT),
+           "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_API_URL": standin.base_url, "PAPERBOT_DB": str(db),
+           "PAPERBOT_DIGEST_SIZE": str(DIGEST_SIZE)}
+    digest = [sys.executable, "-m", "bot.cli", "digest", "--force"]
+    times: dict[str, list[tuple[float, float]]] = {"sqlite": [], "reference": [], "pg1": [], "pgn": []}
+    splits: list[list[int]] = []
+    pg_setup = None
+    if server_url:
+        server = stack.enter_context(pg.server(server_url))
+        start = time.perf_counter()
+        template = server.create("template")
+        pg.db_copy(snapshot, server.url_of(template), env, tmp)
+        server.vacuum_analyze(template)
+        pg_setup = time.perf_counter() - start
+
+        def fresh_pg() -> str:
+            """A database just like the template (as after `db copy`), for one timed run."""
+            return server.url_of(server.create("run", template=template))
+
+    def sqlite_run() -> None:
+        for suffix in ("-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        shutil.copy(snapshot, db)
+        since = len(standin.calls())
+        times["sqlite"].append(timed(digest, env, tmp)[:2])
+        check_posts(standin, persons, since)
+
+    def pg1_run() -> None:
+        url = fresh_pg()
+        since = len(standin.calls())
+        times["pg1"].append(timed(digest, {**env, "PAPERBOT_DB": url}, tmp)[:2])
+        check_posts(standin, persons, since)
+        check_database(url, persons)
+
+    def pgn_run() -> None:
+        url = fresh_pg()
+        since = len(standin.calls())
+        seconds, peaks, texts = timed_together([digest] * args.replicas, {**env, "PAPERBOT_DB": url}, tmp)
+        times["pgn"].append((seconds, max(peaks)))
+        splits.append(sent_counts(texts))
+        check_posts(standin, persons, since)  # each person served exactly once, whoever served them
+        check_database(url, persons)
+
+    def reference_run() -> None:
+        since = len(standin.calls())
+        command = [sys.executable, str(Path(__file__).resolve()), "--reference-run", str(papers_path),
+                   str(people_path), standin.base_url]
+        times["reference"].append(timed(command, env, tmp)[:2])
+        check_posts(standin, persons, since)
+
+    steps = [("sqlite", sqlite_run), ("reference", reference_run)]
+    if server_url:
+        steps[1:1] = [("pg1", pg1_run), ("pgn", pgn_run)]
+    for run in range(args.runs):  # each run starts with the next variant, against drifts of the machine
+        shift = run % len(steps)
+        for _, step in steps[shift:] + steps[:shift]:
+            step()
+        print(f"run {run + 1}: " + ", ".join(f"{LABELS[name]} {times[name][-1][0]:.1f} s "
+                                             f"({times[name][-1][1]:.0f} MB)" for name, _ in steps)
+              + (f"; digests per process {splits[-1]}" if splits else ""), flush=True)
+    shutil.copy(snapshot, db)
+    load, rank, explain = rank_cost(db, persons)
+    base_seconds, base = base_process(env, tmp)
+    median = {k: statistics.median(t for t, _ in v) for k, v in times.items() if v}
+    messages = len(persons) * (1 + DIGEST_SIZE)
+    post_rate = median["reference"] / messages  # an upper bound: the reference's time is not all posting
+    scale = 100_000 / len(records)
+    rss = max(m for _, m in times["sqlite"])
+    result = {
+        "people": len(persons), "papers": len(records), "real": real,
+        "title_only": sum(1 for r in records[:real] if not r["title"]), "runs": args.runs, "setup": setup,
+        "paperbot": median["sqlite"], "reference": median["reference"], "paperbot_rss": rss,
+        "reference_rss": max(m for _, m in times["reference"]), "messages": messages,
+        "paperbot_runs": [t for t, _ in times["sqlite"]],
+        "reference_runs": [t for t, _ in times["reference"]],
+        "load": load, "rank": rank, "explain": explain, "base_rss": base, "base_seconds": base_seconds,
+        "projection": {"load": load * scale, "rank": 10_000 * ((rank - explain) * scale + explain),
+                       "rss": base + (rss - base) * scale, "post": 60_000 * post_rate},
+    }
+    if server_url:
+        result.update(
+            postgres=pg.version(server_url), pg_setup=pg_setup, replicas=args.replicas, splits=splits,
+            pg1=median["pg1"], pgn=median["pgn"], pg1_rss=max(m for _, m in times["pg1"]),
+            pgn_rss=max(m for _, m in times["pgn"]),
+            pg1_runs=[t for t, _ in times["pg1"]], pgn_runs=[t for t, _ in times["pgn"]])
+    return result
 
 
 if __name__ == "__main__":

@@ -122,6 +122,52 @@ def translate(exc: BaseException, where: str) -> BaseException:
     return exc
 
 
+class _HoldConnections:
+    """The connections :meth:`PostgresStore.hold_person` takes its session locks on: opened when none is
+    idle (never waited for, so a hold never times out behind other deliveries), and kept for the next
+    hold once every lock on them is released, since opening one costs a server process start for each
+    delivery. Closing a connection releases its locks; a kept one is checked before it is lent again."""
+
+    def __init__(self, url: str, keep: int):
+        self.url, self.keep = url, keep
+        self._idle: list[psycopg.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def take(self) -> psycopg.Connection:
+        """An idle kept connection that still answers, else a new one."""
+        while True:
+            with self._lock:
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
+            try:
+                conn.execute("select 1")  # the server may have restarted since it was kept
+                return conn
+            except psycopg.Error:
+                conn.close()
+
+    def give_back(self, conn: psycopg.Connection) -> None:
+        """Release every lock ``conn`` holds, then keep it, or close it (which releases them too)."""
+        try:
+            if not conn.closed:
+                conn.execute("select pg_advisory_unlock_all()")
+        except psycopg.Error:
+            conn.close()
+        with self._lock:
+            if not conn.closed and not self._closed and len(self._idle) < self.keep:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
 class PostgresStore:
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes."""
@@ -145,6 +191,7 @@ class PostgresStore:
             except BaseException:
                 self._pool.close()
                 raise
+        self._holds = _HoldConnections(url, keep=pool_size)
 
     # -- connections and transactions ------------------------------------------------------------
 
@@ -175,16 +222,20 @@ class PostgresStore:
         until the end; nested levels are savepoints. Nothing else is locked: rows are, as written."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
-            with self._translated(), conn.transaction():
-                yield
+            self._local.depth += 1
+            try:
+                with self._translated(), conn.transaction():
+                    yield
+            finally:
+                self._local.depth -= 1
             return
         with self._translated(), self._pool.connection() as conn:
-            self._local.conn = conn
+            self._local.conn, self._local.depth, self._local.locked = conn, 1, set()
             try:
                 with conn.transaction():
                     yield
             finally:
-                self._local.conn = None
+                self._local.conn, self._local.locked = None, set()
 
     def close(self) -> None:
         """Nothing to do for one thread: outside a transaction no connection is held (they are pooled).
@@ -193,6 +244,7 @@ class PostgresStore:
     def dispose(self) -> None:
         """Close every pooled connection; the store can't be used afterwards."""
         self._pool.close()
+        self._holds.close()
 
     def _rows(self, sql: str, args: Iterable | None = None) -> list[dict]:
         with self._conn() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -380,25 +432,35 @@ class PostgresStore:
         until it ends (call it first inside :meth:`transaction`): a transaction-scoped advisory lock
         on the person's id, so reading what they have and writing what follows from it are one step.
         Outside a transaction it would be released at once."""
+        in_transaction = getattr(self._local, "conn", None) is not None
+        if in_transaction and user_id in self._local.locked:
+            return  # held until this transaction ends: asking again is a round trip for nothing
         self._one("select pg_advisory_xact_lock(%s, hashtext(%s))",
                   [pg_migrations.PERSON_LOCK_SPACE, user_id])
+        if in_transaction and self._local.depth == 1:  # one taken in a savepoint goes if it is rolled back
+            self._local.locked.add(user_id)
 
     @contextlib.contextmanager
     def hold_person(self, user_id: str) -> Iterator[None]:
         """Hold off every other process's ``hold_person`` for this person until the block ends: for
         work that spans many transactions and Slack calls (a recommendation or digest being delivered,
         so two never pick the same papers). A session advisory lock on a connection of its own, not a
-        pooled one (deliveries holding pooled connections while needing more could starve the pool); a
-        process that dies loses its connection and so its lock. Waits as long as the holder takes."""
+        pooled one (deliveries holding pooled connections while needing more could starve the pool),
+        kept for a later hold once the lock is released (:class:`_HoldConnections`); a process that
+        dies loses its connection and so its lock. Waits as long as the holder takes."""
         with self._translated():
-            conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
+            conn = self._holds.take()
         try:
             with self._translated():
                 conn.execute("select pg_advisory_lock(%s, hashtext(%s))",
                              [pg_migrations.PERSON_HOLD_SPACE, user_id])
+        except BaseException:
+            conn.close()
+            raise
+        try:
             yield
         finally:
-            conn.close()
+            self._holds.give_back(conn)
 
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""

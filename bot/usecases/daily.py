@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import random
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -79,12 +80,19 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     run = DailyRun(outcomes=ended, not_due=not_due)
     if not due:
         return run
-    chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in due])
+    # Each run takes the due digests in an order of its own: several processes on one database (replicas,
+    # or `paperbot digest` beside the bot) would otherwise walk the same list in step, each waiting on
+    # the others' hold of the same person, and serve one at a time between them.
+    order = random.sample(due, len(due))
+    chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in order])
 
     def one(item: Due) -> Outcome:
         if stop is not None and stop.is_set():
             return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
         try:
+            record = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
+            if record is not None and record.status != "sending":  # finished elsewhere since find_due
+                return Outcome(item.user_id, item.local_date, "done")  # no need to wait for their hold
             with (hold or ctx.store.hold_person)(item.user_id):
                 return send_digest(ctx, item.user_id, item.local_date, courier, owner, clock, alive,
                                    chooser=chooser)
@@ -96,7 +104,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
 
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due))),
                             thread_name_prefix="paperbot-digest") as pool:
-        run.outcomes += list(pool.map(one, due))
+        outcomes = dict(zip(map(id, order), pool.map(one, order), strict=True))
+    run.outcomes += [outcomes[id(item)] for item in due]  # reported in the schedule's order
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
                  outcome.delivered, f": {outcome.error}" if outcome.error else "")

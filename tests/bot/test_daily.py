@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from contextlib import nullcontext
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -491,6 +492,44 @@ def test_two_senders_at_once_send_each_digest_exactly_once(tmp_path):
         assert len(papers) == 3 and len(set(papers)) == 3, user
     sent = [o for run in runs for o in run.outcomes if o.status == "sent"]
     assert sorted(o.user_id for o in sent) == users
+
+
+def test_each_run_takes_the_due_digests_in_an_order_of_its_own_and_reports_them_in_the_schedule_s(ctx):
+    # Two processes walking the same list in step would each wait on the other's hold of one person.
+    users = [f"U{i:02d}" for i in range(12)]
+    for user in users:
+        person(ctx, user, "feline cats", "Europe/Berlin", "06:00")
+    orders = []
+    for day in (15, 16, 17):
+        courier = Recorder()
+        run = send_due_digests(ctx, utc(2026, 7, day, 12, 0), courier.courier(), workers=1)
+        assert [o.user_id for o in run.outcomes] == users and run.count("sent") == len(users)
+        orders.append([channel[1:] for channel, kind, _ in courier.posts if kind == "header"])
+    assert all(sorted(order) == users for order in orders)
+    assert len({tuple(order) for order in orders}) > 1  # the same order thrice: 1 in 479,001,600², never
+
+
+def test_a_digest_finished_elsewhere_since_the_run_began_is_done_without_waiting_for_the_person(
+        ctx, monkeypatch):
+    import bot.usecases.daily as daily
+
+    person(ctx, "U1", "feline cats", "Europe/Berlin", "06:00")
+    now = utc(2026, 7, 15, 12, 0)
+
+    def found_due(*args, **kwargs):  # another process sends U1's digest just after this run looked
+        due = find_due(*args, **kwargs)
+        assert ctx.store.start_digest("U1", "2026-07-15", "elsewhere:1:1", "2099-01-01T00:00:00+00:00",
+                                      "2026-07-15T12:00:00+00:00")
+        assert ctx.store.finish_digest("U1", "2026-07-15", "elsewhere:1:1", "sent",
+                                       "2026-07-15T12:00:01+00:00")
+        return due
+
+    held = []
+    find_due = daily.find_due
+    monkeypatch.setattr(daily, "find_due", found_due)
+    courier = Recorder()
+    run = send_due_digests(ctx, now, courier.courier(), hold=lambda user: held.append(user) or nullcontext())
+    assert [o.status for o in run.outcomes] == ["done"] and courier.posts == [] and held == []
 
 
 def test_a_stop_request_starts_no_new_digest(ctx):

@@ -1,3 +1,21 @@
-"""End-to-end fixtures: a running bot per test file (see tests/e2e/fixtures.py)."""
+"""End-to-end fixtures: a running bot per test file and backend (see tests/e2e/fixtures.py)."""
 
-from tests.e2e.fixtures import db_path, extra_papers, running, slack, standin, store  # noqa: F401
+from tests.e2e.fixtures import (  # noqa: F401
+    backend,
+    db_path,
+    extra_papers,
+    parametrize_backend,
+    running,
+    slack,
+    standin,
+    store,
+)
+from tests.storage.conftest import mark_postgres_skips
+
+
+def pytest_generate_tests(metafunc):
+    parametrize_backend(metafunc)
+
+
+def pytest_collection_modifyitems(config, items):
+    mark_postgres_skips(items)  # one skip line per file without a server, as in tests/storage

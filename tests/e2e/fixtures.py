@@ -3,19 +3,48 @@ one seeded database and one bot serving them (a bot per test would make the suit
 
 tests/e2e/conftest.py and tests/fault/conftest.py expose them. A file overrides only what differs:
 ``extra_papers`` to seed more papers, ``running`` to start its bot another way, ``slack`` for a scope of
-its own; a module constant ``BACKEND`` runs it on one backend whatever PAPERBOT_TEST_BACKEND says.
+its own.
+
+Every test that takes ``backend`` (itself, or through ``db_path``) runs once per backend, SQLite and
+PostgreSQL (:func:`parametrize_backend`; PAPERBOT_TEST_BACKEND picks one); the parameter is per module, so
+a file's tests share one bot per backend. A module constant ``BACKEND`` ("sqlite" or "postgres") runs that
+file on one backend only: a test that is about one backend by nature says why in its docstring.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.harness import FakeSlack, new_database, opened, seed_papers, serving, test_backend
+from tests.e2e.harness import (
+    FakeSlack,
+    new_database,
+    opened,
+    seed_papers,
+    serving,
+    test_backend,
+    test_backends,
+)
 from tests.e2e.slack_standin import SlackStandIn
 
 
+def parametrize_backend(metafunc) -> None:
+    """pytest_generate_tests of the suites that use these fixtures: ``backend`` takes each backend in turn,
+    at module scope (pytest then runs a file's tests on SQLite, then on PostgreSQL)."""
+    if "backend" in metafunc.fixturenames:
+        pinned = getattr(metafunc.module, "BACKEND", None)
+        metafunc.parametrize("backend", [pinned] if pinned else list(test_backends()), scope="module")
+
+
 @pytest.fixture(scope="module")
-def standin():
+def backend() -> str:
+    """The backend of the file's database (parametrised by :func:`parametrize_backend`)."""
+    return test_backend()
+
+
+@pytest.fixture(scope="module")
+def standin(backend):
+    """The file's Slack stand-in, one per backend: its record of calls (kept across tests) must not show
+    one backend's run what the other's did under the same keys."""
     with SlackStandIn(default_tz="Europe/Berlin") as s:
         yield s
 
@@ -27,12 +56,11 @@ def extra_papers() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def db_path(tmp_path_factory, request, extra_papers):
-    """The file's database (a file in a folder named after the test file, or a throwaway PostgreSQL
-    database), seeded through the ingest use case. A test file's ``BACKEND`` ("sqlite" or "postgres")
-    wins over PAPERBOT_TEST_BACKEND."""
-    backend = getattr(request.module, "BACKEND", None) or test_backend()
-    with new_database(tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1]), backend) as path:
+def db_path(tmp_path_factory, request, extra_papers, backend):
+    """The file's database on ``backend`` (a file in a folder named after the test file, or a throwaway
+    PostgreSQL database), seeded through the ingest use case."""
+    folder = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1] + "-" + backend)
+    with new_database(folder, backend) as path:
         seed_papers(path, extra=extra_papers)
         yield path
 

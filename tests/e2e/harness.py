@@ -77,20 +77,30 @@ def seed_papers(db_path: Path | str, extra: list[dict] | None = None) -> None:
 
 # -- the backend under test ---------------------------------------------------------------------------
 
-#: ``PAPERBOT_TEST_BACKEND=postgres`` runs the end-to-end suites on a throwaway PostgreSQL database each
-#: (on the server tests/storage/conftest.py uses); the default is a SQLite file.
+#: The end-to-end and fault suites run every test that takes the ``backend`` fixture (tests/e2e/fixtures.py)
+#: once per backend: on a SQLite file and on a throwaway PostgreSQL database (on the server
+#: tests/storage/conftest.py picks). ``PAPERBOT_TEST_BACKEND=sqlite`` (or ``postgres``) runs them on that
+#: one only.
 BACKEND_VARIABLE = "PAPERBOT_TEST_BACKEND"
+BACKENDS = ("sqlite", "postgres")
+
+
+def test_backends() -> tuple[str, ...]:
+    """The backends the end-to-end databases are made on: both, unless PAPERBOT_TEST_BACKEND names one."""
+    chosen = os.environ.get(BACKEND_VARIABLE, "").strip().lower()
+    if not chosen:
+        return BACKENDS
+    if chosen not in BACKENDS:
+        raise pytest.UsageError(f"{BACKEND_VARIABLE} must be sqlite or postgres, not {chosen!r}")
+    return (chosen,)
 
 
 def test_backend() -> str:
-    """The backend the end-to-end databases are made on: "sqlite" (the default) or "postgres"."""
-    backend = os.environ.get(BACKEND_VARIABLE, "sqlite").strip().lower() or "sqlite"
-    if backend not in ("sqlite", "postgres"):
-        raise pytest.UsageError(f"{BACKEND_VARIABLE} must be sqlite or postgres, not {backend!r}")
-    return backend
+    """The backend of a database made without saying which: the first of :func:`test_backends`."""
+    return test_backends()[0]
 
 
-test_backend.__test__ = False  # a helper, not a test
+test_backends.__test__ = test_backend.__test__ = False  # helpers, not tests
 
 
 class PostgresTarget(str):

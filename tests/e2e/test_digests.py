@@ -69,7 +69,8 @@ def at_the_start_of_a_minute() -> datetime:
 
 
 @pytest.fixture(scope="module")
-def standin():
+def standin(backend):
+    """One per backend: the calls it records stay, and tests count them."""
     with SlackStandIn(default_tz="Asia/Kolkata") as s:
         yield s
 
@@ -84,10 +85,10 @@ def clean_environment(monkeypatch, standin):
 
 
 @pytest.fixture
-def db(tmp_path) -> Path:
-    """A seeded database of its own: a file, or a throwaway PostgreSQL database with
-    PAPERBOT_TEST_BACKEND=postgres (tests/e2e/harness.py)."""
-    with new_database(tmp_path) as path:
+def db(tmp_path, backend) -> Path:
+    """A seeded database of its own on each backend in turn: a file, or a throwaway PostgreSQL database
+    (tests/e2e/harness.py)."""
+    with new_database(tmp_path, backend) as path:
         seed_papers(path)
         yield path
 

@@ -11,8 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from storage import Store
-from tests.e2e.harness import BOT_TOKEN, TEAM_ID, posts_to, seed_papers
+import pytest
+
+from tests.e2e.harness import BOT_TOKEN, TEAM_ID, new_database, opened, posts_to, query, seed_papers
 from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
 
@@ -27,6 +28,14 @@ def environment(standin: SlackStandIn, db: Path) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent), "PYTHONPATH": str(ROOT),
             "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN, "SLACK_API_URL": standin.base_url,
             "PAPERBOT_DB": str(db), "PAPERBOT_DIGEST_SIZE": "3"}
+
+
+@pytest.fixture
+def db(tmp_path, backend):
+    """A seeded database on each backend in turn (tests/e2e/harness.py)."""
+    with new_database(tmp_path, backend) as path:
+        seed_papers(path)
+        yield path
 
 
 def command(text: str, response_url: str) -> dict:
@@ -46,9 +55,7 @@ def reaction(name: str, channel: str, ts: str) -> dict:
             "authorizations": [{"team_id": TEAM_ID, "user_id": "UPAPERBOT", "is_bot": True}]}
 
 
-def test_paperbot_run_in_socket_mode_answers_over_the_websocket_and_stops_on_sigterm(tmp_path):
-    db = tmp_path / "paperbot.db"
-    seed_papers(db)
+def test_paperbot_run_in_socket_mode_answers_over_the_websocket_and_stops_on_sigterm(tmp_path, db):
     with SlackStandIn() as standin, SocketModeStandIn() as socket_mode:
         standin.socket_mode_url = socket_mode.url
         env = environment(standin, db)
@@ -76,14 +83,11 @@ def test_paperbot_run_in_socket_mode_answers_over_the_websocket_and_stops_on_sig
             paper = next(c for c in posts_to(standin, "D" + USER) if c.params.get("blocks"))
             channel, ts = paper.response["channel"], paper.response["ts"]
             socket_mode.wait_for_ack(socket_mode.send("events_api", reaction("+1", channel, ts)))
-            store = Store(db)
-            try:
+            with opened(db) as store:
                 liked = standin.wait_for(
                     lambda: [f for f in store.get_feedback(USER) if f.value > 0], what="the like")
-                assert len(liked) == 1 and liked[0].paper_id in {r["paper_id"] for r in store.db.query(
-                    "select paper_id from shown where user_id = ? and message_ts = ?", [USER, ts])}
-            finally:
-                store.close()
+                assert len(liked) == 1 and liked[0].paper_id in {r["paper_id"] for r in query(
+                    store, "select paper_id from shown where user_id = ? and message_ts = ?", [USER, ts])}
         finally:
             process.send_signal(signal.SIGTERM)
             out, err = process.communicate(timeout=60)
@@ -92,7 +96,7 @@ def test_paperbot_run_in_socket_mode_answers_over_the_websocket_and_stops_on_sig
 
 
 def test_an_app_token_slack_refuses_is_one_clear_line(tmp_path):
-    db = tmp_path / "paperbot.db"
+    db = tmp_path / "paperbot.db"  # about Slack's answer, not the database: SQLite is enough
     seed_papers(db)
     with SlackStandIn() as standin:  # no Socket Mode endpoint: apps.connections.open says no
         env = environment(standin, db)

@@ -1,13 +1,31 @@
 """Fault-suite fixtures: a :class:`~tests.fault.probe.Tally` per test, and the tried/held table at the end;
 the running bot's fixtures come from tests/e2e/fixtures.py (its ``store`` does not: here ``store`` stays
-tests/conftest.py's fresh database)."""
+tests/conftest.py's fresh database). As there, a test that takes ``backend`` (itself or through
+``db_path``) runs on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.fixtures import db_path, extra_papers, running, slack, standin  # noqa: F401
+from tests.e2e.fixtures import (  # noqa: F401
+    backend,
+    db_path,
+    extra_papers,
+    parametrize_backend,
+    running,
+    slack,
+    standin,
+)
 from tests.fault.probe import _TALLY, Tally, record
+from tests.storage.conftest import mark_postgres_skips
+
+
+def pytest_generate_tests(metafunc):
+    parametrize_backend(metafunc)
+
+
+def pytest_collection_modifyitems(config, items):
+    mark_postgres_skips(items)  # one skip line per file without a server, as in tests/storage
 
 
 @pytest.fixture

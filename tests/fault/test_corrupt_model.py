@@ -2,7 +2,12 @@
 through the engine, `paperbot search` and `paperbot digest`, and the running bot's slash commands.
 
 Each shape is written straight into the ``artifacts`` row, as a damaged file or another program would
-leave it, with its version bumped so that every process takes it for the newest model."""
+leave it, with its version bumped so that every process takes it for the newest model.
+
+The engine's case runs on SQLite and on PostgreSQL: what differs is how a blob travels (a ``bytea``
+column, NULL, the version read back). The rest are the same engine code above either store, and stay on
+SQLite, as do the shapes only SQLite's loose column types can hold (text in the blob column, a version
+that is not a number)."""
 
 from __future__ import annotations
 
@@ -29,7 +34,17 @@ from recommender import Profile, rank
 from recommender.index import FORMAT
 from storage import Paper, Store
 from tests.conftest import make_corpus
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, bot_environment, posts_to, serving
+from tests.e2e.harness import (
+    SLACK_ENVIRONMENT,
+    FakeSlack,
+    PostgresTarget,
+    bot_environment,
+    new_database,
+    opened,
+    posts_to,
+    query,
+    serving,
+)
 from tests.e2e.slack_standin import SlackStandIn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,8 +95,14 @@ SHAPES: dict[str, Callable[[bytes], bytes | str | None]] = {
 }
 
 
-def damage(db: Path, value: bytes | str | None) -> int:
+def damage(db: Path | PostgresTarget, value: bytes | str | None) -> int:
     """Overwrite the saved model's row with ``value`` (a newer version); returns that version."""
+    if isinstance(db, PostgresTarget):
+        if isinstance(value, str):  # a bytea column holds no text: what lands there is its bytes
+            value = value.encode()
+        with opened(db) as store, store.transaction():
+            return query(store, "update artifacts set data = ?, version = version + 1 where name = ?"
+                                " returning version", [value, ARTIFACT])[0]["version"]
     conn = sqlite3.connect(db)
     try:
         with conn:
@@ -92,12 +113,9 @@ def damage(db: Path, value: bytes | str | None) -> int:
         conn.close()
 
 
-def saved_blob(db: Path) -> bytes:
-    conn = sqlite3.connect(db)
-    try:
-        return conn.execute("select data from artifacts where name = ?", [ARTIFACT]).fetchone()[0]
-    finally:
-        conn.close()
+def saved_blob(db: Path | PostgresTarget) -> bytes:
+    with opened(db) as store:
+        return bytes(query(store, "select data from artifacts where name = ?", [ARTIFACT])[0]["data"])
 
 
 def seeded(db: Path, reader: str = READER) -> bytes:
@@ -110,7 +128,7 @@ def seeded(db: Path, reader: str = READER) -> bytes:
         with ctx.store.transaction():
             ctx.store.set_digest_schedule(reader, "00:00", True, since="2020-01-01T00:00:00+00:00")
     finally:
-        ctx.store.close()
+        ctx.close()
     return saved_blob(db)
 
 
@@ -122,6 +140,14 @@ def damaged(request, tmp_path) -> tuple[Path, int]:
     return db, damage(db, SHAPES[request.param](good))
 
 
+@pytest.fixture(params=list(SHAPES))
+def damaged_on_each_backend(request, tmp_path, backend) -> tuple[Path | PostgresTarget, int]:
+    """:func:`damaged`, on SQLite and on PostgreSQL in turn."""
+    with new_database(tmp_path, backend) as db:
+        good = seeded(db)
+        yield db, damage(db, SHAPES[request.param](good))
+
+
 def warnings_about_the_model(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records
             if r.name == "bot.engine" and r.levelno == logging.WARNING and "unusable" in r.getMessage()]
@@ -129,8 +155,7 @@ def warnings_about_the_model(caplog) -> list[str]:
 
 def assert_rewritten(db: Path, damaged_version: int, caplog) -> None:
     """A good model was saved over the damaged one: the next process loads it and refits nothing."""
-    store = Store(db)
-    try:
+    with opened(db) as store:
         assert store.artifact_version(ARTIFACT) == damaged_version + 1
         caplog.clear()
         engine = Engine(store, refresh_every=0)
@@ -138,25 +163,20 @@ def assert_rewritten(db: Path, damaged_version: int, caplog) -> None:
             assert index is not None and len(index) == 40
         assert store.artifact_version(ARTIFACT) == damaged_version + 1, "the next process had to refit"
         assert not warnings_about_the_model(caplog)
-    finally:
-        store.close()
 
 
 # -- the engine -------------------------------------------------------------------------------------
 
-def test_the_engine_refits_and_rewrites_a_damaged_model(damaged, caplog):
-    db, version = damaged
-    store = Store(db)
-    try:
+def test_the_engine_refits_and_rewrites_a_damaged_model(damaged_on_each_backend, caplog):
+    db, version = damaged_on_each_backend
+    with opened(db) as store:
         with caplog.at_level(logging.WARNING):
             engine = Engine(store, refresh_every=0)
             with engine.index() as index:
                 ranked = [r.paper_id for r in rank(index, Profile(topics=["feline cats"]), 5)]
         assert ranked and all(pid.startswith("cats-") for pid in ranked)
         lines = warnings_about_the_model(caplog)
-        assert len(lines) == 1 and str(db) in lines[0] and "\n" not in lines[0], lines
-    finally:
-        store.close()
+        assert len(lines) == 1 and str(store.path) in lines[0] and "\n" not in lines[0], lines  # file or URL
     assert_rewritten(db, version, caplog)
 
 

@@ -1,6 +1,7 @@
 """Fuzzing the real bot over HTTP: slash-command text, and the shapes of events, buttons and modals.
 
-Hypothesis drives `paperbot run`'s own pieces (tests.e2e.harness.RunningBot) against the Slack stand-in.
+Hypothesis drives `paperbot run`'s own pieces (tests.e2e.harness.RunningBot) against the Slack stand-in,
+on SQLite and on PostgreSQL in turn.
 Each property counts the examples it tried and the ones that held, for the fault suite's closing table.
 ``PAPERBOT_FUZZ_EXAMPLES`` (default 150 times PAPERBOT_PROBE_SCALE) sets the examples per property, for
 a bigger probe by hand: ``PAPERBOT_FUZZ_EXAMPLES=1500 pytest tests/fault``.
@@ -21,8 +22,7 @@ from hypothesis import strategies as st
 from bot.slack.app import SORRY
 from bot.slack.commands import SUBCOMMANDS
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
-from storage import Store
-from tests.e2e.harness import TEAM_ID, FakeSlack, LogCapture, user_ids
+from tests.e2e.harness import TEAM_ID, FakeSlack, LogCapture, opened, query, user_ids
 from tests.fault.probe import record, scaled
 
 EXAMPLES = int(os.environ.get("PAPERBOT_FUZZ_EXAMPLES") or scaled(150))
@@ -61,9 +61,8 @@ def module_logs():
 
 @pytest.fixture(scope="module")
 def store(db_path):
-    s = Store(db_path)
-    yield s
-    s.close()
+    with opened(db_path) as s:
+        yield s
 
 
 @pytest.fixture(scope="module")
@@ -257,8 +256,8 @@ def test_any_payload_shape_is_200_400_or_401_never_a_5xx_or_a_traceback(slack, s
     assert "Traceback" not in logs.text and "ERROR" not in logs.text, logs.text[-2000:]
     if status != 200:
         assert not any(store.rows_about(user).values()), (kind, body[:200])
-        assert store.db.execute("select count(*) from once_keys where key = ?",
-                                [f"event:{event_id}"]).fetchone()[0] == 0
+        assert query(store, "select count(*) as n from once_keys where key = ?",
+                     [f"event:{event_id}"])[0]["n"] == 0
     SHAPES.held += 1
 
 
@@ -267,5 +266,7 @@ def test_payload_shape_summary(running, module_logs):
     running.bot.runtime.background.shutdown()  # wait for the work the admitted payloads started
     print(SHAPES.line())
     record("fuzz: payload shapes (signed and not)", SHAPES.tried, SHAPES.held)
-    assert SHAPES.tried == 0 or SHAPES.held == SHAPES.tried
+    tried, held = SHAPES.tried, SHAPES.held
+    SHAPES.tried = SHAPES.held = 0  # it runs once per backend: the next run's figures are its own
+    assert tried == 0 or held == tried
     assert "Traceback" not in module_logs.text and "ERROR" not in module_logs.text, module_logs.text[-3000:]

@@ -1,6 +1,7 @@
 """The kill-9 loop: `paperbot digest` killed with SIGKILL at random moments during digests, restarted
 each time, against the Slack stand-in. Whatever the moment (a post in flight, a claim half made),
-nobody gets a paper twice or a header twice, and everyone ends with their digest.
+nobody gets a paper twice or a header twice, and everyone ends with their digest. On SQLite and on
+PostgreSQL (where a killed process's connections, transactions and advisory locks end with it).
 
 Bounded for CI (PAPERBOT_FAULT_KILLS, default 6 times PAPERBOT_PROBE_SCALE); a bigger probe by hand, e.g.
 ``PAPERBOT_FAULT_KILLS=36 pytest -q -s tests/fault/test_kill_loop.py`` (it prints tried/held).
@@ -20,11 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from storage import Store
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     add_people,
     bot_environment,
+    new_database,
+    opened,
+    query,
     seed_papers,
     zone_far_from_midnight,
 )
@@ -69,10 +72,15 @@ def _repeats(standin: SlackStandIn, users: list[str]) -> list[str]:
     return found
 
 
-def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standin, tmp_path):
+@pytest.fixture
+def db(tmp_path, backend):
+    with new_database(tmp_path, backend) as path:
+        seed_papers(path)
+        yield path
+
+
+def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standin, db):
     rng = random.Random(SEED)
-    db = tmp_path / "paperbot.db"
-    seed_papers(db)
     users = [f"UKILL{i:03d}" for i in range(4 + 2 * KILLS)]
     add_people(db, users, TZ)
     standin.delay("chat.postMessage", 0.05)  # posts take a moment: kills land mid-post too
@@ -101,16 +109,13 @@ def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standi
     assert tried >= min(KILLS, 3), f"the digests finished before enough kills (seed {SEED})"
     assert _repeats(standin, users) == [], f"seed {SEED}"
     assert held == tried
-    store = Store(db)
-    try:
+    with opened(db) as store:
         for user in users:
             messages = standin.history.get("D" + user, [])
             headers = [m for m in messages if (m.get("metadata") or {}).get("event_type")
                        == "paperbot_digest_header"]
             assert len(headers) == 1, (user, SEED)
             assert len(messages) == 1 + DIGEST_SIZE, (user, SEED)  # the header and every paper, once
-            records = store.db.execute("select status from digests where user_id = ?", [user]).fetchall()
-            assert records == [("sent",)], (user, SEED)
+            records = query(store, "select status from digests where user_id = ?", [user])
+            assert records == [{"status": "sent"}], (user, SEED)
             assert len(store.shown_paper_ids(user)) == DIGEST_SIZE
-    finally:
-        store.close()

@@ -1,7 +1,8 @@
 """A Slack outage across several digest runs: nothing is recorded as sent that was not delivered, the
 digests wait (with a growing pause) for the rest of their local day, and when Slack is back everyone
 gets that day's digest once. First as use cases with a fake courier and a fake clock, then end to end
-with the real Slack client against the stand-in answering 500."""
+with the real Slack client against the stand-in answering 500. Each on SQLite and on PostgreSQL: what a
+digest has delivered, and when it is tried next, is the store's to keep."""
 
 from __future__ import annotations
 
@@ -29,12 +30,15 @@ from bot.usecases.sending import (
     iso_utc,
     outage_backoff,
 )
-from storage import Store
 from tests.clock import Clock
+from tests.conftest import make_corpus
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     bot_environment,
+    new_database,
+    opened,
     posts_to,
+    query,
     seed_papers,
     zone_far_from_midnight,
 )
@@ -107,6 +111,19 @@ def status(ctx: Context, user: str, day: str = "2026-07-15") -> str | None:
 
 
 # -- use cases, fake courier and clock --------------------------------------------------------------
+
+@pytest.fixture
+def ctx(tmp_path, backend) -> Context:
+    """tests/conftest.py's context (the five-topic corpus, index built), on each backend in turn."""
+    with new_database(tmp_path, backend) as db:
+        c = Context.open(str(db), digest_size=3)
+        try:
+            c.store.upsert_papers(make_corpus())
+            c.engine.refresh()
+            yield c
+        finally:
+            c.close()
+
 
 def test_the_backoff_doubles_from_two_minutes_and_is_capped():
     minutes = [outage_backoff(n) / timedelta(minutes=1) for n in range(1, 8)]
@@ -271,12 +288,17 @@ def _add_people(db: Path, users: list[str], tz: str) -> None:
     try:
         people(ctx, users, tz, "00:00")
     finally:
-        ctx.store.close()
+        ctx.close()
 
 
-def test_a_500_outage_across_runs_with_the_real_client_then_every_digest_arrives_once(standin, tmp_path):
-    db = tmp_path / "paperbot.db"
-    seed_papers(db)
+@pytest.fixture
+def db(tmp_path, backend):
+    with new_database(tmp_path, backend) as path:
+        seed_papers(path)
+        yield path
+
+
+def test_a_500_outage_across_runs_with_the_real_client_then_every_digest_arrives_once(standin, db):
     tz = _midday_zone()
     users = ["UOUT1", "UOUT2", "UOUT3"]
     _add_people(db, users, tz)
@@ -303,7 +325,7 @@ def test_a_500_outage_across_runs_with_the_real_client_then_every_digest_arrives
         assert sorted((o.user_id, o.status) for o in run.outcomes) == [(u, "sent") for u in users]
         assert run_daily(ctx, [], courier, clock(), clock=clock, alive=DEAD).outcomes == []
     finally:
-        ctx.store.close()
+        ctx.close()
     for user in users:
         posts = posts_to(standin, "D" + user)
         assert [bool(p.params.get("blocks")) for p in posts] == [False, True, True, True]  # header first
@@ -318,9 +340,7 @@ def cli(standin: SlackStandIn, db: Path) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-def test_paperbot_digest_exits_1_while_slack_is_down_and_0_once_every_digest_went_out(standin, tmp_path):
-    db = tmp_path / "paperbot.db"
-    seed_papers(db)
+def test_paperbot_digest_exits_1_while_slack_is_down_and_0_once_every_digest_went_out(standin, db):
     tz = _midday_zone()
     users = ["UCLI1", "UCLI2"]
     _add_people(db, users, tz)
@@ -333,19 +353,16 @@ def test_paperbot_digest_exits_1_while_slack_is_down_and_0_once_every_digest_wen
     code, out, _ = cli(standin, db)  # the pause has not run out: nothing tried, still left
     assert code == 1 and "2 left for the next run" in out
     standin.reset()
-    store = Store(db)
-    try:
+    with opened(db) as store:
         for user in users:  # the pause runs out (instead of waiting two minutes)
             with store.transaction():
-                store.db.execute("update digests set lease_until = ? where user_id = ?",
-                                 [iso_utc(datetime.now(UTC) - timedelta(seconds=1)), user])
+                query(store, "update digests set lease_until = ? where user_id = ? returning user_id",
+                      [iso_utc(datetime.now(UTC) - timedelta(seconds=1)), user])
         assert all(store.get_digest(u, day).status == "sending" for u in users)
         code, out, err = cli(standin, db)
         assert code == 0, out + err
         assert "Sent 2 digest(s) with 6 paper(s)" in out
         assert all(store.get_digest(u, day).status == "sent" for u in users)
-    finally:
-        store.close()
     for user in users:
         posts = posts_to(standin, "D" + user)
         assert len(posts) == 4 and len({p.params["text"] for p in posts}) == 4

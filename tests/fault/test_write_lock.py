@@ -3,6 +3,10 @@
 Another process (a plain ``sqlite3`` script, as a big ingest or a backup would be) holds a write
 transaction on the bot's database while signed commands and events arrive over HTTP. The write wait
 is shortened here (``BUSY_SECONDS``) so the suite stays quick; the behaviour is the same at 90 s.
+
+SQLite only, by nature: a SQLite file has one write lock for the whole database, which any other process
+may hold for as long as it likes. PostgreSQL has no such lock: writers wait only for the rows they both
+change (and for the per-person advisory locks, tested in tests/storage/test_person_lock.py).
 """
 
 from __future__ import annotations

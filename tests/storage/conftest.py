@@ -1,9 +1,12 @@
 """The store contract suite's fixtures: every test that takes ``any_store`` runs on SQLite and on PostgreSQL.
 
 PostgreSQL is the server at ``PAPERBOT_TEST_POSTGRES`` (a URL) when set, else the local default below if it
-answers. Each test session makes its own throwaway database ``paperbot_test_<random>`` and drops it at the
-end; each test starts from an empty schema. Without a server the PostgreSQL cases skip, with one line naming
-PAPERBOT_TEST_POSTGRES; with ``PAPERBOT_REQUIRE_POSTGRES=1`` (CI) they fail instead.
+answers, else (where PostgreSQL is installed) a private cluster this test session starts itself
+(tests/storage/private_cluster.py). Each test session makes its own throwaway database
+``paperbot_test_<random>`` and drops it at the end; each test starts from an empty schema. Without any
+server the PostgreSQL cases skip, with one line naming PAPERBOT_TEST_POSTGRES; with
+``PAPERBOT_REQUIRE_POSTGRES=1`` (CI) they fail instead. The end-to-end and fault suites use the same server
+(tests/e2e/harness.py::new_database).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import pytest
 from storage import Store, open_store
 
 DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
+#: Replaces DEFAULT_SERVER (e.g. with a dead port, to make the private-cluster fallback's test use it).
+DEFAULT_VARIABLE = "PAPERBOT_TEST_POSTGRES_DEFAULT"
 
 
 def with_database(url: str, name: str) -> str:
@@ -27,25 +32,51 @@ def with_database(url: str, name: str) -> str:
 
 
 def _server() -> str:
-    return os.environ.get("PAPERBOT_TEST_POSTGRES") or DEFAULT_SERVER
+    """The server the PostgreSQL tests use: PAPERBOT_TEST_POSTGRES, else the local default if it answers,
+    else a private cluster if one can be started (see :func:`_choice`)."""
+    return os.environ.get("PAPERBOT_TEST_POSTGRES") or _choice()[0]
 
 
-@functools.cache
-def _server_problem() -> str | None:
-    """Why no PostgreSQL server can be used for the tests, or None when one answers (asked once)."""
+def _answers(url: str) -> str | None:
+    """None if a server answers at ``url``, else the first line of why not."""
     try:
         import psycopg
     except ImportError:
         return "psycopg is not installed"
     try:
-        psycopg.connect(_server(), autocommit=True, connect_timeout=3).close()
+        psycopg.connect(url, autocommit=True, connect_timeout=3).close()
     except psycopg.Error as exc:
         return str(exc).strip().splitlines()[0][:160]
     return None
 
 
+@functools.cache
+def _choice() -> tuple[str, str | None]:
+    """Without PAPERBOT_TEST_POSTGRES: (the server's URL, None), or (the default's URL, why none can be
+    had). Decided once per process; a private cluster started here lives until the process exits."""
+    default = os.environ.get(DEFAULT_VARIABLE) or DEFAULT_SERVER
+    problem = _answers(default)
+    if problem is None or problem == "psycopg is not installed":
+        return default, problem
+    from tests.storage import private_cluster
+
+    try:
+        cluster = private_cluster.start()
+    except private_cluster.Unavailable as exc:
+        return default, f"{problem}; no private cluster either: {exc}"
+    return cluster.url, _answers(cluster.url)
+
+
+@functools.cache
+def _server_problem() -> str | None:
+    """Why no PostgreSQL server can be used for the tests, or None when one answers (asked once)."""
+    if os.environ.get("PAPERBOT_TEST_POSTGRES"):
+        return _answers(os.environ["PAPERBOT_TEST_POSTGRES"])
+    return _choice()[1]
+
+
 def _skip_reason(why: str) -> str:
-    return (f"no PostgreSQL server for the storage tests ({why}):"
+    return (f"no PostgreSQL server for the PostgreSQL tests ({why}):"
             " set PAPERBOT_TEST_POSTGRES to a postgresql:// URL")
 
 
@@ -55,17 +86,25 @@ def _uses_postgres(item) -> bool:
                                                   == "postgres")
 
 
-def pytest_collection_modifyitems(config, items):
+def mark_postgres_skips(items) -> None:
+    """Without a server, mark every PostgreSQL case among ``items`` (a ``backend`` parameter "postgres",
+    or pg_database) skipped; with PAPERBOT_REQUIRE_POSTGRES=1 the fixtures fail them instead. The
+    storage, end-to-end and fault conftests each call it from their collection hook (pytest hands every
+    conftest's hook all the session's items; the first call marks, the others find them marked)."""
     # A skip mark, not a skip from the fixture: pytest folds the report of marked skips into one line
     # per file instead of one per test.
     if os.environ.get("PAPERBOT_REQUIRE_POSTGRES") == "1":
-        return  # the fixture fails them instead
-    wanted = [item for item in items if _uses_postgres(item)]
+        return
+    wanted = [item for item in items if not getattr(item, "_pg_checked", False) and _uses_postgres(item)]
     problem = _server_problem() if wanted else None
-    if problem:
-        mark = pytest.mark.skip(reason=_skip_reason(problem))
-        for item in wanted:
-            item.add_marker(mark)
+    for item in wanted:
+        item._pg_checked = True
+        if problem:
+            item.add_marker(pytest.mark.skip(reason=_skip_reason(problem)))
+
+
+def pytest_collection_modifyitems(config, items):
+    mark_postgres_skips(items)
 
 
 @pytest.fixture(scope="session")

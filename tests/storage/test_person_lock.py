@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
+
 from storage import open_store
 from tests.storage.conftest import dispose
 
@@ -143,3 +145,81 @@ def _waits_until_released(pg_url: str, wait_for_it, holder: threading.Thread, re
     release.set()
     holder.join(30)
     waiter.join(30)
+
+
+def _held_elsewhere(url: str, space: int, user_id: str) -> bool:
+    """Whether another session holds the two-key advisory lock (space, user): it can't take it."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        taken = conn.execute("select pg_try_advisory_lock(%s, hashtext(%s))", [space, user_id]).fetchone()[0]
+    return not taken  # (when it was free, closing the connection let go of it again)
+
+
+def test_a_person_s_lock_is_taken_again_by_the_next_transaction_and_after_a_rolled_back_savepoint(pg_url):
+    from storage import pg_migrations
+
+    store, space = open_store(pg_url), pg_migrations.PERSON_LOCK_SPACE
+    try:
+        with store.transaction():
+            store.lock_person("U1")
+            store.lock_person("U1")  # again in the same transaction: still held
+            assert _held_elsewhere(pg_url, space, "U1")
+        assert not _held_elsewhere(pg_url, space, "U1")
+        with store.transaction():  # a new transaction takes it anew (what the last one held went with it)
+            store.lock_person("U1")
+            assert _held_elsewhere(pg_url, space, "U1")
+        with store.transaction():
+            try:
+                with store.transaction():  # a savepoint: rolling it back lets go of the lock taken in it
+                    store.lock_person("U2")
+                    raise RuntimeError("rolled back")
+            except RuntimeError:
+                pass
+            assert not _held_elsewhere(pg_url, space, "U2")
+            store.lock_person("U2")  # so this takes it again
+            assert _held_elsewhere(pg_url, space, "U2")
+    finally:
+        dispose(store)
+
+
+def _holders(url: str) -> set[int]:
+    """The server processes (connections) holding advisory locks on this database now."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("select l.pid from pg_locks l join pg_database d on d.oid = l.database"
+                            " where l.locktype = 'advisory' and d.datname = current_database()").fetchall()
+    return {pid for (pid,) in rows}
+
+
+def test_a_hold_lets_go_of_the_person_when_it_ends_though_its_connection_is_kept_for_the_next(pg_url):
+    from storage import pg_migrations
+
+    first, second = open_store(pg_url), open_store(pg_url)
+    space = pg_migrations.PERSON_HOLD_SPACE
+    try:
+        with first.hold_person("U1"):
+            assert _held_elsewhere(pg_url, space, "U1")
+        assert not _held_elsewhere(pg_url, space, "U1")
+        holders: set[int] = set()
+        for _ in range(10):  # one delivery after another (two at once): not a new connection each time
+            with first.hold_person("U1"), first.hold_person("U2"):
+                assert _held_elsewhere(pg_url, space, "U1") and _held_elsewhere(pg_url, space, "U2")
+                holders |= _holders(pg_url)
+        assert len(holders) == 2
+        with pytest.raises(RuntimeError), first.hold_person("U1"):
+            raise RuntimeError("the delivery failed")
+        done = threading.Event()
+
+        def other_process() -> None:
+            with second.hold_person("U1"):
+                done.set()
+
+        waiter = threading.Thread(target=other_process, daemon=True)
+        waiter.start()
+        assert done.wait(30), "the hold was not let go when its block ended"
+        waiter.join(30)
+    finally:
+        dispose(first)
+        dispose(second)

@@ -1,0 +1,118 @@
+"""Throwaway PostgreSQL databases for the benchmarks: made, cloned, measured and dropped on one server.
+
+The server is ``PAPERBOT_BENCH_POSTGRES`` (a ``postgresql://`` URL) when set, else the local default.
+Every database a benchmark makes is named ``paperbot_bench_<random>_…`` and dropped when it ends, also
+when it fails. Cloning uses ``CREATE DATABASE … TEMPLATE …``: a file-level copy on the server, so each
+timed run starts from the same state in a fraction of a second (no re-ingest, no ``db copy``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
+ENV = "PAPERBOT_BENCH_POSTGRES"
+
+
+def server_url(given: str | None = None) -> str:
+    """The server to use: ``given``, else $PAPERBOT_BENCH_POSTGRES, else the local default."""
+    return given or os.environ.get(ENV) or DEFAULT_SERVER
+
+
+def with_database(url: str, name: str) -> str:
+    """``url`` pointing at database ``name`` on the same server."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def problem(url: str) -> str | None:
+    """Why the server at ``url`` can't be used, in one line; None when it answers."""
+    try:
+        import psycopg
+    except ImportError:
+        return "psycopg is not installed (pip install -e '.[postgres]')"
+    try:
+        psycopg.connect(url, autocommit=True, connect_timeout=3).close()
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0][:160]
+    return None
+
+
+def _admin(url: str, sql: str) -> list[tuple]:
+    import psycopg
+
+    # Identifiers below are made here (``Server``), never taken from input.
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        cur = conn.execute(sql)
+        return cur.fetchall() if cur.description else []
+
+
+def version(url: str) -> str:
+    """The server's version, e.g. "PostgreSQL 15.20"."""
+    return " ".join(_admin(url, "select version()")[0][0].split()[:2])
+
+
+class Server:
+    """The databases one benchmark run makes on one server; :meth:`drop_all` drops every one."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.prefix = f"paperbot_bench_{secrets.token_hex(4)}"
+        self.made: list[str] = []
+
+    def url_of(self, name: str) -> str:
+        return with_database(self.url, name)
+
+    def create(self, suffix: str, template: str | None = None) -> str:
+        """A new database ``<prefix>_<suffix>`` (a copy of database ``template`` when given, which
+        nobody may be connected to); returns its name. An older one of that name is dropped first."""
+        name = f"{self.prefix}_{suffix}"
+        self.drop(name)
+        _admin(self.url, f'create database "{name}"' + (f' template "{template}"' if template else ""))
+        self.made.append(name)
+        return name
+
+    def drop(self, name: str) -> None:
+        """Drop database ``name`` if it exists, closing any connection left to it."""
+        _admin(self.url, f'drop database if exists "{name}" with (force)')
+
+    def size(self, name: str) -> int:
+        """Bytes on disk of database ``name`` (``pg_database_size``)."""
+        return int(_admin(self.url, f"select pg_database_size('{name}')")[0][0])
+
+    def vacuum_analyze(self, name: str) -> None:
+        """VACUUM ANALYZE database ``name``: a copied database has no planner statistics yet, and a
+        real one would have them from autovacuum long before a morning's digests."""
+        _admin(self.url_of(name), "vacuum analyze")
+
+    def drop_all(self) -> None:
+        for name in dict.fromkeys(reversed(self.made)):
+            with contextlib.suppress(Exception):  # already gone, or the server went away: nothing to keep
+                self.drop(name)
+        self.made.clear()
+
+
+@contextlib.contextmanager
+def server(url: str) -> Iterator[Server]:
+    """A :class:`Server` whose databases are dropped at the end, however the block ends."""
+    s = Server(url)
+    try:
+        yield s
+    finally:
+        s.drop_all()
+
+
+def db_copy(source: str | Path, target_url: str, env: dict, cwd: Path) -> None:
+    """``paperbot db copy --to target_url`` from the database ``source`` (a SQLite file), as a user
+    moving an install would; raises SystemExit with its output when it fails."""
+    done = subprocess.run([sys.executable, "-m", "bot.cli", "db", "copy", "--to", target_url],
+                          env={**env, "PAPERBOT_DB": str(source)}, cwd=cwd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"paperbot db copy failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
