@@ -4,6 +4,7 @@ from tests.e2e.fixtures import (  # noqa: F401
     backend,
     db_path,
     extra_papers,
+    fresh_db,
     parametrize_backend,
     running,
     slack,

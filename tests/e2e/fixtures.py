@@ -65,6 +65,15 @@ def db_path(tmp_path_factory, request, extra_papers, backend):
         yield path
 
 
+@pytest.fixture
+def fresh_db(tmp_path, backend):
+    """A database of the test's own on the file's backend, seeded with the five-topic corpus: for a test
+    that runs paperbot's own processes on it and counts what they did."""
+    with new_database(tmp_path, backend) as path:
+        seed_papers(path)
+        yield path
+
+
 @pytest.fixture(scope="module")
 def running(standin, db_path):
     with serving(standin, db_path) as bot:

@@ -37,6 +37,7 @@ from storage import Store, open_store
 from tests.conftest import make_corpus
 from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
 
+ROOT = Path(__file__).resolve().parents[2]
 SIGNING_SECRET = "e2e-signing-secret"
 BOT_TOKEN = "xoxb-e2e-bot-token"
 TEAM_ID = "T0STANDIN"
@@ -59,6 +60,13 @@ def bot_environment(standin: SlackStandIn, db_path: Path | str, digest_size: int
         "PAPERBOT_DB": str(db_path),
         "PAPERBOT_DIGEST_SIZE": str(digest_size),
     }
+
+
+def process_environment(folder: Path, settings: dict[str, str] | None = None) -> dict[str, str]:
+    """The whole environment of a paperbot subprocess: ``settings`` and none of the developer's own
+    variables, ``folder`` as HOME, this checkout importable, lines wide enough not to wrap."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder), "PYTHONPATH": str(ROOT),
+            "COLUMNS": "200", **(settings or {})}
 
 
 def seed_papers(db_path: Path | str, extra: list[dict] | None = None) -> None:

@@ -11,7 +11,6 @@ also knows which process a claim's owner (``host:pid:start``, see ``bot.owner``)
 from __future__ import annotations
 
 import itertools
-import os
 import signal
 import subprocess
 import sys
@@ -20,19 +19,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tests.e2e.harness import LISTENING, FakeSlack, bot_environment
+from tests.e2e.harness import LISTENING, FakeSlack, bot_environment, process_environment
 from tests.e2e.slack_standin import SlackStandIn
 
-ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 60.0  # a hang guard: three processes importing scikit-learn on two busy cores
 STOP_SECONDS = 60.0  # SIGTERM lets work under way finish (uvicorn gives requests 25 s)
-
-
-def process_environment(folder: Path, settings: dict[str, str]) -> dict[str, str]:
-    """The whole environment of a paperbot subprocess: ``settings`` and no developer's own variables,
-    ``folder`` as HOME, this checkout importable."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(folder), "PYTHONPATH": str(ROOT),
-            "COLUMNS": "200", **settings}
 
 
 class Replica:

@@ -139,14 +139,7 @@ class SlackStandIn:
 
     def wait_for(self, condition: Callable[[], object], timeout: float = 15.0, what: str = "condition"):
         """Poll ``condition`` until it returns something truthy; return that, or fail after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = condition()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-            time.sleep(0.02)
+        return wait_until(condition, timeout, what, pause=0.02)
 
     # -- answering -------------------------------------------------------------------------------
 
@@ -305,3 +298,16 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+def wait_until(condition: Callable[[], object], timeout: float, what: str, pause: float = 0.05):
+    """Poll ``condition`` until it returns something truthy (returned); fail after ``timeout`` seconds,
+    naming ``what`` was waited for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(pause)

@@ -4,7 +4,6 @@ people Slack can't reach. Nothing leaves 127.0.0.1."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from tests.e2e.harness import (
     bot_environment,
     new_database,
     posts_to,
+    process_environment,
     seed_papers,
     serving,
     user_ids,
@@ -38,7 +38,6 @@ from tests.e2e.slack_standin import SlackStandIn
 def dispose(store) -> None:
     getattr(store, "dispose", store.close)()
 
-ROOT = Path(__file__).resolve().parents[2]
 new_user = user_ids("UDIG")
 
 
@@ -96,9 +95,7 @@ def db(tmp_path, backend) -> Path:
 def cli(standin: SlackStandIn, db: Path, *args: str, digest_size: int = 3, env: dict | None = None,
         wait: bool = True):
     """`paperbot digest ARGS` as its own process, as cron would run it."""
-    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent),
-               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db, digest_size),
-               **(env or {})}
+    environ = process_environment(db.parent, {**bot_environment(standin, db, digest_size), **(env or {})})
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "digest", *args], cwd=db.parent, env=environ,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if not wait:

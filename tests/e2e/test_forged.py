@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import signal
 import subprocess
 import sys
 import time
 from datetime import timedelta
-from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -31,6 +29,7 @@ from tests.e2e.harness import (
     listening_url,
     opened,
     posts_to,
+    process_environment,
     seed_papers,
     serving,
     table_counts,
@@ -42,7 +41,6 @@ from tests.e2e.test_socket_mode import APP_TOKEN
 from tests.e2e.test_socket_mode import command as socket_command
 from tests.e2e.test_socket_mode import environment as socket_environment
 
-ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = "TFOREIGN"
 JSON = "application/json"
 FORM = "application/x-www-form-urlencoded"
@@ -244,8 +242,7 @@ def test_a_wrong_signing_secret_is_one_warning_not_silence(standin, db_path):
 
 
 def test_paperbot_run_logs_user_text_escaped_and_refusals_in_one_line(standin, db_path, tmp_path):
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
-           **bot_environment(standin, db_path)}
+    env = process_environment(tmp_path, bot_environment(standin, db_path))
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "-v", "run", "--port", "0"], cwd=tmp_path,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -18,7 +18,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -26,9 +25,18 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.slack.digests import HEADER_EVENT, PAPER_EVENT
-from tests.e2e.harness import Reply, add_people, new_database, opened, query, seed_papers, table_columns
-from tests.e2e.replicas import Replica, Replicas, process_environment
-from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.harness import (
+    Reply,
+    add_people,
+    new_database,
+    opened,
+    process_environment,
+    query,
+    seed_papers,
+    table_columns,
+)
+from tests.e2e.replicas import Replica, Replicas
+from tests.e2e.slack_standin import SlackStandIn, wait_until
 
 DIGEST_SIZE = 3
 DIGEST_PEOPLE = 45
@@ -87,18 +95,6 @@ def paper_messages(standin: SlackStandIn, user: str) -> list[tuple[str, str]]:
     """(paper id, ts) of every paper message in the person's DM, oldest first."""
     return [(m["metadata"]["event_payload"]["paper_id"], m["ts"])
             for m in messages(standin, user) if event_type(m) == PAPER_EVENT]
-
-
-def wait_until(condition, timeout: float, what: str, pause: float = 0.05):
-    """Poll ``condition`` until it returns something truthy (returned); fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(pause)
 
 
 def feedback_of(store, user: str) -> dict[str, int]:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -23,12 +21,11 @@ from tests.e2e.harness import (
     listening_url,
     opened,
     posts_to,
+    process_environment,
     query,
     table_columns,
     user_ids,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 HOSTILE_TITLE = "Volcanic <!channel> eruptions <@U123> & <https://evil.example|click here>"
 HOSTILE = {
@@ -485,8 +482,7 @@ def test_socket_mode_handler_is_built_on_the_same_app_and_dispatches(running, st
 
 def test_paperbot_run_stops_cleanly_on_sigterm_finishing_work_under_way(standin, db_path, tmp_path):
     standin.reset()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
-           **bot_environment(standin, db_path)}
+    env = process_environment(tmp_path, bot_environment(standin, db_path))
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--port", "0"], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -5,7 +5,6 @@ and are acked over that socket. Nothing leaves 127.0.0.1."""
 from __future__ import annotations
 
 import itertools
-import os
 import signal
 import subprocess
 import sys
@@ -13,11 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import BOT_TOKEN, TEAM_ID, new_database, opened, posts_to, query, seed_papers
+from tests.e2e.harness import (
+    BOT_TOKEN,
+    TEAM_ID,
+    new_database,
+    opened,
+    posts_to,
+    process_environment,
+    query,
+    seed_papers,
+)
 from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
 
-ROOT = Path(__file__).resolve().parents[2]
 USER = "USOCKET01"
 APP_TOKEN = "xapp-1-standin"
 _TRIGGERS = itertools.count(1)
@@ -25,9 +32,9 @@ _TRIGGERS = itertools.count(1)
 
 def environment(standin: SlackStandIn, db: Path) -> dict[str, str]:
     """`paperbot run`'s whole environment: Socket Mode (an app-level token), Slack on localhost."""
-    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent), "PYTHONPATH": str(ROOT),
-            "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN, "SLACK_API_URL": standin.base_url,
-            "PAPERBOT_DB": str(db), "PAPERBOT_DIGEST_SIZE": "3"}
+    return process_environment(db.parent, {
+        "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_APP_TOKEN": APP_TOKEN, "SLACK_API_URL": standin.base_url,
+        "PAPERBOT_DB": str(db), "PAPERBOT_DIGEST_SIZE": "3"})
 
 
 @pytest.fixture

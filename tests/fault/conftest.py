@@ -7,25 +7,17 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.conftest import pytest_collection_modifyitems, pytest_generate_tests  # noqa: F401 (the same hooks)
 from tests.e2e.fixtures import (  # noqa: F401
     backend,
     db_path,
     extra_papers,
-    parametrize_backend,
+    fresh_db,
     running,
     slack,
     standin,
 )
 from tests.fault.probe import _TALLY, Tally, record
-from tests.storage.conftest import mark_postgres_skips
-
-
-def pytest_generate_tests(metafunc):
-    parametrize_backend(metafunc)
-
-
-def pytest_collection_modifyitems(config, items):
-    mark_postgres_skips(items)  # one skip line per file without a server, as in tests/storage
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import pickle
 import sqlite3
 import subprocess
@@ -42,12 +41,12 @@ from tests.e2e.harness import (
     new_database,
     opened,
     posts_to,
+    process_environment,
     query,
     serving,
 )
 from tests.e2e.slack_standin import SlackStandIn
 
-ROOT = Path(__file__).resolve().parents[2]
 READER = "UREADER"
 
 
@@ -239,8 +238,7 @@ def test_paperbot_digest_chooses_from_a_refitted_model(damaged, caplog):
 def test_paperbot_as_its_own_process_warns_in_one_line(shape, tmp_path):
     db = tmp_path / "paperbot.db"
     damage(db, SHAPES[shape](seeded(db)))
-    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
-               "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    environ = process_environment(tmp_path)
     done = subprocess.run([sys.executable, "-m", "bot.cli", "--db", str(db), "search", "feline", "cats"],
                           cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
@@ -275,8 +273,7 @@ def test_paperbot_digest_sends_real_papers_over_a_damaged_model(shape, tmp_path,
         monkeypatch.delenv(name, raising=False)
     db, reader = tmp_path / "paperbot.db", f"UDIG{len(standin.calls())}"  # the stand-in keeps every call
     damage(db, SHAPES[shape](seeded(db, reader)))
-    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path),
-               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db)}
+    environ = process_environment(tmp_path, bot_environment(standin, db))
     done = subprocess.run([sys.executable, "-m", "bot.cli", "digest", "--force", "--user", reader],
                           cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -25,16 +25,14 @@ from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     add_people,
     bot_environment,
-    new_database,
     opened,
+    process_environment,
     query,
-    seed_papers,
     zone_far_from_midnight,
 )
 from tests.e2e.slack_standin import SlackStandIn
 from tests.fault.probe import record, scaled
 
-ROOT = Path(__file__).resolve().parents[2]
 KILLS = int(os.environ.get("PAPERBOT_FAULT_KILLS") or scaled(6))
 SEED = int(os.environ.get("PAPERBOT_FAULT_SEED") or random.randrange(1_000_000))
 DIGEST_SIZE = 3
@@ -53,8 +51,7 @@ def standin(monkeypatch):
 
 
 def _digest(standin: SlackStandIn, db: Path) -> subprocess.Popen:
-    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent),
-               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db, DIGEST_SIZE)}
+    environ = process_environment(db.parent, bot_environment(standin, db, DIGEST_SIZE))
     return subprocess.Popen([sys.executable, "-m", "bot.cli", "digest"], cwd=db.parent, env=environ,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -72,22 +69,15 @@ def _repeats(standin: SlackStandIn, users: list[str]) -> list[str]:
     return found
 
 
-@pytest.fixture
-def db(tmp_path, backend):
-    with new_database(tmp_path, backend) as path:
-        seed_papers(path)
-        yield path
-
-
-def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standin, db):
+def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standin, fresh_db):
     rng = random.Random(SEED)
     users = [f"UKILL{i:03d}" for i in range(4 + 2 * KILLS)]
-    add_people(db, users, TZ)
+    add_people(fresh_db, users, TZ)
     standin.delay("chat.postMessage", 0.05)  # posts take a moment: kills land mid-post too
     tried = held = 0
     while tried < KILLS:
         start = _landed(standin)
-        process = _digest(standin, db)
+        process = _digest(standin, fresh_db)
         more = rng.randint(1, 5)  # kill after this many more messages landed (or at once if it ends)
         deadline = time.monotonic() + 60
         while process.poll() is None and _landed(standin) < start + more and time.monotonic() < deadline:
@@ -100,7 +90,7 @@ def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standi
         tried += 1
         held += not _repeats(standin, users)
     time.sleep(0.2)  # a post in flight at the last kill lands before the final run looks
-    final = _digest(standin, db)
+    final = _digest(standin, fresh_db)
     out, err = final.communicate(timeout=120)
     print(f"\nkill loop (seed {SEED}): {tried} kills tried, {held} held; "
           f"{_landed(standin)} messages for {len(users)} people")
@@ -109,7 +99,7 @@ def test_digests_killed_again_and_again_repeat_nothing_and_reach_everyone(standi
     assert tried >= min(KILLS, 3), f"the digests finished before enough kills (seed {SEED})"
     assert _repeats(standin, users) == [], f"seed {SEED}"
     assert held == tried
-    with opened(db) as store:
+    with opened(fresh_db) as store:
         for user in users:
             messages = standin.history.get("D" + user, [])
             headers = [m for m in messages if (m.get("metadata") or {}).get("event_type")

@@ -6,7 +6,6 @@ digest has delivered, and when it is tried next, is the store's to keep."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -38,13 +37,12 @@ from tests.e2e.harness import (
     new_database,
     opened,
     posts_to,
+    process_environment,
     query,
-    seed_papers,
     zone_far_from_midnight,
 )
 from tests.e2e.slack_standin import SlackStandIn
 
-ROOT = Path(__file__).resolve().parents[2]
 DEAD = lambda owner: False  # noqa: E731 - worst case: every earlier run's process is gone (cron)
 TOPICS = ["feline cats whiskers", "graph neural networks", "quantum qubits entanglement"]
 
@@ -291,20 +289,13 @@ def _add_people(db: Path, users: list[str], tz: str) -> None:
         ctx.close()
 
 
-@pytest.fixture
-def db(tmp_path, backend):
-    with new_database(tmp_path, backend) as path:
-        seed_papers(path)
-        yield path
-
-
-def test_a_500_outage_across_runs_with_the_real_client_then_every_digest_arrives_once(standin, db):
+def test_a_500_outage_across_runs_with_the_real_client_then_every_digest_arrives_once(standin, fresh_db):
     tz = _midday_zone()
     users = ["UOUT1", "UOUT2", "UOUT3"]
-    _add_people(db, users, tz)
+    _add_people(fresh_db, users, tz)
     day = datetime.now(UTC).astimezone(ZoneInfo(tz)).date().isoformat()
-    settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
-    ctx = Context.open(str(db), digest_size=3)
+    settings = Settings.load(environ=bot_environment(standin, fresh_db), dotenv=None)
+    ctx = Context.open(str(fresh_db), digest_size=3)
     start = datetime.now(UTC) - timedelta(seconds=2)  # not ahead of the stand-in's message times
     clock = Clock(start)
     courier = slack_courier(ctx, digest_client(settings))
@@ -333,33 +324,32 @@ def test_a_500_outage_across_runs_with_the_real_client_then_every_digest_arrives
 
 
 def cli(standin: SlackStandIn, db: Path) -> tuple[int, str, str]:
-    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(db.parent),
-               "PYTHONPATH": str(ROOT), "COLUMNS": "200", **bot_environment(standin, db)}
+    environ = process_environment(db.parent, bot_environment(standin, db))
     done = subprocess.run([sys.executable, "-m", "bot.cli", "digest"], cwd=db.parent, env=environ,
                           capture_output=True, text=True, timeout=60, check=False)
     return done.returncode, done.stdout, done.stderr
 
 
-def test_paperbot_digest_exits_1_while_slack_is_down_and_0_once_every_digest_went_out(standin, db):
+def test_paperbot_digest_exits_1_while_slack_is_down_and_0_once_every_digest_went_out(standin, fresh_db):
     tz = _midday_zone()
     users = ["UCLI1", "UCLI2"]
-    _add_people(db, users, tz)
+    _add_people(fresh_db, users, tz)
     day = datetime.now(UTC).astimezone(ZoneInfo(tz)).date().isoformat()
     standin.fail("chat.postMessage", status=500, times=1_000)
-    code, out, err = cli(standin, db)
+    code, out, err = cli(standin, fresh_db)
     assert code == 1, out + err
     assert "2 left for the next run (2 waiting for Slack to answer)" in out and "Slack unavailable" in out
     assert "Traceback" not in out + err
-    code, out, _ = cli(standin, db)  # the pause has not run out: nothing tried, still left
+    code, out, _ = cli(standin, fresh_db)  # the pause has not run out: nothing tried, still left
     assert code == 1 and "2 left for the next run" in out
     standin.reset()
-    with opened(db) as store:
+    with opened(fresh_db) as store:
         for user in users:  # the pause runs out (instead of waiting two minutes)
             with store.transaction():
                 query(store, "update digests set lease_until = ? where user_id = ? returning user_id",
                       [iso_utc(datetime.now(UTC) - timedelta(seconds=1)), user])
         assert all(store.get_digest(u, day).status == "sending" for u in users)
-        code, out, err = cli(standin, db)
+        code, out, err = cli(standin, fresh_db)
         assert code == 0, out + err
         assert "Sent 2 digest(s) with 6 paper(s)" in out
         assert all(store.get_digest(u, day).status == "sent" for u in users)
