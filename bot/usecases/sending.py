@@ -172,6 +172,14 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
     return record, False
 
 
+def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
+                alive: Alive = owner_alive) -> tuple[DigestRecord | None, bool]:
+    """Claim the day's digest before choosing its papers (a run claims a few ahead, then scores only
+    those it got): the record as claimed, or None, and whether the claim is new. Send it with
+    :func:`send_claimed_digest`."""
+    return _claim(ctx, user_id, day, owner, clock, alive, None)
+
+
 # -- sending ----------------------------------------------------------------------------------------
 
 def header_text(n: int, day: date, extra: bool = False) -> str:
@@ -210,11 +218,18 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
                          chosen if new and chosen is not None else None)
 
 
+def send_claimed_digest(ctx: Context, record: DigestRecord, new: bool, day: date, courier: Courier,
+                        owner: str, clock: Clock = utc_now, chooser: Chooser | None = None) -> Outcome:
+    """Choose (or resume), post and record a digest :func:`claim_ahead` claimed for ``owner``."""
+    return _send_claimed(ctx, record, day, courier, owner, clock, False, chooser or Chooser(ctx), fresh=new)
+
+
 def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
                   clock: Clock, explicit: bool, chooser: Chooser,
-                  chosen: list[Recommendation] | None = None) -> Outcome:
+                  chosen: list[Recommendation] | None = None, fresh: bool = False) -> Outcome:
     """Post what a claimed digest has left. ``chosen``: the record was claimed just now with these
-    papers, so none of them can have been posted yet, and its lease was just set."""
+    papers, so none of them can have been posted yet, and its lease was just set. ``fresh``: it was
+    claimed new without papers, so nothing of it can have been posted either."""
     store, user_id, key = ctx.store, record.user_id, record.local_date
     finish = _Finisher(ctx, record, day, owner, clock)
     leased_at = clock()
@@ -223,7 +238,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             recs = chosen
         elif record.papers is None:  # taken over from a sender that died before recording its choice
             recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
-            leased_at = None
+            # A fresh claim's lease runs from its start (to the second: never later than it was).
+            leased_at = datetime.fromisoformat(record.started_at) if fresh and record.started_at else None
             with store.transaction():
                 if not recs and explicit:
                     store.drop_digest(user_id, key, owner)
@@ -232,6 +248,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                                                         {r.paper.id: r.reason for r in recs}):
                     return Outcome(user_id, day, "busy")
             record.papers = [r.paper.id for r in recs]
+            if fresh:  # no earlier attempt: nothing to look for in the DM
+                chosen = recs
         else:
             recs = resumed(ctx, record)
         if not recs:
