@@ -293,11 +293,14 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 still_mine = store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE))
                 if posted is None:
                     store.record_digest_failure(user_id, key, owner, rec.paper.id)
-                elif still_mine or store.get_digest(user_id, key) is not None:  # gone: they asked to forget
+                elif still_mine:  # the digest's row is there, so they are too: forgetting deletes both
+                    store.mark_shown(user_id, rec.paper.id, rec.reason, *posted)
+                    finish.delivered += 1
+                    if rec is todo[-1] and not finish.failed:
+                        return finish("sent")  # everything left went out: done, in the same transaction
+                elif store.get_digest(user_id, key) is not None:  # lost, not forgotten: it did go out
                     remember_shown(ctx, user_id, rec, *posted)
                     finish.delivered += 1
-                    if still_mine and rec is todo[-1] and not finish.failed:
-                        return finish("sent")  # everything left went out: done, in the same transaction
             if not still_mine:
                 log.warning("lost the %s digest of %s to another process; stopping", key, user_id)
                 return Outcome(user_id, day, "busy", finish.delivered, finish.failed)
