@@ -126,9 +126,15 @@ def translate(exc: BaseException, where: str) -> BaseException:
     return exc
 
 
-def _stamp_returned(conn: psycopg.Connection) -> None:
-    """Note when ``conn`` came back to the pool (the pool's ``reset`` callback, on every return)."""
-    conn._paperbot_returned = time.monotonic()
+@contextlib.contextmanager
+def _lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+    """A connection from ``pool``, noting when it goes back (for :func:`_check_if_idle`). Not the pool's
+    ``reset`` callback: with one, the pool hands every return to a worker thread."""
+    with pool.connection() as conn:
+        try:
+            yield conn
+        finally:
+            conn._paperbot_returned = time.monotonic()
 
 
 def _check_if_idle(conn: psycopg.Connection) -> None:
@@ -224,7 +230,7 @@ class PostgresStore:
             self._pool = ConnectionPool(
                 url, min_size=1, max_size=pool_size, timeout=CONNECT_SECONDS, open=False,
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS, "options": options},
-                check=_check_if_idle, reset=_stamp_returned)
+                check=_check_if_idle)
             try:
                 self._pool.open(wait=True, timeout=CONNECT_SECONDS)
             except BaseException:
@@ -252,7 +258,7 @@ class PostgresStore:
             with self._translated():
                 yield conn
             return
-        with self._translated(), self._pool.connection() as conn:
+        with self._translated(), _lent(self._pool) as conn:
             yield conn
 
     @contextlib.contextmanager
@@ -268,7 +274,7 @@ class PostgresStore:
             finally:
                 self._local.depth -= 1
             return
-        with self._translated(), self._pool.connection() as conn:
+        with self._translated(), _lent(self._pool) as conn:
             self._local.conn, self._local.depth, self._local.locked = conn, 1, set()
             try:
                 with conn.transaction():
