@@ -121,7 +121,7 @@ class Chooser:
         if not people:
             return out
         recent = {today: _recent(self.ctx, (today - timedelta(days=RECENT_DAYS)).isoformat())
-                  for _, today, _, _ in people}
+                  for today in {today for _, today, _, _ in people}}  # once a day, not once a person
         with self.ctx.engine.index() as index:
             if index is None:
                 return {**out, **{(u, d): NoPapers(NO_PAPERS) for u, d, _, _ in people}}
