@@ -602,7 +602,11 @@ class PostgresStore:
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
         """(version, data) of a named blob, or None when there is none; ``data`` is None for NULL
         (judging whether it is usable is the caller's business)."""
-        row = self._one("select coalesce(version, 0), data from artifacts where name = %s", [name])
+        # In binary: as text the server hex-encodes the blob (the index: megabytes) and the client
+        # decodes it again, which cost every process a few tenths of a second at start.
+        with self._conn() as conn:
+            row = conn.execute("select coalesce(version, 0), data from artifacts where name = %s", [name],
+                               binary=True).fetchone()
         if row is None:
             return None
         version, data = row
