@@ -9,7 +9,6 @@ few at a time; one person's failure never stops anyone else's digest.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import logging
 import random
 import threading
@@ -109,15 +108,25 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-digest") as pool:
         running: set[Future] = set()
         ahead = iter(order)
-        for chunk in iter(lambda: list(itertools.islice(ahead, BATCH)), []):
+        while True:
             # Claim a batch only when the workers are about to need it, then score only what was
             # claimed: processes sharing a database split the digests instead of each scoring all.
+            # A batch is BATCH claimed digests, however many others turn out taken (one matrix
+            # product scores a batch for about what it costs for one person).
             while len(running) >= workers:
                 running = wait(running, return_when=FIRST_COMPLETED).not_done
-            claims = [_claim_or_skip(ctx, item, owner, clock, alive, stop) for item in chunk]
-            chooser = Chooser(ctx, [(item.user_id, item.local_date)
-                                    for item, (record, _) in zip(chunk, claims, strict=True) if record])
-            for item, (record, new) in zip(chunk, claims, strict=True):
+            chunk: list[tuple[Due, DigestRecord | None, bool]] = []
+            claimed = 0
+            for item in ahead:
+                record, new = _claim_or_skip(ctx, item, owner, clock, alive, stop)
+                chunk.append((item, record, new))
+                claimed += record is not None
+                if claimed == BATCH:
+                    break
+            if not chunk:
+                break
+            chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, _ in chunk if record])
+            for item, record, new in chunk:
                 if record is None and stop is not None and stop.is_set():
                     outcomes[id(item)] = Outcome(item.user_id, item.local_date, "skipped", error="stopping")
                     continue
