@@ -34,6 +34,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -66,6 +67,9 @@ BUSY_SECONDS = 90
 #: How long opening a connection (or waiting for a free one in the pool) may take.
 CONNECT_SECONDS = 10
 POOL_SIZE = 10
+#: A pooled connection given back less than this long ago is lent again without asking the server
+#: whether it still answers (a round trip per call otherwise); one idle longer is checked first.
+CHECK_IDLE_SECONDS = 1.0
 
 _COLUMNS = ", ".join(("id", "arxiv_id", "arxiv_version", *_PAPER_FIELDS, "added_at", "updated_at", "seq"))
 
@@ -122,11 +126,33 @@ def translate(exc: BaseException, where: str) -> BaseException:
     return exc
 
 
+@contextlib.contextmanager
+def _lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+    """A connection from ``pool``, noting when it goes back (for :func:`_check_if_idle`). Not the pool's
+    ``reset`` callback: with one, the pool hands every return to a worker thread."""
+    with pool.connection() as conn:
+        try:
+            yield conn
+        finally:
+            conn._paperbot_returned = time.monotonic()
+
+
+def _check_if_idle(conn: psycopg.Connection) -> None:
+    """The pool's check before lending ``conn``: ask the server only when the connection sat idle for
+    :data:`CHECK_IDLE_SECONDS` or more, since a server restart or an idle timeout breaks connections
+    that wait, while a busy pool's connections came back from a statement that just succeeded (a
+    broken one is never given back: the pool discards it). Raises for a connection that doesn't answer,
+    so the pool replaces it."""
+    returned = getattr(conn, "_paperbot_returned", None)
+    if returned is None or time.monotonic() - returned >= CHECK_IDLE_SECONDS:
+        ConnectionPool.check_connection(conn)
+
+
 class _HoldConnections:
     """The connections :meth:`PostgresStore.hold_person` takes its session locks on: opened when none is
     idle (never waited for, so a hold never times out behind other deliveries), and kept for the next
     hold once every lock on them is released, since opening one costs a server process start for each
-    delivery. Closing a connection releases its locks; a kept one is checked before it is lent again."""
+    delivery. Closing a connection releases its locks; a kept one found broken when used is replaced once."""
 
     def __init__(self, url: str, keep: int):
         self.url, self.keep = url, keep
@@ -135,17 +161,36 @@ class _HoldConnections:
         self._closed = False
 
     def take(self) -> psycopg.Connection:
-        """An idle kept connection that still answers, else a new one."""
-        while True:
-            with self._lock:
-                conn = self._idle.pop() if self._idle else None
-            if conn is None:
-                return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
-            try:
-                conn.execute("select 1")  # the server may have restarted since it was kept
-                return conn
-            except psycopg.Error:
-                conn.close()
+        """An idle kept connection (unchecked: see :meth:`run`), else a new one."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = self.connect()
+        return conn
+
+    def connect(self) -> psycopg.Connection:
+        """A new connection for holds."""
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
+
+    def run(self, conn: psycopg.Connection, sql: str, args: list) -> psycopg.Connection:
+        """Run ``sql`` on a taken ``conn``; if that connection turns out broken (the server restarted
+        since it was kept), once more on a new one, which is returned. Safe only for statements whose
+        effect dies with a broken connection (session locks): a kept connection is not checked first,
+        which would cost a round trip per hold."""
+        try:
+            conn.execute(sql, args)
+            return conn
+        except psycopg.OperationalError:
+            if not conn.broken:
+                raise
+            conn.close()
+        conn = self.connect()
+        try:
+            conn.execute(sql, args)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def give_back(self, conn: psycopg.Connection) -> None:
         """Release every lock ``conn`` holds, then keep it, or close it (which releases them too)."""
@@ -185,7 +230,7 @@ class PostgresStore:
             self._pool = ConnectionPool(
                 url, min_size=1, max_size=pool_size, timeout=CONNECT_SECONDS, open=False,
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS, "options": options},
-                check=ConnectionPool.check_connection)
+                check=_check_if_idle)
             try:
                 self._pool.open(wait=True, timeout=CONNECT_SECONDS)
             except BaseException:
@@ -213,7 +258,7 @@ class PostgresStore:
             with self._translated():
                 yield conn
             return
-        with self._translated(), self._pool.connection() as conn:
+        with self._translated(), _lent(self._pool) as conn:
             yield conn
 
     @contextlib.contextmanager
@@ -229,7 +274,7 @@ class PostgresStore:
             finally:
                 self._local.depth -= 1
             return
-        with self._translated(), self._pool.connection() as conn:
+        with self._translated(), _lent(self._pool) as conn:
             self._local.conn, self._local.depth, self._local.locked = conn, 1, set()
             try:
                 with conn.transaction():
@@ -452,8 +497,8 @@ class PostgresStore:
             conn = self._holds.take()
         try:
             with self._translated():
-                conn.execute("select pg_advisory_lock(%s, hashtext(%s))",
-                             [pg_migrations.PERSON_HOLD_SPACE, user_id])
+                conn = self._holds.run(conn, "select pg_advisory_lock(%s, hashtext(%s))",
+                                       [pg_migrations.PERSON_HOLD_SPACE, user_id])
         except BaseException:
             conn.close()
             raise
@@ -557,7 +602,11 @@ class PostgresStore:
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
         """(version, data) of a named blob, or None when there is none; ``data`` is None for NULL
         (judging whether it is usable is the caller's business)."""
-        row = self._one("select coalesce(version, 0), data from artifacts where name = %s", [name])
+        # In binary: as text the server hex-encodes the blob (the index: megabytes) and the client
+        # decodes it again, which cost every process a few tenths of a second at start.
+        with self._conn() as conn:
+            row = conn.execute("select coalesce(version, 0), data from artifacts where name = %s", [name],
+                               binary=True).fetchone()
         if row is None:
             return None
         version, data = row

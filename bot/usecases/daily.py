@@ -13,7 +13,7 @@ import logging
 import random
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 
@@ -22,7 +22,7 @@ from bot.due import local_date
 from bot.errors import NoInterests, NoPapers
 from bot.owner import owner_alive, owner_id
 from bot.usecases.delivery import send_papers
-from bot.usecases.digest import Chooser, choose_papers
+from bot.usecases.digest import BATCH, Chooser, choose_papers
 from bot.usecases.ingest import SourceReport, ingest
 from bot.usecases.recommend import Recommendation
 from bot.usecases.schedule import Due, NotDue, find_due
@@ -31,13 +31,16 @@ from bot.usecases.sending import (
     Clock,
     Courier,
     Outcome,
+    claim_ahead,
     end_past_digests,
     header_text,
     iso_utc,
     resumed,
+    send_claimed_digest,
     send_digest,
     utc_now,
 )
+from storage import DigestRecord
 from storage.leases import JOB
 
 log = logging.getLogger(__name__)
@@ -84,32 +87,92 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     # or `paperbot digest` beside the bot) would otherwise walk the same list in step, each waiting on
     # the others' hold of the same person, and serve one at a time between them.
     order = random.sample(due, len(due))
-    chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in order])
+    outcomes: dict[int, Outcome] = {}
+    futures: dict[int, Future] = {}
 
-    def one(item: Due) -> Outcome:
-        if stop is not None and stop.is_set():
-            return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
+    def one(item: Due, record: DigestRecord | None, new: bool, last_heard: datetime | None,
+            chooser: Chooser) -> Outcome:
         try:
-            record = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
-            if record is not None and record.status != "sending":  # finished elsewhere since find_due
-                return Outcome(item.user_id, item.local_date, "done")  # no need to wait for their hold
+            if record is None:  # not ours to send: ended, or someone else is on it
+                return _not_claimed(ctx, item)
+            if stop is not None and stop.is_set():
+                return _give_back(ctx, item, record, new, owner)
             with (hold or ctx.store.hold_person)(item.user_id):
-                return send_digest(ctx, item.user_id, item.local_date, courier, owner, clock, alive,
-                                   chooser=chooser)
+                return send_claimed_digest(ctx, record, new, item.local_date, courier, owner, clock, chooser,
+                                           last_heard)
         except NoPapers as exc:  # nothing ingested yet: try again at the next run
             return Outcome(item.user_id, item.local_date, "skipped", error=str(exc))
         except Exception as exc:  # never let one person stop the others; the log has the traceback
             log.exception("the digest of %s failed", item.user_id)
             return Outcome(item.user_id, item.local_date, "incomplete", error=f"{type(exc).__name__}: {exc}")
 
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(due))),
-                            thread_name_prefix="paperbot-digest") as pool:
-        outcomes = dict(zip(map(id, order), pool.map(one, order), strict=True))
+    workers = max(1, min(workers, len(due)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-digest") as pool:
+        running: set[Future] = set()
+        ahead = iter(order)
+        while True:
+            # Claim a batch only when the workers are about to need it, then score only what was
+            # claimed: processes sharing a database split the digests instead of each scoring all.
+            # A batch is BATCH claimed digests, however many others turn out taken (one matrix
+            # product scores a batch for about what it costs for one person).
+            while len(running) >= workers:
+                running = wait(running, return_when=FIRST_COMPLETED).not_done
+            chunk: list[tuple[Due, DigestRecord | None, bool, datetime | None]] = []
+            claimed = 0
+            for item in ahead:
+                record, new, last_heard = _claim_or_skip(ctx, item, owner, clock, alive, stop)
+                chunk.append((item, record, new, last_heard))
+                claimed += record is not None
+                if claimed == BATCH:
+                    break
+            if not chunk:
+                break
+            chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, *_ in chunk if record])
+            for item, record, new, last_heard in chunk:
+                if record is None and stop is not None and stop.is_set():
+                    outcomes[id(item)] = Outcome(item.user_id, item.local_date, "skipped", error="stopping")
+                    continue
+                futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser)
+                running.add(futures[id(item)])
+    outcomes.update({key: future.result() for key, future in futures.items()})
     run.outcomes += [outcomes[id(item)] for item in due]  # reported in the schedule's order
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
                  outcome.delivered, f": {outcome.error}" if outcome.error else "")
     return run
+
+
+def _claim_or_skip(ctx: Context, item: Due, owner: str, clock: Clock, alive: Alive,
+                   stop: threading.Event | None) -> tuple[DigestRecord | None, bool, datetime | None]:
+    """Claim a due digest ahead of sending it (as :func:`claim_ahead` returns it); (None, False, None)
+    once stopping or if it can't be claimed."""
+    if stop is not None and stop.is_set():
+        return None, False, None
+    try:
+        return claim_ahead(ctx, item.user_id, item.local_date, owner, clock, alive)
+    except Exception:  # its worker reports what it finds; one person never stops the others
+        log.exception("could not claim the digest of %s", item.user_id)
+        return None, False, None
+
+
+def _not_claimed(ctx: Context, item: Due) -> Outcome:
+    """What became of a due digest this run could not claim (as :func:`send_digest` reports it)."""
+    current = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
+    if current is not None and current.status == "sending" and current.owner is None:
+        return Outcome(item.user_id, item.local_date, "incomplete",
+                       error=current.error or "waiting for Slack", outage=True)
+    busy = current is not None and current.status == "sending"
+    return Outcome(item.user_id, item.local_date, "busy" if busy else "done")
+
+
+def _give_back(ctx: Context, item: Due, record: DigestRecord, new: bool, owner: str) -> Outcome:
+    """Stopping before a claimed digest started: a new claim (nothing chosen or posted) is withdrawn,
+    so the next run sends it at once; one taken over stays claimed until its lease runs out or this
+    process is gone."""
+    if new:
+        with ctx.store.transaction():
+            ctx.store.drop_digest(item.user_id, record.local_date, owner)
+    return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
 
 
 @dataclass

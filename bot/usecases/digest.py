@@ -71,6 +71,7 @@ class Chooser:
         self._plan = list(plan)
         self._position = {user: i for i, (user, _) in enumerate(self._plan)}
         self._chosen: dict[tuple[str, date], Choice] = {}
+        self._taken: set[tuple[str, date]] = set()  # chosen and handed out: never scored again in a batch
         self._lock = threading.Lock()
         self._likes: Community | None = None
 
@@ -88,9 +89,11 @@ class Chooser:
                 start = self._position.get(user_id)
                 batch = [(user_id, today)]
                 if start is not None and self._plan[start][1] == today:
-                    batch = [item for item in self._plan[start:start + BATCH] if item not in self._chosen]
+                    batch = [item for item in self._plan[start:start + BATCH]
+                             if item not in self._chosen and (item not in self._taken or item[0] == user_id)]
                 self._chosen.update(self._score(batch))
                 chosen = self._chosen.pop((user_id, today))
+            self._taken.add((user_id, today))
         if isinstance(chosen, Exception):
             raise chosen
         chosen, profile = chosen
@@ -118,7 +121,7 @@ class Chooser:
         if not people:
             return out
         recent = {today: _recent(self.ctx, (today - timedelta(days=RECENT_DAYS)).isoformat())
-                  for _, today, _, _ in people}
+                  for today in {today for _, today, _, _ in people}}  # once a day, not once a person
         with self.ctx.engine.index() as index:
             if index is None:
                 return {**out, **{(u, d): NoPapers(NO_PAPERS) for u, d, _, _ in people}}

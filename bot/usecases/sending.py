@@ -181,6 +181,14 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
     return record, False, last_heard
 
 
+def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
+                alive: Alive = owner_alive) -> tuple[DigestRecord | None, bool, datetime | None]:
+    """Claim the day's digest before choosing its papers (a run claims a few ahead, then scores only
+    those it got): the record as claimed, or None; whether the claim is new; and for one taken over
+    from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`."""
+    return _claim(ctx, user_id, day, owner, clock, alive, None)
+
+
 # -- sending ----------------------------------------------------------------------------------------
 
 def header_text(n: int, day: date, extra: bool = False) -> str:
@@ -219,12 +227,23 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
                          chosen if new and chosen is not None else None, last_heard)
 
 
+def send_claimed_digest(ctx: Context, record: DigestRecord, new: bool, day: date, courier: Courier,
+                        owner: str, clock: Clock = utc_now, chooser: Chooser | None = None,
+                        last_heard: datetime | None = None) -> Outcome:
+    """Choose (or resume), post and record a digest :func:`claim_ahead` claimed for ``owner``
+    (``new`` and ``last_heard`` as it returned them)."""
+    return _send_claimed(ctx, record, day, courier, owner, clock, False, chooser or Chooser(ctx),
+                         last_heard=last_heard, fresh=new)
+
+
 def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
                   clock: Clock, explicit: bool, chooser: Chooser,
-                  chosen: list[Recommendation] | None = None, last_heard: datetime | None = None) -> Outcome:
+                  chosen: list[Recommendation] | None = None, last_heard: datetime | None = None,
+                  fresh: bool = False) -> Outcome:
     """Post what a claimed digest has left. ``chosen``: the record was claimed just now with these
     papers, so none of them can have been posted yet, and its lease was just set. ``last_heard``:
-    taken over from a dead owner, last heard of then (see :func:`_let_land`)."""
+    taken over from a dead owner, last heard of then (see :func:`_let_land`). ``fresh``: it was
+    claimed new without papers, so nothing of it can have been posted either."""
     store, user_id, key = ctx.store, record.user_id, record.local_date
     finish = _Finisher(ctx, record, day, owner, clock)
     leased_at = clock()
@@ -233,7 +252,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             recs = chosen
         elif record.papers is None:  # taken over from a sender that died before recording its choice
             recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
-            leased_at = None
+            # A fresh claim's lease runs from its start (to the second: never later than it was).
+            leased_at = datetime.fromisoformat(record.started_at) if fresh and record.started_at else None
             with store.transaction():
                 if not recs and explicit:
                     store.drop_digest(user_id, key, owner)
@@ -242,6 +262,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                                                         {r.paper.id: r.reason for r in recs}):
                     return Outcome(user_id, day, "busy")
             record.papers = [r.paper.id for r in recs]
+            if fresh:  # no earlier attempt: nothing to look for in the DM
+                chosen = recs
         else:
             recs = resumed(ctx, record)
         if not recs:
@@ -288,11 +310,14 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 still_mine = store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE))
                 if posted is None:
                     store.record_digest_failure(user_id, key, owner, rec.paper.id)
-                elif still_mine or store.get_digest(user_id, key) is not None:  # gone: they asked to forget
+                elif still_mine:  # the digest's row is there, so they are too: forgetting deletes both
+                    store.mark_shown(user_id, rec.paper.id, rec.reason, *posted)
+                    finish.delivered += 1
+                    if rec is todo[-1] and not finish.failed:
+                        return finish("sent")  # everything left went out: done, in the same transaction
+                elif store.get_digest(user_id, key) is not None:  # lost, not forgotten: it did go out
                     remember_shown(ctx, user_id, rec, *posted)
                     finish.delivered += 1
-                    if still_mine and rec is todo[-1] and not finish.failed:
-                        return finish("sent")  # everything left went out: done, in the same transaction
             if not still_mine:
                 log.warning("lost the %s digest of %s to another process; stopping", key, user_id)
                 return Outcome(user_id, day, "busy", finish.delivered, finish.failed)

@@ -688,3 +688,39 @@ def test_two_processes_that_find_the_feed_ingest_s_owner_dead_at_once_ingest_onc
     assert got["a"] is None
     job = a.store.get_job(FEED_JOB)
     assert (job.owner, job.status) == ("b:2:2", "done")
+
+
+def test_a_run_scores_only_the_digests_it_claimed(two_processes, monkeypatch):
+    # Replicas on one database split the due digests: each claims a few ahead and scores just those,
+    # never the ones another process already holds (scoring is most of a digest's cost).
+    from bot.usecases import digest
+
+    a, b = two_processes
+    a.store.upsert_papers(make_corpus())
+    for i in range(6):
+        person(a, f"U{i}", "feline cats", "Europe/Berlin", "09:00")
+    now = utc(2026, 7, 15, 8, 0)
+    for i in range(3):  # another live process is on these
+        assert claim_digest(b, f"U{i}", DAY, "b:2:2", Clock(now), ALIVE) is not None
+    scored = []
+    real = digest.profile_for
+    monkeypatch.setattr(digest, "profile_for",
+                        lambda ctx, user, *rest: scored.append(user) or real(ctx, user, *rest))
+    courier = Recorder()
+    run = send_due_digests(a, now, courier.courier(), owner="a:1:1", clock=Clock(now), alive=ALIVE)
+    assert sorted((o.user_id, o.status) for o in run.outcomes) == [
+        ("U0", "busy"), ("U1", "busy"), ("U2", "busy"), ("U3", "sent"), ("U4", "sent"), ("U5", "sent")]
+    assert sorted(scored) == ["U3", "U4", "U5"]
+    assert courier.papers("DU0") == [] and len(courier.papers("DU3")) == a.digest_size
+
+
+def test_stopping_withdraws_the_digests_claimed_ahead(ctx):
+    person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
+    person(ctx, "U2", "feline cats", "Europe/Berlin", "09:00")
+    stop = threading.Event()
+    courier = Recorder()
+    courier.on_paper = lambda rec: stop.set()  # stopping once the first digest is under way
+    run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier(), stop=stop, workers=1)
+    assert sorted(o.status for o in run.outcomes) == ["sent", "skipped"]
+    skipped = next(o for o in run.outcomes if o.status == "skipped")
+    assert ctx.store.get_digest(skipped.user_id, "2026-07-15") is None  # the next run sends it at once

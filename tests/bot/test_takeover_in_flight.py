@@ -11,6 +11,7 @@ import pytest
 
 import bot.usecases.sending as sending
 from bot.usecases import follow
+from bot.usecases.daily import send_due_digests
 from bot.usecases.sending import LEASE, Courier, Posted, send_digest
 
 DAY = date(2026, 7, 15)
@@ -122,3 +123,16 @@ def test_a_courier_without_a_settle_time_takes_over_without_waiting(ctx, dm, wai
     outcome = send_digest(ctx, "U1", DAY, dm.courier(settle=timedelta(0)), "host:200:2",
                           alive=lambda owner: False)
     assert outcome.status == "sent" and waits == []
+
+
+def test_the_scheduled_run_waits_for_the_post_in_flight_too(ctx, dm, waits):
+    """The scheduler's path (claimed ahead in a batch, sent later by a worker) hands the dead owner's last
+    sign of life on to the sender as :func:`send_digest` does."""
+    _killed_mid_post(ctx, dm, 2)
+    noon = datetime(DAY.year, DAY.month, DAY.day, 12, tzinfo=UTC)
+    run = send_due_digests(ctx, noon, dm.courier(), users=["U1"], force=True, owner="host:200:2",
+                           alive=lambda owner: False)
+    dm.land()
+    assert [o.status for o in run.outcomes] == ["sent"], run.outcomes
+    assert len(dm.papers()) == 3 and len(set(dm.papers())) == 3, dm.landed
+    assert waits and 0 < max(waits) <= SETTLE.total_seconds()
