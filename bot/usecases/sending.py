@@ -45,6 +45,9 @@ from storage.leases import DIGEST
 log = logging.getLogger(__name__)
 
 LEASE = timedelta(minutes=10)  # longer than any one message can take, 429 retries included
+#: A digest claimed ahead (nothing chosen, nothing posted) waits only for a worker of its run: if that
+#: process dies, another host may take it over after this, not after LEASE. Renewed to LEASE on starting.
+AHEAD_LEASE = timedelta(minutes=2)
 RETRY_AFTER = timedelta(minutes=2)  # before a digest with something left to send is tried again
 MAX_ATTEMPTS = 3  # per paper, and per digest for failures to reach the person at all
 OUTAGE_BACKOFF_CAP = timedelta(minutes=30)  # the longest pause between tries while Slack is down
@@ -138,14 +141,14 @@ def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock
 
 
 def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
-           chosen: list[Recommendation] | None,
-           now_asked: bool = False) -> tuple[DigestRecord | None, bool, datetime | None]:
+           chosen: list[Recommendation] | None, now_asked: bool = False,
+           lease_for: timedelta = LEASE) -> tuple[DigestRecord | None, bool, datetime | None]:
     """:func:`claim_digest`, whether the claim is new (False when taken over), and for a digest taken
     over from an owner whose process is gone, when that owner last renewed it (else None).
     ``now_asked``: the person asked for it, so a digest waiting out an outage's pause is tried at once."""
     store = ctx.store
     now = clock()
-    lease, at, key = iso_utc(now + LEASE), iso_utc(now), day.isoformat()
+    lease, at, key = iso_utc(now + lease_for), iso_utc(now), day.isoformat()
     fresh: dict = {"started_at": at}
     if chosen is not None:
         fresh.update(papers=[r.paper.id for r in chosen], reasons={r.paper.id: r.reason for r in chosen})
@@ -186,7 +189,7 @@ def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock 
     """Claim the day's digest before choosing its papers (a run claims a few ahead, then scores only
     those it got): the record as claimed, or None; whether the claim is new; and for one taken over
     from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`."""
-    return _claim(ctx, user_id, day, owner, clock, alive, None)
+    return _claim(ctx, user_id, day, owner, clock, alive, None, lease_for=AHEAD_LEASE)
 
 
 # -- sending ----------------------------------------------------------------------------------------
@@ -246,14 +249,15 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
     claimed new without papers, so nothing of it can have been posted either."""
     store, user_id, key = ctx.store, record.user_id, record.local_date
     finish = _Finisher(ctx, record, day, owner, clock)
-    leased_at = clock()
+    # When the lease was last set to run LEASE (one claimed ahead runs shorter, so it counts as older):
+    # it is renewed before the first post once a quarter of that has gone.
+    leased_at = datetime.fromisoformat(record.lease_until) - LEASE if record.lease_until else None
     try:
         if chosen is not None:
             recs = chosen
         elif record.papers is None:  # taken over from a sender that died before recording its choice
             recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
-            # A fresh claim's lease runs from its start (to the second: never later than it was).
-            leased_at = datetime.fromisoformat(record.started_at) if fresh and record.started_at else None
+            leased_at = None  # choosing took a while: renewed before posting
             with store.transaction():
                 if not recs and explicit:
                     store.drop_digest(user_id, key, owner)

@@ -24,7 +24,18 @@ from bot.usecases.daily import (
 )
 from bot.usecases.digest import choose_papers
 from bot.usecases.schedule import due_digests, next_digest
-from bot.usecases.sending import LEASE, MAX_ATTEMPTS, RETRY_AFTER, Courier, Posted, claim_digest, send_digest
+from bot.usecases.sending import (
+    AHEAD_LEASE,
+    LEASE,
+    MAX_ATTEMPTS,
+    RETRY_AFTER,
+    Courier,
+    Posted,
+    claim_ahead,
+    claim_digest,
+    send_claimed_digest,
+    send_digest,
+)
 from storage import Paper, Person
 from tests.clock import Clock
 from tests.conftest import make_corpus
@@ -344,6 +355,55 @@ def test_a_live_owners_digest_is_left_alone_until_its_lease_runs_out(ctx):
     clock.advance(LEASE)
     outcome = send_digest(ctx, "U1", DAY, second.courier(), "me:2:2", clock, ALIVE)
     assert (outcome.status, outcome.delivered, len(second.headers("DU1"))) == ("sent", 2, 0)
+
+
+def test_a_digest_claimed_ahead_is_held_briefly_and_renewed_before_its_first_post(ctx):
+    """A run claims digests ahead of its workers: if it dies then, another host takes them over after
+    AHEAD_LEASE, not LEASE; a worker that starts on one later first renews it to LEASE."""
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    clock = Clock(utc(2026, 7, 15, 8, 0))
+    record, new, _ = claim_ahead(ctx, "U1", DAY, "me:1:1", clock, ALIVE)
+    assert new and datetime.fromisoformat(record.lease_until) == clock() + AHEAD_LEASE
+    clock.advance(AHEAD_LEASE - timedelta(seconds=1))  # its worker starts just before the claim runs out
+    recorder, leases = Recorder(), []
+    courier = recorder.courier()
+    post_text = courier.post_text
+
+    def header(channel: str, text: str) -> str:  # the lease as the first post goes out
+        leases.append(ctx.store.get_digest("U1", DAY.isoformat()).lease_until)
+        return post_text(channel, text)
+
+    courier.post_text = header
+    assert send_claimed_digest(ctx, record, new, DAY, courier, "me:1:1", clock).status == "sent"
+    assert datetime.fromisoformat(leases[0]) == clock() + LEASE  # renewed before the first post
+
+
+def test_a_digest_taken_over_ahead_is_renewed_before_its_first_post(ctx):
+    """Taken over from a dead sender (its papers chosen) by a run's claim ahead: the short lease is
+    renewed before anything is posted, however soon the worker starts on it."""
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    clock = Clock(utc(2026, 7, 15, 8, 0))
+    with pytest.raises(Killed):
+        send_digest(ctx, "U1", DAY, Recorder(kill_after=1).courier(), "dead:1:1", clock, ALIVE)
+    clock.advance(timedelta(minutes=1))
+    record, new, _ = claim_ahead(ctx, "U1", DAY, "me:2:2", clock, DEAD)
+    assert not new and record.papers and datetime.fromisoformat(record.lease_until) == clock() + AHEAD_LEASE
+    courier, leases = Recorder(), []
+    courier.on_paper = lambda rec: leases.append(ctx.store.get_digest("U1", DAY.isoformat()).lease_until)
+    outcome = send_claimed_digest(ctx, record, new, DAY, courier.courier(), "me:2:2", clock)
+    assert outcome.status == "sent" and datetime.fromisoformat(leases[0]) == clock() + LEASE
+
+
+def test_a_digest_claimed_ahead_and_taken_over_once_its_short_lease_ran_out_is_not_sent_twice(ctx):
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    clock = Clock(utc(2026, 7, 15, 8, 0))
+    record, new, _ = claim_ahead(ctx, "U1", DAY, "slow:1:1", clock, ALIVE)
+    clock.advance(AHEAD_LEASE + timedelta(seconds=1))  # its run is still busy with others: the claim ran out
+    other = Recorder()
+    assert send_digest(ctx, "U1", DAY, other.courier(), "other:2:2", clock, ALIVE).status == "sent"
+    late = Recorder()
+    assert send_claimed_digest(ctx, record, new, DAY, late.courier(), "slow:1:1", clock).status == "busy"
+    assert late.posts == [] and len(other.papers("DU1")) == 3
 
 
 def test_a_sender_that_lost_its_claim_stops_posting(ctx):
