@@ -69,6 +69,7 @@ TOPICS = COMMON_TOPICS[:39]  # the list the published figures were measured with
 BOT_TOKEN = "xoxb-benchmark-token"
 REPLICAS = 3  # `paperbot digest --force` processes started together on one PostgreSQL database
 PG1_TARGET = 1.3  # PostgreSQL with one process against SQLite, at most
+SLACK_LATENCY = 0.1  # seconds a Web API call takes in the latency part: about half of a real Slack call
 LABELS = {"sqlite": "SQLite", "pg1": "PostgreSQL", "pgn": "PostgreSQL × n", "reference": "reference"}
 
 
@@ -335,6 +336,24 @@ def postgres_text(r: dict) -> list[str]:
         f"with paperbot's imports takes {r['base_seconds']:.1f} s; then the index is loaded), so more "
         "processes help only as far as the work waits on Slack and the database, not on the CPU.",
         "",
+        *slow_text(r),
+    ]
+
+
+def slow_text(r: dict) -> list[str]:
+    """The part where every Web API call takes as long as a (fast) real Slack call."""
+    if "slow" not in r:
+        return []
+    slow, n = r["slow"], r["replicas"]
+    return [
+        f"With Slack's latency: the same two PostgreSQL runs again, with every `conversations.open` and "
+        f"`chat.postMessage` answered after {slow['latency']:.2f} s (about half of a real Slack call), "
+        f"median of {len(slow['pg1_runs'])}: one process {slow['pg1']:.1f} s, {n} processes "
+        f"{slow['pgn']:.1f} s, **{slow['pgn'] / slow['pg1']:.2f}×** one (runs: one process "
+        f"{', '.join(f'{t:.1f}' for t in slow['pg1_runs'])} s; {n} processes "
+        f"{', '.join(f'{t:.1f}' for t in slow['pgn_runs'])} s; the same checks of every person's digest). "
+        "This is the case replicas are for: a morning of digests waits on Slack far more than it computes.",
+        "",
     ]
 
 
@@ -414,6 +433,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-postgres", action="store_true", help="time SQLite and the reference only")
     parser.add_argument("--replicas", type=int, default=REPLICAS,
                         help="how many `paperbot digest --force` processes share one PostgreSQL database")
+    parser.add_argument("--slack-latency", type=float, default=SLACK_LATENCY, metavar="SECONDS",
+                        help="then, on PostgreSQL, one process against --replicas with each Web API call "
+                             "taking this long in the stand-in, as Slack's do (0: leave it out)")
+    parser.add_argument("--latency-runs", type=int, default=3, help="runs of that part")
     add_write_option(parser)
     parser.add_argument("--reference-run", nargs=3, metavar=("PAPERS", "PEOPLE", "API_URL"),
                         help=argparse.SUPPRESS)
@@ -441,8 +464,12 @@ def main(argv: list[str] | None = None) -> int:
         pg1, pgn = result["pg1"], result["pgn"]
         print(f"PostgreSQL: 1 process {pg1:.1f} s ({pg1 / result['paperbot']:.2f}× SQLite, target ≤ "
               f"{PG1_TARGET}×), {args.replicas} processes {pgn:.1f} s ({pgn / pg1:.2f}× one, target < 1)")
-    default = (args.people, args.papers, args.runs, args.replicas, args.no_postgres) == \
-        (PEOPLE, TARGET, 5, REPLICAS, False)
+    if "slow" in result:
+        slow = result["slow"]
+        print(f"with {args.slack_latency:.2f} s a Slack call: PostgreSQL 1 process {slow['pg1']:.1f} s, "
+              f"{args.replicas} processes {slow['pgn']:.1f} s ({slow['pgn'] / slow['pg1']:.2f}× one)")
+    default = (args.people, args.papers, args.runs, args.replicas, args.no_postgres, args.slack_latency,
+               args.latency_runs) == (PEOPLE, TARGET, 5, REPLICAS, False, SLACK_LATENCY, 3)
     if wants_write(args, default):
         command = ".venv/bin/python benchmarks/digest_throughput.py"
         if not default:
@@ -527,6 +554,19 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
         print(f"run {run + 1}: " + ", ".join(f"{LABELS[name]} {times[name][-1][0]:.1f} s "
                                              f"({times[name][-1][1]:.0f} MB)" for name, _ in steps)
               + (f"; digests per process {splits[-1]}" if splits else ""), flush=True)
+    slow: dict[str, list[float]] = {"pg1": [], "pgn": []}
+    if server_url and args.slack_latency > 0:  # where replicas earn their keep: waiting on Slack
+        for method in ("conversations.open", "chat.postMessage"):
+            standin.delay(method, args.slack_latency)
+        for run in range(args.latency_runs):
+            for name, step in ([("pg1", pg1_run), ("pgn", pgn_run)] if run % 2 == 0 else
+                               [("pgn", pgn_run), ("pg1", pg1_run)]):
+                step()
+                slow[name].append(times[name].pop()[0])
+            splits.pop()
+            print(f"with {args.slack_latency:.2f} s a Slack call, run {run + 1}: PostgreSQL "
+                  f"{slow['pg1'][-1]:.1f} s, PostgreSQL × n {slow['pgn'][-1]:.1f} s", flush=True)
+        standin.reset()
     shutil.copy(snapshot, db)
     load, rank, explain = rank_cost(db, persons)
     base_seconds, base = base_process(env, tmp)
@@ -552,6 +592,10 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
             pg1=median["pg1"], pgn=median["pgn"], pg1_rss=max(m for _, m in times["pg1"]),
             pgn_rss=max(m for _, m in times["pgn"]),
             pg1_runs=[t for t, _ in times["pg1"]], pgn_runs=[t for t, _ in times["pgn"]])
+    if slow["pg1"]:
+        result["slow"] = {"latency": args.slack_latency, "pg1": statistics.median(slow["pg1"]),
+                          "pgn": statistics.median(slow["pgn"]), "pg1_runs": slow["pg1"],
+                          "pgn_runs": slow["pgn"]}
     return result
 
 
