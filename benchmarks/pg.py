@@ -15,34 +15,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
+from tests.storage.servers import DEFAULT_SERVER, with_database
+from tests.storage.servers import problem as problem  # the benchmarks ask pg.problem(url)
+
 ENV = "PAPERBOT_BENCH_POSTGRES"
 
 
 def server_url(given: str | None = None) -> str:
     """The server to use: ``given``, else $PAPERBOT_BENCH_POSTGRES, else the local default."""
     return given or os.environ.get(ENV) or DEFAULT_SERVER
-
-
-def with_database(url: str, name: str) -> str:
-    """``url`` pointing at database ``name`` on the same server."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
-
-def problem(url: str) -> str | None:
-    """Why the server at ``url`` can't be used, in one line; None when it answers."""
-    try:
-        import psycopg
-    except ImportError:
-        return "psycopg is not installed (pip install -e '.[postgres]')"
-    try:
-        psycopg.connect(url, autocommit=True, connect_timeout=3).close()
-    except psycopg.Error as exc:
-        return str(exc).strip().splitlines()[0][:160]
-    return None
 
 
 def _admin(url: str, sql: str) -> list[tuple]:

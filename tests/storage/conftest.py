@@ -14,21 +14,15 @@ from __future__ import annotations
 import functools
 import os
 import secrets
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from storage import Store, open_store
+from tests.storage.servers import DEFAULT_SERVER, NO_DRIVER, with_database
+from tests.storage.servers import problem as _answers
 
-DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 #: Replaces DEFAULT_SERVER (e.g. with a dead port, to make the private-cluster fallback's test use it).
 DEFAULT_VARIABLE = "PAPERBOT_TEST_POSTGRES_DEFAULT"
-
-
-def with_database(url: str, name: str) -> str:
-    """``url`` pointing at database ``name`` on the same server."""
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
 
 
 def _server() -> str:
@@ -37,26 +31,13 @@ def _server() -> str:
     return os.environ.get("PAPERBOT_TEST_POSTGRES") or _choice()[0]
 
 
-def _answers(url: str) -> str | None:
-    """None if a server answers at ``url``, else the first line of why not."""
-    try:
-        import psycopg
-    except ImportError:
-        return "psycopg is not installed"
-    try:
-        psycopg.connect(url, autocommit=True, connect_timeout=3).close()
-    except psycopg.Error as exc:
-        return str(exc).strip().splitlines()[0][:160]
-    return None
-
-
 @functools.cache
 def _choice() -> tuple[str, str | None]:
     """Without PAPERBOT_TEST_POSTGRES: (the server's URL, None), or (the default's URL, why none can be
     had). Decided once per process; a private cluster started here lives until the process exits."""
     default = os.environ.get(DEFAULT_VARIABLE) or DEFAULT_SERVER
     problem = _answers(default)
-    if problem is None or problem == "psycopg is not installed":
+    if problem is None or problem == NO_DRIVER:
         return default, problem
     from tests.storage import private_cluster
 
