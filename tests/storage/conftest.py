@@ -180,3 +180,33 @@ def tables_with_column(store, column: str) -> set[str]:
         return {t for t in store.db.table_names() if column in store.db[t].columns_dict}
     return {r[0] for r in sql_rows(store, "select table_name from information_schema.columns where"
                                           f" table_schema = 'public' and column_name = '{column}'")}
+
+
+def database_before(backend: str, target: str, monkeypatch, migration: str, insert: str,
+                    rows: list[tuple]) -> None:
+    """Make ``target`` what an older paperbot left: migrated up to (not including) ``migration``, holding
+    ``rows`` (``insert`` is the statement up to ``values``), for a test of what that migration does."""
+    marks = ", ".join(["?"] * len(rows[0]))
+    if backend == "sqlite":
+        from sqlite_utils import Database
+
+        from storage.migrations import migrations
+
+        db = Database(target)
+        migrations.apply(db, stop_before=migration)
+        for row in rows:
+            db.execute(f"{insert}({marks})", row)
+        db.conn.commit()
+        db.close()
+        return
+    import psycopg
+
+    from storage import pg_migrations
+
+    before = [m for m in pg_migrations.MIGRATIONS if m[0] != migration]
+    with psycopg.connect(target, autocommit=True) as conn:
+        with monkeypatch.context() as patch:
+            patch.setattr(pg_migrations, "MIGRATIONS", before)
+            pg_migrations.apply(conn)
+        for row in rows:
+            conn.execute(f"{insert}({marks.replace('?', '%s')})", row)

@@ -8,7 +8,7 @@ import pytest
 
 from storage import open_store
 from storage.leases import DIGEST, JOB
-from tests.storage.conftest import dispose
+from tests.storage.conftest import database_before, dispose
 
 T0, T1, T2, T3 = (f"2026-07-15T08:{m:02d}:00+00:00" for m in (0, 10, 20, 30))
 KEY = ("U1", "2026-07-15")
@@ -155,29 +155,7 @@ def test_m007_gives_jobs_finished_before_it_their_time_to_run_again(backend, sto
     failed = ("other", "2026-07-15", "failed", "a:1:1", None, T0, T1, "boom")
     insert = ("insert into jobs (name, day, status, owner, lease_until, started_at, finished_at, error)"
               " values ")
-    if backend == "sqlite":
-        from sqlite_utils import Database
-
-        from storage.migrations import migrations
-
-        db = Database(store_target)
-        migrations.apply(db, stop_before="m007_job_leases")
-        for row in (done, failed):
-            db.execute(insert + "(?, ?, ?, ?, ?, ?, ?, ?)", row)
-        db.conn.commit()
-        db.close()
-    else:
-        import psycopg
-
-        from storage import pg_migrations
-
-        before = [m for m in pg_migrations.MIGRATIONS if m[0] != "m007_job_leases"]
-        with psycopg.connect(store_target, autocommit=True) as conn:
-            with monkeypatch.context() as patch:
-                patch.setattr(pg_migrations, "MIGRATIONS", before)
-                pg_migrations.apply(conn)
-            for row in (done, failed):
-                conn.execute(insert + "(%s, %s, %s, %s, %s, %s, %s, %s)", row)
+    database_before(backend, store_target, monkeypatch, "m007_job_leases", insert, [done, failed])
     store = open_store(store_target)
     try:
         assert store.get_job("feeds").lease_until == "2026-07-16T00:00:00+00:00"  # done today: tomorrow

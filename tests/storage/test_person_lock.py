@@ -9,7 +9,7 @@ import time
 import pytest
 
 from storage import open_store
-from tests.storage.conftest import dispose
+from tests.storage.conftest import database_before, dispose
 
 
 def test_a_topic_differing_only_in_case_is_refused_by_the_database_when_the_check_misses_it(any_store,
@@ -30,29 +30,7 @@ def test_m008_keeps_the_first_spelling_of_topics_stored_twice_ignoring_case(back
     rows = [("U1", "Cats", "2026-01-01T00:00:00+00:00"), ("U1", "cats", "2026-01-02T00:00:00+00:00"),
             ("U1", "dogs", "2026-01-03T00:00:00+00:00"), ("U2", "CATS", "2026-01-04T00:00:00+00:00")]
     insert = "insert into topics (user_id, topic, added_at) values "
-    if backend == "sqlite":
-        from sqlite_utils import Database
-
-        from storage.migrations import migrations
-
-        db = Database(store_target)
-        migrations.apply(db, stop_before="m008_topics_unique_ignoring_case")
-        for row in rows:
-            db.execute(insert + "(?, ?, ?)", row)
-        db.conn.commit()
-        db.close()
-    else:
-        import psycopg
-
-        from storage import pg_migrations
-
-        before = [m for m in pg_migrations.MIGRATIONS if m[0] != "m008_topics_unique_ignoring_case"]
-        with psycopg.connect(store_target, autocommit=True) as conn:
-            with monkeypatch.context() as patch:
-                patch.setattr(pg_migrations, "MIGRATIONS", before)
-                pg_migrations.apply(conn)
-            for row in rows:
-                conn.execute(insert + "(%s, %s, %s)", row)
+    database_before(backend, store_target, monkeypatch, "m008_topics_unique_ignoring_case", insert, rows)
     store = open_store(store_target)
     try:
         assert store.get_topics("U1") == ["Cats", "dogs"]
