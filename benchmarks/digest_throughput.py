@@ -34,12 +34,14 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,6 +216,24 @@ def check_database(url: str, persons: list[dict]) -> None:
                          f" ({per_user.get(wrong[0]) if wrong else ''}), {shown} papers shown")
 
 
+def sending_window(standin, since: int) -> float:
+    """Seconds from the first to the last Web API call since ``since``: the digests' own work, without
+    the processes' start (imports, loading the index) and exit."""
+    calls = standin.calls()[since:]
+    return calls[-1].at - calls[0].at if calls else 0.0
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cpu_text(used: tuple[float, float | None]) -> str:
+    client, server = used
+    return f"{client:.1f} s" + (f" + server {server:.1f} s" if server is not None else "")
+
+
 def check_posts(standin, persons: list[dict], since: int) -> None:
     calls = standin.calls()[since:]
     posts = [c for c in calls if c.method == "chat.postMessage" and c.status == 200]
@@ -332,9 +352,18 @@ def postgres_text(r: dict) -> list[str]:
         f"{', '.join(f'{t:.1f}' for t in r['pgn_runs'])} s, from the first start to the last exit. In every "
         f"{n}-process run each person got one header and {DIGEST_SIZE} papers, one `conversations.open`, and "
         "one digest recorded \"sent\" (checked in the stand-in's calls and the database); digests sent by "
-        f"each process: {splits}. Each process pays its own start on the same 2 cores (a bare process "
-        f"with paperbot's imports takes {r['base_seconds']:.1f} s; then the index is loaded), so more "
-        "processes help only as far as the work waits on Slack and the database, not on the CPU.",
+        f"each process: {splits}.",
+        "",
+        "Where the time goes (medians of the same runs): from the first Web API call to the last, SQLite "
+        f"{r['window']['sqlite']:.1f} s, one PostgreSQL process {r['window']['pg1']:.1f} s, {n} processes "
+        f"{r['window']['pgn']:.1f} s; CPU used, paperbot's processes + the PostgreSQL server's: SQLite "
+        f"{r['cpu']['sqlite'][0]:.1f} s, one process {_cpu_text(r['cpu']['pg1'])}, {n} processes "
+        f"{_cpu_text(r['cpu']['pgn'])}, on {os.cpu_count()} cores. With the stand-in answering at once the "
+        "run is bound by the CPU: one process already keeps about one core busy with Python and the "
+        "server most of another, each further process pays its own start (a bare process with "
+        f"paperbot's imports takes {r['base_seconds']:.1f} s, scikit-learn most of it; then the index is "
+        "loaded), and the processes then share the same cores. So on this machine more processes do "
+        "not help here; they help as far as the work waits on Slack, which the next paragraph measures.",
         "",
         *slow_text(r),
     ]
@@ -351,7 +380,9 @@ def slow_text(r: dict) -> list[str]:
         f"median of {len(slow['pg1_runs'])}: one process {slow['pg1']:.1f} s, {n} processes "
         f"{slow['pgn']:.1f} s, **{slow['pgn'] / slow['pg1']:.2f}×** one (runs: one process "
         f"{', '.join(f'{t:.1f}' for t in slow['pg1_runs'])} s; {n} processes "
-        f"{', '.join(f'{t:.1f}' for t in slow['pgn_runs'])} s; the same checks of every person's digest). "
+        f"{', '.join(f'{t:.1f}' for t in slow['pgn_runs'])} s; from the first Web API call to the last, "
+        f"{slow['window_pg1']:.1f} s and {slow['window_pgn']:.1f} s; the same checks of every person's "
+        "digest). "
         "This is the case replicas are for: a morning of digests waits on Slack far more than it computes.",
         "",
     ]
@@ -499,6 +530,16 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
            "PAPERBOT_DIGEST_SIZE": str(DIGEST_SIZE)}
     digest = [sys.executable, "-m", "bot.cli", "digest", "--force"]
     times: dict[str, list[tuple[float, float]]] = {"sqlite": [], "reference": [], "pg1": [], "pgn": []}
+    windows: dict[str, list[float]] = {name: [] for name in times}  # first to last Slack call
+    cpu: dict[str, list[tuple[float, float | None]]] = {name: [] for name in times}  # paperbot, server
+
+    @contextlib.contextmanager
+    def counting_cpu(name: str, url: str | None = None) -> Iterator[None]:
+        client, server_before = children_cpu(), pg.server_cpu(url) if url else None
+        yield
+        server_after = pg.server_cpu(url) if url else None
+        cpu[name].append((children_cpu() - client, server_after - server_before
+                          if server_before is not None and server_after is not None else None))
     splits: list[list[int]] = []
     pg_setup = None
     if server_url:
@@ -518,21 +559,27 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
             Path(str(db) + suffix).unlink(missing_ok=True)
         shutil.copy(snapshot, db)
         since = len(standin.calls())
-        times["sqlite"].append(timed(digest, env, tmp)[:2])
+        with counting_cpu("sqlite"):
+            times["sqlite"].append(timed(digest, env, tmp)[:2])
+        windows["sqlite"].append(sending_window(standin, since))
         check_posts(standin, persons, since)
 
     def pg1_run() -> None:
         url = fresh_pg()
         since = len(standin.calls())
-        times["pg1"].append(timed(digest, {**env, "PAPERBOT_DB": url}, tmp)[:2])
+        with counting_cpu("pg1", url):
+            times["pg1"].append(timed(digest, {**env, "PAPERBOT_DB": url}, tmp)[:2])
+        windows["pg1"].append(sending_window(standin, since))
         check_posts(standin, persons, since)
         check_database(url, persons)
 
     def pgn_run() -> None:
         url = fresh_pg()
         since = len(standin.calls())
-        seconds, peaks, texts = timed_together([digest] * args.replicas, {**env, "PAPERBOT_DB": url}, tmp)
+        with counting_cpu("pgn", url):
+            seconds, peaks, texts = timed_together([digest] * args.replicas, {**env, "PAPERBOT_DB": url}, tmp)
         times["pgn"].append((seconds, max(peaks)))
+        windows["pgn"].append(sending_window(standin, since))
         splits.append(sent_counts(texts))
         check_posts(standin, persons, since)  # each person served exactly once, whoever served them
         check_database(url, persons)
@@ -541,7 +588,9 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
         since = len(standin.calls())
         command = [sys.executable, str(Path(__file__).resolve()), "--reference-run", str(papers_path),
                    str(people_path), standin.base_url]
-        times["reference"].append(timed(command, env, tmp)[:2])
+        with counting_cpu("reference"):
+            times["reference"].append(timed(command, env, tmp)[:2])
+        windows["reference"].append(sending_window(standin, since))
         check_posts(standin, persons, since)
 
     steps = [("sqlite", sqlite_run), ("reference", reference_run)]
@@ -552,9 +601,12 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
         for _, step in steps[shift:] + steps[:shift]:
             step()
         print(f"run {run + 1}: " + ", ".join(f"{LABELS[name]} {times[name][-1][0]:.1f} s "
-                                             f"({times[name][-1][1]:.0f} MB)" for name, _ in steps)
+                                             f"(sending {windows[name][-1]:.1f} s, "
+                                             f"CPU {_cpu_text(cpu[name][-1])}, "
+                                             f"{times[name][-1][1]:.0f} MB)" for name, _ in steps)
               + (f"; digests per process {splits[-1]}" if splits else ""), flush=True)
     slow: dict[str, list[float]] = {"pg1": [], "pgn": []}
+    slow_windows: dict[str, list[float]] = {"pg1": [], "pgn": []}
     if server_url and args.slack_latency > 0:  # where replicas earn their keep: waiting on Slack
         for method in ("conversations.open", "chat.postMessage"):
             standin.delay(method, args.slack_latency)
@@ -563,6 +615,8 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
                                [("pgn", pgn_run), ("pg1", pg1_run)]):
                 step()
                 slow[name].append(times[name].pop()[0])
+                slow_windows[name].append(windows[name].pop())
+                cpu[name].pop()
             splits.pop()
             print(f"with {args.slack_latency:.2f} s a Slack call, run {run + 1}: PostgreSQL "
                   f"{slow['pg1'][-1]:.1f} s, PostgreSQL × n {slow['pgn'][-1]:.1f} s", flush=True)
@@ -592,10 +646,15 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
             pg1=median["pg1"], pgn=median["pgn"], pg1_rss=max(m for _, m in times["pg1"]),
             pgn_rss=max(m for _, m in times["pgn"]),
             pg1_runs=[t for t, _ in times["pg1"]], pgn_runs=[t for t, _ in times["pgn"]])
+    result["window"] = {k: statistics.median(v) for k, v in windows.items() if v}
+    result["cpu"] = {k: (statistics.median(c for c, _ in v),
+                         statistics.median(srv for _, srv in v) if all(srv is not None for _, srv in v)
+                         else None) for k, v in cpu.items() if v}
     if slow["pg1"]:
         result["slow"] = {"latency": args.slack_latency, "pg1": statistics.median(slow["pg1"]),
                           "pgn": statistics.median(slow["pgn"]), "pg1_runs": slow["pg1"],
-                          "pgn_runs": slow["pgn"]}
+                          "pgn_runs": slow["pgn"], "window_pg1": statistics.median(slow_windows["pg1"]),
+                          "window_pgn": statistics.median(slow_windows["pgn"])}
     return result
 
 

@@ -98,3 +98,48 @@ def db_copy(source: str | Path, target_url: str, env: dict, cwd: Path) -> None:
                           env={**env, "PAPERBOT_DB": str(source)}, cwd=cwd, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"paperbot db copy failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+
+
+def server_cpu(url: str) -> float | None:
+    """CPU seconds the server at ``url`` has used so far, all its processes together, read from /proc:
+    the postmaster's own, its live children's, and its reaped children's (each connection's backend
+    exits when the connection closes). None where the server is not a process on this machine."""
+    import time
+
+    import psycopg
+
+    try:
+        time.sleep(0.3)  # let the backends of connections just closed exit and be reaped
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+            backend = int(conn.execute("select pg_backend_pid()").fetchone()[0])
+            postmaster = int(_status(backend)["PPid"])
+        total = _cpu(postmaster, children=True)
+        for pid in _children(postmaster):
+            if pid != backend:
+                total += _cpu(pid)
+        return total
+    except (OSError, KeyError, ValueError):
+        return None
+
+
+def _status(pid: int) -> dict[str, str]:
+    text = Path(f"/proc/{pid}/status").read_text()
+    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+
+
+def _cpu(pid: int, children: bool = False) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(f) for f in fields[11:15 if children else 13])  # utime stime [cutime cstime]
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int(_status(int(entry.name))["PPid"]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, KeyError, ValueError):
+                continue
+    return found
