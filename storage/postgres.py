@@ -713,9 +713,34 @@ class PostgresStore:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
         return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
 
-    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str) -> bool:
-        """Remember that the digest's header message went out, so it is never posted twice."""
-        return self._digest_update(user_id, local_date, owner, "header_ts = %s", [message_ts])
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
+                             lease_until: str | None = None) -> bool:
+        """Remember that the digest's header message went out, so it is never posted twice; with
+        ``lease_until``, renew the owner's lease to it in the same update."""
+        if lease_until is None:
+            return self._digest_update(user_id, local_date, owner, "header_ts = %s", [message_ts])
+        return self._digest_update(user_id, local_date, owner, "header_ts = %s, lease_until = %s",
+                                   [message_ts, lease_until])
+
+    def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
+                      channel: str | None, message_ts: str | None, lease_until: str,
+                      finished_at: str | None = None) -> bool:
+        """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
+        ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
+        False, and nothing written, if the digest is no longer ``owner``'s."""
+        # One statement, one round trip: the shown row is written only if the owner's update matched.
+        # It locks the digest's row and no person lock, so it can't deadlock with a forget (which takes
+        # the person's lock, then the rows); after a forget it finds no row and writes nothing.
+        sql, args = leases.paper_posted((user_id, local_date), owner, lease_until, finished_at)
+        row = self._one(
+            f"with mine as ({_pg(sql)} returning user_id),"  # noqa: S608  (a constant of storage.leases)
+            " noted as (insert into shown (user_id, paper_id, shown_at, reason, channel, message_ts)"
+            " select user_id, %s, %s, %s, %s, %s from mine on conflict (user_id, paper_id) do update set"
+            " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
+            " message_ts = excluded.message_ts)"
+            " select count(*) from mine",
+            [*args, paper_id, utcnow(), reason, channel, message_ts])
+        return bool(row and row[0])
 
     def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
         """Count one more failed attempt to post a paper of a digest; returns that paper's count."""

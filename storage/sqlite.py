@@ -497,9 +497,27 @@ class Store:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
         return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
 
-    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str) -> bool:
-        """Remember that the digest's header message went out, so it is never posted twice."""
-        return self._digest_update(user_id, local_date, owner, "header_ts = ?", [message_ts])
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
+                             lease_until: str | None = None) -> bool:
+        """Remember that the digest's header message went out, so it is never posted twice; with
+        ``lease_until``, renew the owner's lease to it in the same update."""
+        if lease_until is None:
+            return self._digest_update(user_id, local_date, owner, "header_ts = ?", [message_ts])
+        return self._digest_update(user_id, local_date, owner, "header_ts = ?, lease_until = ?",
+                                   [message_ts, lease_until])
+
+    def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
+                      channel: str | None, message_ts: str | None, lease_until: str,
+                      finished_at: str | None = None) -> bool:
+        """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
+        ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
+        False, and nothing written, if the digest is no longer ``owner``'s."""
+        step = leases.paper_posted((user_id, local_date), owner, lease_until, finished_at)
+        with self.transaction():
+            if self._lease_write(step) is None:
+                return False
+            self.mark_shown(user_id, paper_id, reason, channel, message_ts)
+        return True
 
     def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
         """Count one more failed attempt to post a paper of a digest; returns that paper's count."""

@@ -285,9 +285,9 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             if not todo:
                 return finish.done()
         if leased_at is None or clock() - leased_at > LEASE / 4:
-            with store.transaction():  # still ours, with a fresh lease, before the first message
-                if not store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE)):
-                    return Outcome(user_id, day, "busy")
+            # Still ours, with a fresh lease, before the first message (one statement: atomic alone).
+            if not store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE)):
+                return Outcome(user_id, day, "busy")
         if record.header_ts is None and not shown:
             try:
                 ts = courier.post_text(channel, header_text(len(recs), day))
@@ -296,10 +296,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             except Exception:  # the papers matter more than their header: go on without it
                 log.exception("could not post the digest header for %s", user_id)
             else:
-                with store.transaction():
-                    store.record_digest_header(user_id, key, owner, ts)
-                    # Renewed after every message, the header too: a taker-over counts from this.
-                    store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE))
+                # Renewed after every message, the header too: a taker-over counts from this.
+                store.record_digest_header(user_id, key, owner, ts, iso_utc(clock() + LEASE))
         for rec in todo:
             try:
                 posted = courier.post_paper(channel, rec)
@@ -309,16 +307,22 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 log.exception("could not post paper %s to %s", rec.paper.id, user_id)
                 posted = None
                 finish.failed += 1
-            with store.transaction():
-                store.lock_person(user_id)  # before the digest's row: remember_shown takes it, as forget does
-                still_mine = store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE))
-                if posted is None:
+            lease = iso_utc(clock() + LEASE)
+            if posted is None:
+                with store.transaction():
+                    still_mine = store.renew_digest_lease(user_id, key, owner, lease)
                     store.record_digest_failure(user_id, key, owner, rec.paper.id)
-                elif still_mine:  # the digest's row is there, so they are too: forgetting deletes both
-                    store.mark_shown(user_id, rec.paper.id, rec.reason, *posted)
+            else:
+                # Everything left went out with this one: the digest ends "sent" in the same step.
+                last = rec is todo[-1] and not finish.failed
+                ended = iso_utc(clock()) if last else None
+                # Shown only while the digest's row is there (forgetting deletes both), in one step.
+                still_mine = store.record_posted(user_id, key, owner, rec.paper.id, rec.reason, *posted,
+                                                 lease_until=lease, finished_at=ended)
+                if still_mine:
                     finish.delivered += 1
-                    if rec is todo[-1] and not finish.failed:
-                        return finish("sent")  # everything left went out: done, in the same transaction
+                    if last:
+                        return Outcome(user_id, day, "sent", finish.delivered, finish.failed)
                 elif store.get_digest(user_id, key) is not None:  # lost, not forgotten: it did go out
                     remember_shown(ctx, user_id, rec, *posted)
                     finish.delivered += 1

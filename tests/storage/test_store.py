@@ -179,6 +179,29 @@ def test_a_digest_is_started_once_and_a_second_start_says_so(any_store):
     assert any_store.get_digest("U1", "2026-07-15").owner == "a:1:1"
 
 
+def test_a_posted_paper_is_recorded_only_by_the_digests_owner(any_store):
+    lease, at = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
+    later, ended = "2026-07-15T08:30:00+00:00", "2026-07-15T08:01:00+00:00"
+    any_store.upsert_papers([Paper(id="p1", title="One", abstract="a"),
+                             Paper(id="p2", title="Two", abstract="b")])
+    any_store.start_digest("U1", "2026-07-15", "a:1:1", lease, at)
+    assert any_store.record_digest_header("U1", "2026-07-15", "a:1:1", "171.0", later)
+    assert any_store.get_digest("U1", "2026-07-15").lease_until == later
+    assert not any_store.record_posted("U1", "2026-07-15", "b:2:2", "p1", "why", "D1", "171.1", later)
+    assert any_store.shown_paper_ids("U1") == set()  # not the owner: nothing written
+    assert any_store.record_posted("U1", "2026-07-15", "a:1:1", "p1", "why", "D1", "171.1", lease)
+    record = any_store.get_digest("U1", "2026-07-15")
+    assert (record.status, record.lease_until) == ("sending", lease)
+    assert any_store.paper_for_message("D1", "171.1") == ("U1", "p1")
+    assert any_store.record_posted("U1", "2026-07-15", "a:1:1", "p2", "", "D1", "171.2", later, ended)
+    record = any_store.get_digest("U1", "2026-07-15")
+    assert (record.status, record.finished_at) == ("sent", ended)
+    assert any_store.shown_paper_ids("U1") == {"p1", "p2"}
+    # Finished: no longer anyone's to write to.
+    assert not any_store.record_posted("U1", "2026-07-15", "a:1:1", "p1", "", "D1", "171.3", later)
+    assert any_store.paper_for_message("D1", "171.1") == ("U1", "p1")
+
+
 def test_unfinished_postponed_and_dropped_digests(any_store):
     lease, at = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
     any_store.start_digest("U1", "2026-07-15", "a:1:1", lease, at)
