@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 from bot.engine import Colleagues, Engine
@@ -16,9 +17,28 @@ class Context:
     engine: Engine
     digest_size: int = 5
     colleagues: Colleagues = field(init=False, repr=False)
+    _views: dict[str, Context] = field(default_factory=dict, init=False, repr=False)
+    _views_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.colleagues = Colleagues(self.store)
+
+    @property
+    def workspace(self) -> str:
+        """The workspace this context's people belong to ("" before any is named)."""
+        return getattr(self.store, "workspace", "")
+
+    def for_workspace(self, ws: str) -> Context:
+        """The context of workspace ``ws``: the same papers and index, but its own people, feedback and
+        colleagues (one workspace's likes never shape another's ranking). Kept, so each workspace's
+        colleagues are built once per process."""
+        if ws == self.workspace:
+            return self
+        with self._views_lock:
+            view = self._views.get(ws)
+            if view is None:
+                view = self._views[ws] = Context(self.store.for_workspace(ws), self.engine, self.digest_size)
+            return view
 
     @classmethod
     def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False) -> Context:

@@ -292,31 +292,35 @@ def _where(tz: str | None) -> str:
 
 # -- wiring ------------------------------------------------------------------------------------------
 
-def register(app: App, rt: Runtime) -> None:
+#: What answers each subcommand, in the runtime of the caller's workspace.
+REPLIES: dict[str, Callable[[Runtime, WebClient, str, Command], Reply]] = {
+    "interests": lambda rt, client, user, cmd: reply_interests(rt.ctx, user),
+    "unfollow": lambda rt, client, user, cmd: reply_unfollow(rt.ctx, user, cmd),
+    "digest-off": lambda rt, client, user, cmd: reply_digest_off(rt.ctx, user),
+    "follow": lambda rt, client, user, cmd: reply_follow(rt.ctx, client, user, cmd),
+    "recommend": reply_recommend,
+    "search": lambda rt, client, user, cmd: reply_search(rt.ctx, user, cmd),
+    "digest-at": lambda rt, client, user, cmd: reply_digest_at(rt.ctx, client, user, cmd),
+    "digest-now": reply_digest_now,
+    "forget": lambda rt, client, user, cmd: reply_forget(rt, user),
+}
+
+
+def register(app: App, runtime: Runtime) -> None:
     """Register the `/papers` listener."""
-    ctx = rt.ctx
-    replies: dict[str, Callable[[WebClient, str, Command], Reply]] = {
-        "interests": lambda client, user, cmd: reply_interests(ctx, user),
-        "unfollow": lambda client, user, cmd: reply_unfollow(ctx, user, cmd),
-        "digest-off": lambda client, user, cmd: reply_digest_off(ctx, user),
-        "follow": lambda client, user, cmd: reply_follow(ctx, client, user, cmd),
-        "recommend": lambda client, user, cmd: reply_recommend(rt, client, user, cmd),
-        "search": lambda client, user, cmd: reply_search(ctx, user, cmd),
-        "digest-at": lambda client, user, cmd: reply_digest_at(ctx, client, user, cmd),
-        "digest-now": lambda client, user, cmd: reply_digest_now(rt, client, user, cmd),
-        "forget": lambda client, user, cmd: reply_forget(rt, user),
-    }
 
     @app.command(COMMAND)
-    def papers(ack, body: dict, respond, client: WebClient) -> None:
+    def papers(ack, body: dict, respond, client: WebClient, context) -> None:
         user = body["user_id"]
         cmd = parse(body.get("text", ""))  # a BadArgument here is answered in the ack by the error handler
         if cmd.name == "help":
             ack(response_type="ephemeral", **reply_help())
             return
         ack()
+        rt = runtime.for_request(context)
 
         def work() -> None:
-            respond(response_type="ephemeral", replace_original=False, **replies[cmd.name](client, user, cmd))
+            reply = REPLIES[cmd.name](rt, client, user, cmd)
+            respond(response_type="ephemeral", replace_original=False, **reply)
 
         rt.background.submit(work, body, respond)

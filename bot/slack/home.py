@@ -24,12 +24,13 @@ def home_view(ctx: Context, user_id: str) -> dict:
     }
 
 
-def register(app: App, rt: Runtime) -> None:
+def register(app: App, runtime: Runtime) -> None:
     """Publish the Home tab whenever someone opens it."""
 
     @app.event("app_home_opened")
-    def on_home_opened(event: dict, body: dict, client: WebClient) -> None:
+    def on_home_opened(event: dict, body: dict, client: WebClient, context) -> None:
         if event.get("tab") != "home" or not event.get("user"):
             return
         user = event["user"]
+        rt = runtime.for_request(context)
         rt.background.submit(lambda: client.views_publish(user_id=user, view=home_view(rt.ctx, user)), body)

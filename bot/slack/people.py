@@ -42,10 +42,11 @@ def timezone_changed(ctx: Context, user: dict) -> bool:
     return timezones.timezone_changed(ctx, user_id, user.get("tz"))
 
 
-def register(app: App, rt: Runtime) -> None:
+def register(app: App, runtime: Runtime) -> None:
     """Listen for profile changes (someone who travels gets digests at their new local time)."""
 
     @app.event("user_change")
-    def on_user_change(event: dict, body: dict) -> None:
+    def on_user_change(event: dict, body: dict, context) -> None:
         user = event.get("user") if isinstance(event.get("user"), dict) else {}
+        rt = runtime.for_request(context)
         rt.background.submit(lambda: timezone_changed(rt.ctx, user), body)

@@ -26,17 +26,18 @@ def remaining_reactions(client: WebClient, user_id: str, channel: str, message_t
     return [r["name"] for r in message.get("reactions") or [] if user_id in (r.get("users") or [])]
 
 
-def register(app: App, rt: Runtime) -> None:
+def register(app: App, runtime: Runtime) -> None:
     """Register the reaction events and the feedback buttons."""
-    ctx = rt.ctx
 
-    def on_reaction(event: dict, body: dict, client: WebClient) -> None:
+    def on_reaction(event: dict, body: dict, client: WebClient, context) -> None:
         item = event.get("item") or {}
         user, reaction = event.get("user"), event.get("reaction") or ""
         if item.get("type") != "message" or not user or reaction_value(reaction) is None:
             return  # not feedback: any other reaction, or a reaction on a file
         channel, message_ts = item.get("channel"), item.get("ts")
         added = event.get("type") == "reaction_added"
+        rt = runtime.for_request(context)
+        ctx = rt.ctx
 
         def work() -> None:
             with rt.locks.hold(user):
@@ -53,8 +54,10 @@ def register(app: App, rt: Runtime) -> None:
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
 
-    def on_button(ack, body: dict, action: dict, respond) -> None:
+    def on_button(ack, body: dict, action: dict, respond, context) -> None:
         ack()
+        rt = runtime.for_request(context)
+        ctx = rt.ctx
         value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
         user = body["user"]["id"]
         container = body.get("container") or {}

@@ -13,6 +13,7 @@ The listener modules (``commands``, ``reactions``, ``home``, ``people``) import 
 
 from __future__ import annotations
 
+import copy
 import functools
 import logging
 import threading
@@ -50,6 +51,13 @@ def once_key(body: dict) -> str | None:
     return f"trigger:{trigger_id}" if isinstance(trigger_id, str) and trigger_id else None
 
 
+def workspace_key(team_id: object, enterprise_id: object, is_enterprise_install: object = False) -> str:
+    """The workspace a request or an installation belongs to: the org for an org-wide (Enterprise Grid)
+    install, whose people are the org's, else the team. Everything stored about people is kept per key."""
+    key = enterprise_id if is_enterprise_install is True else team_id
+    return key if isinstance(key, str) else ""
+
+
 def actor(body: dict) -> str | None:
     """Who a request is from (a slash command's caller, a clicker, an event's user), if anyone."""
     user = body.get("user_id") or body.get("user") or (body.get("event") or {}).get("user")
@@ -71,7 +79,14 @@ class Background:
         self.retry_pause = EVENT_RETRY_PAUSE if retry_pause is None else retry_pause
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-work")
         self._guard = threading.Lock()
-        self._queues: dict[str, deque[Callable[[], None]]] = {}  # per person, while their work runs
+        self._queues: dict[tuple[str, str], deque[Callable[[], None]]] = {}  # per person, while theirs runs
+
+    def for_store(self, store: Store) -> Background:
+        """The same threads and queues, claiming keys in ``store`` (a workspace's view): one workspace's
+        request key never stands in for another's, and two workspaces' U1 are two people's queues."""
+        view = copy.copy(self)
+        view.store = store
+        return view
 
     def submit(self, work: Callable[[], None], body: dict, respond=None) -> None:
         """Run ``work`` after the ack, at most once for this request, after that person's earlier work."""
@@ -80,20 +95,21 @@ class Background:
         if user is None:
             self._pool.submit(run)
             return
+        who = (getattr(self.store, "workspace", ""), user)
         with self._guard:
-            queue = self._queues.get(user)
+            queue = self._queues.get(who)
             if queue is not None:  # a drain for this person is under way: it will get to this
                 queue.append(run)
                 return
-            self._queues[user] = deque([run])
-        self._pool.submit(self._drain, user)
+            self._queues[who] = deque([run])
+        self._pool.submit(self._drain, who)
 
-    def _drain(self, user: str) -> None:
+    def _drain(self, who: tuple[str, str]) -> None:
         while True:
             with self._guard:
-                queue = self._queues[user]
+                queue = self._queues[who]
                 if not queue:
-                    del self._queues[user]
+                    del self._queues[who]
                     return
                 run = queue.popleft()
             run()
@@ -141,12 +157,18 @@ class UserLocks:
     def __init__(self, store: Store | None = None) -> None:
         self.store = store
         self._guard = threading.Lock()
-        self._locks: dict[str, threading.Lock] = {}
+        self._locks: dict[tuple[str, str], threading.Lock] = {}
+
+    def for_store(self, store: Store) -> UserLocks:
+        """The same locks, for the people of ``store`` (a workspace's view)."""
+        view = copy.copy(self)
+        view.store = store
+        return view
 
     @contextmanager
     def hold(self, user_id: str) -> Iterator[None]:
         with self._guard:
-            lock = self._locks.setdefault(user_id, threading.Lock())
+            lock = self._locks.setdefault((getattr(self.store, "workspace", ""), user_id), threading.Lock())
         # This process's threads queue on their own lock first, so each process waits on the database
         # with one connection per person at most.
         with lock, (self.store.hold_person(user_id) if self.store is not None else nullcontext()):
@@ -155,15 +177,36 @@ class UserLocks:
 
 @dataclass
 class Runtime:
-    """What the listeners share: the use cases' context, the background threads, per-person locks."""
+    """What the listeners share: the use cases' context, the background threads, per-person locks.
+    A listener works in the runtime of its request's workspace (:meth:`for_request`)."""
 
     ctx: Context
-    background: Background = field(init=False)
+    background: Background = None  # type: ignore[assignment]  # made from ctx when not given
     locks: UserLocks = field(default_factory=UserLocks)
+    _views: dict[str, Runtime] = field(default_factory=dict, init=False, repr=False)
+    _views_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.background = Background(self.ctx.store)
+        if self.background is None:
+            self.background = Background(self.ctx.store)
         if self.locks.store is None:
             self.locks.store = self.ctx.store
+
+    def for_workspace(self, ws: str) -> Runtime:
+        """The runtime of workspace ``ws``: its context, the same threads, its people's locks."""
+        if ws == self.ctx.workspace:
+            return self
+        with self._views_lock:
+            view = self._views.get(ws)
+            if view is None:
+                ctx = self.ctx.for_workspace(ws)
+                view = Runtime(ctx, self.background.for_store(ctx.store), self.locks.for_store(ctx.store))
+                self._views[ws] = view
+            return view
+
+    def for_request(self, context) -> Runtime:
+        """The runtime of the workspace a Bolt request comes from (its ``context``)."""
+        return self.for_workspace(workspace_key(context.team_id, context.enterprise_id,
+                                                context.is_enterprise_install))
 
 
