@@ -154,13 +154,13 @@ def renew(kind: LeaseKind, key: Sequence[str], owner: str, until: str) -> Statem
     return _owned(kind, key, owner, ["lease_until = ?"], [until])
 
 
-def paper_posted(key: Sequence[str], owner: str, until: str, finished_at: str | None) -> Statement:
-    """A paper of a digest went out: its owner's lease renewed to ``until``, or, for the last paper
-    (``finished_at``), the digest finished "sent" then."""
-    kind = kind_of(DIGEST, key)
+def paper_posted(key: Sequence[str], ws: str, owner: str, until: str, finished_at: str | None) -> Statement:
+    """A paper of the digest ``key`` (user, local date) of workspace ``ws`` went out: its owner's lease
+    renewed to ``until``, or, for the last paper (``finished_at``), the digest finished "sent" then."""
+    kind, whole = keyed(DIGEST, key, ws)
     if finished_at is None:
-        return renew(kind, key, owner, until)
-    return finish(kind, key, owner, "sent", finished_at, None, None)
+        return renew(kind, whole, owner, until)
+    return finish(kind, whole, owner, "sent", finished_at, None, None)
 
 
 def release(kind: LeaseKind, key: Sequence[str], owner: str, retry_at: str, disown: bool, count: str | None,

@@ -861,13 +861,13 @@ class PostgresStore:
         # One statement, one round trip: the shown row is written only if the owner's update matched.
         # It locks the digest's row and no person lock, so it can't deadlock with a forget (which takes
         # the person's lock, then the rows); after a forget it finds no row and writes nothing.
-        sql, args = leases.paper_posted((user_id, local_date), owner, lease_until, finished_at)
+        sql, args = leases.paper_posted((user_id, local_date), self._ws, owner, lease_until, finished_at)
         row = self._one(
-            f"with mine as ({_pg(sql)} returning user_id),"  # noqa: S608  (a constant of storage.leases)
-            " noted as (insert into shown (user_id, paper_id, shown_at, reason, channel, message_ts)"
-            " select user_id, %s, %s, %s, %s, %s from mine on conflict (user_id, paper_id) do update set"
-            " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
-            " message_ts = excluded.message_ts)"
+            f"with mine as ({_pg(sql)} returning ws, user_id),"  # noqa: S608  (a constant of storage.leases)
+            " noted as (insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
+            " select ws, user_id, %s, %s, %s, %s, %s from mine"
+            " on conflict (ws, user_id, paper_id) do update set shown_at = excluded.shown_at,"
+            " reason = excluded.reason, channel = excluded.channel, message_ts = excluded.message_ts)"
             " select count(*) from mine",
             [*args, paper_id, utcnow(), reason, channel, message_ts])
         return bool(row and row[0])

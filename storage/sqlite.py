@@ -627,7 +627,7 @@ class Store:
         """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
         ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
         False, and nothing written, if the digest is no longer ``owner``'s."""
-        step = leases.paper_posted((user_id, local_date), owner, lease_until, finished_at)
+        step = leases.paper_posted((user_id, local_date), self._ws, owner, lease_until, finished_at)
         with self.transaction():
             if self._lease_write(step) is None:
                 return False

@@ -199,6 +199,14 @@ def test_a_posted_paper_is_recorded_only_by_the_digests_owner(any_store):
     assert any_store.shown_paper_ids("U1") == {"p1", "p2"}
     # Finished: no longer anyone's to write to.
     assert not any_store.record_posted("U1", "2026-07-15", "a:1:1", "p1", "", "D1", "171.3", later)
+    # Another workspace's U1 is someone else, with a digest of their own.
+    elsewhere = any_store.for_workspace("T2")
+    assert not elsewhere.record_posted("U1", "2026-07-15", "a:1:1", "p1", "", "D9", "171.4", later)
+    elsewhere.start_digest("U1", "2026-07-15", "a:1:1", lease, at)
+    assert elsewhere.record_posted("U1", "2026-07-15", "a:1:1", "p2", "", "D9", "171.5", later)
+    assert elsewhere.shown_paper_ids("U1") == {"p2"}
+    assert any_store.get_digest("U1", "2026-07-15").status == "sent"
+    assert elsewhere.get_digest("U1", "2026-07-15").status == "sending"
     assert any_store.paper_for_message("D1", "171.1") == ("U1", "p1")
 
 
