@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import logs, terminal
@@ -18,6 +19,7 @@ from bot.errors import PaperbotError
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.daily import preview_digests
+from bot.usecases.workspaces import list_workspaces, remove_workspace
 from storage import StorageError, StoreUnavailable, is_postgres_url, open_store
 
 
@@ -234,9 +236,12 @@ def run(ctx: click.Context, port: int | None) -> None:
 @click.option("--user", "users", multiple=True, metavar="UID", help="Only this person (repeatable).")
 @click.option("--force", is_flag=True,
               help="Send now, whatever the time of day; still at most one digest per person per local day.")
+@click.option("--team", "teams", multiple=True, metavar="TID",
+              help="Only this workspace (its team id, or an org's enterprise id; repeatable).")
 @click.option("--dry-run", is_flag=True, help="Print what would be sent; post nothing, record nothing.")
 @click.pass_context
-def digest(ctx: click.Context, users: tuple[str, ...], force: bool, dry_run: bool) -> None:
+def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple[str, ...],
+           dry_run: bool) -> None:
     """Send every daily digest that is due now and not yet sent that day.
 
     For deployments that prefer cron to the scheduler in `paperbot run` (both may run side by side):
@@ -254,16 +259,45 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, dry_run: boo
     ctx.call_on_close(app.close)
     wanted = list(users) or None
     if dry_run:
-        previews, not_due = preview_digests(app, datetime.now(UTC), wanted, force)
+        previews, not_due = [], []
+        for ws in list(teams) or [w.ws for w in list_workspaces(app)] or [app.workspace]:
+            found, waiting = preview_digests(app.for_workspace(ws), datetime.now(UTC), wanted, force)
+            previews += found
+            not_due += waiting
         terminal.show_digest_previews(previews, not_due)
         return
     from bot.slack.digests import send_digests
 
     with terminal.errors.status("Sending digests…"):
-        run = send_digests(settings, app, wanted, force)
+        run = send_digests(settings, app, wanted, force, teams=list(teams) or None)
     terminal.show_digest_run(run)
     if run.count("incomplete"):
         sys.exit(1)
+
+
+@cli.group(invoke_without_command=True)
+@_db_option()
+@click.pass_context
+def workspaces(ctx: click.Context) -> None:
+    """The workspaces paperbot serves, with their people and latest digest.
+
+    `paperbot workspaces remove TID` uninstalls one and deletes its data."""
+    if ctx.invoked_subcommand is None:
+        terminal.show_workspaces(list_workspaces(_open(ctx)))
+
+
+@workspaces.command(name="remove")
+@_db_option()
+@click.argument("team")
+@click.pass_context
+def workspaces_remove(ctx: click.Context, team: str) -> None:
+    """Uninstall workspace TEAM (a team id, or an org's enterprise id) and delete everything stored
+    about its people, as Slack's uninstall does. The papers and the model stay."""
+    app = _open(ctx)
+    if team not in {w.ws for w in list_workspaces(app)}:
+        raise click.ClickException(f"no workspace {team!r} here: `paperbot workspaces` lists them")
+    rows = remove_workspace(app, team)
+    terminal.console.print(f"Removed workspace {escape(team)}: {rows:,} rows deleted.", highlight=False)
 
 
 @cli.group()

@@ -44,3 +44,9 @@ class Outage(PaperbotError):
     def __init__(self, message: str, maybe_delivered: bool = False):
         super().__init__(message)
         self.maybe_delivered = maybe_delivered
+
+
+class TokenRefused(Outage):
+    """The messaging service refused the workspace's token (revoked, expired, account inactive): no
+    one in that workspace can be reached until it is installed again, so its work waits, counted
+    against no one, and other workspaces carry on."""

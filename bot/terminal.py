@@ -14,6 +14,7 @@ from bot.reasons import shorten
 from bot.usecases import DailyRun, Recommendation, SourceReport
 from bot.usecases.daily import Preview
 from bot.usecases.schedule import NotDue
+from storage import WorkspaceSummary
 
 console = Console()
 errors = Console(stderr=True)
@@ -63,6 +64,23 @@ def show_copy(counts: dict[str, int], target: str) -> None:
         console.print(f"{table:<{width}}  {count:>9,}", highlight=False)
     console.print(f"Copied into {escape(target)}; every count matches the source.", highlight=False,
                   soft_wrap=True)
+
+
+def show_workspaces(workspaces: list[WorkspaceSummary]) -> None:
+    """``paperbot workspaces``: one row per workspace, with its people and its latest digest."""
+    if not workspaces:
+        console.print("No workspace yet: install paperbot into one (see the README).")
+        return
+    table = Table("workspace", "kind", "installed", "people", "last digest")
+    for w in workspaces:
+        kind = "org" if w.is_enterprise_install else ("workspace" if w.installed_at else "not installed")
+        table.add_row(escape(w.ws or "(none yet)"), kind, _moment(w.installed_at), f"{w.people:,}",
+                      _moment(w.last_digest_at))
+    console.print(table)
+
+
+def _moment(iso: str | None) -> str:
+    return iso[:16].replace("T", " ") + " UTC" if iso else "–"
 
 
 def show_digest_previews(previews: list[Preview], not_due: list[NotDue]) -> None:

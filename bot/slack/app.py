@@ -25,6 +25,7 @@ from bot.slack.client import build_client
 from bot.slack.errors import BUSY, SORRY, UNSAVED, report_error
 from bot.slack.runtime import Background, Runtime
 from bot.slack.workspace import Workspace, only_installed
+from bot.usecases.workspaces import settle_workspace
 
 #: Importable from here as before (the e2e and fault suites use them).
 __all__ = ["BOLT_LOGGER", "BUSY", "SORRY", "UNSAVED", "Background", "Runtime", "SlackBot", "create_app",
@@ -45,6 +46,7 @@ class SlackBot:
     runtime: Runtime
     listener_executor: ThreadPoolExecutor
     signing_secret: str = ""  # for the HTTP server's gate (bot.slack.gate)
+    workspace: Workspace | None = None  # the one workspace of SLACK_BOT_TOKEN
 
     @property
     def ctx(self) -> Context:
@@ -88,12 +90,13 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
         executor.shutdown(wait=False)
         raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({_short(exc)}): "
                           "check SLACK_API_URL and the network") from None
+    settle_workspace(ctx, workspace.key)  # rows from before workspaces are the token's
     runtime = Runtime(ctx)
     app.middleware(only_installed(workspace))  # a foreign request writes nothing, not even its key
     app.error(report_error)
     for listeners in LISTENER_MODULES:
         listeners.register(app, runtime)
-    return SlackBot(app, runtime, executor, settings.signing_secret or "")
+    return SlackBot(app, runtime, executor, settings.signing_secret or "", workspace)
 
 
 def _short(exc: Exception) -> str:

@@ -58,13 +58,14 @@ def _posts(request: HttpRequest) -> bool:
     return path.rsplit("/", 1)[-1] in NOT_IDEMPOTENT
 
 
-def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIES) -> WebClient:
+def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIES,
+                 token: str | None = None) -> WebClient:
     """A Web API client for ``SLACK_API_URL`` that retries 429s (honouring Retry-After, up to
     ``rate_limit_retries`` times), 500/503 and dropped connections (a post only when it cannot have
-    reached Slack)."""
+    reached Slack). ``token``: a workspace's bot token (default: SLACK_BOT_TOKEN)."""
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
     return WebClient(
-        token=settings.bot_token,
+        token=token or settings.bot_token,
         base_url=settings.api_url,
         timeout=API_TIMEOUT,
         retry_handlers=[

@@ -9,8 +9,11 @@ import http.client
 import itertools
 import logging
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from urllib.error import URLError
 
@@ -21,13 +24,15 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.config import Settings
 from bot.context import Context
-from bot.errors import ConfigError, Outage, Unreachable
+from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
 from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
+from bot.slack.team import workspace_key
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
-from bot.usecases.daily import WORKERS, DailyRun, run_daily
+from bot.usecases.daily import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
 from bot.usecases.recommend import Recommendation
-from bot.usecases.sending import Courier, Posted
+from bot.usecases.sending import Courier, Posted, utc_now
+from bot.usecases.workspaces import settle_workspace
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +58,10 @@ UNREACHABLE = frozenset({
 OUTAGE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout",
                     "ratelimited", "rate_limited"})
 MAYBE_CARRIED_OUT = frozenset({"internal_error", "fatal_error"})
+#: Slack's answers meaning the workspace's token no longer works: nobody there can get a digest until
+#: it is installed again. Its digests wait; other workspaces carry on.
+TOKEN_REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
+                           "team_access_not_granted", "team_disabled", "app_uninstalled"})
 RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
 TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
 #: Message metadata on digest messages, so a digest taken over after a crash can see what went out.
@@ -61,18 +70,29 @@ HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this 
 #: How long a post Slack has received may take to show in the DM's history. Slack carries it out even
 #: when its poster died meanwhile; it usually answers a post well within a second.
 POST_SETTLE = timedelta(seconds=2)
+WORKSPACES_AT_ONCE = 4  # workspaces whose digests go out at once (each with its own WORKERS threads)
+REFUSED_PAUSE = 600  # seconds a workspace whose token was refused is left alone
 JOB_ID = "daily-digests"
 CATCH_UP_ID = "catch-up-digests"
 
 
-def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HEADER_EVENT) -> Courier:
+def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HEADER_EVENT,
+                  refused: Callable[[], None] | None = None) -> Courier:
     """Posting digests with ``client``. The DM channel is opened once and kept (``conversations.open``
     has a tighter rate limit than posting); one Slack no longer accepts is opened again next time.
 
-    Failures are classified (:func:`_classified`): Unreachable, Outage (Slack down, overloaded, or too
-    slow: a timed-out post may have landed) or the SlackApiError itself (this message was refused).
+    Failures are classified (:func:`classified`): TokenRefused, Unreachable, Outage (Slack down,
+    overloaded, or too slow: a timed-out post may have landed) or the SlackApiError itself (this
+    message was refused).
     ``header_event``: the metadata type of headers (None: headers that are not a digest's, e.g.
-    ``/papers recommend``'s, so a digest taken over never mistakes them for its own)."""
+    ``/papers recommend``'s, so a digest taken over never mistakes them for its own). ``refused`` is
+    called when Slack refuses the token itself (:class:`~bot.errors.TokenRefused`)."""
+
+    def _classified(exc: Exception) -> Exception:
+        error = classified(exc)
+        if isinstance(error, TokenRefused) and refused is not None:
+            refused()
+        return error
 
     def open_dm(user_id: str) -> str:
         channel = known_dm_channel(ctx, user_id)
@@ -126,16 +146,18 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
                    settle=POST_SETTLE)
 
 
-def _classified(exc: Exception) -> Exception:
-    """What a failed Web API call means for a digest: Unreachable (this person, for today), Outage
-    (Slack down, overloaded or too slow, after the client's own retries) or ``exc`` itself (this
-    message was refused: counted toward the paper's attempts)."""
+def classified(exc: Exception) -> Exception:
+    """What a failed Web API call means for a digest: TokenRefused (the workspace), Unreachable (this
+    person, for today), Outage (Slack down, overloaded or too slow, after the client's own retries)
+    or ``exc`` itself (this message was refused: counted toward the paper's attempts)."""
     if isinstance(exc, SlackApiError):
         response = exc.response
         error = response.get("error") if response is not None else None
         status = getattr(response, "status_code", 200) or 200
         if error in UNREACHABLE:
             return Unreachable(f"Slack refused direct messages ({error})")
+        if error in TOKEN_REFUSED:
+            return TokenRefused(f"Slack refused the workspace's token ({error})")
         if error in OUTAGE or status >= 500 or status == 429:
             return Outage(f"Slack answered {status} {error or ''}".rstrip(),
                           maybe_delivered=error in MAYBE_CARRIED_OUT or status in (500, 502, 504))
@@ -148,30 +170,110 @@ def _classified(exc: Exception) -> Exception:
     return exc
 
 
-def digest_client(settings: Settings) -> WebClient:
-    """A Web API client for sending digests: the bot's, with more patience for rate limits."""
-    return build_client(settings, rate_limit_retries=RATE_LIMIT_RETRIES)
+def digest_client(settings: Settings, token: str | None = None) -> WebClient:
+    """A Web API client for sending digests (with ``token``, a workspace's; else the bot's), with more
+    patience for rate limits."""
+    return build_client(settings, rate_limit_retries=RATE_LIMIT_RETRIES, token=token)
 
 
-def check_token(client: WebClient, settings: Settings) -> None:
-    """Raise ConfigError (one line) unless Slack accepts the bot token: a bad token must not look like
-    every person being unreachable."""
+def check_token(client: WebClient, settings: Settings) -> str:
+    """The workspace key of the bot token (``auth.test``); raise ConfigError (one line) unless Slack
+    accepts it: a bad token must not look like every person being unreachable."""
     try:
-        client.auth_test()
+        auth = client.auth_test()
     except SlackApiError as exc:
         raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({exc.response.get('error')})") from None
     except (SlackClientError, OSError) as exc:
         raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({exc}): "
                           "check SLACK_API_URL and the network") from None
+    return workspace_key(auth.get("team_id"), auth.get("enterprise_id"), auth.get("is_enterprise_install"))
+
+
+@dataclass(frozen=True)
+class Served:
+    """A workspace digests go to (its key), and a Web API client with that workspace's token."""
+
+    ws: str
+    client: WebClient
+
+
+#: Which workspaces to serve now: called at each run (an installation may come or go meanwhile).
+Workspaces = Callable[[], Iterable[Served]]
+
+
+def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str], *,
+                     hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
+                     refused: Callable[[str, str], None] | None = None, stop: threading.Event | None = None,
+                     **options) -> DailyRun:
+    """The feeds (once a day, shared), then every workspace's due digests, each with its own token and
+    its own people, :data:`WORKSPACES_AT_ONCE` workspaces at a time: one whose token Slack refuses, or
+    which is rate limited, holds up its own threads only. A refused workspace stops at its first
+    refusal (its claimed digests wait, counted against no one) and is reported to ``refused(ws, why)``.
+    ``hold_for(ws)``: that workspace's per-person lock; ``options`` go to
+    :func:`~bot.usecases.daily.send_due_digests` (users, force, workers)."""
+    run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds))
+    workspaces = list(workspaces)
+    if not workspaces:
+        return run
+
+    def one(served: Served) -> DailyRun:
+        wctx = ctx.for_workspace(served.ws)
+        gone = _Either(stop)
+        courier = slack_courier(wctx, served.client, refused=gone.set)
+        try:
+            done = send_due_digests(wctx, utc_now(), courier, stop=gone,
+                                    hold=hold_for(served.ws) if hold_for else None, **options)
+        except Exception:  # one workspace's failure never stops another's
+            log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
+            return DailyRun()
+        if gone.mine.is_set() and refused is not None:
+            why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
+            refused(served.ws, why)
+        return done
+
+    with ThreadPoolExecutor(max_workers=min(WORKSPACES_AT_ONCE, len(workspaces)),
+                            thread_name_prefix="paperbot-workspace") as pool:
+        for done in pool.map(one, workspaces):
+            run.outcomes += done.outcomes
+            run.not_due += done.not_due
+    return run
+
+
+class _Either:
+    """A stop event for one workspace's run: set when the whole run stops, or by its own refusal."""
+
+    def __init__(self, outer: threading.Event | None):
+        self.outer, self.mine = outer, threading.Event()
+
+    def set(self) -> None:
+        self.mine.set()
+
+    def is_set(self) -> bool:
+        return self.mine.is_set() or (self.outer is not None and self.outer.is_set())
+
+
+def one_workspace(settings: Settings, client: WebClient | None = None) -> Workspaces:
+    """The workspace of SLACK_BOT_TOKEN (asked of ``auth.test`` once; ConfigError when refused)."""
+    client = client or digest_client(settings)
+    served = [Served(check_token(client, settings), client)]
+    return lambda: served
 
 
 def send_digests(settings: Settings, ctx: Context, users: list[str] | None = None, force: bool = False,
-                 client: WebClient | None = None) -> DailyRun:
-    """``paperbot digest``: the feeds if not yet ingested today, then every digest due now."""
-    settings.require("SLACK_BOT_TOKEN")
-    client = client or digest_client(settings)
-    check_token(client, settings)
-    return run_daily(ctx, settings.feeds, slack_courier(ctx, client), users=users, force=force)
+                 workspaces: Workspaces | None = None, teams: list[str] | None = None) -> DailyRun:
+    """``paperbot digest``: the feeds if not yet ingested today, then every digest due now, in every
+    workspace served (default: SLACK_BOT_TOKEN's), or in those of ``teams``."""
+    if workspaces is None:
+        settings.require("SLACK_BOT_TOKEN")
+        workspaces = one_workspace(settings)
+    served = [s for s in workspaces() if teams is None or s.ws in teams]
+    if teams and not served:
+        raise ConfigError(f"paperbot serves no workspace {', '.join(teams)}: "
+                          "`paperbot workspaces` lists them")
+    if len(served) == 1:
+        settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
+    return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
+                            refused=lambda ws, why: log.warning("workspace %s: %s", ws, why))
 
 
 def tick_trigger(interval: float, now: datetime | None = None) -> IntervalTrigger:
@@ -183,20 +285,29 @@ def tick_trigger(interval: float, now: datetime | None = None) -> IntervalTrigge
 
 
 class DigestScheduler:
-    """One APScheduler job in ``paperbot run``: every ``interval`` seconds, :func:`run_daily`.
+    """One APScheduler job in ``paperbot run``: every ``interval`` seconds, every workspace's due
+    digests (:func:`serve_workspaces`).
 
     The schedule itself lives in the database, so nothing needs a persistent job store, a restart
     catches up at once (the first run is at start), and ``paperbot digest`` from cron can run beside it.
+    A workspace whose token Slack refuses is logged once and left alone for :data:`REFUSED_PAUSE`.
     """
 
-    def __init__(self, ctx: Context, client: WebClient, feeds: list[str] | None = None,
+    def __init__(self, ctx: Context, workspaces: Workspaces | WebClient, feeds: list[str] | None = None,
                  interval: float = TICK_SECONDS,
-                 hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS):
-        self.ctx, self.client, self.feeds, self.interval = ctx, client, list(feeds or []), interval
-        self.hold, self.workers = hold, workers
+                 hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
+                 hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None):
+        if isinstance(workspaces, WebClient):  # one client: the people stored without a workspace
+            served = [Served(ctx.workspace, workspaces)]
+            workspaces = lambda: served  # noqa: E731
+        if hold is not None and hold_for is None:
+            hold_for = lambda ws: hold  # noqa: E731
+        self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
+        self.hold_for, self.workers = hold_for, workers
         self._stop = threading.Event()
         self._ticking = threading.Lock()
         self._scheduler = BackgroundScheduler(timezone=UTC)
+        self._refused: dict[str, float] = {}  # workspace -> when to try it again (monotonic)
         self.runs = 0
 
     def start(self) -> None:
@@ -218,14 +329,22 @@ class DigestScheduler:
         if self._stop.is_set() or not self._ticking.acquire(blocking=False):
             return None
         try:
-            return run_daily(self.ctx, self.feeds, slack_courier(self.ctx, self.client), hold=self.hold,
-                             stop=self._stop, workers=self.workers)
+            now = time.monotonic()
+            served = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
+            return serve_workspaces(self.ctx, served, self.feeds, hold_for=self.hold_for,
+                                    refused=self._set_aside, stop=self._stop, workers=self.workers)
         except Exception:
             log.exception("the digest run failed; trying again at the next tick")
             return None
         finally:
             self.runs += 1
             self._ticking.release()
+
+    def _set_aside(self, ws: str, why: str) -> None:
+        if ws not in self._refused:  # logged once, not at every tick
+            log.warning("workspace %s: %s; its digests wait (tried again every %d min)", ws, why,
+                        REFUSED_PAUSE // 60)
+        self._refused[ws] = time.monotonic() + REFUSED_PAUSE
 
     def shutdown(self) -> None:
         """Start no new digest; wait for those under way."""

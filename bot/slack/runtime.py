@@ -27,6 +27,7 @@ from datetime import timedelta
 
 from bot.context import Context
 from bot.slack.errors import report_error
+from bot.slack.team import workspace_key
 from storage import Store, StoreBusy
 
 log = logging.getLogger(__name__)
@@ -49,13 +50,6 @@ def once_key(body: dict) -> str | None:
         return f"event:{event_id}" if isinstance(event_id, str) and event_id else None
     trigger_id = body.get("trigger_id")
     return f"trigger:{trigger_id}" if isinstance(trigger_id, str) and trigger_id else None
-
-
-def workspace_key(team_id: object, enterprise_id: object, is_enterprise_install: object = False) -> str:
-    """The workspace a request or an installation belongs to: the org for an org-wide (Enterprise Grid)
-    install, whose people are the org's, else the team. Everything stored about people is kept per key."""
-    key = enterprise_id if is_enterprise_install is True else team_id
-    return key if isinstance(key, str) else ""
 
 
 def actor(body: dict) -> str | None:

@@ -33,7 +33,7 @@ from bot.errors import ConfigError
 from bot.logs import NoSuggestions
 from bot.slack import gate
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
-from bot.slack.digests import TICK_SECONDS, DigestScheduler, digest_client
+from bot.slack.digests import TICK_SECONDS, DigestScheduler, Served, digest_client
 from bot.slack.manifest import EVENTS_PATH
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,9 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
 
 def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SECONDS) -> DigestScheduler:
     """The daily digests (and feeds) of this bot, every ``interval`` seconds from now on."""
-    scheduler = DigestScheduler(bot.ctx, digest_client(settings), settings.feeds, interval,
-                                hold=bot.runtime.locks.hold)
+    served = [Served(bot.workspace.key, digest_client(settings))]
+    scheduler = DigestScheduler(bot.ctx, lambda: served, settings.feeds, interval,
+                                hold_for=lambda ws: bot.runtime.for_workspace(ws).locks.hold)
     scheduler.start()
     return scheduler
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from slack_bolt import BoltResponse
 from slack_sdk import WebClient
 
+from bot.slack.team import workspace_key
+
 NOT_INSTALLED = "paperbot isn't installed in your workspace, so it can't do anything here."
 
 
@@ -31,6 +33,11 @@ class Workspace:
         """The installation of ``client``'s token, from ``auth.test``."""
         auth = client.auth_test()
         return cls(auth.get("team_id"), auth.get("enterprise_id"), auth.get("is_enterprise_install") is True)
+
+    @property
+    def key(self) -> str:
+        """The workspace key its people's rows are stored under (see :func:`bot.slack.team.workspace_key`)."""
+        return workspace_key(self.team_id, self.enterprise_id, self.org_install)
 
     def admits(self, team_id: object, enterprise_id: object) -> bool:
         """Whether a request naming this team (and org) is for this installation."""

@@ -155,11 +155,12 @@ def new_database(folder: Path, backend: str | None = None) -> Iterator[Path | Po
 
 
 @contextlib.contextmanager
-def opened(db_path: Path | str) -> Iterator[Store]:
-    """The store at ``db_path`` (either backend), closed (its pool disposed) on the way out."""
+def opened(db_path: Path | str, ws: str = TEAM_ID) -> Iterator[Store]:
+    """The store at ``db_path`` (either backend) as workspace ``ws`` sees it (default: the stand-in's
+    one workspace, which the bot serves), closed (its pool disposed) on the way out."""
     store = open_store(str(db_path))
     try:
-        yield store
+        yield store.for_workspace(ws)
     finally:
         getattr(store, "dispose", store.close)()
 
@@ -192,7 +193,8 @@ def add_people(db: Path, users: list[str], tz: str = "Asia/Kolkata", hhmm: str =
                since: str = "2020-01-01T00:00:00+00:00") -> None:
     """People who follow a topic each (of DIGEST_TOPICS, in turn), with a digest at ``hhmm`` in ``tz`` set
     at ``since`` (by default: due all day today; Kolkata, far from UTC, shows a time-zone slip)."""
-    ctx = Context.open(str(db))
+    opened_ctx = Context.open(str(db))
+    ctx = opened_ctx.for_workspace(TEAM_ID)  # the stand-in's workspace, which the bot serves
     try:
         for i, user in enumerate(users):
             follow(ctx, user, DIGEST_TOPICS[i % len(DIGEST_TOPICS)])
@@ -200,7 +202,7 @@ def add_people(db: Path, users: list[str], tz: str = "Asia/Kolkata", hhmm: str =
                 ctx.store.set_timezone(user, tz)
                 ctx.store.set_digest_schedule(user, hhmm, True, since=since)
     finally:
-        ctx.close()
+        opened_ctx.close()
 
 
 def zone_far_from_midnight(zones: tuple[str, ...]) -> str:

@@ -22,6 +22,7 @@ from bot.usecases.daily import run_daily
 from storage import open_store
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
+    TEAM_ID,
     FakeSlack,
     add_people,
     bot_environment,
@@ -127,7 +128,7 @@ def test_digest_set_to_this_minute_in_kolkata_is_sent_once_by_the_running_bot(ru
     assert len(headers(standin, user)) == 1 and "Your digest" in headers(standin, user)[0].params["text"]
     assert len(papers(standin, user)) == 3 and all("cats" in t.lower() or "feline" in t.lower()
                                                      for t in papers(standin, user))
-    store = open_store(str(db))
+    store = open_store(str(db)).for_workspace(TEAM_ID)
     try:
         assert store.get_digest(user, local_day("Asia/Kolkata")).status == "sent"
     finally:
@@ -247,7 +248,7 @@ def test_killed_mid_digest_the_next_run_finishes_it_without_repeats(standin, db)
     add_people(db, [user])
     standin.delay("chat.postMessage", 0.4)
     process = cli(standin, db, digest_size=5, wait=False)
-    store = open_store(str(db))
+    store = open_store(str(db)).for_workspace(TEAM_ID)
     try:
         try:  # two papers confirmed by Slack and recorded; the third is on its way (0.4 s)
             standin.wait_for(lambda: len(store.shown_paper_ids(user)) >= 2, timeout=30, what="two papers")

@@ -6,7 +6,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from bot.errors import Outage
-from bot.slack.digests import _classified
+from bot.slack.digests import classified
 from bot.usecases import follow, recommend
 from bot.usecases.delivery import deliver
 from bot.usecases.sending import Posted
@@ -136,7 +136,7 @@ def _api_error(status: int, error: str):
     (lambda: http.client.RemoteDisconnected("closed"), "Outage", True),
 ])
 def test_failed_calls_are_classified_for_digests(failure, kind, maybe):
-    error = _classified(failure())
+    error = classified(failure())
     assert type(error).__name__ == kind
     if maybe is not None:
         assert error.maybe_delivered is maybe

@@ -28,7 +28,7 @@ def imported(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("module", app.LISTENER_MODULES, ids=lambda m: m.__name__)
 def test_listener_modules_register_themselves_and_never_import_the_app(module):
-    assert list(inspect.signature(module.register).parameters) == ["app", "rt"]
+    assert list(inspect.signature(module.register).parameters) == ["app", "runtime"]
     assert "bot.slack.app" not in imported(Path(module.__file__))
 
 
