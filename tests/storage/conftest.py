@@ -222,15 +222,16 @@ def rows_mentioning(store, text: str) -> dict[str, int]:
         hexed = "lower(hex({c}))"
     else:
         tables = {}
-        for table, column in sql_rows(store, "select table_name, column_name from information_schema.columns"
-                                             " where table_schema = 'public' and table_name <> 'schema_migrations'"):
+        query = ("select table_name, column_name from information_schema.columns"
+                 " where table_schema = 'public' and table_name <> 'schema_migrations'")
+        for table, column in sql_rows(store, query):
             tables.setdefault(table, []).append(column)
         hexed = "cast({c} as text)"  # bytea reads as its hex
     found = {}
     needle, needle_hex = text.replace("'", "''"), text.encode().hex()
     for table, cols in tables.items():
-        where = " or ".join(f"cast({c} as text) like '%{needle}%' or {hexed.format(c=c)} like '%{needle_hex}%'"
-                            for c in cols)
+        where = " or ".join(f"cast({c} as text) like '%{needle}%'"
+                            f" or {hexed.format(c=c)} like '%{needle_hex}%'" for c in cols)
         n = sql_rows(store, f"select count(*) from {table} where {where}")[0][0]
         if n:
             found[table] = n

@@ -73,7 +73,8 @@ def test_the_same_user_id_in_two_workspaces_is_two_people(any_store):
     assert one.get_topics("U1") == ["graphs"] and two.get_topics("U1") == ["Graphs", "robots"]
     assert [(f.paper_id, f.value) for f in one.get_feedback("U1")] == [("p1", 1)]
     assert sorted(two.likes_by_person()) == [["p2"]] and one.likes_by_person() == [["p1"]]
-    assert one.paper_for_message("D1", "1.1") == ("U1", "p1") and two.paper_for_message("D1", "1.1") == ("U1", "p2")
+    assert one.paper_for_message("D1", "1.1") == ("U1", "p1")
+    assert two.paper_for_message("D1", "1.1") == ("U1", "p2")
     assert one.get_digest("U1", DAY).owner == "a:1:1" and two.get_digest("U1", DAY).owner == "b:2:2"
     assert not one.claim_once("event:U1", timedelta(days=1))
     assert one.get_person("U1").tz == "Europe/Berlin" and two.get_person("U1").tz is None
@@ -114,7 +115,8 @@ def test_papers_models_and_jobs_are_shared_by_every_view(any_store):
     one.upsert_papers([Paper(id="p1", abstract="a", published="2026-07-14")])
     one.save_artifact("paper-index", b"model")
     assert two.get_paper("p1").abstract == "a" and any_store.count_papers() == 1
-    assert two.max_paper_seq() == one.max_paper_seq() and [p.id for _, p in two.papers_changed_since(0)] == ["p1"]
+    assert two.max_paper_seq() == one.max_paper_seq()
+    assert [p.id for _, p in two.papers_changed_since(0)] == ["p1"]
     assert two.recent_paper_ids("2026-07-01") == {"p1"}
     assert two.load_artifact("paper-index") == (1, b"model")
     assert one.take_lease(JOB, ("feeds",), "a:1:1", LEASE, AT) == "new"
@@ -149,20 +151,23 @@ def old_database(backend: str, target: str, monkeypatch) -> None:
     """What paperbot left before workspaces (migrated up to m009): two people with a bit of everything,
     and a feedback counter at 7."""
     rows = {
-        "people (user_id, tz, digest_time, digest_enabled, created_at, tz_checked_at, digest_since, dm_channel)": [
-            ("U1", "Europe/Paris", "08:00", 1, OLD, OLD, OLD, "DOLD1"),
-            ("U2", None, None, 0, OLD, None, None, None)],
-        "topics (user_id, topic, added_at)": [("U1", "zebras", OLD), ("U1", "Cats", OLD), ("U2", "robots", OLD)],
+        "people (user_id, tz, digest_time, digest_enabled, created_at, tz_checked_at, digest_since,"
+        " dm_channel)": [("U1", "Europe/Paris", "08:00", 1, OLD, OLD, OLD, "DOLD1"),
+                         ("U2", None, None, 0, OLD, None, None, None)],
+        "topics (user_id, topic, added_at)": [("U1", "zebras", OLD), ("U1", "Cats", OLD),
+                                              ("U2", "robots", OLD)],
         "feedback (user_id, paper_id, value, created_at)": [("U1", "p1", 1, OLD), ("U1", "p2", -1, OLD),
                                                             ("U2", "p1", 1, OLD)],
-        "shown (user_id, paper_id, shown_at, reason, channel, message_ts)": [("U1", "p1", OLD, "old", "DOLD1", "9.9"),
-                                                                            ("U1", "p3", OLD, "", "DOLD1", "9.8")],
+        "shown (user_id, paper_id, shown_at, reason, channel, message_ts)": [
+            ("U1", "p1", OLD, "old", "DOLD1", "9.9"), ("U1", "p3", OLD, "", "DOLD1", "9.8")],
         "digests (user_id, local_date, status, started_at, finished_at, papers)": [
-            ("U1", "2026-01-01", "sent", OLD, OLD, '["p1"]'), ("U1", "2026-01-02", "sent", OLD, OLD, '["p3"]')],
+            ("U1", "2026-01-01", "sent", OLD, OLD, '["p1"]'),
+            ("U1", "2026-01-02", "sent", OLD, OLD, '["p3"]')],
         "once_keys (key, expires_at)": [("event:OLD", "2999-01-01T00:00:00+00:00")],
     }
     for table, values in rows.items():
-        database_before(backend, target, monkeypatch, "m009_workspaces", f"insert into {table} values ", values)
+        database_before(backend, target, monkeypatch, "m009_workspaces", f"insert into {table} values ",
+                        values)
     old_counter = "update counters set value = 7 where name = 'feedback'"
     if backend == "sqlite":
         import sqlite3
@@ -348,7 +353,8 @@ def test_workspaces_are_listed_with_their_installation_people_and_last_digest(an
     any_store.for_workspace("T2").ensure_person("U1")  # people, no installation (single-token mode)
     assert any_store.workspaces() == [
         WorkspaceSummary("E1", None, "E1", True, "2026-07-02T00:00:00+00:00", 0, None),
-        WorkspaceSummary("T1", "T1", None, False, "2026-07-01T00:00:00+00:00", 3, "2026-07-15T09:00:00+00:00"),
+        WorkspaceSummary("T1", "T1", None, False, "2026-07-01T00:00:00+00:00", 3,
+                         "2026-07-15T09:00:00+00:00"),
         WorkspaceSummary("T2", None, None, False, None, 1, None),
     ]
 
@@ -362,10 +368,12 @@ def test_installations_are_saved_found_replaced_and_deleted(any_store):
     any_store.save_installation("T2", None, "T2", "", False, "bot only", "2026-07-01T00:00:00+00:00")
     assert any_store.find_installation("T1") == "first by U1"
     assert any_store.find_installation("T1", "U1") == "first by U1"
-    assert any_store.find_installation("T1", "U2") is None and any_store.find_installation("T2", "") == "bot only"
+    assert any_store.find_installation("T1", "U2") is None
+    assert any_store.find_installation("T2", "") == "bot only"
     # Another user installs: theirs is the workspace's latest; each user keeps their own.
     any_store.save_installation("T1", None, "T1", "U2", False, "by U2", "2026-07-02T00:00:00+00:00")
-    assert any_store.find_installation("T1") == "by U2" and any_store.find_installation("T1", "U1") == "first by U1"
+    assert any_store.find_installation("T1") == "by U2"
+    assert any_store.find_installation("T1", "U1") == "first by U1"
     # The first installs again in the same second: the latest saved wins, whatever the ids.
     any_store.save_installation("T1", None, "T1", "U1", False, "again by U1", "2026-07-02T00:00:00+00:00")
     assert any_store.find_installation("T1") == "again by U1"
@@ -390,27 +398,35 @@ def test_an_oauth_state_is_used_once_and_only_before_it_expires(any_store):
     any_store.issue_oauth_state("stale", "2026-07-15T07:30:00+00:00")
     any_store.issue_oauth_state("fresh", "2026-07-15T09:00:00+00:00")
     any_store.consume_oauth_state("anything", AT)
-    assert [r[0] for r in sql_rows(any_store, "select state from oauth_states")] == ["fresh"]  # expired dropped
+    # The expired ones went on the way.
+    assert [r[0] for r in sql_rows(any_store, "select state from oauth_states")] == ["fresh"]
+
+
+def _consume_at_once(stores, state: str) -> list[bool | None]:
+    """Every store consumes ``state`` at once; what each got."""
+    start, got = threading.Barrier(len(stores)), [None] * len(stores)
+
+    def consume(i: int) -> None:
+        start.wait(10)
+        got[i] = stores[i].consume_oauth_state(state, AT)
+        stores[i].close()
+
+    threads = [threading.Thread(target=consume, args=(i,)) for i in range(len(stores))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return got
 
 
 def test_two_processes_consuming_one_state_at_once_one_gets_it(store_target):
+    # Each consumer has its own store (its own connections), as separate processes would.
     stores = [open_store(store_target) for _ in range(4)]
     try:
         for round_ in range(10):
             state = f"state-{round_}"
             stores[0].issue_oauth_state(state, "2999-01-01T00:00:00+00:00")
-            start, got = threading.Barrier(4), [None] * 4
-
-            def consume(i: int, state: str = state) -> None:
-                start.wait(10)
-                got[i] = stores[i].consume_oauth_state(state, AT)
-                stores[i].close()
-
-            threads = [threading.Thread(target=consume, args=(i,)) for i in range(4)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(30)
+            got = _consume_at_once(stores, state)
             assert sorted(got) == [False, False, False, True], got
     finally:
         for store in stores:
