@@ -264,6 +264,13 @@ def test_a_schedule_set_in_the_workspace_wins_over_the_old_one(any_store):
         None, False, AT, "Asia/Tokyo")
 
 
+def test_adopting_into_workspace_blank_moves_nothing_and_keeps_everything(any_store):
+    any_store.set_feedback("U1", "p", 1)
+    any_store.add_topics("U1", ["x"])
+    assert any_store.adopt_workspace("") == 0
+    assert any_store.likes_by_person() == [["p"]] and any_store.get_topics("U1") == ["x"]
+
+
 def test_two_processes_adopting_at_once_move_each_row_once(store_target):
     setup = open_store(store_target)
     for i in range(30):
