@@ -15,8 +15,9 @@ What it guarantees:
   commit order (see :meth:`PostgresStore.upsert_papers`).
 - Rows that are queues on purpose, each held only until its writer commits: the feed's counter (paper
   writers) and each workspace's feedback counter (that workspace's feedback writers; it moves in the
-  writer's transaction so that a reader never sees the new number before the feedback). A transaction taking both in opposite orders
-  may deadlock; PostgreSQL then cancels one, which arrives as :class:`StoreBusy`.
+  writer's transaction so that a reader never sees the new number before the feedback). A transaction
+  taking two in opposite orders may deadlock; PostgreSQL then cancels one, which arrives as
+  :class:`StoreBusy`.
 - The schema is migrated at start, once, even when several processes start together (advisory lock).
 - Backend errors arrive as storage's own: an unreachable server, a refused login or an unknown database
   as :class:`StoreUnavailable` (one line naming the URL without its password), a lock wait past
