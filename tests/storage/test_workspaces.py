@@ -384,6 +384,10 @@ def test_installations_are_saved_found_replaced_and_deleted(any_store):
     # The first installs again in the same second: the latest saved wins, whatever the ids.
     any_store.save_installation("T1", None, "T1", "U1", False, "again by U1", "2026-07-02T00:00:00+00:00")
     assert any_store.find_installation("T1") == "again by U1"
+    # Saved last on a host whose clock is behind: still the latest saved.
+    any_store.save_installation("T1", None, "T1", "U3", False, "by U3", "2026-06-30T00:00:00+00:00")
+    assert any_store.find_installation("T1") == "by U3"
+    assert any_store.delete_installations("T1", "U3") == 1
     # Every view sees the same installations.
     assert any_store.for_workspace("T9").find_installation("T1") == "again by U1"
     assert any_store.installation_keys() == ["T1", "T2"]
