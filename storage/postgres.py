@@ -13,10 +13,11 @@ What it guarantees:
 - The paper change feed never misses a paper committed out of order: every paper writer locks the one
   ``counters`` row of the feed first, so paper writers queue, and change numbers are handed out in
   commit order (see :meth:`PostgresStore.upsert_papers`).
-- Two rows are queues on purpose, each held only until its writer commits: the feed's counter (paper
-  writers) and the feedback counter (feedback writers; it moves in the writer's transaction so that a
-  reader never sees the new number before the feedback). A transaction taking both in opposite orders
-  may deadlock; PostgreSQL then cancels one, which arrives as :class:`StoreBusy`.
+- Rows that are queues on purpose, each held only until its writer commits: the feed's counter (paper
+  writers) and each workspace's feedback counter (that workspace's feedback writers; it moves in the
+  writer's transaction so that a reader never sees the new number before the feedback). A transaction
+  taking two in opposite orders may deadlock; PostgreSQL then cancels one, which arrives as
+  :class:`StoreBusy`.
 - The schema is migrated at start, once, even when several processes start together (advisory lock).
 - Backend errors arrive as storage's own: an unreachable server, a refused login or an unknown database
   as :class:`StoreUnavailable` (one line naming the URL without its password), a lock wait past
@@ -689,6 +690,8 @@ class PostgresStore:
         (:mod:`storage.workspaces`). Each table moves in one statement that deletes the old rows and
         inserts exactly those, so a row written to "" meanwhile is either moved or left for next time,
         never lost; two adoptions at once take turns (an advisory lock)."""
+        if ws == "":
+            return 0  # already there (moving "" into itself would only delete it)
         moved = 0
         with self.transaction(), self._conn() as conn:
             conn.execute("select pg_advisory_xact_lock(%s)", [pg_migrations.ADOPT_LOCK])

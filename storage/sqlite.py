@@ -418,6 +418,8 @@ class Store:
         transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
         same key already, its own is kept, a person's taking from the old what it lacks
         (:mod:`storage.workspaces`). The write lock makes two adoptions at once one after the other."""
+        if ws == "":
+            return 0  # already there (moving "" into itself would only delete it)
         moved = 0
         with self.transaction():
             for table in workspaces.MOVED_TABLES:
@@ -780,7 +782,8 @@ class Store:
         return len(rows)
 
 
-#: Every table with rows about a person, keyed by ``user_id``. A new personal table must be added here.
+#: Every table with rows about a person, keyed by ``ws`` and ``user_id``. A new personal table must be
+#: added here (and to storage.tables.WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests")
 
 

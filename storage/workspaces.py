@@ -61,8 +61,9 @@ def copy_into(table: str, source: str, where: str, order: str | None) -> str:
 
 # -- installations and OAuth states ------------------------------------------------------------------
 
-#: Upsert of one user's installation in a workspace; ``seq`` orders saves made in the same second (a
-#: tie between two saves at once is broken by the installer's id: either is the latest).
+#: Upsert of one user's installation in a workspace. ``seq`` numbers the saves, so the latest saved is
+#: the last one made whatever the hosts' clocks said (``installed_at``); two saves at the very same time
+#: on PostgreSQL may draw the same number, and either is then the latest.
 SAVE_INSTALLATION = (
     "insert into installations (ws, installer_id, enterprise_id, team_id, is_enterprise_install, data,"
     " installed_at, seq) values (?, ?, ?, ?, ?, ?, ?, (select coalesce(max(seq), 0) + 1 from installations))"
@@ -70,7 +71,7 @@ SAVE_INSTALLATION = (
     " team_id = excluded.team_id, is_enterprise_install = excluded.is_enterprise_install,"
     " data = excluded.data, installed_at = excluded.installed_at, seq = excluded.seq"
 )
-LATEST = "order by installed_at desc, seq desc, installer_id desc"
+LATEST = "order by seq desc, installed_at desc, installer_id desc"
 FIND_LATEST_INSTALLATION = f"select data from installations where ws = ? {LATEST} limit 1"  # noqa: S608
 FIND_INSTALLATION = "select data from installations where ws = ? and installer_id = ?"
 DELETE_INSTALLATIONS = "delete from installations where ws = ?"
