@@ -116,7 +116,7 @@ def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None
     app = App(
         client=client,
         signing_secret=settings.signing_secret or "",
-        oauth_settings=setup.settings,
+        oauth_flow=setup.flow,
         process_before_response=False,
         listener_executor=executor,
         logger=BOLT_LOGGER,

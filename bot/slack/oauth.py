@@ -13,12 +13,15 @@ saying how to start.
 from __future__ import annotations
 
 import dataclasses
+import html
 import logging
 from datetime import timedelta
 
 from slack_bolt.authorization.authorize import InstallationStoreAuthorize
 from slack_bolt.oauth.callback_options import CallbackOptions, FailureArgs, SuccessArgs
+from slack_bolt.oauth.oauth_flow import OAuthFlow
 from slack_bolt.oauth.oauth_settings import OAuthSettings
+from slack_bolt.request import BoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -57,16 +60,41 @@ def authorization_url(api_url: str) -> str:
     return root + "/oauth/v2/authorize"
 
 
+INSTALL_PAGE = """<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Add paperbot to Slack</title><link rel="icon" href="data:,"></head>
+<body style="font-family: sans-serif; text-align: center; padding: 3em 1em">
+<h1>paperbot</h1>
+<p>A short daily digest of new papers for each person in your workspace, learning from their reactions.</p>
+<p><a id="add-to-slack" href="{url}" style="display: inline-block; padding: 0.7em 1.4em; border-radius: 6px;
+background: #4a154b; color: #fff; text-decoration: none; font-weight: bold">Add to Slack</a></p>
+</body>
+</html>
+"""
+
+
+class PaperbotOAuthFlow(OAuthFlow):
+    """Bolt's OAuth flow with paperbot's own install page: Bolt's loads its button image from Slack's
+    servers; this one is self-contained."""
+
+    def build_install_page_html(self, url: str, request: BoltRequest) -> str:
+        return INSTALL_PAGE.format(url=html.escape(url, quote=True))
+
+
 @dataclasses.dataclass
 class OAuthSetup:
-    """What the OAuth app is built from: Bolt's settings and paperbot's installation store."""
+    """What the OAuth app is built from: Bolt's OAuth flow and paperbot's installation store."""
 
-    settings: OAuthSettings
+    flow: OAuthFlow
     installations: PaperbotInstallationStore
+
+    @property
+    def settings(self) -> OAuthSettings:
+        return self.flow.settings
 
 
 def oauth_setup(settings: Settings, store, client: WebClient, logger: logging.Logger = log) -> OAuthSetup:
-    """Bolt's OAuth settings over ``store`` (either backend), with tokens sealed by PAPERBOT_SECRET_KEY.
+    """Bolt's OAuth flow over ``store`` (either backend), with tokens sealed by PAPERBOT_SECRET_KEY.
     ``client`` (no token; SLACK_API_URL) is the one Bolt exchanges codes and refreshes tokens with.
     Raises ConfigError for a missing or malformed setting."""
     settings.require_oauth()
@@ -95,7 +123,7 @@ def oauth_setup(settings: Settings, store, client: WebClient, logger: logging.Lo
         logger=logger, installation_store=installations, client_id=oauth.client_id,
         client_secret=oauth.client_secret, client=client,
         token_rotation_expiration_minutes=oauth.token_rotation_expiration_minutes)
-    return OAuthSetup(oauth, installations)
+    return OAuthSetup(PaperbotOAuthFlow(client=client, logger=logger, settings=oauth), installations)
 
 
 class Welcome:
