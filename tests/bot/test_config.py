@@ -40,8 +40,9 @@ def test_require_names_the_missing_variable():
 
 # -- OAuth (many workspaces) ------------------------------------------------------------------------
 
-OAUTH = {"SLACK_CLIENT_ID": "1111111111.2222222222", "SLACK_CLIENT_SECRET": "0123456789abcdef0123456789abcdef",
-         "SLACK_SIGNING_SECRET": "signing", "PAPERBOT_SECRET_KEY": "s" * 40}
+OAUTH = {"SLACK_CLIENT_ID": "1111111111.2222222222",
+         "SLACK_CLIENT_SECRET": "0123456789abcdef0123456789abcdef", "SLACK_SIGNING_SECRET": "signing",
+         "PAPERBOT_SECRET_KEY": "s" * 40}
 
 
 def test_the_oauth_settings_make_oauth_mode():

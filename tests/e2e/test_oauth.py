@@ -141,7 +141,8 @@ def command(slack: FakeSlack, user: str, text: str, team_id: str, enterprise_id:
 
 def told_not_installed(ack, standin: SlackStandIn, key: str) -> bool:
     """Whether the caller heard that paperbot isn't installed (Bolt says it through the response_url)."""
-    return NOT_INSTALLED in json.dumps(ack) + "".join(c.params.get("text", "") for c in standin.responses(key))
+    told = json.dumps(ack) + "".join(c.params.get("text", "") for c in standin.responses(key))
+    return NOT_INSTALLED in told
 
 
 def follow_and_check_token(slack, standin, workspace: Workspace, team_id: str | None = None,
