@@ -15,8 +15,10 @@ from storage.tables import COPIED_TABLES
 #: Called as ``progress(table, rows_done, rows_in_table)`` as the copy goes.
 Progress = Callable[[str, int, int], None]
 
-#: Rows that every freshly migrated database holds: they don't make a target "hold data".
-_ALWAYS_THERE = {"counters"}
+#: Rows that every freshly migrated database holds: they don't make a target "hold data". Their
+#: numbers are compared as the application reads them instead (the change counter, each workspace's
+#: feedback version): a fresh target may hold counter rows the source has none of.
+_ALWAYS_THERE = {"counters", "feedback_counters"}
 
 
 class TargetNotEmpty(StorageError):
@@ -68,8 +70,12 @@ def _check(source, target, copied: dict[str, int]) -> None:
                 if now[table] != copied[table] else ""
             raise CopyMismatch(f"{target.path}: {table} has {there[table]} rows after copying"
                                f" {copied[table]} of {now[table]}{changed}; nothing was kept")
-    for what, ours, theirs in (("papers change number", source.max_paper_seq(), target.max_paper_seq()),
-                               ("feedback version", source.feedback_version(), target.feedback_version())):
+    numbers = [("papers change number", source.max_paper_seq(), target.max_paper_seq())]
+    for ws in sorted({""} | {w.ws for w in source.workspaces()}):
+        numbers.append((f"feedback version of workspace {ws!r}" if ws else "feedback version",
+                        source.for_workspace(ws).feedback_version(),
+                        target.for_workspace(ws).feedback_version()))
+    for what, ours, theirs in numbers:
         if ours != theirs:
             raise CopyMismatch(f"{target.path}: its {what} is {theirs} after copying, not {ours} as in"
                                f" {source.path}; nothing was kept")

@@ -41,20 +41,27 @@ class LeaseKind:
     """Where leases of one kind live and what a start writes."""
 
     table: str
-    keys: tuple[str, ...]
+    keys: tuple[str, ...]  # every key column, ``ws`` first for a kind kept per workspace
     held: str  # the status while someone holds the work (or it waits for its retry)
     fresh: frozenset[str]  # other columns a start may write
     counters: frozenset[str]  # columns a release may count up
     restartable: bool  # a finished row may be started again once its lease_until has passed
     json: frozenset[str] = frozenset()  # fresh columns stored as JSON text (given as lists and dicts)
     starts_with: Mapping[str, object] = field(default_factory=dict)  # a new row's other columns
+    per_workspace: bool = False  # rows of one workspace: the store puts its ``ws`` before the caller's key
+
+    @property
+    def named_keys(self) -> tuple[str, ...]:
+        """The key columns a caller names (the store adds ``ws``)."""
+        return self.keys[1:] if self.per_workspace else self.keys
 
 
 KINDS: dict[str, LeaseKind] = {
-    DIGEST: LeaseKind("digests", ("user_id", "local_date"), "sending",
+    DIGEST: LeaseKind("digests", ("ws", "user_id", "local_date"), "sending",
                       frozenset({"started_at", "papers", "reasons", "failures", "attempts"}),
                       frozenset({"attempts", "outages"}), restartable=False,
-                      json=frozenset({"papers", "reasons"}), starts_with={"failures": "{}", "attempts": 0}),
+                      json=frozenset({"papers", "reasons"}), starts_with={"failures": "{}", "attempts": 0},
+                      per_workspace=True),
     JOB: LeaseKind("jobs", ("name",), "running", frozenset({"day", "started_at", "finished_at", "error"}),
                    frozenset(), restartable=True),
 }
@@ -63,14 +70,22 @@ Statement = tuple[str, list]
 
 
 def kind_of(kind: str, key: Sequence[str]) -> LeaseKind:
-    """The :class:`LeaseKind` named ``kind``; raises ValueError for an unknown one or a wrong key."""
+    """The :class:`LeaseKind` named ``kind``; raises ValueError for an unknown one or a wrong key (the
+    key a caller names, without the workspace)."""
     try:
         found = KINDS[kind]
     except KeyError:
         raise ValueError(f"no lease kind {kind!r}") from None
-    if len(key) != len(found.keys):
-        raise ValueError(f"a {kind} lease is keyed by {', '.join(found.keys)}")
+    if len(key) != len(found.named_keys):
+        raise ValueError(f"a {kind} lease is keyed by {', '.join(found.named_keys)}")
     return found
+
+
+def keyed(kind: str, key: Sequence[str], ws: str) -> tuple[LeaseKind, tuple[str, ...]]:
+    """The kind named ``kind`` and the whole key of a lease the caller keys ``key`` in workspace ``ws``
+    (a shared kind's key as given): what the statements below take."""
+    found = kind_of(kind, key)
+    return found, ((ws, *key) if found.per_workspace else tuple(key))
 
 
 def _columns(kind: LeaseKind, fresh: Mapping[str, object] | None) -> dict[str, object]:

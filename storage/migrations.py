@@ -158,3 +158,69 @@ def m008_topics_unique_ignoring_case(db: Database) -> None:
                " (select min(rowid) from topics group by user_id, lower(topic))")
     db.execute("create unique index if not exists idx_topics_user_lower_topic"
                " on topics (user_id, lower(topic))")
+
+
+#: The tables m009 gives a workspace column, with the columns they had and their new keys.
+_BY_WORKSPACE = {
+    "people": ('"user_id" TEXT, "tz" TEXT, "digest_time" TEXT, "digest_enabled" INTEGER, "created_at" TEXT,'
+               ' "tz_checked_at" TEXT, "digest_since" TEXT, "dm_channel" TEXT', "ws, user_id"),
+    "topics": ('"user_id" TEXT, "topic" TEXT, "added_at" TEXT', "ws, user_id, topic"),
+    "feedback": ('"user_id" TEXT, "paper_id" TEXT, "value" INTEGER, "created_at" TEXT',
+                 "ws, user_id, paper_id"),
+    "shown": ('"user_id" TEXT, "paper_id" TEXT, "shown_at" TEXT, "reason" TEXT, "channel" TEXT,'
+              ' "message_ts" TEXT', "ws, user_id, paper_id"),
+    "digests": ('"user_id" TEXT, "local_date" TEXT, "status" TEXT, "started_at" TEXT, "finished_at" TEXT,'
+                ' "papers" TEXT, "owner" TEXT, "lease_until" TEXT, "reasons" TEXT, "header_ts" TEXT,'
+                ' "failures" TEXT, "attempts" INTEGER, "error" TEXT, "outages" INTEGER',
+                "ws, user_id, local_date"),
+    "once_keys": ('"key" TEXT, "expires_at" TEXT', "ws, key"),
+}
+
+#: A workspace's feedback counter starts at the time in microseconds, not at 0: after a workspace is
+#: deleted and installed again, its new counter never repeats a number that a process may still hold
+#: for the deleted one's likes (it would take a million feedback writes a second).
+FEEDBACK_COUNTER_START = "cast((julianday('now') - 2440587.5) * 86400000000 as integer)"
+
+
+@migrations()
+def m009_workspaces(db: Database) -> None:
+    # One database serves many Slack workspaces: every row about people gets the workspace it belongs
+    # to (``ws``: the team id, or the enterprise id of an org install), part of its key, so the same
+    # user id in two workspaces is two people. Rows from before get '' ("not assigned yet") until
+    # Store.adopt_workspace moves them. SQLite can't change a primary key in place: each table is
+    # built again, keeping its rowids (topics and feedback are listed in rowid order).
+    for table, (columns, key) in _BY_WORKSPACE.items():
+        names = ", ".join(part.split()[0] for part in columns.split(","))
+        # Only the constants above are interpolated.
+        db.execute(f'create table "{table}_ws" ({columns}, "ws" TEXT NOT NULL DEFAULT \'\','  # noqa: S608
+                   f" primary key ({key}))")
+        db.execute(f'insert into "{table}_ws" (rowid, {names}) select rowid, {names} from "{table}"')  # noqa: S608
+        db.execute(f'drop table "{table}"')
+        db.execute(f'alter table "{table}_ws" rename to "{table}"')
+    db.execute("create unique index idx_topics_ws_user_lower_topic on topics (ws, user_id, lower(topic))")
+    db.execute("create index idx_shown_ws_channel_message_ts on shown (ws, channel, message_ts)")
+    db.execute("create index idx_digests_ws_local_date on digests (ws, local_date)")
+    db.execute("create index idx_once_keys_expires_at on once_keys (expires_at)")
+    # The feedback counter, one per workspace (the old triggers went with the old feedback table).
+    db.execute('create table feedback_counters ("ws" TEXT PRIMARY KEY, "value" INTEGER NOT NULL)')
+    db.execute("insert into feedback_counters (ws, value)"
+               " select '', value from counters where name = 'feedback'")
+    db.execute("delete from counters where name = 'feedback'")
+    bump = ("insert into feedback_counters (ws, value) values ({row}.ws, " + FEEDBACK_COUNTER_START + ")"  # noqa: S608
+            " on conflict (ws) do update set value = value + 1;")
+    db.execute("create trigger feedback_insert_counted after insert on feedback begin "
+               + bump.format(row="new") + " end")
+    db.execute("create trigger feedback_update_counted after update on feedback begin "
+               + bump.format(row="new") + " end")
+    db.execute("create trigger feedback_update_moved_counted after update of ws on feedback"
+               " when old.ws <> new.ws begin " + bump.format(row="old") + " end")
+    db.execute("create trigger feedback_delete_counted after delete on feedback begin "
+               + bump.format(row="old") + " end")
+    # Shared by every workspace: the installations (their data encrypted by the caller, opaque here)
+    # and the single-use states of the OAuth flow.
+    db.execute('create table installations ("ws" TEXT NOT NULL, "installer_id" TEXT NOT NULL,'
+               ' "enterprise_id" TEXT, "team_id" TEXT, "is_enterprise_install" INTEGER NOT NULL,'
+               ' "data" TEXT NOT NULL, "installed_at" TEXT NOT NULL, "seq" INTEGER NOT NULL,'
+               " primary key (ws, installer_id))")
+    db.execute('create table oauth_states ("state" TEXT PRIMARY KEY, "expires_at" TEXT NOT NULL)')
+    db.execute("create index idx_oauth_states_expires_at on oauth_states (expires_at)")

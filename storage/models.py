@@ -99,3 +99,19 @@ class UpsertCounts:
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+
+
+@dataclass(frozen=True)
+class WorkspaceSummary:
+    """One workspace the database serves: ``ws`` is its key (the team id, or the enterprise id of an
+    org-wide install; "" for rows not assigned to one yet). The installation fields come from its latest
+    saved installation (None, and False, without one); ``people`` counts the people paperbot knows there;
+    ``last_digest_at`` is when its latest finished digest ended (ISO UTC), None before any."""
+
+    ws: str
+    team_id: str | None
+    enterprise_id: str | None
+    is_enterprise_install: bool
+    installed_at: str | None
+    people: int
+    last_digest_at: str | None

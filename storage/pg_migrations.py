@@ -25,6 +25,9 @@ PERSON_LOCK_SPACE = 74_012
 #: The same for PostgresStore.hold_person, held across a whole delivery; a space of its own, since a
 #: delivery's own transactions take lock_person on other connections meanwhile.
 PERSON_HOLD_SPACE = 74_013
+#: Key of the advisory lock PostgresStore.adopt_workspace holds for its transaction: two processes
+#: adopting at once (each at its start) take turns instead of waiting on each other's rows.
+ADOPT_LOCK = 7_401_286_114
 
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_core", """
@@ -128,6 +131,58 @@ MIGRATIONS: list[tuple[str, str]] = [
         delete from topics t using topics u
             where t.user_id = u.user_id and lower(t.topic) = lower(u.topic) and t.pos > u.pos;
         create unique index idx_topics_user_lower_topic on topics (user_id, lower(topic));
+    """),
+    # One database serves many Slack workspaces: every row about people gets the workspace it belongs to
+    # (``ws``: the team id, or the enterprise id of an org install), part of its key, so the same user
+    # id in two workspaces is two people; rows from before get '' until PostgresStore.adopt_workspace
+    # moves them. The feedback counter becomes one per workspace (feedback_counters), starting at the
+    # time in microseconds so that a workspace deleted and installed again never repeats a number a
+    # process may hold for the old one. Installations (data encrypted by the caller) and OAuth states
+    # are shared.
+    ("m009_workspaces", """
+        alter table people add column ws text not null default '';
+        alter table people drop constraint people_pkey, add primary key (ws, user_id);
+        alter table topics add column ws text not null default '';
+        alter table topics drop constraint topics_pkey, add primary key (ws, user_id, topic);
+        drop index idx_topics_user_lower_topic;
+        create unique index idx_topics_ws_user_lower_topic on topics (ws, user_id, lower(topic));
+        alter table feedback add column ws text not null default '';
+        alter table feedback drop constraint feedback_pkey, add primary key (ws, user_id, paper_id);
+        alter table shown add column ws text not null default '';
+        alter table shown drop constraint shown_pkey, add primary key (ws, user_id, paper_id);
+        drop index idx_shown_channel_message_ts;
+        create index idx_shown_ws_channel_message_ts on shown (ws, channel, message_ts);
+        alter table digests add column ws text not null default '';
+        alter table digests drop constraint digests_pkey, add primary key (ws, user_id, local_date);
+        drop index idx_digests_local_date;
+        create index idx_digests_ws_local_date on digests (ws, local_date);
+        alter table once_keys add column ws text not null default '';
+        alter table once_keys drop constraint once_keys_pkey, add primary key (ws, key);
+        create table feedback_counters (ws text primary key, value bigint not null);
+        insert into feedback_counters (ws, value) select '', value from counters where name = 'feedback';
+        delete from counters where name = 'feedback';
+        create or replace function feedback_counted() returns trigger language plpgsql as $$
+        begin
+            if tg_op in ('INSERT', 'UPDATE') then
+                insert into feedback_counters (ws, value)
+                    values (new.ws, (extract(epoch from clock_timestamp()) * 1000000)::bigint)
+                    on conflict (ws) do update set value = feedback_counters.value + 1;
+            end if;
+            if tg_op = 'DELETE' or (tg_op = 'UPDATE' and old.ws <> new.ws) then
+                insert into feedback_counters (ws, value)
+                    values (old.ws, (extract(epoch from clock_timestamp()) * 1000000)::bigint)
+                    on conflict (ws) do update set value = feedback_counters.value + 1;
+            end if;
+            return null;
+        end $$;
+        create table installations (
+            ws text not null, installer_id text not null, enterprise_id text, team_id text,
+            is_enterprise_install integer not null, data text not null, installed_at text not null,
+            seq bigint not null,
+            primary key (ws, installer_id)
+        );
+        create table oauth_states (state text primary key, expires_at text not null);
+        create index idx_oauth_states_expires_at on oauth_states (expires_at);
     """),
 ]
 

@@ -31,12 +31,14 @@ background refit) no longer rely on an exclusive transaction: they take leases.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -44,9 +46,9 @@ import psycopg.errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from storage import leases, pg_migrations
+from storage import leases, pg_migrations, workspaces
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
-from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
+from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
 from storage.sqlite import (
@@ -215,11 +217,17 @@ class _HoldConnections:
 
 class PostgresStore:
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
-    database shared by any number of processes."""
+    database shared by any number of processes.
+
+    The database may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
+    person-level methods read and write only that workspace's rows. The store opened here is the view
+    of workspace "" (rows not assigned to one yet). Papers, saved models, jobs, installations and OAuth
+    states are shared by every view."""
 
     def __init__(self, url: str, pool_size: int = POOL_SIZE):
         self.url = url
         self.path = redacted(url)  # what errors and logs name; the SQLite store's file path
+        self._ws = ""
         self._local = threading.local()
         options = f"-c lock_timeout={int(BUSY_SECONDS * 1000)}"
         # Migrate on a connection of its own first: a refused login or an unknown database then fails
@@ -237,6 +245,28 @@ class PostgresStore:
                 self._pool.close()
                 raise
         self._holds = _HoldConnections(url, keep=pool_size)
+
+    # -- workspaces ------------------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> str:
+        """The workspace this view's person-level methods read and write ("" for the opened store)."""
+        return self._ws
+
+    def for_workspace(self, ws: str) -> Self:
+        """The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same
+        pool, hold connections and thread's open transaction, nothing opened anew (so :meth:`dispose`
+        of any view closes them for all)."""
+        if not isinstance(ws, str):
+            raise TypeError(f"a workspace key is a string, not {type(ws).__name__}")
+        view = copy.copy(self)
+        view._ws = ws
+        return view
+
+    def _person_key(self, user_id: str) -> str:
+        """What a person's advisory locks hash: their id within their workspace (the bare id in "", as
+        before workspaces, so a process from before and one from after take the same lock)."""
+        return f"{self._ws}:{user_id}" if self._ws else user_id
 
     # -- connections and transactions ------------------------------------------------------------
 
@@ -427,18 +457,19 @@ class PostgresStore:
 
     def get_person(self, user_id: str) -> Person | None:
         """The person, or None if paperbot has never heard of them."""
-        rows = self._rows("select * from people where user_id = %s", [user_id])
+        rows = self._rows("select * from people where ws = %s and user_id = %s", [self._ws, user_id])
         return _person_from_row(rows[0]) if rows else None
 
     def ensure_person(self, user_id: str) -> Person:
         """The person, created with no schedule if new."""
-        self._run("insert into people (user_id, digest_enabled, created_at) values (%s, 0, %s)"
-                  " on conflict (user_id) do nothing", [user_id, utcnow()])
+        self._run("insert into people (ws, user_id, digest_enabled, created_at) values (%s, %s, 0, %s)"
+                  " on conflict (ws, user_id) do nothing", [self._ws, user_id, utcnow()])
         return self.get_person(user_id)
 
     def list_people(self) -> list[Person]:
         """Everyone paperbot knows."""
-        return [_person_from_row(r) for r in self._rows("select * from people order by user_id")]
+        return [_person_from_row(r) for r in self._rows("select * from people where ws = %s order by user_id",
+                                                        [self._ws])]
 
     def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
                             since: str | None = None) -> None:
@@ -446,16 +477,18 @@ class PostgresStore:
         (ISO UTC, default now)."""
         self.ensure_person(user_id)
         self._run("update people set digest_time = %s, digest_enabled = %s, digest_since = %s"
-                  " where user_id = %s", [digest_time, int(enabled), since or utcnow(), user_id])
+                  " where ws = %s and user_id = %s",
+                  [digest_time, int(enabled), since or utcnow(), self._ws, user_id])
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         """Remember a person's IANA timezone name."""
         self.ensure_person(user_id)
-        self._run("update people set tz = %s where user_id = %s", [tz, user_id])
+        self._run("update people set tz = %s where ws = %s and user_id = %s", [tz, self._ws, user_id])
 
     def get_topics(self, user_id: str) -> list[str]:
         """A person's topics, oldest first."""
-        rows = self._rows("select topic from topics where user_id = %s order by added_at, pos", [user_id])
+        rows = self._rows("select topic from topics where ws = %s and user_id = %s order by added_at, pos",
+                          [self._ws, user_id])
         return [r["topic"] for r in rows]
 
     def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
@@ -467,8 +500,8 @@ class PostgresStore:
             if topic.casefold() in known:
                 continue
             known.add(topic.casefold())
-            if self._run("insert into topics (user_id, topic, added_at) values (%s, %s, %s)"
-                         " on conflict do nothing", [user_id, topic, now]):
+            if self._run("insert into topics (ws, user_id, topic, added_at) values (%s, %s, %s, %s)"
+                         " on conflict do nothing", [self._ws, user_id, topic, now]):
                 added.append(topic)
         return added
 
@@ -477,13 +510,13 @@ class PostgresStore:
         until it ends (call it first inside :meth:`transaction`): a transaction-scoped advisory lock
         on the person's id, so reading what they have and writing what follows from it are one step.
         Outside a transaction it would be released at once."""
+        key = self._person_key(user_id)
         in_transaction = getattr(self._local, "conn", None) is not None
-        if in_transaction and user_id in self._local.locked:
+        if in_transaction and key in self._local.locked:
             return  # held until this transaction ends: asking again is a round trip for nothing
-        self._one("select pg_advisory_xact_lock(%s, hashtext(%s))",
-                  [pg_migrations.PERSON_LOCK_SPACE, user_id])
+        self._one("select pg_advisory_xact_lock(%s, hashtext(%s))", [pg_migrations.PERSON_LOCK_SPACE, key])
         if in_transaction and self._local.depth == 1:  # one taken in a savepoint goes if it is rolled back
-            self._local.locked.add(user_id)
+            self._local.locked.add(key)
 
     @contextlib.contextmanager
     def hold_person(self, user_id: str) -> Iterator[None]:
@@ -498,7 +531,7 @@ class PostgresStore:
         try:
             with self._translated():
                 conn = self._holds.run(conn, "select pg_advisory_lock(%s, hashtext(%s))",
-                                       [pg_migrations.PERSON_HOLD_SPACE, user_id])
+                                       [pg_migrations.PERSON_HOLD_SPACE, self._person_key(user_id)])
         except BaseException:
             conn.close()
             raise
@@ -511,45 +544,51 @@ class PostgresStore:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""
         gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
         if gone:
-            self._run("delete from topics where user_id = %s and topic = any(%s)", [user_id, gone])
+            self._run("delete from topics where ws = %s and user_id = %s and topic = any(%s)",
+                      [self._ws, user_id, gone])
         return gone
 
     def remove_all_topics(self, user_id: str) -> int:
         """Remove every topic of a person; returns how many there were."""
-        return self._run("delete from topics where user_id = %s", [user_id])
+        return self._run("delete from topics where ws = %s and user_id = %s", [self._ws, user_id])
 
     # -- feedback --------------------------------------------------------------------------------
 
     def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
         """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
-        self._run("insert into feedback (user_id, paper_id, value, created_at) values (%s, %s, %s, %s)"
-                  " on conflict (user_id, paper_id) do update set value = excluded.value,"
-                  " created_at = excluded.created_at", [user_id, paper_id, value, utcnow()])
+        self._run("insert into feedback (ws, user_id, paper_id, value, created_at)"
+                  " values (%s, %s, %s, %s, %s)"
+                  " on conflict (ws, user_id, paper_id) do update set value = excluded.value,"
+                  " created_at = excluded.created_at", [self._ws, user_id, paper_id, value, utcnow()])
 
     def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
         """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
-        sql, args = "delete from feedback where user_id = %s and paper_id = %s", [user_id, paper_id]
+        sql = "delete from feedback where ws = %s and user_id = %s and paper_id = %s"
+        args = [self._ws, user_id, paper_id]
         if value is not None:
             sql, args = sql + " and value = %s", args + [value]
         return self._run(sql, args) > 0
 
     def likes_by_person(self) -> list[list[str]]:
-        """Every person's liked paper ids (one list a person): what people with similar taste liked."""
+        """Every person's liked paper ids (one list a person) in this workspace: what people with similar
+        taste liked (colleagues' likes never cross workspaces)."""
         likes: dict[str, list[str]] = {}
-        for r in self._rows("select user_id, paper_id from feedback where value > 0 order by user_id, pos"):
+        for r in self._rows("select user_id, paper_id from feedback where ws = %s and value > 0"
+                            " order by user_id, pos", [self._ws]):
             likes.setdefault(r["user_id"], []).append(r["paper_id"])
         return list(likes.values())
 
     def feedback_version(self) -> int:
-        """A number that changes whenever anyone's feedback changes (a trigger counts every write, in
-        the writer's transaction, so the number and the feedback become visible together)."""
-        row = self._one("select value from counters where name = 'feedback'")
+        """A number that changes whenever anyone's feedback in this workspace changes (a trigger counts
+        every write in the workspace's own counter, in the writer's transaction, so the number and the
+        feedback become visible together)."""
+        row = self._one("select value from feedback_counters where ws = %s", [self._ws])
         return int(row[0]) if row else 0
 
     def get_feedback(self, user_id: str) -> list[Feedback]:
         """A person's likes and dislikes, oldest first."""
-        rows = self._rows("select paper_id, value, created_at from feedback where user_id = %s"
-                          " order by created_at, pos", [user_id])
+        rows = self._rows("select paper_id, value, created_at from feedback where ws = %s and user_id = %s"
+                          " order by created_at, pos", [self._ws, user_id])
         return [Feedback(r["paper_id"], r["value"], r["created_at"]) for r in rows]
 
     # -- what was shown --------------------------------------------------------------------------
@@ -558,20 +597,21 @@ class PostgresStore:
                    message_ts: str | None = None) -> None:
         """Remember that a paper was shown to a person (and, from Slack, in which message)."""
         self._run(
-            "insert into shown (user_id, paper_id, shown_at, reason, channel, message_ts)"
-            " values (%s, %s, %s, %s, %s, %s) on conflict (user_id, paper_id) do update set"
+            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
+            " values (%s, %s, %s, %s, %s, %s, %s) on conflict (ws, user_id, paper_id) do update set"
             " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
             " message_ts = excluded.message_ts",
-            [user_id, paper_id, utcnow(), reason, channel, message_ts])
+            [self._ws, user_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
         """Every paper ever shown to a person."""
-        return {r["paper_id"] for r in self._rows("select paper_id from shown where user_id = %s", [user_id])}
+        return {r["paper_id"] for r in self._rows("select paper_id from shown where ws = %s and user_id = %s",
+                                                  [self._ws, user_id])}
 
     def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
-        """(user_id, paper_id) of the paper posted as this Slack message, or None."""
-        row = self._one("select user_id, paper_id from shown where channel = %s and message_ts = %s limit 1",
-                        [channel, message_ts])
+        """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
+        row = self._one("select user_id, paper_id from shown where ws = %s and channel = %s"
+                        " and message_ts = %s limit 1", [self._ws, channel, message_ts])
         return (row[0], row[1]) if row else None
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
@@ -579,8 +619,8 @@ class PostgresStore:
         ids = list(dict.fromkeys(paper_ids))
         if not ids:
             return set()
-        rows = self._rows("select paper_id from shown where user_id = %s and paper_id = any(%s)",
-                          [user_id, ids])
+        rows = self._rows("select paper_id from shown where ws = %s and user_id = %s and paper_id = any(%s)",
+                          [self._ws, user_id, ids])
         return {r["paper_id"] for r in rows}
 
     # -- saved models ----------------------------------------------------------------------------
@@ -623,7 +663,8 @@ class PostgresStore:
             self.lock_person(user_id)
             for table in PERSONAL_TABLES:
                 # Table names come from PERSONAL_TABLES, never from input.
-                deleted[table] = self._run(f"delete from {table} where user_id = %s", [user_id])  # noqa: S608
+                deleted[table] = self._run(f"delete from {table} where ws = %s and user_id = %s",  # noqa: S608
+                                           [self._ws, user_id])
         self.scrub_log()
         return deleted
 
@@ -635,38 +676,127 @@ class PostgresStore:
 
     def rows_about(self, user_id: str) -> dict[str, int]:
         """How many rows each personal table holds about a person (for checks and `forget`)."""
-        return {t: int(self._one(f"select count(*) from {t} where user_id = %s", [user_id])[0])  # noqa: S608
+        return {t: int(self._one(f"select count(*) from {t} where ws = %s and user_id = %s",  # noqa: S608
+                                 [self._ws, user_id])[0])
                 for t in PERSONAL_TABLES}
+
+    # -- whole workspaces ------------------------------------------------------------------------
+
+    def adopt_workspace(self, ws: str) -> int:
+        """Move every row of workspace "" (a database from before workspaces) into ``ws``, in one
+        transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
+        same key already, its own is kept, a person's taking from the old what it lacks
+        (:mod:`storage.workspaces`). Each table moves in one statement that deletes the old rows and
+        inserts exactly those, so a row written to "" meanwhile is either moved or left for next time,
+        never lost; two adoptions at once take turns (an advisory lock)."""
+        moved = 0
+        with self.transaction(), self._conn() as conn:
+            conn.execute("select pg_advisory_xact_lock(%s)", [pg_migrations.ADOPT_LOCK])
+            for table in workspaces.MOVED_TABLES:
+                order = order_by("postgres", table)
+                carried = ", ".join(dict.fromkeys([*workspaces.moved_columns(table), *order.split(", ")]))
+                insert = _pg(workspaces.copy_into(table, "moved", "true", order))
+                # Table and column names come from storage.tables, never from input.
+                sql = (f"with moved as (delete from {table} where ws = '' returning {carried}),"  # noqa: S608
+                       f" kept as ({insert} returning 1) select count(*) from moved")
+                moved += int(conn.execute(sql, [ws]).fetchone()[0])
+            conn.execute("delete from feedback_counters where ws = ''")
+        return moved
+
+    def delete_workspace(self, ws: str) -> dict[str, int]:
+        """Delete every row of workspace ``ws`` from every table holding workspace rows, its
+        installations included, in one transaction; returns rows deleted per table."""
+        deleted = {}
+        with self.transaction():
+            for table in workspaces.DELETED_TABLES:
+                # Table names come from storage.workspaces, never from input.
+                deleted[table] = self._run(f"delete from {table} where ws = %s", [ws])  # noqa: S608
+        self.scrub_log()
+        return deleted
+
+    def workspaces(self) -> list[WorkspaceSummary]:
+        """Every workspace with an installation or a person, by key: its latest installation, how many
+        people, and when its latest digest finished."""
+        with self.transaction(), self._conn() as conn:
+            return workspaces.summaries(conn.execute(workspaces.INSTALLATION_ROWS).fetchall(),
+                                        conn.execute(workspaces.PEOPLE_COUNTS).fetchall(),
+                                        conn.execute(workspaces.LAST_DIGESTS).fetchall())
+
+    # -- installations and OAuth states (shared) -------------------------------------------------
+
+    def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
+                          is_enterprise_install: bool, data: str, at: str) -> None:
+        """Keep the installation of workspace ``ws`` by ``user_id`` (the installing user; "" allowed):
+        ``data`` is whatever the caller saves, encrypted by it, never read here; ``at`` is when (ISO
+        UTC). Replaces that user's earlier one; the latest saved is the workspace's
+        (:meth:`find_installation` without a user)."""
+        self._run(_pg(workspaces.SAVE_INSTALLATION), [ws, user_id or "", enterprise_id, team_id,
+                                                      int(bool(is_enterprise_install)), data, at])
+
+    def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
+        """The data of ``user_id``'s installation in ``ws``, or (``user_id`` None) of the latest saved
+        there; None without one."""
+        if user_id is None:
+            row = self._one(_pg(workspaces.FIND_LATEST_INSTALLATION), [ws])
+        else:
+            row = self._one(_pg(workspaces.FIND_INSTALLATION), [ws, user_id])
+        return row[0] if row else None
+
+    def delete_installations(self, ws: str, user_id: str | None = None) -> int:
+        """Delete ``user_id``'s installation in ``ws``, or (None) all of them; returns how many."""
+        if user_id is None:
+            return self._run(_pg(workspaces.DELETE_INSTALLATIONS), [ws])
+        return self._run(_pg(workspaces.DELETE_INSTALLATION), [ws, user_id])
+
+    def installation_keys(self) -> list[str]:
+        """Every workspace key with an installation, in order."""
+        return [r["ws"] for r in self._rows(workspaces.INSTALLATION_KEYS)]
+
+    def issue_oauth_state(self, state: str, expires_at: str) -> None:
+        """Remember an OAuth state handed out, usable once until ``expires_at`` (ISO UTC)."""
+        self._run(_pg(workspaces.ISSUE_STATE), [state, expires_at])
+
+    def consume_oauth_state(self, state: str, now: str) -> bool:
+        """Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC),
+        however many consume it at once (one statement takes it away). Expired states are dropped on
+        the way."""
+        row = self._one(_pg(workspaces.TAKE_STATE), [state])
+        self._run(_pg(workspaces.DROP_EXPIRED_STATES), [now])
+        return row is not None and row[0] > now
 
     # -- Slack -----------------------------------------------------------------------------------
 
     def claim_once(self, key: str, keep: timedelta) -> bool:
-        """Claim ``key``: True the first time, False while an earlier claim of it is kept (``keep``
-        from now). One statement decides: a new key is inserted, an expired one is taken over, a kept
-        one is left alone; a racing claim of the same key waits for the first to commit, then loses."""
+        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
+        kept (``keep`` from now). One statement decides: a new key is inserted, an expired one is taken
+        over, a kept one is left alone; a racing claim of the same key waits for the first to commit,
+        then loses. Expired keys of every workspace are dropped on the way."""
         now = datetime.now(UTC)
         now_text, until = now.isoformat(timespec="seconds"), (now + keep).isoformat(timespec="seconds")
         with self.transaction():
             # Expired keys go a few at a time, skipping those another claim is deleting: waiting for
             # them (or two claims deleting the same rows in different orders) would only slow claims.
-            self._run("delete from once_keys where key in (select key from once_keys where expires_at < %s"
-                      " and key <> %s limit 500 for update skip locked)", [now_text, key])
+            self._run("delete from once_keys where (ws, key) in (select ws, key from once_keys"
+                      " where expires_at < %s and (ws, key) <> (%s, %s) limit 500 for update skip locked)",
+                      [now_text, self._ws, key])
             claimed = self._one(
-                "insert into once_keys (key, expires_at) values (%s, %s) on conflict (key) do update"
-                " set expires_at = excluded.expires_at where once_keys.expires_at < %s returning key",
-                [key, until, now_text])
+                "insert into once_keys (ws, key, expires_at) values (%s, %s, %s)"
+                " on conflict (ws, key) do update set expires_at = excluded.expires_at"
+                " where once_keys.expires_at < %s returning key",
+                [self._ws, key, until, now_text])
         return claimed is not None
 
     def timezone_checked_at(self, user_id: str) -> str | None:
         """When a person's timezone was last read from Slack (ISO UTC), or None."""
-        row = self._one("select tz_checked_at from people where user_id = %s", [user_id])
+        row = self._one("select tz_checked_at from people where ws = %s and user_id = %s",
+                        [self._ws, user_id])
         return row[0] if row else None
 
     def record_timezone(self, user_id: str, tz: str | None) -> bool:
         """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
         answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
-        return self._run("update people set tz = %s, tz_checked_at = %s where user_id = %s",
-                         [tz, utcnow(), user_id]) > 0
+        return self._run("update people set tz = %s, tz_checked_at = %s where ws = %s and user_id = %s",
+                         [tz, utcnow(), self._ws, user_id]) > 0
 
     # -- daily digests ---------------------------------------------------------------------------
     # A digest row is a claim: every write after it names the owner, so a process that lost its claim
@@ -674,34 +804,34 @@ class PostgresStore:
 
     def people_with_digests(self) -> list[Person]:
         """Everyone whose daily digest is on, with a time set."""
-        rows = self._rows("select * from people where digest_enabled = 1 and digest_time is not null"
-                          " order by user_id")
+        rows = self._rows("select * from people where ws = %s and digest_enabled = 1"
+                          " and digest_time is not null order by user_id", [self._ws])
         return [_person_from_row(r) for r in rows]
 
     def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
         """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
-        rows = self._rows("select user_id, local_date, status from digests where local_date >= %s",
-                          [since_date])
+        rows = self._rows("select user_id, local_date, status from digests where ws = %s"
+                          " and local_date >= %s", [self._ws, since_date])
         return {(r["user_id"], r["local_date"]): r["status"] for r in rows}
 
     def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
         """One person's digest for one local day, or None if none was started."""
-        rows = self._rows("select * from digests where user_id = %s and local_date = %s",
-                          [user_id, local_date])
+        rows = self._rows("select * from digests where ws = %s and user_id = %s and local_date = %s",
+                          [self._ws, user_id, local_date])
         return _digest_from_row(rows[0]) if rows else None
 
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
         """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
         when the row exists already (another process won the race: it owns the digest)."""
-        statement = leases.take_insert(leases.KINDS[leases.DIGEST], (user_id, local_date), owner, lease_until,
-                                       {"started_at": at})
-        return self._lease_run(statement) > 0
+        lease, key = leases.keyed(leases.DIGEST, (user_id, local_date), self._ws)
+        return self._lease_run(leases.take_insert(lease, key, owner, lease_until, {"started_at": at})) > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
         """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
         take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
-        self._run("update digests set owner = %s, lease_until = %s where user_id = %s and local_date = %s"
-                  " and status = 'sending'", [owner, lease_until, user_id, local_date])
+        self._run("update digests set owner = %s, lease_until = %s where ws = %s and user_id = %s"
+                  " and local_date = %s and status = 'sending'",
+                  [owner, lease_until, self._ws, user_id, local_date])
 
     def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
                           reasons: dict[str, str]) -> bool:
@@ -723,9 +853,9 @@ class PostgresStore:
         row = self._one(
             "update digests set failures = (coalesce(failures, '{}')::jsonb || jsonb_build_object(%(p)s,"
             " coalesce((failures::jsonb ->> %(p)s)::int, 0) + 1))::text"
-            " where user_id = %(u)s and local_date = %(d)s and owner = %(o)s and status = 'sending'"
-            " returning (failures::jsonb ->> %(p)s)::int",
-            {"p": paper_id, "u": user_id, "d": local_date, "o": owner})
+            " where ws = %(w)s and user_id = %(u)s and local_date = %(d)s and owner = %(o)s"
+            " and status = 'sending' returning (failures::jsonb ->> %(p)s)::int",
+            {"p": paper_id, "w": self._ws, "u": user_id, "d": local_date, "o": owner})
         if row is not None:
             return int(row[0])
         record = self.get_digest(user_id, local_date)  # not the owner's: counted nowhere, as on SQLite
@@ -743,8 +873,8 @@ class PostgresStore:
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
         """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
         waiting for its retry), oldest day first."""
-        rows = self._rows("select * from digests where local_date >= %s and status = 'sending'"
-                          " order by local_date, user_id", [since_date])
+        rows = self._rows("select * from digests where ws = %s and local_date >= %s and status = 'sending'"
+                          " order by local_date, user_id", [self._ws, since_date])
         return [_digest_from_row(r) for r in rows]
 
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
@@ -760,14 +890,14 @@ class PostgresStore:
 
     def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
         """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
-        self._run("delete from digests where user_id = %s and local_date = %s and owner = %s"
-                  " and status = 'sending'", [user_id, local_date, owner])
+        self._run("delete from digests where ws = %s and user_id = %s and local_date = %s and owner = %s"
+                  " and status = 'sending'", [self._ws, user_id, local_date, owner])
 
     def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
         # ``assignments`` is one of the constant strings above, never input.
-        sql = (f"update digests set {assignments} where user_id = %s and local_date = %s"  # noqa: S608
+        sql = (f"update digests set {assignments} where ws = %s and user_id = %s and local_date = %s"  # noqa: S608
                " and owner = %s and status = 'sending'")
-        return self._run(sql, [*args, user_id, local_date, owner]) > 0
+        return self._run(sql, [*args, self._ws, user_id, local_date, owner]) > 0
 
     def recent_paper_ids(self, since: str) -> set[str]:
         """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
@@ -777,16 +907,18 @@ class PostgresStore:
 
     def dm_channel(self, user_id: str) -> str | None:
         """The DM channel last opened with a person, or None."""
-        row = self._one("select dm_channel from people where user_id = %s", [user_id])
+        row = self._one("select dm_channel from people where ws = %s and user_id = %s", [self._ws, user_id])
         return row[0] if row else None
 
     def remember_dm_channel(self, user_id: str, channel: str) -> None:
         """Keep the DM channel opened with a person."""
-        self._run("update people set dm_channel = %s where user_id = %s", [channel, user_id])
+        self._run("update people set dm_channel = %s where ws = %s and user_id = %s",
+                  [channel, self._ws, user_id])
 
     def forget_dm_channel(self, channel: str) -> None:
         """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
-        self._run("update people set dm_channel = null where dm_channel = %s", [channel])
+        self._run("update people set dm_channel = null where ws = %s and dm_channel = %s",
+                  [self._ws, channel])
 
     # -- leases ----------------------------------------------------------------------------------
     # Claimed work (digests, daily jobs, refits): one compare-and-set statement each, see storage.leases.
@@ -800,7 +932,7 @@ class PostgresStore:
         it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
         it was given back without an owner; a job's next run also starts so), None when someone else
         holds it or it is finished."""
-        lease = leases.kind_of(kind, key)
+        lease, key = leases.keyed(kind, key, self._ws)
         if self._lease_run(leases.take_insert(lease, key, owner, until, fresh)) > 0:
             return "new"
         statement = leases.take_update(lease, key, owner, until, now, dead, early, fresh)
@@ -808,14 +940,14 @@ class PostgresStore:
 
     def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
         """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
-        return self._lease_run(leases.renew(leases.kind_of(kind, key), key, owner, until)) > 0
+        return self._lease_run(leases.renew(*leases.keyed(kind, key, self._ws), owner, until)) > 0
 
     def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
                       count: str | None = None, error: str | None = None) -> int | None:
         """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
         anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
         Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
-        sql, args = leases.release(leases.kind_of(kind, key), key, owner, retry_at, disown, count, error)
+        sql, args = leases.release(*leases.keyed(kind, key, self._ws), owner, retry_at, disown, count, error)
         row = self._one(_pg(sql), args)
         return None if row is None else int(row[0] if count else 0)
 
@@ -823,7 +955,7 @@ class PostgresStore:
                      error: str | None = None, again_at: str | None = None) -> bool:
         """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
         None: whenever asked). False if it was not theirs."""
-        statement = leases.finish(leases.kind_of(kind, key), key, owner, status, at, error, again_at)
+        statement = leases.finish(*leases.keyed(kind, key, self._ws), owner, status, at, error, again_at)
         return self._lease_run(statement) > 0
 
     def _lease_run(self, statement: leases.Statement) -> int:
@@ -890,6 +1022,9 @@ class PostgresStore:
             sql = ("insert into counters (name, value) values (%s, %s) on conflict (name) do update set"
                    " value = case when counters.name = 'papers' then greatest(counters.value, excluded.value)"
                    " else excluded.value end")
+        elif table == "feedback_counters":  # already counted by the feedback copied: the source's number wins
+            sql = ("insert into feedback_counters (ws, value) values (%s, %s)"
+                   " on conflict (ws) do update set value = excluded.value")
         else:
             marks = ", ".join(["%s"] * len(names))
             sql = f"insert into {table} ({', '.join(names)}) values ({marks})"  # noqa: S608

@@ -7,19 +7,21 @@ the bot, the scheduler and a `paperbot` command can read and write the same file
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Self
 
 from sqlite_utils import Database
 
-from storage import leases
+from storage import leases, workspaces
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
-from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts
+from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
 from storage.tables import COPIED_TABLES, columns, order_by
 
 _PAPER_FIELDS = ("title", "abstract", "authors", "url", "venue", "published", "categories")
@@ -37,14 +39,36 @@ BUSY_SECONDS = 90
 
 
 class Store:
-    """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file."""
+    """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
+
+    The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
+    person-level methods read and write only that workspace's rows. The store opened here is the view
+    of workspace "" (rows not assigned to one yet). Papers, saved models, jobs, installations and OAuth
+    states are shared by every view."""
 
     def __init__(self, path: str | Path):
         self.path = str(path)
+        self._ws = ""
         self._local = threading.local()
         self._writer = threading.Lock()
         with translated(self.path):
             migrations.apply(self.db)
+
+    # -- workspaces ------------------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> str:
+        """The workspace this view's person-level methods read and write ("" for the opened store)."""
+        return self._ws
+
+    def for_workspace(self, ws: str) -> Self:
+        """The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same
+        file, thread connections, write lock and open transaction, nothing opened anew."""
+        if not isinstance(ws, str):
+            raise TypeError(f"a workspace key is a string, not {type(ws).__name__}")
+        view = copy.copy(self)
+        view._ws = ws
+        return view
 
     # -- connections and transactions ------------------------------------------------------------
 
@@ -189,38 +213,40 @@ class Store:
 
     def get_person(self, user_id: str) -> Person | None:
         """The person, or None if paperbot has never heard of them."""
-        rows = list(self.db.query("select * from people where user_id = ?", [user_id]))
+        rows = list(self.db.query("select * from people where ws = ? and user_id = ?", [self._ws, user_id]))
         if not rows:
             return None
         return _person_from_row(rows[0])
 
     def ensure_person(self, user_id: str) -> Person:
         """The person, created with no schedule if new."""
-        self.db["people"].insert(
-            {"user_id": user_id, "digest_enabled": 0, "created_at": utcnow()}, pk="user_id", ignore=True
-        )
+        self.db.execute("insert into people (ws, user_id, digest_enabled, created_at) values (?, ?, 0, ?)"
+                        " on conflict do nothing", [self._ws, user_id, utcnow()])
         return self.get_person(user_id)
 
     def list_people(self) -> list[Person]:
         """Everyone paperbot knows."""
-        return [_person_from_row(r) for r in self.db.query("select * from people order by user_id")]
+        rows = self.db.query("select * from people where ws = ? order by user_id", [self._ws])
+        return [_person_from_row(r) for r in rows]
 
     def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
                             since: str | None = None) -> None:
         """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
         (ISO UTC, default now)."""
         self.ensure_person(user_id)
-        self.db["people"].update(user_id, {"digest_time": digest_time, "digest_enabled": int(enabled),
-                                           "digest_since": since or utcnow()})
+        self.db.execute("update people set digest_time = ?, digest_enabled = ?, digest_since = ?"
+                        " where ws = ? and user_id = ?",
+                        [digest_time, int(enabled), since or utcnow(), self._ws, user_id])
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         """Remember a person's IANA timezone name."""
         self.ensure_person(user_id)
-        self.db["people"].update(user_id, {"tz": tz})
+        self.db.execute("update people set tz = ? where ws = ? and user_id = ?", [tz, self._ws, user_id])
 
     def get_topics(self, user_id: str) -> list[str]:
         """A person's topics, oldest first."""
-        rows = self.db.query("select topic from topics where user_id = ? order by added_at, rowid", [user_id])
+        rows = self.db.query("select topic from topics where ws = ? and user_id = ? order by added_at, rowid",
+                             [self._ws, user_id])
         return [r["topic"] for r in rows]
 
     def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
@@ -232,9 +258,9 @@ class Store:
             if topic.casefold() in known:
                 continue
             known.add(topic.casefold())
-            # The unique index on (user_id, lower(topic)) (m008) has the last word.
-            if self.db.execute("insert into topics (user_id, topic, added_at) values (?, ?, ?)"
-                               " on conflict do nothing", [user_id, topic, now]).rowcount:
+            # The unique index on (ws, user_id, lower(topic)) (m008, m009) has the last word.
+            if self.db.execute("insert into topics (ws, user_id, topic, added_at) values (?, ?, ?, ?)"
+                               " on conflict do nothing", [self._ws, user_id, topic, now]).rowcount:
                 added.append(topic)
         return added
 
@@ -254,45 +280,51 @@ class Store:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""
         gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
         for t in gone:
-            self.db.execute("delete from topics where user_id = ? and topic = ?", [user_id, t])
+            self.db.execute("delete from topics where ws = ? and user_id = ? and topic = ?",
+                            [self._ws, user_id, t])
         return gone
 
     def remove_all_topics(self, user_id: str) -> int:
         """Remove every topic of a person; returns how many there were."""
-        return self.db.execute("delete from topics where user_id = ?", [user_id]).rowcount
+        return self.db.execute("delete from topics where ws = ? and user_id = ?",
+                               [self._ws, user_id]).rowcount
 
     # -- feedback --------------------------------------------------------------------------------
 
     def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
         """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
-        self.db["feedback"].upsert(
-            {"user_id": user_id, "paper_id": paper_id, "value": value, "created_at": utcnow()},
-            pk=("user_id", "paper_id"),
-        )
+        self.db.execute("insert into feedback (ws, user_id, paper_id, value, created_at)"
+                        " values (?, ?, ?, ?, ?)"
+                        " on conflict (ws, user_id, paper_id) do update set value = excluded.value,"
+                        " created_at = excluded.created_at", [self._ws, user_id, paper_id, value, utcnow()])
 
     def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
         """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
-        sql, args = "delete from feedback where user_id = ? and paper_id = ?", [user_id, paper_id]
+        sql, args = "delete from feedback where ws = ? and user_id = ? and paper_id = ?", [self._ws, user_id,
+                                                                                          paper_id]
         if value is not None:
             sql, args = sql + " and value = ?", args + [value]
         return self.db.execute(sql, args).rowcount > 0
 
     def likes_by_person(self) -> list[list[str]]:
-        """Every person's liked paper ids (one list a person): what people with similar taste liked."""
+        """Every person's liked paper ids (one list a person) in this workspace: what people with similar
+        taste liked (colleagues' likes never cross workspaces)."""
         likes: dict[str, list[str]] = {}
-        for row in self.db.query("select user_id, paper_id from feedback where value > 0 order by user_id"):
+        for row in self.db.query("select user_id, paper_id from feedback where ws = ? and value > 0"
+                                 " order by user_id, rowid", [self._ws]):
             likes.setdefault(row["user_id"], []).append(row["paper_id"])
         return list(likes.values())
 
     def feedback_version(self) -> int:
-        """A number that changes whenever anyone's feedback changes (a trigger counts every write)."""
-        row = self.db.execute("select value from counters where name = 'feedback'").fetchone()
+        """A number that changes whenever anyone's feedback in this workspace changes (a trigger counts
+        every write in the workspace's own counter)."""
+        row = self.db.execute("select value from feedback_counters where ws = ?", [self._ws]).fetchone()
         return row[0] if row else 0
 
     def get_feedback(self, user_id: str) -> list[Feedback]:
         """A person's likes and dislikes, oldest first."""
-        rows = self.db.query("select paper_id, value, created_at from feedback where user_id = ?"
-                             " order by created_at, rowid", [user_id])
+        rows = self.db.query("select paper_id, value, created_at from feedback where ws = ? and user_id = ?"
+                             " order by created_at, rowid", [self._ws, user_id])
         return [Feedback(r["paper_id"], r["value"], r["created_at"]) for r in rows]
 
     # -- what was shown --------------------------------------------------------------------------
@@ -302,21 +334,21 @@ class Store:
         """Remember that a paper was shown to a person (and, from Slack, in which message)."""
         # Plain SQL: a digest run calls this for every message it posts.
         self.db.execute(
-            "insert into shown (user_id, paper_id, shown_at, reason, channel, message_ts)"
-            " values (?, ?, ?, ?, ?, ?) on conflict (user_id, paper_id) do update set"
+            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
+            " values (?, ?, ?, ?, ?, ?, ?) on conflict (ws, user_id, paper_id) do update set"
             " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
             " message_ts = excluded.message_ts",
-            [user_id, paper_id, utcnow(), reason, channel, message_ts])
+            [self._ws, user_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
         """Every paper ever shown to a person."""
-        rows = self.db.query("select paper_id from shown where user_id = ?", [user_id])
+        rows = self.db.query("select paper_id from shown where ws = ? and user_id = ?", [self._ws, user_id])
         return {r["paper_id"] for r in rows}
 
     def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
-        """(user_id, paper_id) of the paper posted as this Slack message, or None."""
-        rows = list(self.db.query("select user_id, paper_id from shown where channel = ? and message_ts = ?",
-                                  [channel, message_ts]))
+        """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
+        rows = list(self.db.query("select user_id, paper_id from shown where ws = ? and channel = ?"
+                                  " and message_ts = ?", [self._ws, channel, message_ts]))
         return (rows[0]["user_id"], rows[0]["paper_id"]) if rows else None
 
     # -- saved models ----------------------------------------------------------------------------
@@ -361,8 +393,8 @@ class Store:
         with self.transaction():
             for table in PERSONAL_TABLES:
                 # Table names come from PERSONAL_TABLES, never from input.
-                sql = f"delete from {table} where user_id = ?"  # noqa: S608
-                deleted[table] = self.db.execute(sql, [user_id]).rowcount
+                sql = f"delete from {table} where ws = ? and user_id = ?"  # noqa: S608
+                deleted[table] = self.db.execute(sql, [self._ws, user_id]).rowcount
         self.scrub_log()
         return deleted
 
@@ -375,33 +407,115 @@ class Store:
 
     def rows_about(self, user_id: str) -> dict[str, int]:
         """How many rows each personal table holds about a person (for checks and `forget`)."""
-        return {t: self.db.execute(f"select count(*) from {t} where user_id = ?",  # noqa: S608
-                                   [user_id]).fetchone()[0]
+        return {t: self.db.execute(f"select count(*) from {t} where ws = ? and user_id = ?",  # noqa: S608
+                                   [self._ws, user_id]).fetchone()[0]
                 for t in PERSONAL_TABLES}
+
+    # -- whole workspaces ------------------------------------------------------------------------
+
+    def adopt_workspace(self, ws: str) -> int:
+        """Move every row of workspace "" (a database from before workspaces) into ``ws``, in one
+        transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
+        same key already, its own is kept, a person's taking from the old what it lacks
+        (:mod:`storage.workspaces`). The write lock makes two adoptions at once one after the other."""
+        moved = 0
+        with self.transaction():
+            for table in workspaces.MOVED_TABLES:
+                insert = workspaces.copy_into(table, table, "ws = ''", order_by("sqlite", table))
+                self.db.execute(insert, [ws])
+                # Table names come from storage.workspaces, never from input.
+                moved += self.db.execute(f"delete from {table} where ws = ''").rowcount  # noqa: S608
+            self.db.execute("delete from feedback_counters where ws = ''")
+        return moved
+
+    def delete_workspace(self, ws: str) -> dict[str, int]:
+        """Delete every row of workspace ``ws`` from every table holding workspace rows, its
+        installations included; returns rows deleted per table. Like :meth:`forget_person`, nothing of
+        it is left in the file or its log."""
+        deleted = {}
+        with self.transaction():
+            for table in workspaces.DELETED_TABLES:
+                # Table names come from storage.workspaces, never from input.
+                deleted[table] = self.db.execute(f"delete from {table} where ws = ?", [ws]).rowcount  # noqa: S608
+        self.scrub_log()
+        return deleted
+
+    def workspaces(self) -> list[WorkspaceSummary]:
+        """Every workspace with an installation or a person, by key: its latest installation, how many
+        people, and when its latest digest finished."""
+        with self.transaction():
+            found = workspaces.summaries(self.db.execute(workspaces.INSTALLATION_ROWS).fetchall(),
+                                         self.db.execute(workspaces.PEOPLE_COUNTS).fetchall(),
+                                         self.db.execute(workspaces.LAST_DIGESTS).fetchall())
+        return found
+
+    # -- installations and OAuth states (shared) -------------------------------------------------
+
+    def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
+                          is_enterprise_install: bool, data: str, at: str) -> None:
+        """Keep the installation of workspace ``ws`` by ``user_id`` (the installing user; "" allowed):
+        ``data`` is whatever the caller saves, encrypted by it, never read here; ``at`` is when (ISO
+        UTC). Replaces that user's earlier one; the latest saved is the workspace's
+        (:meth:`find_installation` without a user)."""
+        with self.transaction():
+            self.db.execute(workspaces.SAVE_INSTALLATION, [ws, user_id or "", enterprise_id, team_id,
+                                                           int(bool(is_enterprise_install)), data, at])
+
+    def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
+        """The data of ``user_id``'s installation in ``ws``, or (``user_id`` None) of the latest saved
+        there; None without one."""
+        if user_id is None:
+            row = self.db.execute(workspaces.FIND_LATEST_INSTALLATION, [ws]).fetchone()
+        else:
+            row = self.db.execute(workspaces.FIND_INSTALLATION, [ws, user_id]).fetchone()
+        return row[0] if row else None
+
+    def delete_installations(self, ws: str, user_id: str | None = None) -> int:
+        """Delete ``user_id``'s installation in ``ws``, or (None) all of them; returns how many."""
+        if user_id is None:
+            return self.db.execute(workspaces.DELETE_INSTALLATIONS, [ws]).rowcount
+        return self.db.execute(workspaces.DELETE_INSTALLATION, [ws, user_id]).rowcount
+
+    def installation_keys(self) -> list[str]:
+        """Every workspace key with an installation, in order."""
+        return [r[0] for r in self.db.execute(workspaces.INSTALLATION_KEYS)]
+
+    def issue_oauth_state(self, state: str, expires_at: str) -> None:
+        """Remember an OAuth state handed out, usable once until ``expires_at`` (ISO UTC)."""
+        self.db.execute(workspaces.ISSUE_STATE, [state, expires_at])
+
+    def consume_oauth_state(self, state: str, now: str) -> bool:
+        """Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC),
+        however many consume it at once. Expired states are dropped on the way."""
+        with self.transaction():
+            rows = self.db.execute(workspaces.TAKE_STATE, [state]).fetchall()  # all, or it can't commit
+            self.db.execute(workspaces.DROP_EXPIRED_STATES, [now])
+        return bool(rows) and rows[0][0] > now
 
     # -- Slack -----------------------------------------------------------------------------------
 
     def claim_once(self, key: str, keep: timedelta) -> bool:
-        """Claim ``key``: True the first time, False while an earlier claim of it is kept (``keep``
-        from now). Expired keys are dropped on the way."""
+        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
+        kept (``keep`` from now). Expired keys (of every workspace) are dropped on the way."""
         now = datetime.now(UTC)
         with self.transaction():
             self.db.execute("delete from once_keys where expires_at < ?", [now.isoformat(timespec="seconds")])
             inserted = self.db.execute(
-                "insert or ignore into once_keys (key, expires_at) values (?, ?)",
-                [key, (now + keep).isoformat(timespec="seconds")]).rowcount
+                "insert or ignore into once_keys (ws, key, expires_at) values (?, ?, ?)",
+                [self._ws, key, (now + keep).isoformat(timespec="seconds")]).rowcount
         return inserted > 0
 
     def timezone_checked_at(self, user_id: str) -> str | None:
         """When a person's timezone was last read from Slack (ISO UTC), or None."""
-        row = self.db.execute("select tz_checked_at from people where user_id = ?", [user_id]).fetchone()
+        row = self.db.execute("select tz_checked_at from people where ws = ? and user_id = ?",
+                              [self._ws, user_id]).fetchone()
         return row[0] if row else None
 
     def record_timezone(self, user_id: str, tz: str | None) -> bool:
         """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
         answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
-        return self.db.execute("update people set tz = ?, tz_checked_at = ? where user_id = ?",
-                               [tz, utcnow(), user_id]).rowcount > 0
+        return self.db.execute("update people set tz = ?, tz_checked_at = ? where ws = ? and user_id = ?",
+                               [tz, utcnow(), self._ws, user_id]).rowcount > 0
 
 
     # -- leases ----------------------------------------------------------------------------------
@@ -415,7 +529,7 @@ class Store:
         it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
         it was given back without an owner; a job's next run also starts so), None when someone else
         holds it or it is finished."""
-        lease = leases.kind_of(kind, key)
+        lease, key = leases.keyed(kind, key, self._ws)
         with self.transaction():
             if self.db.execute(*leases.take_insert(lease, key, owner, until, fresh)).rowcount > 0:
                 return "new"
@@ -424,14 +538,14 @@ class Store:
 
     def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
         """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
-        return self._lease_write(leases.renew(leases.kind_of(kind, key), key, owner, until)) is not None
+        return self._lease_write(leases.renew(*leases.keyed(kind, key, self._ws), owner, until)) is not None
 
     def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
                       count: str | None = None, error: str | None = None) -> int | None:
         """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
         anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
         Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
-        statement = leases.release(leases.kind_of(kind, key), key, owner, retry_at, disown, count, error)
+        statement = leases.release(*leases.keyed(kind, key, self._ws), owner, retry_at, disown, count, error)
         row = self._lease_write(statement)
         return None if row is None else int(row[0] if count else 0)
 
@@ -439,7 +553,7 @@ class Store:
                      error: str | None = None, again_at: str | None = None) -> bool:
         """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
         None: whenever asked). False if it was not theirs."""
-        statement = leases.finish(leases.kind_of(kind, key), key, owner, status, at, error, again_at)
+        statement = leases.finish(*leases.keyed(kind, key, self._ws), owner, status, at, error, again_at)
         return self._lease_write(statement) is not None
 
     def _lease_write(self, statement: leases.Statement) -> tuple | None:
@@ -458,34 +572,35 @@ class Store:
 
     def people_with_digests(self) -> list[Person]:
         """Everyone whose daily digest is on, with a time set."""
-        rows = self.db.query("select * from people where digest_enabled = 1 and digest_time is not null"
-                             " order by user_id")
+        rows = self.db.query("select * from people where ws = ? and digest_enabled = 1"
+                             " and digest_time is not null order by user_id", [self._ws])
         return [_person_from_row(r) for r in rows]
 
     def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
         """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
-        rows = self.db.execute("select user_id, local_date, status from digests where local_date >= ?",
-                               [since_date])
+        rows = self.db.execute("select user_id, local_date, status from digests where ws = ?"
+                               " and local_date >= ?", [self._ws, since_date])
         return {(user, day): status for user, day, status in rows}
 
     def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
         """One person's digest for one local day, or None if none was started."""
-        rows = list(self.db.query("select * from digests where user_id = ? and local_date = ?",
-                                  [user_id, local_date]))
+        rows = list(self.db.query("select * from digests where ws = ? and user_id = ? and local_date = ?",
+                                  [self._ws, user_id, local_date]))
         return _digest_from_row(rows[0]) if rows else None
 
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
         """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
         when the row exists already (someone else claimed it first), as on PostgreSQL."""
-        statement = leases.take_insert(leases.KINDS[leases.DIGEST], (user_id, local_date), owner, lease_until,
-                                       {"started_at": at})
+        lease, key = leases.keyed(leases.DIGEST, (user_id, local_date), self._ws)
+        statement = leases.take_insert(lease, key, owner, lease_until, {"started_at": at})
         return self.db.execute(*statement).rowcount > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
         """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
         take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
-        self.db.execute("update digests set owner = ?, lease_until = ? where user_id = ? and local_date = ?"
-                        " and status = 'sending'", [owner, lease_until, user_id, local_date])
+        self.db.execute("update digests set owner = ?, lease_until = ? where ws = ? and user_id = ?"
+                        " and local_date = ? and status = 'sending'",
+                        [owner, lease_until, self._ws, user_id, local_date])
 
     def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
                           reasons: dict[str, str]) -> bool:
@@ -523,8 +638,8 @@ class Store:
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
         """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
         waiting for its retry), oldest day first."""
-        rows = self.db.query("select * from digests where local_date >= ? and status = 'sending'"
-                             " order by local_date, user_id", [since_date])
+        rows = self.db.query("select * from digests where ws = ? and local_date >= ? and status = 'sending'"
+                             " order by local_date, user_id", [self._ws, since_date])
         return [_digest_from_row(r) for r in rows]
 
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
@@ -540,14 +655,14 @@ class Store:
 
     def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
         """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
-        self.db.execute("delete from digests where user_id = ? and local_date = ? and owner = ?"
-                        " and status = 'sending'", [user_id, local_date, owner])
+        self.db.execute("delete from digests where ws = ? and user_id = ? and local_date = ? and owner = ?"
+                        " and status = 'sending'", [self._ws, user_id, local_date, owner])
 
     def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
         # ``assignments`` is one of the constant strings above, never input.
-        sql = (f"update digests set {assignments} where user_id = ? and local_date = ?"  # noqa: S608
+        sql = (f"update digests set {assignments} where ws = ? and user_id = ? and local_date = ?"  # noqa: S608
                " and owner = ? and status = 'sending'")
-        return self.db.execute(sql, [*args, user_id, local_date, owner]).rowcount > 0
+        return self.db.execute(sql, [*args, self._ws, user_id, local_date, owner]).rowcount > 0
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
         """Those of ``paper_ids`` already shown to a person."""
@@ -557,8 +672,8 @@ class Store:
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
             # Only placeholders are interpolated.
-            sql = f"select paper_id from shown where user_id = ? and paper_id in ({marks})"  # noqa: S608
-            found.update(r[0] for r in self.db.execute(sql, [user_id, *chunk]))
+            sql = f"select paper_id from shown where ws = ? and user_id = ? and paper_id in ({marks})"  # noqa: S608
+            found.update(r[0] for r in self.db.execute(sql, [self._ws, user_id, *chunk]))
         return found
 
     def recent_paper_ids(self, since: str) -> set[str]:
@@ -569,16 +684,19 @@ class Store:
 
     def dm_channel(self, user_id: str) -> str | None:
         """The DM channel last opened with a person, or None."""
-        row = self.db.execute("select dm_channel from people where user_id = ?", [user_id]).fetchone()
+        row = self.db.execute("select dm_channel from people where ws = ? and user_id = ?",
+                              [self._ws, user_id]).fetchone()
         return row[0] if row else None
 
     def remember_dm_channel(self, user_id: str, channel: str) -> None:
         """Keep the DM channel opened with a person."""
-        self.db.execute("update people set dm_channel = ? where user_id = ?", [channel, user_id])
+        self.db.execute("update people set dm_channel = ? where ws = ? and user_id = ?",
+                        [channel, self._ws, user_id])
 
     def forget_dm_channel(self, channel: str) -> None:
         """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
-        self.db.execute("update people set dm_channel = null where dm_channel = ?", [channel])
+        self.db.execute("update people set dm_channel = null where ws = ? and dm_channel = ?",
+                        [self._ws, channel])
 
     # -- daily jobs ------------------------------------------------------------------------------
 
@@ -631,6 +749,9 @@ class Store:
             rows = [r for r in rows if r["name"] != "papers"]
             sql = ("insert into counters (name, value) values (?, ?)"
                    " on conflict (name) do update set value = excluded.value")
+        elif table == "feedback_counters":  # already counted by the feedback copied: the source's number wins
+            sql = ("insert into feedback_counters (ws, value) values (?, ?)"
+                   " on conflict (ws) do update set value = excluded.value")
         else:
             sql = f"insert into {table} ({', '.join(names)}) values ({', '.join('?' * len(names))})"  # noqa: S608
         try:

@@ -10,18 +10,27 @@ from __future__ import annotations
 COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "papers": ("id", "arxiv_id", "arxiv_version", "title", "abstract", "authors", "url", "venue",
                "published", "categories", "added_at", "updated_at", "seq"),
-    "people": ("user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
+    "people": ("ws", "user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
                "digest_since", "dm_channel"),
-    "topics": ("user_id", "topic", "added_at"),
-    "feedback": ("user_id", "paper_id", "value", "created_at"),
-    "shown": ("user_id", "paper_id", "shown_at", "reason", "channel", "message_ts"),
-    "digests": ("user_id", "local_date", "status", "started_at", "finished_at", "papers", "owner",
+    "topics": ("ws", "user_id", "topic", "added_at"),
+    "feedback": ("ws", "user_id", "paper_id", "value", "created_at"),
+    "shown": ("ws", "user_id", "paper_id", "shown_at", "reason", "channel", "message_ts"),
+    "digests": ("ws", "user_id", "local_date", "status", "started_at", "finished_at", "papers", "owner",
                 "lease_until", "reasons", "header_ts", "failures", "attempts", "error", "outages"),
     "jobs": ("name", "day", "status", "owner", "lease_until", "started_at", "finished_at", "error"),
     "artifacts": ("name", "version", "created_at", "data"),
-    "once_keys": ("key", "expires_at"),
+    "once_keys": ("ws", "key", "expires_at"),
+    "installations": ("ws", "installer_id", "enterprise_id", "team_id", "is_enterprise_install", "data",
+                      "installed_at", "seq"),
+    "oauth_states": ("state", "expires_at"),
     "counters": ("name", "value"),
+    # After feedback: importing feedback rows counts them again, and the copied numbers then win.
+    "feedback_counters": ("ws", "value"),
 }
+
+#: Tables whose rows each belong to one workspace (a ``ws`` column, part of their keys): what
+#: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
+WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters")
 
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
@@ -30,8 +39,10 @@ ORDER_BY: dict[str, dict[str, str]] = {
     "postgres": {"topics": "pos", "feedback": "pos"},
 }
 KEYS: dict[str, str] = {
-    "papers": "seq, id", "people": "user_id", "shown": "user_id, paper_id", "digests": "user_id, local_date",
-    "jobs": "name", "artifacts": "name", "once_keys": "key", "counters": "name",
+    "papers": "seq, id", "people": "ws, user_id", "shown": "ws, user_id, paper_id",
+    "digests": "ws, user_id, local_date", "jobs": "name", "artifacts": "name", "once_keys": "ws, key",
+    "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",
+    "feedback_counters": "ws",
 }
 
 

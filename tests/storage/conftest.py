@@ -203,7 +203,8 @@ def database_before(backend: str, target: str, monkeypatch, migration: str, inse
 
     from storage import pg_migrations
 
-    before = [m for m in pg_migrations.MIGRATIONS if m[0] != migration]
+    names = [name for name, _ in pg_migrations.MIGRATIONS]
+    before = pg_migrations.MIGRATIONS[:names.index(migration)]
     with psycopg.connect(target, autocommit=True) as conn:
         with monkeypatch.context() as patch:
             patch.setattr(pg_migrations, "MIGRATIONS", before)

@@ -371,6 +371,9 @@ def test_the_postgres_store_has_every_public_method_of_the_sqlite_store_with_the
             continue
         ours = getattr(PostgresStore, name, None)
         assert ours is not None, f"PostgresStore has no {name}"
+        if isinstance(member, property):  # e.g. workspace
+            assert isinstance(ours, property), name
+            continue
         theirs_sig, ours_sig = inspect.signature(member), inspect.signature(ours)
         assert [(p.name, p.default, p.kind) for p in ours_sig.parameters.values()] == [
             (p.name, p.default, p.kind) for p in theirs_sig.parameters.values()], name
