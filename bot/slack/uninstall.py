@@ -12,6 +12,7 @@ import logging
 
 from slack_bolt import App
 
+from bot.forget_workspace import forget_workspace
 from bot.slack.installations import PaperbotInstallationStore, workspace_key
 from bot.slack.runtime import Runtime
 
@@ -20,16 +21,14 @@ log = logging.getLogger(__name__)
 
 def register(app: App, runtime: Runtime, installations: PaperbotInstallationStore) -> None:
     """Listen to ``app_uninstalled`` and ``tokens_revoked``."""
-    store = runtime.ctx.store
-
     def workspace(context) -> str:
         # The installation's own key when one serves this team (an org-wide install serves its
         # workspaces); otherwise the key the event names, so leftovers of a lost install go too.
         ids = (context.enterprise_id, context.team_id, context.is_enterprise_install)
         return installations.workspace_of(*ids) or workspace_key(*ids)
 
-    def forget_workspace(ws: str, why: str) -> None:
-        deleted = store.delete_workspace(ws)
+    def forget(ws: str, why: str) -> None:
+        deleted = forget_workspace(runtime.ctx, ws)
         log.info("%s: deleted workspace %s (%d rows)", why, ws, sum(deleted.values()))
 
     @app.event("app_uninstalled")
@@ -37,7 +36,7 @@ def register(app: App, runtime: Runtime, installations: PaperbotInstallationStor
         ack()
         ws = workspace(context)
         if ws:
-            runtime.background.submit(lambda: forget_workspace(ws, "app_uninstalled"), body)
+            runtime.background.submit(lambda: forget(ws, "app_uninstalled"), body)
 
     @app.event("tokens_revoked")
     def revoked(ack, body: dict, event: dict, context) -> None:
@@ -47,7 +46,7 @@ def register(app: App, runtime: Runtime, installations: PaperbotInstallationStor
         if not ws:
             return
         if tokens.get("bot"):
-            runtime.background.submit(lambda: forget_workspace(ws, "tokens_revoked"), body)
+            runtime.background.submit(lambda: forget(ws, "tokens_revoked"), body)
             return
         users = [u for u in tokens.get("oauth") or [] if isinstance(u, str) and u]
 

@@ -285,3 +285,19 @@ def test_a_revoked_bot_token_deletes_the_workspace(running, slack, standin, stor
     event = {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UPAPERBOT"]}}
     assert slack.event(event, team_id=revoked.team_id)[0] == 200
     standin.wait_for(lambda: store.find_installation(revoked.key) is None, what="the installation deleted")
+
+
+def test_a_revoked_user_token_deletes_only_that_persons_installation(running, slack, standin, store):
+    from slack_sdk.oauth.installation_store import Installation
+
+    team = standin.add_workspace("T0USERTK", installer="UOWNER")
+    assert install(running, team).finished.status == 200
+    # Someone else of the workspace installed too, granting a user token.
+    running.bot.installations.save(Installation(team_id=team.team_id, user_id="UGRANTED",
+                                                bot_token=team.token, user_token="xoxp-granted-user-token"))
+    assert store.find_installation(team.key, "UGRANTED") is not None
+    event = {"type": "tokens_revoked", "tokens": {"oauth": ["UGRANTED"], "bot": []}}
+    assert slack.event(event, team_id=team.team_id)[0] == 200
+    standin.wait_for(lambda: store.find_installation(team.key, "UGRANTED") is None, what="that row deleted")
+    assert store.find_installation(team.key, "UOWNER") is not None
+    follow_and_check_token(slack, standin, team)  # the workspace is still served
