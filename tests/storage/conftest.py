@@ -211,3 +211,28 @@ def database_before(backend: str, target: str, monkeypatch, migration: str, inse
             pg_migrations.apply(conn)
         for row in rows:
             conn.execute(f"{insert}({marks.replace('?', '%s')})", row)
+
+
+def rows_mentioning(store, text: str) -> dict[str, int]:
+    """How many rows of each table (every column read as text, binary ones as hex too; the migrations'
+    own records aside) mention ``text``; tables with none are left out."""
+    if isinstance(store, Store):
+        tables = {t: [c[1] for c in store.db.execute(f"pragma table_info('{t}')")]
+                  for t in store.db.table_names() if not t.startswith(("_", "sqlite_"))}
+        hexed = "lower(hex({c}))"
+    else:
+        tables = {}
+        query = ("select table_name, column_name from information_schema.columns"
+                 " where table_schema = 'public' and table_name <> 'schema_migrations'")
+        for table, column in sql_rows(store, query):
+            tables.setdefault(table, []).append(column)
+        hexed = "cast({c} as text)"  # bytea reads as its hex
+    found = {}
+    needle, needle_hex = text.replace("'", "''"), text.encode().hex()
+    for table, cols in tables.items():
+        where = " or ".join(f"cast({c} as text) like '%{needle}%'"
+                            f" or {hexed.format(c=c)} like '%{needle_hex}%'" for c in cols)
+        n = sql_rows(store, f"select count(*) from {table} where {where}")[0][0]
+        if n:
+            found[table] = n
+    return found

@@ -172,3 +172,28 @@ def test_every_table_and_column_of_the_schema_is_copied(any_store):
         for table in ("topics", "feedback"):
             schema[table].discard("pos")  # generated again in copy order
     assert schema == {t: set(c) for t, c in COPIED_TABLES.items()}
+
+
+def test_a_copy_carries_every_workspace_its_installations_and_oauth_states(any_store, tmp_path):
+    source = Store(tmp_path / "source.db")
+    populate(source)  # workspace "" (a database from before workspaces)
+    for ws in ("T1", "E1"):
+        view = source.for_workspace(ws)
+        view.set_digest_schedule("U1", "07:00", True, since=AT)
+        view.add_topics("U1", [f"topic of {ws}"])
+        view.set_feedback("U1", "p3", 1 if ws == "T1" else -1)
+        view.mark_shown("U1", "p3", "", "D1", "1.1")
+        assert view.start_digest("U1", "2026-07-15", "a:1:1", LEASE, AT)
+        view.claim_once("event:E1", timedelta(days=1))
+    source.save_installation("T1", None, "T1", "U1", False, "sealed T1", AT)
+    source.save_installation("E1", "E1", None, "W1", True, "sealed E1", AT)
+    source.issue_oauth_state("s1", "2999-01-01T00:00:00+00:00")
+    copy_database(source, any_store)
+    assert contents(any_store) == contents(source)
+    assert any_store.workspaces() == source.workspaces()
+    for ws in ("", "T1", "E1"):
+        assert as_seen(any_store.for_workspace(ws)) == as_seen(source.for_workspace(ws)), ws
+        assert any_store.for_workspace(ws).feedback_version() == source.for_workspace(ws).feedback_version()
+    assert any_store.find_installation("E1") == "sealed E1" and any_store.installation_keys() == ["E1", "T1"]
+    assert any_store.consume_oauth_state("s1", AT)
+    source.close()
