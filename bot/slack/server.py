@@ -148,8 +148,8 @@ def _oauth_page(handle: Callable[[BoltRequest], BoltResponse], name: str):
     async def page(request: Request) -> Response:
         try:
             bolt_response = await run_in_threadpool(handle, to_bolt_request(request, b""))
-        except (StorageError, PaperbotError) as exc:
-            log.warning("the OAuth %s page failed: %s", name, exc)
+        except (StorageError, PaperbotError, SlackClientError, OSError) as exc:  # the database, Slack
+            log.warning("the OAuth %s page failed: %s", name, " ".join(str(exc).split()))
             return PlainTextResponse(UNAVAILABLE, status_code=503)
         return to_starlette_response(bolt_response)
 
