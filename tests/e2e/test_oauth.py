@@ -301,3 +301,18 @@ def test_a_revoked_user_token_deletes_only_that_persons_installation(running, sl
     standin.wait_for(lambda: store.find_installation(team.key, "UGRANTED") is None, what="that row deleted")
     assert store.find_installation(team.key, "UOWNER") is not None
     follow_and_check_token(slack, standin, team)  # the workspace is still served
+
+
+def test_slack_failing_the_code_exchange_installs_nothing_and_logs_no_traceback(running, standin, store):
+    from tests.e2e.harness import LogCapture
+
+    unlucky = standin.add_workspace("T0SLACKDOWN", installer="UUNLUCKY")
+    standin.fail("oauth.v2.access", status=500, times=10)
+    try:
+        with LogCapture() as logs:
+            result = install(running, unlucky)
+    finally:
+        standin.reset()
+    assert 400 <= result.finished.status < 500
+    assert store.find_installation(unlucky.key) is None and not welcomes(standin, unlucky)
+    assert "Traceback" not in logs.text and "invalid_code" in logs.text
