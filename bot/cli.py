@@ -247,13 +247,13 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
     For deployments that prefer cron to the scheduler in `paperbot run` (both may run side by side):
     it first ingests PAPERBOT_FEEDS if that was not done yet this UTC day, then sends each digest whose
     time has come in its person's timezone, catching up on any missed earlier that local day. Running
-    it again sends nothing twice; a digest cut short is finished without repeats. Needs SLACK_BOT_TOKEN
-    (except with --dry-run). Exit status 1 when some digest is left unfinished for the next run
-    (e.g. while Slack is down: such a digest is retried after 2, 4, 8 … minutes, at most 30, until
-    its person's local day ends).
+    it again sends nothing twice; a digest cut short is finished without repeats. Needs SLACK_BOT_TOKEN,
+    or with many workspaces the OAuth settings (except with --dry-run). Exit status 1 when some digest
+    is left unfinished for the next run (e.g. while Slack is down: such a digest is retried after 2,
+    4, 8 … minutes, at most 30, until its person's local day ends).
     """
     settings = _settings(ctx)
-    if not dry_run:
+    if not dry_run and not settings.oauth:
         settings.require("SLACK_BOT_TOKEN")
     app = Context.open(settings.db_path, settings.digest_size)
     ctx.call_on_close(app.close)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,8 +11,11 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
+from bot.token_crypto import check_secret_key
 
 DEFAULT_API_URL = "https://slack.com/api/"
+_CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
+_CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,9 @@ class Settings:
     port: int = 3000
     digest_size: int = 5
     feeds: list[str] = field(default_factory=list)
+    client_id: str | None = None
+    client_secret: str | None = None
+    secret_key: str | None = None
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env") -> Settings:
@@ -48,6 +55,16 @@ class Settings:
         api_url = get("SLACK_API_URL") or DEFAULT_API_URL
         if not api_url.startswith(("http://", "https://")):
             raise ConfigError(f"SLACK_API_URL must be an http(s) URL, got {api_url!r}")
+        client_id, client_secret, secret_key = get("SLACK_CLIENT_ID"), get("SLACK_CLIENT_SECRET"), \
+            get("PAPERBOT_SECRET_KEY")
+        if client_id and not _CLIENT_ID.fullmatch(client_id):
+            raise ConfigError("SLACK_CLIENT_ID must be the app's Client ID as Slack shows it "
+                              "(digits, a dot, digits)")
+        if client_secret and not _CLIENT_SECRET.fullmatch(client_secret):
+            raise ConfigError("SLACK_CLIENT_SECRET must be the app's Client Secret as Slack shows it "
+                              "(16 to 64 letters and digits)")
+        if secret_key:
+            check_secret_key(secret_key)
         return cls(
             bot_token=bot_token,
             signing_secret=get("SLACK_SIGNING_SECRET"),
@@ -57,7 +74,26 @@ class Settings:
             port=_int_setting("PORT", get("PORT"), 3000, 1, 65535),
             digest_size=_int_setting("PAPERBOT_DIGEST_SIZE", get("PAPERBOT_DIGEST_SIZE"), 5, 1, 20),
             feeds=(get("PAPERBOT_FEEDS") or "").split(),
+            client_id=client_id,
+            client_secret=client_secret,
+            secret_key=secret_key,
         )
+
+    @property
+    def oauth(self) -> bool:
+        """Whether paperbot serves many workspaces, installed through Slack's OAuth flow: no
+        SLACK_BOT_TOKEN, and any of the OAuth settings set (:meth:`require_oauth` names a missing one).
+        With SLACK_BOT_TOKEN it is the one-workspace set-up, whatever else is set."""
+        return not self.bot_token and bool(self.client_id or self.client_secret or self.secret_key)
+
+    def require_oauth(self) -> None:
+        """Raise ConfigError (one line naming the setting) unless OAuth can run: HTTP mode, with the
+        client id and secret, the signing secret and the key that encrypts the stored tokens."""
+        if self.app_token:
+            raise ConfigError("SLACK_APP_TOKEN (Socket Mode) can't be used with OAuth (SLACK_CLIENT_ID): "
+                              "Slack installs only HTTP apps into many workspaces; unset SLACK_APP_TOKEN")
+        self.require("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET", "SLACK_SIGNING_SECRET")
+        check_secret_key(self.secret_key)
 
     def require(self, *names: str) -> None:
         """Raise ConfigError naming the first of these settings (by variable name) that is unset."""
@@ -70,6 +106,9 @@ _ATTRIBUTE = {
     "SLACK_BOT_TOKEN": "bot_token",
     "SLACK_SIGNING_SECRET": "signing_secret",
     "SLACK_APP_TOKEN": "app_token",
+    "SLACK_CLIENT_ID": "client_id",
+    "SLACK_CLIENT_SECRET": "client_secret",
+    "PAPERBOT_SECRET_KEY": "secret_key",
 }
 
 

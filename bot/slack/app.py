@@ -8,7 +8,10 @@ but those who run the app (``bot.slack.server``, the tests).
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -20,11 +23,13 @@ from slack_sdk.errors import SlackClientError
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError
-from bot.slack import commands, home, people, reactions
+from bot.slack import commands, home, people, reactions, uninstall
 from bot.slack.client import build_client
 from bot.slack.errors import BUSY, SORRY, UNSAVED, report_error
+from bot.slack.installations import PaperbotInstallationStore
+from bot.slack.oauth import oauth_setup
 from bot.slack.runtime import Background, Runtime
-from bot.slack.workspace import Workspace, only_installed
+from bot.slack.workspace import NOT_INSTALLED, Workspace, only_installed
 from bot.usecases.workspaces import settle_workspace
 
 #: Importable from here as before (the e2e and fault suites use them).
@@ -47,6 +52,7 @@ class SlackBot:
     listener_executor: ThreadPoolExecutor
     signing_secret: str = ""  # for the HTTP server's gate (bot.slack.gate)
     workspace: Workspace | None = None  # the one workspace of SLACK_BOT_TOKEN
+    installations: PaperbotInstallationStore | None = None  # with OAuth: every workspace's installation
 
     @property
     def ctx(self) -> Context:
@@ -70,18 +76,22 @@ BOLT_LOGGER.addFilter(_QuietBolt())
 
 
 def create_app(settings: Settings, ctx: Context, client: WebClient | None = None) -> SlackBot:
-    """The Bolt app with every listener registered. Calls ``auth.test`` to check the bot token."""
+    """The Bolt app with every listener registered: with SLACK_BOT_TOKEN for its one workspace (checked
+    with ``auth.test``), or with OAuth (:attr:`Settings.oauth`) for every workspace that installs it."""
+    if settings.oauth:
+        return _create_oauth_app(settings, ctx, client)
     settings.require("SLACK_BOT_TOKEN")
     client = client or build_client(settings)
     executor = ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="paperbot-bolt")
     try:
-        app = App(
-            client=client,
-            signing_secret=settings.signing_secret or "",
-            process_before_response=False,
-            listener_executor=executor,
-            logger=BOLT_LOGGER,
-        )
+        with _without_bolt_oauth_environment():
+            app = App(
+                client=client,
+                signing_secret=settings.signing_secret or "",
+                process_before_response=False,
+                listener_executor=executor,
+                logger=BOLT_LOGGER,
+            )
         workspace = Workspace.of(client)  # the one workspace this token serves
     except BoltError as exc:
         executor.shutdown(wait=False)
@@ -93,10 +103,61 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
     settle_workspace(ctx, workspace.key)  # rows from before workspaces are the token's
     runtime = Runtime(ctx)
     app.middleware(only_installed(workspace))  # a foreign request writes nothing, not even its key
+    app.middleware(_in_workspace(lambda context: workspace.key))
     app.error(report_error)
     for listeners in LISTENER_MODULES:
         listeners.register(app, runtime)
     return SlackBot(app, runtime, executor, settings.signing_secret or "", workspace)
+
+
+def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None) -> SlackBot:
+    """The app for many workspaces: Bolt's OAuth flow installs it, and authorizes each request with
+    its workspace's token from the installation store. Raises ConfigError (or WrongSecretKey) in one line."""
+    client = client or build_client(settings)  # no token: Bolt sets each request's own
+    setup = oauth_setup(settings, ctx.store, client, BOLT_LOGGER)
+    setup.installations.check_key()
+    executor = ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="paperbot-bolt")
+    app = App(
+        client=client,
+        signing_secret=settings.signing_secret or "",
+        oauth_flow=setup.flow,
+        process_before_response=False,
+        listener_executor=executor,
+        logger=BOLT_LOGGER,
+        user_facing_authorize_error_message=NOT_INSTALLED,  # a workspace without an installation
+    )
+    runtime = Runtime(ctx)
+    app.middleware(_in_workspace(lambda context: setup.installations.workspace_of(
+        context.enterprise_id, context.team_id, context.is_enterprise_install) or ""))
+    app.error(report_error)
+    for listeners in LISTENER_MODULES:
+        listeners.register(app, runtime)
+    uninstall.register(app, runtime, setup.installations)
+    return SlackBot(app, runtime, executor, settings.signing_secret or "", installations=setup.installations)
+
+
+def _in_workspace(key_of: Callable) -> Callable:
+    """A Bolt middleware: ``context["workspace"]`` is the key of the workspace the request is served as
+    (SLACK_BOT_TOKEN's one, or the installation's: its team, or its org for an org-wide install), which
+    the listeners' runtime scopes the store with (:meth:`~bot.slack.runtime.Runtime.for_request`)."""
+
+    def paperbot_workspace(context, next):  # names Bolt passes
+        context["workspace"] = key_of(context)
+        return next()
+
+    return paperbot_workspace
+
+
+@contextlib.contextmanager
+def _without_bolt_oauth_environment() -> Iterator[None]:
+    """Bolt builds OAuth settings of its own (with files for stores) whenever SLACK_CLIENT_ID and
+    SLACK_CLIENT_SECRET are in the environment; with SLACK_BOT_TOKEN they must not turn it on."""
+    hidden = {name: os.environ.pop(name) for name in ("SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET")
+              if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(hidden)
 
 
 def _short(exc: Exception) -> str:

@@ -186,7 +186,8 @@ def check_token(client: WebClient, settings: Settings) -> str:
     except (SlackClientError, OSError) as exc:
         raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({exc}): "
                           "check SLACK_API_URL and the network") from None
-    return workspace_key(auth.get("team_id"), auth.get("enterprise_id"), auth.get("is_enterprise_install"))
+    return workspace_key(team_id=auth.get("team_id"), enterprise_id=auth.get("enterprise_id"),
+                         is_enterprise_install=auth.get("is_enterprise_install"))
 
 
 @dataclass(frozen=True)
@@ -259,10 +260,39 @@ def one_workspace(settings: Settings, client: WebClient | None = None) -> Worksp
     return lambda: served
 
 
+class InstalledWorkspaces:
+    """Every workspace installed through OAuth, each with a client holding its own bot token (read
+    from the installation store at each run: an install or an uninstall counts at the next run)."""
+
+    def __init__(self, settings: Settings, installations, store):
+        self.settings, self.installations, self.store = settings, installations, store
+        self._clients: dict[tuple[str, str], WebClient] = {}
+
+    def __call__(self) -> list[Served]:
+        served = []
+        for ws in self.store.installation_keys():
+            token = self.installations.bot_token(ws)
+            if not token:  # a user-only row, or a key that doesn't open it (logged by the store)
+                continue
+            client = self._clients.get((ws, token))
+            if client is None:
+                client = self._clients[(ws, token)] = digest_client(self.settings, token)
+            served.append(Served(ws, client))
+        return served
+
+
 def send_digests(settings: Settings, ctx: Context, users: list[str] | None = None, force: bool = False,
                  workspaces: Workspaces | None = None, teams: list[str] | None = None) -> DailyRun:
     """``paperbot digest``: the feeds if not yet ingested today, then every digest due now, in every
     workspace served (default: SLACK_BOT_TOKEN's), or in those of ``teams``."""
+    if workspaces is None and settings.oauth:
+        from bot.slack.installations import PaperbotInstallationStore
+        from bot.token_crypto import TokenBox
+
+        settings.require_oauth()
+        installations = PaperbotInstallationStore(ctx.store, TokenBox(settings.secret_key or ""))
+        installations.check_key()
+        workspaces = InstalledWorkspaces(settings, installations, ctx.store)
     if workspaces is None:
         settings.require("SLACK_BOT_TOKEN")
         workspaces = one_workspace(settings)
@@ -270,7 +300,7 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
     if teams and not served:
         raise ConfigError(f"paperbot serves no workspace {', '.join(teams)}: "
                           "`paperbot workspaces` lists them")
-    if len(served) == 1:
+    if not settings.oauth and len(served) == 1:
         settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
     return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
                             refused=lambda ws, why: log.warning("workspace %s: %s", ws, why))

@@ -13,7 +13,8 @@ unit-testable without a server:
 - otherwise the parsed payload, for Bolt.
 
 A new kind of listener (a shortcut, a modal) needs its shape rule in :data:`INTERACTIONS` (or a new
-event in the manifest's ``BOT_EVENTS`` and :data:`EVENT_RULES`).
+event in the manifest's ``BOT_EVENTS`` and :data:`EVENT_RULES`). The uninstall events (the manifest's
+``UNINSTALL_EVENTS``) are admitted too; without OAuth no listener takes them, and they get an empty 200.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from urllib.parse import parse_qsl
 
 from slack_sdk.signature import Clock, SignatureVerifier
 
-from bot.slack.manifest import BOT_EVENTS, COMMAND
+from bot.slack.manifest import BOT_EVENTS, COMMAND, UNINSTALL_EVENTS
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
 
 log = logging.getLogger(__name__)
@@ -204,7 +205,7 @@ def _json_request(kind: str, payload: dict) -> Verdict:
     _field(payload, "authorizations", list)
     event = _field(payload, "event", dict, required=True)
     event_type = _field(event, "type", str, required=True, nonempty=True, where="event")
-    if event_type not in BOT_EVENTS:
+    if event_type not in BOT_EVENTS and event_type not in UNINSTALL_EVENTS:
         return Verdict("ignored", 200, "an event paperbot doesn't subscribe to")
     EVENT_RULES.get(event_type, _no_rule)(event)
     return _admit(payload)
@@ -268,6 +269,14 @@ def _user_change(event: dict) -> None:
     _field(user, "tz", str, where="event.user")
 
 
+def _tokens_revoked(event: dict) -> None:
+    tokens = _field(event, "tokens", dict, required=True, where="event")
+    for name in ("oauth", "bot"):
+        ids = _field(tokens, name, list, where="event.tokens")
+        if ids and not all(isinstance(i, str) for i in ids):
+            raise Malformed(f"event.tokens.{name} is not a list of strings")
+
+
 def _no_rule(event: dict) -> None:
     for name in ("user", "channel"):  # Bolt reads these of every event
         _field(event, name, str, where="event")
@@ -276,7 +285,7 @@ def _no_rule(event: dict) -> None:
 #: The fields each subscribed event's listener reads, and their types.
 EVENT_RULES: dict[str, Callable[[dict], None]] = {
     "reaction_added": _reaction, "reaction_removed": _reaction, "app_home_opened": _home_opened,
-    "user_change": _user_change,
+    "user_change": _user_change, "tokens_revoked": _tokens_revoked,
 }
 
 

@@ -13,6 +13,8 @@ COMMAND_USAGE = "help | follow TOPICS | recommend [N] | search QUERY | digest HH
 
 #: Events the app subscribes to; ``bot.slack.app`` registers a listener for each.
 BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change")
+#: What a distributed app (OAuth) also subscribes to; ``bot.slack.uninstall`` listens to them.
+UNINSTALL_EVENTS = ("app_uninstalled", "tokens_revoked")
 
 #: Web API methods the app calls, and the bot scope each needs.
 METHOD_SCOPES = {
@@ -29,24 +31,35 @@ METHOD_SCOPES = {
 SCOPES = ("commands", "chat:write", "im:history", "im:write", "reactions:read", "users:read")
 
 EVENTS_PATH = "/slack/events"
+INSTALL_PATH = "/slack/install"  # with OAuth: the Add to Slack page
+REDIRECT_PATH = "/slack/oauth_redirect"  # with OAuth: where Slack sends the installer back
 
-MANIFEST_FILES = {"socket": "slack-manifest.socket.json", "http": "slack-manifest.http.json"}
+MANIFEST_FILES = {"socket": "slack-manifest.socket.json", "http": "slack-manifest.http.json",
+                  "oauth": "slack-manifest.oauth.json"}
+EXAMPLE_ROOT = "https://paperbot.example.org"
 
 
-def manifest(mode: str, request_url: str = "https://paperbot.example.org/slack/events") -> dict:
-    """The app manifest for ``mode`` "socket" (Socket Mode) or "http" (requests to ``request_url``)."""
+def manifest(mode: str, request_url: str = EXAMPLE_ROOT + EVENTS_PATH) -> dict:
+    """The app manifest for ``mode`` "socket" (Socket Mode), "http" (one workspace, requests to
+    ``request_url``) or "oauth" (HTTP too, distributed: installed into many workspaces and orgs through
+    the OAuth redirect beside ``request_url``)."""
     if mode not in MANIFEST_FILES:
-        raise ValueError(f"mode is 'socket' or 'http', not {mode!r}")
-    http = mode == "http"
+        raise ValueError(f"mode is 'socket', 'http' or 'oauth', not {mode!r}")
+    http = mode in ("http", "oauth")
+    distributed = mode == "oauth"
     command = {"command": COMMAND, "description": COMMAND_DESCRIPTION, "usage_hint": COMMAND_USAGE,
                "should_escape": False}
     if http:
         command["url"] = request_url
-    events: dict = {"bot_events": list(BOT_EVENTS)}
+    events: dict = {"bot_events": list(BOT_EVENTS) + (list(UNINSTALL_EVENTS) if distributed else [])}
     interactivity: dict = {"is_enabled": True}
     if http:
         events["request_url"] = request_url
         interactivity["request_url"] = request_url
+    oauth_config: dict = {"scopes": {"bot": list(SCOPES)}}
+    if distributed:
+        root = request_url[: -len(EVENTS_PATH)] if request_url.endswith(EVENTS_PATH) else request_url
+        oauth_config = {"redirect_urls": [root.rstrip("/") + REDIRECT_PATH], **oauth_config}
     return {
         "_metadata": {"major_version": 1, "minor_version": 1},
         "display_information": {
@@ -60,11 +73,11 @@ def manifest(mode: str, request_url: str = "https://paperbot.example.org/slack/e
             "bot_user": {"display_name": "paperbot", "always_online": True},
             "slash_commands": [command],
         },
-        "oauth_config": {"scopes": {"bot": list(SCOPES)}},
+        "oauth_config": oauth_config,
         "settings": {
             "event_subscriptions": events,
             "interactivity": interactivity,
-            "org_deploy_enabled": False,
+            "org_deploy_enabled": distributed,
             "socket_mode_enabled": not http,
             "token_rotation_enabled": False,
         },
@@ -72,7 +85,7 @@ def manifest(mode: str, request_url: str = "https://paperbot.example.org/slack/e
 
 
 def write(folder: Path) -> list[Path]:
-    """Write both manifests into ``folder``."""
+    """Write every manifest into ``folder``."""
     paths = []
     for mode, name in MANIFEST_FILES.items():
         path = Path(folder) / name

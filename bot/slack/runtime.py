@@ -199,8 +199,12 @@ class Runtime:
             return view
 
     def for_request(self, context) -> Runtime:
-        """The runtime of the workspace a Bolt request comes from (its ``context``)."""
-        return self.for_workspace(workspace_key(context.team_id, context.enterprise_id,
-                                                context.is_enterprise_install))
+        """The runtime of the workspace a Bolt request is served as: ``context["workspace"]`` (set by
+        the app's middleware), else the workspace the request names."""
+        ws = context.get("workspace")
+        if not isinstance(ws, str):
+            ws = workspace_key(team_id=context.team_id, enterprise_id=context.enterprise_id,
+                               is_enterprise_install=context.is_enterprise_install)
+        return self.for_workspace(ws)
 
 

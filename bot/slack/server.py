@@ -1,4 +1,5 @@
-"""Running the bot: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP at ``/slack/events``.
+"""Running the bot: Socket Mode when SLACK_APP_TOKEN is set, otherwise HTTP at ``/slack/events`` (and,
+with OAuth, Bolt's install pages at ``/slack/install`` and ``/slack/oauth_redirect``).
 
 HTTP is served by uvicorn (a production ASGI server) through a small Starlette app that hands each
 request to Bolt on a worker thread. The digest scheduler starts just before serving. SIGTERM (or
@@ -17,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-from slack_bolt import App, BoltContext, BoltRequest
+from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
 from slack_bolt.request.internals import build_context
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -29,12 +30,20 @@ from starlette.routing import Route
 
 from bot.config import Settings
 from bot.context import Context
-from bot.errors import ConfigError
+from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
 from bot.slack import gate
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
-from bot.slack.digests import TICK_SECONDS, DigestScheduler, Served, digest_client
+from bot.slack.digests import (
+    TICK_SECONDS,
+    DigestScheduler,
+    InstalledWorkspaces,
+    Served,
+    Workspaces,
+    digest_client,
+)
 from bot.slack.manifest import EVENTS_PATH
+from storage import StorageError
 
 log = logging.getLogger(__name__)
 BOLT_LOGGER.addFilter(NoSuggestions())
@@ -48,7 +57,10 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
           announce: Callable[[str], None] | None = None) -> None:
     """Run until SIGTERM or Ctrl+C. Raises ConfigError (one clear line) for a missing or bad setting."""
     announce = announce or _stderr
-    settings.require("SLACK_BOT_TOKEN")
+    if settings.oauth:
+        settings.require_oauth()
+    else:
+        settings.require("SLACK_BOT_TOKEN")
     if not settings.app_token:
         settings.require("SLACK_SIGNING_SECRET")
     bot = open_bot(settings)
@@ -60,6 +72,9 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
             runner = HttpServer(bot, host, settings.port if port is None else port)
             announce(f"paperbot is listening on http://{host}:{runner.port}{EVENTS_PATH} "
                      "(Ctrl+C or SIGTERM stops it)")
+            if bot.app.oauth_flow is not None:
+                announce(f"paperbot's Add to Slack page is http://{host}:{runner.port}"
+                         f"{bot.app.oauth_flow.install_path}")
         scheduler = start_scheduler(bot, settings)
         try:
             runner.run()
@@ -73,8 +88,12 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
 
 def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SECONDS) -> DigestScheduler:
     """The daily digests (and feeds) of this bot, every ``interval`` seconds from now on."""
-    served = [Served(bot.workspace.key, digest_client(settings))]
-    scheduler = DigestScheduler(bot.ctx, lambda: served, settings.feeds, interval,
+    if bot.installations is not None:  # OAuth: every installed workspace, each with its own token
+        workspaces: Workspaces = InstalledWorkspaces(settings, bot.installations, bot.ctx.store)
+    else:
+        served = [Served(bot.workspace.key, digest_client(settings))]
+        workspaces = lambda: served  # noqa: E731
+    scheduler = DigestScheduler(bot.ctx, workspaces, settings.feeds, interval,
                                 hold_for=lambda ws: bot.runtime.for_workspace(ws).locks.hold)
     scheduler.start()
     return scheduler
@@ -120,11 +139,33 @@ def asgi_app(app: App, signing_secret: str) -> Starlette:
     async def health(request: Request) -> Response:
         return PlainTextResponse("ok")
 
-    return Starlette(routes=[Route(EVENTS_PATH, slack_events, methods=["POST"]),
-                             Route("/healthz", health, methods=["GET"])])
+    routes = [Route(EVENTS_PATH, slack_events, methods=["POST"]), Route("/healthz", health, methods=["GET"])]
+    flow = app.oauth_flow
+    if flow is not None:
+        routes += [
+            Route(flow.install_path, _oauth_page(flow.handle_installation, "install"), methods=["GET"]),
+            Route(flow.redirect_uri_path, _oauth_page(flow.handle_callback, "redirect"), methods=["GET"]),
+        ]
+    return Starlette(routes=routes)
 
 
 _REFUSED = {400: "bad request", 401: "invalid signature"}
+UNAVAILABLE = "paperbot can't complete the installation right now. Please try again in a minute."
+
+
+def _oauth_page(handle: Callable[[BoltRequest], BoltResponse], name: str):
+    """A GET page of Bolt's OAuth flow (its install page, or the redirect back from Slack), run on a
+    worker thread; a database or setting that fails it gives a one-line page and log line, not a 500."""
+
+    async def page(request: Request) -> Response:
+        try:
+            bolt_response = await run_in_threadpool(handle, to_bolt_request(request, b""))
+        except (StorageError, PaperbotError, SlackClientError, OSError) as exc:  # the database, Slack
+            log.warning("the OAuth %s page failed: %s", name, " ".join(str(exc).split()))
+            return PlainTextResponse(UNAVAILABLE, status_code=503)
+        return to_starlette_response(bolt_response)
+
+    return page
 
 
 def _bolt_request(request: Request, body: bytes, verdict: gate.Verdict) -> BoltRequest:

@@ -37,7 +37,8 @@ class Workspace:
     @property
     def key(self) -> str:
         """The workspace key its people's rows are stored under (see :func:`bot.slack.team.workspace_key`)."""
-        return workspace_key(self.team_id, self.enterprise_id, self.org_install)
+        return workspace_key(team_id=self.team_id, enterprise_id=self.enterprise_id,
+                             is_enterprise_install=self.org_install)
 
     def admits(self, team_id: object, enterprise_id: object) -> bool:
         """Whether a request naming this team (and org) is for this installation."""

@@ -28,4 +28,6 @@ def list_workspaces(ctx: Context) -> list[WorkspaceSummary]:
 def remove_workspace(ctx: Context, ws: str) -> int:
     """Delete workspace ``ws``'s installation and every row about its people (what an uninstall
     does). Returns how many rows went; 0 for a workspace paperbot doesn't know."""
+    if not ws:
+        raise ValueError("a workspace key is needed: the rows not assigned yet are no one workspace's")
     return sum(ctx.store.delete_workspace(ws).values())

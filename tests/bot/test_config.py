@@ -36,3 +36,53 @@ def test_require_names_the_missing_variable():
     with pytest.raises(ConfigError, match="SLACK_SIGNING_SECRET"):
         settings = Settings.load({"SLACK_BOT_TOKEN": "xoxb-1"}, dotenv=None)
         settings.require("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET")
+
+
+# -- OAuth (many workspaces) ------------------------------------------------------------------------
+
+OAUTH = {"SLACK_CLIENT_ID": "1111111111.2222222222",
+         "SLACK_CLIENT_SECRET": "0123456789abcdef0123456789abcdef", "SLACK_SIGNING_SECRET": "signing",
+         "PAPERBOT_SECRET_KEY": "s" * 40}
+
+
+def test_the_oauth_settings_make_oauth_mode():
+    s = Settings.load(OAUTH, dotenv=None)
+    assert s.oauth and (s.client_id, s.client_secret, s.secret_key) == (
+        OAUTH["SLACK_CLIENT_ID"], OAUTH["SLACK_CLIENT_SECRET"], OAUTH["PAPERBOT_SECRET_KEY"])
+    s.require_oauth()  # nothing missing
+
+
+def test_a_bot_token_means_the_one_workspace_set_up_whatever_else_is_set():
+    s = Settings.load({**OAUTH, "SLACK_BOT_TOKEN": "xoxb-1"}, dotenv=None)
+    assert not s.oauth
+    assert not Settings.load({"SLACK_BOT_TOKEN": "xoxb-1"}, dotenv=None).oauth
+    assert not Settings.load({}, dotenv=None).oauth
+
+
+@pytest.mark.parametrize("missing", sorted(OAUTH))
+def test_each_missing_oauth_setting_is_named(missing):
+    env = {k: v for k, v in OAUTH.items() if k != missing}
+    with pytest.raises(ConfigError) as raised:
+        Settings.load(env, dotenv=None).require_oauth()
+    assert str(raised.value).startswith(missing) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("SLACK_CLIENT_ID", "not-a-client-id"),
+    ("SLACK_CLIENT_ID", "1111.2222 "[:-1] + "x"),
+    ("SLACK_CLIENT_SECRET", "short"),
+    ("SLACK_CLIENT_SECRET", "has spaces in it, which no secret has"),
+    ("PAPERBOT_SECRET_KEY", "only-thirty-one-characters-long"),
+])
+def test_a_malformed_oauth_setting_is_named(name, value):
+    assert len(OAUTH["PAPERBOT_SECRET_KEY"]) >= 32 and len("only-thirty-one-characters-long") == 31
+    with pytest.raises(ConfigError, match=name):
+        Settings.load({**OAUTH, name: value}, dotenv=None)
+
+
+def test_socket_mode_with_oauth_is_refused_in_one_line():
+    s = Settings.load({**OAUTH, "SLACK_APP_TOKEN": "xapp-1"}, dotenv=None)
+    with pytest.raises(ConfigError) as raised:
+        s.require_oauth()
+    message = str(raised.value)
+    assert "SLACK_APP_TOKEN" in message and "OAuth" in message and "\n" not in message

@@ -9,21 +9,33 @@ the next N calls of a method (optionally after letting some through); and a call
         slack.fail("chat.postMessage", status=429, times=1, retry_after=1)
         ...  # point SLACK_API_URL at slack.base_url
         slack.wait_for(lambda: len(slack.calls("chat.postMessage")) >= 3)
+
+It also stands in for installing an app through OAuth: :meth:`SlackStandIn.add_workspace` scripts a
+workspace (or an Enterprise Grid org) that can install; the authorize page (``GET /oauth/v2/authorize``)
+sends the browser back to the app's redirect URL with a single-use ``code``; ``oauth.v2.access`` trades
+that code for the workspace's own bot token; ``auth.test`` answers per token, and a revoked token answers
+``token_revoked``. Any other ``xox`` token (the one-workspace tests' SLACK_BOT_TOKEN) gets the answers it
+always got, as workspace T0STANDIN.
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 BOT_USER_ID = "UPAPERBOT"
 RESPONSE_URL = "response_url"  # the method name recorded for posts to a response_url
+AUTHORIZE = "oauth.authorize"  # the method name recorded for visits to the authorize page
+AUTHORIZE_PATH = "/oauth/v2/authorize"
+MINTED_PREFIX = "xoxb-standin-"  # the bot tokens oauth.v2.access hands out
 
 
 @dataclass
@@ -42,6 +54,29 @@ class Call:
     def key(self) -> str:
         """For a response_url post: the key the URL was made with."""
         return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def token(self) -> str | None:
+        """The token the call came with (``Authorization: Bearer …``), if any."""
+        auth = self.headers.get("authorization", "")
+        return auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+
+
+@dataclass
+class Workspace:
+    """A workspace (or, with ``org``, a whole Enterprise Grid org) that can install the app."""
+
+    team_id: str | None  # None for an org-wide install
+    enterprise_id: str | None
+    org: bool
+    installer: str  # the user who clicks Allow
+    token: str  # its bot token, handed out by oauth.v2.access
+    name: str
+
+    @property
+    def key(self) -> str:
+        """The org's id for an org-wide install, else the team's."""
+        return (self.enterprise_id if self.org else self.team_id) or ""
 
 
 @dataclass
@@ -64,6 +99,12 @@ class SlackStandIn:
         self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
         self.history: dict[str, list[dict]] = {}  # channel -> messages posted there, oldest first
         self.socket_mode_url: str | None = None  # what apps.connections.open answers (Socket Mode)
+        self.client_id: str | None = None  # when set, oauth.v2.access checks the app's credentials
+        self.client_secret: str | None = None
+        self.redirect_url: str | None = None  # the app's redirect URL (its manifest's redirect_urls)
+        self.workspaces: dict[str, Workspace] = {}  # by key
+        self._codes: dict[str, Workspace] = {}  # unused codes the authorize page handed out
+        self._revoked: set[str] = set()
         self._calls: list[Call] = []
         self._faults: dict[str, list[_Fault]] = {}
         self._lock = threading.Lock()
@@ -117,6 +158,88 @@ class SlackStandIn:
             self._faults.setdefault(method, []).append(
                 _Fault(None, times, after, None, seconds, "dropped" if drop else "late"))
 
+    def add_workspace(self, team_id: str | None, enterprise_id: str | None = None, org: bool = False,
+                      installer: str = "UINSTALLER") -> Workspace:
+        """Script a workspace ``team_id`` (in org ``enterprise_id``), or with ``org`` an org-wide install of
+        ``enterprise_id``, that installs the app when the authorize page is visited for it."""
+        if org and not enterprise_id:
+            raise ValueError("an org-wide install needs an enterprise_id")
+        key = (enterprise_id if org else team_id) or ""
+        workspace = Workspace(None if org else team_id, enterprise_id, org, installer,
+                              f"{MINTED_PREFIX}{key}-{secrets.token_hex(8)}", f"Workspace {key}")
+        with self._lock:
+            self.workspaces[key] = workspace
+        return workspace
+
+    def revoke(self, token: str) -> None:
+        """From now on ``token`` answers ``token_revoked`` (an uninstall, a revoked token)."""
+        with self._lock:
+            self._revoked.add(token)
+
+    def _authorize(self, params: dict) -> tuple[int, str]:
+        """The authorize page: the person allows at once; the answer is (status, Location or error)."""
+        redirect = params.get("redirect_uri") or self.redirect_url
+        if not redirect:
+            return 400, "no redirect_uri, and no redirect URL configured"
+        if self.client_id is not None and params.get("client_id") != self.client_id:
+            return 400, "invalid_client_id"
+        with self._lock:
+            workspace = self.workspaces.get(params.get("team") or "") or (
+                list(self.workspaces.values())[-1] if self.workspaces else None)
+            if workspace is None:
+                return 400, "no workspace to install into"
+            code = secrets.token_hex(12)
+            self._codes[code] = workspace
+        query = {"code": code, **({"state": params["state"]} if "state" in params else {})}
+        return 302, redirect + ("&" if "?" in redirect else "?") + urlencode(query)
+
+    def _oauth_access(self, params: dict, headers: dict) -> dict:
+        client_id, client_secret = params.get("client_id"), params.get("client_secret")
+        auth = headers.get("authorization", "")
+        if auth.startswith("Basic "):
+            client_id, _, client_secret = base64.b64decode(auth[len("Basic "):]).decode().partition(":")
+        if self.client_id is not None and (client_id, client_secret) != (self.client_id, self.client_secret):
+            return {"ok": False, "error": "invalid_client_id" if client_id != self.client_id
+                    else "bad_client_secret"}
+        with self._lock:
+            workspace = self._codes.pop(str(params.get("code") or ""), None)  # a code works once
+        if workspace is None:
+            return {"ok": False, "error": "invalid_code"}
+        return {
+            "ok": True, "app_id": "A0PAPERBOT", "authed_user": {"id": workspace.installer},
+            "scope": str(params.get("scope") or "commands,chat:write"), "token_type": "bot",
+            "access_token": workspace.token, "bot_user_id": BOT_USER_ID,
+            "team": None if workspace.org else {"id": workspace.team_id, "name": workspace.name},
+            "enterprise": {"id": workspace.enterprise_id, "name": "Org"} if workspace.enterprise_id else None,
+            "is_enterprise_install": workspace.org,
+        }
+
+    def _token_problem(self, token: str) -> str | None:
+        """The error a call with ``token`` gets before anything else, if any."""
+        with self._lock:
+            if token in self._revoked:
+                return "token_revoked"
+            minted = {w.token for w in self.workspaces.values()}
+            if token.startswith(MINTED_PREFIX) and token not in minted:
+                return "invalid_auth"
+        return None
+
+    def _auth_test(self, token: str) -> dict:
+        with self._lock:
+            workspace = next((w for w in self.workspaces.values() if w.token == token), None)
+        if workspace is None:  # the one-workspace tests' token
+            return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
+                    "team_id": "T0STANDIN", "user_id": BOT_USER_ID, "bot_id": "B0PAPERBOT",
+                    "is_enterprise_install": False}
+        answer = {"ok": True, "url": f"https://{workspace.key.lower()}.slack.com/", "team": workspace.name,
+                  "user": "paperbot", "user_id": BOT_USER_ID, "bot_id": f"B{workspace.key}",
+                  "is_enterprise_install": workspace.org}
+        if workspace.team_id:
+            answer["team_id"] = workspace.team_id
+        if workspace.enterprise_id:
+            answer["enterprise_id"] = workspace.enterprise_id
+        return answer
+
     def reset(self) -> None:
         """Forget scripted faults, delays and reactions (recorded calls stay)."""
         with self._lock:
@@ -163,11 +286,12 @@ class SlackStandIn:
         n = next(self._ts)
         return f"{int(time.time())}.{n:06d}"
 
-    def _answer(self, method: str, params: dict) -> dict:
+    def _answer(self, method: str, params: dict, token: str = "") -> dict:
+        problem = self._token_problem(token)
+        if problem:
+            return {"ok": False, "error": problem}
         if method == "auth.test":
-            return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
-                    "team_id": "T0STANDIN", "user_id": BOT_USER_ID, "bot_id": "B0PAPERBOT",
-                    "is_enterprise_install": False}
+            return self._auth_test(token)
         if method == "apps.connections.open":
             if not self.socket_mode_url:
                 return {"ok": False, "error": "not_allowed_token_type"}
@@ -243,6 +367,11 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
                     params.update(json.loads(raw))
                 else:
                     params.update(parse_qsl(raw.decode()))
+            if url.path == AUTHORIZE_PATH:
+                status, where = standin._authorize(params)
+                standin._record(Call(AUTHORIZE, url.path, params, headers, status, {"location": where}))
+                self._redirect(status, where)
+                return
             if url.path.startswith("/respond/"):
                 method = RESPONSE_URL
             elif url.path.startswith("/api/"):
@@ -264,15 +393,29 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
             if method == RESPONSE_URL:
                 self._send(200, None, method, params, headers)
                 return
+            if method == "oauth.v2.access":  # the app's own credentials, not a token
+                self._send(200, standin._oauth_access(params, headers), method, params, headers)
+                return
             token = headers.get("authorization", "")
             app_level = method == "apps.connections.open"  # Socket Mode: the app-level token, xapp-
             if not token.startswith("Bearer xapp-" if app_level else "Bearer xox"):
                 self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
                 return
-            self._send(200, standin._answer(method, params), method, params, headers)
+            self._send(200, standin._answer(method, params, token[len("Bearer "):]), method, params, headers)
+
+        def _redirect(self, status: int, where: str) -> None:
+            data = b"" if status == 302 else where.encode()
+            self.send_response(status)
+            if status == 302:
+                self.send_header("Location", where)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _land_late(self, fault: _Fault, method: str, params: dict, headers: dict) -> None:
-            answer = standin._answer(method, params)  # carried out now, whatever happens to the answer
+            token = headers.get("authorization", "")[len("Bearer "):]
+            answer = standin._answer(method, params, token)  # carried out now, whatever happens to the answer
             time.sleep(fault.delay)
             if fault.landed == "dropped":
                 standin._record(Call(method, urlsplit(self.path).path, params, headers, 0, answer))

@@ -30,6 +30,30 @@ def test_deploy_manifests_are_the_generated_ones(mode):
         assert len(urls) == 1 and urls.pop().endswith(manifest.EVENTS_PATH)
 
 
+def test_the_distribution_manifest_is_the_generated_one_and_matches_the_oauth_code():
+    from bot.slack.oauth import oauth_setup
+
+    path = ROOT / "deploy" / manifest.MANIFEST_FILES["oauth"]
+    on_disk = json.loads(path.read_text())
+    assert on_disk == manifest.manifest("oauth"), f"run: python -m bot.slack.manifest deploy ({path.name})"
+    settings = on_disk["settings"]
+    assert settings["socket_mode_enabled"] is False and settings["org_deploy_enabled"] is True
+    events = settings["event_subscriptions"]["bot_events"]
+    assert events == list(manifest.BOT_EVENTS + manifest.UNINSTALL_EVENTS)
+    redirects = on_disk["oauth_config"]["redirect_urls"]
+    assert len(redirects) == 1 and redirects[0].endswith(manifest.REDIRECT_PATH)
+    assert redirects[0][: -len(manifest.REDIRECT_PATH)] == settings["event_subscriptions"]["request_url"][
+        : -len(manifest.EVENTS_PATH)]  # one host serves the events and the redirect
+    # The scopes asked for at install are the manifest's, and Bolt serves the manifest's redirect path.
+    from bot.config import Settings
+
+    env = {"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "0123456789abcdef", "SLACK_SIGNING_SECRET": "s",
+           "PAPERBOT_SECRET_KEY": "k" * 32}
+    flow = oauth_setup(Settings.load(env, dotenv=None), store=None, client=None).flow
+    assert flow.settings.scopes == on_disk["oauth_config"]["scopes"]["bot"]
+    assert (flow.install_path, flow.redirect_uri_path) == (manifest.INSTALL_PATH, manifest.REDIRECT_PATH)
+
+
 def test_scopes_are_exactly_what_the_methods_and_features_need():
     needed = {s for s in manifest.METHOD_SCOPES.values() if s} | {"commands"}  # `commands`: the slash command
     assert set(manifest.SCOPES) == needed

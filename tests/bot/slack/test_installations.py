@@ -1,0 +1,163 @@
+"""Bolt's installation and OAuth state stores over paperbot's storage, on both backends (``any_store``)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+from slack_sdk.oauth.installation_store import Bot, Installation
+
+from bot.slack.installations import PaperbotInstallationStore, PaperbotOAuthStateStore
+from bot.slack.team import workspace_key
+from bot.token_crypto import TokenBox, WrongSecretKey
+from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
+
+KEY = "unit-test-secret-key-0123456789-abcdef"
+
+
+@pytest.fixture
+def installations(any_store):  # noqa: F811
+    return PaperbotInstallationStore(any_store, TokenBox(KEY))
+
+
+def workspace_install(team: str = "T1", user: str = "UADMIN", token: str = "xoxb-t1-secret", **extra):
+    return Installation(app_id="A1", team_id=team, team_name="Team", bot_token=token, bot_id="B1",
+                        bot_user_id="UBOT", bot_scopes="commands,chat:write", user_id=user, **extra)
+
+
+def org_install(enterprise: str = "E1", token: str = "xoxb-e1-secret"):
+    return Installation(app_id="A1", enterprise_id=enterprise, enterprise_name="Org", team_id=None,
+                        bot_token=token, bot_id="B2", bot_user_id="UBOT", user_id="UORG",
+                        is_enterprise_install=True)
+
+
+def test_workspace_key_is_the_org_for_an_org_install_else_the_team():
+    assert workspace_key(enterprise_id="E1", team_id="T1", is_enterprise_install=True) == "E1"
+    assert workspace_key(enterprise_id="E1", team_id="T1", is_enterprise_install=False) == "T1"
+    assert workspace_key(enterprise_id=None, team_id="T1", is_enterprise_install=None) == "T1"
+    assert workspace_key(enterprise_id="E1", team_id=None, is_enterprise_install=False) == "E1"
+    assert workspace_key(enterprise_id=None, team_id=None, is_enterprise_install=None) == ""
+
+
+def test_an_installation_comes_back_as_saved(installations):
+    saved = workspace_install(bot_refresh_token="xoxe-refresh", bot_token_expires_in=3600)
+    installations.save(saved)
+    found = installations.find_installation(enterprise_id=None, team_id="T1")
+    assert found.to_dict() == saved.to_dict()
+    bot = installations.find_bot(enterprise_id=None, team_id="T1")
+    assert (bot.bot_token, bot.bot_refresh_token, bot.bot_scopes) == (
+        "xoxb-t1-secret", "xoxe-refresh", ["commands", "chat:write"])
+    assert installations.find_installation(enterprise_id=None, team_id="T2") is None
+    assert installations.find_bot(enterprise_id=None, team_id="T2") is None
+
+
+def test_no_token_reaches_the_storage_in_clear(installations, any_store):  # noqa: F811
+    installations.save(workspace_install(bot_refresh_token="xoxe-refresh", user_token="xoxp-user-secret"))
+    stored = any_store.find_installation("T1")
+    assert stored and not any(s in stored for s in ("xoxb", "xoxe", "xoxp", "secret", "refresh"))
+
+
+def test_an_org_wide_install_serves_every_workspace_of_its_org(installations):
+    installations.save(org_install())
+    for flagged in (True, False, None):  # Bolt passes what the request said
+        found = installations.find_installation(enterprise_id="E1", team_id="T9",
+                                                is_enterprise_install=flagged)
+        assert found is not None and found.bot_token == "xoxb-e1-secret", flagged
+        assert installations.find_bot(enterprise_id="E1", team_id="T9",
+                                      is_enterprise_install=flagged).bot_token == "xoxb-e1-secret"
+    assert installations.workspace_of("E1", "T9") == "E1"
+    assert installations.find_installation(enterprise_id="E2", team_id="T9") is None
+
+
+def test_a_workspace_with_an_install_of_its_own_in_an_org_is_served_by_its_own(installations):
+    installations.save(org_install())
+    installations.save(workspace_install(team="T9", token="xoxb-t9-own"))
+    assert installations.find_installation(enterprise_id="E1", team_id="T9").bot_token == "xoxb-t9-own"
+    assert installations.find_installation(enterprise_id="E1", team_id="T8").bot_token == "xoxb-e1-secret"
+
+
+def test_each_installer_has_an_installation_and_the_latest_serves_the_workspace(installations):
+    installations.save(workspace_install(user="UA", token="xoxb-first"))
+    installations.save(workspace_install(user="UB", token="xoxb-second"))
+    assert installations.find_installation(enterprise_id=None, team_id="T1").bot_token == "xoxb-second"
+    by_first = installations.find_installation(enterprise_id=None, team_id="T1", user_id="UA")
+    assert by_first.bot_token == "xoxb-first"
+    assert installations.bot_token("T1") == "xoxb-second"
+
+
+def test_a_revoked_user_token_deletes_only_that_persons_row(installations):
+    installations.save(workspace_install(user="UA", token="xoxb-first"))
+    installations.save(workspace_install(user="UB", token="xoxb-second"))
+    assert installations.delete_user("T1", "UB") == 1
+    assert installations.find_installation(enterprise_id=None, team_id="T1", user_id="UB") is None
+    assert installations.find_installation(enterprise_id=None, team_id="T1", user_id="UA") is not None
+
+
+def test_deleting_all_leaves_the_other_workspaces(installations):
+    installations.save(workspace_install(team="T1"))
+    installations.save(workspace_install(team="T2", token="xoxb-t2"))
+    installations.delete_all(enterprise_id=None, team_id="T1")
+    assert installations.find_installation(enterprise_id=None, team_id="T1") is None
+    assert installations.find_installation(enterprise_id=None, team_id="T2").bot_token == "xoxb-t2"
+    installations.delete_bot(enterprise_id=None, team_id="T2")
+    assert installations.find_bot(enterprise_id=None, team_id="T2") is None
+
+
+def test_a_refreshed_bot_token_is_saved_into_the_latest_installation(installations):
+    installations.save(workspace_install(bot_refresh_token="xoxe-old", bot_token_expires_in=60))
+    bot = installations.find_bot(enterprise_id=None, team_id="T1")
+    refreshed = Bot(**{**bot.__dict__, "bot_token": "xoxb-new", "bot_refresh_token": "xoxe-new",
+                       "bot_token_expires_at": bot.bot_token_expires_at + 3600})
+    installations.save_bot(refreshed)
+    found = installations.find_installation(enterprise_id=None, team_id="T1")
+    assert (found.bot_token, found.bot_refresh_token, found.user_id) == ("xoxb-new", "xoxe-new", "UADMIN")
+
+
+def test_another_key_finds_nothing_and_says_so_in_one_line(any_store, caplog):  # noqa: F811
+    PaperbotInstallationStore(any_store, TokenBox(KEY)).save(workspace_install())
+    other = PaperbotInstallationStore(any_store, TokenBox(KEY + "-but-another"))
+    with caplog.at_level(logging.ERROR):
+        assert other.find_installation(enterprise_id=None, team_id="T1") is None
+    assert any("PAPERBOT_SECRET_KEY" in r.getMessage() and not r.exc_info for r in caplog.records)
+    with pytest.raises(WrongSecretKey):
+        other.check_key()
+    PaperbotInstallationStore(any_store, TokenBox(KEY)).check_key()  # the right key: nothing raised
+
+
+def test_a_state_is_good_once(any_store):  # noqa: F811
+    states = PaperbotOAuthStateStore(any_store)
+    state = states.issue()
+    assert len(state) >= 32 and states.issue() != state
+    assert states.consume(state) is True
+    assert states.consume(state) is False
+    assert states.consume("never-issued") is False
+    assert states.consume("") is False
+
+
+def test_an_expired_state_is_refused(any_store):  # noqa: F811
+    state = PaperbotOAuthStateStore(any_store, expiration_seconds=-5).issue()
+    assert PaperbotOAuthStateStore(any_store).consume(state) is False
+
+
+def test_two_hosts_consuming_one_state_at_once_one_wins(any_store, store_target):  # noqa: F811
+    from storage import open_store
+
+    state = PaperbotOAuthStateStore(any_store).issue()
+    other = open_store(store_target)  # another process's connection to the same database
+    try:
+        results: list[bool] = []
+        barrier = threading.Barrier(2)
+
+        def consume(store) -> None:
+            barrier.wait()
+            results.append(PaperbotOAuthStateStore(store).consume(state))
+
+        threads = [threading.Thread(target=consume, args=(s,)) for s in (any_store, other)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(results) == [False, True]
+    finally:
+        getattr(other, "dispose", other.close)()
