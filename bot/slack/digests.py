@@ -264,13 +264,13 @@ class InstalledWorkspaces:
     """Every workspace installed through OAuth, each with a client holding its own bot token (read
     from the installation store at each run: an install or an uninstall counts at the next run)."""
 
-    def __init__(self, settings: Settings, installations, store):
-        self.settings, self.installations, self.store = settings, installations, store
+    def __init__(self, settings: Settings, installations):
+        self.settings, self.installations = settings, installations
         self._clients: dict[tuple[str, str], WebClient] = {}
 
     def __call__(self) -> list[Served]:
         served = []
-        for ws in self.store.installation_keys():
+        for ws in self.installations.installed():
             token = self.installations.bot_token(ws)
             if not token:  # a user-only row, or a key that doesn't open it (logged by the store)
                 continue
@@ -290,9 +290,9 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
         from bot.token_crypto import TokenBox
 
         settings.require_oauth()
-        installations = PaperbotInstallationStore(ctx.store, TokenBox(settings.secret_key or ""))
+        installations = PaperbotInstallationStore.of(ctx, TokenBox(settings.secret_key or ""))
         installations.check_key()
-        workspaces = InstalledWorkspaces(settings, installations, ctx.store)
+        workspaces = InstalledWorkspaces(settings, installations)
     if workspaces is None:
         settings.require("SLACK_BOT_TOKEN")
         workspaces = one_workspace(settings)

@@ -52,6 +52,11 @@ class PaperbotInstallationStore(InstallationStore):
         self._box = box
         self._logger = logger
 
+    @classmethod
+    def of(cls, ctx, box: TokenBox) -> PaperbotInstallationStore:
+        """The installations of the database behind ``ctx`` (a use cases' context)."""
+        return cls(ctx.store, box)
+
     @property
     def logger(self) -> logging.Logger:
         return self._logger
@@ -129,6 +134,10 @@ class PaperbotInstallationStore(InstallationStore):
     def delete_user(self, ws: str, user_id: str) -> int:
         """Forget one person's installation row in workspace ``ws`` (their user token was revoked)."""
         return self._store.delete_installations(ws, user_id)
+
+    def installed(self) -> list[str]:
+        """Every workspace key with an installation (for work outside a request: digests)."""
+        return self._store.installation_keys()
 
     def bot_token(self, ws: str) -> str | None:
         """The bot token of workspace key ``ws`` (for work outside a request: digests)."""

@@ -89,7 +89,7 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
 def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SECONDS) -> DigestScheduler:
     """The daily digests (and feeds) of this bot, every ``interval`` seconds from now on."""
     if bot.installations is not None:  # OAuth: every installed workspace, each with its own token
-        workspaces: Workspaces = InstalledWorkspaces(settings, bot.installations, bot.ctx.store)
+        workspaces: Workspaces = InstalledWorkspaces(settings, bot.installations)
     else:
         served = [Served(bot.workspace.key, digest_client(settings))]
         workspaces = lambda: served  # noqa: E731
