@@ -323,13 +323,10 @@ class DigestScheduler:
     A workspace whose token Slack refuses is logged once and left alone for :data:`REFUSED_PAUSE`.
     """
 
-    def __init__(self, ctx: Context, workspaces: Workspaces | WebClient, feeds: list[str] | None = None,
+    def __init__(self, ctx: Context, workspaces: Workspaces, feeds: list[str] | None = None,
                  interval: float = TICK_SECONDS,
                  hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
                  hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None):
-        if isinstance(workspaces, WebClient):  # one client: the people stored without a workspace
-            served = [Served(ctx.workspace, workspaces)]
-            workspaces = lambda: served  # noqa: E731
         if hold is not None and hold_for is None:
             hold_for = lambda ws: hold  # noqa: E731
         self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval

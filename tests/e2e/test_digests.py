@@ -17,7 +17,7 @@ import pytest
 from bot.config import Settings
 from bot.context import Context
 from bot.slack import client as slack_client
-from bot.slack.digests import DigestScheduler, digest_client, send_digests, slack_courier
+from bot.slack.digests import DigestScheduler, digest_client, one_workspace, send_digests, slack_courier
 from bot.usecases.daily import run_daily
 from storage import open_store
 from tests.e2e.harness import (
@@ -164,7 +164,7 @@ def test_the_real_scheduler_in_a_non_utc_process_sends_one_digest_to_someone_in_
     add_people(db, [user], "Asia/Kolkata", just_passed)
     settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
     ctx = Context.open(str(db), digest_size=3)
-    scheduler = DigestScheduler(ctx, digest_client(settings), interval=0.2)
+    scheduler = DigestScheduler(ctx, one_workspace(settings), interval=0.2)
     try:
         scheduler.start()
         standin.wait_for(lambda: len(papers(standin, user)) >= 3, timeout=20, what="the digest")
@@ -296,7 +296,8 @@ def test_a_post_that_timed_out_inside_a_digest_is_found_not_posted_again_on_the_
     add_people(db, [user])
     standin.land_late("chat.postMessage", 1.2, after=2)  # the header, a paper, then one lands, answered late
     settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
-    ctx = Context.open(str(db), digest_size=3)
+    opened = Context.open(str(db), digest_size=3)
+    ctx = opened.for_workspace(TEAM_ID)
     now = [datetime.now(UTC) - timedelta(seconds=2)]  # a clock the test moves; not ahead of Slack's
     try:
         courier = slack_courier(ctx, digest_client(settings))
@@ -306,7 +307,7 @@ def test_a_post_that_timed_out_inside_a_digest_is_found_not_posted_again_on_the_
         second = run_daily(ctx, [], courier, now[0], clock=lambda: now[0], alive=lambda owner: False)
         assert [o.status for o in second.outcomes] == ["sent"]
     finally:
-        ctx.close()
+        opened.close()
     messages = standin.history[dm(user)]
     assert len(messages) == 4 == len({m["text"] for m in messages})  # the header and 3 papers, once each
     assert standin.calls("conversations.history", channel=dm(user))

@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 from slack_sdk import WebClient
 
 from bot.context import Context
-from bot.slack.digests import JOB_ID, TICK_SECONDS, DigestScheduler, tick_trigger
+from bot.slack.digests import JOB_ID, TICK_SECONDS, DigestScheduler, Served, tick_trigger
 
 
 def test_ticks_fall_on_the_minute_and_half_minute_so_digests_are_not_late():
@@ -18,7 +18,8 @@ def test_ticks_fall_on_the_minute_and_half_minute_so_digests_are_not_late():
 
 def test_a_started_scheduler_catches_up_at_once_and_stays_on_the_grid(tmp_path):
     ctx = Context.open(str(tmp_path / "p.db"))
-    scheduler = DigestScheduler(ctx, WebClient(token="xoxb-unused", base_url="http://127.0.0.1:9/"))
+    client = WebClient(token="xoxb-unused", base_url="http://127.0.0.1:9/")
+    scheduler = DigestScheduler(ctx, lambda: [Served(ctx.workspace, client)])
     try:
         scheduler.start()
         deadline = time.monotonic() + 10
