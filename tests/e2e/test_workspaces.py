@@ -20,7 +20,14 @@ from bot.context import Context
 from bot.slack.manifest import REDIRECT_PATH
 from bot.usecases import record_feedback
 from bot.usecases.feedback import LIKE
-from tests.e2e.harness import SLACK_ENVIRONMENT, RunningBot, opened, process_environment, user_ids
+from tests.e2e.harness import (
+    SLACK_ENVIRONMENT,
+    RunningBot,
+    opened,
+    process_environment,
+    user_ids,
+    zone_far_from_midnight,
+)
 from tests.e2e.oauth_flow import CLIENT_ID, CLIENT_SECRET, command, install, oauth_environment
 from tests.e2e.slack_standin import SlackStandIn, Workspace
 
@@ -154,6 +161,27 @@ def test_a_refused_token_holds_up_no_other_workspaces_digests(workspaces, runnin
 def _days() -> list[str]:
     today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Kolkata")).date()
     return [(today + timedelta(days=d)).isoformat() for d in (-1, 0)]
+
+
+def test_paperbot_digest_serves_each_installed_workspace_with_its_own_token(workspaces, standin, db_path,
+                                                                          tmp_path):
+    first, second = workspaces  # the first one's token is refused since the test above
+    tz = zone_far_from_midnight(("UTC", "Asia/Tokyo", "America/Los_Angeles"))
+    user = new_user()
+
+    def later_today(ctx):  # not due yet, so the running bot's scheduler leaves them to --force
+        ctx.store.add_topics(user, ["diffusion models denoising"])
+        with ctx.store.transaction():
+            ctx.store.set_timezone(user, tz)
+            ctx.store.set_digest_schedule(user, "23:59", True, since="2020-01-01T00:00:00+00:00")
+
+    in_workspace(db_path, second.key, later_today)
+    environ = process_environment(tmp_path, oauth_environment(standin, db_path))
+    done = subprocess.run([sys.executable, "-m", "bot.cli", "digest", "--force", "--user", user], env=environ,
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert len(posts(standin, second, user)) == 3 and len(headers(standin, second, user)) == 1
 
 
 def test_paperbot_workspaces_lists_both_and_remove_deletes_one(workspaces, running, db_path, tmp_path):
