@@ -7,16 +7,20 @@ from an installed workspace: what the OAuth and many-workspace end-to-end files 
 
 from __future__ import annotations
 
+import contextlib
 import html
 import http.client
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from bot.slack.manifest import INSTALL_PATH
-from tests.e2e.harness import SIGNING_SECRET, FakeSlack
+import pytest
+
+from bot.slack.manifest import INSTALL_PATH, REDIRECT_PATH
+from tests.e2e.harness import SIGNING_SECRET, SLACK_ENVIRONMENT, FakeSlack, RunningBot
 from tests.e2e.slack_standin import SlackStandIn, Workspace
 
 CLIENT_ID = "1111111111.2222222222"
@@ -30,6 +34,22 @@ def oauth_environment(standin: SlackStandIn, db_path) -> dict[str, str]:
     return {"SLACK_CLIENT_ID": CLIENT_ID, "SLACK_CLIENT_SECRET": CLIENT_SECRET,
             "SLACK_SIGNING_SECRET": SIGNING_SECRET, "PAPERBOT_SECRET_KEY": SECRET_KEY,
             "SLACK_API_URL": standin.base_url, "PAPERBOT_DB": str(db_path), "PAPERBOT_DIGEST_SIZE": "3"}
+
+
+@contextlib.contextmanager
+def oauth_bot(standin: SlackStandIn, db_path, digest_interval: float | None = None) -> Iterator[RunningBot]:
+    """The bot in OAuth mode (with ``digest_interval``, its digest scheduler too); the stand-in knows its
+    credentials and redirect URL, as Slack would. The developer's Slack variables are cleared meanwhile."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in SLACK_ENVIRONMENT:
+            mp.delenv(name, raising=False)
+        bot = RunningBot(oauth_environment(standin, db_path), digest_interval=digest_interval)
+        standin.client_id, standin.client_secret = CLIENT_ID, CLIENT_SECRET
+        standin.redirect_url = f"http://127.0.0.1:{bot.server.port}{REDIRECT_PATH}"
+        try:
+            yield bot
+        finally:
+            bot.stop()
 
 
 @dataclass

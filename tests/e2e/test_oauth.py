@@ -13,12 +13,9 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from bot.slack.manifest import REDIRECT_PATH
 from bot.slack.oauth import WELCOME
 from bot.slack.workspace import NOT_INSTALLED
 from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
-    RunningBot,
     query,
     table_columns,
     user_ids,
@@ -30,7 +27,7 @@ from tests.e2e.oauth_flow import (
     Browser,
     command,
     install,
-    oauth_environment,
+    oauth_bot,
 )
 from tests.e2e.slack_standin import AUTHORIZE, SlackStandIn, Workspace
 
@@ -39,17 +36,8 @@ new_user = user_ids("UOA")
 
 @pytest.fixture(scope="module")
 def running(standin, db_path):
-    """The bot in OAuth mode; the stand-in knows its credentials and redirect URL, as Slack would."""
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:
-            mp.delenv(name, raising=False)
-        bot = RunningBot(oauth_environment(standin, db_path))
-        standin.client_id, standin.client_secret = CLIENT_ID, CLIENT_SECRET
-        standin.redirect_url = f"http://127.0.0.1:{bot.server.port}{REDIRECT_PATH}"
-        try:
-            yield bot
-        finally:
-            bot.stop()
+    with oauth_bot(standin, db_path) as bot:
+        yield bot
 
 
 def installation_count(store) -> int:

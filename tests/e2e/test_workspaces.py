@@ -17,18 +17,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.context import Context
-from bot.slack.manifest import REDIRECT_PATH
 from bot.usecases import record_feedback
 from bot.usecases.feedback import LIKE
 from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
-    RunningBot,
     opened,
     process_environment,
     user_ids,
     zone_far_from_midnight,
 )
-from tests.e2e.oauth_flow import CLIENT_ID, CLIENT_SECRET, command, install, oauth_environment
+from tests.e2e.oauth_flow import command, install, oauth_bot, oauth_environment
 from tests.e2e.slack_standin import SlackStandIn, Workspace
 
 new_user = user_ids("UWS")
@@ -38,16 +35,8 @@ TICK = 0.5  # seconds between the scheduler's looks for due digests
 @pytest.fixture(scope="module")
 def running(standin, db_path):
     """The bot in OAuth mode with its digest scheduler."""
-    with pytest.MonkeyPatch.context() as mp:
-        for name in SLACK_ENVIRONMENT:
-            mp.delenv(name, raising=False)
-        bot = RunningBot(oauth_environment(standin, db_path), digest_interval=TICK)
-        standin.client_id, standin.client_secret = CLIENT_ID, CLIENT_SECRET
-        standin.redirect_url = f"http://127.0.0.1:{bot.server.port}{REDIRECT_PATH}"
-        try:
-            yield bot
-        finally:
-            bot.stop()
+    with oauth_bot(standin, db_path, digest_interval=TICK) as bot:
+        yield bot
 
 
 @pytest.fixture(scope="module")
