@@ -87,6 +87,7 @@ class _Fault:
     retry_after: int | None
     delay: float
     landed: str | None = None  # "late": carried out at once, answered after ``delay``; "dropped": never
+    token: str | None = None  # only calls made with this token (None: every call)
 
 
 class SlackStandIn:
@@ -140,10 +141,12 @@ class SlackStandIn:
     # -- scripting -------------------------------------------------------------------------------
 
     def fail(self, method: str, status: int = 500, times: int = 1, after: int = 0,
-             retry_after: int | None = None) -> None:
-        """Answer the next ``times`` calls of ``method`` (after letting ``after`` through) with ``status``."""
+             retry_after: int | None = None, token: str | None = None) -> None:
+        """Answer the next ``times`` calls of ``method`` (after letting ``after`` through) with ``status``;
+        with ``token``, only calls made with that token (one workspace's)."""
         with self._lock:
-            self._faults.setdefault(method, []).append(_Fault(status, times, after, retry_after, 0.0))
+            self._faults.setdefault(method, []).append(
+                _Fault(status, times, after, retry_after, 0.0, token=token))
 
     def delay(self, method: str, seconds: float, times: int = 1_000_000) -> None:
         """Answer calls of ``method`` only after ``seconds``."""
@@ -266,9 +269,11 @@ class SlackStandIn:
 
     # -- answering -------------------------------------------------------------------------------
 
-    def _fault_for(self, method: str) -> _Fault | None:
+    def _fault_for(self, method: str, token: str | None = None) -> _Fault | None:
         with self._lock:
             for fault in self._faults.get(method, []):
+                if fault.token is not None and fault.token != token:
+                    continue
                 if fault.after > 0:
                     fault.after -= 1
                     return None
@@ -379,7 +384,8 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, {"ok": False, "error": "not_found"}, "?", params, headers)
                 return
-            fault = standin._fault_for(method)
+            auth = headers.get("authorization", "")
+            fault = standin._fault_for(method, auth[len("Bearer "):] if auth.startswith("Bearer ") else None)
             if fault is not None and fault.landed:
                 self._land_late(fault, method, params, headers)
                 return

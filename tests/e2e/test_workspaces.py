@@ -11,6 +11,7 @@ import json
 import logging
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -114,21 +115,39 @@ def test_likes_in_one_workspace_never_shape_the_others_picks_or_reasons(workspac
     assert quantum not in shown_there and "People who liked" not in shown_there
 
 
+def due_now(users: list[str]):
+    """Set-up work: ``users`` follow a topic each and their digests are due all day today."""
+    def work(ctx):
+        for i, user in enumerate(users):
+            ctx.store.add_topics(user, ["feline cats whiskers" if i % 2 else "graph neural networks"])
+            with ctx.store.transaction():
+                ctx.store.set_timezone(user, "Asia/Kolkata")
+                ctx.store.set_digest_schedule(user, "00:00", True, since="2020-01-01T00:00:00+00:00")
+    return work
+
+
+def test_a_rate_limited_workspace_holds_up_no_other_workspaces_digests(workspaces, standin, db_path):
+    first, second = workspaces
+    # Every post with the first workspace's token is refused with 429 for a while (Retry-After 2 s).
+    standin.fail("chat.postMessage", status=429, times=6, retry_after=2, token=first.token)
+    slow, quick = [new_user()], [new_user(), new_user()]
+    in_workspace(db_path, first.key, due_now(slow))
+    started = time.monotonic()
+    in_workspace(db_path, second.key, due_now(quick))
+    for user in quick:
+        standin.wait_for(lambda u=user: len(posts(standin, second, u)) >= 3, timeout=30, what="a digest")
+    quick_done = time.monotonic() - started
+    assert posts(standin, first, slow[0]) == []  # still waiting out its 429s meanwhile
+    standin.wait_for(lambda: len(posts(standin, first, slow[0])) >= 3, timeout=60, what="the waited digest")
+    assert quick_done < 4, quick_done  # not behind the 429s' 6 × 2 s
+    assert len(headers(standin, first, slow[0])) == 1 and len(posts(standin, first, slow[0])) == 3
+
+
 def test_a_refused_token_holds_up_no_other_workspaces_digests(workspaces, running, standin, db_path, caplog):
     first, second = workspaces
     caplog.set_level(logging.WARNING)
     standin.revoke(first.token)  # the first workspace's token stops working (no event tells us)
     people = {first.key: [new_user(), new_user()], second.key: [new_user(), new_user()]}
-
-    def due_now(users: list[str]):
-        def work(ctx):
-            for i, user in enumerate(users):
-                ctx.store.add_topics(user, ["feline cats whiskers" if i % 2 else "graph neural networks"])
-                with ctx.store.transaction():
-                    ctx.store.set_timezone(user, "Asia/Kolkata")
-                    ctx.store.set_digest_schedule(user, "00:00", True, since="2020-01-01T00:00:00+00:00")
-        return work
-
     for ws, users in people.items():
         in_workspace(db_path, ws, due_now(users))
     for user in people[second.key]:  # served with the second workspace's own token
