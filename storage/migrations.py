@@ -224,3 +224,30 @@ def m009_workspaces(db: Database) -> None:
                " primary key (ws, installer_id))")
     db.execute('create table oauth_states ("state" TEXT PRIMARY KEY, "expires_at" TEXT NOT NULL)')
     db.execute("create index idx_oauth_states_expires_at on oauth_states (expires_at)")
+
+
+@migrations()
+def m012_feeds_authors_mutes(db: Database) -> None:
+    # Issue 12: named feeds beside the main one (the main feed stays in ``topics``, so a person without
+    # feeds ranks as before), followed authors (``key``: the name as matched, so "Andrea Bajcsy" and
+    # "andrea  bajcsy" are one), muted words (stored folded), and which feed each paper was picked for
+    # (feedback on it trains that feed). One feed name, topic or word per person ignoring case: the
+    # database decides (unique indexes, ON CONFLICT DO NOTHING).
+    db.execute('create table feed_topics ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "feed" TEXT NOT NULL,'
+               ' "topic" TEXT NOT NULL, "added_at" TEXT, primary key (ws, user_id, feed, topic))')
+    db.execute("create unique index idx_feed_topics_lower"
+               " on feed_topics (ws, user_id, lower(feed), lower(topic))")
+    db.execute('create table followed_authors ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
+               ' "key" TEXT NOT NULL, "name" TEXT NOT NULL, "added_at" TEXT, primary key (ws, user_id, key))')
+    db.execute('create table mutes ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "word" TEXT NOT NULL,'
+               ' "added_at" TEXT, primary key (ws, user_id, word))')
+    db.execute('create table feed_papers ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
+               ' "paper_id" TEXT NOT NULL, "feed" TEXT NOT NULL, "picked_at" TEXT,'
+               ' primary key (ws, user_id, paper_id))')
+
+
+@migrations()
+def m013_weekly_digests(db: Database) -> None:
+    # A weekly digest instead of the daily one: the weekday it goes out on (0 = Monday), NULL for daily.
+    # It is keyed by the local date of that day, so the daily digest's once-a-day rules hold for it.
+    db["people"].add_column("digest_weekday", int)

@@ -40,6 +40,7 @@ class Person:
     digest_time: str | None = None  # "HH:MM" in ``tz``
     digest_enabled: bool = False
     digest_since: str | None = None  # ISO UTC: when the schedule was last set
+    digest_weekday: int | None = None  # a weekly digest's day (0 = Monday); None: daily
 
 
 @dataclass

@@ -184,6 +184,32 @@ MIGRATIONS: list[tuple[str, str]] = [
         create table oauth_states (state text primary key, expires_at text not null);
         create index idx_oauth_states_expires_at on oauth_states (expires_at);
     """),
+    # Issue 12: as SQLite's m012 (named feeds, followed authors, muted words, the feed a paper was picked
+    # for), each keyed by workspace and person.
+    ("m012_feeds_authors_mutes", """
+        create table feed_topics (
+            ws text not null, user_id text not null, feed text not null, topic text not null, added_at text,
+            primary key (ws, user_id, feed, topic)
+        );
+        create unique index idx_feed_topics_lower on feed_topics (ws, user_id, lower(feed), lower(topic));
+        create table followed_authors (
+            ws text not null, user_id text not null, key text not null, name text not null, added_at text,
+            primary key (ws, user_id, key)
+        );
+        create table mutes (
+            ws text not null, user_id text not null, word text not null, added_at text,
+            primary key (ws, user_id, word)
+        );
+        create table feed_papers (
+            ws text not null, user_id text not null, paper_id text not null, feed text not null,
+            picked_at text,
+            primary key (ws, user_id, paper_id)
+        );
+    """),
+    # A weekly digest's weekday (0 = Monday), NULL for daily (as SQLite's m013).
+    ("m013_weekly_digests", """
+        alter table people add column digest_weekday integer;
+    """),
 ]
 
 

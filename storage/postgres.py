@@ -50,6 +50,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from storage import leases, pg_migrations, workspaces
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
+from storage.preferences import Preferences
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
 from storage.sqlite import (
@@ -216,7 +217,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore:
+class PostgresStore(Preferences):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -330,6 +331,14 @@ class PostgresStore:
     def _one(self, sql: str, args: Iterable | None = None) -> tuple | None:
         with self._conn() as conn:
             return conn.execute(sql, args).fetchone()
+
+    def _pref_rows(self, sql: str, args: list) -> list[tuple]:
+        with self._conn() as conn:
+            return conn.execute(_pg(sql), args).fetchall()
+
+    def _pref_run(self, sql: str, args: list) -> int:
+        with self._conn() as conn:
+            return conn.execute(_pg(sql), args).rowcount
 
     def _run(self, sql: str, args: Iterable | None = None) -> int:
         """Run one statement; how many rows it changed."""

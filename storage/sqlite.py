@@ -22,6 +22,7 @@ from storage import leases, workspaces
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
 from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
+from storage.preferences import Preferences
 from storage.tables import COPIED_TABLES, columns, order_by
 
 _PAPER_FIELDS = ("title", "abstract", "authors", "url", "venue", "published", "categories")
@@ -38,7 +39,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store:
+class Store(Preferences):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
@@ -117,6 +118,12 @@ class Store:
                 db.execute("COMMIT")
         finally:
             self._writer.release()
+
+    def _pref_rows(self, sql: str, args: list) -> list[tuple]:
+        return self.db.execute(sql, args).fetchall()
+
+    def _pref_run(self, sql: str, args: list) -> int:
+        return self.db.execute(sql, args).rowcount
 
     def close(self) -> None:
         """Close this thread's connection."""
@@ -784,12 +791,13 @@ class Store:
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``. A new personal table must be
 #: added here (and to storage.tables.WORKSPACE_TABLES).
-PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests")
+PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "feed_topics", "followed_authors",
+                   "mutes", "feed_papers")
 
 
 def _person_from_row(row: dict) -> Person:
     return Person(row["user_id"], row["tz"], row["digest_time"], bool(row["digest_enabled"]),
-                  row.get("digest_since"))
+                  row.get("digest_since"), row.get("digest_weekday"))
 
 
 def _digest_from_row(row: dict) -> DigestRecord:

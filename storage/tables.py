@@ -11,7 +11,7 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "papers": ("id", "arxiv_id", "arxiv_version", "title", "abstract", "authors", "url", "venue",
                "published", "categories", "added_at", "updated_at", "seq"),
     "people": ("ws", "user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
-               "digest_since", "dm_channel"),
+               "digest_since", "dm_channel", "digest_weekday"),
     "topics": ("ws", "user_id", "topic", "added_at"),
     "feedback": ("ws", "user_id", "paper_id", "value", "created_at"),
     "shown": ("ws", "user_id", "paper_id", "shown_at", "reason", "channel", "message_ts"),
@@ -24,13 +24,18 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
                       "installed_at", "seq"),
     "oauth_states": ("state", "expires_at"),
     "counters": ("name", "value"),
+    "feed_topics": ("ws", "user_id", "feed", "topic", "added_at"),
+    "followed_authors": ("ws", "user_id", "key", "name", "added_at"),
+    "mutes": ("ws", "user_id", "word", "added_at"),
+    "feed_papers": ("ws", "user_id", "paper_id", "feed", "picked_at"),
     # After feedback: importing feedback rows counts them again, and the copied numbers then win.
     "feedback_counters": ("ws", "value"),
 }
 
 #: Tables whose rows each belong to one workspace (a ``ws`` column, part of their keys): what
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
-WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters")
+WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
+                    "feed_topics", "followed_authors", "mutes", "feed_papers")
 
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
@@ -42,7 +47,9 @@ KEYS: dict[str, str] = {
     "papers": "seq, id", "people": "ws, user_id", "shown": "ws, user_id, paper_id",
     "digests": "ws, user_id, local_date", "jobs": "name", "artifacts": "name", "once_keys": "ws, key",
     "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",
-    "feedback_counters": "ws",
+    "feedback_counters": "ws", "feed_topics": "ws, user_id, feed, topic",
+    "followed_authors": "ws, user_id, key", "mutes": "ws, user_id, word",
+    "feed_papers": "ws, user_id, paper_id",
 }
 
 

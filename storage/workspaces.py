@@ -19,7 +19,8 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 
 #: The tables ``adopt_workspace`` moves, in order; the feedback counter of "" is dropped after them (the
 #: moved feedback already counted in the workspace's own).
-MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "installations")
+MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "installations",
+                "feed_topics", "followed_authors", "mutes", "feed_papers")
 
 #: Where a moved row meets the workspace's own with the same key, the workspace's is kept; a person's
 #: row also takes from the old one what it never had: a timezone, a DM channel, a schedule never set
@@ -33,6 +34,8 @@ _PERSON_MERGE = (
     " else people.digest_time end,"
     " digest_enabled = case when people.digest_since is null then excluded.digest_enabled"
     " else people.digest_enabled end,"
+    " digest_weekday = case when people.digest_since is null then excluded.digest_weekday"
+    " else people.digest_weekday end,"
     " digest_since = coalesce(people.digest_since, excluded.digest_since),"
     " created_at = case when people.created_at is null or excluded.created_at < people.created_at"
     " then excluded.created_at else people.created_at end"

@@ -82,7 +82,8 @@ def test_the_same_user_id_in_two_workspaces_is_two_people(any_store):
     # Forgetting one forgets only that one.
     one.forget_person("U1")
     assert not any(one.rows_about("U1").values())
-    assert two.rows_about("U1") == {"people": 1, "topics": 2, "feedback": 2, "shown": 1, "digests": 1}
+    assert {t: n for t, n in two.rows_about("U1").items() if n} == {"people": 1, "topics": 2, "feedback": 2,
+                                                                  "shown": 1, "digests": 1}
     assert any_store.list_people() == []  # and workspace "" never saw any of them
 
 
@@ -318,8 +319,9 @@ def test_deleting_a_workspace_leaves_no_row_naming_it_and_the_other_intact(any_s
         view.save_installation(view.workspace, None, view.workspace, "U1", False, "sealed", AT)
     kept_before = kept.rows_about("U1")
     deleted = any_store.delete_workspace(GONE)
-    assert deleted == {"people": 2, "topics": 2, "feedback": 2, "shown": 2, "digests": 2, "once_keys": 2,
-                       "feedback_counters": 1, "installations": 1}
+    assert {t: n for t, n in deleted.items() if n} == {
+        "people": 2, "topics": 2, "feedback": 2, "shown": 2, "digests": 2, "once_keys": 2,
+        "feedback_counters": 1, "installations": 1}
     assert rows_mentioning(any_store, GONE) == {}
     assert gone.find_installation(GONE) is None and gone.list_people() == []
     assert kept.rows_about("U1") == kept_before and kept.find_installation(KEPT) == "sealed"
