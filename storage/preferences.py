@@ -128,11 +128,12 @@ class Preferences:
 
     # -- papers (shared by every workspace) ------------------------------------------------------
 
-    def recent_paper_authors(self, since: str) -> dict[str, str]:
-        """The authors (JSON text, as stored) of the papers published (or, without a date, added) on or
-        after ``since`` (YYYY-MM-DD), by paper id."""
-        return dict(self._pref_rows("select id, authors from papers"
-                                    " where coalesce(published, substr(added_at, 1, 10)) >= ?", [since]))
+    def recent_paper_authors(self, since: str) -> dict[str, tuple[str | None, str]]:
+        """(authors as stored (JSON text), date) of the papers published (or, without a date, added) on
+        or after ``since`` (YYYY-MM-DD), by paper id."""
+        return {pid: (authors, day) for pid, authors, day in self._pref_rows(
+            "select id, authors, coalesce(published, substr(added_at, 1, 10)) d from papers"
+            " where coalesce(published, substr(added_at, 1, 10)) >= ?", [since])}
 
     def papers_containing(self, fragments: Iterable[str]) -> dict[str, str]:
         """Title and abstract (``"title. abstract"``) of every paper whose lowercased title or abstract

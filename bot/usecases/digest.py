@@ -18,10 +18,15 @@ import numpy as np
 
 from bot.context import Context
 from bot.errors import NoInterests, NoPapers
+from bot.usecases.authors import new_papers_by
+from bot.usecases.authors import reason as author_reason
+from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares
+from bot.usecases.mutes import muted_ids
 from bot.usecases.recommend import (
     DIVERSITY,
     NO_INTERESTS,
     NO_PAPERS,
+    RECENT_DAYS,
     Recommendation,
     community,
     profile_for,
@@ -30,16 +35,45 @@ from bot.usecases.recommend import (
 )
 from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
 
-#: Papers published (or, without a date, added) this many days before the digest's day count as new.
-RECENT_DAYS = 4
+#: A weekly digest: the best of this many days' new papers (those only), up to this many times the
+#: daily size.
+WEEK_DAYS = 7
+WEEKLY_SIZE = 2
 #: A paper must score at least this share of the person's best match in the corpus: on a day
 #: without new papers a digest sends the good ones left, or nothing, never weak filler.
 FLOOR = 0.2
 #: People scored in one matrix product.
 BATCH = 32
 
-#: What scoring found for one person: the (paper id, score) pairs chosen and the profile they were for.
-Choice = tuple[list[tuple[str, float]], Profile] | Exception
+
+
+@dataclass
+class Section:
+    """What scoring chose for one feed: its name (None for someone without named feeds), the
+    (paper id, score) pairs and the profile they were chosen for."""
+
+    feed: str | None
+    picks: list[tuple[str, float]]
+    profile: Profile
+
+
+#: What scoring found for one person: followed authors' new papers ((paper id, author) pairs), then a
+#: section per feed; or why there is nothing to choose.
+Choice = tuple[list[tuple[str, str]], list[Section]] | Exception
+
+
+@dataclass
+class _Person:
+    """One person as a batch scores them."""
+
+    user_id: str
+    today: date
+    feeds: list
+    exclude: set[str]
+    n: int
+    days: int
+    weekly: bool
+    authors: list[tuple[str, str]]
 
 
 
@@ -96,43 +130,94 @@ class Chooser:
             self._taken.add((user_id, today))
         if isinstance(chosen, Exception):
             raise chosen
-        chosen, profile = chosen
-        shown = self.ctx.store.shown_among(user_id, [pid for pid, _ in chosen])  # since scored: not again
-        chosen = [(pid, score) for pid, score in chosen if pid not in shown]
-        if not chosen:
+        authors, sections = chosen
+        every = [pid for pid, _ in authors] + [pid for s in sections for pid, _ in s.picks]
+        shown = self.ctx.store.shown_among(user_id, every)  # since scored: not again
+        authors = [(pid, name) for pid, name in authors if pid not in shown]
+        for section in sections:
+            section.picks = [(pid, score) for pid, score in section.picks if pid not in shown]
+        if not authors and not any(s.picks for s in sections):
             return []
+        named = any(s.feed is not None for s in sections)
+        papers = self.ctx.store.get_papers([pid for pid, _ in authors])
+        recs = [Recommendation(papers[pid], 1.0, author_reason(name), MAIN if named else None)
+                for pid, name in authors if pid in papers]
         with self.ctx.engine.index() as index:
             if index is None:
                 raise NoPapers(NO_PAPERS)
-            small = _small_index(index, [pid for pid, _ in chosen], profile)
-        known = [(pid, score) for pid, score in chosen if pid in small.row_of]
-        return with_papers(self.ctx, explain_picks(small, profile, known))
+            smalls = [_small_index(index, [pid for pid, _ in s.picks], s.profile) if s.picks else None
+                      for s in sections]
+        for section, small in zip(sections, smalls, strict=True):
+            if small is None:
+                continue
+            known = [(pid, score) for pid, score in section.picks if pid in small.row_of]
+            for rec in with_papers(self.ctx, explain_picks(small, section.profile, known)):
+                rec.feed = section.feed
+                recs.append(rec)
+        if named:
+            remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
+        return recs
 
     def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
-        store = self.ctx.store
         out: dict[tuple[str, date], Choice] = {}
         people = []
         for user_id, today in batch:
-            profile = profile_for(self.ctx, user_id)
-            if profile.is_empty:
+            person = self._person(user_id, today)
+            if person is None:
                 out[(user_id, today)] = NoInterests(NO_INTERESTS)
             else:
-                people.append((user_id, today, profile, store.shown_paper_ids(user_id)))
+                people.append(person)
         if not people:
             return out
-        recent = {today: _recent(self.ctx, (today - timedelta(days=RECENT_DAYS)).isoformat())
-                  for today in {today for _, today, _, _ in people}}  # once a day, not once a person
+        recent = {(p.today, p.days): _recent(self.ctx, (p.today - timedelta(days=p.days)).isoformat())
+                  for p in people}  # once a day, not once a person
         with self.ctx.engine.index() as index:
             if index is None:
-                return {**out, **{(u, d): NoPapers(NO_PAPERS) for u, d, _, _ in people}}
-            profiles = [profile for _, _, profile, _ in people]
-            scores = score_matrix(index, profiles, community=self._community())
-            for row, (user_id, today, profile, shown) in enumerate(people):
-                mask = _rows_of(index, recent[today])
-                picked = select(index, scores[row], profile, self.n, shown, mask)
-                out[(user_id, today)] = ([(pid, float(scores[row][index.row_of[pid]])) for pid in picked],
-                                         profile)
+                return {**out, **{(p.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
+            profiles = [f.profile for p in people for f in p.feeds]
+            scores = score_matrix(index, profiles, community=self._community()) if profiles else None
+            row = 0
+            for p in people:
+                mask = _rows_of(index, recent[(p.today, p.days)])
+                rows = list(range(row, row + len(p.feeds)))
+                row += len(p.feeds)
+                sections = [Section(f.feed, [], f.profile) for f in p.feeds]
+                left = p.n - len(p.authors)
+                taken = set(p.exclude)
+                # Fair shares first; what a feed can't fill goes to the others (one feed: its share is all).
+                for wanted in (shares(left, len(sections)), None)[:1 + (len(sections) > 1)]:
+                    for i, section in enumerate(sections):
+                        k = wanted[i] if wanted is not None else left - sum(len(s.picks) for s in sections)
+                        if k <= 0:
+                            continue
+                        picked = select(index, scores[rows[i]], section.profile, k, taken, mask,
+                                        fresh_only=p.weekly)
+                        taken.update(picked)
+                        section.picks += [(pid, float(scores[rows[i]][index.row_of[pid]])) for pid in picked]
+                out[(p.user_id, p.today)] = (p.authors, sections)
         return out
+
+    def _person(self, user_id: str, today: date) -> _Person | None:
+        """What scoring needs of one person (their feeds, what not to pick, how many, from how many days
+        back, their followed authors' new papers), or None when they follow nothing."""
+        store = self.ctx.store
+        person = store.get_person(user_id)
+        weekly = person is not None and person.digest_weekday is not None
+        n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
+        feeds = [f for f in feed_profiles(self.ctx, user_id, profile_for(self.ctx, user_id))
+                 if not f.profile.is_empty]
+        follows_authors = bool(store.get_followed_authors(user_id))
+        if not feeds and not follows_authors:
+            return None
+        exclude = store.shown_paper_ids(user_id) | muted_ids(self.ctx, user_id)
+        if follows_authors or (feeds and feeds[0].feed is not None):
+            # A feed's profile holds only its own likes: nothing liked or disliked comes back in another.
+            exclude |= {f.paper_id for f in store.get_feedback(user_id)}
+        authors = []
+        if follows_authors:
+            since = (today - timedelta(days=days)).isoformat()
+            authors = [(a.paper_id, a.author) for a in new_papers_by(self.ctx, user_id, since, exclude)[:n]]
+        return _Person(user_id, today, feeds, exclude | {pid for pid, _ in authors}, n, days, weekly, authors)
 
 
 def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> PaperIndex:
@@ -143,9 +228,10 @@ def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> Pape
 
 
 def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, shown: set[str],
-           recent: np.ndarray) -> list[str]:
+           recent: np.ndarray, fresh_only: bool = False) -> list[str]:
     """From one person's scores: recent unseen papers (``recent``: a mask over the index's rows) first,
-    then older unseen ones, all scoring at least :data:`FLOOR` of the person's best match."""
+    then (unless ``fresh_only``) older unseen ones, all scoring at least :data:`FLOOR` of the person's
+    best match."""
     allowed = index.alive.copy()
     allowed[_rows(index, [*profile.liked, *profile.disliked])] = False
     candidates = np.where(allowed, scores, -np.inf)
@@ -160,7 +246,7 @@ def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, show
         fresh = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed & recent), pool), n,
                           DIVERSITY)
     rest = []
-    if len(fresh) < n:
+    if len(fresh) < n and not fresh_only:
         allowed[_rows(index, [pid for pid, _ in fresh])] = False
         rest = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed), pool), n - len(fresh),
                          DIVERSITY)

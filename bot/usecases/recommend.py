@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from bot.context import Context
 from bot.errors import BadArgument, NoInterests, NoPapers
 from bot.reasons import reason_text
+from bot.usecases.authors import new_papers_by
+from bot.usecases.authors import reason as author_reason
+from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares
+from bot.usecases.mutes import muted_ids
 from recommender import Community, Pick, Profile, rank
 from recommender import search as search_index
 from storage import Paper
 
 MAX_RECOMMEND = 20
+#: Papers published (or, without a date, added) this many days back count as new: a digest prefers
+#: them, and a followed author's are picked whatever they are about.
+RECENT_DAYS = 4
 #: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged (docs/quality.md).
 DIVERSITY = 0.15
 MAX_QUERY_LENGTH = 500
@@ -27,6 +34,7 @@ class Recommendation:
     paper: Paper
     score: float
     reason: str
+    feed: str | None = None  # the feed it was picked for; None for someone without named feeds
 
 
 def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Profile:
@@ -70,20 +78,60 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
     n = ctx.digest_size if n is None else n
     if not 1 <= n <= MAX_RECOMMEND:
         raise BadArgument(f"I can recommend between 1 and {MAX_RECOMMEND} papers at a time")
-    profile = profile_for(ctx, user_id)
-    if profile.is_empty:
+    feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id)) if not f.profile.is_empty]
+    follows_authors = bool(ctx.store.get_followed_authors(user_id))
+    if not feeds and not follows_authors:
         raise NoInterests(NO_INTERESTS)
-    shown = ctx.store.shown_paper_ids(user_id)
+    exclude = ctx.store.shown_paper_ids(user_id) | muted_ids(ctx, user_id)
+    named = bool(feeds) and feeds[0].feed is not None
+    if named:  # a feed's profile holds only its own likes: the others' must not come back either
+        exclude |= {f.paper_id for f in ctx.store.get_feedback(user_id)}
+    recommendations = []
+    if follows_authors:
+        recommendations = author_recommendations(ctx, user_id, n, exclude, feeds)
+        exclude |= {r.paper.id for r in recommendations}
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
-        picks = rank(index, profile, n, exclude=shown, community=community(ctx), diversity=DIVERSITY)
-    recommendations = with_papers(ctx, picks)
+        likes = community(ctx)
+        sections = [(f.feed, f.profile, []) for f in feeds]
+        # Fair shares first, then what a feed could not fill goes to the others.
+        for wanted in (shares(n - len(recommendations), len(sections)), None)[:1 + (len(sections) > 1)]:
+            for i, (_, profile, picks) in enumerate(sections):
+                k = wanted[i] if wanted is not None else n - len(recommendations) - sum(
+                    len(s[2]) for s in sections)
+                if k > 0:
+                    more = rank(index, profile, k, exclude=exclude, community=likes, diversity=DIVERSITY)
+                    picks.extend(more)
+                    exclude |= {p.paper_id for p in more}
+    for feed, _, picks in sections:
+        recommendations += [_for_feed(rec, feed) for rec in with_papers(ctx, picks)]
+    if named:
+        remember_feeds(ctx, user_id, {r.paper.id: r.feed for r in recommendations})
     if remember:
         with ctx.store.transaction():
             for rec in recommendations:
                 remember_shown(ctx, user_id, rec)
     return recommendations
+
+
+def author_recommendations(ctx: Context, user_id: str, n: int, exclude: set[str],
+                           feeds: list | None = None, since: str | None = None) -> list[Recommendation]:
+    """Up to ``n`` new papers (since ``since``, default :data:`RECENT_DAYS` ago) by authors the person
+    follows, none of ``exclude`` nor anything they liked or disliked, newest first, each with a reason
+    naming the author. With named ``feeds`` they count for the main feed."""
+    since = since or (datetime.now(UTC).date() - timedelta(days=RECENT_DAYS)).isoformat()
+    rated = {f.paper_id for f in ctx.store.get_feedback(user_id)}
+    picks = new_papers_by(ctx, user_id, since, exclude | rated)[:n]
+    papers = ctx.store.get_papers([p.paper_id for p in picks])
+    named = bool(feeds) and feeds[0].feed is not None
+    return [Recommendation(papers[p.paper_id], 1.0, author_reason(p.author), MAIN if named else None)
+            for p in picks if p.paper_id in papers]
+
+
+def _for_feed(rec: Recommendation, feed: str | None) -> Recommendation:
+    rec.feed = feed
+    return rec
 
 
 def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str | None = None,

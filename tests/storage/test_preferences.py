@@ -71,7 +71,7 @@ def test_recent_authors_and_papers_holding_words(any_store):
               published="2020-01-01"),
     ])
     recent = any_store.recent_paper_authors("2026-02-25")
-    assert list(recent) == ["p1"] and "Andrea Bajcsy" in recent["p1"]
+    assert list(recent) == ["p1"] and "Andrea Bajcsy" in recent["p1"][0] and recent["p1"][1] == "2026-03-01"
     assert set(any_store.papers_containing(["transformer"])) == {"p1"}
     assert set(any_store.papers_containing(["grasp", "old"])) == {"p1", "p2"}
     assert any_store.papers_containing(["100%"]) == {"p2": "Old. A 100% study_of things"}

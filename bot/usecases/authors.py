@@ -1,0 +1,141 @@
+"""Followed authors: their new papers are picked even when they match none of the person's topics.
+
+Names are matched as people write them: case and accents ignored, "Bajcsy, Andrea" is "Andrea Bajcsy",
+and an initial stands for any given name it starts ("A. Bajcsy" is Andrea Bajcsy, and so is "Bajcsy").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import unicodedata
+from dataclasses import dataclass
+
+from bot.context import Context
+from bot.errors import BadArgument
+
+MAX_AUTHORS = 50
+MAX_NAME_LENGTH = 100
+
+
+def name_key(name: str) -> str:
+    """A name as matched: accents dropped, case folded, punctuation gone, "Last, First" turned round."""
+    if name.count(",") == 1:
+        last, first = name.split(",")
+        name = f"{first} {last}"
+    decomposed = unicodedata.normalize("NFKD", name)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return " ".join(re.sub(r"[^\w']+|_", " ", plain).replace("'", "").split())
+
+
+def same_person(followed: str, author: str) -> bool:
+    """Whether an author's name (as a paper writes it) is someone followed as ``followed`` (a key):
+    the same surname, and the first given names agree or one is the other's initial (a missing given
+    name agrees with any)."""
+    mine, theirs = followed.split(), name_key(author).split()
+    if not mine or not theirs or mine[-1] != theirs[-1]:
+        return False
+    if len(mine) == 1 or len(theirs) == 1:
+        return True
+    a, b = mine[0], theirs[0]
+    return a == b or (min(len(a), len(b)) == 1 and a[0] == b[0])
+
+
+@dataclass
+class AuthorPick:
+    """A followed author's new paper, and that author's name as the paper writes it."""
+
+    paper_id: str
+    author: str
+
+
+def reason(author: str) -> str:
+    """Why a followed author's paper was picked."""
+    return f"New from {author}, whom you follow"
+
+
+def check_name(name: str) -> str:
+    """A name to follow, tidied. Raises BadArgument for one that can't be matched."""
+    name = " ".join(name.split())
+    if not name:
+        raise BadArgument("Say whom to follow, e.g. `/papers follow author: Andrea Bajcsy`")
+    if len(name) > MAX_NAME_LENGTH:
+        raise BadArgument(f"An author's name can be at most {MAX_NAME_LENGTH} characters long")
+    if not name_key(name):
+        raise BadArgument(f"“{name[:40]}” is not a name I can look for; "
+                          "try `/papers follow author: Andrea Bajcsy`")
+    return name
+
+
+def add_author(ctx: Context, user_id: str, name: str) -> bool:
+    """Follow an author (inside the caller's transaction, the person locked); False if followed already.
+    Raises BadArgument past :data:`MAX_AUTHORS`."""
+    store = ctx.store
+    key = name_key(name)
+    followed = store.get_followed_authors(user_id)
+    if any(k == key for k, _ in followed):
+        return False
+    if len(followed) >= MAX_AUTHORS:
+        raise BadArgument(f"You can follow at most {MAX_AUTHORS} authors; `/papers unfollow author: NAME` "
+                          "some first")
+    return store.follow_author(user_id, key, name)
+
+
+def remove_author(ctx: Context, user_id: str, name: str) -> list[str]:
+    """Stop following an author, matched as :func:`same_person` does (inside the caller's transaction);
+    returns the names removed as they were followed."""
+    key = name_key(name)
+    if not key:
+        return []
+    store = ctx.store
+    gone = [removed] if (removed := store.unfollow_author(user_id, key)) else []
+    for other, _ in store.get_followed_authors(user_id):
+        if same_person(other, name) or same_person(key, other):
+            if (removed := store.unfollow_author(user_id, other)) is not None:
+                gone.append(removed)
+    return gone
+
+
+def new_papers_by(ctx: Context, user_id: str, since: str, exclude: set[str]) -> list[AuthorPick]:
+    """The papers since ``since`` (YYYY-MM-DD) by an author the person follows, not in ``exclude``,
+    newest first (empty, and no query of the papers, for someone who follows no author)."""
+    followed = [key for key, _ in ctx.store.get_followed_authors(user_id)]
+    if not followed:
+        return []
+    dated = []
+    for pid, (authors, day) in _recent_authors(ctx, since).items():
+        if pid in exclude:
+            continue
+        author = next((a for a in authors if any(same_person(key, a) for key in followed)), None)
+        if author is not None:
+            dated.append((day or "", pid, AuthorPick(pid, author)))
+    return [pick for *_, pick in sorted(dated, key=lambda d: (d[0], d[1]), reverse=True)]
+
+
+# The recent papers' authors change only with the day and with new papers: read once for a run of
+# digests, not per person.
+_lock = threading.Lock()
+_recent: dict[tuple, dict[str, tuple[list[str], str]]] = {}
+
+
+def _recent_authors(ctx: Context, since: str) -> dict[str, tuple[list[str], str]]:
+    key = (ctx.store.path, since, ctx.store.max_paper_seq())
+    with _lock:
+        found = _recent.get(key)
+    if found is None:
+        rows = ctx.store.recent_paper_authors(since)
+        found = {pid: (_names(text), day) for pid, (text, day) in rows.items()}
+        with _lock:
+            if len(_recent) > 8:
+                _recent.clear()
+            _recent[key] = found
+    return found
+
+
+def _names(text: str | None) -> list[str]:
+    try:
+        names = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
