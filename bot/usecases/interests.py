@@ -1,4 +1,4 @@
-"""Following and unfollowing topics, and reading back what a person follows."""
+"""Following and unfollowing topics and authors, and reading back what a person follows."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from bot.context import Context
 from bot.errors import BadArgument
 from bot.sources.normalize import parse_arxiv_id
+from bot.usecases.authors import add_author, check_name, remove_author
 from storage import Paper
 
 DEFAULT_DIGEST_TIME = "09:00"
@@ -24,11 +25,14 @@ class FollowResult:
     unknown_seeds: list[str] = field(default_factory=list)  # ids/URLs we hold no paper for
     digest_turned_on: bool = False
     digest_time: str | None = None
+    authors: list[str] = field(default_factory=list)  # authors newly followed
+    authors_already: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Interests:
-    """A person's topics, feedback counts and schedule."""
+    """A person's topics (the main feed's), named feeds, followed authors, muted words, feedback counts
+    and schedule (``digest_weekday``: a weekly digest's day, 0 = Monday; None for daily)."""
 
     topics: list[str]
     liked: int
@@ -36,6 +40,21 @@ class Interests:
     digest_time: str | None
     digest_enabled: bool
     tz: str | None
+    feeds: dict[str, list[str]] = field(default_factory=dict)
+    authors: list[str] = field(default_factory=list)
+    muted: list[str] = field(default_factory=list)
+    digest_weekday: int | None = None
+
+
+#: What starts an item of ``follow`` / ``unfollow`` that names an author.
+AUTHOR_PREFIX = "author:"
+
+
+def author_name(item: str) -> str | None:
+    """The name in an ``author: NAME`` item (tidied, checked), or None for any other item."""
+    if not item.casefold().startswith(AUTHOR_PREFIX):
+        return None
+    return check_name(item[len(AUTHOR_PREFIX):])
 
 
 def split_topics(text: str) -> list[str]:
@@ -52,10 +71,18 @@ def split_topics(text: str) -> list[str]:
 def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
     """Add topics; an arXiv id or a paper URL among them is liked as a seed paper instead.
 
-    A person's first follow turns daily digests on at 09:00, unless they already chose a schedule.
+    An item ``author: NAME`` follows that author; a text that starts with one is a single name (commas
+    and all: "author: Bajcsy, Andrea"). A person's first follow turns daily digests on at 09:00, unless
+    they already chose a schedule.
     """
-    items = split_topics(text)
-    if not items:
+    whole = author_name(" ".join(text.split()))
+    if whole:
+        names, items = [whole], []
+    else:
+        items = split_topics(text)
+        names = [name for item in items if (name := author_name(item))]
+        items = [item for item in items if author_name(item) is None]
+    if not items and not names:
         raise BadArgument("Tell me what to follow, e.g. `/papers follow diffusion models, 2401.12345`")
     for item in items:
         if len(item) > MAX_TOPIC_LENGTH:
@@ -80,9 +107,11 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
             raise BadArgument(f"You can follow at most {MAX_TOPICS} topics; `/papers unfollow` some first")
         result.added = store.add_topics(user_id, topics)
         result.already = [t for t in topics if t not in result.added]
+        for name in dict.fromkeys(names):
+            (result.authors if add_author(ctx, user_id, name) else result.authors_already).append(name)
         for paper in result.seeds:
             store.set_feedback(user_id, paper.id, +1)
-        if person.digest_time is None and (result.added or result.seeds):
+        if person.digest_time is None and (result.added or result.seeds or result.authors):
             store.set_digest_schedule(user_id, DEFAULT_DIGEST_TIME, True)
             result.digest_turned_on, result.digest_time = True, DEFAULT_DIGEST_TIME
     return result
@@ -96,12 +125,16 @@ def _find_seed(ctx: Context, item: str) -> Paper | None:
 
 
 def unfollow(ctx: Context, user_id: str, text: str) -> list[str]:
-    """Remove one topic, or every topic with ``all``; returns the topics removed (possibly none)."""
+    """Remove one topic, one author (``author: NAME``, matched as names are), or every topic with
+    ``all``; returns the topics (or authors' names) removed (possibly none)."""
     topic = " ".join(text.split())
     if not topic:
         raise BadArgument("Say which topic to unfollow, or `/papers unfollow all`")
+    name = author_name(topic)
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)  # what is reported removed is what was removed
+        if name is not None:
+            return remove_author(ctx, user_id, name)
         if topic.casefold() == "all":
             removed = ctx.store.get_topics(user_id)
             ctx.store.remove_all_topics(user_id)
@@ -121,4 +154,8 @@ def interests(ctx: Context, user_id: str) -> Interests:
         digest_time=person.digest_time if person else None,
         digest_enabled=bool(person and person.digest_enabled),
         tz=person.tz if person else None,
+        feeds=store.get_feeds(user_id),
+        authors=[name for _, name in store.get_followed_authors(user_id)],
+        muted=store.get_mutes(user_id),
+        digest_weekday=person.digest_weekday if person else None,
     )
