@@ -28,9 +28,20 @@ from bot.slack.runtime import Runtime
 from bot.usecases import follow, forget, interests, recommend, search, unfollow
 from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
-from bot.usecases.interests import FollowResult
+from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
+from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
+from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
-from bot.usecases.schedule import next_digest, set_digest_time, stop_digests
+from bot.usecases.schedule import (
+    next_digest,
+    parse_daily,
+    parse_weekly,
+    set_daily,
+    set_digest_time,
+    set_weekly,
+    stop_digests,
+    weekday_name,
+)
 from bot.usecases.sending import Outcome
 
 DEFAULT_RECOMMEND = 5
@@ -38,30 +49,41 @@ SEARCH_RESULTS = 5
 ECHO_LIMIT = 200  # characters of the caller's own text echoed back
 
 HELP = f"""*paperbot* sends you new papers that match your interests, one message per paper.
-• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated); an arXiv id or \
-paper URL there adds that paper as one you like
+• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated) to your main feed; \
+an arXiv id or paper URL there adds that paper as one you like
+• `{COMMAND} follow author: Andrea Bajcsy`: their new papers come whatever they are about; \
+`{COMMAND} unfollow author: Andrea Bajcsy` stops that
 • `{COMMAND} unfollow diffusion models` or `{COMMAND} unfollow all`: remove topics
-• `{COMMAND} interests`: your topics, likes and dislikes, and digest schedule
+• `{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own (a name of one or two words), \
+with its own section in your digest; `{COMMAND} feed remove robotics` deletes it
+• `{COMMAND} mute blockchain, large language model`: never send papers that mention these; \
+`{COMMAND} unmute blockchain` or `{COMMAND} unmute all` takes that back
+• `{COMMAND} interests`: your feeds and their topics, authors, muted words, likes and dislikes, and \
+digest schedule
 • `{COMMAND} recommend` or `{COMMAND} recommend 10`: the best new papers for you now, in a DM \
 (default {DEFAULT_RECOMMEND}, at most {MAX_RECOMMEND})
 • `{COMMAND} search contrastive learning`: papers matching a query, shown only to you
 • `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest off` \
-stops it, `{COMMAND} digest now` sends one now
+stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one a week \
+instead (default Monday 09:00), `{COMMAND} digest daily` goes back
 • `{COMMAND} forget`: delete everything paperbot stores about you
 React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer; remove the \
 reaction to take it back."""
 
-SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget")
+SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "feed",
+               "mute", "unmute")
 
 
 @dataclass(frozen=True)
 class Command:
-    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now."""
+    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
+    digest-weekly / digest-daily, or feed-add / feed-remove."""
 
     name: str
     arg: str = ""
     count: int = DEFAULT_RECOMMEND
     time: str | None = None
+    weekday: int | None = None
 
 
 def clean(text: str) -> str:
@@ -86,7 +108,29 @@ def parse(text: str) -> Command:
         return Command(name, count=_count(arg))
     if name == "digest":
         return _digest(arg)
+    if name == "feed":
+        return _feed(arg)
+    if name in ("mute", "unmute") and not split_words(arg):
+        example = ("blockchain, large language model" if name == "mute"
+                   else f"blockchain` or `{COMMAND} unmute all")
+        raise BadArgument(f"Say what to {name}: `{COMMAND} {name} {example}`.")
+    if name in ("follow", "unfollow") and arg.casefold().startswith(AUTHOR_PREFIX) and not (
+            arg[len(AUTHOR_PREFIX):].strip()):
+        raise BadArgument(f"Say whose papers: `{COMMAND} {name} author: Andrea Bajcsy`.")
     return Command(name, arg)
+
+
+def _feed(arg: str) -> Command:
+    parts = arg.split(None, 1)
+    action, rest = (parts[0].lower(), parts[1].strip() if len(parts) > 1 else "") if parts else ("", "")
+    if action == "add":
+        parse_feed_add(rest)  # a wrong argument is answered at once, before anything is written
+        return Command("feed-add", rest)
+    if action == "remove":
+        feed_name(rest)
+        return Command("feed-remove", rest)
+    raise BadArgument(f"Say `{COMMAND} feed add NAME: TOPICS` or `{COMMAND} feed remove NAME`, "
+                      f"e.g. `{COMMAND} feed add robotics: grasping, sim2real`.")
 
 
 def _count(arg: str) -> int:
@@ -104,6 +148,12 @@ def _digest(arg: str) -> Command:
     word = arg.lower()
     if word in ("off", "now"):
         return Command(f"digest-{word}")
+    first, _, rest = arg.partition(" ")
+    if first.lower() == "weekly":
+        weekday, hhmm = parse_weekly(rest)
+        return Command("digest-weekly", time=hhmm, weekday=weekday)
+    if first.lower() == "daily":
+        return Command("digest-daily", time=parse_daily(rest))
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -129,15 +179,96 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     info = interests(ctx, user_id)
     topics = _topic_list(info.topics) if info.topics else (
         f"none yet; try `{COMMAND} follow diffusion models, robotics`")
-    return {"text": f"*Your topics:* {topics}\n"
-                    f"*Feedback:* {info.liked} liked, {info.disliked} disliked\n"
-                    f"*Digest:* {_schedule(info.digest_time, info.digest_enabled, info.tz)}"}
+    lines = [f"*Your topics:* {topics}"]
+    if info.feeds:  # by feed: the main one first
+        lines = [f"*Main feed:* {topics}"]
+        lines += [f"*Feed “{escape(name)}”:* {_topic_list(items, 600)}" for name, items in info.feeds.items()]
+    if info.authors:
+        lines.append(f"*Authors you follow:* {_topic_list(info.authors, 600)}")
+    if info.muted:
+        lines.append(f"*Muted:* {_topic_list(info.muted, 600)}")
+    lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked")
+    schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
+    lines.append(f"*Digest:* {schedule}")
+    return {"text": "\n".join(lines)}
+
+
+def reply_feed_add(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    result = add_feed(ctx, user_id, cmd.arg)
+    name = fit(result.feed, ECHO_LIMIT)
+    lines = []
+    if result.added:
+        lines.append(f"Feed “{name}” now follows " + _quoted(result.added) + ".")
+    if result.already:
+        lines.append(f"Feed “{name}” already follows " + _quoted(result.already) + ".")
+    if result.digest_turned_on:
+        tz = refresh_timezone(ctx, client, user_id)
+        lines.append(f"Daily digests are on at {result.digest_time} {_where(tz)}; change that with "
+                     f"`{COMMAND} digest HH:MM`.")
+    lines.append(f"Its papers come in a section of their own; `{COMMAND} feed remove {name}` deletes it.")
+    return {"text": "\n".join(lines)}
+
+
+def reply_feed_remove(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    removed = remove_feed(ctx, user_id, cmd.arg)
+    if removed is None:
+        return {"text": f"You have no feed “{fit(cmd.arg, ECHO_LIMIT)}”. "
+                        f"`{COMMAND} interests` lists your feeds."}
+    return {"text": f"Deleted the feed “{fit(removed, ECHO_LIMIT)}” and its topics."}
+
+
+def reply_mute(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    result = mute(ctx, user_id, cmd.arg)
+    lines = []
+    if result.added:
+        lines.append("Muted " + _quoted(result.added) + ": no paper whose title or abstract says "
+                     f"{'it' if len(result.added) == 1 else 'one of them'} (or a plural) will be sent "
+                     "to you.")
+    if result.already:
+        lines.append("Already muted: " + _quoted(result.already) + ".")
+    lines.append(f"`{COMMAND} unmute WORD` or `{COMMAND} unmute all` takes it back.")
+    return {"text": "\n".join(lines)}
+
+
+def reply_unmute(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    removed = unmute(ctx, user_id, cmd.arg)
+    everything = " ".join(cmd.arg.split()).casefold() == "all"
+    if removed:
+        return {"text": "Unmuted " + _quoted(removed) + "."}
+    if everything:
+        return {"text": "Nothing was muted."}
+    return {"text": f"“{fit(cmd.arg, ECHO_LIMIT)}” wasn't muted. "
+                    f"`{COMMAND} interests` lists your muted words."}
+
+
+def reply_digest_weekly(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    set_weekly(ctx, user_id, cmd.weekday, cmd.time)
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
+    first = next_digest(ctx, user_id, datetime.now(UTC))
+    day = weekday_name(cmd.weekday)
+    when = f" the next one on {first:%A} {first.day} {first:%B}." if first else "."
+    return {"text": f"Weekly digest on {day}s at {cmd.time} {_where(tz)}, with the week's best new papers;"
+                    f"{when} `{COMMAND} digest daily` goes back to daily ones."}
+
+
+def reply_digest_daily(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    hhmm = set_daily(ctx, user_id, cmd.time)
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)
+    now = datetime.now(UTC)
+    first = next_digest(ctx, user_id, now)
+    when = "today" if first == local_date(tz, now) else "tomorrow"
+    return {"text": f"Daily digest at {hhmm} {_where(tz)}, the next one {when}. "
+                    f"`{COMMAND} digest off` stops it."}
 
 
 def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
     removed = unfollow(ctx, user_id, cmd.arg)
     if removed:
         return {"text": "Stopped following " + _quoted(removed) + "."}
+    if cmd.arg.strip().casefold().startswith(AUTHOR_PREFIX):
+        name = cmd.arg.strip()[len(AUTHOR_PREFIX):]
+        return {"text": f"You weren't following the author “{fit(' '.join(name.split()), ECHO_LIMIT)}”. "
+                        f"`{COMMAND} interests` lists the authors you follow."}
     if cmd.arg.strip().casefold() == "all":
         return {"text": "You weren't following anything."}
     return {"text": f"You weren't following “{fit(cmd.arg, ECHO_LIMIT)}”. "
@@ -168,6 +299,11 @@ def _followed(result: FollowResult, tz: str | None) -> str:
         lines.append("Now following " + _quoted(result.added) + ".")
     if result.already:
         lines.append("Already following " + _quoted(result.already) + ".")
+    if result.authors:
+        lines.append("Now following the author" + ("s " if len(result.authors) > 1 else " ")
+                     + _quoted(result.authors) + ": their new papers will come whatever they are about.")
+    if result.authors_already:
+        lines.append("Already following " + _quoted(result.authors_already) + ".")
     if result.seeds:
         lines.append("Noted as papers you like: " + _quoted([p.title or p.id for p in result.seeds]) + ".")
     if result.unknown_seeds:
@@ -280,9 +416,11 @@ def _topic_list(topics: list[str], limit: int = 2400) -> str:
     return ", ".join(shown)
 
 
-def _schedule(digest_time: str | None, enabled: bool, tz: str | None) -> str:
+def _schedule(digest_time: str | None, enabled: bool, tz: str | None, weekday: int | None = None) -> str:
     if not enabled or not digest_time:
         return f"off (`{COMMAND} digest HH:MM` turns it on)"
+    if weekday is not None:
+        return f"weekly on {weekday_name(weekday)}s at {digest_time} {_where(tz)}"
     return f"daily at {digest_time} {_where(tz)}"
 
 
@@ -303,6 +441,12 @@ REPLIES: dict[str, Callable[[Runtime, WebClient, str, Command], Reply]] = {
     "digest-at": lambda rt, client, user, cmd: reply_digest_at(rt.ctx, client, user, cmd),
     "digest-now": reply_digest_now,
     "forget": lambda rt, client, user, cmd: reply_forget(rt, user),
+    "feed-add": lambda rt, client, user, cmd: reply_feed_add(rt.ctx, client, user, cmd),
+    "feed-remove": lambda rt, client, user, cmd: reply_feed_remove(rt.ctx, user, cmd),
+    "mute": lambda rt, client, user, cmd: reply_mute(rt.ctx, user, cmd),
+    "unmute": lambda rt, client, user, cmd: reply_unmute(rt.ctx, user, cmd),
+    "digest-weekly": lambda rt, client, user, cmd: reply_digest_weekly(rt.ctx, client, user, cmd),
+    "digest-daily": lambda rt, client, user, cmd: reply_digest_daily(rt.ctx, client, user, cmd),
 }
 
 

@@ -93,9 +93,11 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": head}},
     ]
-    if rec.reason:
-        blocks.append({"type": "context", "elements": [
-            {"type": "mrkdwn", "text": "*Why:* " + fit(rec.reason, REASON_LIMIT)}]})
+    feed = rec.feed
+    if rec.reason or feed:
+        why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
+        text = f"*Feed:* {fit(feed, 60)}" + (" · " + why if why else "") if feed else why
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
     if paper.abstract and paper.title:
         abstract = fit(paper.abstract, ABSTRACT_LIMIT)
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": abstract}})

@@ -17,7 +17,8 @@ from recommender import Profile
 MAIN = "main"
 MAX_FEEDS = 10
 MAX_FEED_NAME = 40
-_NAME = re.compile(r"[\w][\w'&+.-]*(?: [\w][\w'&+.-]*)?")
+#: One or two words of letters, digits and a little punctuation: nothing Slack treats as markup.
+_NAME = re.compile(r"\w[\w'+.-]*(?: \w[\w'+.-]*)?")
 
 
 @dataclass
@@ -161,3 +162,13 @@ def label(ctx: Context, user_id: str, recs: list) -> list:
         for rec in recs:
             rec.feed = sent_for.get(rec.paper.id) or MAIN
     return recs
+
+
+def sections(recs: list) -> list[tuple[str, int]]:
+    """(feed, how many papers) of a digest's recommendations in the order they come; empty for someone
+    without named feeds (their recommendations name no feed)."""
+    counts: dict[str, int] = {}
+    for rec in recs:
+        if rec.feed is not None:
+            counts[rec.feed] = counts.get(rec.feed, 0) + 1
+    return list(counts.items())

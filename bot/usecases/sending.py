@@ -38,6 +38,7 @@ from bot.due import zone
 from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.owner import owner_alive, owner_id
 from bot.usecases.digest import Chooser
+from bot.usecases.feeds import label, sections
 from bot.usecases.recommend import Recommendation, remember_shown
 from storage import DigestRecord
 from storage.leases import DIGEST
@@ -194,10 +195,13 @@ def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock 
 
 # -- sending ----------------------------------------------------------------------------------------
 
-def header_text(n: int, day: date, extra: bool = False) -> str:
-    """The digest's first message (mrkdwn)."""
+def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None) -> str:
+    """The digest's first message (mrkdwn); ``by_feed``: its sections, (feed name, papers) in order
+    (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`)."""
     papers = f"{n} paper" if n == 1 else f"{n} papers"
     which = "An extra digest" if extra else "Your digest"
+    if by_feed:
+        papers += ", by feed: " + ", ".join(f"{feed} {count}" for feed, count in by_feed)
     return (f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. "
             "React :+1: or :-1: on a paper to tune what comes next.")
 
@@ -290,7 +294,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 return Outcome(user_id, day, "busy")
         if record.header_ts is None and not shown:
             try:
-                ts = courier.post_text(channel, header_text(len(recs), day))
+                ts = courier.post_text(channel, header_text(len(recs), day, by_feed=sections(recs)))
             except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
                 raise
             except Exception:  # the papers matter more than their header: go on without it
@@ -405,8 +409,8 @@ def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
 def resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:
     """The recommendations a claimed digest already chose, in order (papers deleted since left out)."""
     papers = ctx.store.get_papers(record.papers or [])
-    return [Recommendation(papers[pid], 0.0, record.reasons.get(pid, "")) for pid in record.papers or []
-            if pid in papers]
+    return label(ctx, record.user_id, [Recommendation(papers[pid], 0.0, record.reasons.get(pid, ""))
+                                       for pid in record.papers or [] if pid in papers])
 
 
 def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc_now,
