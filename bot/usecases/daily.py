@@ -23,6 +23,7 @@ from bot.errors import NoInterests, NoPapers
 from bot.owner import owner_alive, owner_id
 from bot.usecases.delivery import send_papers
 from bot.usecases.digest import BATCH, Chooser, choose_papers
+from bot.usecases.feeds import sections
 from bot.usecases.ingest import SourceReport, ingest
 from bot.usecases.recommend import Recommendation
 from bot.usecases.schedule import Due, NotDue, find_due
@@ -221,7 +222,8 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
     recs = choose_papers(ctx, user_id, today=day)
     if not recs:
         return Outcome(user_id, day, "empty")
-    delivery = send_papers(ctx, user_id, recs, courier, header_text(len(recs), day, extra=True), clock)
+    header = header_text(len(recs), day, extra=True, by_feed=sections(recs))
+    delivery = send_papers(ctx, user_id, recs, courier, header, clock)
     # Unconfirmed papers count as shown (never repeated) but not as delivered.
     return Outcome(user_id, day, "extra", len(delivery.delivered), len(delivery.failed), delivery.outage,
                    outage=delivery.outage is not None)

@@ -147,7 +147,8 @@ def mute(ctx: Context, user_id: str, text: str) -> MuteResult:
 
 
 def unmute(ctx: Context, user_id: str, text: str) -> list[str]:
-    """Unmute one word or phrase, or everything with ``all``; returns what was unmuted (maybe none)."""
+    """Unmute one word or phrase (and any muted spelling of it: "unmute kittens" unmutes "kitten"), or
+    everything with ``all``; returns what was unmuted (maybe none)."""
     word = normal(text)
     if not word:
         raise BadArgument("Say which word to unmute, or `/papers unmute all`")
@@ -155,4 +156,6 @@ def unmute(ctx: Context, user_id: str, text: str) -> list[str]:
         ctx.store.lock_person(user_id)
         if word == "all":
             return ctx.store.remove_all_mutes(user_id)
-        return [word] if ctx.store.remove_mute(user_id, word) else []
+        same = [w for w in ctx.store.get_mutes(user_id)
+                if w == word or (Muter([w]).holds(word) and Muter([word]).holds(w))]
+        return [w for w in same if ctx.store.remove_mute(user_id, w)]

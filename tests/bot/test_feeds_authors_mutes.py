@@ -105,6 +105,10 @@ def test_mute_and_unmute_answer_a_wrong_argument_writing_nothing(any_ctx):
         unmute(any_ctx, "U1", " ")
     assert any_ctx.store.get_person("U1") is None and not any(any_ctx.store.rows_about("U1").values())
     assert unmute(any_ctx, "U1", "cats") == [] and unmute(any_ctx, "U1", "ALL") == []
+    mute(any_ctx, "U1", "kitten, box, large language model")
+    assert unmute(any_ctx, "U1", "Kittens") == ["kitten"]  # any spelling the mute covers
+    assert unmute(any_ctx, "U1", "boxing") == [] and unmute(any_ctx, "U1", "large language models") == [
+        "large language model"]
 
 
 # -- followed authors -------------------------------------------------------------------------------
