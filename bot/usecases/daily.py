@@ -189,7 +189,7 @@ def preview_digests(ctx: Context, now: datetime, users: Iterable[str] | None = N
                     force: bool = False) -> tuple[list[Preview], list[NotDue]]:
     """Every digest due at ``now`` and the papers it would send, recording nothing."""
     due, not_due = find_due(ctx, now, users, force)
-    chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in due])
+    chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in due], record_feeds=False)
     previews = []
     for item in due:
         record = ctx.store.get_digest(item.user_id, item.local_date.isoformat())

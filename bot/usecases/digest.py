@@ -97,10 +97,13 @@ def choose_papers(ctx: Context, user_id: str, n: int | None = None,
 class Chooser:
     """Chooses the digests of the people in ``plan`` ((user, local day) pairs, in the order they will
     be asked for), scoring them :data:`BATCH` at a time. Thread-safe; anyone not in the plan is scored
-    alone when asked for."""
+    alone when asked for. With ``record_feeds``, the feed each paper was chosen for is recorded (for
+    people with named feeds), so that feedback on it trains that feed."""
 
-    def __init__(self, ctx: Context, plan: Sequence[tuple[str, date]] = (), n: int | None = None):
+    def __init__(self, ctx: Context, plan: Sequence[tuple[str, date]] = (), n: int | None = None,
+                 record_feeds: bool = True):
         self.ctx = ctx
+        self.record_feeds = record_feeds  # off for a preview, which records nothing
         self.n = ctx.digest_size if n is None else n
         self._plan = list(plan)
         self._position = {user: i for i, (user, _) in enumerate(self._plan)}
@@ -154,7 +157,7 @@ class Chooser:
             for rec in with_papers(self.ctx, explain_picks(small, section.profile, known)):
                 rec.feed = section.feed
                 recs.append(rec)
-        if named:
+        if named and self.record_feeds:
             remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
         return recs
 

@@ -10,6 +10,7 @@ from bot.context import Context
 from bot.errors import BadArgument, NoInterests
 from bot.usecases import build_digest, follow, interests, recommend, record_feedback, unfollow
 from bot.usecases.authors import name_key, same_person
+from bot.usecases.daily import preview_digests
 from bot.usecases.digest import choose_papers
 from bot.usecases.feeds import MAIN, add_feed, feed_profiles, remove_feed, shares
 from bot.usecases.mutes import Muter, mute, muted_filter, muted_ids, unmute
@@ -194,6 +195,10 @@ def test_a_digest_has_a_section_per_feed_sharing_its_size_and_never_repeating_a_
     assert all(p.startswith("robots-") for p in by_feed["Robot Lab"])
     assert all(p.startswith("quantum-") for p in by_feed["qubits"])
     assert any_ctx.store.paper_feeds("U1") == {r.paper.id: r.feed for r in recs}
+    set_digest_time(any_ctx, "U1", "00:00")
+    previews, _ = preview_digests(any_ctx, datetime.now(UTC), ["U1"], force=True)
+    assert {r.feed for r in previews[0].recommendations} == {MAIN, "Robot Lab", "qubits"}
+    assert any_ctx.store.paper_feeds("U1") == {r.paper.id: r.feed for r in recs}  # a preview records nothing
     # recommend draws on every feed too, never repeating what the digest showed
     build_digest(any_ctx, "U1")
     more = recommend(any_ctx, "U1", 6, remember=False)
