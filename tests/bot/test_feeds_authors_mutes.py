@@ -195,10 +195,11 @@ def test_a_digest_has_a_section_per_feed_sharing_its_size_and_never_repeating_a_
     assert all(p.startswith("robots-") for p in by_feed["Robot Lab"])
     assert all(p.startswith("quantum-") for p in by_feed["qubits"])
     assert any_ctx.store.paper_feeds("U1") == {r.paper.id: r.feed for r in recs}
-    set_digest_time(any_ctx, "U1", "00:00")
-    previews, _ = preview_digests(any_ctx, datetime.now(UTC), ["U1"], force=True)
-    assert {r.feed for r in previews[0].recommendations} == {MAIN, "Robot Lab", "qubits"}
-    assert any_ctx.store.paper_feeds("U1") == {r.paper.id: r.feed for r in recs}  # a preview records nothing
+    follow(any_ctx, "U2", "feline cats kittens")
+    add_feed(any_ctx, "U2", "qubits: quantum circuits qubits")
+    previews, _ = preview_digests(any_ctx, datetime.now(UTC), ["U2"], force=True)
+    assert {r.feed for r in previews[0].recommendations} == {MAIN, "qubits"}
+    assert any_ctx.store.paper_feeds("U2") == {}  # a preview (`paperbot digest --dry-run`) records nothing
     # recommend draws on every feed too, never repeating what the digest showed
     build_digest(any_ctx, "U1")
     more = recommend(any_ctx, "U1", 6, remember=False)
