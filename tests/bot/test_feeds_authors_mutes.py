@@ -328,3 +328,15 @@ def test_digest_weekly_and_daily_read_their_day_and_time():
     for text in ("9", "07:30 08:00", "noon"):
         with pytest.raises(BadArgument):
             parse_daily(text)
+
+
+def test_follow_mixes_topics_and_authors_and_unfollow_tells_them_apart(any_ctx):
+    result = follow(any_ctx, "U1", "feline cats, author: Andrea Bajcsy, author: Yann LeCun")
+    assert result.added == ["feline cats"] and result.authors == ["Andrea Bajcsy", "Yann LeCun"]
+    info = interests(any_ctx, "U1")
+    assert info.topics == ["feline cats"] and info.authors == ["Andrea Bajcsy", "Yann LeCun"]
+    assert unfollow(any_ctx, "U1", "author: feline cats") == []
+    assert unfollow(any_ctx, "U1", "Andrea Bajcsy") == []  # a topic of that name: there is none
+    assert unfollow(any_ctx, "U1", "author: y. lecun") == ["Yann LeCun"]
+    assert unfollow(any_ctx, "U1", "all") == ["feline cats"]
+    assert interests(any_ctx, "U1").authors == ["Andrea Bajcsy"]  # `unfollow all` is about topics
