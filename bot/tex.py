@@ -45,8 +45,9 @@ def tex_to_text(text: str) -> str:
     except Exception as exc:  # pylatexenc raises assorted errors on malformed input
         log.debug("showing raw TeX (%s: %s)", type(exc).__name__, exc)
         return " ".join(text.split())
-    if len(rendered) < KEPT_AT_LEAST * len(" ".join(text.split())) - 10:
-        return " ".join(text.split())
+    raw = " ".join(text.split())
+    if len(rendered) < KEPT_AT_LEAST * len(raw) - 10 or not any(ch.isalnum() for ch in rendered):
+        return raw
     return rendered
 
 
