@@ -10,6 +10,7 @@ import threading
 import weakref
 
 from bot.engine import Engine
+from bot.tex import tex_to_text
 from recommender.authors import AuthorIndex
 from storage import Store
 
@@ -27,7 +28,8 @@ class AuthorDirectory:
         """The index, with every paper stored until now in it (one read when nothing changed)."""
         with self._lock:
             for seq, paper in self.store.papers_changed_since(self._seq):
-                self._index.add(paper.id, paper.authors, paper.published)
+                # Names as shown (TeX accents rendered), so "Gödel" finds "G\"odel".
+                self._index.add(paper.id, [tex_to_text(name) for name in paper.authors], paper.published)
                 self._seq = seq
             return self._index
 

@@ -48,3 +48,9 @@ def test_a_query_that_names_no_author_ranks_as_the_topic_search_does(ctx):
         with ctx.engine.index() as index:
             expected = [p.paper_id for p in search_index(index, query, 5)]
         assert [r.paper.id for r in search(ctx, query, 5)] == expected
+
+
+def test_names_written_in_tex_are_found_as_they_read(ctx):
+    ctx.store.upsert_papers([Paper(id="godel", title="T", abstract="Logic.", authors=[r'Kurt G\"odel'])])
+    recs = search(ctx, "kurt godel", 3)
+    assert [r.paper.id for r in recs] == ["godel"] and recs[0].reason == "By Kurt Gödel"
