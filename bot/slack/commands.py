@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 from bot.context import Context
 from bot.due import local_date, parse_hhmm
 from bot.errors import BadArgument
+from bot.paper_view import shown_title
 from bot.reasons import shorten
 from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
@@ -169,7 +170,7 @@ def _followed(result: FollowResult, tz: str | None) -> str:
     if result.already:
         lines.append("Already following " + _quoted(result.already) + ".")
     if result.seeds:
-        lines.append("Noted as papers you like: " + _quoted([p.title or p.id for p in result.seeds]) + ".")
+        lines.append("Noted as papers you like: " + _quoted([shown_title(p) for p in result.seeds]) + ".")
     if result.unknown_seeds:
         lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
     if result.digest_turned_on:

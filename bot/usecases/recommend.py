@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.authors import authors_of
 from bot.context import Context
 from bot.errors import BadArgument, NoInterests, NoPapers
 from bot.reasons import reason_text
 from recommender import Community, Pick, Profile, rank
 from recommender import search as search_index
+from recommender.authors import AuthorMatch
 from storage import Paper
 
 MAX_RECOMMEND = 20
@@ -101,17 +103,36 @@ def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str
 
 
 def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
-    """The papers that best match a free-text query."""
+    """The papers that best match a free-text query. A query that names an author ("Bajcsy", "Andrea
+    Bajcsy", accents and case ignored) gives their papers first: ranked by the query's other words when
+    it has some (then other papers matching those words), else newest first."""
     query = " ".join(query.split())
     if not query:
         raise BadArgument("Say what to search for, e.g. `/papers search contrastive learning`")
     if len(query) > MAX_QUERY_LENGTH:
         raise BadArgument(f"A search can be at most {MAX_QUERY_LENGTH} characters long")
+    named = authors_of(ctx.engine).match(query)
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
-        picks = search_index(index, query, n)
-    return with_papers(ctx, picks, reason_prefix="Matches: ")
+        if named is None:
+            return with_papers(ctx, search_index(index, query, n), reason_prefix="Matches: ")
+        picks = search_index(index, named.rest, n, candidates=named.paper_ids) if named.rest else []
+        others = search_index(index, named.rest, n) if named.rest else []
+    return _by_author(ctx, named, picks, others, n)
+
+
+def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list[Pick],
+               n: int) -> list[Recommendation]:
+    """An author's papers (the ``picks`` among them first, then the newest), then ``others``, ``n`` in all."""
+    ranked = [p.paper_id for p in picks if p.score > 0]  # a paper of no matching word: by date
+    ids = list(dict.fromkeys(ranked + named.paper_ids))[:n]
+    papers = ctx.store.get_papers(ids)
+    out = [Recommendation(papers[pid], 1.0, "By " + ", ".join(named.by_name[pid]))
+           for pid in ids if pid in papers]
+    taken = {rec.paper.id for rec in out}
+    more = [p for p in others if p.paper_id not in taken][: max(n - len(out), 0)]
+    return out + with_papers(ctx, more, reason_prefix="Matches: ")
 
 
 def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:
