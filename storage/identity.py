@@ -108,14 +108,16 @@ NEWER, OLDER, PEER = "newer", "older", "peer"
 
 
 def combine(kept: dict, other: dict, how: str) -> dict:
-    """``kept`` with ``other`` merged in (see :data:`NEWER`): the kept id, the fullest (or newest) text,
-    the venue of the published version, every author with the fullest spelling of each name, every
-    category, the DOI and the arXiv id either has."""
+    """``kept`` with ``other`` merged in (see :data:`NEWER`): the kept id; the newest record's text,
+    authors and categories, or from two sources the fullest text, every author with the fullest spelling
+    of each name and every category; the venue of the published version; the DOI and the arXiv id
+    either has."""
     out = dict(kept)
-    if how == NEWER:
-        for field in ("title", "abstract", "url", "published"):
-            out[field] = other[field] or kept[field]
-        out["authors"] = other["authors"] if json.loads(other["authors"] or "[]") else kept["authors"]
+    out["categories"] = _dump(list(dict.fromkeys(json.loads(kept["categories"] or "[]")
+                                                 + json.loads(other["categories"] or "[]"))))
+    if how == NEWER:  # the record itself, corrected or a later version: it says what its text is now
+        for field in ("title", "abstract", "authors", "url", "published", "categories"):
+            out[field] = other[field]
     elif how == PEER:
         out["title"] = _longer(kept["title"], other["title"])
         out["abstract"] = _longer(kept["abstract"], other["abstract"])
@@ -124,8 +126,6 @@ def combine(kept: dict, other: dict, how: str) -> dict:
         out["url"] = kept["url"] or other["url"]
         out["published"] = kept["published"] or other["published"]
     out["venue"] = _venue(kept["venue"], other["venue"], prefer_other=how == NEWER)
-    out["categories"] = _dump(list(dict.fromkeys(json.loads(kept["categories"] or "[]")
-                                                 + json.loads(other["categories"] or "[]"))))
     out["doi"] = kept["doi"] or other["doi"]
     if not kept["arxiv_id"] or kept["arxiv_id"] == other["arxiv_id"]:
         out["arxiv_id"] = kept["arxiv_id"] or other["arxiv_id"]
