@@ -52,7 +52,8 @@ def _paper_identity(conn: psycopg.Connection) -> None:
         create index idx_shown_paper_id on shown (paper_id);
     """)
     # Queued with the paper writers (an older process may still be writing), as upsert_papers is.
-    seq = conn.execute("select value from counters where name = 'papers' for update").fetchone()[0]
+    seq = conn.execute("select greatest(value, (select coalesce(max(seq), 0) from papers)) from counters"
+                       " where name = 'papers' for update").fetchone()[0]
     last = merge_stored_duplicates(Connection(conn.execute, format_marks=True),
                                    datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
     conn.execute("update counters set value = %s where name = 'papers'", [last])
