@@ -205,3 +205,19 @@ def test_the_migration_merges_stored_copies_carrying_likes_shown_and_digests(bac
         assert store.upsert_papers([CONFERENCE]).unchanged == 1
     finally:
         dispose(store)
+
+
+# -- PostgreSQL: several processes ---------------------------------------------------------------------
+
+
+def test_two_ingests_of_the_two_versions_at_once_make_one_paper(pg_store):
+    from tests.storage.test_postgres import Holder, in_thread, waiting_for_a_lock
+
+    holder = Holder(pg_store, lambda: pg_store.upsert_papers([PREPRINT]))  # uncommitted while the other runs
+    second, box = in_thread(lambda: pg_store.upsert_papers([CONFERENCE]))
+    assert waiting_for_a_lock(pg_store)  # the second queues behind the first's paper write
+    holder.end()
+    second.join(20)
+    assert (box[0].added, box[0].updated) == (0, 1)
+    assert pg_store.count_papers() == 1
+    assert pg_store.get_paper("conf:icml-17").venue == "ICML 2024"
