@@ -20,7 +20,7 @@ def write_jsonl(path, *records):
     return str(path)
 
 
-def test_the_conference_version_after_the_preprint_is_never_recommended_to_who_saw_the_preprint(ctx, tmp_path):
+def test_the_conference_version_after_the_preprint_is_never_recommended_to_who_saw_it(ctx, tmp_path):
     [report] = ingest(ctx, [write_jsonl(tmp_path / "arxiv.jsonl", PREPRINT)])
     assert report.added == 1
     follow(ctx, "U1", "quasar telescopes")

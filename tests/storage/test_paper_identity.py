@@ -172,7 +172,8 @@ def test_the_migration_merges_stored_copies_carrying_likes_shown_and_digests(bac
                         ("T1", "U1", "conf:icml-17", 1, "2024-04-02T00:00:00+00:00"),
                         ("T2", "U1", "conf:icml-17", -1, "2024-04-03T00:00:00+00:00")])
     database_before(backend, store_target, monkeypatch, step,
-                    "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts) values ",
+                    "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
+                    " values ",
                     [("T1", "U1", "arxiv:2401.00001", "2024-04-01T00:00:00+00:00", "r", "D1", "1.1"),
                      ("T1", "U1", "conf:icml-17", "2024-04-02T00:00:00+00:00", "r", "D1", "1.2"),
                      ("T2", "U1", "conf:icml-17", "2024-04-03T00:00:00+00:00", "r", "D2", "2.1")])
@@ -200,7 +201,8 @@ def test_the_migration_merges_stored_copies_carrying_likes_shown_and_digests(bac
         assert [p.id for _, p in store.papers_changed_since(3)] == ["arxiv:2401.00001"]
         assert store.max_paper_seq() == 4
         assert count_rows(store, "paper_aliases") == 1
-        assert sql_rows(store, "select title_key from papers where id = 'other'") == [("something else entirely",)]
+        keys = sql_rows(store, "select title_key from papers where id = 'other'")
+        assert keys == [("something else entirely",)]
         # New records of either copy find the one paper.
         assert store.upsert_papers([CONFERENCE]).unchanged == 1
     finally:
