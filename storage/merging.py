@@ -253,10 +253,13 @@ def move_person_rows(sql: Sql, dropped: str, kept: str) -> None:
     """Give paper ``kept`` what every person, in every workspace, did with paper ``dropped``: their
     feedback and what they were shown (their own row for ``kept`` wins), and the digests listing it."""
     for table in PAPER_KEYED_TABLES:
-        # Table names are the constants above.
-        sql.run(f"update {table} set paper_id = ? where paper_id = ? and not exists"  # noqa: S608
-                f" (select 1 from {table} k where k.ws = {table}.ws and k.user_id = {table}.user_id"
-                " and k.paper_id = ?)", [kept, dropped, kept])
+        # An insert that gives way on conflict, not an update: a person's own row for ``kept`` written at
+        # this moment by another transaction wins instead of failing the ingest on its unique key.
+        names = COPIED_TABLES[table]
+        picked = ", ".join("?" if name == "paper_id" else name for name in names)
+        # Table and column names are the constants of storage.tables.
+        sql.run(f"insert into {table} ({', '.join(names)}) select {picked} from {table}"  # noqa: S608
+                " where paper_id = ? on conflict do nothing", [kept, dropped])
         sql.run(f"delete from {table} where paper_id = ?", [dropped])  # noqa: S608
     pattern = "%" + json.dumps(dropped) + "%"  # a wider net than needed ("_" matches anything): checked below
     for digest in sql.rows("select ws, user_id, local_date, papers, reasons, failures from digests"
