@@ -1,7 +1,11 @@
 """The schema, as a history of sqlite-utils migrations. Append; never edit a released step."""
 
+from datetime import UTC, datetime
+
 from sqlite_utils.db import Database
 from sqlite_utils.migrations import Migrations
+
+from storage.merging import Connection, merge_stored_duplicates
 
 migrations = Migrations("paperbot")
 
@@ -224,3 +228,25 @@ def m009_workspaces(db: Database) -> None:
                " primary key (ws, installer_id))")
     db.execute('create table oauth_states ("state" TEXT PRIMARY KEY, "expires_at" TEXT NOT NULL)')
     db.execute("create index idx_oauth_states_expires_at on oauth_states (expires_at)")
+
+
+@migrations()
+def m010_paper_identity(db: Database) -> None:
+    # One paper across sources: a paper is also the same paper by its DOI, or by its normalised title
+    # with an author surname in common (storage.identity). Every other id it is known by stays in
+    # paper_aliases; papers already stored twice are merged here, what people did with the copy moving
+    # to the paper kept (storage.merging), in every workspace.
+    db["papers"].add_column("doi", str)
+    db["papers"].add_column("title_key", str)
+    db.execute("create index idx_papers_doi on papers (doi)")
+    db.execute("create index idx_papers_title_key on papers (title_key)")
+    db.execute('create table paper_aliases ("alias" TEXT PRIMARY KEY, "paper_id" TEXT NOT NULL, "url" TEXT,'
+               ' "seq" INTEGER NOT NULL)')
+    db.execute("create index idx_paper_aliases_paper_id on paper_aliases (paper_id)")
+    db.execute("create index idx_paper_aliases_seq on paper_aliases (seq)")
+    db.execute("create index idx_paper_aliases_url on paper_aliases (url)")
+    # A merge moves these rows by paper id.
+    db.execute("create index idx_feedback_paper_id on feedback (paper_id)")
+    db.execute("create index idx_shown_paper_id on shown (paper_id)")
+    seq = db.execute("select coalesce(max(seq), 0) from papers").fetchone()[0]
+    merge_stored_duplicates(Connection(db.execute), datetime.now(UTC).isoformat(timespec="seconds"), int(seq))

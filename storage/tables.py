@@ -9,7 +9,9 @@ from __future__ import annotations
 #: ``pos`` columns (generated again, in the order the rows are copied).
 COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "papers": ("id", "arxiv_id", "arxiv_version", "title", "abstract", "authors", "url", "venue",
-               "published", "categories", "added_at", "updated_at", "seq"),
+               "published", "categories", "added_at", "updated_at", "seq", "doi", "title_key"),
+    # Every other id a paper is known by (merged away, or another source's id for it), with its URL.
+    "paper_aliases": ("alias", "paper_id", "url", "seq"),
     "people": ("ws", "user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
                "digest_since", "dm_channel"),
     "topics": ("ws", "user_id", "topic", "added_at"),
@@ -39,8 +41,9 @@ ORDER_BY: dict[str, dict[str, str]] = {
     "postgres": {"topics": "pos", "feedback": "pos"},
 }
 KEYS: dict[str, str] = {
-    "papers": "seq, id", "people": "ws, user_id", "shown": "ws, user_id, paper_id",
-    "digests": "ws, user_id, local_date", "jobs": "name", "artifacts": "name", "once_keys": "ws, key",
+    "papers": "seq, id", "paper_aliases": "seq, alias", "people": "ws, user_id",
+    "shown": "ws, user_id, paper_id", "digests": "ws, user_id, local_date", "jobs": "name",
+    "artifacts": "name", "once_keys": "ws, key",
     "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",
     "feedback_counters": "ws",
 }

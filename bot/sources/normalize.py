@@ -8,6 +8,7 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.sources.records import BadRecord
+from storage.identity import normal_doi
 from storage.models import Paper
 
 #: Longest derived title, "…" included.
@@ -237,6 +238,7 @@ def build_paper(
     published: str | None = None,
     categories: list[str] | None = None,
     arxiv: tuple[str, int | None] | None = None,
+    doi: str | None = None,
     allow_empty_abstract: bool = False,
 ) -> Paper:
     """Assemble a Paper from already-typed fields, filling in what is missing the same way everywhere.
@@ -244,10 +246,15 @@ def build_paper(
     Raises BadRecord("no abstract") when the abstract is empty. The arXiv id comes from ``arxiv``,
     else from ``id`` or ``url`` when they are arXiv ids. The id is, in order: ``arxiv:BASE`` when
     ``id`` itself is an arXiv id or there is no ``id`` but an arXiv id is known; ``id`` as given;
-    the sha1 of the abstract. A missing title is derived from the abstract.
+    the sha1 of the abstract. A missing title is derived from the abstract. ``doi`` is kept bare and
+    lower case however it was written (``doi:``, ``https://doi.org/…``); raises BadRecord when it is
+    not a DOI.
     """
     abstract = collapse_ws(abstract)
     title = collapse_ws(title) if title else ""
+    bare_doi = normal_doi(doi) if doi and doi.strip() else None
+    if doi and doi.strip() and bare_doi is None:
+        raise BadRecord(f"bad DOI '{collapse_ws(doi)[:60]}'")
     if not abstract and not (allow_empty_abstract and title):
         raise BadRecord("no abstract")
     id = id.strip() if id else None
@@ -269,6 +276,7 @@ def build_paper(
         categories=categories or [],
         arxiv_id=arxiv[0] if arxiv else None,
         arxiv_version=arxiv[1] if arxiv else None,
+        doi=bare_doi,
     )
 
 
