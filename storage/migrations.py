@@ -224,3 +224,14 @@ def m009_workspaces(db: Database) -> None:
                " primary key (ws, installer_id))")
     db.execute('create table oauth_states ("state" TEXT PRIMARY KEY, "expires_at" TEXT NOT NULL)')
     db.execute("create index idx_oauth_states_expires_at on oauth_states (expires_at)")
+
+
+@migrations()
+def m011_saved(db: Database) -> None:
+    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
+    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
+    # "newest first" holds for two saves within a second.
+    db.execute('create table saved ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "paper_id" TEXT NOT NULL,'
+               ' "saved_at" TEXT NOT NULL, "like_from_save" INTEGER NOT NULL DEFAULT 0,'
+               " primary key (ws, user_id, paper_id))")
+    db.execute("create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at)")

@@ -184,6 +184,15 @@ MIGRATIONS: list[tuple[str, str]] = [
         create table oauth_states (state text primary key, expires_at text not null);
         create index idx_oauth_states_expires_at on oauth_states (expires_at);
     """),
+    # A person's reading list, as on SQLite (m011_saved there).
+    ("m011_saved", """
+        create table saved (
+            ws text not null, user_id text not null, paper_id text not null, saved_at text not null,
+            like_from_save integer not null default 0,
+            primary key (ws, user_id, paper_id)
+        );
+        create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at);
+    """),
 ]
 
 
