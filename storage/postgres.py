@@ -633,6 +633,12 @@ class PostgresStore:
                           [self._ws, user_id, ids])
         return {r["paper_id"] for r in rows}
 
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        row = self._one("select reason from shown where ws = %s and user_id = %s and paper_id = %s",
+                        [self._ws, user_id, paper_id])
+        return row[0] if row else None
+
     # -- the reading list ------------------------------------------------------------------------
 
     def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:

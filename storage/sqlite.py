@@ -360,6 +360,12 @@ class Store:
                                   " and message_ts = ?", [self._ws, channel, message_ts]))
         return (rows[0]["user_id"], rows[0]["paper_id"]) if rows else None
 
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        row = self.db.execute("select reason from shown where ws = ? and user_id = ? and paper_id = ?",
+                              [self._ws, user_id, paper_id]).fetchone()
+        return row[0] if row else None
+
     # -- the reading list ------------------------------------------------------------------------
 
     def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:

@@ -84,3 +84,10 @@ def test_the_saved_table_is_keyed_by_workspace(any_store):
     any_store.for_workspace("T1").save_paper("U1", "a")
     any_store.for_workspace("T2").save_paper("U1", "a")
     assert sql_rows(any_store, "select count(*) from saved")[0][0] == 2
+
+
+def test_the_reason_a_paper_was_shown_is_kept(any_store):
+    any_store.mark_shown("U1", "a", "Matches “cats”", "D1", "1.1")
+    assert any_store.shown_reason("U1", "a") == "Matches “cats”"
+    assert any_store.shown_reason("U1", "b") is None
+    assert any_store.for_workspace("T1").shown_reason("U1", "a") is None
