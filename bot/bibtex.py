@@ -34,8 +34,9 @@ _DOI_HOSTS = ("doi.org/", "dx.doi.org/")
 _ARXIV_CATEGORY = re.compile(r"[a-z-]+(\.[A-Za-z-]+)?")
 _STOPWORDS = frozenset({"a", "an", "the", "on", "of", "for", "in", "to", "with", "and", "towards", "via",
                         "from", "by", "is", "are", "at"})
-#: Characters a URL field must not hold as they are: braces would unbalance the entry.
-_URL_UNSAFE = {"{": "%7B", "}": "%7D", "\\": "%5C", " ": "%20", "\t": "%09", "\n": "%0A"}
+#: What a URL or DOI field must not hold as it is: braces would unbalance the entry, and a bare ``%``
+#: starts a comment for the tools that read the field as LaTeX (``\%`` reads back as ``%``).
+_URL_UNSAFE = {"%": "\\%", **{c: "\\%" + f"{ord(c):02X}" for c in "{}\\ \t\n"}}
 
 
 def latex(text: str) -> str:
