@@ -11,9 +11,11 @@ import bibtexparser
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware
 
+from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.marks import MARK_BLOCK
 from bot.slack.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
+from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
 
 new_user = user_ids("USAV")
 
@@ -269,3 +271,14 @@ def test_paperbot_export_writes_the_file_from_the_command_line(slack, standin, s
     unknown = _cli(db_path, "--user", "UNOBODY")
     assert unknown.returncode == 1 and "knows no person UNOBODY" in unknown.stderr
     assert "Traceback" not in unknown.stderr
+
+
+def test_every_web_api_method_called_here_is_one_the_manifest_has_scopes_for(standin):
+    """After the file's other tests (the stand-in keeps their calls): chat.update and the upload's
+    calls need scopes the manifest asks for."""
+    methods = {c.method for c in standin.calls()} - {RESPONSE_URL, UPLOAD}
+    assert {"chat.update", "files.getUploadURLExternal", "files.completeUploadExternal"} <= methods
+    for method in methods:
+        assert method in METHOD_SCOPES, method
+        assert METHOD_SCOPES[method] is None or METHOD_SCOPES[method] in SCOPES
+    assert "files:write" in SCOPES
