@@ -27,7 +27,9 @@ PAPER_COLUMNS = COPIED_TABLES["papers"]
 #: Person-level tables keyed (ws, user_id, paper_id): a merge moves their rows to the kept paper, a
 #: person's own row for it winning (who liked both keeps one like). A new table naming papers so
 #: belongs here.
-PAPER_KEYED_TABLES = ("feedback", "shown")
+PAPER_KEYED_TABLES = ("feedback", "shown", "saved")
+#: Those tables as migration m010 found them (``saved`` came with m011).
+M010_TABLES = ("feedback", "shown")
 CHUNK = 500
 
 INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608
@@ -227,7 +229,7 @@ def known(sql: Sql, rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
 
 
 def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str | None],
-          changed: bool) -> None:
+          changed: bool, tables: Sequence[str] = PAPER_KEYED_TABLES) -> None:
     """Write a placement into a stored paper: the merged row (when ``changed``), the papers merged
     away with what people did with them, and the aliases (``urls``: the URL each alias id had)."""
     kept_id, merged = placed.kept["id"], placed.merged
@@ -241,7 +243,7 @@ def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str 
         for alias, target in list(matcher.aliases.items()):
             if target == dropped:
                 matcher.aliases[alias] = kept_id
-        move_person_rows(sql, dropped, kept_id)
+        move_person_rows(sql, dropped, kept_id, tables)
         matcher.forget(dropped)
     for alias in placed.aliases:
         sql.run(SAVE_ALIAS, [alias, kept_id, urls.get(alias), merged["seq"]])
@@ -249,10 +251,10 @@ def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str 
     matcher.put(merged)
 
 
-def move_person_rows(sql: Sql, dropped: str, kept: str) -> None:
+def move_person_rows(sql: Sql, dropped: str, kept: str, tables: Sequence[str] = PAPER_KEYED_TABLES) -> None:
     """Give paper ``kept`` what every person, in every workspace, did with paper ``dropped``: their
     feedback and what they were shown (their own row for ``kept`` wins), and the digests listing it."""
-    for table in PAPER_KEYED_TABLES:
+    for table in tables:
         # An insert that gives way on conflict, not an update: a person's own row for ``kept`` written at
         # this moment by another transaction wins instead of failing the ingest on its unique key.
         names = COPIED_TABLES[table]
@@ -284,7 +286,7 @@ def move_person_rows(sql: Sql, dropped: str, kept: str) -> None:
 # -- the migration -------------------------------------------------------------------------------------
 
 
-def merge_stored_duplicates(sql: Sql, now: str, seq: int) -> int:
+def merge_stored_duplicates(sql: Sql, now: str, seq: int, tables: Sequence[str] = M010_TABLES) -> int:
     """Give every stored paper its title key and merge the papers that are one (m010), oldest first,
     the oldest keeping its id; returns the last change number given out (``seq`` when none was)."""
     matcher = Matcher()
@@ -302,7 +304,7 @@ def merge_stored_duplicates(sql: Sql, now: str, seq: int) -> int:
         matcher.rows[row["id"]] = row  # known for a moment, so that write() drops it as stored
         placed.dropped.append(row["id"])
         placed.aliases = [a for a in dict.fromkeys([*placed.aliases, row["id"]]) if a != placed.kept["id"]]
-        write(sql, matcher, placed, {}, changed=True)
+        write(sql, matcher, placed, {}, changed=True, tables=tables)
     return seq
 
 

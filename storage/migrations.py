@@ -250,3 +250,14 @@ def m010_paper_identity(db: Database) -> None:
     db.execute("create index idx_shown_paper_id on shown (paper_id)")
     seq = db.execute("select coalesce(max(seq), 0) from papers").fetchone()[0]
     merge_stored_duplicates(Connection(db.execute), datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
+
+
+@migrations()
+def m011_saved(db: Database) -> None:
+    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
+    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
+    # "newest first" holds for two saves within a second.
+    db.execute('create table saved ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "paper_id" TEXT NOT NULL,'
+               ' "saved_at" TEXT NOT NULL, "like_from_save" INTEGER NOT NULL DEFAULT 0,'
+               " primary key (ws, user_id, paper_id))")
+    db.execute("create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at)")

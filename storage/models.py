@@ -116,3 +116,11 @@ class WorkspaceSummary:
     installed_at: str | None
     people: int
     last_digest_at: str | None
+
+
+@dataclass(frozen=True)
+class SavedPaper:
+    """A paper on a person's reading list, and when they saved it (ISO UTC)."""
+
+    paper_id: str
+    saved_at: str

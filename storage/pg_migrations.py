@@ -217,6 +217,15 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
     # One paper across sources (DOI, title and a surname), every id it had kept as an alias, stored
     # duplicates merged with what people did with them.
     ("m010_paper_identity", _paper_identity),
+    # A person's reading list, as on SQLite (m011_saved there).
+    ("m011_saved", """
+        create table saved (
+            ws text not null, user_id text not null, paper_id text not null, saved_at text not null,
+            like_from_save integer not null default 0,
+            primary key (ws, user_id, paper_id)
+        );
+        create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at);
+    """),
 ]
 
 

@@ -47,9 +47,18 @@ import psycopg.errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from storage import identity, leases, merging, pg_migrations, workspaces
+from storage import identity, leases, merging, pg_migrations, saved, workspaces
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
-from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
+from storage.models import (
+    DigestRecord,
+    Feedback,
+    JobRecord,
+    Paper,
+    Person,
+    SavedPaper,
+    UpsertCounts,
+    WorkspaceSummary,
+)
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
 from storage.sqlite import (
@@ -592,6 +601,49 @@ class PostgresStore:
                           " join shown s on s.paper_id = coalesce(a.paper_id, c.id)"
                           " where s.ws = %s and s.user_id = %s", [ids, self._ws, user_id])
         return {r["id"] for r in rows}
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        row = self._one("select reason from shown where ws = %s and user_id = %s and paper_id = %s",
+                        [self._ws, user_id, paper_id])
+        return row[0] if row else None
+
+    # -- the reading list ------------------------------------------------------------------------
+
+    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
+        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
+        this save. True if it was not there yet (a second save, even one at the same time, changes
+        nothing)."""
+        return self._run(_pg(saved.SAVE), [self._ws, user_id, paper_id, saved.saved_now(),
+                                           int(like_from_save)]) > 0
+
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
+        """Take a paper off the reading list: None if it was not on it, else whether its like came with
+        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
+        row = self._one(_pg(saved.UNSAVE), [self._ws, user_id, paper_id])
+        return None if row is None else bool(row[0])
+
+    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
+        """The person liked a saved paper on their own: unsaving it leaves that like."""
+        self._run(_pg(saved.KEEP_LIKE), [self._ws, user_id, paper_id])
+
+    def saved_papers(self, user_id: str) -> list[SavedPaper]:
+        """A person's reading list, newest first."""
+        return [SavedPaper(r["paper_id"], r["saved_at"]) for r in self._rows(_pg(saved.LIST),
+                                                                             [self._ws, user_id])]
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper on a person's reading list."""
+        return {r["paper_id"] for r in self._rows(_pg(saved.IDS), [self._ws, user_id])}
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        """Every row about a person, per personal table (each row its copied columns): what they may
+        ask to see of themselves."""
+        found = {}
+        for table in PERSONAL_TABLES:
+            sql, names = saved.rows_of_person("postgres", table)
+            found[table] = [{n: r[n] for n in names} for r in self._rows(_pg(sql), [self._ws, user_id])]
+        return found
 
     # -- saved models ----------------------------------------------------------------------------
 

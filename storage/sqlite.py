@@ -18,10 +18,19 @@ from typing import Self
 
 from sqlite_utils import Database
 
-from storage import identity, leases, merging, workspaces
+from storage import identity, leases, merging, saved, workspaces
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
-from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
+from storage.models import (
+    DigestRecord,
+    Feedback,
+    JobRecord,
+    Paper,
+    Person,
+    SavedPaper,
+    UpsertCounts,
+    WorkspaceSummary,
+)
 from storage.tables import COPIED_TABLES, columns, order_by
 
 
@@ -352,6 +361,51 @@ class Store:
         rows = list(self.db.query("select user_id, paper_id from shown where ws = ? and channel = ?"
                                   " and message_ts = ?", [self._ws, channel, message_ts]))
         return (rows[0]["user_id"], rows[0]["paper_id"]) if rows else None
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        row = self.db.execute("select reason from shown where ws = ? and user_id = ? and paper_id = ?",
+                              [self._ws, user_id, paper_id]).fetchone()
+        return row[0] if row else None
+
+    # -- the reading list ------------------------------------------------------------------------
+
+    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
+        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
+        this save. True if it was not there yet (a second save changes nothing)."""
+        return self.db.execute(saved.SAVE, [self._ws, user_id, paper_id, saved.saved_now(),
+                                            int(like_from_save)]).rowcount > 0
+
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
+        """Take a paper off the reading list: None if it was not on it, else whether its like came with
+        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
+        # In a transaction of its own (sqlite3 leaves one open after a RETURNING statement), every row
+        # read (an unfinished RETURNING statement keeps the table locked).
+        with self.transaction():
+            rows = self.db.execute(saved.UNSAVE, [self._ws, user_id, paper_id]).fetchall()
+        return bool(rows[0][0]) if rows else None
+
+    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
+        """The person liked a saved paper on their own: unsaving it leaves that like."""
+        self.db.execute(saved.KEEP_LIKE, [self._ws, user_id, paper_id])
+
+    def saved_papers(self, user_id: str) -> list[SavedPaper]:
+        """A person's reading list, newest first."""
+        return [SavedPaper(r[0], r[1]) for r in self.db.execute(saved.LIST, [self._ws, user_id])]
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper on a person's reading list."""
+        return {r[0] for r in self.db.execute(saved.IDS, [self._ws, user_id])}
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        """Every row about a person, per personal table (each row its copied columns): what they may
+        ask to see of themselves."""
+        found = {}
+        for table in PERSONAL_TABLES:
+            sql, names = saved.rows_of_person("sqlite", table)
+            found[table] = [dict(zip(names, row, strict=True))
+                            for row in self.db.execute(sql, [self._ws, user_id])]
+        return found
 
     # -- saved models ----------------------------------------------------------------------------
 
@@ -782,7 +836,7 @@ class Store:
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``. A new personal table must be
 #: added here (and to storage.tables.WORKSPACE_TABLES).
-PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests")
+PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved")
 
 
 def _person_from_row(row: dict) -> Person:

@@ -28,11 +28,13 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "counters": ("name", "value"),
     # After feedback: importing feedback rows counts them again, and the copied numbers then win.
     "feedback_counters": ("ws", "value"),
+    "saved": ("ws", "user_id", "paper_id", "saved_at", "like_from_save"),
 }
 
 #: Tables whose rows each belong to one workspace (a ``ws`` column, part of their keys): what
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
-WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters")
+WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
+                    "saved")
 
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
@@ -45,7 +47,7 @@ KEYS: dict[str, str] = {
     "shown": "ws, user_id, paper_id", "digests": "ws, user_id, local_date", "jobs": "name",
     "artifacts": "name", "once_keys": "ws, key",
     "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",
-    "feedback_counters": "ws",
+    "feedback_counters": "ws", "saved": "ws, user_id, paper_id",
 }
 
 

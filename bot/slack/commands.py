@@ -22,15 +22,29 @@ from bot.paper_view import shown_title
 from bot.reasons import shorten
 from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
+from bot.slack.files import upload_to_dm
 from bot.slack.manifest import COMMAND
-from bot.slack.messages import escape, fit, results_blocks, unescape
+from bot.slack.messages import (
+    FALLBACK_LIMIT,
+    MESSAGE_BLOCKS,
+    SECTION_LIMIT,
+    byline,
+    escape,
+    fit,
+    link,
+    results_blocks,
+    title_of,
+    unescape,
+)
 from bot.slack.people import refresh_timezone
 from bot.slack.runtime import Runtime
 from bot.usecases import follow, forget, interests, recommend, search, unfollow
 from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
+from bot.usecases.export import bibtex_export, data_export
 from bot.usecases.interests import FollowResult
 from bot.usecases.recommend import MAX_RECOMMEND
+from bot.usecases.saved import SavedItem, saved_papers
 from bot.usecases.schedule import next_digest, set_digest_time, stop_digests
 from bot.usecases.sending import Outcome
 
@@ -48,16 +62,22 @@ paper URL there adds that paper as one you like
 • `{COMMAND} search contrastive learning`: papers matching a query, shown only to you
 • `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest off` \
 stops it, `{COMMAND} digest now` sends one now
+• `{COMMAND} saved`: your saved papers, newest first, with links
+• `{COMMAND} export`: a BibTeX file of your saved and liked papers, in our DM; `{COMMAND} export data` \
+a JSON file of everything paperbot stores about you
 • `{COMMAND} forget`: delete everything paperbot stores about you
-React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer; remove the \
-reaction to take it back."""
+React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to \
+save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and \
+More like this (similar papers in its thread)."""
 
-SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget")
+SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
+               "export")
 
 
 @dataclass(frozen=True)
 class Command:
-    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now."""
+    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now,
+    or export-bibtex / export-data."""
 
     name: str
     arg: str = ""
@@ -79,7 +99,9 @@ def parse(text: str) -> Command:
     name, arg = parts[0].lower(), (parts[1].strip() if len(parts) > 1 else "")
     if name not in SUBCOMMANDS:
         raise BadArgument(f"I don't know the subcommand “{shorten(parts[0], 40)}”.")
-    if name in ("help", "interests", "forget"):
+    if name == "export":
+        return _export(arg)
+    if name in ("help", "interests", "forget", "saved"):
         if arg and name != "help":
             raise BadArgument(f"`{COMMAND} {name}` takes nothing after it.")
         return Command(name)
@@ -99,6 +121,17 @@ def _count(arg: str) -> int:
         raise BadArgument(f"`{COMMAND} recommend N` takes a number from 1 to {MAX_RECOMMEND}, "
                           f"not “{shorten(arg, 40)}”.")
     return int(arg)
+
+
+def _export(arg: str) -> Command:
+    word = arg.lower()
+    if not arg:
+        return Command("export-bibtex")
+    if word == "data":
+        return Command("export-data")
+    raise BadArgument(f"`{COMMAND} export` takes nothing, or `data`, not “{shorten(arg, 40)}”: "
+                      f"`{COMMAND} export` for a BibTeX file of your saved and liked papers, "
+                      f"`{COMMAND} export data` for everything paperbot stores about you.")
 
 
 def _digest(arg: str) -> Command:
@@ -243,6 +276,53 @@ def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
     return {"text": intro, "blocks": results_blocks(intro, recs)}
 
 
+def reply_saved(ctx: Context, user_id: str) -> Reply:
+    items = saved_papers(ctx, user_id)
+    if not items:
+        return {"text": "You have no saved papers yet: click Save on a paper I sent you, or react to it "
+                        "with :bookmark:."}
+    intro = f"*Your saved papers* ({len(items)}), newest first:"
+    lines = [_saved_line(item) for item in items]
+    blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": intro}}]
+    chunk: list[str] = []
+    shown = 0
+    for line in lines:
+        if sum(len(x) + 1 for x in chunk) + len(line) > SECTION_LIMIT - 100:
+            if len(blocks) + 2 > MESSAGE_BLOCKS:
+                break
+            blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
+            chunk = []
+        chunk.append(line)
+        shown += 1
+    if chunk:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
+    if shown < len(items):
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text":
+                       f"and {len(items) - shown} more: `{COMMAND} export` has them all."}]})
+    return {"text": f"{intro}\n" + "\n".join(lines[:20])[:FALLBACK_LIMIT - 200], "blocks": blocks}
+
+
+def _saved_line(item: SavedItem) -> str:
+    paper = item.paper
+    line = "• " + link(paper.url, fit(title_of(paper), 200))
+    by = byline(paper)
+    return line + (f" · {by}" if by else "") + f" · saved {item.saved_at[:10]}"
+
+
+def reply_export(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    ctx = rt.ctx
+    if cmd.name == "export-data":
+        file = data_export(ctx, user_id)
+        upload_to_dm(ctx, client, user_id, file, "Everything paperbot stores about you, as JSON.")
+        return {"text": f"I put a JSON file of everything I store about you ({file.count} rows) in our "
+                        "direct messages."}
+    file = bibtex_export(ctx, user_id)
+    comment = f"Your saved and liked papers as BibTeX ({_papers(file.count)})."
+    upload_to_dm(ctx, client, user_id, file, comment)
+    return {"text": f"I put a BibTeX file of your {_papers(file.count)} (saved and liked) in our direct "
+                    "messages; a reference manager imports it."}
+
+
 def _delivered(delivery: Delivery) -> str:
     delivered, failed, unsure = delivery.delivered, delivery.failed, delivery.unconfirmed
     unsure_text = (f"Slack didn't confirm {_papers(len(unsure))} in time and I couldn't check, so look "
@@ -304,6 +384,9 @@ REPLIES: dict[str, Callable[[Runtime, WebClient, str, Command], Reply]] = {
     "digest-at": lambda rt, client, user, cmd: reply_digest_at(rt.ctx, client, user, cmd),
     "digest-now": reply_digest_now,
     "forget": lambda rt, client, user, cmd: reply_forget(rt, user),
+    "saved": lambda rt, client, user, cmd: reply_saved(rt.ctx, user),
+    "export-bibtex": reply_export,
+    "export-data": reply_export,
 }
 
 

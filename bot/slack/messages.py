@@ -31,6 +31,9 @@ URL_LIMIT = 1000
 
 LIKE_ACTION = "paper_like"
 DISLIKE_ACTION = "paper_dislike"
+SAVE_ACTION = "paper_save"
+MORE_ACTION = "paper_more_like_this"
+ACTIONS_BLOCK = "paper_actions"  # the block of the buttons (bot.slack.marks finds it by this id)
 
 _URL = re.compile(r"https?://[^\s<>|\"]+")
 
@@ -111,11 +114,15 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
     if abstract:
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": fit(abstract, ABSTRACT_LIMIT)}})
     if buttons:
-        blocks.append({"type": "actions", "elements": [
+        blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": [
+            {"type": "button", "action_id": SAVE_ACTION, "value": "save",
+             "text": {"type": "plain_text", "text": "🔖 Save", "emoji": True}},
             {"type": "button", "action_id": LIKE_ACTION, "value": "like",
-             "text": {"type": "plain_text", "text": "👍 More like this", "emoji": True}},
+             "text": {"type": "plain_text", "text": "👍", "emoji": True}},
             {"type": "button", "action_id": DISLIKE_ACTION, "value": "dislike",
              "text": {"type": "plain_text", "text": "👎 Not for me", "emoji": True}},
+            {"type": "button", "action_id": MORE_ACTION, "value": "more",
+             "text": {"type": "plain_text", "text": "More like this", "emoji": True}},
         ]})
     return blocks
 

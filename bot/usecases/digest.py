@@ -24,6 +24,7 @@ from bot.usecases.recommend import (
     NO_PAPERS,
     Recommendation,
     community,
+    never_again,
     profile_for,
     remember_shown,
     with_papers,
@@ -109,7 +110,6 @@ class Chooser:
         return with_papers(self.ctx, explain_picks(small, profile, known))
 
     def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
-        store = self.ctx.store
         out: dict[tuple[str, date], Choice] = {}
         people = []
         for user_id, today in batch:
@@ -117,7 +117,7 @@ class Chooser:
             if profile.is_empty:
                 out[(user_id, today)] = NoInterests(NO_INTERESTS)
             else:
-                people.append((user_id, today, profile, store.shown_paper_ids(user_id)))
+                people.append((user_id, today, profile, never_again(self.ctx, user_id)))
         if not people:
             return out
         recent = {today: _recent(self.ctx, (today - timedelta(days=RECENT_DAYS)).isoformat())

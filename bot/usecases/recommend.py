@@ -75,7 +75,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
     profile = profile_for(ctx, user_id)
     if profile.is_empty:
         raise NoInterests(NO_INTERESTS)
-    shown = ctx.store.shown_paper_ids(user_id)
+    shown = never_again(ctx, user_id)
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
@@ -86,6 +86,12 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
             for rec in recommendations:
                 remember_shown(ctx, user_id, rec)
     return recommendations
+
+
+def never_again(ctx: Context, user_id: str) -> set[str]:
+    """The papers never to be recommended to a person again: every one shown to them, or saved (a
+    paper saved from elsewhere than its message, or whose like was taken back, still stays out)."""
+    return ctx.store.shown_paper_ids(user_id) | ctx.store.saved_paper_ids(user_id)
 
 
 def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str | None = None,

@@ -116,6 +116,7 @@ def test_a_record_tying_two_stored_papers_merges_them_and_what_people_did_moves(
     one.set_feedback("U1", "arxiv:2401.00001", 1)
     one.set_feedback("U1", "journal:9", 1)  # liked both copies: keeps one like
     one.mark_shown("U1", "journal:9", "why", "D1", "2.2")
+    one.save_paper("U1", "journal:9")  # saved the copy that goes: the save goes with it
     two.set_feedback("U1", "journal:9", -1)  # the same user id in another workspace is another person
     two.start_digest("U1", "2024-05-01", "me:1:1", "2999-01-01T00:00:00+00:00", "2024-05-01T08:00:00+00:00")
     two.set_digest_papers("U1", "2024-05-01", "me:1:1", ["journal:9", "arxiv:2401.00001"],
@@ -132,6 +133,7 @@ def test_a_record_tying_two_stored_papers_merges_them_and_what_people_did_moves(
     assert [(f.paper_id, f.value) for f in one.get_feedback("U1")] == [("arxiv:2401.00001", 1)]
     assert [(f.paper_id, f.value) for f in two.get_feedback("U1")] == [("arxiv:2401.00001", -1)]
     assert one.shown_paper_ids("U1") == {"arxiv:2401.00001"}
+    assert one.saved_paper_ids("U1") == {"arxiv:2401.00001"} and two.saved_paper_ids("U1") == set()
     assert one.paper_for_message("D1", "2.2") == ("U1", "arxiv:2401.00001")
     digest = two.get_digest("U1", "2024-05-01")
     assert (digest.papers, digest.reasons) == (["arxiv:2401.00001"], {"arxiv:2401.00001": "because"})
