@@ -13,7 +13,7 @@ from bibtexparser.middlewares import LatexDecodingMiddleware
 
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.marks import MARK_BLOCK
-from bot.slack.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, title_of
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
 from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
 
@@ -131,7 +131,7 @@ def test_saved_lists_newest_first_with_links_only_to_the_caller(slack, standin, 
     assert reply.via == "respond" and reply.response_type == "ephemeral"
     listing = "\n".join(b["text"]["text"] for b in reply.blocks if b["type"] == "section")
     papers = store.get_papers([p for p, _, _ in posted])
-    titles = [papers[p].title for p, _, _ in reversed(posted)]  # newest first
+    titles = [title_of(papers[p]) for p, _, _ in reversed(posted)]  # newest first, as shown
     where = [listing.index(t.replace("&", "&amp;")) for t in titles]
     assert where == sorted(where), listing
     assert all(f"<{papers[p].url}|" in listing for p, _, _ in posted if papers[p].url)
