@@ -275,6 +275,34 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
         sys.exit(1)
 
 
+@cli.command(name="export")
+@_db_option()
+@click.option("--user", "user_id", required=True, metavar="UID", help="The person (their Slack user id).")
+@click.option("--team", metavar="TID", help="Their workspace (a team id, or an org's enterprise id); needed "
+              "only when the same user id is a person in several.")
+@click.option("--format", "fmt", type=click.Choice(["bibtex", "json"]), default="bibtex", show_default=True,
+              help="bibtex: their saved and liked papers; json: everything stored about them.")
+@click.option("--out", "out_path", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Write the file here (default: print it).")
+@click.pass_context
+def export_command(ctx: click.Context, user_id: str, team: str | None, fmt: str,
+                   out_path: str | None) -> None:
+    """A person's saved and liked papers as BibTeX, or everything paperbot stores about them as JSON:
+    what `/papers export` and `/papers export data` upload into their DM."""
+    from bot.usecases.export import export, person_context
+
+    file = export(person_context(_open(ctx), user_id, team), user_id, fmt)
+    if out_path is None:
+        click.echo(file.content, nl=False)
+        return
+    try:
+        Path(out_path).write_text(file.content, encoding="utf-8")
+    except OSError as exc:
+        raise PaperbotError(f"--out: can't write {out_path} ({exc.strerror or exc})") from None
+    what = "papers" if fmt == "bibtex" else "rows"
+    terminal.errors.print(f"Wrote {file.count:,} {what} to {escape(out_path)}", highlight=False)
+
+
 @cli.group(invoke_without_command=True)
 @_db_option()
 @click.pass_context

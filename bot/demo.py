@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from bot import terminal
 from bot.context import Context
+from bot.paper_view import shown_title
 from bot.usecases import DISLIKE, LIKE, build_digest, follow, ingest, record_feedback
 
 READER = "demo-reader"
@@ -48,8 +49,8 @@ def run_demo(keep: str | None = None) -> None:
         liked, disliked = first.recommendations[0].paper, first.recommendations[1].paper
         record_feedback(ctx, READER, liked.id, LIKE)
         record_feedback(ctx, READER, disliked.id, DISLIKE)
-        console.print(f"\nThe reader reacts 👍 to [green]{escape(liked.title)}[/green]")
-        console.print(f"and 👎 to [red]{escape(disliked.title)}[/red].\n")
+        console.print(f"\nThe reader reacts 👍 to [green]{escape(shown_title(liked))}[/green]")
+        console.print(f"and 👎 to [red]{escape(shown_title(disliked))}[/red].\n")
 
         second = build_digest(ctx, READER)
         terminal.show_recommendations(second.recommendations, "Tomorrow's digest, after that feedback")

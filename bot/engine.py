@@ -70,6 +70,11 @@ class Engine:
                     self.rebuild(must_save)
                 return
             changed = list(self.store.papers_changed_since(self._seq))
+            # Read after the changes: a paper merged away is named with a change number no lower than
+            # the paper it went into, so none is missed.
+            merged_away = self.store.papers_merged_since(self._seq)
+            if merged_away:
+                self._index.remove(merged_away)
             if changed:
                 # New words in them get columns here (the vocabulary grows): searchable now, not at the refit.
                 width = self._index.matrix.shape[1]

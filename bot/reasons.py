@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.paper_view import shown_title
 from recommender import Pick
 from storage import Paper
 
@@ -13,7 +14,7 @@ def reason_text(pick: Pick, liked_papers: dict[str, Paper]) -> str:
     likes did), otherwise the topics it matches, otherwise the matching terms."""
     liked = liked_papers.get(pick.similar_to) if pick.similar_to else None
     if liked is not None:
-        title = shorten(liked.title or liked.abstract, MAX_TITLE)
+        title = shorten(shown_title(liked), MAX_TITLE)
         if pick.liked_by_others:
             return f"People who liked “{title}” also liked this"
         return f"Like “{title}”, which you liked"

@@ -10,7 +10,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from bot.paper_view import paper_links, published_on, shown_abstract, shown_title
 from bot.reasons import shorten
+from bot.tex import tex_to_text
 from bot.usecases import DailyRun, Recommendation, SourceReport
 from bot.usecases.daily import Preview
 from bot.usecases.schedule import NotDue
@@ -28,14 +30,17 @@ def show_recommendations(recs: list[Recommendation], title: str, abstract_chars:
     for number, rec in enumerate(recs, 1):
         paper = rec.paper
         body = Text()
-        byline = ", ".join(paper.authors[:4]) + (" et al." if len(paper.authors) > 4 else "")
-        meta = " · ".join(x for x in (byline, paper.venue or "") if x)
+        byline = ", ".join(tex_to_text(name) for name in paper.authors[:4])
+        byline += " et al." if len(paper.authors) > 4 else ""
+        meta = " · ".join(x for x in (byline, tex_to_text(paper.venue or ""), published_on(paper)) if x)
         if meta:
             body.append(meta + "\n", style="dim")
+        for each in paper_links(paper):
+            body.append(f"{each.label}: {each.url}\n", style="dim")
         body.append("Why: ", style="bold green")
         body.append(rec.reason + "\n")
-        body.append(shorten(paper.abstract, abstract_chars), style="italic")
-        heading = f"[bold]{number}. {escape(paper.title)}"
+        body.append(shorten(shown_abstract(paper), abstract_chars), style="italic")
+        heading = f"[bold]{number}. {escape(shown_title(paper))}"
         console.print(Panel(body, title=heading, title_align="left", expand=True))
 
 

@@ -70,6 +70,14 @@ class PaperIndex:
             self.row_of[pid] = start + offset
         self.ids.extend(ids)
 
+    def remove(self, ids: Sequence[str]) -> None:
+        """Stop ranking these papers (merged into others); unknown ids are ignored. Their rows stay in
+        the matrix, as replaced rows do, until the next fit or save."""
+        for pid in ids:
+            row = self.row_of.pop(pid, None)
+            if row is not None:
+                self.alive[row] = False
+
     def needs_refit(self, growth: float = 0.2) -> bool:
         """True once the papers added since fitting exceed ``growth`` of those fitted on."""
         return len(self) - self.fitted_on > growth * max(self.fitted_on, 1)

@@ -427,6 +427,6 @@ def _distinct_terms(terms: list[str], n: int) -> list[str]:
     return chosen
 
 
-def search(index: PaperIndex, query: str, k: int) -> list[Pick]:
-    """Papers best matching a free-text query."""
-    return rank(index, Profile(topics=[query]), k, name_topics=False)
+def search(index: PaperIndex, query: str, k: int, candidates: Collection[str] | None = None) -> list[Pick]:
+    """Papers best matching a free-text query (only among ``candidates`` when given)."""
+    return rank(index, Profile(topics=[query]), k, candidates=candidates, name_topics=False)

@@ -1,7 +1,11 @@
 """The schema, as a history of sqlite-utils migrations. Append; never edit a released step."""
 
+from datetime import UTC, datetime
+
 from sqlite_utils.db import Database
 from sqlite_utils.migrations import Migrations
+
+from storage.merging import Connection, merge_stored_duplicates
 
 migrations = Migrations("paperbot")
 
@@ -227,6 +231,39 @@ def m009_workspaces(db: Database) -> None:
 
 
 @migrations()
+def m010_paper_identity(db: Database) -> None:
+    # One paper across sources: a paper is also the same paper by its DOI, or by its normalised title
+    # with an author surname in common (storage.identity). Every other id it is known by stays in
+    # paper_aliases; papers already stored twice are merged here, what people did with the copy moving
+    # to the paper kept (storage.merging), in every workspace.
+    db["papers"].add_column("doi", str)
+    db["papers"].add_column("title_key", str)
+    db.execute("create index idx_papers_doi on papers (doi)")
+    db.execute("create index idx_papers_title_key on papers (title_key)")
+    db.execute('create table paper_aliases ("alias" TEXT PRIMARY KEY, "paper_id" TEXT NOT NULL, "url" TEXT,'
+               ' "seq" INTEGER NOT NULL)')
+    db.execute("create index idx_paper_aliases_paper_id on paper_aliases (paper_id)")
+    db.execute("create index idx_paper_aliases_seq on paper_aliases (seq)")
+    db.execute("create index idx_paper_aliases_url on paper_aliases (url)")
+    # A merge moves these rows by paper id.
+    db.execute("create index idx_feedback_paper_id on feedback (paper_id)")
+    db.execute("create index idx_shown_paper_id on shown (paper_id)")
+    seq = db.execute("select coalesce(max(seq), 0) from papers").fetchone()[0]
+    merge_stored_duplicates(Connection(db.execute), datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
+
+
+@migrations()
+def m011_saved(db: Database) -> None:
+    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
+    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
+    # "newest first" holds for two saves within a second.
+    db.execute('create table saved ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "paper_id" TEXT NOT NULL,'
+               ' "saved_at" TEXT NOT NULL, "like_from_save" INTEGER NOT NULL DEFAULT 0,'
+               " primary key (ws, user_id, paper_id))")
+    db.execute("create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at)")
+
+
+@migrations()
 def m012_feeds_authors_mutes(db: Database) -> None:
     # Issue 12: named feeds beside the main one (the main feed stays in ``topics``, so a person without
     # feeds ranks as before), followed authors (``key``: the name as matched, so "Andrea Bajcsy" and
@@ -244,6 +281,7 @@ def m012_feeds_authors_mutes(db: Database) -> None:
     db.execute('create table feed_papers ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
                ' "paper_id" TEXT NOT NULL, "feed" TEXT NOT NULL, "picked_at" TEXT,'
                ' primary key (ws, user_id, paper_id))')
+    db.execute("create index idx_feed_papers_paper_id on feed_papers (paper_id)")  # a merge moves them
 
 
 @migrations()

@@ -11,7 +11,7 @@ class Paper:
 
     ``id`` is the stable key. ``arxiv_id`` (without version) ties together the
     versions and sources of one arXiv paper; ``arxiv_version`` lets the newest
-    text win.
+    text win. ``doi`` is bare and lower case ("10.1145/3292500.3330701").
     """
 
     id: str
@@ -24,6 +24,7 @@ class Paper:
     categories: list[str] = field(default_factory=list)
     arxiv_id: str | None = None
     arxiv_version: int | None = None
+    doi: str | None = None
 
     @property
     def text(self) -> str:
@@ -116,3 +117,11 @@ class WorkspaceSummary:
     installed_at: str | None
     people: int
     last_digest_at: str | None
+
+
+@dataclass(frozen=True)
+class SavedPaper:
+    """A paper on a person's reading list, and when they saved it (ISO UTC)."""
+
+    paper_id: str
+    saved_at: str

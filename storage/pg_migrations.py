@@ -10,12 +10,18 @@ that a row moves between the backends unchanged. Differences, each on purpose:
 - ``topics`` and ``feedback`` get a ``pos`` identity column to keep SQLite's insertion order (its rowid);
 - ``counters`` holds a ``papers`` row from the start: the change feed's counter (see PostgresStore).
 
+A step is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles as text).
 Several processes starting together migrate once: :func:`apply` holds an advisory lock around it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import UTC, datetime
+
 import psycopg
+
+from storage.merging import Connection, merge_stored_duplicates
 
 #: Key of the advisory lock held while migrating (any constant bigint unique to paperbot).
 MIGRATION_LOCK = 7_401_286_113
@@ -29,7 +35,31 @@ PERSON_HOLD_SPACE = 74_013
 #: adopting at once (each at its start) take turns instead of waiting on each other's rows.
 ADOPT_LOCK = 7_401_286_114
 
-MIGRATIONS: list[tuple[str, str]] = [
+
+
+def _paper_identity(conn: psycopg.Connection) -> None:
+    """m010: as SQLite's step of the same name (storage/migrations.py)."""
+    conn.execute("""
+        alter table papers add column doi text, add column title_key text;
+        create index idx_papers_doi on papers (doi);
+        create index idx_papers_title_key on papers (title_key);
+        create table paper_aliases (alias text primary key, paper_id text not null, url text,
+                                    seq bigint not null);
+        create index idx_paper_aliases_paper_id on paper_aliases (paper_id);
+        create index idx_paper_aliases_seq on paper_aliases (seq);
+        create index idx_paper_aliases_url on paper_aliases (url);
+        create index idx_feedback_paper_id on feedback (paper_id);
+        create index idx_shown_paper_id on shown (paper_id);
+    """)
+    # Queued with the paper writers (an older process may still be writing), as upsert_papers is.
+    seq = conn.execute("select greatest(value, (select coalesce(max(seq), 0) from papers)) from counters"
+                       " where name = 'papers' for update").fetchone()[0]
+    last = merge_stored_duplicates(Connection(conn.execute, format_marks=True),
+                                   datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
+    conn.execute("update counters set value = %s where name = 'papers'", [last])
+
+
+MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
     ("m001_core", """
         create table papers (
             id text primary key,
@@ -184,6 +214,18 @@ MIGRATIONS: list[tuple[str, str]] = [
         create table oauth_states (state text primary key, expires_at text not null);
         create index idx_oauth_states_expires_at on oauth_states (expires_at);
     """),
+    # One paper across sources (DOI, title and a surname), every id it had kept as an alias, stored
+    # duplicates merged with what people did with them.
+    ("m010_paper_identity", _paper_identity),
+    # A person's reading list, as on SQLite (m011_saved there).
+    ("m011_saved", """
+        create table saved (
+            ws text not null, user_id text not null, paper_id text not null, saved_at text not null,
+            like_from_save integer not null default 0,
+            primary key (ws, user_id, paper_id)
+        );
+        create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at);
+    """),
     # Issue 12: as SQLite's m012 (named feeds, followed authors, muted words, the feed a paper was picked
     # for), each keyed by workspace and person.
     ("m012_feeds_authors_mutes", """
@@ -205,6 +247,7 @@ MIGRATIONS: list[tuple[str, str]] = [
             picked_at text,
             primary key (ws, user_id, paper_id)
         );
+        create index idx_feed_papers_paper_id on feed_papers (paper_id);
     """),
     # A weekly digest's weekday (0 = Monday), NULL for daily (as SQLite's m013).
     ("m013_weekly_digests", """
@@ -228,7 +271,10 @@ def apply(conn: psycopg.Connection) -> list[str]:
             if name in done:
                 continue
             with conn.transaction():
-                conn.execute(sql)
+                if callable(sql):
+                    sql(conn)
+                else:
+                    conn.execute(sql)
                 conn.execute("insert into schema_migrations (name) values (%s)", [name])
             applied_now.append(name)
     finally:

@@ -47,17 +47,24 @@ import psycopg.errors
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from storage import leases, pg_migrations, workspaces
+from storage import identity, leases, merging, pg_migrations, saved, workspaces
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
-from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
+from storage.models import (
+    DigestRecord,
+    Feedback,
+    JobRecord,
+    Paper,
+    Person,
+    SavedPaper,
+    UpsertCounts,
+    WorkspaceSummary,
+)
 from storage.preferences import Preferences
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
 from storage.sqlite import (
-    _PAPER_FIELDS,
     PERSONAL_TABLES,
     _digest_from_row,
-    _is_older,
     _paper_from_row,
     _paper_row,
     _person_from_row,
@@ -75,7 +82,6 @@ POOL_SIZE = 10
 #: whether it still answers (a round trip per call otherwise); one idle longer is checked first.
 CHECK_IDLE_SECONDS = 1.0
 
-_COLUMNS = ", ".join(("id", "arxiv_id", "arxiv_version", *_PAPER_FIELDS, "added_at", "updated_at", "seq"))
 
 
 def redacted(url: str) -> str:
@@ -350,78 +356,25 @@ class PostgresStore(Preferences):
     def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
         """Add new papers and update known ones, in one transaction.
 
-        A paper is known by its id, or by its arXiv id across versions and sources; a known paper keeps
-        its id. An older arXiv version never overwrites a newer one.
+        A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
+        its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
+        keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
+        one. A record that matches several stored papers merges them, what people did with them moving
+        to the one kept.
         """
-        papers = list(papers)
-        counts = UpsertCounts()
-        now = utcnow()
+        rows = [_paper_row(p) for p in papers]
         with self.transaction(), self._conn() as conn:
             # The feed's counter row is locked first and kept until commit: another paper writer waits
             # here, so change numbers are given out in commit order. With a plain sequence a writer
             # holding number 9 could commit after another's 10 was read, and "changed since 10" would
-            # never show it. Queuing also makes the read-then-write below safe (one insert per arXiv id).
-            seq = start = conn.execute("select value from counters where name = 'papers' for update"
-                                       ).fetchone()[0]
-            by_id, by_arxiv = self._known_papers(conn, papers)
-            inserts: dict[str, dict] = {}
-            updates: dict[str, dict] = {}
-
-            def remember(row: dict) -> None:
-                by_id[row["id"]] = row
-                if row["arxiv_id"]:
-                    by_arxiv[row["arxiv_id"]] = row
-
-            for paper in papers:
-                existing = by_id.get(paper.id)
-                if existing is None and paper.arxiv_id:
-                    existing = by_arxiv.get(paper.arxiv_id)
-                row = _paper_row(paper)
-                if existing is None:
-                    seq += 1
-                    inserts[paper.id] = new = {**row, "added_at": now, "updated_at": now, "seq": seq}
-                    remember(new)
-                    counts.added += 1
-                    continue
-                if _is_older(paper, existing) or all(existing[f] == row[f] for f in _PAPER_FIELDS):
-                    counts.unchanged += 1
-                    continue
-                seq += 1
-                row.update(id=existing["id"], updated_at=now, seq=seq)
-                if row["arxiv_id"] is None:
-                    row["arxiv_id"], row["arxiv_version"] = existing["arxiv_id"], existing["arxiv_version"]
-                if existing["arxiv_id"] and by_arxiv.get(existing["arxiv_id"]) is existing:
-                    del by_arxiv[existing["arxiv_id"]]
-                merged = {**existing, **row}
-                remember(merged)
-                (inserts if merged["id"] in inserts else updates)[merged["id"]] = merged
-                counts.updated += 1
-            with conn.cursor() as cur:
-                if inserts:
-                    marks = ", ".join(f"%({c.strip()})s" for c in _COLUMNS.split(","))
-                    cur.executemany(f"insert into papers ({_COLUMNS}) values ({marks})",  # noqa: S608
-                                    list(inserts.values()))
-                if updates:
-                    cur.executemany(
-                        "update papers set arxiv_id = %(arxiv_id)s, arxiv_version = %(arxiv_version)s,"
-                        " title = %(title)s, abstract = %(abstract)s, authors = %(authors)s, url = %(url)s,"
-                        " venue = %(venue)s, published = %(published)s, categories = %(categories)s,"
-                        " updated_at = %(updated_at)s, seq = %(seq)s where id = %(id)s",
-                        list(updates.values()))
+            # never show it. Queuing also makes matching then writing safe: two sources bringing the
+            # two versions of one paper at once make one paper.
+            start = conn.execute("select value from counters where name = 'papers' for update").fetchone()[0]
+            counts, seq = merging.upsert(merging.Connection(conn.execute, format_marks=True), rows, utcnow(),
+                                         start)
             if seq != start:
                 conn.execute("update counters set value = %s where name = 'papers'", [seq])
         return counts
-
-    @staticmethod
-    def _known_papers(conn: psycopg.Connection, papers: list[Paper]) -> tuple[dict, dict]:
-        """The stored rows these papers may match, by id and by arXiv id."""
-        ids = list({p.id for p in papers})
-        arxiv_ids = list({p.arxiv_id for p in papers if p.arxiv_id})
-        with conn.cursor(row_factory=dict_row) as cur:
-            cur.execute(f"select {_COLUMNS} from papers where id = any(%s) or arxiv_id = any(%s)",  # noqa: S608
-                        [ids, arxiv_ids])
-            rows = cur.fetchall()
-        return {r["id"]: r for r in rows}, {r["arxiv_id"]: r for r in rows if r["arxiv_id"]}
 
     def max_paper_seq(self) -> int:
         """The change counter of the newest paper change; 0 for an empty store."""
@@ -432,12 +385,18 @@ class PostgresStore(Preferences):
         return int(self._one("select count(*) from papers")[0])
 
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
-        """The papers with these ids, by id; unknown ids are left out."""
+        """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
+        another) gives that paper, with its own id; unknown ids are left out."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
-        rows = self._rows("select * from papers where id = any(%s)", [ids])
-        return {r["id"]: _paper_from_row(r) for r in rows}
+        rows = self._rows("select coalesce(a.alias, p.id) asked, p.* from papers p"
+                          " left join paper_aliases a on a.paper_id = p.id and a.alias = any(%s)"
+                          " where p.id = any(%s) or a.alias is not null", [ids, ids])
+        found = {r["id"]: _paper_from_row(r) for r in rows if r["id"] in ids}
+        for r in rows:
+            found.setdefault(r["asked"], _paper_from_row(r))
+        return found
 
     def get_paper(self, paper_id: str) -> Paper | None:
         """One paper by id, or None."""
@@ -446,12 +405,27 @@ class PostgresStore(Preferences):
     def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
         """The paper with this arXiv id (no version), or None."""
         rows = self._rows("select * from papers where arxiv_id = %s", [arxiv_id])
-        return _paper_from_row(rows[0]) if rows else None
+        return _paper_from_row(rows[0]) if rows else self.get_paper(f"arxiv:{arxiv_id}")
 
     def find_paper_by_url(self, url: str) -> Paper | None:
-        """The paper with exactly this URL, or None."""
+        """The paper with exactly this URL (or that a paper merged into it had), or None."""
         rows = self._rows("select * from papers where url = %s limit 1", [url])
+        if rows:
+            return _paper_from_row(rows[0])
+        alias = self._one(_pg(merging.FIND_ALIAS_BY_URL), [url])
+        return self.get_paper(alias[0]) if alias else None
+
+    def find_paper_by_doi(self, doi: str) -> Paper | None:
+        """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
+        or None."""
+        rows = self._rows("select * from papers where doi = %s order by added_at, id limit 1",
+                          [identity.normal_doi(doi)])
         return _paper_from_row(rows[0]) if rows else None
+
+    def papers_merged_since(self, seq: int) -> list[str]:
+        """The ids merged into other papers (or recorded as another paper's) after change counter
+        ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
+        return [r["alias"] for r in self._rows(_pg(merging.MERGED_SINCE), [seq])]
 
     def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
         """Papers added or updated after change counter ``seq``, oldest change first."""
@@ -566,15 +540,17 @@ class PostgresStore(Preferences):
 
     def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
         """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
-        self._run("insert into feedback (ws, user_id, paper_id, value, created_at)"
-                  " values (%s, %s, %s, %s, %s)"
+        # An id merged into another paper counts for that paper.
+        self._run("insert into feedback (ws, user_id, paper_id, value, created_at)"  # noqa: S608
+                  f" values (%s, %s, {_pg(merging.RESOLVED)}, %s, %s)"
                   " on conflict (ws, user_id, paper_id) do update set value = excluded.value,"
-                  " created_at = excluded.created_at", [self._ws, user_id, paper_id, value, utcnow()])
+                  " created_at = excluded.created_at",
+                  [self._ws, user_id, paper_id, paper_id, value, utcnow()])
 
     def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
         """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
-        sql = "delete from feedback where ws = %s and user_id = %s and paper_id = %s"
-        args = [self._ws, user_id, paper_id]
+        sql = f"delete from feedback where ws = %s and user_id = %s and paper_id = {_pg(merging.RESOLVED)}"  # noqa: S608
+        args = [self._ws, user_id, paper_id, paper_id]
         if value is not None:
             sql, args = sql + " and value = %s", args + [value]
         return self._run(sql, args) > 0
@@ -607,11 +583,11 @@ class PostgresStore(Preferences):
                    message_ts: str | None = None) -> None:
         """Remember that a paper was shown to a person (and, from Slack, in which message)."""
         self._run(
-            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
-            " values (%s, %s, %s, %s, %s, %s, %s) on conflict (ws, user_id, paper_id) do update set"
-            " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
-            " message_ts = excluded.message_ts",
-            [self._ws, user_id, paper_id, utcnow(), reason, channel, message_ts])
+            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"  # noqa: S608
+            f" values (%s, %s, {_pg(merging.RESOLVED)}, %s, %s, %s, %s)"
+            " on conflict (ws, user_id, paper_id) do update set shown_at = excluded.shown_at,"
+            " reason = excluded.reason, channel = excluded.channel, message_ts = excluded.message_ts",
+            [self._ws, user_id, paper_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
         """Every paper ever shown to a person."""
@@ -625,13 +601,58 @@ class PostgresStore(Preferences):
         return (row[0], row[1]) if row else None
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
-        """Those of ``paper_ids`` already shown to a person."""
+        """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
         ids = list(dict.fromkeys(paper_ids))
         if not ids:
             return set()
-        rows = self._rows("select paper_id from shown where ws = %s and user_id = %s and paper_id = any(%s)",
-                          [self._ws, user_id, ids])
-        return {r["paper_id"] for r in rows}
+        rows = self._rows("select c.id from unnest(%s::text[]) c(id)"
+                          " left join paper_aliases a on a.alias = c.id"
+                          " join shown s on s.paper_id = coalesce(a.paper_id, c.id)"
+                          " where s.ws = %s and s.user_id = %s", [ids, self._ws, user_id])
+        return {r["id"] for r in rows}
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        row = self._one("select reason from shown where ws = %s and user_id = %s and paper_id = %s",
+                        [self._ws, user_id, paper_id])
+        return row[0] if row else None
+
+    # -- the reading list ------------------------------------------------------------------------
+
+    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
+        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
+        this save. True if it was not there yet (a second save, even one at the same time, changes
+        nothing)."""
+        return self._run(_pg(saved.SAVE), [self._ws, user_id, paper_id, saved.saved_now(),
+                                           int(like_from_save)]) > 0
+
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
+        """Take a paper off the reading list: None if it was not on it, else whether its like came with
+        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
+        row = self._one(_pg(saved.UNSAVE), [self._ws, user_id, paper_id])
+        return None if row is None else bool(row[0])
+
+    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
+        """The person liked a saved paper on their own: unsaving it leaves that like."""
+        self._run(_pg(saved.KEEP_LIKE), [self._ws, user_id, paper_id])
+
+    def saved_papers(self, user_id: str) -> list[SavedPaper]:
+        """A person's reading list, newest first."""
+        return [SavedPaper(r["paper_id"], r["saved_at"]) for r in self._rows(_pg(saved.LIST),
+                                                                             [self._ws, user_id])]
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper on a person's reading list."""
+        return {r["paper_id"] for r in self._rows(_pg(saved.IDS), [self._ws, user_id])}
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        """Every row about a person, per personal table (each row its copied columns): what they may
+        ask to see of themselves."""
+        found = {}
+        for table in PERSONAL_TABLES:
+            sql, names = saved.rows_of_person("postgres", table)
+            found[table] = [{n: r[n] for n in names} for r in self._rows(_pg(sql), [self._ws, user_id])]
+        return found
 
     # -- saved models ----------------------------------------------------------------------------
 
@@ -877,11 +898,11 @@ class PostgresStore(Preferences):
         row = self._one(
             f"with mine as ({_pg(sql)} returning ws, user_id),"  # noqa: S608  (a constant of storage.leases)
             " noted as (insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
-            " select ws, user_id, %s, %s, %s, %s, %s from mine"
+            f" select ws, user_id, {_pg(merging.RESOLVED)}, %s, %s, %s, %s from mine"
             " on conflict (ws, user_id, paper_id) do update set shown_at = excluded.shown_at,"
             " reason = excluded.reason, channel = excluded.channel, message_ts = excluded.message_ts)"
             " select count(*) from mine",
-            [*args, paper_id, utcnow(), reason, channel, message_ts])
+            [*args, paper_id, paper_id, utcnow(), reason, channel, message_ts])
         return bool(row and row[0])
 
     def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:

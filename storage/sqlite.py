@@ -18,14 +18,21 @@ from typing import Self
 
 from sqlite_utils import Database
 
-from storage import leases, workspaces
+from storage import identity, leases, merging, saved, workspaces
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
-from storage.models import DigestRecord, Feedback, JobRecord, Paper, Person, UpsertCounts, WorkspaceSummary
+from storage.models import (
+    DigestRecord,
+    Feedback,
+    JobRecord,
+    Paper,
+    Person,
+    SavedPaper,
+    UpsertCounts,
+    WorkspaceSummary,
+)
 from storage.preferences import Preferences
 from storage.tables import COPIED_TABLES, columns, order_by
-
-_PAPER_FIELDS = ("title", "abstract", "authors", "url", "venue", "published", "categories")
 
 
 def utcnow() -> str:
@@ -137,37 +144,16 @@ class Store(Preferences):
     def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
         """Add new papers and update known ones, in one transaction.
 
-        A paper is known by its id, or by its arXiv id across versions and sources; a known paper keeps
-        its id. An older arXiv version never overwrites a newer one.
+        A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
+        its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
+        keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
+        one. A record that matches several stored papers merges them, what people did with them moving
+        to the one kept.
         """
-        counts = UpsertCounts()
-        now = utcnow()
-        with self.transaction():
-            seq = self.max_paper_seq()
-            for paper in papers:
-                existing = self._find_existing(paper)
-                row = _paper_row(paper)
-                if existing is None:
-                    seq += 1
-                    self.db["papers"].insert({**row, "added_at": now, "updated_at": now, "seq": seq})
-                    counts.added += 1
-                    continue
-                if _is_older(paper, existing) or all(existing[f] == row[f] for f in _PAPER_FIELDS):
-                    counts.unchanged += 1
-                    continue
-                seq += 1
-                row.update(id=existing["id"], updated_at=now, seq=seq)
-                if row["arxiv_id"] is None:
-                    row["arxiv_id"], row["arxiv_version"] = existing["arxiv_id"], existing["arxiv_version"]
-                self.db["papers"].update(existing["id"], row)
-                counts.updated += 1
+        with self.transaction():  # the write lock: paper writers queue, reading and writing are one step
+            counts, _ = merging.upsert(merging.Connection(self.db.execute), map(_paper_row, papers), utcnow(),
+                                       self.max_paper_seq())
         return counts
-
-    def _find_existing(self, paper: Paper) -> dict | None:
-        rows = list(self.db.query("select * from papers where id = ?", [paper.id]))
-        if not rows and paper.arxiv_id:
-            rows = list(self.db.query("select * from papers where arxiv_id = ?", [paper.arxiv_id]))
-        return rows[0] if rows else None
 
     def max_paper_seq(self) -> int:
         """The change counter of the newest paper change; 0 for an empty store."""
@@ -179,7 +165,8 @@ class Store(Preferences):
         return self.db["papers"].count
 
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
-        """The papers with these ids, by id; unknown ids are left out."""
+        """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
+        another) gives that paper, with its own id; unknown ids are left out."""
         ids = list(dict.fromkeys(ids))
         found: dict[str, Paper] = {}
         for start in range(0, len(ids), 500):
@@ -188,6 +175,13 @@ class Store(Preferences):
             # Only placeholders are interpolated.
             for row in self.db.query(f"select * from papers where id in ({marks})", chunk):  # noqa: S608
                 found[row["id"]] = _paper_from_row(row)
+            missing = [pid for pid in chunk if pid not in found]
+            if missing:
+                marks = ",".join("?" * len(missing))
+                sql = ("select a.alias, p.* from paper_aliases a join papers p on p.id = a.paper_id"  # noqa: S608
+                       f" where a.alias in ({marks})")
+                for row in self.db.query(sql, missing):
+                    found[row["alias"]] = _paper_from_row(row)
         return found
 
     def get_paper(self, paper_id: str) -> Paper | None:
@@ -197,12 +191,27 @@ class Store(Preferences):
     def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
         """The paper with this arXiv id (no version), or None."""
         rows = list(self.db.query("select * from papers where arxiv_id = ?", [arxiv_id]))
-        return _paper_from_row(rows[0]) if rows else None
+        return _paper_from_row(rows[0]) if rows else self.get_paper(f"arxiv:{arxiv_id}")
 
     def find_paper_by_url(self, url: str) -> Paper | None:
-        """The paper with exactly this URL, or None."""
+        """The paper with exactly this URL (or that a paper merged into it had), or None."""
         rows = list(self.db.query("select * from papers where url = ? limit 1", [url]))
+        if rows:
+            return _paper_from_row(rows[0])
+        alias = self.db.execute(merging.FIND_ALIAS_BY_URL, [url]).fetchone()
+        return self.get_paper(alias[0]) if alias else None
+
+    def find_paper_by_doi(self, doi: str) -> Paper | None:
+        """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
+        or None."""
+        key = identity.normal_doi(doi)
+        rows = list(self.db.query("select * from papers where doi = ? order by added_at, id limit 1", [key]))
         return _paper_from_row(rows[0]) if rows else None
+
+    def papers_merged_since(self, seq: int) -> list[str]:
+        """The ids merged into other papers (or recorded as another paper's) after change counter
+        ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
+        return [r[0] for r in self.db.execute(merging.MERGED_SINCE, [seq])]
 
     def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
         """Papers added or updated after change counter ``seq``, oldest change first."""
@@ -300,15 +309,17 @@ class Store(Preferences):
 
     def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
         """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
-        self.db.execute("insert into feedback (ws, user_id, paper_id, value, created_at)"
-                        " values (?, ?, ?, ?, ?)"
+        # An id merged into another paper counts for that paper.
+        self.db.execute("insert into feedback (ws, user_id, paper_id, value, created_at)"  # noqa: S608
+                        f" values (?, ?, {merging.RESOLVED}, ?, ?)"
                         " on conflict (ws, user_id, paper_id) do update set value = excluded.value,"
-                        " created_at = excluded.created_at", [self._ws, user_id, paper_id, value, utcnow()])
+                        " created_at = excluded.created_at",
+                        [self._ws, user_id, paper_id, paper_id, value, utcnow()])
 
     def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
         """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
-        sql, args = "delete from feedback where ws = ? and user_id = ? and paper_id = ?", [self._ws, user_id,
-                                                                                          paper_id]
+        sql = f"delete from feedback where ws = ? and user_id = ? and paper_id = {merging.RESOLVED}"  # noqa: S608
+        args = [self._ws, user_id, paper_id, paper_id]
         if value is not None:
             sql, args = sql + " and value = ?", args + [value]
         return self.db.execute(sql, args).rowcount > 0
@@ -341,11 +352,11 @@ class Store(Preferences):
         """Remember that a paper was shown to a person (and, from Slack, in which message)."""
         # Plain SQL: a digest run calls this for every message it posts.
         self.db.execute(
-            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"
-            " values (?, ?, ?, ?, ?, ?, ?) on conflict (ws, user_id, paper_id) do update set"
-            " shown_at = excluded.shown_at, reason = excluded.reason, channel = excluded.channel,"
-            " message_ts = excluded.message_ts",
-            [self._ws, user_id, paper_id, utcnow(), reason, channel, message_ts])
+            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"  # noqa: S608
+            f" values (?, ?, {merging.RESOLVED}, ?, ?, ?, ?)"
+            " on conflict (ws, user_id, paper_id) do update set shown_at = excluded.shown_at,"
+            " reason = excluded.reason, channel = excluded.channel, message_ts = excluded.message_ts",
+            [self._ws, user_id, paper_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
         """Every paper ever shown to a person."""
@@ -357,6 +368,51 @@ class Store(Preferences):
         rows = list(self.db.query("select user_id, paper_id from shown where ws = ? and channel = ?"
                                   " and message_ts = ?", [self._ws, channel, message_ts]))
         return (rows[0]["user_id"], rows[0]["paper_id"]) if rows else None
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        row = self.db.execute("select reason from shown where ws = ? and user_id = ? and paper_id = ?",
+                              [self._ws, user_id, paper_id]).fetchone()
+        return row[0] if row else None
+
+    # -- the reading list ------------------------------------------------------------------------
+
+    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
+        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
+        this save. True if it was not there yet (a second save changes nothing)."""
+        return self.db.execute(saved.SAVE, [self._ws, user_id, paper_id, saved.saved_now(),
+                                            int(like_from_save)]).rowcount > 0
+
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
+        """Take a paper off the reading list: None if it was not on it, else whether its like came with
+        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
+        # In a transaction of its own (sqlite3 leaves one open after a RETURNING statement), every row
+        # read (an unfinished RETURNING statement keeps the table locked).
+        with self.transaction():
+            rows = self.db.execute(saved.UNSAVE, [self._ws, user_id, paper_id]).fetchall()
+        return bool(rows[0][0]) if rows else None
+
+    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
+        """The person liked a saved paper on their own: unsaving it leaves that like."""
+        self.db.execute(saved.KEEP_LIKE, [self._ws, user_id, paper_id])
+
+    def saved_papers(self, user_id: str) -> list[SavedPaper]:
+        """A person's reading list, newest first."""
+        return [SavedPaper(r[0], r[1]) for r in self.db.execute(saved.LIST, [self._ws, user_id])]
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper on a person's reading list."""
+        return {r[0] for r in self.db.execute(saved.IDS, [self._ws, user_id])}
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        """Every row about a person, per personal table (each row its copied columns): what they may
+        ask to see of themselves."""
+        found = {}
+        for table in PERSONAL_TABLES:
+            sql, names = saved.rows_of_person("sqlite", table)
+            found[table] = [dict(zip(names, row, strict=True))
+                            for row in self.db.execute(sql, [self._ws, user_id])]
+        return found
 
     # -- saved models ----------------------------------------------------------------------------
 
@@ -692,16 +748,12 @@ class Store(Preferences):
         return self.db.execute(sql, [*args, self._ws, user_id, local_date, owner]).rowcount > 0
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
-        """Those of ``paper_ids`` already shown to a person."""
+        """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
         ids = list(dict.fromkeys(paper_ids))
-        found: set[str] = set()
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            # Only placeholders are interpolated.
-            sql = f"select paper_id from shown where ws = ? and user_id = ? and paper_id in ({marks})"  # noqa: S608
-            found.update(r[0] for r in self.db.execute(sql, [self._ws, user_id, *chunk]))
-        return found
+        sql = ("select c.id from (select value as id,"
+               " coalesce((select a.paper_id from paper_aliases a where a.alias = value), value) as paper"
+               " from json_each(?)) c join shown s on s.paper_id = c.paper where s.ws = ? and s.user_id = ?")
+        return {r[0] for r in self.db.execute(sql, [json.dumps(ids), self._ws, user_id])}
 
     def recent_paper_ids(self, since: str) -> set[str]:
         """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
@@ -791,8 +843,8 @@ class Store(Preferences):
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``. A new personal table must be
 #: added here (and to storage.tables.WORKSPACE_TABLES).
-PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "feed_topics", "followed_authors",
-                   "mutes", "feed_papers")
+PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
+                   "followed_authors", "mutes", "feed_papers")
 
 
 def _person_from_row(row: dict) -> Person:
@@ -831,6 +883,7 @@ def _paper_row(paper: Paper) -> dict:
         "venue": paper.venue,
         "published": paper.published,
         "categories": json.dumps(paper.categories, ensure_ascii=False),
+        "doi": identity.normal_doi(paper.doi),
     }
 
 
@@ -846,9 +899,6 @@ def _paper_from_row(row: dict) -> Paper:
         categories=json.loads(row["categories"] or "[]"),
         arxiv_id=row["arxiv_id"],
         arxiv_version=row["arxiv_version"],
+        doi=row.get("doi"),
     )
 
-
-def _is_older(paper: Paper, existing: dict) -> bool:
-    return bool(paper.arxiv_version and existing["arxiv_version"]
-                and paper.arxiv_version < existing["arxiv_version"])

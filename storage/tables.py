@@ -9,7 +9,9 @@ from __future__ import annotations
 #: ``pos`` columns (generated again, in the order the rows are copied).
 COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "papers": ("id", "arxiv_id", "arxiv_version", "title", "abstract", "authors", "url", "venue",
-               "published", "categories", "added_at", "updated_at", "seq"),
+               "published", "categories", "added_at", "updated_at", "seq", "doi", "title_key"),
+    # Every other id a paper is known by (merged away, or another source's id for it), with its URL.
+    "paper_aliases": ("alias", "paper_id", "url", "seq"),
     "people": ("ws", "user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
                "digest_since", "dm_channel", "digest_weekday"),
     "topics": ("ws", "user_id", "topic", "added_at"),
@@ -30,12 +32,13 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "feed_papers": ("ws", "user_id", "paper_id", "feed", "picked_at"),
     # After feedback: importing feedback rows counts them again, and the copied numbers then win.
     "feedback_counters": ("ws", "value"),
+    "saved": ("ws", "user_id", "paper_id", "saved_at", "like_from_save"),
 }
 
 #: Tables whose rows each belong to one workspace (a ``ws`` column, part of their keys): what
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
-                    "feed_topics", "followed_authors", "mutes", "feed_papers")
+                    "saved", "feed_topics", "followed_authors", "mutes", "feed_papers")
 
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
@@ -44,10 +47,11 @@ ORDER_BY: dict[str, dict[str, str]] = {
     "postgres": {"topics": "pos", "feedback": "pos"},
 }
 KEYS: dict[str, str] = {
-    "papers": "seq, id", "people": "ws, user_id", "shown": "ws, user_id, paper_id",
-    "digests": "ws, user_id, local_date", "jobs": "name", "artifacts": "name", "once_keys": "ws, key",
+    "papers": "seq, id", "paper_aliases": "seq, alias", "people": "ws, user_id",
+    "shown": "ws, user_id, paper_id", "digests": "ws, user_id, local_date", "jobs": "name",
+    "artifacts": "name", "once_keys": "ws, key",
     "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",
-    "feedback_counters": "ws", "feed_topics": "ws, user_id, feed, topic",
+    "feedback_counters": "ws", "saved": "ws, user_id, paper_id", "feed_topics": "ws, user_id, feed, topic",
     "followed_authors": "ws, user_id, key", "mutes": "ws, user_id, word",
     "feed_papers": "ws, user_id, paper_id",
 }

@@ -23,7 +23,7 @@ from slack_sdk.errors import SlackClientError
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError
-from bot.slack import commands, home, people, reactions, uninstall
+from bot.slack import commands, home, people, reactions, saved, uninstall
 from bot.slack.client import build_client
 from bot.slack.errors import BUSY, SORRY, UNSAVED, report_error
 from bot.slack.installations import PaperbotInstallationStore
@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 
 LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
-LISTENER_MODULES = (commands, reactions, home, people)
+LISTENER_MODULES = (commands, reactions, saved, home, people)
 
 
 @dataclass

@@ -18,20 +18,35 @@ from slack_sdk import WebClient
 from bot.context import Context
 from bot.due import local_date, parse_hhmm
 from bot.errors import BadArgument
+from bot.paper_view import shown_title
 from bot.reasons import shorten
 from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
+from bot.slack.files import upload_to_dm
 from bot.slack.manifest import COMMAND
-from bot.slack.messages import escape, fit, results_blocks, unescape
+from bot.slack.messages import (
+    FALLBACK_LIMIT,
+    MESSAGE_BLOCKS,
+    SECTION_LIMIT,
+    byline,
+    escape,
+    fit,
+    link,
+    results_blocks,
+    title_of,
+    unescape,
+)
 from bot.slack.people import refresh_timezone
 from bot.slack.runtime import Runtime
 from bot.usecases import follow, forget, interests, recommend, search, unfollow
 from bot.usecases.daily import send_digest_now
 from bot.usecases.delivery import Delivery
+from bot.usecases.export import bibtex_export, data_export
 from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
+from bot.usecases.saved import SavedItem, saved_papers
 from bot.usecases.schedule import (
     next_digest,
     parse_daily,
@@ -66,18 +81,22 @@ digest schedule
 • `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest off` \
 stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one a week \
 instead (default Monday 09:00), `{COMMAND} digest daily` goes back
+• `{COMMAND} saved`: your saved papers, newest first, with links
+• `{COMMAND} export`: a BibTeX file of your saved and liked papers, in our DM; `{COMMAND} export data` \
+a JSON file of everything paperbot stores about you
 • `{COMMAND} forget`: delete everything paperbot stores about you
-React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer; remove the \
-reaction to take it back."""
+React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to \
+save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and \
+More like this (similar papers in its thread)."""
 
-SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "feed",
-               "mute", "unmute")
+SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
+               "export", "feed", "mute", "unmute")
 
 
 @dataclass(frozen=True)
 class Command:
     """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
-    digest-weekly / digest-daily, or feed-add / feed-remove."""
+    digest-weekly / digest-daily, or export-bibtex / export-data, or feed-add / feed-remove."""
 
     name: str
     arg: str = ""
@@ -100,7 +119,9 @@ def parse(text: str) -> Command:
     name, arg = parts[0].lower(), (parts[1].strip() if len(parts) > 1 else "")
     if name not in SUBCOMMANDS:
         raise BadArgument(f"I don't know the subcommand “{shorten(parts[0], 40)}”.")
-    if name in ("help", "interests", "forget"):
+    if name == "export":
+        return _export(arg)
+    if name in ("help", "interests", "forget", "saved"):
         if arg and name != "help":
             raise BadArgument(f"`{COMMAND} {name}` takes nothing after it.")
         return Command(name)
@@ -142,6 +163,17 @@ def _count(arg: str) -> int:
         raise BadArgument(f"`{COMMAND} recommend N` takes a number from 1 to {MAX_RECOMMEND}, "
                           f"not “{shorten(arg, 40)}”.")
     return int(arg)
+
+
+def _export(arg: str) -> Command:
+    word = arg.lower()
+    if not arg:
+        return Command("export-bibtex")
+    if word == "data":
+        return Command("export-data")
+    raise BadArgument(f"`{COMMAND} export` takes nothing, or `data`, not “{shorten(arg, 40)}”: "
+                      f"`{COMMAND} export` for a BibTeX file of your saved and liked papers, "
+                      f"`{COMMAND} export data` for everything paperbot stores about you.")
 
 
 def _digest(arg: str) -> Command:
@@ -188,6 +220,8 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     if info.muted:
         lines.append(f"*Muted:* {_topic_list(info.muted, 600)}")
     lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked")
+    if info.saved:
+        lines.append(f"*Saved:* {_papers(info.saved)} (`{COMMAND} saved` lists them)")
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
     lines.append(f"*Digest:* {schedule}")
     return {"text": "\n".join(lines)}
@@ -305,7 +339,7 @@ def _followed(result: FollowResult, tz: str | None) -> str:
     if result.authors_already:
         lines.append("Already following " + _quoted(result.authors_already) + ".")
     if result.seeds:
-        lines.append("Noted as papers you like: " + _quoted([p.title or p.id for p in result.seeds]) + ".")
+        lines.append("Noted as papers you like: " + _quoted([shown_title(p) for p in result.seeds]) + ".")
     if result.unknown_seeds:
         lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
     if result.digest_turned_on:
@@ -378,6 +412,53 @@ def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
     return {"text": intro, "blocks": results_blocks(intro, recs)}
 
 
+def reply_saved(ctx: Context, user_id: str) -> Reply:
+    items = saved_papers(ctx, user_id)
+    if not items:
+        return {"text": "You have no saved papers yet: click Save on a paper I sent you, or react to it "
+                        "with :bookmark:."}
+    intro = f"*Your saved papers* ({len(items)}), newest first:"
+    lines = [_saved_line(item) for item in items]
+    blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": intro}}]
+    chunk: list[str] = []
+    shown = 0
+    for line in lines:
+        if sum(len(x) + 1 for x in chunk) + len(line) > SECTION_LIMIT - 100:
+            if len(blocks) + 2 > MESSAGE_BLOCKS:
+                break
+            blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
+            chunk = []
+        chunk.append(line)
+        shown += 1
+    if chunk:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
+    if shown < len(items):
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text":
+                       f"and {len(items) - shown} more: `{COMMAND} export` has them all."}]})
+    return {"text": f"{intro}\n" + "\n".join(lines[:20])[:FALLBACK_LIMIT - 200], "blocks": blocks}
+
+
+def _saved_line(item: SavedItem) -> str:
+    paper = item.paper
+    line = "• " + link(paper.url, fit(title_of(paper), 200))
+    by = byline(paper)
+    return line + (f" · {by}" if by else "") + f" · saved {item.saved_at[:10]}"
+
+
+def reply_export(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    ctx = rt.ctx
+    if cmd.name == "export-data":
+        file = data_export(ctx, user_id)
+        upload_to_dm(ctx, client, user_id, file, "Everything paperbot stores about you, as JSON.")
+        return {"text": f"I put a JSON file of everything I store about you ({file.count} rows) in our "
+                        "direct messages."}
+    file = bibtex_export(ctx, user_id)
+    comment = f"Your saved and liked papers as BibTeX ({_papers(file.count)})."
+    upload_to_dm(ctx, client, user_id, file, comment)
+    return {"text": f"I put a BibTeX file of your {_papers(file.count)} (saved and liked) in our direct "
+                    "messages; a reference manager imports it."}
+
+
 def _delivered(delivery: Delivery) -> str:
     delivered, failed, unsure = delivery.delivered, delivery.failed, delivery.unconfirmed
     unsure_text = (f"Slack didn't confirm {_papers(len(unsure))} in time and I couldn't check, so look "
@@ -441,6 +522,9 @@ REPLIES: dict[str, Callable[[Runtime, WebClient, str, Command], Reply]] = {
     "digest-at": lambda rt, client, user, cmd: reply_digest_at(rt.ctx, client, user, cmd),
     "digest-now": reply_digest_now,
     "forget": lambda rt, client, user, cmd: reply_forget(rt, user),
+    "saved": lambda rt, client, user, cmd: reply_saved(rt.ctx, user),
+    "export-bibtex": reply_export,
+    "export-data": reply_export,
     "feed-add": lambda rt, client, user, cmd: reply_feed_add(rt.ctx, client, user, cmd),
     "feed-remove": lambda rt, client, user, cmd: reply_feed_remove(rt.ctx, user, cmd),
     "mute": lambda rt, client, user, cmd: reply_mute(rt.ctx, user, cmd),

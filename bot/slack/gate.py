@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl
 from slack_sdk.signature import Clock, SignatureVerifier
 
 from bot.slack.manifest import BOT_EVENTS, COMMAND, UNINSTALL_EVENTS
-from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
+from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ _USER_ID = re.compile(r"[UW][A-Z0-9]{1,30}")
 _TEAM_ID = re.compile(r"[TE][A-Z0-9]{1,30}")
 
 #: Buttons paperbot puts on messages: their listeners answer through the click's response_url.
-MESSAGE_BUTTONS = frozenset({LIKE_ACTION, DISLIKE_ACTION})
+MESSAGE_BUTTONS = frozenset({LIKE_ACTION, DISLIKE_ACTION, SAVE_ACTION, MORE_ACTION})
 
 #: Interactivity payloads Slack sends that paperbot has no listener for: answered 200, nothing done.
 IGNORED_INTERACTIONS = frozenset({

@@ -9,7 +9,8 @@ from pathlib import Path
 
 COMMAND = "/papers"
 COMMAND_DESCRIPTION = "Your personal paper digest: follow topics, get recommendations"
-COMMAND_USAGE = "help | follow TOPICS | recommend [N] | search QUERY | digest HH:MM|off|now | forget"
+COMMAND_USAGE = ("help | follow TOPICS | recommend [N] | search QUERY | digest HH:MM|off|now | saved"
+                 " | export [data] | forget")
 
 #: Events the app subscribes to; ``bot.slack.app`` registers a listener for each.
 BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change")
@@ -25,10 +26,13 @@ METHOD_SCOPES = {
     "users.info": "users:read",
     "reactions.get": "reactions:read",
     "views.publish": None,  # needs no scope beyond the App Home being enabled
+    "chat.update": "chat:write",  # a paper message showing the feedback given on it
+    "files.getUploadURLExternal": "files:write",  # export: files_upload_v2's three steps
+    "files.completeUploadExternal": "files:write",
 }
 
 #: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events.
-SCOPES = ("commands", "chat:write", "im:history", "im:write", "reactions:read", "users:read")
+SCOPES = ("commands", "chat:write", "files:write", "im:history", "im:write", "reactions:read", "users:read")
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"  # with OAuth: the Add to Slack page

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
+from bot.paper_view import paper_links, published_on, shown_abstract, shown_title, title_url
 from bot.reasons import shorten
+from bot.tex import tex_to_text
 from bot.usecases.recommend import Recommendation
 from storage import Paper
 
@@ -29,6 +31,9 @@ URL_LIMIT = 1000
 
 LIKE_ACTION = "paper_like"
 DISLIKE_ACTION = "paper_dislike"
+SAVE_ACTION = "paper_save"
+MORE_ACTION = "paper_more_like_this"
+ACTIONS_BLOCK = "paper_actions"  # the block of the buttons (bot.slack.marks finds it by this id)
 
 _URL = re.compile(r"https?://[^\s<>|\"]+")
 
@@ -61,20 +66,29 @@ def link(url: str | None, label: str) -> str:
 
 
 def title_of(paper: Paper) -> str:
-    """A paper's title; for an untitled paper, the start of its abstract."""
-    return paper.title or shorten(paper.abstract, 120) or paper.id
+    """A paper's title as shown (TeX rendered; for an untitled paper, a title-like line from its abstract)."""
+    return shown_title(paper)
 
 
 def byline(paper: Paper) -> str:
     """Authors and venue, escaped, or '' when neither is known."""
     parts = []
     if paper.authors:
-        names = ", ".join(paper.authors[:AUTHORS_SHOWN])
+        names = ", ".join(tex_to_text(name) for name in paper.authors[:AUTHORS_SHOWN])
         if len(paper.authors) > AUTHORS_SHOWN:
             names += " et al."
         parts.append(fit(names, AUTHORS_LIMIT))
     if paper.venue:
-        parts.append(fit(paper.venue, VENUE_LIMIT))
+        parts.append(fit(tex_to_text(paper.venue), VENUE_LIMIT))
+    return " · ".join(parts)
+
+
+def dateline(paper: Paper) -> str:
+    """The publication date and, for arXiv, links to its abstract page and PDF; '' when neither is known.
+    (Any other paper's one link is its title's.)"""
+    parts = [published_on(paper)] if published_on(paper) else []
+    if paper.arxiv_id:
+        parts += [link(each.url, escape(each.label)) for each in paper_links(paper)]
     return " · ".join(parts)
 
 
@@ -86,10 +100,10 @@ def paper_text(paper: Paper) -> str:
 def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
     """One paper as a message: linked title, authors and venue, why it was picked, start of abstract."""
     paper = rec.paper
-    head = f"*{link(paper.url, fit(title_of(paper), TITLE_LIMIT))}*"
-    by = byline(paper)
-    if by:
-        head += "\n" + by
+    head = f"*{link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
+    for line in (byline(paper), dateline(paper)):
+        if line:
+            head += "\n" + line
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": head}},
     ]
@@ -98,15 +112,19 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
         why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
         text = f"*Feed:* {fit(feed, 60)}" + (" · " + why if why else "") if feed else why
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
-    if paper.abstract and paper.title:
-        abstract = fit(paper.abstract, ABSTRACT_LIMIT)
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": abstract}})
+    abstract = shown_abstract(paper)
+    if abstract:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": fit(abstract, ABSTRACT_LIMIT)}})
     if buttons:
-        blocks.append({"type": "actions", "elements": [
+        blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": [
+            {"type": "button", "action_id": SAVE_ACTION, "value": "save",
+             "text": {"type": "plain_text", "text": "🔖 Save", "emoji": True}},
             {"type": "button", "action_id": LIKE_ACTION, "value": "like",
-             "text": {"type": "plain_text", "text": "👍 More like this", "emoji": True}},
+             "text": {"type": "plain_text", "text": "👍", "emoji": True}},
             {"type": "button", "action_id": DISLIKE_ACTION, "value": "dislike",
              "text": {"type": "plain_text", "text": "👎 Not for me", "emoji": True}},
+            {"type": "button", "action_id": MORE_ACTION, "value": "more",
+             "text": {"type": "plain_text", "text": "More like this", "emoji": True}},
         ]})
     return blocks
 

@@ -146,7 +146,7 @@ class Welcome:
             return False
         if not installation.bot_token or not installation.user_id:
             return False
-        client = build_client(dataclasses.replace(self._settings, bot_token=installation.bot_token))
+        client = build_client(self._settings, token=installation.bot_token)
         try:
             channel = client.conversations_open(users=installation.user_id)["channel"]["id"]
             client.chat_postMessage(channel=channel, text=WELCOME)

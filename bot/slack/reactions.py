@@ -1,4 +1,6 @@
-"""Reactions and the 👍/👎 buttons on paper messages, as feedback (see :mod:`bot.usecases.reactions`)."""
+"""Reactions and the 👍/👎 buttons on paper messages, as feedback (see :mod:`bot.usecases.reactions`);
+the ``bookmark`` reaction saves the paper (:mod:`bot.usecases.saved`). After each, the message shows the
+feedback (:mod:`bot.slack.marks`)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,12 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
+from bot.slack.marks import show_feedback
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
 from bot.slack.runtime import Runtime
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.reactions import rate_message, reaction_added, reaction_removed, reaction_value
+from bot.usecases.saved import is_save_reaction, saved_on_message
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +36,8 @@ def register(app: App, runtime: Runtime) -> None:
     def on_reaction(event: dict, body: dict, client: WebClient, context) -> None:
         item = event.get("item") or {}
         user, reaction = event.get("user"), event.get("reaction") or ""
-        if item.get("type") != "message" or not user or reaction_value(reaction) is None:
+        saving = is_save_reaction(reaction)
+        if item.get("type") != "message" or not user or (reaction_value(reaction) is None and not saving):
             return  # not feedback: any other reaction, or a reaction on a file
         channel, message_ts = item.get("channel"), item.get("ts")
         added = event.get("type") == "reaction_added"
@@ -41,20 +46,23 @@ def register(app: App, runtime: Runtime) -> None:
 
         def work() -> None:
             with rt.locks.hold(user):
-                if added:
+                if saving:
+                    paper = saved_on_message(ctx, user, channel, message_ts, saving=added)
+                elif added:
                     paper = reaction_added(ctx, user, channel, message_ts, reaction)
                 else:
                     left = remaining_reactions(client, user, channel, message_ts)
                     paper = reaction_removed(ctx, user, channel, message_ts, reaction, left)
             if paper:
                 log.info("%s %s %s on %s", user, "added" if added else "removed", reaction, paper)
+                show_feedback(ctx, client, user, channel, message_ts)
 
         rt.background.submit(work, body)
 
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
 
-    def on_button(ack, body: dict, action: dict, respond, context) -> None:
+    def on_button(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
         rt = runtime.for_request(context)
         ctx = rt.ctx
@@ -73,6 +81,7 @@ def register(app: App, runtime: Runtime) -> None:
                 title = fit(title_of(paper), 120)
                 text = (f":+1: Noted: more like “{title}”." if value == LIKE
                         else f":-1: Noted: fewer like “{title}”.")
+                show_feedback(ctx, client, user, channel, message_ts)
             respond(text=text, response_type="ephemeral", replace_original=False)
 
         rt.background.submit(work, body, respond)

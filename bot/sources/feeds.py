@@ -17,6 +17,7 @@ from bot.sources.http import Fetcher
 from bot.sources.normalize import build_paper, collapse_ws, parse_arxiv_id, unique
 from bot.sources.progress import Progress, Ticker
 from bot.sources.records import BadRecord, Rejected
+from storage.identity import normal_doi
 from storage.models import Paper
 
 # arXiv RSS descriptions start "arXiv:2401.12345v1 Announce Type: new \nAbstract: …".
@@ -93,6 +94,7 @@ def entry_to_record(entry: Mapping[str, Any], number: int, feed_title: str | Non
             published=_date(entry),
             categories=_categories(entry),
             arxiv=arxiv,
+            doi=_doi(entry),
         )
     except BadRecord as e:
         return Rejected(f"entry {number}", str(e))
@@ -159,6 +161,16 @@ def _best_arxiv_id(candidates: Iterator[str]) -> tuple[str, int | None] | None:
     """The first arXiv id among ``candidates`` that has a version, else the first without one."""
     found = [parsed for parsed in map(parse_arxiv_id, candidates) if parsed]
     return next((p for p in found if p[1] is not None), found[0] if found else None)
+
+
+def _doi(entry: Mapping[str, Any]) -> str | None:
+    """The entry's DOI: arXiv's ``arxiv:doi`` (the published version's), a journal feed's ``prism:doi``,
+    or a ``dc:identifier`` that is one; None without one (a value that is no DOI is left out)."""
+    for key in ("arxiv_doi", "prism_doi", "dc_identifier"):
+        value = normal_doi(entry.get(key) if isinstance(entry.get(key), str) else None)
+        if value:
+            return value
+    return None
 
 
 def _date(entry: Mapping[str, Any]) -> str | None:

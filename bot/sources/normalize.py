@@ -8,10 +8,33 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.sources.records import BadRecord
+from storage.identity import normal_doi
 from storage.models import Paper
 
 #: Longest derived title, "…" included.
 TITLE_LIMIT = 90
+#: Most words of a derived title: about what a paper's real title has…
+MAX_TITLE_WORDS = 12
+#: …or a little more when it is a whole first sentence, which reads better than one cut.
+MAX_SENTENCE_WORDS = 16
+#: A first clause this short ("In this paper", "Recently") leads in and is left out of the title.
+MAX_LEAD_IN_WORDS = 4
+# First words of a short opening clause that leads in ("In this work,", "Recently,", "However,").
+_LEAD_IN_STARTS = frozenset(
+    "in here recently however moreover furthermore additionally nowadays today traditionally typically "
+    "currently historically consequently therefore thus hence specifically notably importantly "
+    "although though while despite unlike to for as over with since given motivated inspired".split()
+)
+#: A shorter clause says too little to be a title…
+MIN_CLAUSE_WORDS = 3
+#: …and one shorter than this takes the next clause too when that fits.
+ENOUGH_CLAUSE_WORDS = 6
+# Words a title-like line must not end on: it would read as cut off.
+_DANGLING = frozenset(
+    "a an and are as at based but by for from in including into is its like of on or our such than that the "
+    "their "
+    "these this to using via was we were which while whose with within without".split()
+)
 
 _WS = re.compile(r"\s+")
 
@@ -38,6 +61,8 @@ _ARXIV_ID = re.compile(
 # A sentence ends at . ! or ? followed by a capitalised word (or the end). Requiring the capital
 # keeps "e.g., route planning" and "en.wikipedia.org" inside their sentence.
 _SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z\"'(\[]|\s*$)")
+# Where a clause ends inside a sentence: a comma, semicolon or colon, a dash, an opening bracket.
+_CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[–—]\s|\s--?\s|\s(?=\()")
 
 
 def collapse_ws(text: str) -> str:
@@ -74,19 +99,82 @@ def stable_id(abstract: str) -> str:
 
 
 def derive_title(abstract: str, limit: int = TITLE_LIMIT) -> str:
-    """A short title for an untitled paper: its first sentence, cut at a word to at most ``limit``.
+    """A short, title-like line for an untitled paper (see :func:`split_title`)."""
+    return split_title(abstract, limit)[0]
 
-    A cut title ends in "…" (counted in ``limit``); an uncut one loses its final full stop.
+
+def split_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
+    """A title-like line from the start of ``abstract``, and the abstract text after what it took.
+
+    The title is the first sentence when it is short (at most ``MAX_SENTENCE_WORDS`` words and ``limit``
+    characters, full stop dropped), else that sentence's first clause (with the next ones while it is
+    very short), after a short lead-in such as "In this paper," (which is skipped). Only when no clause
+    is short enough is it cut at a word, before any dangling "of", "the", "such as"…, ending in "…".
+    The rest is what a reader has not seen yet: the next sentences, or the remainder of the first one
+    led by "…"; "" when the title took everything.
     """
     text = collapse_ws(abstract)
     end = _SENTENCE_END.search(text)
     sentence = text[: end.start()] if end else text
-    if len(sentence) <= limit:
-        return sentence
-    cut = sentence[: limit - 1]
-    if sentence[limit - 1] != " " and " " in cut:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,;:-–—(") + "…"
+    after = text[end.end():].strip() if end else ""
+    if _words(sentence) <= MAX_SENTENCE_WORDS and len(sentence) <= limit:
+        return sentence, after
+    start, lead_in = 0, False
+    first = _CLAUSE_END.search(sentence)
+    if first and _is_lead_in(sentence[: first.start()]):
+        start, lead_in = len(sentence) - len(sentence[first.end():].lstrip()), True
+    tidy = _capitalised if lead_in else str
+    best = None  # (clause, where it ends)
+    for boundary in _CLAUSE_END.finditer(sentence, start):
+        clause = sentence[start: boundary.start()].strip()
+        if not _fits(clause, limit):
+            break
+        if _words(clause) >= MIN_CLAUSE_WORDS and not _dangles(clause.split()[-1]):
+            best = clause, boundary.start()
+            if _words(clause) >= ENOUGH_CLAUSE_WORDS:  # "We propose DRAGO" takes its ", a …" too
+                break
+    if best is not None:
+        return tidy(best[0]), _continued(text, best[1])
+    title = _cut(sentence[start:], limit)
+    return tidy(title) + "…", _continued(text, start + len(title))
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _is_lead_in(clause: str) -> bool:
+    words = clause.split()
+    return 0 < len(words) <= MAX_LEAD_IN_WORDS and words[0].lower() in _LEAD_IN_STARTS
+
+
+def _fits(text: str, limit: int) -> bool:
+    return _words(text) <= MAX_TITLE_WORDS and len(text) <= limit
+
+
+def _cut(text: str, limit: int) -> str:
+    """The longest start of ``text`` of whole words that fits (with an "…" after it), without a dangling
+    function word or punctuation at its end; a single word longer than that is cut inside."""
+    words = text.split(" ")[:MAX_TITLE_WORDS]
+    while len(words) > 1 and (len(" ".join(words)) > limit - 1 or _dangles(words[-1])):
+        words.pop()
+    cut = " ".join(words)[: limit - 1]
+    stripped = cut.rstrip(" ,;:-–—(")
+    return stripped or cut
+
+
+def _dangles(word: str) -> bool:
+    return word.lower() in _DANGLING or word[-1:] in ",;:-–—("
+
+
+def _capitalised(title: str) -> str:
+    return title[:1].upper() + title[1:]
+
+
+def _continued(text: str, taken: int) -> str:
+    """What follows the first ``taken`` characters of ``text``, led by "…" (it goes on a sentence)."""
+    rest = text[taken:].lstrip(" ,;:-–—")
+    return "…" + rest if rest else ""
 
 
 def split_authors(value: Any) -> list[str]:
@@ -150,6 +238,7 @@ def build_paper(
     published: str | None = None,
     categories: list[str] | None = None,
     arxiv: tuple[str, int | None] | None = None,
+    doi: str | None = None,
     allow_empty_abstract: bool = False,
 ) -> Paper:
     """Assemble a Paper from already-typed fields, filling in what is missing the same way everywhere.
@@ -157,10 +246,15 @@ def build_paper(
     Raises BadRecord("no abstract") when the abstract is empty. The arXiv id comes from ``arxiv``,
     else from ``id`` or ``url`` when they are arXiv ids. The id is, in order: ``arxiv:BASE`` when
     ``id`` itself is an arXiv id or there is no ``id`` but an arXiv id is known; ``id`` as given;
-    the sha1 of the abstract. A missing title is derived from the abstract.
+    the sha1 of the abstract. A missing title is derived from the abstract. ``doi`` is kept bare and
+    lower case however it was written (``doi:``, ``https://doi.org/…``); raises BadRecord when it is
+    not a DOI.
     """
     abstract = collapse_ws(abstract)
     title = collapse_ws(title) if title else ""
+    bare_doi = normal_doi(doi) if doi and doi.strip() else None
+    if doi and doi.strip() and bare_doi is None:
+        raise BadRecord(f"bad DOI '{collapse_ws(doi)[:60]}'")
     if not abstract and not (allow_empty_abstract and title):
         raise BadRecord("no abstract")
     id = id.strip() if id else None
@@ -182,6 +276,7 @@ def build_paper(
         categories=categories or [],
         arxiv_id=arxiv[0] if arxiv else None,
         arxiv_version=arxiv[1] if arxiv else None,
+        doi=bare_doi,
     )
 
 

@@ -15,7 +15,7 @@ from bot.sources.progress import Progress, Ticker
 from bot.sources.records import BadRecord, Rejected
 from storage.models import Paper
 
-_TEXT_FIELDS = ("title", "url", "venue")
+_TEXT_FIELDS = ("title", "url", "venue", "doi")
 
 
 def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Paper:
@@ -24,7 +24,8 @@ def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Pape
     ``abstract`` is required, unless ``title_only`` allows a record with just a title (evaluation
     sets such as citeulike-a have abstracts for only some papers). ``id`` may be a string or a number
     (kept as a string); ``authors`` and ``categories`` a list or a delimited string; ``published``
-    an ISO date. Empty values count as missing. Other keys are ignored.
+    an ISO date; ``doi`` a DOI written any usual way. Empty values count as missing. Other keys are
+    ignored.
     """
     abstract = record.get("abstract")
     if abstract is not None and not isinstance(abstract, str):

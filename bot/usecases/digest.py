@@ -29,6 +29,7 @@ from bot.usecases.recommend import (
     RECENT_DAYS,
     Recommendation,
     community,
+    never_again,
     profile_for,
     remember_shown,
     with_papers,
@@ -212,7 +213,7 @@ class Chooser:
         follows_authors = bool(store.get_followed_authors(user_id))
         if not feeds and not follows_authors:
             return None
-        exclude = store.shown_paper_ids(user_id) | muted_ids(self.ctx, user_id)
+        exclude = never_again(self.ctx, user_id) | muted_ids(self.ctx, user_id)
         if follows_authors or (feeds and feeds[0].feed is not None):
             # A feed's profile holds only its own likes: nothing liked or disliked comes back in another.
             exclude |= {f.paper_id for f in store.get_feedback(user_id)}

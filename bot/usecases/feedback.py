@@ -17,6 +17,8 @@ def record_feedback(ctx: Context, user_id: str, paper_id: str, value: int) -> No
     with ctx.store.transaction():
         ctx.store.ensure_person(user_id)
         ctx.store.set_feedback(user_id, paper_id, value)
+        if value == LIKE:  # a like of its own: unsaving the paper (bot.usecases.saved) leaves it
+            ctx.store.keep_saved_like(user_id, paper_id)
 
 
 def withdraw_feedback(ctx: Context, user_id: str, paper_id: str, value: int | None = None) -> bool:

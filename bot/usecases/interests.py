@@ -44,6 +44,7 @@ class Interests:
     authors: list[str] = field(default_factory=list)
     muted: list[str] = field(default_factory=list)
     digest_weekday: int | None = None
+    saved: int = 0  # papers saved
 
 
 #: What starts an item of ``follow`` / ``unfollow`` that names an author.
@@ -158,4 +159,5 @@ def interests(ctx: Context, user_id: str) -> Interests:
         authors=[name for _, name in store.get_followed_authors(user_id)],
         muted=store.get_mutes(user_id),
         digest_weekday=person.digest_weekday if person else None,
+        saved=len(store.saved_paper_ids(user_id)),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from bot.authors import authors_of
 from bot.context import Context
 from bot.errors import BadArgument, NoInterests, NoPapers
 from bot.reasons import reason_text
@@ -14,6 +15,7 @@ from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares
 from bot.usecases.mutes import muted_ids
 from recommender import Community, Pick, Profile, rank
 from recommender import search as search_index
+from recommender.authors import AuthorMatch
 from storage import Paper
 
 MAX_RECOMMEND = 20
@@ -82,7 +84,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
     follows_authors = bool(ctx.store.get_followed_authors(user_id))
     if not feeds and not follows_authors:
         raise NoInterests(NO_INTERESTS)
-    exclude = ctx.store.shown_paper_ids(user_id) | muted_ids(ctx, user_id)
+    exclude = never_again(ctx, user_id) | muted_ids(ctx, user_id)
     named = bool(feeds) and feeds[0].feed is not None
     if named:  # a feed's profile holds only its own likes: the others' must not come back either
         exclude |= {f.paper_id for f in ctx.store.get_feedback(user_id)}
@@ -134,6 +136,12 @@ def _for_feed(rec: Recommendation, feed: str | None) -> Recommendation:
     return rec
 
 
+def never_again(ctx: Context, user_id: str) -> set[str]:
+    """The papers never to be recommended to a person again: every one shown to them, or saved (a
+    paper saved from elsewhere than its message, or whose like was taken back, still stays out)."""
+    return ctx.store.shown_paper_ids(user_id) | ctx.store.saved_paper_ids(user_id)
+
+
 def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str | None = None,
                    message_ts: str | None = None) -> None:
     """Record that a recommendation reached a person, so it is never recommended to them again.
@@ -149,17 +157,36 @@ def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str
 
 
 def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
-    """The papers that best match a free-text query."""
+    """The papers that best match a free-text query. A query that names an author ("Bajcsy", "Andrea
+    Bajcsy", accents and case ignored) gives their papers first: ranked by the query's other words when
+    it has some (then other papers matching those words), else newest first."""
     query = " ".join(query.split())
     if not query:
         raise BadArgument("Say what to search for, e.g. `/papers search contrastive learning`")
     if len(query) > MAX_QUERY_LENGTH:
         raise BadArgument(f"A search can be at most {MAX_QUERY_LENGTH} characters long")
+    named = authors_of(ctx.engine).match(query)
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
-        picks = search_index(index, query, n)
-    return with_papers(ctx, picks, reason_prefix="Matches: ")
+        if named is None:
+            return with_papers(ctx, search_index(index, query, n), reason_prefix="Matches: ")
+        picks = search_index(index, named.rest, n, candidates=named.paper_ids) if named.rest else []
+        others = search_index(index, named.rest, n) if named.rest else []
+    return _by_author(ctx, named, picks, others, n)
+
+
+def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list[Pick],
+               n: int) -> list[Recommendation]:
+    """An author's papers (the ``picks`` among them first, then the newest), then ``others``, ``n`` in all."""
+    ranked = [p.paper_id for p in picks if p.score > 0]  # a paper of no matching word: by date
+    ids = list(dict.fromkeys(ranked + named.paper_ids))[:n]
+    papers = ctx.store.get_papers(ids)
+    out = [Recommendation(papers[pid], 1.0, "By " + ", ".join(named.by_name[pid]))
+           for pid in ids if pid in papers]
+    taken = {rec.paper.id for rec in out}
+    more = [p for p in others if p.paper_id not in taken][: max(n - len(out), 0)]
+    return out + with_papers(ctx, more, reason_prefix="Matches: ")
 
 
 def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:

@@ -340,3 +340,18 @@ def test_follow_mixes_topics_and_authors_and_unfollow_tells_them_apart(any_ctx):
     assert unfollow(any_ctx, "U1", "author: y. lecun") == ["Yann LeCun"]
     assert unfollow(any_ctx, "U1", "all") == ["feline cats"]
     assert interests(any_ctx, "U1").authors == ["Andrea Bajcsy"]  # `unfollow all` is about topics
+
+
+def test_more_like_this_never_offers_a_muted_paper_and_interests_count_the_saved(any_ctx):
+    from bot.usecases.saved import save
+    from bot.usecases.similar import similar_papers
+
+    follow(any_ctx, "U1", "feline cats")
+    before = similar_papers(any_ctx, "U1", "cats-0")
+    assert before and all(r.paper.id.startswith("cats-") for r in before)
+    mute(any_ctx, "U1", "kitten")  # every cats paper says "kittens"
+    after = similar_papers(any_ctx, "U1", "cats-0")
+    assert not any(r.paper.id.startswith("cats-") for r in after)
+    assert interests(any_ctx, "U1").saved == 0
+    save(any_ctx, "U1", "robots-1")
+    assert interests(any_ctx, "U1").saved == 1

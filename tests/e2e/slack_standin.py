@@ -16,6 +16,10 @@ sends the browser back to the app's redirect URL with a single-use ``code``; ``o
 that code for the workspace's own bot token; ``auth.test`` answers per token, and a revoked token answers
 ``token_revoked``. Any other ``xox`` token (the one-workspace tests' SLACK_BOT_TOKEN) gets the answers it
 always got, as workspace T0STANDIN.
+
+Files go up as Slack's current upload does (``files_upload_v2``): ``files.getUploadURLExternal`` hands out
+a URL on the stand-in, the bytes POSTed there are kept (:meth:`SlackStandIn.uploaded`), and
+``files.completeUploadExternal`` shares them into a channel. ``chat.update`` replaces a posted message.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ RESPONSE_URL = "response_url"  # the method name recorded for posts to a respons
 AUTHORIZE = "oauth.authorize"  # the method name recorded for visits to the authorize page
 AUTHORIZE_PATH = "/oauth/v2/authorize"
 MINTED_PREFIX = "xoxb-standin-"  # the bot tokens oauth.v2.access hands out
+UPLOAD = "file.upload"  # the method name recorded for uploads to a URL files.getUploadURLExternal gave
+UPLOAD_PATH = "/upload/"
 
 
 @dataclass
@@ -104,6 +110,7 @@ class SlackStandIn:
         self.client_secret: str | None = None
         self.redirect_url: str | None = None  # the app's redirect URL (its manifest's redirect_urls)
         self.workspaces: dict[str, Workspace] = {}  # by key
+        self.files: dict[str, dict] = {}  # file id -> its upload: filename, length, content, title, channel
         self._codes: dict[str, Workspace] = {}  # unused codes the authorize page handed out
         self._revoked: set[str] = set()
         self._calls: list[Call] = []
@@ -259,6 +266,13 @@ class SlackStandIn:
         return [c for c in calls if (method is None or c.method == method)
                 and all(c.params.get(k) == v for k, v in params.items())]
 
+    def uploaded(self, channel: str | None = None) -> list[dict]:
+        """The files completed (shared), oldest first, optionally only those shared into ``channel``:
+        each with its filename, title, channel and ``content`` (the bytes uploaded)."""
+        with self._lock:
+            files = [dict(f) for f in self.files.values()]
+        return [f for f in files if f["channel"] and (channel is None or f["channel"] == channel)]
+
     def responses(self, key: str) -> list[Call]:
         """What was posted to :meth:`response_url` ``key``."""
         return [c for c in self.calls(RESPONSE_URL) if c.key == key]
@@ -337,6 +351,42 @@ class SlackStandIn:
             messages = [m if keep_metadata else {k: v for k, v in m.items() if k != "metadata"}
                         for m in reversed(found)][: int(params.get("limit") or 100)]
             return {"ok": True, "messages": messages, "has_more": False}
+        if method == "chat.update":
+            channel, ts = params.get("channel"), params.get("ts")
+            if not channel or not ts:
+                return {"ok": False, "error": "invalid_arguments"}
+            if not (params.get("text") or params.get("blocks")):
+                return {"ok": False, "error": "no_text"}
+            with self._lock:
+                for message in self.history.get(channel, []):
+                    if message["ts"] == ts:
+                        message["text"] = params.get("text")
+            return {"ok": True, "channel": channel, "ts": ts, "text": params.get("text")}
+        if method == "files.getUploadURLExternal":
+            filename, length = params.get("filename"), str(params.get("length") or "")
+            if not filename or not length.isdigit():
+                return {"ok": False, "error": "invalid_arguments"}
+            file_id = f"F{next(self._ts):08d}"
+            with self._lock:
+                self.files[file_id] = {"filename": filename, "length": int(length), "content": None,
+                                       "title": None, "channel": None}
+            return {"ok": True, "file_id": file_id, "upload_url": f"{self.root}{UPLOAD_PATH}{file_id}"}
+        if method == "files.completeUploadExternal":
+            try:
+                listed = json.loads(params.get("files") or "[]")
+            except ValueError:
+                return {"ok": False, "error": "invalid_arguments"}
+            done = []
+            with self._lock:
+                for item in listed if isinstance(listed, list) else []:
+                    upload = self.files.get(str(item.get("id")))
+                    if upload is None or upload["content"] is None:
+                        return {"ok": False, "error": "file_not_found"}
+                    upload.update(title=item.get("title"), channel=params.get("channel_id"))
+                    done.append({"id": item["id"], "name": upload["filename"], "title": item.get("title")})
+            if not done:
+                return {"ok": False, "error": "invalid_arguments"}
+            return {"ok": True, "files": done}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": self._new_ts()}
         if method == "views.publish":
@@ -366,6 +416,9 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
         def _handle(self, raw: bytes) -> None:
             url = urlsplit(self.path)
             headers = {k.lower(): v for k, v in self.headers.items()}
+            if url.path.startswith(UPLOAD_PATH):  # raw bytes, whatever the content type says
+                self._upload(url.path[len(UPLOAD_PATH):], raw, headers)
+                return
             params = dict(parse_qsl(url.query))
             if raw:
                 if headers.get("content-type", "").startswith("application/json"):
@@ -408,6 +461,21 @@ def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
                 self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
                 return
             self._send(200, standin._answer(method, params, token[len("Bearer "):]), method, params, headers)
+
+        def _upload(self, file_id: str, raw: bytes, headers: dict) -> None:
+            with standin._lock:
+                upload = standin.files.get(file_id)
+                if upload is not None and upload["content"] is None:
+                    upload["content"] = raw
+            fine = upload is not None and upload["content"] is raw and len(raw) == upload["length"]
+            status = 200 if fine else 400
+            standin._record(Call(UPLOAD, self.path, {"file_id": file_id, "bytes": len(raw)}, headers, status))
+            data = f"OK - {len(raw)}".encode() if fine else b"bad upload"
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _redirect(self, status: int, where: str) -> None:
             data = b"" if status == 302 else where.encode()

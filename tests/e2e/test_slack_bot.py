@@ -13,7 +13,7 @@ import time
 import pytest
 
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
-from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
+from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from storage import PERSONAL_TABLES
 from tests.e2e.harness import (
     FakeSlack,
@@ -73,7 +73,8 @@ def test_help_and_empty_text_answer_in_the_ack_only_to_the_caller(slack):
         answer = slack.command(new_user(), text)
         assert answer.status == 200 and answer.seconds < 1
         assert answer.ack["response_type"] == "ephemeral"
-        for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget"):
+        for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
+                    "export"):
             assert f"/papers {sub}" in answer.ack["text"]
 
 
@@ -138,7 +139,7 @@ def test_recommend_posts_a_header_then_one_message_per_paper_into_the_dm(slack, 
         assert post.params["text"] and post.params["text"] in title  # the plain text carries the title
         assert any(b["type"] == "context" and "Why:" in b["elements"][0]["text"] for b in blocks)
         assert {e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]} == {
-            LIKE_ACTION, DISLIKE_ACTION}
+            LIKE_ACTION, DISLIKE_ACTION, SAVE_ACTION, MORE_ACTION}
     # Each paper is remembered with the message that carries it, and never recommended again.
     shown = shown_messages(store, user)
     assert sorted(shown.values()) == sorted((p.response["channel"], p.response["ts"]) for p in posts)

@@ -22,7 +22,7 @@ DAY = "2026-07-15"
 
 def fill(view, user: str = "U1", paper: str = "p1") -> None:
     """Everything a person has in one workspace: schedule, timezone, DM channel, topics, feedback, what
-    was shown (in a message), a digest, an event key."""
+    was shown (in a message), a digest, an event key, a saved paper."""
     view.set_digest_schedule(user, "09:00", True, since=AT)
     view.set_timezone(user, "Europe/Berlin")
     view.record_timezone(user, "Europe/Berlin")
@@ -32,6 +32,7 @@ def fill(view, user: str = "U1", paper: str = "p1") -> None:
     view.mark_shown(user, paper, "matches graphs", "D1", "1.1")
     assert view.start_digest(user, DAY, "a:1:1", LEASE, AT)
     assert view.claim_once(f"event:{user}", timedelta(days=1))
+    assert view.save_paper(user, paper, like_from_save=True)
 
 
 # -- views --------------------------------------------------------------------------------------------
@@ -321,7 +322,7 @@ def test_deleting_a_workspace_leaves_no_row_naming_it_and_the_other_intact(any_s
     deleted = any_store.delete_workspace(GONE)
     assert {t: n for t, n in deleted.items() if n} == {
         "people": 2, "topics": 2, "feedback": 2, "shown": 2, "digests": 2, "once_keys": 2,
-        "feedback_counters": 1, "installations": 1}
+        "feedback_counters": 1, "saved": 2, "installations": 1}
     assert rows_mentioning(any_store, GONE) == {}
     assert gone.find_installation(GONE) is None and gone.list_people() == []
     assert kept.rows_about("U1") == kept_before and kept.find_installation(KEPT) == "sealed"

@@ -1,6 +1,8 @@
 import json
 import re
 
+from slack_sdk.models.blocks import Block
+
 from bot.slack.messages import (
     CONTEXT_ELEMENTS,
     FALLBACK_LIMIT,
@@ -109,11 +111,67 @@ def test_a_paper_message_has_title_link_byline_reason_abstract_and_buttons():
     assert paper_text(paper) == "Diffusion &amp; friends"
 
 
-def test_an_untitled_paper_uses_the_start_of_its_abstract():
-    paper = Paper(id="a", abstract="Graph neural networks pass messages between nodes. " * 10)
+def test_an_untitled_paper_uses_a_title_from_its_abstract_and_does_not_repeat_it():
+    paper = Paper(id="a", abstract="Graph neural networks pass messages between nodes. They scale. " * 3)
     blocks = paper_blocks(Recommendation(paper, 0.1, ""), buttons=False)
-    assert [b["type"] for b in blocks] == ["section"]
-    assert paper_text(paper).startswith("Graph neural networks")
+    assert [b["type"] for b in blocks] == ["section", "section"]
+    assert paper_text(paper) == "Graph neural networks pass messages between nodes"
+    assert blocks[1]["text"]["text"].startswith("They scale. Graph neural")
+
+
+def test_a_title_once_cut_from_the_abstract_is_derived_afresh_and_not_repeated():
+    abstract = ("Exploration is critical for solving real-world decision-making problems, such as robotics "
+                "and recommendation in settings with sparse rewards. We propose X.")
+    old_title = abstract[:89].rsplit(" ", 1)[0] + "…"  # how titles were derived before
+    for title in ("", old_title):
+        blocks = paper_blocks(Recommendation(Paper(id="a", title=title, abstract=abstract), 0.1, "r"))
+        assert blocks[0]["text"]["text"] == (
+            "*Exploration is critical for solving real-world decision-making problems*")
+        assert blocks[2]["text"]["text"].startswith("…such as robotics")
+
+
+def test_tex_in_title_abstract_and_authors_reads_as_unicode():
+    paper = Paper(id="arxiv:2401.00001", title=r"An $\Omega(\sqrt{T})$ bound for {\underline b}andits",
+                  abstract=r"We show $x_1^2 + \alpha$ is 50% better & {\em faster}.",
+                  authors=[r"Kurt G\"odel"], arxiv_id="2401.00001", url="https://arxiv.org/abs/2401.00001")
+    blocks = paper_blocks(Recommendation(paper, 0.1, "r"))
+    assert paper_text(paper) == "An Ω(√(T)) bound for bandits"
+    assert "Kurt Gödel" in blocks[0]["text"]["text"]
+    assert blocks[2]["text"]["text"] == "We show x₁² + α is 50% better &amp; faster."
+
+
+def test_malformed_tex_shows_the_raw_text_escaped():
+    paper = Paper(id="a", title=r"\href{http://a}{<!channel>} $\frac{1}{", abstract="x")
+    text = paper_text(paper)
+    assert "<!channel>" not in text and "&lt;!channel&gt;" in text
+
+
+def test_an_arxiv_paper_shows_its_date_and_links_to_abs_and_pdf():
+    paper = Paper(id="arxiv:2401.00001", title="T", abstract="A.", arxiv_id="2401.00001",
+                  url="https://arxiv.org/abs/2401.00001v2", published="2024-01-05", authors=["Ann"])
+    head = paper_blocks(Recommendation(paper, 0.1, ""))[0]["text"]["text"]
+    assert head.splitlines() == [
+        "*<https://arxiv.org/abs/2401.00001v2|T>*", "Ann",
+        "5 January 2024 · <https://arxiv.org/abs/2401.00001|arXiv:2401.00001> · "
+        "<https://arxiv.org/pdf/2401.00001|PDF>"]
+    other = Paper(id="b", title="T", abstract="A.", url="https://x.org/p", published="2023-12-31T10:00:00")
+    assert paper_blocks(Recommendation(other, 0.1, ""))[0]["text"]["text"].splitlines() == [
+        "*<https://x.org/p|T>*", "31 December 2023"]
+    undated = Paper(id="c", title="T", abstract="A.", published="soon")
+    assert paper_blocks(Recommendation(undated, 0.1, ""))[0]["text"]["text"] == "*T*"
+
+
+def test_every_paper_message_is_valid_block_kit():
+    papers = [hostile_paper(), hostile_paper(50),
+              Paper(id="arxiv:2401.00001", title=r"$\Omega(\sqrt{T})$", abstract="A.", arxiv_id="2401.00001",
+                    published="2024-01-05"),
+              Paper(id="d", abstract="Only an abstract, and nothing more to it at all.")]
+    for paper in papers:
+        for buttons in (True, False):
+            for block in paper_blocks(Recommendation(paper, 0.1, "why"), buttons=buttons):
+                Block.parse(block).validate_json()
+    for block in results_blocks("*Results*", [Recommendation(p, 0.1, "r") for p in papers]):
+        Block.parse(block).validate_json()
 
 
 def test_results_stay_within_fifty_blocks_however_many_papers():

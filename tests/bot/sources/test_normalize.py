@@ -11,6 +11,7 @@ from bot.sources.normalize import (
     parse_arxiv_id,
     split_authors,
     split_categories,
+    split_title,
     stable_id,
 )
 from bot.sources.records import BadRecord
@@ -86,12 +87,41 @@ def test_title_is_cut_at_a_word_with_an_ellipsis():
 
 
 def test_title_drops_dangling_punctuation_before_the_ellipsis():
-    abstract = "Exploration is critical for solving real-world decision-making problems, such as " + "a" * 50
-    assert (
-        derive_title(abstract)
-        == "Exploration is critical for solving real-world decision-making problems, such as…"
-    )
     assert derive_title("a" * 70 + ", " + "b" * 30).endswith("a…")
+
+
+def test_a_long_first_sentence_gives_its_first_clause_as_title_and_the_rest_to_read():
+    abstract = ("Exploration is critical for solving real-world decision-making problems, such as "
+                "robotics and recommendation. We propose X.")
+    title, rest = split_title(abstract)
+    assert title == "Exploration is critical for solving real-world decision-making problems"
+    assert rest == "…such as robotics and recommendation. We propose X."
+
+
+def test_a_lead_in_clause_is_skipped_and_the_title_capitalised():
+    title, rest = split_title("In this paper, we propose a new method for learning robust policies "
+                              "from offline data with guarantees, and test it. More.")
+    assert title == "We propose a new method for learning robust policies from offline data…"
+    assert rest == "…with guarantees, and test it. More."
+    # A one-word first clause that leads nowhere is not a lead-in.
+    assert split_title("Transformers, " + "large " * 20 + "models.")[0].startswith("Transformers")
+
+
+def test_a_cut_title_has_at_most_twelve_words_and_never_ends_on_a_dangling_word():
+    abstract = ("Large language models have shown remarkable capabilities in many tasks including "
+                "reasoning and coding and much more besides. Second.")
+    title, rest = split_title(abstract)
+    assert title == "Large language models have shown remarkable capabilities in many tasks…"
+    assert len(title.split()) <= 12
+    assert rest.startswith("…including reasoning")
+    for abstract in ("word of the " * 20, "We study the effect of the " * 5):
+        last = split_title(abstract)[0].rstrip("…").split()[-1]
+        assert last not in {"of", "the"}
+
+
+def test_a_title_that_takes_the_whole_abstract_leaves_nothing_to_repeat():
+    assert split_title("Short and sweet.") == ("Short and sweet", "")
+    assert split_title("We study cats. Then dogs.") == ("We study cats", "Then dogs.")
 
 
 def test_stable_id_ignores_whitespace_differences():

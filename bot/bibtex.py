@@ -1,0 +1,136 @@
+"""Papers as BibTeX a reference manager imports: one ``@misc`` entry per paper, with unique keys
+(first author's surname, year, first word of the title, then a, b, … where two would meet), LaTeX's
+special characters escaped in every text field, arXiv papers with ``eprint`` / ``archivePrefix`` /
+``primaryClass``, DOIs and URLs kept. Written with bibtexparser; non-ASCII text becomes LaTeX through
+pylatexenc (what bibtexparser's own encoding middleware uses).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Iterable
+
+import bibtexparser
+from bibtexparser.library import Library
+from bibtexparser.model import Entry, Field
+from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
+
+from storage import Paper
+
+#: LaTeX's ten special characters, escaped so that each reads back as itself.
+SPECIALS = {
+    "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+}
+_ENCODER = UnicodeToLatexEncoder(
+    conversion_rules=[UnicodeToLatexConversionRule(RULE_DICT, {ord(c): v for c, v in SPECIALS.items()}),
+                      "defaults"],
+    replacement_latex_protection="braces-all", unknown_char_policy="keep")
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)")
+_DOI_HOSTS = ("doi.org/", "dx.doi.org/")
+_ARXIV_CATEGORY = re.compile(r"[a-z-]+(\.[A-Za-z-]+)?")
+_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "for", "in", "to", "with", "and", "towards", "via",
+                        "from", "by", "is", "are", "at"})
+#: What a URL or DOI field must not hold as it is: braces would unbalance the entry, and a bare ``%``
+#: starts a comment for the tools that read the field as LaTeX (``\%`` reads back as ``%``).
+_URL_UNSAFE = {"%": "\\%", **{c: "\\%" + f"{ord(c):02X}" for c in "{}\\ \t\n"}}
+
+
+def latex(text: str) -> str:
+    """``text`` on one line as LaTeX: the special characters escaped, other non-ASCII as LaTeX macros."""
+    return _ENCODER.unicode_to_latex(" ".join(text.split()))
+
+
+def doi_of(paper: Paper) -> str | None:
+    """The paper's DOI, when its id or URL carries one."""
+    candidates = [paper.id.removeprefix("doi:")]
+    if paper.url and any(host in paper.url.lower() for host in _DOI_HOSTS):
+        candidates.append(paper.url)
+    for text in candidates:
+        match = _DOI.search(text)
+        if match:
+            return match.group(1).rstrip(".,;")
+    return None
+
+
+def bibtex(papers: Iterable[Paper]) -> str:
+    """The papers as one BibTeX file (text), in the order given."""
+    library = Library()
+    taken: set[str] = set()
+    for paper in papers:
+        key = _unique(_key(paper), taken)
+        library.add(Entry("misc", key, [Field(name, value) for name, value in _fields(paper)]))
+    return bibtexparser.write_string(library)
+
+
+def _fields(paper: Paper) -> list[tuple[str, str]]:
+    fields = [("title", latex(paper.title or paper.abstract[:200] or paper.id))]
+    if paper.authors:
+        fields.append(("author", " and ".join(_author(name) for name in paper.authors)))
+    year = _year(paper)
+    if year:
+        fields.append(("year", year))
+    if paper.arxiv_id:
+        fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+        category = next((c for c in paper.categories if _ARXIV_CATEGORY.fullmatch(c)), None)
+        if category:
+            fields.append(("primaryClass", category))
+    if paper.venue and paper.venue.strip().lower() != "arxiv":
+        fields.append(("howpublished", latex(paper.venue)))
+    doi = doi_of(paper)
+    if doi:
+        fields.append(("doi", _url(doi)))
+    if paper.url:
+        fields.append(("url", _url(paper.url)))
+    if paper.abstract and paper.title:
+        fields.append(("abstract", latex(paper.abstract)))
+    return fields
+
+
+def _author(name: str) -> str:
+    text = latex(name)
+    # A literal "and" inside one name would split it into two authors; braces keep it whole.
+    return "{" + text + "}" if re.search(r"\band\b", name, re.IGNORECASE) else text
+
+
+def _url(url: str) -> str:
+    return "".join(_URL_UNSAFE.get(c, c) for c in url.strip())
+
+
+def _year(paper: Paper) -> str | None:
+    year = (paper.published or "")[:4]
+    return year if len(year) == 4 and year.isdigit() else None
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return "".join(c for c in folded if c in string.ascii_lowercase + string.digits)
+
+
+def _key(paper: Paper) -> str:
+    first = paper.authors[0] if paper.authors else ""
+    surname = first.split(",", 1)[0] if "," in first else (first.split() or [""])[-1]
+    words = [_ascii_word(w) for w in (paper.title or paper.abstract).split()]
+    word = next((w for w in words if len(w) > 2 and w not in _STOPWORDS), "") or next(filter(None, words), "")
+    return f"{_ascii_word(surname) or 'anon'}{_year(paper) or 'nd'}{word or 'paper'}"
+
+
+def _unique(key: str, taken: set[str]) -> str:
+    """``key``, or ``key`` with the first free suffix of a, b, …, z, aa, ab, …"""
+    candidate, n = key, 0
+    while candidate in taken:
+        candidate, n = key + _suffix(n), n + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _suffix(n: int) -> str:
+    letters = ""
+    n += 1
+    while n:
+        n, rest = divmod(n - 1, 26)
+        letters = string.ascii_lowercase[rest] + letters
+    return letters

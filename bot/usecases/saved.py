@@ -1,0 +1,156 @@
+"""A reading list: saving papers (a Save button, the ``bookmark`` reaction), listing them, and what a
+paper message shows of a person's feedback on it.
+
+Saving counts as a like. Unsaving takes back the like the save made, never one the person gave on
+their own (before the save, or since: :func:`bot.usecases.feedback.record_feedback` tells the store).
+A dislike given while saved stays: it is the person's latest word. Slack-free: the caller passes the
+channel and timestamp of the paper message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.context import Context
+from bot.errors import NotFound
+from bot.usecases.feedback import DISLIKE, LIKE
+from bot.usecases.reactions import paper_on_message
+from bot.usecases.recommend import Recommendation
+from storage import Paper
+
+SAVE_REACTIONS = frozenset({"bookmark"})
+
+
+@dataclass(frozen=True)
+class Marks:
+    """A person's feedback on one paper, as its message shows it."""
+
+    liked: bool = False
+    disliked: bool = False
+    saved: bool = False
+
+
+@dataclass(frozen=True)
+class SavedItem:
+    """A paper on the reading list, and when it was saved (ISO UTC)."""
+
+    paper: Paper
+    saved_at: str
+
+
+@dataclass(frozen=True)
+class Toggled:
+    """What a click on Save did: the paper, and whether it is saved now (False: unsaved)."""
+
+    paper: Paper
+    saved: bool
+
+
+def is_save_reaction(name: str) -> bool:
+    """True for the reaction that saves a paper (``bookmark``)."""
+    return name.strip().strip(":").split("::", 1)[0].lower() in SAVE_REACTIONS
+
+
+def save(ctx: Context, user_id: str, paper_id: str) -> bool:
+    """Put a paper on a person's reading list, with a like unless they liked it already. True if it
+    was not saved yet. Raises NotFound for an unknown paper."""
+    if ctx.store.get_paper(paper_id) is None:
+        raise NotFound(f"I don't know a paper with id {paper_id}")
+    with ctx.store.transaction():
+        ctx.store.lock_person(user_id)  # one save or unsave of this person at a time, in any process
+        return _save(ctx, user_id, paper_id)
+
+
+def unsave(ctx: Context, user_id: str, paper_id: str) -> bool:
+    """Take a paper off the reading list, and the like its save made. True if it was saved."""
+    with ctx.store.transaction():
+        ctx.store.lock_person(user_id)
+        return _unsave(ctx, user_id, paper_id)
+
+
+def _save(ctx: Context, user_id: str, paper_id: str) -> bool:
+    liked = _feedback_on(ctx, user_id, paper_id) == LIKE
+    ctx.store.ensure_person(user_id)
+    added = ctx.store.save_paper(user_id, paper_id, like_from_save=not liked)
+    if added and not liked:
+        ctx.store.set_feedback(user_id, paper_id, LIKE)
+    return added
+
+
+def _unsave(ctx: Context, user_id: str, paper_id: str) -> bool:
+    like_came_with_it = ctx.store.unsave_paper(user_id, paper_id)
+    if like_came_with_it:
+        ctx.store.remove_feedback(user_id, paper_id, LIKE)
+    return like_came_with_it is not None
+
+
+def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> Toggled | None:
+    """A click on Save: save the paper posted to this person as this message, or unsave it when it is
+    saved. None when the message is no paper shown to this person."""
+    with ctx.store.transaction():  # the lookup and the toggle in one: two clicks at once toggle twice
+        ctx.store.lock_person(user_id)
+        paper = _paper_on(ctx, user_id, channel, message_ts)
+        if paper is None:
+            return None
+        if _unsave(ctx, user_id, paper.id):
+            return Toggled(paper, saved=False)
+        _save(ctx, user_id, paper.id)
+        return Toggled(paper, saved=True)
+
+
+def saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
+                     saving: bool = True) -> str | None:
+    """The ``bookmark`` reaction added (``saving``) or removed: save or unsave the paper of this
+    message. Returns its id, or None when the message is no paper shown to this person."""
+    with ctx.store.transaction():
+        ctx.store.lock_person(user_id)
+        paper = _paper_on(ctx, user_id, channel, message_ts)
+        if paper is None:
+            return None
+        if saving:
+            _save(ctx, user_id, paper.id)
+        else:
+            _unsave(ctx, user_id, paper.id)
+        return paper.id
+
+
+def saved_papers(ctx: Context, user_id: str) -> list[SavedItem]:
+    """A person's reading list, newest first (papers deleted since are left out)."""
+    entries = ctx.store.saved_papers(user_id)
+    papers = ctx.store.get_papers([e.paper_id for e in entries])
+    return [SavedItem(papers[e.paper_id], e.saved_at) for e in entries if e.paper_id in papers]
+
+
+def marks(ctx: Context, user_id: str, paper_id: str) -> Marks:
+    """What the person's paper message should show of their feedback on it."""
+    value = _feedback_on(ctx, user_id, paper_id)
+    return Marks(liked=value == LIKE, disliked=value == DISLIKE,
+                 saved=paper_id in ctx.store.saved_paper_ids(user_id))
+
+
+@dataclass(frozen=True)
+class PaperMessage:
+    """A paper message as it should read now: the paper with why it was picked, and the person's
+    feedback on it."""
+
+    rec: Recommendation
+    marks: Marks
+
+
+def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> PaperMessage | None:
+    """What the paper message ``message_ts`` of this person should show after their feedback; None
+    when it is no paper shown to them (or the paper is gone)."""
+    paper = _paper_on(ctx, user_id, channel, message_ts)
+    if paper is None:
+        return None
+    reason = ctx.store.shown_reason(user_id, paper.id) or ""
+    return PaperMessage(Recommendation(paper, 0.0, reason), marks(ctx, user_id, paper.id))
+
+
+def _feedback_on(ctx: Context, user_id: str, paper_id: str) -> int | None:
+    return next((f.value for f in ctx.store.get_feedback(user_id) if f.paper_id == paper_id), None)
+
+
+def _paper_on(ctx: Context, user_id: str, channel: str, message_ts: str) -> Paper | None:
+    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
+    return ctx.store.get_paper(paper_id) if paper_id else None

@@ -1,0 +1,36 @@
+"""What both stores run for a person's reading list (the ``saved`` table) and for handing a person
+everything stored about them. Statements use qmark placeholders (PostgreSQL's store turns them into its
+own); table and column names come from :mod:`storage.tables`, never from input."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from storage.tables import columns, order_by
+
+#: A paper saved once: the second save of the same paper changes nothing (and says so).
+SAVE = ("insert into saved (ws, user_id, paper_id, saved_at, like_from_save) values (?, ?, ?, ?, ?)"
+        " on conflict (ws, user_id, paper_id) do nothing")
+#: One statement takes the save away and tells whether its like came with it: of two unsaves at once,
+#: one gets the row.
+UNSAVE = "delete from saved where ws = ? and user_id = ? and paper_id = ? returning like_from_save"
+#: A like given on its own to a saved paper: unsaving it no longer takes the like back.
+KEEP_LIKE = "update saved set like_from_save = 0 where ws = ? and user_id = ? and paper_id = ?"
+LIST = ("select paper_id, saved_at from saved where ws = ? and user_id = ?"
+        " order by saved_at desc, paper_id desc")
+IDS = "select paper_id from saved where ws = ? and user_id = ?"
+
+
+def saved_now() -> str:
+    """Now as ISO UTC to the microsecond: two saves within one second still order newest first."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def rows_of_person(backend: str, table: str) -> tuple[str, tuple[str, ...]]:
+    """The ``select`` of every row of personal ``table`` about one person (``ws = ? and user_id = ?``),
+    in the order it is copied, and its column names."""
+    names = columns(table)
+    # Table and column names come from storage.tables, never from input.
+    sql = (f"select {', '.join(names)} from {table} where ws = ? and user_id = ?"  # noqa: S608
+           f" order by {order_by(backend, table)}")
+    return sql, names

@@ -1,0 +1,52 @@
+"""The feedback line on a paper message (bot/slack/marks.py) and the gate admitting Save and More like
+this clicks on messages only with a response_url, like 👍 and 👎."""
+
+from __future__ import annotations
+
+import pytest
+from slack_sdk.models.blocks import Block
+
+from bot.slack.marks import MARK_BLOCK, SAVE_LABEL, SAVED_LABEL, mark_line, marked
+from bot.slack.messages import ACTIONS_BLOCK, MORE_ACTION, SAVE_ACTION, paper_blocks
+from bot.usecases.recommend import Recommendation
+from bot.usecases.saved import Marks
+from storage import Paper
+from tests.bot.slack.test_gate import FORM, click, verdict
+
+REC = Recommendation(Paper(id="p", title="Cats", abstract="About cats."), 1.0, "Matches “cats”")
+
+
+def save_label(blocks) -> str:
+    actions = next(b for b in blocks if b.get("block_id") == ACTIONS_BLOCK)
+    return next(e["text"]["text"] for e in actions["elements"] if e["action_id"] == SAVE_ACTION)
+
+
+@pytest.mark.parametrize(("marks", "line"), [
+    (Marks(saved=True, liked=True), "Saved"), (Marks(liked=True), "You liked this"),
+    (Marks(disliked=True), "fewer like this"), (Marks(), None),
+])
+def test_the_line_says_saved_liked_or_nothing(marks, line):
+    blocks = marked(paper_blocks(REC), marks)
+    found = [b for b in blocks if b.get("block_id") == MARK_BLOCK]
+    if line is None:
+        assert found == [] and mark_line(marks) is None
+    else:
+        assert line in found[0]["elements"][0]["text"]
+        assert blocks.index(found[0]) == len(blocks) - 2  # just above the buttons
+    assert save_label(blocks) == (SAVED_LABEL if marks.saved else SAVE_LABEL)
+    for block in blocks:
+        Block.parse(block).validate_json()  # well-formed Block Kit
+
+
+def test_marking_again_replaces_the_line_and_unmarking_removes_it():
+    once = marked(paper_blocks(REC), Marks(saved=True))
+    twice = marked(once, Marks(liked=True))
+    assert [b.get("block_id") for b in twice].count(MARK_BLOCK) == 1
+    assert marked(twice, Marks()) == marked(paper_blocks(REC), Marks())
+
+
+@pytest.mark.parametrize("action", [SAVE_ACTION, MORE_ACTION])
+def test_the_gate_admits_the_new_buttons_on_messages_only_with_a_response_url(action):
+    actions = [{"action_id": action, "block_id": "b1", "type": "button"}]
+    assert verdict(click(actions=actions), FORM).admitted
+    assert verdict(click(actions=actions, response_url=None), FORM).status == 400
