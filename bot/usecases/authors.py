@@ -7,13 +7,12 @@ and an initial stands for any given name it starts ("A. Bajcsy" is Andrea Bajcsy
 from __future__ import annotations
 
 import json
-import re
 import threading
-import unicodedata
 from dataclasses import dataclass
 
 from bot.context import Context
 from bot.errors import BadArgument
+from recommender.authors import fold  # the same folding as search by author
 
 MAX_AUTHORS = 50
 MAX_NAME_LENGTH = 100
@@ -24,9 +23,7 @@ def name_key(name: str) -> str:
     if name.count(",") == 1:
         last, first = name.split(",")
         name = f"{first} {last}"
-    decomposed = unicodedata.normalize("NFKD", name)
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-    return " ".join(re.sub(r"[^\w']+|_", " ", plain).replace("'", "").split())
+    return " ".join(w for w in fold(name) if w.strip("_"))
 
 
 def same_person(followed: str, author: str) -> bool:
