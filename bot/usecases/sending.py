@@ -195,11 +195,13 @@ def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock 
 
 # -- sending ----------------------------------------------------------------------------------------
 
-def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None) -> str:
+def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None,
+                weekly: bool = False) -> str:
     """The digest's first message (mrkdwn); ``by_feed``: its sections, (feed name, papers) in order
-    (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`)."""
+    (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`); ``weekly``: the person's
+    weekly digest."""
     papers = f"{n} paper" if n == 1 else f"{n} papers"
-    which = "An extra digest" if extra else "Your digest"
+    which = "An extra digest" if extra else "Your weekly digest" if weekly else "Your digest"
     if by_feed:
         papers += ", by feed: " + ", ".join(f"{feed} {count}" for feed, count in by_feed)
     return (f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. "
@@ -294,7 +296,10 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 return Outcome(user_id, day, "busy")
         if record.header_ts is None and not shown:
             try:
-                ts = courier.post_text(channel, header_text(len(recs), day, by_feed=sections(recs)))
+                person = store.get_person(user_id)
+                weekly = person is not None and person.digest_weekday is not None
+                header = header_text(len(recs), day, by_feed=sections(recs), weekly=weekly)
+                ts = courier.post_text(channel, header)
             except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
                 raise
             except Exception:  # the papers matter more than their header: go on without it

@@ -190,6 +190,7 @@ def test_digest_weekly_sends_once_in_the_week_at_its_time_and_not_daily(slack, s
 
         assert [o.status for o in run(now + timedelta(seconds=1))] == ["sent"]
         assert len(headers(standin, user)) == 1 and len(paper_posts(standin, user)) == 6  # twice daily
+        assert "Your weekly digest" in headers(standin, user)[0].params["text"]
         assert run(now + timedelta(minutes=5)) == []  # once
         for day in range(1, 7):  # not on the other days of the week, at any hour
             for hour in (0, 12):
