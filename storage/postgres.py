@@ -390,9 +390,10 @@ class PostgresStore(Preferences):
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
-        rows = self._rows("select coalesce(a.alias, p.id) asked, p.* from papers p"
-                          " left join paper_aliases a on a.paper_id = p.id and a.alias = any(%s)"
-                          " where p.id = any(%s) or a.alias is not null", [ids, ids])
+        # Two lookups by key, in one statement: an "or" across the alias join would scan every paper.
+        rows = self._rows("select p.id asked, p.* from papers p where p.id = any(%s)"
+                          " union all select a.alias asked, p.* from paper_aliases a"
+                          " join papers p on p.id = a.paper_id where a.alias = any(%s)", [ids, ids])
         found = {r["id"]: _paper_from_row(r) for r in rows if r["id"] in ids}
         for r in rows:
             found.setdefault(r["asked"], _paper_from_row(r))
