@@ -28,6 +28,7 @@ _SUBSCRIPT = dict(zip("0123456789+-=()aeioxhklmnpstjruv", "₀₁₂₃₄₅₆
 #: A rendering shorter than this share of the raw text lost words (an unclosed group, a stray
 #: ``\begin``): the raw text is the better read then.
 KEPT_AT_LEAST = 0.5
+RENDERED_KEPT = 4096  # texts whose rendering is kept (a few MB at most)
 
 
 @lru_cache(maxsize=1)
@@ -40,6 +41,13 @@ def tex_to_text(text: str) -> str:
     TeX can't be read. Never raises."""
     if not text or not _TEX_MARK.search(text):
         return " ".join(text.split())
+    return _rendered(text)
+
+
+@lru_cache(maxsize=RENDERED_KEPT)
+def _rendered(text: str) -> str:
+    # Kept: rendering takes milliseconds of CPU, and a paper message shows its title and abstract
+    # several times over (text, blocks, reasons, the message updated after feedback).
     try:
         rendered = " ".join(_converter().latex_to_text(_prepared(text)).split())
     except Exception as exc:  # pylatexenc raises assorted errors on malformed input
