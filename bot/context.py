@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 from dataclasses import dataclass, field
 
@@ -39,6 +40,13 @@ class Context:
             if view is None:
                 view = self._views[ws] = Context(self.store.for_workspace(ws), self.engine, self.digest_size)
             return view
+
+    def reading(self, user_id: str) -> Context:
+        """This context with one person's rows read at once (:meth:`storage.Store.person_view`), for
+        choosing their papers, which reads those rows many times and writes none of them."""
+        view = copy.copy(self)
+        view.store = self.store.person_view(user_id)
+        return view
 
     @classmethod
     def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False) -> Context:

@@ -60,6 +60,7 @@ from storage.models import (
     WorkspaceSummary,
 )
 from storage.preferences import Preferences
+from storage.snapshot import PersonSnapshot, Snapshots
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
 from storage.sqlite import (
@@ -223,7 +224,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore(Preferences):
+class PostgresStore(Preferences, Snapshots):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -642,6 +643,20 @@ class PostgresStore(Preferences):
         return [SavedPaper(r["paper_id"], r["saved_at"]) for r in self._rows(_pg(saved.LIST),
                                                                              [self._ws, user_id])]
 
+    def person_snapshot(self, user_id: str) -> PersonSnapshot:
+        """What :meth:`person_view` answers from, in one statement (each part ordered as its own
+        method orders it)."""
+        row = self._one(_PERSON_SNAPSHOT, {"ws": self._ws, "user": user_id})
+        person, topics, feedback, feeds, authors, mutes, shown, saved_ids, picked = row
+        named: dict[str, list[str]] = {}
+        for feed, topic in feeds or []:
+            named.setdefault(feed, []).append(topic)
+        return PersonSnapshot(
+            user_id, _person_from_row(person) if person is not None else None, topics or [],
+            [Feedback(pid, value, created_at) for pid, value, created_at in feedback or []], named,
+            [(key, name) for key, name in authors or []], mutes or [], frozenset(shown or ()),
+            frozenset(saved_ids or ()), dict(picked or []))
+
     def saved_paper_ids(self, user_id: str) -> set[str]:
         """Every paper on a person's reading list."""
         return {r["paper_id"] for r in self._rows(_pg(saved.IDS), [self._ws, user_id])}
@@ -868,10 +883,14 @@ class PostgresStore(Preferences):
                   [owner, lease_until, self._ws, user_id, local_date])
 
     def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
-                          reasons: dict[str, str]) -> bool:
-        """Record the papers chosen for a digest (before any is posted). False if ``owner`` lost it."""
-        return self._digest_update(user_id, local_date, owner, "papers = %s, reasons = %s",
-                                   [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)])
+                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
+        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
+        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
+        args = [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)]
+        if lease_until is None:
+            return self._digest_update(user_id, local_date, owner, "papers = %s, reasons = %s", args)
+        return self._digest_update(user_id, local_date, owner, "papers = %s, reasons = %s, lease_until = %s",
+                                   [*args, lease_until])
 
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
@@ -970,7 +989,7 @@ class PostgresStore(Preferences):
         return row[0] if row else None
 
     def remember_dm_channel(self, user_id: str, channel: str) -> None:
-        """Keep the DM channel opened with a person."""
+        """Keep the DM channel opened with a person (one statement: callers need no transaction)."""
         self._run("update people set dm_channel = %s where ws = %s and user_id = %s",
                   [channel, self._ws, user_id])
 
@@ -1110,3 +1129,23 @@ def _pg(sql: str) -> str:
 
 
 __all__ = ["BUSY_SECONDS", "PostgresStore", "redacted", "translate"]
+
+
+# A person's rows for :meth:`PostgresStore.person_snapshot`: one subselect per table, each as that
+# table's own method reads it.
+_PERSON_SNAPSHOT = """
+    select
+      (select to_jsonb(p) from people p where p.ws = %(ws)s and p.user_id = %(user)s),
+      (select array_agg(topic order by added_at, pos) from topics where ws = %(ws)s and user_id = %(user)s),
+      (select json_agg(json_build_array(paper_id, value, created_at) order by created_at, pos)
+         from feedback where ws = %(ws)s and user_id = %(user)s),
+      (select json_agg(json_build_array(feed, topic) order by lower(feed), added_at, lower(topic))
+         from feed_topics where ws = %(ws)s and user_id = %(user)s),
+      (select json_agg(json_build_array(key, name) order by added_at, key)
+         from followed_authors where ws = %(ws)s and user_id = %(user)s),
+      (select array_agg(word order by added_at, word) from mutes where ws = %(ws)s and user_id = %(user)s),
+      (select array_agg(paper_id) from shown where ws = %(ws)s and user_id = %(user)s),
+      (select array_agg(paper_id) from saved where ws = %(ws)s and user_id = %(user)s),
+      (select json_agg(json_build_array(paper_id, feed)) from feed_papers
+         where ws = %(ws)s and user_id = %(user)s)
+"""

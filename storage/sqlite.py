@@ -32,6 +32,7 @@ from storage.models import (
     WorkspaceSummary,
 )
 from storage.preferences import Preferences
+from storage.snapshot import Snapshots
 from storage.tables import COPIED_TABLES, columns, order_by
 
 
@@ -46,7 +47,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store(Preferences):
+class Store(Preferences, Snapshots):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
@@ -668,10 +669,15 @@ class Store(Preferences):
                         [owner, lease_until, self._ws, user_id, local_date])
 
     def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
-                          reasons: dict[str, str]) -> bool:
-        """Record the papers chosen for a digest (before any is posted). False if ``owner`` lost it."""
-        return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?",
-                                   [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)])
+                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
+        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
+        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
+        args = [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)]
+        with self.transaction():  # one statement, so callers need no transaction (as on PostgreSQL)
+            if lease_until is None:
+                return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?", args)
+            return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?, lease_until = ?",
+                                       [*args, lease_until])
 
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
@@ -768,9 +774,10 @@ class Store(Preferences):
         return row[0] if row else None
 
     def remember_dm_channel(self, user_id: str, channel: str) -> None:
-        """Keep the DM channel opened with a person."""
-        self.db.execute("update people set dm_channel = ? where ws = ? and user_id = ?",
-                        [channel, self._ws, user_id])
+        """Keep the DM channel opened with a person (one statement: callers need no transaction)."""
+        with self.transaction():
+            self.db.execute("update people set dm_channel = ? where ws = ? and user_id = ?",
+                            [channel, self._ws, user_id])
 
     def forget_dm_channel(self, channel: str) -> None:
         """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""

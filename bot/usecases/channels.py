@@ -13,8 +13,7 @@ def known_dm_channel(ctx: Context, user_id: str) -> str | None:
 
 def remember_dm_channel(ctx: Context, user_id: str, channel: str) -> None:
     """Keep the DM channel just opened with a person paperbot knows (nobody else gets a row)."""
-    with ctx.store.transaction():
-        ctx.store.remember_dm_channel(user_id, channel)
+    ctx.store.remember_dm_channel(user_id, channel)  # one statement, atomic alone
 
 
 def drop_dm_channel(ctx: Context, channel: str) -> None:

@@ -112,6 +112,7 @@ class Chooser:
         self._taken: set[tuple[str, date]] = set()  # chosen and handed out: never scored again in a batch
         self._lock = threading.Lock()
         self._likes: Community | None = None
+        self._weekly: dict[str, bool] = {}  # whose digest is weekly, as scoring found it
 
     def _community(self) -> Community:
         """Everyone's likes, read once for the whole run."""
@@ -162,6 +163,14 @@ class Chooser:
             remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
         return recs
 
+    def weekly(self, user_id: str) -> bool:
+        """Whether the person's digest is a weekly one: as scoring found it, else read now."""
+        known = self._weekly.get(user_id)
+        if known is not None:
+            return known
+        person = self.ctx.store.get_person(user_id)
+        return person is not None and person.digest_weekday is not None
+
     def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
         out: dict[tuple[str, date], Choice] = {}
         people = []
@@ -173,8 +182,8 @@ class Chooser:
                 people.append(person)
         if not people:
             return out
-        recent = {(p.today, p.days): _recent(self.ctx, (p.today - timedelta(days=p.days)).isoformat())
-                  for p in people}  # once a day, not once a person
+        recent = {when: _recent(self.ctx, (when[0] - timedelta(days=when[1])).isoformat())
+                  for when in {(p.today, p.days) for p in people}}  # once a day, not once a person
         with self.ctx.engine.index() as index:
             if index is None:
                 return {**out, **{(p.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
@@ -204,23 +213,25 @@ class Chooser:
     def _person(self, user_id: str, today: date) -> _Person | None:
         """What scoring needs of one person (their feeds, what not to pick, how many, from how many days
         back, their followed authors' new papers), or None when they follow nothing."""
-        store = self.ctx.store
+        ctx = self.ctx.reading(user_id)  # their rows read once (one round trip on PostgreSQL)
+        store = ctx.store
         person = store.get_person(user_id)
         weekly = person is not None and person.digest_weekday is not None
+        self._weekly[user_id] = weekly  # under self._lock: _score runs in choose's hold of it
         n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
-        feeds = [f for f in feed_profiles(self.ctx, user_id, profile_for(self.ctx, user_id))
+        feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id))
                  if not f.profile.is_empty]
         follows_authors = bool(store.get_followed_authors(user_id))
         if not feeds and not follows_authors:
             return None
-        exclude = never_again(self.ctx, user_id) | muted_ids(self.ctx, user_id)
+        exclude = never_again(ctx, user_id) | muted_ids(ctx, user_id)
         if follows_authors or (feeds and feeds[0].feed is not None):
             # A feed's profile holds only its own likes: nothing liked or disliked comes back in another.
             exclude |= {f.paper_id for f in store.get_feedback(user_id)}
         authors = []
         if follows_authors:
             since = (today - timedelta(days=days)).isoformat()
-            authors = [(a.paper_id, a.author) for a in new_papers_by(self.ctx, user_id, since, exclude)[:n]]
+            authors = [(a.paper_id, a.author) for a in new_papers_by(ctx, user_id, since, exclude)[:n]]
         return _Person(user_id, today, feeds, exclude | {pid for pid, _ in authors}, n, days, weekly, authors)
 
 

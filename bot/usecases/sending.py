@@ -263,14 +263,16 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
             recs = chosen
         elif record.papers is None:  # taken over from a sender that died before recording its choice
             recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
-            leased_at = None  # choosing took a while: renewed before posting
-            with store.transaction():
-                if not recs and explicit:
+            # Choosing took a while: the lease is renewed with the choice, in one statement.
+            leased_at = clock()
+            if not recs and explicit:
+                with store.transaction():
                     store.drop_digest(user_id, key, owner)
-                    return Outcome(user_id, day, "empty")
-                if recs and not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
-                                                        {r.paper.id: r.reason for r in recs}):
-                    return Outcome(user_id, day, "busy")
+                return Outcome(user_id, day, "empty")
+            if recs and not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
+                                                    {r.paper.id: r.reason for r in recs},
+                                                    lease_until=iso_utc(leased_at + LEASE)):
+                return Outcome(user_id, day, "busy")
             record.papers = [r.paper.id for r in recs]
             if fresh:  # no earlier attempt: nothing to look for in the DM
                 chosen = recs
@@ -296,9 +298,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 return Outcome(user_id, day, "busy")
         if record.header_ts is None and not shown:
             try:
-                person = store.get_person(user_id)
-                weekly = person is not None and person.digest_weekday is not None
-                header = header_text(len(recs), day, by_feed=sections(recs), weekly=weekly)
+                header = header_text(len(recs), day, by_feed=sections(recs), weekly=chooser.weekly(user_id))
                 ts = courier.post_text(channel, header)
             except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
                 raise

@@ -1,0 +1,107 @@
+"""One person's rows as ranking reads them, fetched together.
+
+Choosing a digest reads a person's schedule, topics, feedback, named feeds, followed authors, muted
+words, and what they were shown, saved and had picked for which feed: on PostgreSQL that was nine round
+trips a person. :meth:`Snapshots.person_view` reads them at once (one statement on PostgreSQL) and hands
+back a :class:`PersonView`: the store, with those reads of that person answered from the snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from storage.models import Feedback, Person
+
+
+@dataclass(frozen=True)
+class PersonSnapshot:
+    """Everything :class:`PersonView` answers from, as the store's own methods return it."""
+
+    user_id: str
+    person: Person | None
+    topics: list[str] = field(default_factory=list)
+    feedback: list[Feedback] = field(default_factory=list)
+    feeds: dict[str, list[str]] = field(default_factory=dict)
+    followed_authors: list[tuple[str, str]] = field(default_factory=list)
+    mutes: list[str] = field(default_factory=list)
+    shown: frozenset[str] = frozenset()
+    saved: frozenset[str] = frozenset()
+    paper_feeds: dict[str, str] = field(default_factory=dict)
+
+
+class PersonView:
+    """A store whose reads of one person come from a :class:`PersonSnapshot`; everything else (other
+    people, papers, every write) goes to the store itself.
+
+    Read-only by intent: it is for choosing papers, which reads a person once and writes nothing of
+    them. A write through it reaches the store but leaves the snapshot as it was.
+    """
+
+    def __init__(self, store: Any, snapshot: PersonSnapshot):
+        self._store = store
+        self.snapshot = snapshot
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def _mine(self, user_id: str) -> bool:
+        return user_id == self.snapshot.user_id
+
+    def get_person(self, user_id: str) -> Person | None:
+        """As :meth:`storage.Store.get_person`."""
+        return self.snapshot.person if self._mine(user_id) else self._store.get_person(user_id)
+
+    def get_topics(self, user_id: str) -> list[str]:
+        """As :meth:`storage.Store.get_topics`."""
+        return list(self.snapshot.topics) if self._mine(user_id) else self._store.get_topics(user_id)
+
+    def get_feedback(self, user_id: str) -> list[Feedback]:
+        """As :meth:`storage.Store.get_feedback`."""
+        return list(self.snapshot.feedback) if self._mine(user_id) else self._store.get_feedback(user_id)
+
+    def get_feeds(self, user_id: str) -> dict[str, list[str]]:
+        """As :meth:`storage.Store.get_feeds`."""
+        if not self._mine(user_id):
+            return self._store.get_feeds(user_id)
+        return {feed: list(topics) for feed, topics in self.snapshot.feeds.items()}
+
+    def get_followed_authors(self, user_id: str) -> list[tuple[str, str]]:
+        """As :meth:`storage.Store.get_followed_authors`."""
+        if not self._mine(user_id):
+            return self._store.get_followed_authors(user_id)
+        return list(self.snapshot.followed_authors)
+
+    def get_mutes(self, user_id: str) -> list[str]:
+        """As :meth:`storage.Store.get_mutes`."""
+        return list(self.snapshot.mutes) if self._mine(user_id) else self._store.get_mutes(user_id)
+
+    def shown_paper_ids(self, user_id: str) -> set[str]:
+        """As :meth:`storage.Store.shown_paper_ids`."""
+        return set(self.snapshot.shown) if self._mine(user_id) else self._store.shown_paper_ids(user_id)
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """As :meth:`storage.Store.saved_paper_ids`."""
+        return set(self.snapshot.saved) if self._mine(user_id) else self._store.saved_paper_ids(user_id)
+
+    def paper_feeds(self, user_id: str) -> dict[str, str]:
+        """As :meth:`storage.Store.paper_feeds`."""
+        return dict(self.snapshot.paper_feeds) if self._mine(user_id) else self._store.paper_feeds(user_id)
+
+
+class Snapshots:
+    """Mixed into both stores: :meth:`person_view`, over each store's :meth:`person_snapshot`."""
+
+    def person_snapshot(self, user_id: str) -> PersonSnapshot:
+        """The person's rows that :class:`PersonView` answers from; a store that can read them in one
+        round trip overrides this (PostgreSQL), SQLite reads them one table at a time, in process."""
+        store: Any = self
+        return PersonSnapshot(
+            user_id, store.get_person(user_id), store.get_topics(user_id), store.get_feedback(user_id),
+            store.get_feeds(user_id), store.get_followed_authors(user_id), store.get_mutes(user_id),
+            frozenset(store.shown_paper_ids(user_id)), frozenset(store.saved_paper_ids(user_id)),
+            store.paper_feeds(user_id))
+
+    def person_view(self, user_id: str) -> PersonView:
+        """This store, with its reads of ``user_id`` answered from one snapshot taken now."""
+        return PersonView(self, self.person_snapshot(user_id))
