@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import re
 import threading
 import time
@@ -48,6 +47,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage import identity, leases, merging, pg_migrations, saved, workspaces
+from storage.digest_marks import DigestMarks
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import (
     DigestRecord,
@@ -224,7 +224,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore(Preferences, Snapshots):
+class PostgresStore(Preferences, Snapshots, DigestMarks):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -882,28 +882,9 @@ class PostgresStore(Preferences, Snapshots):
                   " and local_date = %s and status = 'sending'",
                   [owner, lease_until, self._ws, user_id, local_date])
 
-    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
-                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
-        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
-        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
-        args = [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)]
-        if lease_until is None:
-            return self._digest_update(user_id, local_date, owner, "papers = %s, reasons = %s", args)
-        return self._digest_update(user_id, local_date, owner, "papers = %s, reasons = %s, lease_until = %s",
-                                   [*args, lease_until])
-
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
         return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
-
-    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
-                             lease_until: str | None = None) -> bool:
-        """Remember that the digest's header message went out, so it is never posted twice; with
-        ``lease_until``, renew the owner's lease to it in the same update."""
-        if lease_until is None:
-            return self._digest_update(user_id, local_date, owner, "header_ts = %s", [message_ts])
-        return self._digest_update(user_id, local_date, owner, "header_ts = %s, lease_until = %s",
-                                   [message_ts, lease_until])
 
     def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
                       channel: str | None, message_ts: str | None, lease_until: str,
@@ -972,10 +953,10 @@ class PostgresStore(Preferences, Snapshots):
                   " and status = 'sending'", [self._ws, user_id, local_date, owner])
 
     def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
-        # ``assignments`` is one of the constant strings above, never input.
-        sql = (f"update digests set {assignments} where ws = %s and user_id = %s and local_date = %s"  # noqa: S608
-               " and owner = %s and status = 'sending'")
-        return self._run(sql, [*args, self._ws, user_id, local_date, owner]) > 0
+        # ``assignments`` is a constant string of this module or storage.digest_marks, never input.
+        sql = (f"update digests set {assignments} where ws = ? and user_id = ? and local_date = ?"  # noqa: S608
+               " and owner = ? and status = 'sending'")
+        return self._run(_pg(sql), [*args, self._ws, user_id, local_date, owner]) > 0
 
     def recent_paper_ids(self, since: str) -> set[str]:
         """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""

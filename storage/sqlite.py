@@ -19,6 +19,7 @@ from typing import Self
 from sqlite_utils import Database
 
 from storage import identity, leases, merging, saved, workspaces
+from storage.digest_marks import DigestMarks
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
 from storage.models import (
@@ -47,7 +48,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store(Preferences, Snapshots):
+class Store(Preferences, Snapshots, DigestMarks):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
@@ -668,29 +669,9 @@ class Store(Preferences, Snapshots):
                         " and local_date = ? and status = 'sending'",
                         [owner, lease_until, self._ws, user_id, local_date])
 
-    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
-                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
-        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
-        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
-        args = [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)]
-        with self.transaction():  # one statement, so callers need no transaction (as on PostgreSQL)
-            if lease_until is None:
-                return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?", args)
-            return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?, lease_until = ?",
-                                       [*args, lease_until])
-
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
         """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
         return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
-
-    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
-                             lease_until: str | None = None) -> bool:
-        """Remember that the digest's header message went out, so it is never posted twice; with
-        ``lease_until``, renew the owner's lease to it in the same update."""
-        if lease_until is None:
-            return self._digest_update(user_id, local_date, owner, "header_ts = ?", [message_ts])
-        return self._digest_update(user_id, local_date, owner, "header_ts = ?, lease_until = ?",
-                                   [message_ts, lease_until])
 
     def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
                       channel: str | None, message_ts: str | None, lease_until: str,
@@ -748,10 +729,11 @@ class Store(Preferences, Snapshots):
                         " and status = 'sending'", [self._ws, user_id, local_date, owner])
 
     def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
-        # ``assignments`` is one of the constant strings above, never input.
+        # ``assignments`` is a constant string of this module or storage.digest_marks, never input.
         sql = (f"update digests set {assignments} where ws = ? and user_id = ? and local_date = ?"  # noqa: S608
                " and owner = ? and status = 'sending'")
-        return self.db.execute(sql, [*args, self._ws, user_id, local_date, owner]).rowcount > 0
+        with self.transaction():  # one statement, so callers need no transaction (as on PostgreSQL)
+            return self.db.execute(sql, [*args, self._ws, user_id, local_date, owner]).rowcount > 0
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
         """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
