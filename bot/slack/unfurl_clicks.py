@@ -17,6 +17,7 @@ from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_AC
 from bot.slack.runtime import Runtime
 from bot.slack.unfurls import unfurled_paper
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback
+from bot.usecases.lookup import paper_by_id
 from bot.usecases.saved import save
 from bot.usecases.similar import similar_papers
 
@@ -45,7 +46,7 @@ def on_unfurl(rt: Runtime, client: WebClient, body: dict, respond) -> bool:
 
 def _answer(rt: Runtime, client: WebClient, user: str, paper_id: str, action: str | None) -> str:
     ctx = rt.ctx
-    paper = ctx.store.get_paper(paper_id)
+    paper = paper_by_id(ctx, paper_id)
     if paper is None:
         return GONE
     title = fit(title_of(paper), 120)

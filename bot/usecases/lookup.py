@@ -134,6 +134,11 @@ def held_by_arxiv_id(ctx: Context, ids: Iterable[str]) -> dict[str, Paper]:
     return found
 
 
+def paper_by_id(ctx: Context, paper_id: str) -> Paper | None:
+    """The paper held with this id (or an id it was once known by), or None."""
+    return ctx.store.get_paper(paper_id)
+
+
 def papers_by_doi(ctx: Context, dois: Iterable[str]) -> dict[str, Paper]:
     """The papers held with these DOIs (any spelling), by the DOI asked for; others are left out."""
     found = {}
