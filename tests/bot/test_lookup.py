@@ -158,3 +158,33 @@ def test_the_shortcut_use_case_saves_each_named_paper_once(ctx, offline):
     again = save_named_papers(ctx, "U1", find_named_papers(ctx, text))
     assert again.saved == [] and [p.id for p in again.already] == ["arxiv:2503.00999", "arxiv:2401.00001"]
     assert find_named_papers(ctx, "no papers here, just words").named == []
+
+
+def test_the_arxiv_api_setting_is_read_checked_and_reaches_the_arxiv_sources(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    import bot.config
+    from bot.cli import cli
+    from bot.config import Settings
+    from bot.errors import ConfigError
+    from bot.sources.http import default_fetcher
+    from bot.usecases.lookup import use_arxiv_api
+
+    assert Settings().arxiv_api_url == "https://export.arxiv.org/api/query"  # the documented default
+    assert Settings.load({}, dotenv=None).arxiv_api_url == bot.config.DEFAULT_ARXIV_API_URL
+    assert Settings.load({"PAPERBOT_ARXIV_API_URL": "http://mirror:8080/api/query"},
+                         dotenv=None).arxiv_api_url == "http://mirror:8080/api/query"
+    for bad in ("export.arxiv.org/api/query", "ftp://x/api", "http://x/a b"):
+        with pytest.raises(ConfigError, match="PAPERBOT_ARXIV_API_URL"):
+            Settings.load({"PAPERBOT_ARXIV_API_URL": bad}, dotenv=None)
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    with ArxivStandIn() as arxiv:
+        try:
+            args = ["--db", str(tmp_path / "p.db"), "ingest", "arxiv:cs.LG"]
+            result = CliRunner().invoke(cli, args, obj={},
+                                        env={"PAPERBOT_ARXIV_API_URL": arxiv.url}, catch_exceptions=False)
+            assert result.exit_code == 0, result.output
+            assert len(arxiv.asked) == 1  # the listing went to the stand-in
+            assert default_fetcher().api_url == default_lookup().fetcher.api_url == arxiv.url
+        finally:
+            use_arxiv_api(bot.config.DEFAULT_ARXIV_API_URL)
