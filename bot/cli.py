@@ -19,6 +19,7 @@ from bot.errors import PaperbotError
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.daily import preview_digests
+from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.workspaces import list_workspaces, remove_workspace
 from storage import StorageError, StoreUnavailable, is_postgres_url, open_store
 
@@ -92,6 +93,7 @@ def _settings(ctx: click.Context) -> Settings:
     if override:
         settings = Settings(**{**settings.__dict__, "db_path": override})
     ctx.obj["db_target"] = settings.db_path  # what an error opening it names
+    use_arxiv_api(settings.arxiv_api_url)  # `ingest arxiv:…` and papers followed by arXiv id
     return settings
 
 

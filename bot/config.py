@@ -14,6 +14,7 @@ from bot.errors import ConfigError
 from bot.token_crypto import check_secret_key
 
 DEFAULT_API_URL = "https://slack.com/api/"
+DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
 _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 
@@ -33,6 +34,7 @@ class Settings:
     client_id: str | None = None
     client_secret: str | None = None
     secret_key: str | None = None
+    arxiv_api_url: str = DEFAULT_ARXIV_API_URL
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env") -> Settings:
@@ -65,6 +67,10 @@ class Settings:
                               "(16 to 64 letters and digits)")
         if secret_key:
             check_secret_key(secret_key)
+        arxiv_api_url = get("PAPERBOT_ARXIV_API_URL") or DEFAULT_ARXIV_API_URL
+        if not arxiv_api_url.lower().startswith(("http://", "https://")) or any(
+                ch.isspace() for ch in arxiv_api_url):
+            raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {arxiv_api_url!r}")
         return cls(
             bot_token=bot_token,
             signing_secret=get("SLACK_SIGNING_SECRET"),
@@ -77,6 +83,7 @@ class Settings:
             client_id=client_id,
             client_secret=client_secret,
             secret_key=secret_key,
+            arxiv_api_url=arxiv_api_url,
         )
 
     @property

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
+import bot.config
 from bot.context import Context
+from bot.usecases.lookup import default_lookup, use_arxiv_api
 from storage import Paper, Store
+from tests.arxiv_standin import ArxivStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
@@ -41,6 +44,19 @@ def shared_data(name: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {name}")
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def offline_arxiv():
+    """No test reaches the real arXiv API: unless a test says otherwise, this process's arXiv requests
+    (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL defaults to it) go to an empty local
+    stand-in, unspaced."""
+    with ArxivStandIn() as arxiv, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bot.config, "DEFAULT_ARXIV_API_URL", arxiv.url)
+        use_arxiv_api(arxiv.url)
+        limiter = default_lookup().fetcher.limiter
+        mp.setattr(limiter, "interval", 0.0)
+        yield arxiv
 
 
 @pytest.fixture

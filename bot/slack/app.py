@@ -23,13 +23,14 @@ from slack_sdk.errors import SlackClientError
 from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError
-from bot.slack import commands, home, people, reactions, saved, uninstall
+from bot.slack import commands, dm_commands, home, people, reactions, saved, shortcuts, unfurls, uninstall
 from bot.slack.client import build_client
 from bot.slack.errors import BUSY, SORRY, UNSAVED, report_error
 from bot.slack.installations import PaperbotInstallationStore
 from bot.slack.oauth import oauth_setup
 from bot.slack.runtime import Background, Runtime
 from bot.slack.workspace import NOT_INSTALLED, Workspace, only_installed
+from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.workspaces import settle_workspace
 
 #: Importable from here as before (the e2e and fault suites use them).
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 
 LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
-LISTENER_MODULES = (commands, reactions, saved, home, people)
+LISTENER_MODULES = (commands, reactions, saved, home, people, unfurls, shortcuts, dm_commands)
 
 
 @dataclass
@@ -78,6 +79,7 @@ BOLT_LOGGER.addFilter(_QuietBolt())
 def create_app(settings: Settings, ctx: Context, client: WebClient | None = None) -> SlackBot:
     """The Bolt app with every listener registered: with SLACK_BOT_TOKEN for its one workspace (checked
     with ``auth.test``), or with OAuth (:attr:`Settings.oauth`) for every workspace that installs it."""
+    use_arxiv_api(settings.arxiv_api_url)  # papers looked up by id, and the `arxiv:` feeds
     if settings.oauth:
         return _create_oauth_app(settings, ctx, client)
     settings.require("SLACK_BOT_TOKEN")

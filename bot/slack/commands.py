@@ -87,7 +87,10 @@ a JSON file of everything paperbot stores about you
 • `{COMMAND} forget`: delete everything paperbot stores about you
 React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to \
 save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and \
-More like this (similar papers in its thread)."""
+More like this (similar papers in its thread).
+An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in a \
+message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands \
+without `{COMMAND}`, e.g. `recommend 3`."""
 
 SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
                "export", "feed", "mute", "unmute")
@@ -534,13 +537,23 @@ REPLIES: dict[str, Callable[[Runtime, WebClient, str, Command], Reply]] = {
 }
 
 
+def reply_to(rt: Runtime, client: WebClient, user: str, text: str) -> Reply:
+    """The answer to ``text``, the words after `/papers` (or typed in paperbot's DM), for ``user`` in
+    the runtime of their workspace. Raises BadArgument saying what was wrong with the text."""
+    cmd = parse(text)
+    if cmd.name == "help":
+        return reply_help()
+    return REPLIES[cmd.name](rt, client, user, cmd)
+
+
 def register(app: App, runtime: Runtime) -> None:
     """Register the `/papers` listener."""
 
     @app.command(COMMAND)
     def papers(ack, body: dict, respond, client: WebClient, context) -> None:
         user = body["user_id"]
-        cmd = parse(body.get("text", ""))  # a BadArgument here is answered in the ack by the error handler
+        text = body.get("text", "")
+        cmd = parse(text)  # a BadArgument here is answered in the ack by the error handler
         if cmd.name == "help":
             ack(response_type="ephemeral", **reply_help())
             return
@@ -548,7 +561,7 @@ def register(app: App, runtime: Runtime) -> None:
         rt = runtime.for_request(context)
 
         def work() -> None:
-            reply = REPLIES[cmd.name](rt, client, user, cmd)
+            reply = reply_to(rt, client, user, text)
             respond(response_type="ephemeral", replace_original=False, **reply)
 
         rt.background.submit(work, body, respond)

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl
 
 from slack_sdk.signature import Clock, SignatureVerifier
 
-from bot.slack.manifest import BOT_EVENTS, COMMAND, UNINSTALL_EVENTS
+from bot.slack.manifest import COMMAND, EVENT_TYPES, SAVE_SHORTCUT, UNINSTALL_EVENTS
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,7 @@ MESSAGE_BUTTONS = frozenset({LIKE_ACTION, DISLIKE_ACTION, SAVE_ACTION, MORE_ACTI
 
 #: Interactivity payloads Slack sends that paperbot has no listener for: answered 200, nothing done.
 IGNORED_INTERACTIONS = frozenset({
-    "view_submission", "view_closed", "shortcut", "message_action", "block_suggestion", "interactive_message",
+    "view_submission", "view_closed", "shortcut", "block_suggestion", "interactive_message",
     "dialog_submission", "dialog_cancellation", "dialog_suggestion", "workflow_step_edit",
 })
 
@@ -188,6 +188,8 @@ def _interaction(kind: str, payload: dict) -> Verdict:
     rule = INTERACTIONS.get(kind)
     if rule is None:
         raise Malformed("an interactivity payload of an unknown type")
+    if kind == "message_action" and payload.get("callback_id") != SAVE_SHORTCUT:
+        return Verdict("ignored", 200, "a message shortcut paperbot doesn't have")
     rule(payload)
     return _admit(payload)
 
@@ -205,7 +207,7 @@ def _json_request(kind: str, payload: dict) -> Verdict:
     _field(payload, "authorizations", list)
     event = _field(payload, "event", dict, required=True)
     event_type = _field(event, "type", str, required=True, nonempty=True, where="event")
-    if event_type not in BOT_EVENTS and event_type not in UNINSTALL_EVENTS:
+    if event_type not in EVENT_TYPES and event_type not in UNINSTALL_EVENTS:
         return Verdict("ignored", 200, "an event paperbot doesn't subscribe to")
     EVENT_RULES.get(event_type, _no_rule)(event)
     return _admit(payload)
@@ -244,8 +246,26 @@ def _block_actions(payload: dict) -> None:
         raise Malformed("a click on a message without a response_url")
 
 
+def _message_action(payload: dict) -> None:
+    """A message shortcut (Save paper): who used it, where, on which message."""
+    user = _field(payload, "user", dict, required=True)
+    _slack_user(_field(user, "id", str, required=True, where="user"), "user.id")
+    _field(payload, "callback_id", str, required=True)
+    channel = _field(payload, "channel", dict)
+    if channel:
+        _field(channel, "id", str, where="channel")
+    message = _field(payload, "message", dict, required=True)
+    for name in ("text", "ts"):
+        _field(message, name, str, where="message")
+    for name in ("attachments", "blocks"):
+        _field(message, name, list, where="message")
+    for name in ("response_url", "trigger_id"):
+        _field(payload, name, str)
+
+
 #: Interactivity payload types paperbot listens to, each with the rule its listener relies on.
-INTERACTIONS: dict[str, Callable[[dict], None]] = {"block_actions": _block_actions}
+INTERACTIONS: dict[str, Callable[[dict], None]] = {"block_actions": _block_actions,
+                                                   "message_action": _message_action}
 
 
 def _reaction(event: dict) -> None:
@@ -277,6 +297,21 @@ def _tokens_revoked(event: dict) -> None:
             raise Malformed(f"event.tokens.{name} is not a list of strings")
 
 
+def _link_shared(event: dict) -> None:
+    for name in ("user", "channel", "message_ts", "unfurl_id", "source"):
+        _field(event, name, str, where="event")
+    links = _field(event, "links", list, required=True, where="event")
+    for link in links:
+        if not isinstance(link, dict):
+            raise Malformed(f"a link that is {_type(link)}, not an object")
+        _field(link, "url", str, where="event.links[]")
+
+
+def _message(event: dict) -> None:
+    for name in ("user", "channel", "channel_type", "text", "subtype", "bot_id", "ts"):
+        _field(event, name, str, where="event")
+
+
 def _no_rule(event: dict) -> None:
     for name in ("user", "channel"):  # Bolt reads these of every event
         _field(event, name, str, where="event")
@@ -285,7 +320,8 @@ def _no_rule(event: dict) -> None:
 #: The fields each subscribed event's listener reads, and their types.
 EVENT_RULES: dict[str, Callable[[dict], None]] = {
     "reaction_added": _reaction, "reaction_removed": _reaction, "app_home_opened": _home_opened,
-    "user_change": _user_change, "tokens_revoked": _tokens_revoked,
+    "user_change": _user_change, "tokens_revoked": _tokens_revoked, "link_shared": _link_shared,
+    "message": _message,
 }
 
 

@@ -12,8 +12,18 @@ COMMAND_DESCRIPTION = "Your personal paper digest: follow topics, get recommenda
 COMMAND_USAGE = ("help | follow TOPICS | recommend [N] | search QUERY | digest HH:MM|off|now | saved"
                  " | export [data] | forget")
 
-#: Events the app subscribes to; ``bot.slack.app`` registers a listener for each.
-BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change")
+#: Events the app subscribes to; ``bot.slack.app`` registers a listener for each. ``link_shared``:
+#: arxiv.org links to unfurl; ``message.im``: what people type in paperbot's DM.
+BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change", "link_shared",
+              "message.im")
+#: The event types those subscriptions deliver ("message.im" brings ``message`` events from DMs).
+EVENT_TYPES = tuple(dict.fromkeys(name.split(".", 1)[0] for name in BOT_EVENTS))
+#: Domains whose links Slack sends as ``link_shared`` (bot.slack.unfurls).
+UNFURL_DOMAINS = ("arxiv.org",)
+#: The message shortcut that saves the papers a message names (bot.slack.shortcuts).
+SAVE_SHORTCUT = "save_paper"
+SHORTCUTS = ({"name": "Save paper", "type": "message", "callback_id": SAVE_SHORTCUT,
+              "description": "Save the arXiv papers and DOIs in this message to your paperbot list"},)
 #: What a distributed app (OAuth) also subscribes to; ``bot.slack.uninstall`` listens to them.
 UNINSTALL_EVENTS = ("app_uninstalled", "tokens_revoked")
 
@@ -29,10 +39,16 @@ METHOD_SCOPES = {
     "chat.update": "chat:write",  # a paper message showing the feedback given on it
     "files.getUploadURLExternal": "files:write",  # export: files_upload_v2's three steps
     "files.completeUploadExternal": "files:write",
+    "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
+    "chat.postEphemeral": "chat:write",  # the Save paper shortcut's private answer
 }
+#: Scopes no method call needs: the ``link_shared`` event needs ``links:read``.
+EVENT_SCOPES = ("links:read",)
 
-#: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events.
-SCOPES = ("commands", "chat:write", "files:write", "im:history", "im:write", "reactions:read", "users:read")
+#: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events,
+#: `im:history` also for ``message.im``.
+SCOPES = ("commands", "chat:write", "files:write", "im:history", "im:write", "links:read", "links:write",
+          "reactions:read", "users:read")
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"  # with OAuth: the Add to Slack page
@@ -76,6 +92,8 @@ def manifest(mode: str, request_url: str = EXAMPLE_ROOT + EVENTS_PATH) -> dict:
                          "messages_tab_read_only_enabled": False},  # so /papers can be typed there
             "bot_user": {"display_name": "paperbot", "always_online": True},
             "slash_commands": [command],
+            "shortcuts": [dict(shortcut) for shortcut in SHORTCUTS],
+            "unfurl_domains": list(UNFURL_DOMAINS),
         },
         "oauth_config": oauth_config,
         "settings": {

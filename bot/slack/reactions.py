@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackClientError
 from bot.slack.marks import show_feedback
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
 from bot.slack.runtime import Runtime
+from bot.slack.unfurl_clicks import on_unfurl
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.reactions import rate_message, reaction_added, reaction_removed, reaction_value
 from bot.usecases.saved import is_save_reaction, saved_on_message
@@ -65,6 +66,8 @@ def register(app: App, runtime: Runtime) -> None:
     def on_button(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
         rt = runtime.for_request(context)
+        if on_unfurl(rt, client, body, respond):  # on an unfurled link's card: it names its paper
+            return
         ctx = rt.ctx
         value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
         user = body["user"]["id"]

@@ -15,6 +15,7 @@ from bot.slack.manifest import COMMAND
 from bot.slack.marks import show_feedback
 from bot.slack.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, paper_text, title_of
 from bot.slack.runtime import Runtime
+from bot.slack.unfurl_clicks import on_unfurl
 from bot.usecases.recommend import Recommendation
 from bot.usecases.saved import toggle_saved_on_message
 from bot.usecases.similar import MoreLikeThis, more_like_this
@@ -73,6 +74,8 @@ def register(app: App, runtime: Runtime) -> None:
     def on_save(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
         rt = runtime.for_request(context)
+        if on_unfurl(rt, client, body, respond):  # on an unfurled link's card: it names its paper
+            return
         user, channel, message_ts = where_clicked(body)
 
         def work() -> None:
@@ -93,6 +96,8 @@ def register(app: App, runtime: Runtime) -> None:
     def on_more(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
         rt = runtime.for_request(context)
+        if on_unfurl(rt, client, body, respond):
+            return
         user, channel, message_ts = where_clicked(body)
 
         def work() -> None:

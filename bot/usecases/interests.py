@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 from bot.context import Context
 from bot.errors import BadArgument
+from bot.sources.arxiv_ids import arxiv_id_of_url
 from bot.sources.normalize import parse_arxiv_id
 from bot.usecases.authors import add_author, check_name, remove_author
+from bot.usecases.lookup import LookupFailed, papers_by_arxiv_id
 from storage import Paper
+
+log = logging.getLogger(__name__)
 
 DEFAULT_DIGEST_TIME = "09:00"
 MAX_TOPIC_LENGTH = 100
@@ -70,7 +75,8 @@ def split_topics(text: str) -> list[str]:
 
 
 def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
-    """Add topics; an arXiv id or a paper URL among them is liked as a seed paper instead.
+    """Add topics; an arXiv id or a paper URL among them is liked as a seed paper instead (an arXiv
+    paper not held yet is fetched from the arXiv API first).
 
     An item ``author: NAME`` follows that author; a text that starts with one is a single name (commas
     and all: "author: Bajcsy, Andrea"). A person's first follow turns daily digests on at 09:00, unless
@@ -91,9 +97,10 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
     store = ctx.store
     result = FollowResult()
     topics = []
+    fetched = _fetch_seeds(ctx, [item for item in items if parse_arxiv_id(item) or arxiv_id_of_url(item)])
     for item in items:
         if parse_arxiv_id(item) or item.startswith(("http://", "https://")):
-            paper = _find_seed(ctx, item)
+            paper = fetched.get(item) or _find_seed(ctx, item)
             if paper is None:
                 result.unknown_seeds.append(item)
             else:
@@ -116,6 +123,18 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
             store.set_digest_schedule(user_id, DEFAULT_DIGEST_TIME, True)
             result.digest_turned_on, result.digest_time = True, DEFAULT_DIGEST_TIME
     return result
+
+
+def _fetch_seeds(ctx: Context, items: list[str]) -> dict[str, Paper]:
+    """The papers of arXiv ids and links among ``items``, by item: held, or fetched from the arXiv API
+    (an API that can't be reached leaves those out, reported as papers not held)."""
+    by_id = {item: arxiv_id_of_url(item) or item for item in items}
+    try:
+        found = papers_by_arxiv_id(ctx, by_id.values())
+    except LookupFailed as exc:
+        log.warning("%s", exc)
+        return {}
+    return {item: found[i] for item, i in by_id.items() if i in found}
 
 
 def _find_seed(ctx: Context, item: str) -> Paper | None:

@@ -105,6 +105,7 @@ class SlackStandIn:
         self.unreachable: dict[str, str] = {}  # user -> the error conversations.open answers for them
         self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
         self.history: dict[str, list[dict]] = {}  # channel -> messages posted there, oldest first
+        self.not_in_channel: set[str] = set()  # channels where chat.postEphemeral answers not_in_channel
         self.socket_mode_url: str | None = None  # what apps.connections.open answers (Socket Mode)
         self.client_id: str | None = None  # when set, oauth.v2.access checks the app's credentials
         self.client_secret: str | None = None
@@ -256,6 +257,7 @@ class SlackStandIn:
             self._faults.clear()
             self.reactions.clear()
             self.unreachable.clear()
+            self.not_in_channel.clear()
 
     # -- inspecting ------------------------------------------------------------------------------
 
@@ -388,7 +390,20 @@ class SlackStandIn:
                 return {"ok": False, "error": "invalid_arguments"}
             return {"ok": True, "files": done}
         if method == "chat.postEphemeral":
+            if not params.get("channel") or not params.get("user"):
+                return {"ok": False, "error": "invalid_arguments"}
+            if str(params["channel"]) in self.not_in_channel:
+                return {"ok": False, "error": "not_in_channel"}
             return {"ok": True, "message_ts": self._new_ts()}
+        if method == "chat.unfurl":
+            unfurls = params.get("unfurls")
+            if isinstance(unfurls, str):
+                unfurls = json.loads(unfurls)
+            where = (params.get("channel") and params.get("ts")) or (params.get("unfurl_id")
+                                                                     and params.get("source"))
+            if not where or not isinstance(unfurls, dict) or not unfurls:
+                return {"ok": False, "error": "invalid_arguments"}
+            return {"ok": True}
         if method == "views.publish":
             return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", "type": "home"}}
         if method == "reactions.get":

@@ -130,7 +130,7 @@ def test_signed_events_of_a_shape_the_listeners_cant_take_are_400(body):
 
 
 def test_events_paperbot_does_not_subscribe_to_are_an_empty_200():
-    v = verdict(event({"type": "message", "user": "U1", "text": "hi"}))
+    v = verdict(event({"type": "member_joined_channel", "user": "U1", "channel": "C1"}))
     assert v.status == 200 and v.kind == "ignored" and not v.admitted
     assert verdict(json.dumps({"type": "app_rate_limited", "team_id": "T1", "minute_rate_limited": 1})).kind \
         == "ignored"

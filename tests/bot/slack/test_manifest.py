@@ -55,9 +55,26 @@ def test_the_distribution_manifest_is_the_generated_one_and_matches_the_oauth_co
 
 
 def test_scopes_are_exactly_what_the_methods_and_features_need():
-    needed = {s for s in manifest.METHOD_SCOPES.values() if s} | {"commands"}  # `commands`: the slash command
+    # `commands`: the slash command; EVENT_SCOPES: what events need beyond the methods (link_shared).
+    needed = {s for s in manifest.METHOD_SCOPES.values() if s} | {"commands"} | set(manifest.EVENT_SCOPES)
     assert set(manifest.SCOPES) == needed
     assert "reactions:read" in needed  # also what reaction_added / reaction_removed require
+    assert {"links:read", "links:write", "im:history"} <= needed  # link_shared, chat.unfurl, message.im
+
+
+def test_unfurls_and_the_shortcut_are_in_every_manifest_and_registered():
+    from bot.slack import gate
+
+    for mode in manifest.MANIFEST_FILES:
+        features = manifest.manifest(mode)["features"]
+        assert features["unfurl_domains"] == ["arxiv.org"]
+        assert [s["callback_id"] for s in features["shortcuts"]] == [manifest.SAVE_SHORTCUT] == ["save_paper"]
+        assert all(s["type"] == "message" and len(s["name"]) <= 24 and len(s["description"]) <= 80
+                   for s in features["shortcuts"])
+    assert "message" in manifest.EVENT_TYPES and "message.im" not in manifest.EVENT_TYPES
+    assert "message_action" in gate.INTERACTIONS and "message_action" not in gate.IGNORED_INTERACTIONS
+    shortcuts = (ROOT / "bot" / "slack" / "shortcuts.py").read_text()
+    assert "@app.shortcut(SAVE_SHORTCUT)" in shortcuts
 
 
 def test_every_web_api_method_the_code_calls_is_listed_with_its_scope():
@@ -78,6 +95,10 @@ def test_the_app_handles_every_subscribed_event_and_the_command(slack_bot):
         "reaction_removed": {"type": "reaction_removed", "user": "U1", "reaction": "eyes",
                              "item": {"type": "message", "channel": "D1", "ts": "1.1"}},
         "user_change": {"type": "user_change", "user": {"id": "U1", "tz": "Asia/Tokyo"}},
+        "link_shared": {"type": "link_shared", "user": "U1", "channel": "C1", "message_ts": "1.1",
+                        "links": [{"domain": "example.org", "url": "https://example.org/x"}]},
+        "message.im": {"type": "message", "channel_type": "im", "user": "U1", "channel": "D1",
+                       "text": "", "ts": "1.2"},
     }
     assert set(samples) == set(manifest.BOT_EVENTS)
     for i, (name, event) in enumerate(samples.items()):
