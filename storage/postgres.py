@@ -59,6 +59,7 @@ from storage.models import (
     UpsertCounts,
     WorkspaceSummary,
 )
+from storage.channel_settings import ChannelSettings
 from storage.preferences import Preferences
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.
@@ -223,7 +224,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore(Preferences):
+class PostgresStore(Preferences, ChannelSettings):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

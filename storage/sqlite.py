@@ -31,6 +31,7 @@ from storage.models import (
     UpsertCounts,
     WorkspaceSummary,
 )
+from storage.channel_settings import ChannelSettings
 from storage.preferences import Preferences
 from storage.tables import COPIED_TABLES, columns, order_by
 
@@ -46,7 +47,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store(Preferences):
+class Store(Preferences, ChannelSettings):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

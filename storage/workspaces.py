@@ -20,7 +20,7 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 #: The tables ``adopt_workspace`` moves, in order; the feedback counter of "" is dropped after them (the
 #: moved feedback already counted in the workspace's own).
 MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "saved", "installations",
-                "feed_topics", "followed_authors", "mutes", "feed_papers")
+                "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts")
 
 #: Where a moved row meets the workspace's own with the same key, the workspace's is kept; a person's
 #: row also takes from the old one what it never had: a timezone, a DM channel, a schedule never set
