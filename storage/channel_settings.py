@@ -108,8 +108,8 @@ class ChannelSettings:
 
     def get_trending_post(self, channel_id: str, week: str) -> TrendingRecord | None:
         """The lease of a channel's trending post for ``week``, or None before anyone took it."""
-        rows = self._pref_rows("select channel_id, week, status, owner, lease_until, attempts, error, message_ts"
-                               " from trending_posts where ws = ? and channel_id = ? and week = ?",
+        rows = self._pref_rows("select channel_id, week, status, owner, lease_until, attempts, error,"
+                               " message_ts from trending_posts where ws = ? and channel_id = ? and week = ?",
                                [self._ws, channel_id, week])
         return TrendingRecord(*rows[0][:5], int(rows[0][5] or 0), *rows[0][6:]) if rows else None
 

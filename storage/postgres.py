@@ -48,6 +48,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage import identity, leases, merging, pg_migrations, saved, workspaces
+from storage.channel_settings import ChannelSettings
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import (
     DigestRecord,
@@ -59,7 +60,6 @@ from storage.models import (
     UpsertCounts,
     WorkspaceSummary,
 )
-from storage.channel_settings import ChannelSettings
 from storage.preferences import Preferences
 
 # One list of personal tables and one way to turn rows into records, shared with the SQLite store.

@@ -19,6 +19,7 @@ from typing import Self
 from sqlite_utils import Database
 
 from storage import identity, leases, merging, saved, workspaces
+from storage.channel_settings import ChannelSettings
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
 from storage.models import (
@@ -31,7 +32,6 @@ from storage.models import (
     UpsertCounts,
     WorkspaceSummary,
 )
-from storage.channel_settings import ChannelSettings
 from storage.preferences import Preferences
 from storage.tables import COPIED_TABLES, columns, order_by
 

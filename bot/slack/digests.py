@@ -28,10 +28,12 @@ from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
 from bot.slack.client import build_client
 from bot.slack.messages import paper_blocks, paper_text
 from bot.slack.team import workspace_key
+from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.daily import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.sending import Courier, Posted, utc_now
+from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,8 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         return error
 
     def open_dm(user_id: str) -> str:
+        if is_channel(user_id):  # a channel's own digest goes into the channel itself
+            return user_id
         channel = known_dm_channel(ctx, user_id)
         if channel:
             return channel
@@ -227,6 +231,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         except Exception:  # one workspace's failure never stops another's
             log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
             return DailyRun()
+        if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
+            _post_trending(wctx, served)
         if gone.mine.is_set() and refused is not None:
             why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
             refused(served.ws, why)
@@ -238,6 +244,17 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             run.outcomes += done.outcomes
             run.not_due += done.not_due
     return run
+
+
+def _post_trending(ctx: Context, served: Served) -> None:
+    """The trending posts due in one workspace (:func:`bot.usecases.trending.post_due_trending`); a
+    failure is logged and tried again at the next run."""
+    from bot.slack.trending import trending_poster  # imported here: it imports this module
+
+    try:
+        post_due_trending(ctx, utc_now(), trending_poster(served.client))
+    except Exception:
+        log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
 
 
 class _Either:
