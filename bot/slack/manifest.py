@@ -29,10 +29,12 @@ METHOD_SCOPES = {
     "chat.update": "chat:write",  # a paper message showing the feedback given on it
     "files.getUploadURLExternal": "files:write",  # export: files_upload_v2's three steps
     "files.completeUploadExternal": "files:write",
+    "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
 }
 
 #: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events.
-SCOPES = ("commands", "chat:write", "files:write", "im:history", "im:write", "reactions:read", "users:read")
+SCOPES = ("commands", "chat:write", "files:write", "im:history", "im:write", "reactions:read", "users:read",
+          "channels:read")
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"  # with OAuth: the Add to Slack page

@@ -71,14 +71,12 @@ def trending_poster(client: WebClient) -> Poster:
 
 def is_member(client: WebClient, channel: str) -> bool | None:
     """Whether the bot is in ``channel`` (``conversations.info``'s ``is_member``): False when Slack says
-    it can't see the channel (a private one it was never invited to), None when Slack can't say (no
-    scope, an outage): the command goes on, and a post would tell."""
+    it is not, None when Slack can't say (a private channel: ``channels:read`` covers public ones only;
+    an outage): the command goes on, and a post would tell."""
     try:
         found = client.conversations_info(channel=channel).get("channel") or {}
     except SlackApiError as exc:
         error = exc.response.get("error") if exc.response is not None else None
-        if error in ("channel_not_found", "not_in_channel"):
-            return False
         log.warning("could not tell whether the bot is in %s: %s", channel, error)
         return None
     except (SlackClientError, OSError, http.client.HTTPException) as exc:
