@@ -27,8 +27,10 @@ from bot.usecases.channel_subjects import (
     channel_daily,
     channel_digest_off,
     channel_profile,
+    channel_timezone,
     channel_weekly,
     follow_in_channel,
+    follows_nothing,
     is_channel,
     set_trending,
     unfollow_in_channel,
@@ -172,9 +174,8 @@ def _followed(ctx: Context, channel: str, result: FollowResult) -> str:
     if result.unknown_seeds:
         lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
     if result.digest_turned_on:
-        person = ctx.store.get_person(channel)
         lines.append(f"Its digest is on, posted here daily at {result.digest_time} "
-                     f"{_where(person.tz if person else None)}; change that with "
+                     f"{_where(channel_timezone(ctx, channel))}; change that with "
                      f"`{CHANNEL} digest daily HH:MM` or `{CHANNEL} digest weekly`.")
     return "\n".join(lines)
 
@@ -212,7 +213,7 @@ def reply_digest(ctx: Context, client: WebClient, user: str, channel: str, cmd: 
         when = "today" if first == local_date(tz, now) else "tomorrow"
         text = (f"This channel's digest is daily at {hhmm} {_where(tz)}, posted here; the next one {when}. "
                 f"`{CHANNEL} digest off` stops it.")
-    if not ctx.store.get_topics(channel) and not ctx.store.get_followed_authors(channel):
+    if follows_nothing(ctx, channel):
         text += f"\nIt follows nothing yet: `{CHANNEL} follow TOPICS` says what it should get."
     return _with_membership(client, channel, {"text": text})
 

@@ -96,3 +96,14 @@ def set_trending(ctx: Context, channel_id: str, set_by: str, on: bool) -> None:
     set_up(ctx, channel_id, set_by)
     with ctx.store.transaction():
         ctx.store.set_trending(channel_id, on)
+
+
+def channel_timezone(ctx: Context, channel_id: str) -> str | None:
+    """The timezone the channel's schedule is meant in (None: UTC)."""
+    person = ctx.store.get_person(channel_id)
+    return person.tz if person else None
+
+
+def follows_nothing(ctx: Context, channel_id: str) -> bool:
+    """Whether the channel follows no topic and no author (its digests would be empty)."""
+    return not ctx.store.get_topics(channel_id) and not ctx.store.get_followed_authors(channel_id)
