@@ -44,7 +44,8 @@ def ask_in(slack, user: str, text: str, channel: str):
     ack = json.loads(data) if data.startswith(b"{") else None
     if ack and (ack.get("text") or ack.get("blocks")):
         return _reply(ack, "ack")
-    call = slack.standin.wait_for(lambda: slack.standin.responses(key), what=f"a reply to /papers {text!r}")[0]
+    call = slack.standin.wait_for(lambda: slack.standin.responses(key),
+                                  what=f"a reply to /papers {text!r}")[0]
     return _reply(call.params, "respond")
 
 
@@ -59,7 +60,8 @@ def paper_posts(standin, channel: str) -> list:
 
 
 def feedback_of(store, subject: str) -> dict[str, int]:
-    rows = query(store, "select paper_id, value from feedback where ws = ? and user_id = ?", [TEAM_ID, subject])
+    rows = query(store, "select paper_id, value from feedback where ws = ? and user_id = ?",
+                 [TEAM_ID, subject])
     return {r["paper_id"]: r["value"] for r in rows}
 
 
@@ -118,7 +120,8 @@ def test_channel_follow_and_a_due_digest_post_in_the_channel_once_never_the_same
     reply = ask_in(slack, user, f"channel digest daily {local:%H:%M}", channel)
     assert f"daily at {local:%H:%M} (Europe/Berlin time), posted here; the next one today" in reply.text
     shown = ask_in(slack, user, "channel", channel).text
-    assert "feline cats whiskers" in shown and f"daily at {local:%H:%M}" in shown and "*Trending:* off" in shown
+    assert "feline cats whiskers" in shown and f"daily at {local:%H:%M}" in shown
+    assert "*Trending:* off" in shown
 
     assert [o.status for o in digests(now + timedelta(seconds=1), [channel])] == ["sent"]
     header, *papers = posted_in(standin, channel)
@@ -128,12 +131,11 @@ def test_channel_follow_and_a_due_digest_post_in_the_channel_once_never_the_same
     assert digests(now + timedelta(minutes=5), [channel]) == []  # once a day
     assert len(posted_in(standin, channel)) == 4
 
-    day_one = {r["paper_id"] for r in query(store, "select paper_id from shown where ws = ? and user_id = ?",
-                                            [TEAM_ID, channel])}
+    shown_sql = "select paper_id from shown where ws = ? and user_id = ?"
+    day_one = {r["paper_id"] for r in query(store, shown_sql, [TEAM_ID, channel])}
     assert len(day_one) == 3
     assert [o.status for o in digests(now + timedelta(days=1, seconds=1), [channel])] == ["sent"]
-    shown_all = [r["paper_id"] for r in query(store, "select paper_id from shown where ws = ? and user_id = ?",
-                                              [TEAM_ID, channel])]
+    shown_all = [r["paper_id"] for r in query(store, shown_sql, [TEAM_ID, channel])]
     assert len(shown_all) == 6 and len(set(shown_all)) == 6  # the next day: three others, none again
     assert len(paper_posts(standin, channel)) == 6
     # The person who set it up gets nothing of it in their DM, and their own profile is untouched.
