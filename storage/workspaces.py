@@ -91,7 +91,9 @@ DROP_EXPIRED_STATES = "delete from oauth_states where expires_at <= ?"
 
 INSTALLATION_ROWS = ("select ws, team_id, enterprise_id, is_enterprise_install, installed_at"  # noqa: S608
                      f" from installations {LATEST}")
-PEOPLE_COUNTS = "select ws, count(*) from people group by ws"
+#: People, that is: not the channels whose own digests live in ``people`` too.
+PEOPLE_COUNTS = ("select ws, count(*) from people p where not exists (select 1 from channels c"
+                 " where c.ws = p.ws and c.channel_id = p.user_id) group by ws")
 LAST_DIGESTS = "select ws, max(finished_at) from digests where finished_at is not null group by ws"
 
 

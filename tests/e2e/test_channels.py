@@ -10,12 +10,14 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from slack_sdk.models.blocks import Block
 
 from bot.config import Settings
 from bot.context import Context
+from bot.slack import digests as digests_module
 from bot.slack.channel_commands import FROM_DM, INVITE
-from bot.slack.digests import digest_client, slack_courier
-from bot.slack.messages import LIKE_ACTION
+from bot.slack.digests import Served, digest_client, serve_workspaces, slack_courier
+from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
 from bot.slack.trending import trending_poster
 from bot.usecases.daily import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
@@ -127,6 +129,13 @@ def test_channel_follow_and_a_due_digest_post_in_the_channel_once_never_the_same
     header, *papers = posted_in(standin, channel)
     assert "This channel's digest for" in header.params["text"]
     assert len(papers) == 3 and all(p.params.get("blocks") for p in papers)
+    for paper in papers:  # 👍 and 👎 only: Save and More like this are for a person's own papers
+        blocks = paper.params["blocks"]
+        blocks = json.loads(blocks) if isinstance(blocks, str) else blocks
+        for block in blocks:
+            Block.parse(block).validate_json()
+        buttons = [e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
+        assert buttons == [LIKE_ACTION, DISLIKE_ACTION]
     assert not standin.calls("conversations.open", users=channel)  # no DM opened for a channel
     assert digests(now + timedelta(minutes=5), [channel]) == []  # once a day
     assert len(posted_in(standin, channel)) == 4
@@ -319,3 +328,20 @@ def test_forgetting_the_person_who_set_up_a_channel_leaves_the_channel_and_help_
     assert query(store, "select * from channels where ws = ? and channel_id = ?", [TEAM_ID, channel])
     text = ask_in(slack, user, "help", channel).text
     assert "/papers channel follow" in text and "/papers channel trending on" in text
+
+
+def test_the_digest_run_of_every_workspace_posts_the_trending_due_too(slack, standin, db_path, monkeypatch):
+    channel = new_channel()
+    ask_in(slack, new_user(), "channel trending on", channel)
+    settings = Settings.load(environ=bot_environment(standin, db_path), dotenv=None)
+    monday = due_at(week_of(datetime.now(UTC)) + timedelta(days=7)) + timedelta(minutes=1)
+    monkeypatch.setattr(digests_module, "utc_now", lambda: monday)
+    root = Context.open(str(db_path))
+    try:
+        served = [Served(TEAM_ID, digest_client(settings))]
+        serve_workspaces(root, served, [], users=[])  # nobody's digest; the channels' trending only
+        assert len(posted_in(standin, channel)) == 1
+        serve_workspaces(root, served, [], users=[])  # the next tick: nothing again
+        assert len(posted_in(standin, channel)) == 1
+    finally:
+        root.close()
