@@ -198,17 +198,19 @@ def reply_digest(ctx: Context, client: WebClient, user: str, channel: str, cmd: 
         if not channel_digest_off(ctx, channel):
             return {"text": f"This channel has no digest. `{CHANNEL} follow TOPICS` gives it one."}
         return {"text": f"This channel's digest is off. `{CHANNEL} digest daily HH:MM` turns it back on."}
-    tz = _setter_timezone(ctx, client, user, fresh=True)  # the time is meant in the setter's zone of now
+    setter_tz = _setter_timezone(ctx, client, user, fresh=True)  # the time is meant in the setter's zone
     now = datetime.now(UTC)
     if cmd.action == "digest-weekly":
-        channel_weekly(ctx, channel, user, tz, cmd.weekday, cmd.time)
+        channel_weekly(ctx, channel, user, setter_tz, cmd.weekday, cmd.time)
+        tz = channel_timezone(ctx, channel)  # the setter's, or (Slack couldn't say) the one it had
         first = next_digest(ctx, channel, now)
         when = f"; the next one on {first:%A} {first.day} {first:%B}" if first else ""
         day = weekday_name(cmd.weekday)
         text = (f"This channel's digest is weekly on {day}s at {cmd.time} {_where(tz)}, posted here{when}. "
                 f"`{CHANNEL} digest daily` goes back to daily ones.")
     else:
-        hhmm = channel_daily(ctx, channel, user, tz, cmd.time)
+        hhmm = channel_daily(ctx, channel, user, setter_tz, cmd.time)
+        tz = channel_timezone(ctx, channel)
         first = next_digest(ctx, channel, now)
         when = "today" if first == local_date(tz, now) else "tomorrow"
         text = (f"This channel's digest is daily at {hhmm} {_where(tz)}, posted here; the next one {when}. "
