@@ -136,3 +136,13 @@ def test_adopting_a_workspace_moves_channel_rows(any_store):
     assert any_store.adopt_workspace("T1") > 0
     assert any_store.for_workspace("T1").get_channel("C1").set_by == "U1"
     assert sql_rows(any_store, "select count(*) from channels where ws = ''")[0][0] == 0
+
+
+def test_a_workspace_summary_counts_people_not_channels(any_store):
+    store = any_store.for_workspace("T1")
+    with store.transaction():
+        store.ensure_person("U1")
+        store.add_channel("C1")
+        store.ensure_person("C1")  # the channel's own digest schedule lives in people
+    summary = next(w for w in any_store.workspaces() if w.ws == "T1")
+    assert summary.people == 1
