@@ -92,7 +92,9 @@ def channel_digest_off(ctx: Context, channel_id: str) -> bool:
 
 def set_trending(ctx: Context, channel_id: str, set_by: str, on: bool) -> None:
     """Turn the channel's weekly trending post on (from next Monday at 09:00 UTC, or this one if that
-    is still to come) or off."""
+    is still to come) or off (for a channel paperbot keeps nothing for, nothing is written)."""
+    if not on and ctx.store.get_channel(channel_id) is None:
+        return
     set_up(ctx, channel_id, set_by)
     with ctx.store.transaction():
         ctx.store.set_trending(channel_id, on)

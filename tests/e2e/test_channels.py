@@ -295,6 +295,18 @@ def test_a_weekly_trending_post_the_bot_may_not_make_is_skipped_for_the_week_wit
 
 # -- refused and wrong ---------------------------------------------------------------------------------
 
+def test_turning_off_what_a_channel_never_had_writes_nothing(slack, db_path):
+    before = table_counts(db_path)
+    channel = new_channel()
+    assert "No more trending posts" in ask_in(slack, new_user(), "channel trending off", channel).text
+    assert "has no digest" in ask_in(slack, new_user(), "channel digest off", channel).text
+    assert "wasn't following" in ask_in(slack, new_user(), "channel unfollow all", channel).text
+    assert "no papers of its own yet" in ask_in(slack, new_user(), "channel", channel).text
+    after = table_counts(db_path)
+    assert {t: n for t, n in after.items() if t != "once_keys"} == {
+        t: n for t, n in before.items() if t != "once_keys"}  # (once_keys: each request, run once)
+
+
 def test_a_channel_command_from_a_dm_is_refused_and_writes_nothing(slack, db_path):
     user = new_user()
     before = table_counts(db_path)
