@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 DIGEST = "digest"
 #: The lease of a named shared job (the daily feed ingest, a refit): a row of ``jobs``.
 JOB = "job"
+#: The lease of a channel's trending post for one week: a row of ``trending_posts``.
+TRENDING = "trending"
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ KINDS: dict[str, LeaseKind] = {
                       per_workspace=True),
     JOB: LeaseKind("jobs", ("name",), "running", frozenset({"day", "started_at", "finished_at", "error"}),
                    frozenset(), restartable=True),
+    TRENDING: LeaseKind("trending_posts", ("ws", "channel_id", "week"), "posting",
+                        frozenset({"started_at"}), frozenset({"attempts"}), restartable=False,
+                        per_workspace=True),
 }
 
 Statement = tuple[str, list]

@@ -289,3 +289,21 @@ def m013_weekly_digests(db: Database) -> None:
     # A weekly digest instead of the daily one: the weekday it goes out on (0 = Monday), NULL for daily.
     # It is keyed by the local date of that day, so the daily digest's once-a-day rules hold for it.
     db["people"].add_column("digest_weekday", int)
+
+
+@migrations()
+def m015_channels(db: Database) -> None:
+    # Issue 13: a channel's own settings. Its profile and digests are a "subject" in the person-level
+    # tables whose id is the channel id (people, topics, feedback, shown, digests); this table says
+    # which subjects are channels, who set them up, and whether the weekly trending post is on.
+    # ``trending_posts`` is the lease of one channel's trending post for one week (the Monday's date):
+    # its key is what makes the post go out once a week, whichever process gets there.
+    db.execute('create table channels ("ws" TEXT NOT NULL, "channel_id" TEXT NOT NULL, "set_by" TEXT,'
+               ' "trending" INTEGER NOT NULL DEFAULT 0, "trending_since" TEXT, "created_at" TEXT,'
+               " primary key (ws, channel_id))")
+    db.execute('create table trending_posts ("ws" TEXT NOT NULL, "channel_id" TEXT NOT NULL,'
+               ' "week" TEXT NOT NULL, "status" TEXT NOT NULL, "owner" TEXT, "lease_until" TEXT,'
+               ' "started_at" TEXT, "finished_at" TEXT, "error" TEXT, "attempts" INTEGER NOT NULL DEFAULT 0,'
+               ' "message_ts" TEXT, primary key (ws, channel_id, week))')
+    # Trending counts a week of likes in one workspace.
+    db.execute("create index idx_feedback_ws_created_at on feedback (ws, created_at)")

@@ -253,6 +253,21 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
     ("m013_weekly_digests", """
         alter table people add column digest_weekday integer;
     """),
+    # A channel's own settings and the lease of its weekly trending post (as SQLite's m015).
+    ("m015_channels", """
+        create table channels (
+            ws text not null, channel_id text not null, set_by text, trending integer not null default 0,
+            trending_since text, created_at text,
+            primary key (ws, channel_id)
+        );
+        create table trending_posts (
+            ws text not null, channel_id text not null, week text not null, status text not null,
+            owner text, lease_until text, started_at text, finished_at text, error text,
+            attempts integer not null default 0, message_ts text,
+            primary key (ws, channel_id, week)
+        );
+        create index idx_feedback_ws_created_at on feedback (ws, created_at);
+    """),
 ]
 
 

@@ -47,6 +47,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage import identity, leases, merging, pg_migrations, saved, workspaces
+from storage.channel_settings import ChannelSettings
 from storage.digest_marks import DigestMarks
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import (
@@ -224,7 +225,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore(Preferences, Snapshots, DigestMarks):
+class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

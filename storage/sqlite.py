@@ -19,6 +19,7 @@ from typing import Self
 from sqlite_utils import Database
 
 from storage import identity, leases, merging, saved, workspaces
+from storage.channel_settings import ChannelSettings
 from storage.digest_marks import DigestMarks
 from storage.errors import StorageError, StoreBusy, translated
 from storage.migrations import migrations
@@ -48,7 +49,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store(Preferences, Snapshots, DigestMarks):
+class Store(Preferences, Snapshots, DigestMarks, ChannelSettings):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -33,12 +33,17 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     # After feedback: importing feedback rows counts them again, and the copied numbers then win.
     "feedback_counters": ("ws", "value"),
     "saved": ("ws", "user_id", "paper_id", "saved_at", "like_from_save"),
+    # A channel's settings (its profile and digests are rows of the tables above, under the channel id).
+    "channels": ("ws", "channel_id", "set_by", "trending", "trending_since", "created_at"),
+    "trending_posts": ("ws", "channel_id", "week", "status", "owner", "lease_until", "started_at",
+                       "finished_at", "error", "attempts", "message_ts"),
 }
 
 #: Tables whose rows each belong to one workspace (a ``ws`` column, part of their keys): what
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
-                    "saved", "feed_topics", "followed_authors", "mutes", "feed_papers")
+                    "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
+                    "trending_posts")
 
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
@@ -53,7 +58,8 @@ KEYS: dict[str, str] = {
     "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",
     "feedback_counters": "ws", "saved": "ws, user_id, paper_id", "feed_topics": "ws, user_id, feed, topic",
     "followed_authors": "ws, user_id, key", "mutes": "ws, user_id, word",
-    "feed_papers": "ws, user_id, paper_id",
+    "feed_papers": "ws, user_id, paper_id", "channels": "ws, channel_id",
+    "trending_posts": "ws, channel_id, week",
 }
 
 

@@ -20,7 +20,7 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 #: The tables ``adopt_workspace`` moves, in order; the feedback counter of "" is dropped after them (the
 #: moved feedback already counted in the workspace's own).
 MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "saved", "installations",
-                "feed_topics", "followed_authors", "mutes", "feed_papers")
+                "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts")
 
 #: Where a moved row meets the workspace's own with the same key, the workspace's is kept; a person's
 #: row also takes from the old one what it never had: a timezone, a DM channel, a schedule never set
@@ -91,7 +91,9 @@ DROP_EXPIRED_STATES = "delete from oauth_states where expires_at <= ?"
 
 INSTALLATION_ROWS = ("select ws, team_id, enterprise_id, is_enterprise_install, installed_at"  # noqa: S608
                      f" from installations {LATEST}")
-PEOPLE_COUNTS = "select ws, count(*) from people group by ws"
+#: People, that is: not the channels whose own digests live in ``people`` too.
+PEOPLE_COUNTS = ("select ws, count(*) from people p where not exists (select 1 from channels c"
+                 " where c.ws = p.ws and c.channel_id = p.user_id) group by ws")
 LAST_DIGESTS = "select ws, max(finished_at) from digests where finished_at is not null group by ws"
 
 

@@ -20,6 +20,8 @@ from bot.due import local_date, parse_hhmm
 from bot.errors import BadArgument
 from bot.paper_view import shown_title
 from bot.reasons import shorten
+from bot.slack.channel_commands import HELP_LINES as CHANNEL_HELP
+from bot.slack.channel_commands import answer_channel
 from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
 from bot.slack.files import upload_to_dm
@@ -85,6 +87,7 @@ instead (default Monday 09:00), `{COMMAND} digest daily` goes back
 • `{COMMAND} export`: a BibTeX file of your saved and liked papers, in our DM; `{COMMAND} export data` \
 a JSON file of everything paperbot stores about you
 • `{COMMAND} forget`: delete everything paperbot stores about you
+{CHANNEL_HELP}
 React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to \
 save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and \
 More like this (similar papers in its thread).
@@ -93,7 +96,7 @@ message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type th
 without `{COMMAND}`, e.g. `recommend 3`."""
 
 SUBCOMMANDS = ("help", "follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
-               "export", "feed", "mute", "unmute")
+               "export", "feed", "mute", "unmute", "channel")
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,8 @@ def parse(text: str) -> Command:
         raise BadArgument(f"I don't know the subcommand “{shorten(parts[0], 40)}”.")
     if name == "export":
         return _export(arg)
+    if name == "channel":  # parsed by bot.slack.channel_commands, once it knows where it was run
+        return Command(name, arg)
     if name in ("help", "interests", "forget", "saved"):
         if arg and name != "help":
             raise BadArgument(f"`{COMMAND} {name}` takes nothing after it.")
@@ -557,6 +562,8 @@ def register(app: App, runtime: Runtime) -> None:
         if cmd.name == "help":
             ack(response_type="ephemeral", **reply_help())
             return
+        if cmd.name == "channel":
+            return answer_channel(ack, body, respond, client, context, runtime, cmd.arg)
         ack()
         rt = runtime.for_request(context)
 

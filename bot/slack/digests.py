@@ -26,12 +26,14 @@ from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
 from bot.slack.client import build_client
-from bot.slack.messages import paper_blocks, paper_text
+from bot.slack.messages import ACTIONS_BLOCK, DISLIKE_ACTION, LIKE_ACTION, paper_blocks, paper_text
 from bot.slack.team import workspace_key
+from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.daily import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.sending import Courier, Posted, utc_now
+from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,8 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         return error
 
     def open_dm(user_id: str) -> str:
+        if is_channel(user_id):  # a channel's own digest goes into the channel itself
+            return user_id
         channel = known_dm_channel(ctx, user_id)
         if channel:
             return channel
@@ -120,7 +124,10 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         return post(channel, text=text, metadata={"event_type": header_event, "event_payload": {}})["ts"]
 
     def post_paper(channel: str, rec: Recommendation) -> tuple[str, str]:
-        response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec),
+        blocks = paper_blocks(rec)
+        if is_channel(channel):
+            blocks = channel_paper_blocks(blocks)
+        response = post(channel, text=paper_text(rec.paper), blocks=blocks,
                         metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}})
         return response["channel"], response["ts"]
 
@@ -144,6 +151,18 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
 
     return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted,
                    settle=POST_SETTLE)
+
+
+def channel_paper_blocks(blocks: list[dict]) -> list[dict]:
+    """A paper message for a channel's digest: only the 👍 and 👎 buttons (they count for the channel and
+    for whoever clicks); Save and More like this act on a person's own papers, so they stay in DMs."""
+    kept = []
+    for block in blocks:
+        if block.get("block_id") == ACTIONS_BLOCK:
+            block = {**block, "elements": [e for e in block["elements"]
+                                           if e.get("action_id") in (LIKE_ACTION, DISLIKE_ACTION)]}
+        kept.append(block)
+    return kept
 
 
 def classified(exc: Exception) -> Exception:
@@ -227,6 +246,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         except Exception:  # one workspace's failure never stops another's
             log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
             return DailyRun()
+        if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
+            _post_trending(wctx, served)
         if gone.mine.is_set() and refused is not None:
             why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
             refused(served.ws, why)
@@ -238,6 +259,17 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             run.outcomes += done.outcomes
             run.not_due += done.not_due
     return run
+
+
+def _post_trending(ctx: Context, served: Served) -> None:
+    """The trending posts due in one workspace (:func:`bot.usecases.trending.post_due_trending`); a
+    failure is logged and tried again at the next run."""
+    from bot.slack.trending import trending_poster  # imported here: it imports this module
+
+    try:
+        post_due_trending(ctx, utc_now(), trending_poster(served.client))
+    except Exception:
+        log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
 
 
 class _Either:

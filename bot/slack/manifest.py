@@ -41,14 +41,15 @@ METHOD_SCOPES = {
     "files.completeUploadExternal": "files:write",
     "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
     "chat.postEphemeral": "chat:write",  # the Save paper shortcut's private answer
+    "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
 }
 #: Scopes no method call needs: the ``link_shared`` event needs ``links:read``.
 EVENT_SCOPES = ("links:read",)
 
 #: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events,
-#: `im:history` also for ``message.im``.
-SCOPES = ("commands", "chat:write", "files:write", "im:history", "im:write", "links:read", "links:write",
-          "reactions:read", "users:read")
+#: `im:history` also for ``message.im``, `channels:read` for ``conversations.info``.
+SCOPES = ("commands", "chat:write", "channels:read", "files:write", "im:history", "im:write", "links:read",
+          "links:write", "reactions:read", "users:read")
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"  # with OAuth: the Add to Slack page

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from bot.context import Context
+from bot.usecases.channel_subjects import is_channel
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from storage import Paper
 
@@ -38,14 +39,35 @@ def _shown_paper(ctx: Context, user_id: str, channel: str, message_ts: str) -> P
     return ctx.store.get_paper(found[1])
 
 
+def _channel_paper(ctx: Context, channel: str, message_ts: str) -> Paper | None:
+    """The paper of a channel's own digest posted as this message in that channel, or None."""
+    found = ctx.store.paper_for_message(channel, message_ts)
+    if found is None or found[0] != channel or not is_channel(channel):
+        return None
+    return ctx.store.get_paper(found[1])
+
+
+def _rated(ctx: Context, user_id: str, channel: str, message_ts: str) -> tuple[Paper | None, list[str]]:
+    """The paper on this message and whose feedback it is: the person's own paper (theirs alone), or a
+    paper of the channel's digest (the person's and the channel's: both learn from it)."""
+    paper = _shown_paper(ctx, user_id, channel, message_ts)
+    if paper is not None:
+        return paper, [user_id]
+    paper = _channel_paper(ctx, channel, message_ts)
+    return paper, ([user_id, channel] if paper is not None else [])
+
+
 def rate_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> Paper | None:
     """Record a like (+1) or dislike (-1) of the paper posted as this message; returns that paper (for
-    the answer to name it), or None when the message is no paper shown to this person."""
+    the answer to name it), or None when the message is no paper shown to this person. On a paper of a
+    channel's digest it counts for the channel and for the person."""
     with ctx.store.transaction():  # one with the lookup: a forget in between leaves nothing behind
         ctx.store.lock_person(user_id)  # (in every process: forget takes this lock too)
-        paper = _shown_paper(ctx, user_id, channel, message_ts)
-        if paper is not None:
-            record_feedback(ctx, user_id, paper.id, value)
+        if is_channel(channel):
+            ctx.store.lock_person(channel)  # always after the person's: no two ever wait on each other
+        paper, subjects = _rated(ctx, user_id, channel, message_ts)
+        for subject in subjects:
+            record_feedback(ctx, subject, paper.id, value)
     return paper
 
 
@@ -74,13 +96,15 @@ def reaction_removed(ctx: Context, user_id: str, channel: str, message_ts: str, 
     value = reaction_value(reaction)
     if value is None:
         return None
-    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
-    if paper_id is None:
+    paper, subjects = _rated(ctx, user_id, channel, message_ts)
+    if paper is None:
         return None
     left = {v for v in map(reaction_value, remaining) if v is not None}
     if value in left:
-        return paper_id
-    withdraw_feedback(ctx, user_id, paper_id, value)
-    if len(left) == 1:
-        record_feedback(ctx, user_id, paper_id, left.pop())
-    return paper_id
+        return paper.id
+    # On a channel's paper the channel's feedback goes too (last reaction wins there, as for a person).
+    for subject in subjects:
+        withdraw_feedback(ctx, subject, paper.id, value)
+        if len(left) == 1:
+            record_feedback(ctx, subject, paper.id, next(iter(left)))
+    return paper.id

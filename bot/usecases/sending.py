@@ -37,6 +37,7 @@ from bot.context import Context
 from bot.due import zone
 from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.owner import owner_alive, owner_id
+from bot.usecases.channel_subjects import is_channel
 from bot.usecases.digest import Chooser
 from bot.usecases.feeds import label, sections
 from bot.usecases.recommend import Recommendation, remember_shown
@@ -196,16 +197,19 @@ def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock 
 # -- sending ----------------------------------------------------------------------------------------
 
 def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None,
-                weekly: bool = False) -> str:
+                weekly: bool = False, channel: bool = False) -> str:
     """The digest's first message (mrkdwn); ``by_feed``: its sections, (feed name, papers) in order
     (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`); ``weekly``: the person's
-    weekly digest."""
+    weekly digest; ``channel``: a channel's own digest, posted in the channel."""
     papers = f"{n} paper" if n == 1 else f"{n} papers"
     which = "An extra digest" if extra else "Your weekly digest" if weekly else "Your digest"
+    if channel:
+        which = "This channel's weekly digest" if weekly else "This channel's digest"
     if by_feed:
         papers += ", by feed: " + ", ".join(f"{feed} {count}" for feed, count in by_feed)
-    return (f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. "
-            "React :+1: or :-1: on a paper to tune what comes next.")
+    tune = ("React :+1: or :-1: on a paper to tune what comes next here (it counts for you too)."
+            if channel else "React :+1: or :-1: on a paper to tune what comes next.")
+    return f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. {tune}"
 
 
 def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: str | None = None,
@@ -298,7 +302,8 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
                 return Outcome(user_id, day, "busy")
         if record.header_ts is None and not shown:
             try:
-                header = header_text(len(recs), day, by_feed=sections(recs), weekly=chooser.weekly(user_id))
+                header = header_text(len(recs), day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
+                                     channel=is_channel(user_id))
                 ts = courier.post_text(channel, header)
             except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
                 raise

@@ -20,6 +20,8 @@ always got, as workspace T0STANDIN.
 Files go up as Slack's current upload does (``files_upload_v2``): ``files.getUploadURLExternal`` hands out
 a URL on the stand-in, the bytes POSTed there are kept (:meth:`SlackStandIn.uploaded`), and
 ``files.completeUploadExternal`` shares them into a channel. ``chat.update`` replaces a posted message.
+``conversations.info`` says whether the bot is in a channel: in every one but those in ``not_member``,
+where ``chat.postMessage`` answers ``not_in_channel``.
 """
 
 from __future__ import annotations
@@ -103,6 +105,9 @@ class SlackStandIn:
         self.default_tz = default_tz
         self.timezones: dict[str, str | None] = {}  # per user; default_tz otherwise
         self.unreachable: dict[str, str] = {}  # user -> the error conversations.open answers for them
+        #: Channels the bot is not a member of: chat.postMessage answers not_in_channel there, and
+        #: conversations.info says is_member false.
+        self.not_member: set[str] = set()
         self.reactions: dict[tuple[str, str], list[dict]] = {}  # (channel, ts) -> reactions.get answer
         self.history: dict[str, list[dict]] = {}  # channel -> messages posted there, oldest first
         self.not_in_channel: set[str] = set()  # channels where chat.postEphemeral answers not_in_channel
@@ -258,6 +263,7 @@ class SlackStandIn:
             self.reactions.clear()
             self.unreachable.clear()
             self.not_in_channel.clear()
+            self.not_member.clear()
 
     # -- inspecting ------------------------------------------------------------------------------
 
@@ -334,6 +340,8 @@ class SlackStandIn:
             channel = params.get("channel")
             if not channel or not (params.get("text") or params.get("blocks")):
                 return {"ok": False, "error": "no_text" if channel else "channel_not_found"}
+            if channel in self.not_member:
+                return {"ok": False, "error": "not_in_channel"}
             ts = self._new_ts()
             message = {"type": "message", "user": BOT_USER_ID, "bot_id": "B0PAPERBOT", "ts": ts,
                        "text": params.get("text")}
@@ -342,6 +350,13 @@ class SlackStandIn:
             with self._lock:
                 self.history.setdefault(channel, []).append(message)
             return {"ok": True, "channel": channel, "ts": ts, "message": message}
+        if method == "conversations.info":
+            channel = str(params.get("channel") or "")
+            if not channel.startswith(("C", "G", "D")):
+                return {"ok": False, "error": "channel_not_found"}
+            return {"ok": True, "channel": {"id": channel, "is_channel": channel.startswith("C"),
+                                            "is_im": channel.startswith("D"),
+                                            "is_member": channel not in self.not_member}}
         if method == "conversations.history":
             channel = str(params.get("channel") or "")
             if channel not in self.history and not channel.startswith("D"):

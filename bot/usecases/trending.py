@@ -1,0 +1,145 @@
+"""Trending: a workspace's most-liked papers of the past week, posted in the channels that asked.
+
+The weekly post is due every Monday at 09:00 UTC. Each channel's post for a week is a lease
+(:data:`storage.leases.TRENDING`, keyed by the channel and that Monday's date): taken by one
+compare-and-set, so of every process sharing the database exactly one posts it, once. Until it ends it
+may be caught up all that week (the bot was down on Monday); a post for a channel turned on after that
+Monday's 09:00 starts the next week.
+
+How each ending is decided:
+
+* posted (or "empty": nobody liked anything, and a short post said so): done for the week;
+* the bot is not in the channel, or the channel is gone (:class:`~bot.errors.Unreachable`): "failed"
+  for the week, logged; inviting the bot brings next week's (``trending now`` posts at once);
+* Slack down (:class:`~bot.errors.Outage`): given back, tried again after :data:`RETRY_AFTER`;
+* any other failure: given back and counted; after :data:`MAX_ATTEMPTS`, "failed" for the week.
+
+Counts are of people (a channel's own feedback is nobody's), in this workspace only, never who.
+Slack-free: the caller passes a :data:`Poster`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from bot.context import Context
+from bot.errors import Outage, Unreachable
+from bot.owner import owner_alive, owner_id
+from bot.usecases.sending import Alive, Clock, iso_utc, utc_now
+from storage import Paper
+from storage.leases import TRENDING
+
+log = logging.getLogger(__name__)
+
+DAYS = 7  # the likes counted: those of the past week
+SIZE = 10  # papers in a trending post
+DUE_WEEKDAY, DUE_TIME = 0, time(9, 0)  # Monday 09:00 UTC
+LEASE = timedelta(minutes=5)  # longer than one post can take, 429 retries included
+RETRY_AFTER = timedelta(minutes=2)
+MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class TrendingPaper:
+    """A paper and how many people in the workspace liked it in the past week."""
+
+    paper: Paper
+    likes: int
+
+
+#: Posts a trending message into a channel: ``poster(channel, papers) -> message ts``; papers may be
+#: empty (nothing was liked). Raises Unreachable (not in the channel), Outage (Slack down), or any
+#: other exception for a failed post.
+Poster = Callable[[str, list[TrendingPaper]], str]
+
+
+@dataclass(frozen=True)
+class TrendingOutcome:
+    """What became of one channel's weekly post: "posted", "empty", "failed", or "incomplete"
+    (given back to be tried again)."""
+
+    channel_id: str
+    week: date
+    status: str
+    error: str | None = None
+
+
+def trending_papers(ctx: Context, now: datetime, size: int = SIZE) -> list[TrendingPaper]:
+    """The papers people in this workspace liked most in the :data:`DAYS` before ``now``."""
+    counts = ctx.store.liked_since(iso_utc(now - timedelta(days=DAYS)), size)
+    papers = ctx.store.get_papers([pid for pid, _ in counts])
+    return [TrendingPaper(papers[pid], n) for pid, n in counts if pid in papers]
+
+
+def week_of(now: datetime) -> date:
+    """The Monday (UTC) of the week ``now`` is in: what a week's post is keyed by."""
+    today = now.astimezone(UTC).date()
+    return today - timedelta(days=(today.weekday() - DUE_WEEKDAY) % 7)
+
+
+def due_at(week: date) -> datetime:
+    """When the trending post of ``week`` is due: that Monday at 09:00 UTC."""
+    return datetime.combine(week, DUE_TIME, tzinfo=UTC)
+
+
+def post_due_trending(ctx: Context, now: datetime, poster: Poster, owner: str | None = None,
+                      clock: Clock = utc_now, alive: Alive = owner_alive) -> list[TrendingOutcome]:
+    """Post every trending post due at ``now`` in this workspace, each once a week (see the module).
+    Before a week's due time this asks the database nothing."""
+    week = week_of(now)
+    due = due_at(week)
+    if now < due:
+        return []
+    owner = owner or owner_id()
+    outcomes = []
+    for channel in ctx.store.trending_channels(week.isoformat(), iso_utc(due)):
+        try:
+            outcome = _post_one(ctx, channel, week, now, poster, owner, clock, alive)
+        except Exception as exc:  # one channel never stops another, nor the digests
+            log.exception("the trending post of %s failed", channel)
+            outcome = TrendingOutcome(channel, week, "incomplete", f"{type(exc).__name__}: {exc}")
+        if outcome is not None:
+            log.info("trending %s for %s: %s%s", week, channel, outcome.status,
+                     f": {outcome.error}" if outcome.error else "")
+            outcomes.append(outcome)
+    return outcomes
+
+
+def _post_one(ctx: Context, channel: str, week: date, now: datetime, poster: Poster, owner: str,
+              clock: Clock, alive: Alive) -> TrendingOutcome | None:
+    store, key = ctx.store, (channel, week.isoformat())
+    record = store.get_trending_post(*key)
+    dead = {record.owner} if record and record.owner and alive(record.owner) is False else set()
+    at = iso_utc(now)
+    if not store.take_lease(TRENDING, key, owner, iso_utc(now + LEASE), at, dead=dead,
+                            fresh={"started_at": at}):
+        return None  # someone else holds it, or it ended
+    papers = trending_papers(ctx, now)
+    try:
+        ts = poster(channel, papers)
+    except Unreachable as exc:
+        log.warning("can't post trending papers in %s (%s): skipped this week; invite the bot there", channel,
+                    exc)
+        return _finish(ctx, key, week, owner, "failed", clock, str(exc))
+    except Outage as exc:  # Slack's trouble: try again soon, counted against nothing
+        store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), error=str(exc))
+        return TrendingOutcome(channel, week, "incomplete", str(exc))
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        log.exception("posting trending papers in %s failed", channel)
+        attempts = store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), count="attempts",
+                                       error=error) or 0
+        if attempts >= MAX_ATTEMPTS:
+            return _finish(ctx, key, week, owner, "failed", clock, f"gave up after {attempts} tries: {error}")
+        return TrendingOutcome(channel, week, "incomplete", error)
+    store.record_trending_message(*key, owner, ts)
+    return _finish(ctx, key, week, owner, "posted" if papers else "empty", clock)
+
+
+def _finish(ctx: Context, key: tuple[str, str], week: date, owner: str, status: str, clock: Clock,
+            error: str | None = None) -> TrendingOutcome:
+    mine = ctx.store.finish_lease(TRENDING, key, owner, status, iso_utc(clock()), error)
+    return TrendingOutcome(key[0], week, status if mine else "incomplete", error)
