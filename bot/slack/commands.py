@@ -23,6 +23,7 @@ from bot.reasons import shorten
 from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
 from bot.slack.files import upload_to_dm
+from bot.slack.home import refresh_home
 from bot.slack.manifest import COMMAND
 from bot.slack.messages import (
     FALLBACK_LIMIT,
@@ -534,6 +535,11 @@ REPLIES: dict[str, Callable[[Runtime, WebClient, str, Command], Reply]] = {
 }
 
 
+#: The subcommands that change what the App Home tab shows: Home is published again after them.
+CHANGES_HOME = frozenset({"follow", "unfollow", "digest-at", "digest-off", "digest-weekly", "digest-daily",
+                          "feed-add", "feed-remove", "mute", "unmute", "forget"})
+
+
 def register(app: App, runtime: Runtime) -> None:
     """Register the `/papers` listener."""
 
@@ -550,5 +556,7 @@ def register(app: App, runtime: Runtime) -> None:
         def work() -> None:
             reply = REPLIES[cmd.name](rt, client, user, cmd)
             respond(response_type="ephemeral", replace_original=False, **reply)
+            if cmd.name in CHANGES_HOME:
+                refresh_home(rt.ctx, client, user)
 
         rt.background.submit(work, body, respond)
