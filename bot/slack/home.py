@@ -61,7 +61,7 @@ from bot.slack.runtime import Runtime
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.feeds import MAIN, MAX_FEED_NAME
 from bot.usecases.home import home_data
-from bot.usecases.interests import interests
+from bot.usecases.interests import Interests, interests
 from bot.usecases.onboarding import rate, ratings, round_papers, start_round
 from bot.usecases.settings import (
     SCHEDULES,
@@ -123,10 +123,13 @@ def _round_ids(view: dict) -> list[str]:
     return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
 
 
+def _topics_of(info: Interests, feed: str) -> list[str]:
+    return info.topics if feed == MAIN else info.feeds.get(feed, [])
+
+
 #: What each Home button opens: the form, from what is stored now.
 FORMS: dict[str, Callable[[Context, str, str], dict]] = {
-    TOPICS_ACTION: lambda ctx, user, feed: topics_modal(
-        feed, interests(ctx, user).topics if feed == MAIN else ctx.store.get_feeds(user).get(feed, [])),
+    TOPICS_ACTION: lambda ctx, user, feed: topics_modal(feed, _topics_of(interests(ctx, user), feed)),
     NEW_FEED_ACTION: lambda ctx, user, _: new_feed_modal(),
     AUTHORS_ACTION: lambda ctx, user, _: authors_modal(interests(ctx, user).authors),
     MUTES_ACTION: lambda ctx, user, _: mutes_modal(interests(ctx, user).muted),
@@ -152,7 +155,7 @@ def register(app: App, runtime: Runtime) -> None:
         form, value = FORMS[action["action_id"]], str(action.get("value") or "")
 
         def work() -> None:
-            feed_gone = value != MAIN and value not in rt.ctx.store.get_feeds(user)
+            feed_gone = value != MAIN and value not in interests(rt.ctx, user).feeds
             if action["action_id"] == TOPICS_ACTION and feed_gone:  # deleted meanwhile, by a command
                 refresh_home(rt.ctx, client, user, f"You have no feed “{value[:MAX_FEED_NAME]}” any more.")
                 return
