@@ -97,7 +97,11 @@ def refresh_home(ctx: Context, client: WebClient, user_id: str, notice: str | No
 
 def _value(view: dict, block: str, key: str = "value"):
     """An input's value in a submitted view (None when left empty or missing)."""
-    field = (((view.get("state") or {}).get("values") or {}).get(block) or {}).get(INPUT) or {}
+    field: object = view
+    for step in ("state", "values", block, INPUT):
+        field = field.get(step) if isinstance(field, dict) else None
+    if not isinstance(field, dict):
+        return None
     if key == "selected_option":
         option = field.get("selected_option")
         return option.get("value") if isinstance(option, dict) else None
@@ -105,10 +109,15 @@ def _value(view: dict, block: str, key: str = "value"):
     return value if isinstance(value, str) else None
 
 
+def _metadata(view: dict) -> str:
+    metadata = view.get("private_metadata")
+    return metadata if isinstance(metadata, str) else ""
+
+
 def _feed_of(view: dict) -> str | None:
     """The feed a topics form edits (from its private metadata), or None when that is unreadable."""
     try:
-        feed = json.loads(view.get("private_metadata") or "").get("feed")
+        feed = json.loads(_metadata(view) or "").get("feed")
     except (ValueError, AttributeError):
         return None
     return feed if isinstance(feed, str) and 0 < len(feed) <= MAX_FEED_NAME else None
@@ -117,7 +126,7 @@ def _feed_of(view: dict) -> str | None:
 def _round_ids(view: dict) -> list[str]:
     """The paper ids of a round's modal (its private metadata)."""
     try:
-        ids = json.loads(view.get("private_metadata") or "[]")
+        ids = json.loads(_metadata(view) or "[]")
     except ValueError:
         return []
     return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
