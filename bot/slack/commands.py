@@ -86,6 +86,8 @@ instead (default Monday 09:00), `{COMMAND} digest daily` goes back
 • `{COMMAND} export`: a BibTeX file of your saved and liked papers, in our DM; `{COMMAND} export data` \
 a JSON file of everything paperbot stores about you
 • `{COMMAND} forget`: delete everything paperbot stores about you
+• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of \
+papers to rate to get started
 React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to \
 save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and \
 More like this (similar papers in its thread)."""
