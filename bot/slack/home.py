@@ -77,6 +77,7 @@ from bot.usecases.settings import (
     save_schedule,
     save_topics,
 )
+from storage import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +86,13 @@ SLACK_FAILURES = (SlackClientError, OSError, http.client.HTTPException)
 
 def refresh_home(ctx: Context, client: WebClient, user_id: str, notice: str | None = None) -> bool:
     """Publish the person's Home tab as it is now (with ``notice``, escaped, first); False (logged) when
-    Slack would not take it: Home is published again the next time they open it."""
-    view = home_view(home_data(ctx, user_id), escape(notice) if notice else None)
+    Slack would not take it, or the database could not be read: Home is published again the next time
+    they open it, and whatever called this (a command that worked) is not reported as failed."""
+    try:
+        view = home_view(home_data(ctx, user_id), escape(notice) if notice else None)
+    except StorageError as exc:
+        log.warning("could not read the Home tab of %s: %s", user_id, exc)
+        return False
     try:
         client.views_publish(user_id=user_id, view=view)
     except SLACK_FAILURES as exc:
@@ -290,6 +296,7 @@ def register(app: App, runtime: Runtime) -> None:
                 client.views_update(view_id=view["id"], view=view_now)
             except SLACK_FAILURES as exc:
                 log.warning("could not show the rating in the round's modal: %s", exc)
+            refresh_home(rt.ctx, client, user)  # under the modal: feedback counts, no longer new
 
         rt.background.submit(work, body)
 

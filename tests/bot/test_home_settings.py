@@ -110,3 +110,31 @@ def test_a_round_is_shown_once_and_its_ratings_teach_the_next_recommendation(ctx
     assert not set(second) & set(ids) and not set(second) & set(mine)
     assert {r["reason"] for r in ctx.store.db.query("select reason from shown where paper_id in ({})".format(
         ",".join("?" * len(ids))), ids)} == {REASON}
+
+
+def test_publishing_home_never_fails_the_command_before_it(ctx):
+    from slack_sdk.errors import SlackApiError
+
+    from bot.slack.home import refresh_home
+    from storage import StoreBusy
+
+    published = []
+
+    class Client:
+        def views_publish(self, user_id, view):
+            published.append((user_id, view))
+
+    class Down:
+        def views_publish(self, user_id, view):
+            raise SlackApiError("ratelimited", {"ok": False, "error": "ratelimited"})
+
+    follow(ctx, "U1", "feline cats")
+    assert refresh_home(ctx, Client(), "U1", "Not saved: <b>") and published[0][0] == "U1"
+    assert "&lt;b&gt;" in str(published[0][1]) and "<b>" not in str(published[0][1])
+    assert refresh_home(ctx, Down(), "U1") is False
+
+    class Busy:
+        def __getattr__(self, name):
+            raise StoreBusy("busy")
+
+    assert refresh_home(type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3), Client(), "U1") is False
