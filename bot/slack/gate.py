@@ -253,6 +253,7 @@ def _view_submission(payload: dict) -> None:
         _field(team, "id", str, where="team")
     _field(payload, "trigger_id", str)
     view = _field(payload, "view", dict, required=True)
+    _field(view, "type", str, required=True, where="view")  # Bolt reads it before any listener
     for name in ("id", "callback_id", "private_metadata"):
         _field(view, name, str, where="view")
     state = _field(view, "state", dict, where="view")

@@ -178,13 +178,14 @@ def test_modals_and_shortcuts_without_a_listener_are_an_empty_200_and_unknown_pa
 
 def test_a_modal_submission_is_admitted_only_in_the_shape_its_listeners_read():
     good = {"type": "view_submission", "user": {"id": "U1"}, "team": {"id": "T1"}, "trigger_id": "t",
-            "view": {"id": "V1", "callback_id": "home_topics", "private_metadata": "",
+            "view": {"id": "V1", "type": "modal", "callback_id": "home_topics", "private_metadata": "",
                      "state": {"values": {"topics": {"value": {"type": "plain_text_input", "value": "x"}}}}}}
     assert verdict(urlencode({"payload": json.dumps(good)}), FORM).admitted
     for bad in ({**good, "user": None}, {**good, "view": None},
                 {**good, "view": {**good["view"], "state": []}},
                 {**good, "view": {**good["view"], "state": {"values": {"topics": ["x"]}}}},
-                {**good, "view": {**good["view"], "private_metadata": 5}}):
+                {**good, "view": {**good["view"], "private_metadata": 5}},
+                {**good, "view": {k: v for k, v in good["view"].items() if k != "type"}}):
         assert verdict(urlencode({"payload": json.dumps(bad)}), FORM).status == 400, bad
 
 
