@@ -58,6 +58,13 @@ class Preferences:
         return self._pref_run("delete from feed_topics where ws = ? and user_id = ? and feed = ?",
                               [self._ws, user_id, feed])
 
+    def remove_feed_topics(self, user_id: str, feed: str, topics: Iterable[str]) -> list[str]:
+        """Remove these topics (their stored spellings) from feed ``feed``, keeping which papers were
+        picked for it; returns those that were there. A feed left with no topics is gone."""
+        return [topic for topic in topics if self._pref_run(
+            "delete from feed_topics where ws = ? and user_id = ? and feed = ? and topic = ?",
+            [self._ws, user_id, feed, topic])]
+
     def set_paper_feeds(self, user_id: str, feeds: Mapping[str, str]) -> None:
         """Remember the feed each paper (id -> feed name; "" is the main feed) was picked for."""
         now = _now()

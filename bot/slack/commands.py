@@ -25,6 +25,7 @@ from bot.slack.channel_commands import answer_channel
 from bot.slack.digests import slack_courier
 from bot.slack.dm import send_papers
 from bot.slack.files import upload_to_dm
+from bot.slack.home import refresh_home
 from bot.slack.manifest import COMMAND
 from bot.slack.messages import (
     FALLBACK_LIMIT,
@@ -88,6 +89,8 @@ instead (default Monday 09:00), `{COMMAND} digest daily` goes back
 a JSON file of everything paperbot stores about you
 • `{COMMAND} forget`: delete everything paperbot stores about you
 {CHANNEL_HELP}
+• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of \
+papers to rate to get started
 React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to \
 save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and \
 More like this (similar papers in its thread).
@@ -551,6 +554,11 @@ def reply_to(rt: Runtime, client: WebClient, user: str, text: str) -> Reply:
     return REPLIES[cmd.name](rt, client, user, cmd)
 
 
+#: The subcommands that change what the App Home tab shows: Home is published again after them.
+CHANGES_HOME = frozenset({"follow", "unfollow", "digest-at", "digest-off", "digest-weekly", "digest-daily",
+                          "feed-add", "feed-remove", "mute", "unmute", "forget"})
+
+
 def register(app: App, runtime: Runtime) -> None:
     """Register the `/papers` listener."""
 
@@ -570,5 +578,7 @@ def register(app: App, runtime: Runtime) -> None:
         def work() -> None:
             reply = reply_to(rt, client, user, text)
             respond(response_type="ephemeral", replace_original=False, **reply)
+            if cmd.name in CHANGES_HOME:
+                refresh_home(rt.ctx, client, user)
 
         rt.background.submit(work, body, respond)

@@ -49,7 +49,7 @@ MESSAGE_BUTTONS = frozenset({LIKE_ACTION, DISLIKE_ACTION, SAVE_ACTION, MORE_ACTI
 
 #: Interactivity payloads Slack sends that paperbot has no listener for: answered 200, nothing done.
 IGNORED_INTERACTIONS = frozenset({
-    "view_submission", "view_closed", "shortcut", "block_suggestion", "interactive_message",
+    "view_closed", "shortcut", "block_suggestion", "interactive_message",
     "dialog_submission", "dialog_cancellation", "dialog_suggestion", "workflow_step_edit",
 })
 
@@ -263,9 +263,29 @@ def _message_action(payload: dict) -> None:
         _field(payload, name, str)
 
 
+def _view_submission(payload: dict) -> None:
+    """A modal's submission (the App Home's forms): who, and the view with its inputs' state."""
+    user = _field(payload, "user", dict, required=True)
+    _slack_user(_field(user, "id", str, required=True, where="user"), "user.id")
+    team = _field(payload, "team", dict)
+    if team:
+        _field(team, "id", str, where="team")
+    _field(payload, "trigger_id", str)
+    view = _field(payload, "view", dict, required=True)
+    _field(view, "type", str, required=True, where="view")  # Bolt reads it before any listener
+    for name in ("id", "callback_id", "private_metadata"):
+        _field(view, name, str, where="view")
+    state = _field(view, "state", dict, where="view")
+    values = _field(state, "values", dict, where="view.state") if state else None
+    for block in (values or {}).values():
+        if not isinstance(block, dict) or not all(isinstance(v, dict) for v in block.values()):
+            raise Malformed("view.state.values holds something other than objects of objects")
+
+
 #: Interactivity payload types paperbot listens to, each with the rule its listener relies on.
 INTERACTIONS: dict[str, Callable[[dict], None]] = {"block_actions": _block_actions,
-                                                   "message_action": _message_action}
+                                                   "message_action": _message_action,
+                                                   "view_submission": _view_submission}
 
 
 def _reaction(event: dict) -> None:

@@ -36,6 +36,8 @@ METHOD_SCOPES = {
     "users.info": "users:read",
     "reactions.get": "reactions:read",
     "views.publish": None,  # needs no scope beyond the App Home being enabled
+    "views.open": None,  # the App Home's forms and round of papers to rate (interactivity)
+    "views.update": None,
     "chat.update": "chat:write",  # a paper message showing the feedback given on it
     "files.getUploadURLExternal": "files:write",  # export: files_upload_v2's three steps
     "files.completeUploadExternal": "files:write",

@@ -11,6 +11,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack.digests import classified
+from bot.slack.home import refresh_home
 from bot.slack.manifest import COMMAND
 from bot.slack.marks import show_feedback
 from bot.slack.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, paper_text, title_of
@@ -89,6 +90,7 @@ def register(app: App, runtime: Runtime) -> None:
             text = (f":bookmark: Saved “{title}”. `{COMMAND} saved` lists your saved papers." if toggled.saved
                     else f"Removed “{title}” from your saved papers.")
             respond(text=text, response_type="ephemeral", replace_original=False)
+            refresh_home(rt.ctx, client, user)  # its latest saved papers
 
         rt.background.submit(work, body, respond)
 

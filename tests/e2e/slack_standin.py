@@ -117,6 +117,7 @@ class SlackStandIn:
         self.redirect_url: str | None = None  # the app's redirect URL (its manifest's redirect_urls)
         self.workspaces: dict[str, Workspace] = {}  # by key
         self.files: dict[str, dict] = {}  # file id -> its upload: filename, length, content, title, channel
+        self.views: dict[str, dict] = {}  # view id -> the modal views.open / views.update last gave it
         self._codes: dict[str, Workspace] = {}  # unused codes the authorize page handed out
         self._revoked: set[str] = set()
         self._calls: list[Call] = []
@@ -313,6 +314,25 @@ class SlackStandIn:
         n = next(self._ts)
         return f"{int(time.time())}.{n:06d}"
 
+    def _view(self, method: str, params: dict) -> dict:
+        """views.open (needs a trigger id) and views.update (a view it opened, by id): each view as it
+        is now is kept in ``views`` by its id."""
+        view = params.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        if not isinstance(view, dict) or view.get("type") != "modal":
+            return {"ok": False, "error": "invalid_arguments"}
+        with self._lock:
+            if method == "views.open":
+                if not params.get("trigger_id"):
+                    return {"ok": False, "error": "invalid_trigger_id"}
+                view_id = f"V{next(self._ts):08d}"
+            else:
+                view_id = str(params.get("view_id") or "")
+                if view_id not in self.views:
+                    return {"ok": False, "error": "not_found"}
+            self.views[view_id] = view
+        return {"ok": True, "view": {**view, "id": view_id, "hash": f"h{next(self._ts)}"}}
+
     def _answer(self, method: str, params: dict, token: str = "") -> dict:
         problem = self._token_problem(token)
         if problem:
@@ -421,6 +441,8 @@ class SlackStandIn:
             return {"ok": True}
         if method == "views.publish":
             return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", "type": "home"}}
+        if method in ("views.open", "views.update"):
+            return self._view(method, params)
         if method == "reactions.get":
             key = (params.get("channel"), params.get("timestamp"))
             return {"ok": True, "type": "message", "channel": key[0],

@@ -171,7 +171,11 @@ def templates(slack: FakeSlack, user: str, event_id: str) -> dict[str, tuple[str
         "dislike": ("interactive", {**click,
                                     "actions": [{**click["actions"][0], "action_id": DISLIKE_ACTION}]}),
         "view": ("interactive", {"type": "view_submission", "team": {"id": TEAM_ID}, "user": {"id": user},
-                                 "view": {"id": "V1", "callback_id": "settings", "state": {"values": {}}}}),
+                                 "trigger_id": f"{event_id}.trigger",
+                                 "view": {"id": "V1", "type": "modal", "callback_id": "home_topics",
+                                          "private_metadata": '{"feed": "main"}', "state": {"values": {
+                                              "topics": {"value": {"type": "plain_text_input",
+                                                                   "value": "fuzzy topics"}}}}}}),
         "shortcut": ("interactive", {"type": "message_action", "callback_id": "save_paper",
                                      "user": {"id": user}, "team": {"id": TEAM_ID},
                                      "message": {"ts": "1.0", "text": "x"}}),

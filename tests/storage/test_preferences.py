@@ -109,3 +109,15 @@ def test_workspaces_move_and_delete_with_their_preferences(any_store):
     deleted = any_store.delete_workspace("T1")
     assert all(deleted[t] == 1 for t in ("feed_topics", "followed_authors", "mutes", "feed_papers"))
     assert team.get_mutes("U1") == [] and team.get_feeds("U1") == {}
+
+
+def test_topics_leave_a_feed_one_by_one_and_its_papers_stay_picked_for_it(any_store):
+    store = any_store.for_workspace("T1")
+    store.add_feed_topics("U1", "Robots", ["grasping", "locomotion", "sim2real"])
+    store.set_paper_feeds("U1", {"p1": "Robots"})
+    assert store.remove_feed_topics("U1", "Robots", ["locomotion", "nothing", "sim2real"]) == [
+        "locomotion", "sim2real"]
+    assert store.get_feeds("U1") == {"Robots": ["grasping"]}
+    assert any_store.for_workspace("T2").remove_feed_topics("U1", "Robots", ["grasping"]) == []
+    assert store.remove_feed_topics("U1", "Robots", ["grasping"]) == ["grasping"]
+    assert store.get_feeds("U1") == {} and store.paper_feeds("U1") == {"p1": "Robots"}

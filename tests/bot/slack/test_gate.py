@@ -169,11 +169,24 @@ def test_a_click_in_a_view_comes_without_a_response_url():
 
 
 def test_modals_and_shortcuts_without_a_listener_are_an_empty_200_and_unknown_payloads_400():
-    for kind in ("view_submission", "shortcut", "message_action", "view_closed"):
+    for kind in ("shortcut", "message_action", "view_closed"):
         v = verdict(urlencode({"payload": json.dumps({"type": kind, "user": {"id": "U1"}})}), FORM)
         assert v.status == 200 and v.kind == "ignored", kind
     for payload in ('{"type": "frobnicate"}', "[]", "null", "{", '{"type": "event_callback"}'):
         assert verdict(urlencode({"payload": payload}), FORM).status == 400, payload
+
+
+def test_a_modal_submission_is_admitted_only_in_the_shape_its_listeners_read():
+    good = {"type": "view_submission", "user": {"id": "U1"}, "team": {"id": "T1"}, "trigger_id": "t",
+            "view": {"id": "V1", "type": "modal", "callback_id": "home_topics", "private_metadata": "",
+                     "state": {"values": {"topics": {"value": {"type": "plain_text_input", "value": "x"}}}}}}
+    assert verdict(urlencode({"payload": json.dumps(good)}), FORM).admitted
+    for bad in ({**good, "user": None}, {**good, "view": None},
+                {**good, "view": {**good["view"], "state": []}},
+                {**good, "view": {**good["view"], "state": {"values": {"topics": ["x"]}}}},
+                {**good, "view": {**good["view"], "private_metadata": 5}},
+                {**good, "view": {k: v for k, v in good["view"].items() if k != "type"}}):
+        assert verdict(urlencode({"payload": json.dumps(bad)}), FORM).status == 400, bad
 
 
 def test_deep_json_is_400_not_a_recursion_error():

@@ -1,0 +1,30 @@
+"""What the App Home tab shows a person, as plain data: what they follow, their schedule, their latest
+saved papers, and whether they are new (no feedback yet)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.context import Context
+from bot.usecases.interests import Interests, interests
+from bot.usecases.onboarding import is_new
+from bot.usecases.saved import SavedItem, saved_papers
+
+LATEST_SAVED = 5
+
+
+@dataclass
+class HomeData:
+    """A person's Home: their :class:`Interests`, their latest saved papers (newest first, at most
+    :data:`LATEST_SAVED`), how many they saved in all, and whether they have rated nothing yet."""
+
+    interests: Interests
+    latest_saved: list[SavedItem]
+    saved_count: int
+    new: bool
+
+
+def home_data(ctx: Context, user_id: str) -> HomeData:
+    """Everything the person's Home tab shows."""
+    saved = saved_papers(ctx, user_id)
+    return HomeData(interests(ctx, user_id), saved[:LATEST_SAVED], len(saved), is_new(ctx, user_id))
