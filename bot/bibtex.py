@@ -1,4 +1,6 @@
-"""Papers as BibTeX a reference manager imports: one ``@misc`` entry per paper, with unique keys
+"""Papers as BibTeX a reference manager imports: one entry per paper (``@inproceedings`` with its
+``booktitle`` for a conference paper, ``@article`` with its ``journal`` for a journal's, else ``@misc``:
+a preprint, or a venue that says neither), with unique keys
 (first author's surname, year, first word of the title, then a, b, … where two would meet), LaTeX's
 special characters escaped in every text field, arXiv papers with ``eprint`` / ``archivePrefix`` /
 ``primaryClass``, DOIs and URLs kept. Written with bibtexparser; non-ASCII text becomes LaTeX through
@@ -18,6 +20,11 @@ from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
 
 from storage import Paper
+from storage.identity import is_published_venue
+
+MISC, ARTICLE, INPROCEEDINGS = "misc", "article", "inproceedings"
+#: Where each entry type names the paper's venue.
+VENUE_FIELD = {ARTICLE: "journal", INPROCEEDINGS: "booktitle"}
 
 #: LaTeX's ten special characters, escaped so that each reads back as itself.
 SPECIALS = {
@@ -32,6 +39,21 @@ _ENCODER = UnicodeToLatexEncoder(
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)")
 _DOI_HOSTS = ("doi.org/", "dx.doi.org/")
 _ARXIV_CATEGORY = re.compile(r"[a-z-]+(\.[A-Za-z-]+)?")
+#: Venues told apart by their names: journals a conference's words would mistake first (the
+#: Proceedings of the National Academy of Sciences is a journal), then conferences (by their words, or
+#: the acronyms papers come with), then journals (by their words, or names such as "Machine Learning"
+#: that a conference's name may also hold). A venue none of these fits stays ``@misc``.
+_JOURNAL_FIRST = re.compile(r"\b(pnas|proceedings of the national academy|proceedings of the ieee|"
+                            r"proceedings of the royal society|jmlr|tmlr|tacl|t-?pami|ijcv|jair)\b",
+                            re.IGNORECASE)
+_CONFERENCE = re.compile(
+    r"\b(conference|proceedings|proc\.|symposium|workshops?|meeting|congress|colloquium|findings|"
+    r"neurips|nips|icml|iclr|cvpr|iccv|eccv|wacv|bmvc|aaai|ijcai|acl|emnlp|naacl|eacl|coling|interspeech|"
+    r"icassp|kdd|sigir|sigmod|vldb|icde|www|wsdm|cikm|recsys|corl|rss|icra|iros|hri|uai|aistats|colt|"
+    r"l4dc|chi|uist|siggraph|stoc|focs|soda|miccai|pmlr)\b", re.IGNORECASE)
+_JOURNAL = re.compile(r"\b(journal|transactions|trans\.|letters|review|reviews|magazine|annals|bulletin|"
+                      r"nature|science|plos|elife|neural computation|neural networks|machine learning|"
+                      r"artificial intelligence|ieee access|physical review)\b", re.IGNORECASE)
 _STOPWORDS = frozenset({"a", "an", "the", "on", "of", "for", "in", "to", "with", "and", "towards", "via",
                         "from", "by", "is", "are", "at"})
 #: What a URL or DOI field must not hold as it is: braces would unbalance the entry, and a bare ``%``
@@ -45,7 +67,9 @@ def latex(text: str) -> str:
 
 
 def doi_of(paper: Paper) -> str | None:
-    """The paper's DOI, when its id or URL carries one."""
+    """The paper's DOI: the one it is stored with, else one its id or URL carries."""
+    if paper.doi:
+        return paper.doi
     candidates = [paper.id.removeprefix("doi:")]
     if paper.url and any(host in paper.url.lower() for host in _DOI_HOSTS):
         candidates.append(paper.url)
@@ -62,11 +86,25 @@ def bibtex(papers: Iterable[Paper]) -> str:
     taken: set[str] = set()
     for paper in papers:
         key = _unique(_key(paper), taken)
-        library.add(Entry("misc", key, [Field(name, value) for name, value in _fields(paper)]))
+        kind = entry_type(paper.venue)
+        library.add(Entry(kind, key, [Field(name, value) for name, value in _fields(paper, kind)]))
     return bibtexparser.write_string(library)
 
 
-def _fields(paper: Paper) -> list[tuple[str, str]]:
+def entry_type(venue: str | None) -> str:
+    """The BibTeX entry type for a paper published at ``venue``: "inproceedings" (a conference),
+    "article" (a journal) or "misc" (arXiv, nothing, or a venue whose name says neither)."""
+    name = " ".join((venue or "").split())
+    if not is_published_venue(name):
+        return MISC
+    if _JOURNAL_FIRST.search(name):
+        return ARTICLE
+    if _CONFERENCE.search(name):
+        return INPROCEEDINGS
+    return ARTICLE if _JOURNAL.search(name) else MISC
+
+
+def _fields(paper: Paper, kind: str = "misc") -> list[tuple[str, str]]:
     fields = [("title", latex(paper.title or paper.abstract[:200] or paper.id))]
     if paper.authors:
         fields.append(("author", " and ".join(_author(name) for name in paper.authors)))
@@ -78,8 +116,10 @@ def _fields(paper: Paper) -> list[tuple[str, str]]:
         category = next((c for c in paper.categories if _ARXIV_CATEGORY.fullmatch(c)), None)
         if category:
             fields.append(("primaryClass", category))
-    if paper.venue and paper.venue.strip().lower() != "arxiv":
-        fields.append(("howpublished", latex(paper.venue)))
+    if kind != MISC:
+        fields.append((VENUE_FIELD[kind], latex(paper.venue or "")))
+    elif is_published_venue(paper.venue):
+        fields.append(("howpublished", latex(paper.venue or "")))
     doi = doi_of(paper)
     if doi:
         fields.append(("doi", _url(doi)))

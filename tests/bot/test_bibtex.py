@@ -6,7 +6,7 @@ import bibtexparser
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware
 
-from bot.bibtex import SPECIALS, bibtex, doi_of, latex
+from bot.bibtex import SPECIALS, bibtex, doi_of, entry_type, latex
 from storage import Paper
 
 ARXIV = Paper(id="arxiv:2401.01234", title="Learning Cats & Dogs", abstract="We learn.",
@@ -95,3 +95,47 @@ def test_a_url_with_braces_or_spaces_is_percent_encoded_and_the_entry_stays_whol
     paper = Paper(id="p", title="T", abstract="x", url="https://example.org/a b/{c}")
     fields = {k: f.value for k, f in parsed(bibtex([paper])).entries[0].fields_dict.items()}
     assert fields["url"] == "https://example.org/a%20b/%7Bc%7D"
+
+
+@pytest.mark.parametrize(("venue", "kind"), [
+    ("NeurIPS 2024", "inproceedings"),
+    ("ICML 2025 Papers", "inproceedings"),
+    ("Proceedings of the 41st International Conference on Machine Learning", "inproceedings"),
+    ("Conference on Robot Learning (CoRL)", "inproceedings"),
+    ("Proceedings of Machine Learning Research", "inproceedings"),
+    ("Journal of Machine Learning Research", "article"),
+    ("IEEE Transactions on Robotics", "article"),
+    ("IEEE Robotics and Automation Letters", "article"),
+    ("Proceedings of the National Academy of Sciences", "article"),
+    ("Nature Machine Intelligence", "article"),
+    ("Machine Learning", "article"),
+    ("arXiv", "misc"), ("arXiv preprint", "misc"), ("CoRR", "misc"), (None, "misc"), ("", "misc"),
+    ("Zenodo", "misc"),
+])
+def test_the_entry_type_follows_the_venue(venue, kind):
+    assert entry_type(venue) == kind
+
+
+def test_a_conference_paper_is_inproceedings_with_its_booktitle_and_keeps_its_arxiv_eprint():
+    paper = Paper(id="arxiv:2401.01234", title="Safe Cats", abstract="We learn.", authors=["Ann Smith"],
+                  venue="Conference on Robot Learning (CoRL) & friends", published="2024-11-06",
+                  arxiv_id="2401.01234", doi="10.5555/corl.2024.7", url="https://arxiv.org/abs/2401.01234")
+    entry = parsed(bibtex([paper])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert entry.entry_type == "inproceedings"
+    assert fields["booktitle"] == "Conference on Robot Learning (CoRL) & friends"
+    assert "howpublished" not in fields and "journal" not in fields
+    assert fields["eprint"] == "2401.01234" and fields["archivePrefix"] == "arXiv"
+    assert fields["doi"] == "10.5555/corl.2024.7"  # the DOI stored with the paper, not in its id or URL
+
+
+def test_a_journal_paper_is_an_article_with_its_journal_and_a_preprint_stays_misc():
+    journal = Paper(id="j", title="Cats", abstract="x", authors=["Ann Smith"], published="2023",
+                    venue="Journal of Feline Research")
+    library = parsed(bibtex([journal, ARXIV]))
+    article, preprint = library.entries
+    assert article.entry_type == "article"
+    assert article.fields_dict["journal"].value == "Journal of Feline Research"
+    assert "booktitle" not in article.fields_dict and "howpublished" not in article.fields_dict
+    assert preprint.entry_type == "misc" and "howpublished" not in preprint.fields_dict
+    assert preprint.fields_dict["eprint"].value == "2401.01234"
