@@ -54,3 +54,29 @@ def test_names_written_in_tex_are_found_as_they_read(ctx):
     ctx.store.upsert_papers([Paper(id="godel", title="T", abstract="Logic.", authors=[r'Kurt G\"odel'])])
     recs = search(ctx, "kurt godel", 3)
     assert [r.paper.id for r in recs] == ["godel"] and recs[0].reason == "By Kurt Gödel"
+
+
+def test_a_bare_surname_among_topic_words_ranks_that_authors_papers_on_the_topic_first(ctx):
+    add_papers(ctx)
+    ctx.store.upsert_papers([
+        Paper(id="other-safety", title="Safety filters for robot arms",
+              abstract="Safety filters keep robot control safe.", authors=["Carol Jones"],
+              published="2024-01-01"),
+    ])
+    ctx.engine.refresh()
+    recs = search(ctx, "bajcsy safety", 5)
+    ids = [r.paper.id for r in recs]
+    assert ids[:2] == ["bajcsy-old", "other-safety"], ids
+    assert recs[0].reason == "By Andréa Bajcsy"
+    # Her papers on other topics, and the other Bajcsy's, don't push other papers on safety down.
+    assert "bajcsy-new" not in ids[:2] and "other-bajcsy" not in ids[:2]
+    assert [r.paper.id for r in search(ctx, "safety bajcsy", 5)][:2] == ["bajcsy-old", "other-safety"]
+
+
+def test_a_surname_that_is_also_a_word_of_the_papers_stays_a_topic_word(ctx):
+    add_papers(ctx)
+    ctx.store.upsert_papers([Paper(id="mr-robot", title="T", abstract="Cats.", authors=["Ann Robot"])])
+    ctx.engine.refresh()
+    with ctx.engine.index() as index:
+        expected = [p.paper_id for p in search_index(index, "robot safety", 5)]
+    assert [r.paper.id for r in search(ctx, "robot safety", 5)] == expected
