@@ -421,7 +421,7 @@ def resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:
     muted = muter(ctx, record.user_id)
     return label(ctx, record.user_id, [Recommendation(papers[pid], 0.0, record.reasons.get(pid, ""))
                                        for pid in record.papers or [] if pid in papers
-                                       and not muted.holds(f"{papers[pid].title}\n{papers[pid].abstract}")])
+                                       and not muted.holds(papers[pid].text)])
 
 
 def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc_now,
