@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from bot.context import Context
 from bot.errors import BadArgument
+from bot.tex import tex_to_text
 from recommender.authors import fold  # the same folding as search by author
 
 MAX_AUTHORS = 50
@@ -135,4 +136,5 @@ def _names(text: str | None) -> list[str]:
         names = json.loads(text or "[]")
     except ValueError:
         return []
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    # As shown (TeX accents rendered): "G\"odel" is Gödel, whom "follow author: Kurt Godel" follows.
+    return [tex_to_text(n) for n in names if isinstance(n, str)] if isinstance(names, list) else []

@@ -185,9 +185,13 @@ def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list
     ranked = [p.paper_id for p in picks if p.score > 0]  # a paper of no matching word: by date
     ids = list(dict.fromkeys(ranked if named.bare else ranked + named.paper_ids))[:n]
     papers = ctx.store.get_papers(ids)
-    out = [Recommendation(papers[pid], 1.0, "By " + ", ".join(named.by_name[pid]))
-           for pid in ids if pid in papers]
-    taken = {rec.paper.id for rec in out}
+    out: list[Recommendation] = []
+    taken: set[str] = set()
+    for pid in ids:
+        paper = papers.get(pid)
+        if paper is not None and paper.id not in taken:  # ids merged into one paper: it comes once
+            taken.add(paper.id)
+            out.append(Recommendation(paper, 1.0, "By " + ", ".join(named.by_name[pid])))
     more = [p for p in others if p.paper_id not in taken][: max(n - len(out), 0)]
     return out + with_papers(ctx, more, reason_prefix="Matches: ")
 

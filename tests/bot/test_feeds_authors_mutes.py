@@ -158,6 +158,14 @@ def test_a_followed_authors_new_paper_is_picked_whatever_it_is_about_with_a_reas
     assert interests(any_ctx, "U1").authors == []
 
 
+def test_a_followed_author_written_in_tex_on_the_paper_is_found_and_named_as_they_read(any_ctx):
+    add_papers(any_ctx, Paper(id="godel-1", title="Logic", abstract="Zebras of logic.",
+                              authors=[r'Kurt G\"odel'], published=TODAY.isoformat()))
+    follow(any_ctx, "U1", "author: Kurt Godel")
+    recs = recommend(any_ctx, "U1", remember=False)
+    assert ids(recs) == ["godel-1"] and recs[0].reason == "New from Kurt Gödel, whom you follow"
+
+
 def test_following_only_an_author_is_enough_for_papers(any_ctx):
     add_papers(any_ctx, Paper(id="lecun-1", title="Energy", abstract="Energy based zebras.",
                               authors=["Yann LeCun"], published=TODAY.isoformat()))

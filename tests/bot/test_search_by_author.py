@@ -80,3 +80,18 @@ def test_a_surname_that_is_also_a_word_of_the_papers_stays_a_topic_word(ctx):
     with ctx.engine.index() as index:
         expected = [p.paper_id for p in search_index(index, "robot safety", 5)]
     assert [r.paper.id for r in search(ctx, "robot safety", 5)] == expected
+
+
+def test_an_authors_paper_merged_with_another_copy_since_it_was_indexed_comes_once(ctx):
+    ctx.store.upsert_papers([
+        Paper(id="arxiv:2402.00099", arxiv_id="2402.00099", title="Zebra herds, a preprint",
+              abstract="Zebra herds.", authors=["Ana Frost"], published="2024-02-01"),
+        Paper(id="journal:zebra-1", title="Zebra herds measured", abstract="Zebra herds in depth.",
+              authors=["Ana Frost"], doi="10.5555/zebra.1", venue="Journal of Zebras",
+              published="2024-06-01"),
+    ])
+    assert len(search(ctx, "frost", 5)) == 2  # two papers, as far as anyone knows yet
+    ctx.store.upsert_papers([Paper(id="feed:zebra", abstract="short", arxiv_id="2402.00099",
+                                   doi="10.5555/ZEBRA.1", title="Something else", authors=["A. Frost"])])
+    recs = search(ctx, "frost", 5)
+    assert len(recs) == 1 and recs[0].paper.venue == "Journal of Zebras"
