@@ -1,10 +1,12 @@
 """Papers as BibTeX a reference manager imports: one entry per paper (``@inproceedings`` with its
 ``booktitle`` for a conference paper, ``@article`` with its ``journal`` for a journal's, else ``@misc``:
-a preprint, or a venue that says neither), with unique keys
-(first author's surname, year, first word of the title, then a, b, … where two would meet), LaTeX's
-special characters escaped in every text field, arXiv papers with ``eprint`` / ``archivePrefix`` /
-``primaryClass``, DOIs and URLs kept. Written with bibtexparser; non-ASCII text becomes LaTeX through
-pylatexenc (what bibtexparser's own encoding middleware uses).
+a preprint, or a venue that says neither), with unique keys (first author's surname, year, first word
+of the title, then a, b, … where two would meet), LaTeX's special characters escaped in every text
+field, arXiv papers with ``eprint`` / ``archivePrefix`` / ``primaryClass``, DOIs and URLs kept.
+
+TeX in titles, abstracts and names is first rendered as paper messages show it (``$\\Omega$`` as Ω):
+escaped as it was typed, a reference manager would show the markup itself. Written with bibtexparser;
+non-ASCII text becomes LaTeX through pylatexenc (what bibtexparser's own encoding middleware uses).
 """
 
 from __future__ import annotations
@@ -13,12 +15,19 @@ import re
 import string
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 
 import bibtexparser
 from bibtexparser.library import Library
 from bibtexparser.model import Entry, Field
-from pylatexenc.latexencode import RULE_DICT, UnicodeToLatexConversionRule, UnicodeToLatexEncoder
+from pylatexenc.latexencode import (
+    RULE_CALLABLE,
+    RULE_DICT,
+    UnicodeToLatexConversionRule,
+    UnicodeToLatexEncoder,
+)
 
+from bot.tex import tex_to_text
 from storage import Paper
 from storage.identity import is_published_venue
 
@@ -31,9 +40,24 @@ SPECIALS = {
     "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
     "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
 }
+_DEFAULTS = UnicodeToLatexEncoder(replacement_latex_protection="braces-all", unknown_char_policy="keep")
+
+
+@lru_cache(maxsize=1024)
+def _is_math(char: str) -> bool:
+    """Whether LaTeX writes ``char`` as math (Ω as ``\\ensuremath{\\Omega}``, √ as an empty ``\\sqrt{}``)."""
+    return "\\ensuremath" in _DEFAULTS.unicode_to_latex(char)
+
+
+def _keep_math(text: str, pos: int) -> tuple[int, str] | None:
+    """A math symbol stays Unicode (read back as itself): as LaTeX macros, √(T) would read "√()(T)"."""
+    char = text[pos]
+    return (1, char) if ord(char) > 127 and _is_math(char) else None
+
+
 _ENCODER = UnicodeToLatexEncoder(
     conversion_rules=[UnicodeToLatexConversionRule(RULE_DICT, {ord(c): v for c, v in SPECIALS.items()}),
-                      "defaults"],
+                      UnicodeToLatexConversionRule(RULE_CALLABLE, _keep_math), "defaults"],
     replacement_latex_protection="braces-all", unknown_char_policy="keep")
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+)")
@@ -105,7 +129,7 @@ def entry_type(venue: str | None) -> str:
 
 
 def _fields(paper: Paper, kind: str = "misc") -> list[tuple[str, str]]:
-    fields = [("title", latex(paper.title or paper.abstract[:200] or paper.id))]
+    fields = [("title", latex(tex_to_text(paper.title or paper.abstract[:200] or paper.id)))]
     if paper.authors:
         fields.append(("author", " and ".join(_author(name) for name in paper.authors)))
     year = _year(paper)
@@ -126,12 +150,12 @@ def _fields(paper: Paper, kind: str = "misc") -> list[tuple[str, str]]:
     if paper.url:
         fields.append(("url", _url(paper.url)))
     if paper.abstract and paper.title:
-        fields.append(("abstract", latex(paper.abstract)))
+        fields.append(("abstract", latex(tex_to_text(paper.abstract))))
     return fields
 
 
 def _author(name: str) -> str:
-    text = latex(name)
+    text = latex(tex_to_text(name))
     # A literal "and" inside one name would split it into two authors; braces keep it whole.
     return "{" + text + "}" if re.search(r"\band\b", name, re.IGNORECASE) else text
 
@@ -153,7 +177,7 @@ def _ascii_word(text: str) -> str:
 def _key(paper: Paper) -> str:
     first = paper.authors[0] if paper.authors else ""
     surname = first.split(",", 1)[0] if "," in first else (first.split() or [""])[-1]
-    words = [_ascii_word(w) for w in (paper.title or paper.abstract).split()]
+    words = [_ascii_word(w) for w in tex_to_text(paper.title or paper.abstract).split()]
     word = next((w for w in words if len(w) > 2 and w not in _STOPWORDS), "") or next(filter(None, words), "")
     return f"{_ascii_word(surname) or 'anon'}{_year(paper) or 'nd'}{word or 'paper'}"
 

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import bibtexparser
 import pytest
+from bibtexparser.library import Library
 from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.model import Entry, Field
 
 from bot.bibtex import SPECIALS, bibtex, doi_of, entry_type, latex
+from bot.tex import tex_to_text
 from storage import Paper
 
 ARXIV = Paper(id="arxiv:2401.01234", title="Learning Cats & Dogs", abstract="We learn.",
@@ -26,20 +29,34 @@ def test_every_special_character_is_escaped_and_reads_back_as_itself():
     for char in "&%$#_":
         assert f"\\{char}" in encoded
     assert "\\textbackslash" in encoded and "\\textasciitilde" in encoded and "\\textasciicircum" in encoded
-    paper = Paper(id="p", title=hostile, abstract="x", authors=["Zoë Ñandú", "Bob & Co"])
-    entry = parsed(bibtex([paper])).entries[0]
-    title = entry.fields_dict["title"].value
+    library = Library()
+    library.add(Entry("misc", "k", [Field("title", encoded)]))
+    title = parsed(bibtexparser.write_string(library)).entries[0].fields_dict["title"].value
     # LaTeX's \textasciicircum reads back as the modifier letter; everything else as typed.
     assert title.replace("ˆ", "^") == hostile
-    assert entry.fields_dict["author"].value == "Zoë Ñandú and Bob & Co"
     assert set(SPECIALS) == set("&%$#_{}~^\\")
+    plain = "Costs & 50% of #2 ~b ^c_d"  # no TeX in it: exported as it is, escaped
+    paper = Paper(id="p", title=plain, abstract="x", authors=["Zoë Ñandú", "Bob & Co"])
+    entry = parsed(bibtex([paper])).entries[0]
+    assert entry.fields_dict["title"].value.replace("ˆ", "^") == plain
+    assert entry.fields_dict["author"].value == "Zoë Ñandú and Bob & Co"
+
+
+def test_tex_in_titles_abstracts_and_names_is_exported_as_it_reads():
+    paper = Paper(id="p", title=r"$\Omega(\sqrt{T})$ regret for {\underline b}andits",
+                  abstract=r"We show $O(n^2)$ bounds.", authors=[r'Kurt G\"odel'], published="1931")
+    entry = parsed(bibtex([paper])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert fields["title"] == "Ω(√(T)) regret for bandits"
+    assert fields["abstract"] == "We show O(n²) bounds." and fields["author"] == "Kurt Gödel"
+    assert entry.key == "godel1931regret"
 
 
 def test_braces_in_a_title_never_unbalance_the_entry():
     papers = [Paper(id="a", title="Only an opening { brace", abstract="x"),
               Paper(id="b", title="Only a closing } brace", abstract="y")]
     library = parsed(bibtex(papers))
-    assert [e.fields_dict["title"].value for e in library.entries] == [p.title for p in papers]
+    assert [e.fields_dict["title"].value for e in library.entries] == [tex_to_text(p.title) for p in papers]
 
 
 def test_arxiv_papers_carry_eprint_archive_prefix_primary_class_year_and_url():
