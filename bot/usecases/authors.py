@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from dataclasses import dataclass
 
 from bot.context import Context
@@ -112,22 +113,26 @@ def new_papers_by(ctx: Context, user_id: str, since: str, exclude: set[str]) -> 
 
 
 # The recent papers' authors change only with the day and with new papers: read once for a run of
-# digests, not per person.
+# digests, not per person. Kept per engine (one process's view of one database, shared by its
+# workspaces): a database's path and newest change could be those of another database emptied and
+# filled again at the same address.
 _lock = threading.Lock()
-_recent: dict[tuple, dict[str, tuple[list[str], str]]] = {}
+_recent: weakref.WeakKeyDictionary[object, dict[tuple, dict[str, tuple[list[str], str]]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _recent_authors(ctx: Context, since: str) -> dict[str, tuple[list[str], str]]:
-    key = (ctx.store.path, since, ctx.store.max_paper_seq())
+    key = (since, ctx.store.max_paper_seq())
     with _lock:
-        found = _recent.get(key)
+        found = _recent.get(ctx.engine, {}).get(key)
     if found is None:
         rows = ctx.store.recent_paper_authors(since)
         found = {pid: (_names(text), day) for pid, (text, day) in rows.items()}
         with _lock:
-            if len(_recent) > 8:
-                _recent.clear()
-            _recent[key] = found
+            kept = _recent.setdefault(ctx.engine, {})
+            if len(kept) > 8:
+                kept.clear()
+            kept[key] = found
     return found
 
 

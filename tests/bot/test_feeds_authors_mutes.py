@@ -9,7 +9,7 @@ import pytest
 from bot.context import Context
 from bot.errors import BadArgument, NoInterests
 from bot.usecases import build_digest, follow, interests, recommend, record_feedback, unfollow
-from bot.usecases.authors import name_key, same_person
+from bot.usecases.authors import name_key, new_papers_by, same_person
 from bot.usecases.daily import preview_digests
 from bot.usecases.digest import choose_papers
 from bot.usecases.feeds import MAIN, add_feed, feed_profiles, remove_feed, shares
@@ -363,3 +363,20 @@ def test_more_like_this_never_offers_a_muted_paper_and_interests_count_the_saved
     assert interests(any_ctx, "U1").saved == 0
     save(any_ctx, "U1", "robots-1")
     assert interests(any_ctx, "U1").saved == 1
+
+
+def test_a_database_emptied_and_filled_again_at_the_same_place_is_read_afresh(tmp_path):
+    path = str(tmp_path / "again.db")
+    found = []
+    for author in ("Ana Frost", "Bo Snow"):  # the same path, the same number of papers: another database
+        ctx = Context.open(path)
+        try:
+            ctx.store.upsert_papers([Paper(id="p1", title="T", abstract="x", authors=[author],
+                                           published=TODAY.isoformat())])
+            follow(ctx, "U1", f"author: {author}")
+            found.append([p.author for p in new_papers_by(ctx, "U1", "2000-01-01", set())])
+        finally:
+            ctx.close()
+        for leftover in tmp_path.glob("again.db*"):
+            leftover.unlink()
+    assert found == [["Ana Frost"], ["Bo Snow"]]
