@@ -425,7 +425,7 @@ def reply_saved(ctx: Context, user_id: str) -> Reply:
     shown = 0
     for line in lines:
         if sum(len(x) + 1 for x in chunk) + len(line) > SECTION_LIMIT - 100:
-            if len(blocks) + 2 > MESSAGE_BLOCKS:
+            if len(blocks) + 3 > MESSAGE_BLOCKS:  # this section, the one after it, the "and N more" line
                 break
             blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
             chunk = []
