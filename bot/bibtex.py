@@ -27,6 +27,7 @@ from pylatexenc.latexencode import (
     UnicodeToLatexEncoder,
 )
 
+from bot.paper_view import shown_title
 from bot.tex import tex_to_text
 from storage import Paper
 from storage.identity import is_published_venue
@@ -129,7 +130,7 @@ def entry_type(venue: str | None) -> str:
 
 
 def _fields(paper: Paper, kind: str = "misc") -> list[tuple[str, str]]:
-    fields = [("title", latex(tex_to_text(paper.title or paper.abstract[:200] or paper.id)))]
+    fields = [("title", latex(shown_title(paper)))]  # as paper messages show it: TeX rendered
     if paper.authors:
         fields.append(("author", " and ".join(_author(name) for name in paper.authors)))
     year = _year(paper)
@@ -177,7 +178,7 @@ def _ascii_word(text: str) -> str:
 def _key(paper: Paper) -> str:
     first = paper.authors[0] if paper.authors else ""
     surname = first.split(",", 1)[0] if "," in first else (first.split() or [""])[-1]
-    words = [_ascii_word(w) for w in tex_to_text(paper.title or paper.abstract).split()]
+    words = [_ascii_word(w) for w in shown_title(paper).split()]
     word = next((w for w in words if len(w) > 2 and w not in _STOPWORDS), "") or next(filter(None, words), "")
     return f"{_ascii_word(surname) or 'anon'}{_year(paper) or 'nd'}{word or 'paper'}"
 

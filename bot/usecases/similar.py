@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from bot.context import Context
 from bot.errors import NoPapers
+from bot.paper_view import shown_title
 from bot.reasons import shorten
 from bot.usecases.delivery import Delivery, Post, deliver
 from bot.usecases.mutes import muted_ids
@@ -40,7 +41,7 @@ def similar_papers(ctx: Context, user_id: str, paper_id: str,
         picks = rank(index, Profile(liked=[paper_id]), n, exclude=seen)
     recs = with_papers(ctx, picks)
     paper = ctx.store.get_paper(paper_id)
-    title = shorten(paper.title or paper.abstract, TITLE_IN_REASON) if paper else paper_id
+    title = shorten(shown_title(paper), TITLE_IN_REASON) if paper else paper_id  # as its message shows it
     for rec in recs:
         rec.reason = f"Like “{title}”, which you asked for more of"
     return recs
