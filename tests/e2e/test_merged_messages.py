@@ -95,3 +95,14 @@ def test_a_message_of_a_paper_never_shown_to_the_person_stays_ignored(slack, sta
     status, key = slack.click(other, LIKE_ACTION, "D" + user, dropped_ts)
     answer = standin.wait_for(lambda: standin.responses(key), what="the answer")[0].params["text"]
     assert "no longer have a record" in answer and feedback(store, other) == []
+
+
+def test_a_reaction_on_someone_else_s_message_asks_slack_nothing(slack, standin):
+    user = new_user()
+    event = {"type": "reaction_added", "user": user, "reaction": "+1", "item_user": "UHUMAN",
+             "item": {"type": "message", "channel": "C0GENERAL", "ts": "1700000000.000100"},
+             "event_ts": "1700000001.000000"}
+    assert slack.event(event)[0] == 200
+    assert slack.reaction(user, "+1", "C0GENERAL", "1700000000.000200") == 200  # paperbot's own: it asks
+    standin.wait_for(lambda: standin.calls("conversations.history"), what="the look at paperbot's message")
+    assert [c.params.get("latest") for c in standin.calls("conversations.history")] == ["1700000000.000200"]
