@@ -104,5 +104,7 @@ def test_a_reaction_on_someone_else_s_message_asks_slack_nothing(slack, standin)
              "event_ts": "1700000001.000000"}
     assert slack.event(event)[0] == 200
     assert slack.reaction(user, "+1", "C0GENERAL", "1700000000.000200") == 200  # paperbot's own: it asks
-    standin.wait_for(lambda: standin.calls("conversations.history"), what="the look at paperbot's message")
-    assert [c.params.get("latest") for c in standin.calls("conversations.history")] == ["1700000000.000200"]
+    looks = lambda: [c.params.get("latest") for c in standin.calls("conversations.history")  # noqa: E731
+                     if c.params.get("channel") == "C0GENERAL"]
+    standin.wait_for(looks, what="the look at paperbot's message")
+    assert looks() == ["1700000000.000200"]
