@@ -278,7 +278,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         else:
             recs = resumed(ctx, record)
             # Chosen before a crash or an outage: a word muted since then still holds.
-            finish.skipped = {pid for pid in record.papers if pid not in {r.paper.id for r in recs}}
+            finish.skipped = set(record.papers) - {r.paper.id for r in recs}
         if not recs:
             return finish.done() if finish.skipped else finish("empty")
         shown = set() if chosen is not None else store.shown_among(user_id, record.papers)
