@@ -27,7 +27,12 @@ class AuthorDirectory:
     def current(self) -> AuthorIndex:
         """The index, with every paper stored until now in it (one read when nothing changed)."""
         with self._lock:
-            for seq, paper in self.store.papers_changed_since(self._seq):
+            changed = list(self.store.papers_changed_since(self._seq))
+            # Read after the changes, as the paper index does: a copy merged into another paper is
+            # no paper of its own any more (its id would find the merged paper a second time).
+            for paper_id in self.store.papers_merged_since(self._seq):
+                self._index.remove(paper_id)
+            for seq, paper in changed:
                 # Names as shown (TeX accents rendered), so "Gödel" finds "G\"odel".
                 self._index.add(paper.id, [tex_to_text(name) for name in paper.authors], paper.published)
                 self._seq = seq

@@ -2,8 +2,10 @@
 "andrea bajcsy", "A. Bajcsy") finds their papers, accents and case ignored.
 
 A name is named by its surname, with or without given names before it (each the same word or an
-initial of it). A surname alone counts only when it is the whole query, so a topic query whose words
-happen to include someone's surname ("long context", "field theory") is left to the topic search.
+initial of it). A surname alone inside a longer query ("bajcsy safety") counts only when it is no word
+the papers' text uses (the caller says which are: ``is_word``), so a topic query whose words happen to
+include someone's surname ("long context", "field theory") is left to the topic search; such a match
+is ``bare``, and only those of the author's papers that fit the query's other words rank first.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 _TOKEN = re.compile(r"\w+")
@@ -33,6 +35,7 @@ class AuthorMatch:
     paper_ids: list[str]
     rest: str
     by_name: dict[str, list[str]] = field(default_factory=dict)  # paper id -> the matched names it has
+    bare: bool = False  # a surname alone, among other words of the query
 
 
 class AuthorIndex:
@@ -74,31 +77,41 @@ class AuthorIndex:
                 self._shown.pop(key, None)
         self._published.pop(paper_id, None)
 
-    def match(self, query: str) -> AuthorMatch | None:
-        """The authors ``query`` names and their papers, or None when it names none."""
+    def match(self, query: str, is_word: Callable[[str], bool] | None = None) -> AuthorMatch | None:
+        """The authors ``query`` names and their papers, or None when it names none. ``is_word``: whether
+        a (folded) word is one the papers' text uses; without it a surname alone must be the whole query."""
         words = query.split()
         folded = [fold(word) for word in words]
+        bare_match = None
         for start in range(len(words)):
             for end in range(len(words), start, -1):
-                keys = self._named(folded[start:end], whole=start == 0 and end == len(words))
-                if keys:
-                    return self._result(keys, " ".join(words[:start] + words[end:]))
-        return None
+                tokens = [token for part in folded[start:end] for token in part]
+                whole = start == 0 and end == len(words)
+                bare = len(tokens) == 1 and not whole
+                if bare and (bare_match is not None or is_word is None or is_word(tokens[0])):
+                    continue
+                keys = self._named(tokens)
+                if not keys:
+                    continue
+                found = self._result(keys, " ".join(words[:start] + words[end:]), bare)
+                if not bare:
+                    return found  # a name of several words, or the whole query, wins over a bare surname
+                bare_match = found
+        return bare_match
 
-    def _named(self, parts: Sequence[list[str]], whole: bool) -> list[tuple[str, ...]]:
-        tokens = [token for part in parts for token in part]
-        if not tokens or (len(tokens) == 1 and not whole):
+    def _named(self, tokens: Sequence[str]) -> list[tuple[str, ...]]:
+        if not tokens:
             return []
         given, surname = tokens[:-1], tokens[-1]
         return sorted(key for key in self._by_surname.get(surname, ()) if _given_names_fit(given, key[:-1]))
 
-    def _result(self, keys: list[tuple[str, ...]], rest: str) -> AuthorMatch:
+    def _result(self, keys: list[tuple[str, ...]], rest: str, bare: bool = False) -> AuthorMatch:
         by_name: dict[str, list[str]] = defaultdict(list)
         for key in keys:
             for paper_id in self._papers[key]:
                 by_name[paper_id].append(self._shown[key])
         newest_first = sorted(by_name, key=lambda pid: (self._published.get(pid, ""), pid), reverse=True)
-        return AuthorMatch([self._shown[key] for key in keys], newest_first, rest, dict(by_name))
+        return AuthorMatch([self._shown[key] for key in keys], newest_first, rest, dict(by_name), bare)
 
 
 def _given_names_fit(asked: list[str], known: tuple[str, ...]) -> bool:

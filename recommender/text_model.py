@@ -220,6 +220,12 @@ class TextModel:
             self._stems[text] = stems
         return stems
 
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is one the papers' text is searched by (one of its stems is in the
+        vocabulary; a word too rare to be kept is not)."""
+        vocabulary = self.vectorizer.vocabulary_
+        return any(stem in vocabulary for stem in self.stems(word))
+
     @property
     def stem_terms(self) -> np.ndarray:
         """Column index to term as stems (what :meth:`stems` returns, space-joined for pairs)."""

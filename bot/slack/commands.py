@@ -80,7 +80,8 @@ with its own section in your digest; `{COMMAND} feed remove robotics` deletes it
 digest schedule
 • `{COMMAND} recommend` or `{COMMAND} recommend 10`: the best new papers for you now, in a DM \
 (default {DEFAULT_RECOMMEND}, at most {MAX_RECOMMEND})
-• `{COMMAND} search contrastive learning`: papers matching a query, shown only to you
+• `{COMMAND} search contrastive learning`: papers matching a query, shown only to you; an author's name \
+finds their papers (`{COMMAND} search bajcsy safety`: Bajcsy's papers on safety first)
 • `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest off` \
 stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one a week \
 instead (default Monday 09:00), `{COMMAND} digest daily` goes back
@@ -435,7 +436,7 @@ def reply_saved(ctx: Context, user_id: str) -> Reply:
     shown = 0
     for line in lines:
         if sum(len(x) + 1 for x in chunk) + len(line) > SECTION_LIMIT - 100:
-            if len(blocks) + 2 > MESSAGE_BLOCKS:
+            if len(blocks) + 3 > MESSAGE_BLOCKS:  # this section, the one after it, the "and N more" line
                 break
             blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
             chunk = []

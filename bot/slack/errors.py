@@ -29,7 +29,9 @@ def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
     """The one error handler: a PaperbotError's message, or a short apology (traceback logged here),
     to the person who asked. Never a traceback to a user."""
     if isinstance(error, PaperbotError):
-        text = escape(str(error)) + (HELP_POINTER if isinstance(error, BadArgument) else "")
+        text = escape(str(error))
+        if isinstance(error, BadArgument):  # a sentence of its own, after one that may lack its full stop
+            text = text + ("" if text.endswith((".", "!", "?")) else ".") + HELP_POINTER
         logger.info("answered with an error: %s", error)
     elif isinstance(error, StorageError):  # the admins' problem, said in one line; the user hears what to do
         logger.warning("%s", error)

@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackClientError
 
 from bot.context import Context
 from bot.slack.messages import ACTIONS_BLOCK, SAVE_ACTION, paper_blocks, paper_text
+from bot.usecases.reactions import PostedAs
 from bot.usecases.saved import Marks, paper_message
 
 log = logging.getLogger(__name__)
@@ -47,10 +48,11 @@ def marked(blocks: list[dict], marks: Marks) -> list[dict]:
     return out
 
 
-def show_feedback(ctx: Context, client: WebClient, user_id: str, channel: str, message_ts: str) -> bool:
+def show_feedback(ctx: Context, client: WebClient, user_id: str, channel: str, message_ts: str,
+                  posted_as: PostedAs | None = None) -> bool:
     """Update the paper message to show the person's feedback on it now; False (logged) when it is no
     paper message of theirs, or Slack would not update it."""
-    found = paper_message(ctx, user_id, channel, message_ts)
+    found = paper_message(ctx, user_id, channel, message_ts, posted_as)
     if found is None:
         return False
     blocks = marked(paper_blocks(found.rec), found.marks)

@@ -4,18 +4,21 @@ feedback (:mod:`bot.slack.marks`)."""
 
 from __future__ import annotations
 
+import functools
+import http.client
 import logging
 
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
+from bot.slack.digests import PAPER_EVENT
 from bot.slack.marks import show_feedback
 from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
 from bot.slack.runtime import Runtime
 from bot.slack.unfurl_clicks import on_unfurl
 from bot.usecases.feedback import DISLIKE, LIKE
-from bot.usecases.reactions import rate_message, reaction_added, reaction_removed, reaction_value
+from bot.usecases.reactions import PostedAs, rate_message, reaction_added, reaction_removed, reaction_value
 from bot.usecases.saved import is_save_reaction, saved_on_message
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,29 @@ def remaining_reactions(client: WebClient, user_id: str, channel: str, message_t
     return [r["name"] for r in message.get("reactions") or [] if user_id in (r.get("users") or [])]
 
 
+def posted_paper(client: WebClient, channel: str, message_ts: str, message: dict | None = None) -> PostedAs:
+    """``posted_as`` of a paper message (:func:`bot.usecases.reactions.paper_on_message`): the paper id
+    its metadata carries, from ``message`` when the payload holds its metadata, else asked of Slack
+    (``conversations.history``), once, and only when the use case asks. None when Slack can't say."""
+
+    @functools.cache
+    def read() -> str | None:
+        metadata = (message or {}).get("metadata")
+        if metadata is None:
+            try:
+                found = client.conversations_history(channel=channel, latest=message_ts, oldest=message_ts,
+                                                     inclusive=True, limit=1, include_all_metadata=True)
+            except (SlackClientError, OSError, http.client.HTTPException):
+                log.warning("could not read the metadata of %s/%s", channel, message_ts, exc_info=True)
+                return None
+            same = [m for m in found.get("messages") or [] if m.get("ts") == message_ts]
+            metadata = (same[0].get("metadata") if same else None) or {}
+        paper_id = (metadata.get("event_payload") or {}).get("paper_id")
+        return str(paper_id) if metadata.get("event_type") == PAPER_EVENT and paper_id else None
+
+    return read
+
+
 def register(app: App, runtime: Runtime) -> None:
     """Register the reaction events and the feedback buttons."""
 
@@ -44,19 +70,23 @@ def register(app: App, runtime: Runtime) -> None:
         added = event.get("type") == "reaction_added"
         rt = runtime.for_request(context)
         ctx = rt.ctx
+        # Slack is asked what a message carries only for one of paperbot's own that the store can't place.
+        author, bot = event.get("item_user"), context.get("bot_user_id")
+        ours = not author or not bot or author == bot
+        posted_as = posted_paper(client, channel, message_ts) if ours else None
 
         def work() -> None:
             with rt.locks.hold(user):
                 if saving:
-                    paper = saved_on_message(ctx, user, channel, message_ts, saving=added)
+                    paper = saved_on_message(ctx, user, channel, message_ts, added, posted_as)
                 elif added:
-                    paper = reaction_added(ctx, user, channel, message_ts, reaction)
+                    paper = reaction_added(ctx, user, channel, message_ts, reaction, posted_as)
                 else:
                     left = remaining_reactions(client, user, channel, message_ts)
-                    paper = reaction_removed(ctx, user, channel, message_ts, reaction, left)
+                    paper = reaction_removed(ctx, user, channel, message_ts, reaction, left, posted_as)
             if paper:
                 log.info("%s %s %s on %s", user, "added" if added else "removed", reaction, paper)
-                show_feedback(ctx, client, user, channel, message_ts)
+                show_feedback(ctx, client, user, channel, message_ts, posted_as)
 
         rt.background.submit(work, body)
 
@@ -74,17 +104,18 @@ def register(app: App, runtime: Runtime) -> None:
         container = body.get("container") or {}
         channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
         message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
         def work() -> None:
             with rt.locks.hold(user):
-                paper = rate_message(ctx, user, channel, message_ts, value)
+                paper = rate_message(ctx, user, channel, message_ts, value, posted_as)
             if paper is None:
                 text = "I no longer have a record of that paper for you."
             else:
                 title = fit(title_of(paper), 120)
                 text = (f":+1: Noted: more like “{title}”." if value == LIKE
                         else f":-1: Noted: fewer like “{title}”.")
-                show_feedback(ctx, client, user, channel, message_ts)
+                show_feedback(ctx, client, user, channel, message_ts, posted_as)
             respond(text=text, response_type="ephemeral", replace_original=False)
 
         rt.background.submit(work, body, respond)

@@ -15,6 +15,7 @@ from bot.slack.home import refresh_home
 from bot.slack.manifest import COMMAND
 from bot.slack.marks import show_feedback
 from bot.slack.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, paper_text, title_of
+from bot.slack.reactions import posted_paper
 from bot.slack.runtime import Runtime
 from bot.slack.unfurl_clicks import on_unfurl
 from bot.usecases.recommend import Recommendation
@@ -78,14 +79,15 @@ def register(app: App, runtime: Runtime) -> None:
         if on_unfurl(rt, client, body, respond):  # on an unfurled link's card: it names its paper
             return
         user, channel, message_ts = where_clicked(body)
+        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
         def work() -> None:
             with rt.locks.hold(user):
-                toggled = toggle_saved_on_message(rt.ctx, user, channel, message_ts)
+                toggled = toggle_saved_on_message(rt.ctx, user, channel, message_ts, posted_as)
             if toggled is None:
                 respond(text=NO_RECORD, response_type="ephemeral", replace_original=False)
                 return
-            show_feedback(rt.ctx, client, user, channel, message_ts)
+            show_feedback(rt.ctx, client, user, channel, message_ts, posted_as)
             title = fit(title_of(toggled.paper), 120)
             text = (f":bookmark: Saved “{title}”. `{COMMAND} saved` lists your saved papers." if toggled.saved
                     else f"Removed “{title}” from your saved papers.")
@@ -101,11 +103,12 @@ def register(app: App, runtime: Runtime) -> None:
         if on_unfurl(rt, client, body, respond):
             return
         user, channel, message_ts = where_clicked(body)
+        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
         def work() -> None:
             with rt.locks.hold(user):  # never the same paper twice, with a digest or recommend under way
                 result = more_like_this(rt.ctx, user, channel, message_ts,
-                                        thread_poster(client, channel, message_ts))
+                                        thread_poster(client, channel, message_ts), posted_as)
             respond(text=more_reply(result), response_type="ephemeral", replace_original=False)
 
         rt.background.submit(work, body, respond)

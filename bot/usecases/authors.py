@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from dataclasses import dataclass
 
 from bot.context import Context
 from bot.errors import BadArgument
+from bot.tex import tex_to_text
 from recommender.authors import fold  # the same folding as search by author
 
 MAX_AUTHORS = 50
@@ -111,22 +113,26 @@ def new_papers_by(ctx: Context, user_id: str, since: str, exclude: set[str]) -> 
 
 
 # The recent papers' authors change only with the day and with new papers: read once for a run of
-# digests, not per person.
+# digests, not per person. Kept per engine (one process's view of one database, shared by its
+# workspaces): a database's path and newest change could be those of another database emptied and
+# filled again at the same address.
 _lock = threading.Lock()
-_recent: dict[tuple, dict[str, tuple[list[str], str]]] = {}
+_recent: weakref.WeakKeyDictionary[object, dict[tuple, dict[str, tuple[list[str], str]]]] = \
+    weakref.WeakKeyDictionary()
 
 
 def _recent_authors(ctx: Context, since: str) -> dict[str, tuple[list[str], str]]:
-    key = (ctx.store.path, since, ctx.store.max_paper_seq())
+    key = (since, ctx.store.max_paper_seq())
     with _lock:
-        found = _recent.get(key)
+        found = _recent.get(ctx.engine, {}).get(key)
     if found is None:
         rows = ctx.store.recent_paper_authors(since)
         found = {pid: (_names(text), day) for pid, (text, day) in rows.items()}
         with _lock:
-            if len(_recent) > 8:
-                _recent.clear()
-            _recent[key] = found
+            kept = _recent.setdefault(ctx.engine, {})
+            if len(kept) > 8:
+                kept.clear()
+            kept[key] = found
     return found
 
 
@@ -135,4 +141,5 @@ def _names(text: str | None) -> list[str]:
         names = json.loads(text or "[]")
     except ValueError:
         return []
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    # As shown (TeX accents rendered): "G\"odel" is Gödel, whom "follow author: Kurt Godel" follows.
+    return [tex_to_text(n) for n in names if isinstance(n, str)] if isinstance(names, list) else []

@@ -110,7 +110,7 @@ def muted_filter(ctx: Context, user_id: str) -> Callable[[Paper], bool]:
     """A test of one paper: True when its title or abstract holds a word the person muted. For any path
     that picks papers from a list (More like this): drop those it is True for."""
     found = muter(ctx, user_id)
-    return lambda paper: found.holds(f"{paper.title}\n{paper.abstract}")
+    return lambda paper: found.holds(paper.text)  # the text muted_ids matches, "title. abstract"
 
 
 def muted_ids(ctx: Context, user_id: str) -> set[str]:

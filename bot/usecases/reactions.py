@@ -5,7 +5,7 @@ Slack-free: the caller passes the channel and timestamp of the message and the r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from bot.context import Context
 from bot.usecases.channel_subjects import is_channel
@@ -14,6 +14,10 @@ from storage import Paper
 
 LIKE_REACTIONS = frozenset({"+1", "thumbsup", "heart", "star", "fire"})
 DISLIKE_REACTIONS = frozenset({"-1", "thumbsdown"})
+
+#: ``posted_as() -> paper id or None``: the paper id a message itself carries (its metadata), asked
+#: only when the store has no record of the message (see :func:`paper_on_message`).
+PostedAs = Callable[[], str | None]
 
 
 def reaction_value(name: str) -> int | None:
@@ -26,17 +30,27 @@ def reaction_value(name: str) -> int | None:
     return None
 
 
-def paper_on_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> str | None:
-    """The paper shown to this person as this message, or None (not a paper message, or not theirs)."""
-    paper = _shown_paper(ctx, user_id, channel, message_ts)
+def paper_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
+                     posted_as: PostedAs | None = None) -> str | None:
+    """The paper shown to this person as this message, or None (not a paper message, or not theirs).
+
+    A person shown two copies of one paper before they were merged keeps one record of it, that of
+    one message; the other message still carries its copy's id (``posted_as``), an alias of the merged
+    paper now: that message names the merged paper too."""
+    paper = _shown_paper(ctx, user_id, channel, message_ts, posted_as)
     return paper.id if paper else None
 
 
-def _shown_paper(ctx: Context, user_id: str, channel: str, message_ts: str) -> Paper | None:
+def _shown_paper(ctx: Context, user_id: str, channel: str, message_ts: str,
+                 posted_as: PostedAs | None = None) -> Paper | None:
     found = ctx.store.paper_for_message(channel, message_ts)
-    if found is None or found[0] != user_id:
+    if found is not None:
+        return ctx.store.get_paper(found[1]) if found[0] == user_id else None
+    paper_id = posted_as() if posted_as is not None else None
+    paper = ctx.store.get_paper(paper_id) if paper_id else None  # an alias gives the merged paper
+    if paper is None or not ctx.store.shown_among(user_id, [paper.id]):
         return None
-    return ctx.store.get_paper(found[1])
+    return paper
 
 
 def _channel_paper(ctx: Context, channel: str, message_ts: str) -> Paper | None:
@@ -47,17 +61,19 @@ def _channel_paper(ctx: Context, channel: str, message_ts: str) -> Paper | None:
     return ctx.store.get_paper(found[1])
 
 
-def _rated(ctx: Context, user_id: str, channel: str, message_ts: str) -> tuple[Paper | None, list[str]]:
+def _rated(ctx: Context, user_id: str, channel: str, message_ts: str,
+           posted_as: PostedAs | None = None) -> tuple[Paper | None, list[str]]:
     """The paper on this message and whose feedback it is: the person's own paper (theirs alone), or a
     paper of the channel's digest (the person's and the channel's: both learn from it)."""
-    paper = _shown_paper(ctx, user_id, channel, message_ts)
+    paper = _shown_paper(ctx, user_id, channel, message_ts, posted_as)
     if paper is not None:
         return paper, [user_id]
     paper = _channel_paper(ctx, channel, message_ts)
     return paper, ([user_id, channel] if paper is not None else [])
 
 
-def rate_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> Paper | None:
+def rate_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int,
+                 posted_as: PostedAs | None = None) -> Paper | None:
     """Record a like (+1) or dislike (-1) of the paper posted as this message; returns that paper (for
     the answer to name it), or None when the message is no paper shown to this person. On a paper of a
     channel's digest it counts for the channel and for the person."""
@@ -65,28 +81,30 @@ def rate_message(ctx: Context, user_id: str, channel: str, message_ts: str, valu
         ctx.store.lock_person(user_id)  # (in every process: forget takes this lock too)
         if is_channel(channel):
             ctx.store.lock_person(channel)  # always after the person's: no two ever wait on each other
-        paper, subjects = _rated(ctx, user_id, channel, message_ts)
+        paper, subjects = _rated(ctx, user_id, channel, message_ts, posted_as)
         for subject in subjects:
             record_feedback(ctx, subject, paper.id, value)
     return paper
 
 
-def feedback_on_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int) -> str | None:
+def feedback_on_message(ctx: Context, user_id: str, channel: str, message_ts: str, value: int,
+                        posted_as: PostedAs | None = None) -> str | None:
     """:func:`rate_message`, returning the paper's id, or None."""
-    paper = rate_message(ctx, user_id, channel, message_ts, value)
+    paper = rate_message(ctx, user_id, channel, message_ts, value, posted_as)
     return paper.id if paper else None
 
 
-def reaction_added(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str) -> str | None:
+def reaction_added(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str,
+                   posted_as: PostedAs | None = None) -> str | None:
     """A reaction on a paper message: like or dislike it. Returns the paper id, or None when ignored."""
     value = reaction_value(reaction)
     if value is None:
         return None
-    return feedback_on_message(ctx, user_id, channel, message_ts, value)
+    return feedback_on_message(ctx, user_id, channel, message_ts, value, posted_as)
 
 
 def reaction_removed(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str,
-                     remaining: Iterable[str] = ()) -> str | None:
+                     remaining: Iterable[str] = (), posted_as: PostedAs | None = None) -> str | None:
     """A reaction taken off a paper message: take back that like or dislike (only that value).
 
     ``remaining`` are the person's reactions still on the message, when known: a like stays while
@@ -96,7 +114,7 @@ def reaction_removed(ctx: Context, user_id: str, channel: str, message_ts: str, 
     value = reaction_value(reaction)
     if value is None:
         return None
-    paper, subjects = _rated(ctx, user_id, channel, message_ts)
+    paper, subjects = _rated(ctx, user_id, channel, message_ts, posted_as)
     if paper is None:
         return None
     left = {v for v in map(reaction_value, remaining) if v is not None}

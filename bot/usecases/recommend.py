@@ -159,16 +159,18 @@ def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str
 def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
     """The papers that best match a free-text query. A query that names an author ("Bajcsy", "Andrea
     Bajcsy", accents and case ignored) gives their papers first: ranked by the query's other words when
-    it has some (then other papers matching those words), else newest first."""
+    it has some (then other papers matching those words), else newest first. A bare surname among topic
+    words ("bajcsy safety") puts only the author's papers that match those words first."""
     query = " ".join(query.split())
     if not query:
         raise BadArgument("Say what to search for, e.g. `/papers search contrastive learning`")
     if len(query) > MAX_QUERY_LENGTH:
         raise BadArgument(f"A search can be at most {MAX_QUERY_LENGTH} characters long")
-    named = authors_of(ctx.engine).match(query)
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
+        # A surname inside a longer query names its author only when it is no word of the papers' text.
+        named = authors_of(ctx.engine).match(query, is_word=index.model.knows)
         if named is None:
             return with_papers(ctx, search_index(index, query, n), reason_prefix="Matches: ")
         picks = search_index(index, named.rest, n, candidates=named.paper_ids) if named.rest else []
@@ -178,13 +180,18 @@ def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
 
 def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list[Pick],
                n: int) -> list[Recommendation]:
-    """An author's papers (the ``picks`` among them first, then the newest), then ``others``, ``n`` in all."""
+    """An author's papers (the ``picks`` among them first, then the newest: for a bare surname, the
+    picks only), then ``others``, ``n`` in all."""
     ranked = [p.paper_id for p in picks if p.score > 0]  # a paper of no matching word: by date
-    ids = list(dict.fromkeys(ranked + named.paper_ids))[:n]
+    ids = list(dict.fromkeys(ranked if named.bare else ranked + named.paper_ids))[:n]
     papers = ctx.store.get_papers(ids)
-    out = [Recommendation(papers[pid], 1.0, "By " + ", ".join(named.by_name[pid]))
-           for pid in ids if pid in papers]
-    taken = {rec.paper.id for rec in out}
+    out: list[Recommendation] = []
+    taken: set[str] = set()
+    for pid in ids:
+        paper = papers.get(pid)
+        if paper is not None and paper.id not in taken:  # ids merged into one paper: it comes once
+            taken.add(paper.id)
+            out.append(Recommendation(paper, 1.0, "By " + ", ".join(named.by_name[pid])))
     more = [p for p in others if p.paper_id not in taken][: max(n - len(out), 0)]
     return out + with_papers(ctx, more, reason_prefix="Matches: ")
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from bot.context import Context
 from bot.errors import NotFound
 from bot.usecases.feedback import DISLIKE, LIKE
-from bot.usecases.reactions import paper_on_message
+from bot.usecases.reactions import PostedAs, paper_on_message
 from bot.usecases.recommend import Recommendation
 from storage import Paper
 
@@ -84,12 +84,13 @@ def _unsave(ctx: Context, user_id: str, paper_id: str) -> bool:
     return like_came_with_it is not None
 
 
-def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> Toggled | None:
+def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
+                            posted_as: PostedAs | None = None) -> Toggled | None:
     """A click on Save: save the paper posted to this person as this message, or unsave it when it is
     saved. None when the message is no paper shown to this person."""
     with ctx.store.transaction():  # the lookup and the toggle in one: two clicks at once toggle twice
         ctx.store.lock_person(user_id)
-        paper = _paper_on(ctx, user_id, channel, message_ts)
+        paper = _paper_on(ctx, user_id, channel, message_ts, posted_as)
         if paper is None:
             return None
         if _unsave(ctx, user_id, paper.id):
@@ -99,12 +100,12 @@ def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts
 
 
 def saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
-                     saving: bool = True) -> str | None:
+                     saving: bool = True, posted_as: PostedAs | None = None) -> str | None:
     """The ``bookmark`` reaction added (``saving``) or removed: save or unsave the paper of this
     message. Returns its id, or None when the message is no paper shown to this person."""
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)
-        paper = _paper_on(ctx, user_id, channel, message_ts)
+        paper = _paper_on(ctx, user_id, channel, message_ts, posted_as)
         if paper is None:
             return None
         if saving:
@@ -137,10 +138,11 @@ class PaperMessage:
     marks: Marks
 
 
-def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str) -> PaperMessage | None:
+def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str,
+                  posted_as: PostedAs | None = None) -> PaperMessage | None:
     """What the paper message ``message_ts`` of this person should show after their feedback; None
     when it is no paper shown to them (or the paper is gone)."""
-    paper = _paper_on(ctx, user_id, channel, message_ts)
+    paper = _paper_on(ctx, user_id, channel, message_ts, posted_as)
     if paper is None:
         return None
     reason = ctx.store.shown_reason(user_id, paper.id) or ""
@@ -151,6 +153,7 @@ def _feedback_on(ctx: Context, user_id: str, paper_id: str) -> int | None:
     return next((f.value for f in ctx.store.get_feedback(user_id) if f.paper_id == paper_id), None)
 
 
-def _paper_on(ctx: Context, user_id: str, channel: str, message_ts: str) -> Paper | None:
-    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
+def _paper_on(ctx: Context, user_id: str, channel: str, message_ts: str,
+              posted_as: PostedAs | None = None) -> Paper | None:
+    paper_id = paper_on_message(ctx, user_id, channel, message_ts, posted_as)
     return ctx.store.get_paper(paper_id) if paper_id else None

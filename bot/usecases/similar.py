@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from bot.context import Context
 from bot.errors import NoPapers
+from bot.paper_view import shown_title
 from bot.reasons import shorten
 from bot.usecases.delivery import Delivery, Post, deliver
 from bot.usecases.mutes import muted_ids
-from bot.usecases.reactions import paper_on_message
+from bot.usecases.reactions import PostedAs, paper_on_message
 from bot.usecases.recommend import NO_PAPERS, Recommendation, never_again, with_papers
 from recommender import Profile, rank
 from storage import Paper
@@ -40,18 +41,18 @@ def similar_papers(ctx: Context, user_id: str, paper_id: str,
         picks = rank(index, Profile(liked=[paper_id]), n, exclude=seen)
     recs = with_papers(ctx, picks)
     paper = ctx.store.get_paper(paper_id)
-    title = shorten(paper.title or paper.abstract, TITLE_IN_REASON) if paper else paper_id
+    title = shorten(shown_title(paper), TITLE_IN_REASON) if paper else paper_id  # as its message shows it
     for rec in recs:
         rec.reason = f"Like “{title}”, which you asked for more of"
     return recs
 
 
 def more_like_this(ctx: Context, user_id: str, channel: str, message_ts: str,
-                   post: Post) -> MoreLikeThis | None:
+                   post: Post, posted_as: PostedAs | None = None) -> MoreLikeThis | None:
     """A click on More like this on the paper message ``message_ts``: post (``post(rec) -> (channel,
     ts)``, e.g. into the message's thread) up to three similar papers new to the person, each recorded
     as shown once it arrived. None when the message is no paper shown to this person."""
-    paper_id = paper_on_message(ctx, user_id, channel, message_ts)
+    paper_id = paper_on_message(ctx, user_id, channel, message_ts, posted_as)
     paper = ctx.store.get_paper(paper_id) if paper_id else None
     if paper is None:
         return None

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import bibtexparser
 import pytest
+from bibtexparser.library import Library
 from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.model import Entry, Field
 
-from bot.bibtex import SPECIALS, bibtex, doi_of, latex
+from bot.bibtex import SPECIALS, bibtex, doi_of, entry_type, latex
+from bot.tex import tex_to_text
 from storage import Paper
 
 ARXIV = Paper(id="arxiv:2401.01234", title="Learning Cats & Dogs", abstract="We learn.",
@@ -26,20 +29,34 @@ def test_every_special_character_is_escaped_and_reads_back_as_itself():
     for char in "&%$#_":
         assert f"\\{char}" in encoded
     assert "\\textbackslash" in encoded and "\\textasciitilde" in encoded and "\\textasciicircum" in encoded
-    paper = Paper(id="p", title=hostile, abstract="x", authors=["Zoë Ñandú", "Bob & Co"])
-    entry = parsed(bibtex([paper])).entries[0]
-    title = entry.fields_dict["title"].value
+    library = Library()
+    library.add(Entry("misc", "k", [Field("title", encoded)]))
+    title = parsed(bibtexparser.write_string(library)).entries[0].fields_dict["title"].value
     # LaTeX's \textasciicircum reads back as the modifier letter; everything else as typed.
     assert title.replace("ˆ", "^") == hostile
-    assert entry.fields_dict["author"].value == "Zoë Ñandú and Bob & Co"
     assert set(SPECIALS) == set("&%$#_{}~^\\")
+    plain = "Costs & 50% of #2 ~b ^c_d"  # no TeX in it: exported as it is, escaped
+    paper = Paper(id="p", title=plain, abstract="x", authors=["Zoë Ñandú", "Bob & Co"])
+    entry = parsed(bibtex([paper])).entries[0]
+    assert entry.fields_dict["title"].value.replace("ˆ", "^") == plain
+    assert entry.fields_dict["author"].value == "Zoë Ñandú and Bob & Co"
+
+
+def test_tex_in_titles_abstracts_and_names_is_exported_as_it_reads():
+    paper = Paper(id="p", title=r"$\Omega(\sqrt{T})$ regret for {\underline b}andits",
+                  abstract=r"We show $O(n^2)$ bounds.", authors=[r'Kurt G\"odel'], published="1931")
+    entry = parsed(bibtex([paper])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert fields["title"] == "Ω(√(T)) regret for bandits"
+    assert fields["abstract"] == "We show O(n²) bounds." and fields["author"] == "Kurt Gödel"
+    assert entry.key == "godel1931regret"
 
 
 def test_braces_in_a_title_never_unbalance_the_entry():
     papers = [Paper(id="a", title="Only an opening { brace", abstract="x"),
               Paper(id="b", title="Only a closing } brace", abstract="y")]
     library = parsed(bibtex(papers))
-    assert [e.fields_dict["title"].value for e in library.entries] == [p.title for p in papers]
+    assert [e.fields_dict["title"].value for e in library.entries] == [tex_to_text(p.title) for p in papers]
 
 
 def test_arxiv_papers_carry_eprint_archive_prefix_primary_class_year_and_url():
@@ -95,3 +112,47 @@ def test_a_url_with_braces_or_spaces_is_percent_encoded_and_the_entry_stays_whol
     paper = Paper(id="p", title="T", abstract="x", url="https://example.org/a b/{c}")
     fields = {k: f.value for k, f in parsed(bibtex([paper])).entries[0].fields_dict.items()}
     assert fields["url"] == "https://example.org/a%20b/%7Bc%7D"
+
+
+@pytest.mark.parametrize(("venue", "kind"), [
+    ("NeurIPS 2024", "inproceedings"),
+    ("ICML 2025 Papers", "inproceedings"),
+    ("Proceedings of the 41st International Conference on Machine Learning", "inproceedings"),
+    ("Conference on Robot Learning (CoRL)", "inproceedings"),
+    ("Proceedings of Machine Learning Research", "inproceedings"),
+    ("Journal of Machine Learning Research", "article"),
+    ("IEEE Transactions on Robotics", "article"),
+    ("IEEE Robotics and Automation Letters", "article"),
+    ("Proceedings of the National Academy of Sciences", "article"),
+    ("Nature Machine Intelligence", "article"),
+    ("Machine Learning", "article"),
+    ("arXiv", "misc"), ("arXiv preprint", "misc"), ("CoRR", "misc"), (None, "misc"), ("", "misc"),
+    ("Zenodo", "misc"),
+])
+def test_the_entry_type_follows_the_venue(venue, kind):
+    assert entry_type(venue) == kind
+
+
+def test_a_conference_paper_is_inproceedings_with_its_booktitle_and_keeps_its_arxiv_eprint():
+    paper = Paper(id="arxiv:2401.01234", title="Safe Cats", abstract="We learn.", authors=["Ann Smith"],
+                  venue="Conference on Robot Learning (CoRL) & friends", published="2024-11-06",
+                  arxiv_id="2401.01234", doi="10.5555/corl.2024.7", url="https://arxiv.org/abs/2401.01234")
+    entry = parsed(bibtex([paper])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert entry.entry_type == "inproceedings"
+    assert fields["booktitle"] == "Conference on Robot Learning (CoRL) & friends"
+    assert "howpublished" not in fields and "journal" not in fields
+    assert fields["eprint"] == "2401.01234" and fields["archivePrefix"] == "arXiv"
+    assert fields["doi"] == "10.5555/corl.2024.7"  # the DOI stored with the paper, not in its id or URL
+
+
+def test_a_journal_paper_is_an_article_with_its_journal_and_a_preprint_stays_misc():
+    journal = Paper(id="j", title="Cats", abstract="x", authors=["Ann Smith"], published="2023",
+                    venue="Journal of Feline Research")
+    library = parsed(bibtex([journal, ARXIV]))
+    article, preprint = library.entries
+    assert article.entry_type == "article"
+    assert article.fields_dict["journal"].value == "Journal of Feline Research"
+    assert "booktitle" not in article.fields_dict and "howpublished" not in article.fields_dict
+    assert preprint.entry_type == "misc" and "howpublished" not in preprint.fields_dict
+    assert preprint.fields_dict["eprint"].value == "2401.01234"

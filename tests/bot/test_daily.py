@@ -23,6 +23,7 @@ from bot.usecases.daily import (
     send_due_digests,
 )
 from bot.usecases.digest import choose_papers
+from bot.usecases.mutes import mute
 from bot.usecases.schedule import due_digests, next_digest
 from bot.usecases.sending import (
     AHEAD_LEASE,
@@ -281,6 +282,30 @@ def test_killed_after_two_of_five_papers_the_next_run_posts_the_other_three(ctx)
     assert restarted.headers("DU1") == []  # the header went out before the crash
     assert ctx.store.shown_paper_ids("U1") == set(chosen)
     assert ctx.store.get_digest("U1", "2026-07-15").status == "sent"
+
+
+def test_a_resumed_digest_does_not_send_a_paper_holding_a_word_muted_since_it_was_chosen(ctx):
+    ctx.digest_size = 5
+    person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
+    chosen = crashed(ctx, Recorder(kill_after=2))
+    muted = chosen[3]
+    mute(ctx, "U1", f"number {muted.split('-')[1]}")  # "... in setting number 3." : that paper only
+    restarted = Recorder()
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
+    assert restarted.papers("DU1") == [pid for pid in chosen[2:] if pid != muted]
+    assert (outcome.status, outcome.delivered) == ("sent", 2)
+    record = ctx.store.get_digest("U1", "2026-07-15")
+    assert record.status == "sent" and muted not in ctx.store.shown_paper_ids("U1")
+
+
+def test_a_resumed_digest_whose_papers_left_are_all_muted_now_ends_without_posting(ctx):
+    person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
+    chosen = crashed(ctx, Recorder(kill_after=0))  # the header went out, no paper
+    mute(ctx, "U1", "cats, feline, whiskers, kittens")
+    restarted = Recorder()
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
+    assert restarted.posts == [] and len(chosen) == 3
+    assert outcome.status == "empty" and ctx.store.get_digest("U1", "2026-07-15").status == "empty"
 
 
 def test_the_papers_are_recorded_with_the_claim_before_anything_is_posted(ctx):

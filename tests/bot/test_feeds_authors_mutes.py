@@ -9,7 +9,7 @@ import pytest
 from bot.context import Context
 from bot.errors import BadArgument, NoInterests
 from bot.usecases import build_digest, follow, interests, recommend, record_feedback, unfollow
-from bot.usecases.authors import name_key, same_person
+from bot.usecases.authors import name_key, new_papers_by, same_person
 from bot.usecases.daily import preview_digests
 from bot.usecases.digest import choose_papers
 from bot.usecases.feeds import MAIN, add_feed, feed_profiles, remove_feed, shares
@@ -156,6 +156,14 @@ def test_a_followed_authors_new_paper_is_picked_whatever_it_is_about_with_a_reas
     assert interests(any_ctx, "U1").authors == ["andrea bajcsy"]
     assert unfollow(any_ctx, "U1", "author: A. Bajcsy") == ["andrea bajcsy"]
     assert interests(any_ctx, "U1").authors == []
+
+
+def test_a_followed_author_written_in_tex_on_the_paper_is_found_and_named_as_they_read(any_ctx):
+    add_papers(any_ctx, Paper(id="godel-1", title="Logic", abstract="Zebras of logic.",
+                              authors=[r'Kurt G\"odel'], published=TODAY.isoformat()))
+    follow(any_ctx, "U1", "author: Kurt Godel")
+    recs = recommend(any_ctx, "U1", remember=False)
+    assert ids(recs) == ["godel-1"] and recs[0].reason == "New from Kurt Gödel, whom you follow"
 
 
 def test_following_only_an_author_is_enough_for_papers(any_ctx):
@@ -355,3 +363,20 @@ def test_more_like_this_never_offers_a_muted_paper_and_interests_count_the_saved
     assert interests(any_ctx, "U1").saved == 0
     save(any_ctx, "U1", "robots-1")
     assert interests(any_ctx, "U1").saved == 1
+
+
+def test_a_database_emptied_and_filled_again_at_the_same_place_is_read_afresh(tmp_path):
+    path = str(tmp_path / "again.db")
+    found = []
+    for author in ("Ana Frost", "Bo Snow"):  # the same path, the same number of papers: another database
+        ctx = Context.open(path)
+        try:
+            ctx.store.upsert_papers([Paper(id="p1", title="T", abstract="x", authors=[author],
+                                           published=TODAY.isoformat())])
+            follow(ctx, "U1", f"author: {author}")
+            found.append([p.author for p in new_papers_by(ctx, "U1", "2000-01-01", set())])
+        finally:
+            ctx.close()
+        for leftover in tmp_path.glob("again.db*"):
+            leftover.unlink()
+    assert found == [["Ana Frost"], ["Bo Snow"]]

@@ -22,6 +22,7 @@ from bot.usecases.saved import (
     unsave,
 )
 from bot.usecases.similar import more_like_this, similar_papers
+from storage import Paper
 from tests.conftest import make_corpus
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
 
@@ -130,6 +131,14 @@ def test_more_like_this_posts_up_to_three_unseen_similar_papers_and_remembers_th
     assert all("robots-0" not in r.reason and "which you asked for more of" in r.reason
                for r in result.delivery.delivered)
     assert more_like_this(app, "U2", "D1", "1.1", post) is None  # not theirs
+
+
+def test_more_like_this_names_the_paper_as_its_message_shows_it(app):
+    app.store.upsert_papers([Paper(id="tex-1", title=r"Robot grasping with $\Omega(\sqrt{T})$ regret",
+                                   abstract="Robot grasping manipulation robots grippers.")])
+    app.engine.refresh()
+    recs = similar_papers(app, "U1", "tex-1")
+    assert recs and all("“Robot grasping with Ω(√(T)) regret”" in r.reason for r in recs)
 
 
 def test_more_like_this_runs_out_and_then_finds_nothing_new(app):

@@ -382,8 +382,12 @@ class SlackStandIn:
             if channel not in self.history and not channel.startswith("D"):
                 return {"ok": False, "error": "channel_not_found"}
             oldest = float(params.get("oldest") or 0)
+            # As Slack: ``latest`` is exclusive unless ``inclusive`` (``oldest`` is taken inclusively here).
+            latest = float(params.get("latest") or "inf")
+            inclusive = str(params.get("inclusive")).lower() in ("1", "true")
             with self._lock:
-                found = [m for m in self.history.get(channel, []) if float(m["ts"]) >= oldest]
+                found = [m for m in self.history.get(channel, []) if float(m["ts"]) >= oldest
+                         and (float(m["ts"]) <= latest if inclusive else float(m["ts"]) < latest)]
             keep_metadata = str(params.get("include_all_metadata")).lower() in ("1", "true")
             messages = [m if keep_metadata else {k: v for k, v in m.items() if k != "metadata"}
                         for m in reversed(found)][: int(params.get("limit") or 100)]

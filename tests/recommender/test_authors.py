@@ -52,3 +52,21 @@ def test_re_adding_a_paper_replaces_its_authors_and_remove_forgets_them():
     assert idx.match("Smith").paper_ids == ["p3"]
     idx.remove("p3")
     assert idx.match("Smith") is None and len(idx) == 3
+
+
+def test_a_bare_surname_inside_a_longer_query_counts_when_it_is_no_word_of_the_papers():
+    idx = index()
+    words = {"robots", "safety", "long"}.__contains__
+    match = idx.match("bajcsy safety", is_word=words)
+    assert match.bare and match.paper_ids == ["p2", "p1", "p3"] and match.rest == "safety"
+    assert idx.match("safety Bajcsy", is_word=words).rest == "safety"
+    idx.add("p5", ["Wei Long"])
+    assert idx.match("long context", is_word=words) is None  # "long" is a word of the papers' text
+    assert idx.match("robots", is_word=words) is None
+
+
+def test_a_name_of_several_words_wins_over_a_bare_surname():
+    idx = index()
+    idx.add("p5", ["Carol Safety"])
+    match = idx.match("safety Andrea Bajcsy", is_word=lambda w: False)
+    assert not match.bare and match.paper_ids == ["p2", "p1"] and match.rest == "safety"

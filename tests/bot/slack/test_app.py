@@ -30,7 +30,15 @@ def test_a_paperbot_error_before_the_ack_is_the_commands_answer():
                             BoltResponse(status=500))
     body = json.loads(response.body)
     assert response.status == 200 and body["response_type"] == "ephemeral"
-    assert body["text"] == "No &lt;b&gt; &amp; such See `/papers help`."
+    assert body["text"] == "No &lt;b&gt; &amp; such. See `/papers help`."
+
+
+def test_a_bad_argument_s_answer_ends_its_sentence_before_pointing_to_help():
+    texts = [report_error(BadArgument(said), {"command": "/papers"}, None, log, BoltResponse(status=500)).body
+             for said in ("Try `/papers mute x`", "Too long.", "Really?")]
+    assert [json.loads(t)["text"] for t in texts] == ["Try `/papers mute x`. See `/papers help`.",
+                                                      "Too long. See `/papers help`.",
+                                                      "Really? See `/papers help`."]
 
 
 def test_after_the_ack_errors_go_through_respond_and_never_show_a_traceback(caplog):
@@ -56,7 +64,7 @@ def test_background_work_failures_reach_the_same_handler():
     background.submit(lambda: (_ for _ in ()).throw(BadArgument("bad")), {"command": "/papers"}, respond)
     background.submit(lambda: 1 / 0, {"command": "/papers"}, respond)
     background.shutdown()
-    assert [s["text"] for s in respond.sent] == ["bad See `/papers help`.", SORRY]
+    assert [s["text"] for s in respond.sent] == ["bad. See `/papers help`.", SORRY]
 
 
 def test_a_bad_subcommand_is_answered_in_the_ack(slack_bot):
