@@ -16,8 +16,9 @@ import logging
 import pickle
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from bot.owner import owner_alive, owner_id
 from recommender import Community, PaperIndex
@@ -30,6 +31,10 @@ log = logging.getLogger(__name__)
 ARTIFACT = "paper-index"
 REFIT_JOB = "refit-paper-index"  # the lease of the background refit, shared by every process
 REFIT_LEASE = timedelta(minutes=30)  # longer than any fit takes: a refitter that hangs is taken over
+
+
+T = TypeVar("T")
+MEMOS_KEPT = 8  # per kind: a few days' runs, or a test's few databases
 
 
 class Engine:
@@ -45,6 +50,24 @@ class Engine:
         self._version = 0  # artifact version the index came from or was saved as
         self._checked = float("-inf")
         self._refitting = False
+        self._memos: dict[str, dict[Hashable, object]] = {}
+        self._memo_lock = threading.Lock()
+
+    def memo(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, kept for ``key`` among the last few of ``kind``: for what a run of digests reads
+        once rather than once a person (the recent papers of a day, their authors). Per engine, that is
+        per process and database: a path and a newest change could also be another database's, emptied
+        and filled again at the same address. Two threads may both make it once; either result is kept."""
+        with self._memo_lock:
+            kept = self._memos.setdefault(kind, {})
+            if key in kept:
+                return kept[key]  # type: ignore[return-value]
+        value = make()
+        with self._memo_lock:
+            if len(kept) >= MEMOS_KEPT:
+                kept.clear()
+            kept[key] = value
+        return value
 
     @contextlib.contextmanager
     def index(self) -> Iterator[PaperIndex | None]:

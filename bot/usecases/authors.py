@@ -7,8 +7,6 @@ and an initial stands for any given name it starts ("A. Bajcsy" is Andrea Bajcsy
 from __future__ import annotations
 
 import json
-import threading
-import weakref
 from dataclasses import dataclass
 
 from bot.context import Context
@@ -112,28 +110,14 @@ def new_papers_by(ctx: Context, user_id: str, since: str, exclude: set[str]) -> 
     return [pick for *_, pick in sorted(dated, key=lambda d: (d[0], d[1]), reverse=True)]
 
 
-# The recent papers' authors change only with the day and with new papers: read once for a run of
-# digests, not per person. Kept per engine (one process's view of one database, shared by its
-# workspaces): a database's path and newest change could be those of another database emptied and
-# filled again at the same address.
-_lock = threading.Lock()
-_recent: weakref.WeakKeyDictionary[object, dict[tuple, dict[str, tuple[list[str], str]]]] = \
-    weakref.WeakKeyDictionary()
-
-
 def _recent_authors(ctx: Context, since: str) -> dict[str, tuple[list[str], str]]:
-    key = (since, ctx.store.max_paper_seq())
-    with _lock:
-        found = _recent.get(ctx.engine, {}).get(key)
-    if found is None:
+    """The recent papers' authors: they change only with the day and with new papers, so a run of
+    digests reads them once, not once a person."""
+    def read() -> dict[str, tuple[list[str], str]]:
         rows = ctx.store.recent_paper_authors(since)
-        found = {pid: (_names(text), day) for pid, (text, day) in rows.items()}
-        with _lock:
-            kept = _recent.setdefault(ctx.engine, {})
-            if len(kept) > 8:
-                kept.clear()
-            kept[key] = found
-    return found
+        return {pid: (_names(text), day) for pid, (text, day) in rows.items()}
+
+    return ctx.engine.memo("recent authors", (since, ctx.store.max_paper_seq()), read)
 
 
 def _names(text: str | None) -> list[str]:

@@ -275,21 +275,12 @@ def _rows(index: PaperIndex, ids) -> list[int]:
 # Which papers are recent changes only with the day and with new papers: worked out once for a run of
 # digests, not per person (a set of ids from the store, then a mask over the index's rows).
 _lock = threading.Lock()
-_recent_ids: dict[tuple, frozenset[str]] = {}
 _recent_rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _recent(ctx: Context, since: str) -> frozenset[str]:
-    key = (ctx.store.path, since, ctx.store.max_paper_seq())
-    with _lock:
-        found = _recent_ids.get(key)
-    if found is None:
-        found = frozenset(ctx.store.recent_paper_ids(since))
-        with _lock:
-            if len(_recent_ids) > 8:
-                _recent_ids.clear()
-            _recent_ids[key] = found
-    return found
+    return ctx.engine.memo("recent papers", (since, ctx.store.max_paper_seq()),
+                           lambda: frozenset(ctx.store.recent_paper_ids(since)))
 
 
 def _rows_of(index: PaperIndex, ids: frozenset[str]) -> np.ndarray:

@@ -404,7 +404,10 @@ def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
         log.warning("could not look for what an interrupted digest of %s already posted", record.user_id,
                     exc_info=True)
         return set()
-    papers = [r for r in todo if r.paper.id in found.papers]
+    # A message names the paper as it was when posted: an id merged into another paper since is that one.
+    posted = {paper.id: found.papers[asked] for asked, paper in ctx.store.get_papers(found.papers).items()}
+    posted.update(found.papers)
+    papers = [r for r in todo if r.paper.id in posted]
     header = found.header_ts if record.header_ts is None else None
     if papers or header:
         with ctx.store.transaction():
@@ -412,7 +415,7 @@ def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
             if header:
                 ctx.store.record_digest_header(record.user_id, record.local_date, record.owner or "", header)
             for rec in papers:
-                remember_shown(ctx, record.user_id, rec, *found.papers[rec.paper.id])
+                remember_shown(ctx, record.user_id, rec, *posted[rec.paper.id])
         log.info("the interrupted %s digest of %s had posted %d more paper(s)%s than it recorded",
                  record.local_date, record.user_id, len(papers), " and its header" if header else "")
     record.header_ts = record.header_ts or header

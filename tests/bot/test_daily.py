@@ -347,6 +347,24 @@ def test_a_paper_posted_but_not_recorded_before_a_crash_is_found_in_the_dm_not_p
     assert ctx.store.shown_paper_ids("U1") == set(chosen)
 
 
+def test_a_paper_in_flight_is_found_in_the_dm_under_an_id_merged_away_since(ctx):
+    ctx.digest_size = 4
+    person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
+    dying = Recorder(die_after=2)
+    chosen = crashed(ctx, dying)
+    # Its message names the paper as it was; another source's copy has taken that name over since.
+    in_flight = ctx.store.get_paper(chosen[1])
+    ctx.store.upsert_papers([Paper(id="elsewhere:copy", title=in_flight.title, abstract="Short.",
+                                   authors=in_flight.authors)])
+    assert ctx.store.get_paper("elsewhere:copy").id == chosen[1]
+    dying.posts = [(c, kind, "elsewhere:copy" if what == chosen[1] else what)
+                   for c, kind, what in dying.posts]
+    restarted = Recorder(history=dying)
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
+    assert (outcome.status, restarted.papers("DU1")) == ("sent", chosen[2:])
+    assert ctx.store.shown_paper_ids("U1") == set(chosen)
+
+
 def test_a_header_posted_but_not_recorded_is_not_posted_again(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     dying = Recorder(die_after=0)
