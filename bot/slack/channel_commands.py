@@ -255,7 +255,7 @@ def _channel_digest_sent(outcome: Outcome) -> str:
     if outcome.status == "failed" and not outcome.delivered:
         if "not_in_channel" in (outcome.error or ""):
             return INVITE
-        return f"Sorry, I couldn't post the digest here: {escape(outcome.error or 'Slack refused it')}."
+        return f"Sorry, I couldn't post the digest here: {fit(outcome.error or 'Slack refused it', 300)}."
     if outcome.outage and not outcome.delivered:
         return ("Sorry, Slack isn't answering right now, so nothing was posted. Please try again in a few "
                 "minutes." if outcome.status != "incomplete" else
