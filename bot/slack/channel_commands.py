@@ -44,6 +44,8 @@ from bot.usecases.trending import DAYS, trending_papers
 
 CHANNEL = f"{COMMAND} channel"
 ECHO_LIMIT = 200
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
+LISTED_LIMIT = 1400  # characters of the channel's topics (or authors) in its settings
 INVITE = (":warning: I'm not in this channel, so I can't post here: type `/invite @paperbot` in the "
           "channel (or add the app from the channel's settings), then try again.")
 FROM_DM = (f"`{CHANNEL} …` sets up a channel's own papers: run it in the channel that should get them "
@@ -313,12 +315,20 @@ def _where(tz: str | None) -> str:
     return f"({escape(tz)} time)" if tz else "(UTC)"
 
 
-def _quoted(items: list[str]) -> str:
-    return ", ".join(f"“{fit(item, ECHO_LIMIT)}”" for item in items[:20]) + (
-        f" and {len(items) - 20} more" if len(items) > 20 else "")
+def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        quoted = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
+            break
+        shown.append(quoted)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
-def _listed(items: list[str], limit: int = 2000) -> str:
+def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
     return shorten(", ".join(items), limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -64,6 +64,7 @@ from bot.usecases.sending import Outcome
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
 ECHO_LIMIT = 200  # characters of the caller's own text echoed back
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 FEEDS_BUDGET = 1500  # characters for the named feeds' topics in `interests` (shared among them)
 ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
 
@@ -493,9 +494,17 @@ def _papers(n: int) -> str:
     return f"{n} paper" if n == 1 else f"{n} papers"
 
 
-def _quoted(items: list[str]) -> str:
-    return ", ".join(f"“{fit(item, ECHO_LIMIT)}”" for item in items[:20]) + (
-        f" and {len(items) - 20} more" if len(items) > 20 else "")
+def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        quoted = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
+            break
+        shown.append(quoted)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _topic_list(topics: list[str], limit: int = 2400) -> str:

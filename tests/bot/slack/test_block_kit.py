@@ -13,23 +13,27 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from types import SimpleNamespace
 
 import pytest
 from slack_sdk.models.blocks import Block
 
-from bot.slack import commands, dm_commands
+from bot.slack import channel_commands, commands, dm_commands
 from bot.slack.channel_commands import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
 from bot.slack.commands import HELP, reply_help, reply_interests, reply_saved, reply_search
 from bot.slack.digests import slack_courier
 from bot.slack.marks import marked
 from bot.slack.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
+from bot.slack.oauth import WELCOME
 from bot.slack.saved import more_reply
 from bot.slack.shortcuts import saved_reply
 from bot.slack.trending import trending_message
 from bot.slack.unfurls import unfurl_blocks
+from bot.usecases.channel_subjects import ChannelProfile
 from bot.usecases.delivery import Delivery
+from bot.usecases.export import ExportFile
 from bot.usecases.feeds import MAX_FEEDS
-from bot.usecases.interests import Interests
+from bot.usecases.interests import FollowResult, Interests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.save_named import NamedSave
 from bot.usecases.saved import Marks, SavedItem
@@ -288,3 +292,47 @@ def test_home_and_modal_views_are_held_to_their_own_limit():
     check_blocks(blocks[:HOME_BLOCKS], HOME_BLOCKS)
     with pytest.raises(AssertionError):
         check_blocks(blocks[:HOME_BLOCKS] + blocks[:1], HOME_BLOCKS)
+
+
+# -- the other text replies: follow, a channel's settings, export, the welcome ------------------------
+
+def _worst_follow(n: int = 50) -> FollowResult:
+    long = [f"{'w' * 90} <{i}> &" for i in range(n)]
+    return FollowResult(added=long, already=long, seeds=list(PAPERS.values()) * 9, unknown_seeds=long,
+                        digest_turned_on=True, digest_time="09:00", authors=long, authors_already=long)
+
+
+def test_what_follow_says_at_most(monkeypatch):
+    check_text(commands._followed(_worst_follow(), "America/Argentina/ComodRivadavia"))
+    monkeypatch.setattr(channel_commands, "channel_timezone", lambda ctx, channel: "Europe/Berlin")
+    check_text(channel_commands._followed(None, "C1", _worst_follow()))
+
+
+def test_a_channels_settings_at_most(monkeypatch):
+    many = [f"topic {'q' * 90} <{i}> &" for i in range(50)]
+    info = Interests(topics=many, liked=10**6, disliked=10**6, digest_time="09:00", digest_enabled=True,
+                     tz="America/Argentina/ComodRivadavia", authors=many, digest_weekday=2)
+    monkeypatch.setattr(channel_commands, "channel_profile",
+                        lambda ctx, channel: ChannelProfile(channel, info, True, True))
+    monkeypatch.setattr(channel_commands, "is_member", lambda client, channel: False)
+    reply = channel_commands.reply_show(None, None, "C1")
+    check_message(reply)
+    assert INVITE in reply["text"]
+
+
+def test_export_answers_and_the_files_comments(monkeypatch):
+    uploaded: list[str] = []
+    monkeypatch.setattr(commands, "upload_to_dm",
+                        lambda ctx, client, user, file, comment: uploaded.append(comment))
+    monkeypatch.setattr(commands, "bibtex_export", lambda ctx, user: ExportFile("a.bib", "t", "", 10**6))
+    monkeypatch.setattr(commands, "data_export", lambda ctx, user: ExportFile("a.json", "t", "", 10**9))
+    rt = SimpleNamespace(ctx=None)
+    for text in ("export", "export data"):
+        check_message(commands.reply_export(rt, None, "U1", commands.parse(text)))
+    assert len(uploaded) == 2
+    for comment in uploaded:
+        check_text(comment)
+
+
+def test_the_welcome_after_an_install():
+    check_text(WELCOME)
