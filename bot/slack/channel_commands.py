@@ -55,13 +55,11 @@ USAGE = (f"Say what to do: `{CHANNEL} follow TOPICS`, `{CHANNEL} unfollow TOPIC`
          f"`{CHANNEL} digest now`, `{CHANNEL} trending on`, `off` or `now`; `{CHANNEL}` alone shows this "
          "channel's settings.")
 HELP_LINES = (
-    f"• `{CHANNEL} follow diffusion models`: in a channel, papers of its own, posted there daily at 09:00 "
-    f"(`{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, `{CHANNEL} digest off`, "
-    f"`{CHANNEL} digest now` posts one at once; `{CHANNEL} unfollow TOPIC`); a reaction there counts for "
-    f"the channel and for you\n"
-    f"• `{CHANNEL} trending on`: every Monday at 09:00 UTC, the papers people here liked most in the past "
-    f"week, with how many liked each (never who); `{CHANNEL} trending now` posts it at once, "
-    f"`{CHANNEL} trending off` stops it; `{CHANNEL}` alone shows the channel's settings"
+    f"• `{CHANNEL} follow diffusion models`, run in a channel (after `/invite @paperbot`): papers of its "
+    f"own, posted there daily at 09:00; `{CHANNEL} digest weekly friday 16:00`, `digest off` or `digest now` "
+    f"(one at once); a reaction there counts for the channel and for you\n"
+    f"• `{CHANNEL} trending on`: each Monday, the workspace's most-liked papers of the week, with how many "
+    f"liked each (never who); `{CHANNEL}` alone shows the channel's settings"
 )
 
 
