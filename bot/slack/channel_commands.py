@@ -16,8 +16,9 @@ from slack_sdk import WebClient
 
 from bot.context import Context
 from bot.due import local_date, parse_hhmm
-from bot.errors import BadArgument, Outage, Unreachable
+from bot.errors import BadArgument, NoInterests, Outage, Unreachable
 from bot.reasons import shorten
+from bot.slack.digests import slack_courier
 from bot.slack.manifest import COMMAND
 from bot.slack.messages import escape, fit
 from bot.slack.people import refresh_timezone
@@ -35,33 +36,37 @@ from bot.usecases.channel_subjects import (
     set_trending,
     unfollow_in_channel,
 )
+from bot.usecases.daily import send_digest_now
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.schedule import next_digest, parse_daily, parse_weekly, weekday_name
+from bot.usecases.sending import Outcome
 from bot.usecases.trending import DAYS, trending_papers
 
 CHANNEL = f"{COMMAND} channel"
 ECHO_LIMIT = 200
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
+LISTED_LIMIT = 1400  # characters of the channel's topics (or authors) in its settings
 INVITE = (":warning: I'm not in this channel, so I can't post here: type `/invite @paperbot` in the "
           "channel (or add the app from the channel's settings), then try again.")
 FROM_DM = (f"`{CHANNEL} …` sets up a channel's own papers: run it in the channel that should get them "
            f"(and `/invite @paperbot` there first). In our DM, `{COMMAND} help` shows your own settings.")
 USAGE = (f"Say what to do: `{CHANNEL} follow TOPICS`, `{CHANNEL} unfollow TOPIC` (or `all`), "
          f"`{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, `{CHANNEL} digest off`, "
-         f"`{CHANNEL} trending on`, `off` or `now`; `{CHANNEL}` alone shows this channel's settings.")
+         f"`{CHANNEL} digest now`, `{CHANNEL} trending on`, `off` or `now`; `{CHANNEL}` alone shows this "
+         "channel's settings.")
 HELP_LINES = (
-    f"• `{CHANNEL} follow diffusion models`: in a channel, papers of its own, posted there daily at 09:00 "
-    f"(`{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, `{CHANNEL} digest off`; "
-    f"`{CHANNEL} unfollow TOPIC`); a reaction there counts for the channel and for you\n"
-    f"• `{CHANNEL} trending on`: every Monday at 09:00 UTC, the papers people here liked most in the past "
-    f"week, with how many liked each (never who); `{CHANNEL} trending now` posts it at once, "
-    f"`{CHANNEL} trending off` stops it; `{CHANNEL}` alone shows the channel's settings"
+    f"• `{CHANNEL} follow diffusion models`, run in a channel (after `/invite @paperbot`): papers of its "
+    f"own, posted there daily at 09:00; `{CHANNEL} digest weekly friday 16:00`, `digest off` or `digest now` "
+    f"(one at once); a reaction there counts for the channel and for you\n"
+    f"• `{CHANNEL} trending on`: each Monday, the workspace's most-liked papers of the week, with how many "
+    f"liked each (never who); `{CHANNEL}` alone shows the channel's settings"
 )
 
 
 @dataclass(frozen=True)
 class ChannelCommand:
     """One parsed `/papers channel …`: ``action`` is show, follow, unfollow, digest-daily,
-    digest-weekly, digest-off, trending-on, trending-off or trending-now."""
+    digest-weekly, digest-off, digest-now, trending-on, trending-off or trending-now."""
 
     action: str
     arg: str = ""
@@ -105,6 +110,8 @@ def _digest(arg: str) -> ChannelCommand:
     try:
         if word == "off" and not rest:
             return ChannelCommand("digest-off")
+        if word == "now" and not rest:
+            return ChannelCommand("digest-now")
         if word == "weekly":
             weekday, hhmm = parse_weekly(rest)
             return ChannelCommand("digest-weekly", time=hhmm, weekday=weekday)
@@ -114,8 +121,9 @@ def _digest(arg: str) -> ChannelCommand:
             return ChannelCommand("digest-daily", time=parse_hhmm(word))
     except BadArgument as exc:  # the person's digest's wording, for the channel's command
         raise BadArgument(str(exc).replace(f"`{COMMAND} digest", f"`{CHANNEL} digest")) from None
-    raise BadArgument(f"Say when: `{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00` "
-                      f"or `{CHANNEL} digest off`" + (f", not “{shorten(arg, 40)}”." if arg else "."))
+    raise BadArgument(f"Say when: `{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, "
+                      f"`{CHANNEL} digest off` or `{CHANNEL} digest now`"
+                      + (f", not “{shorten(arg, 40)}”." if arg else "."))
 
 
 # -- replies -----------------------------------------------------------------------------------------
@@ -220,6 +228,50 @@ def reply_digest(ctx: Context, client: WebClient, user: str, channel: str, cmd: 
     return _with_membership(client, channel, {"text": text})
 
 
+def reply_digest_now(rt: Runtime, client: WebClient, channel: str) -> Reply:
+    """The channel's digest posted at once, as `/papers digest now` does for a person: today's if it has
+    not gone out yet (then not again later today), else an extra one of papers it was never shown.
+    Nothing is written for a channel that follows nothing, or that the bot is not in."""
+    ctx = rt.ctx
+    if follows_nothing(ctx, channel):
+        return {"text": f"This channel follows nothing yet, so there is no digest to post: "
+                        f"`{CHANNEL} follow TOPICS` says what it should get."}
+    if is_member(client, channel) is False:
+        return {"text": INVITE}
+    try:
+        with rt.locks.hold(channel):  # the channel's digests, one at a time, as the scheduler's
+            outcome = send_digest_now(ctx, channel, slack_courier(ctx, client))
+    except NoInterests:
+        return {"text": f"This channel follows nothing yet: `{CHANNEL} follow TOPICS` says what it should "
+                        "get."}
+    return {"text": _channel_digest_sent(outcome)}
+
+
+def _channel_digest_sent(outcome: Outcome) -> str:
+    if outcome.status == "empty":
+        return "No new papers for this channel right now; I'll keep looking."
+    if outcome.status == "busy":
+        return "This channel's digest is being posted here right now."
+    if outcome.status == "failed" and not outcome.delivered:
+        if "not_in_channel" in (outcome.error or ""):
+            return INVITE
+        return f"Sorry, I couldn't post the digest here: {fit(outcome.error or 'Slack refused it', 300)}."
+    if outcome.outage and not outcome.delivered:
+        return ("Sorry, Slack isn't answering right now, so nothing was posted. Please try again in a few "
+                "minutes." if outcome.status != "incomplete" else
+                "Slack isn't answering right now, so the digest is held back; I'll post it once Slack is "
+                "back, without repeats.")
+    if not outcome.delivered:
+        return "Sorry, Slack didn't accept the messages, so nothing was posted. Please try again in a minute."
+    n = outcome.delivered
+    text = f"Posted {n} {'paper' if n == 1 else 'papers'} here."
+    if outcome.failed:
+        text += f" {outcome.failed} couldn't be posted; they may come again later."
+    if outcome.outage:
+        text += " Slack stopped answering, so I stopped there; the rest come later, without repeats."
+    return text
+
+
 def reply_trending(ctx: Context, client: WebClient, user: str, channel: str, cmd: ChannelCommand) -> Reply:
     if cmd.action == "trending-now":
         papers = trending_papers(ctx, datetime.now(UTC))
@@ -261,12 +313,20 @@ def _where(tz: str | None) -> str:
     return f"({escape(tz)} time)" if tz else "(UTC)"
 
 
-def _quoted(items: list[str]) -> str:
-    return ", ".join(f"“{fit(item, ECHO_LIMIT)}”" for item in items[:20]) + (
-        f" and {len(items) - 20} more" if len(items) > 20 else "")
+def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        quoted = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
+            break
+        shown.append(quoted)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
-def _listed(items: list[str], limit: int = 2000) -> str:
+def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
     return shorten(", ".join(items), limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -291,6 +351,8 @@ def answer_channel(ack, body: dict, respond, client: WebClient, context, runtime
             reply = reply_follow(ctx, client, user, channel, cmd)
         elif cmd.action == "unfollow":
             reply = reply_unfollow(ctx, channel, cmd)
+        elif cmd.action == "digest-now":
+            reply = reply_digest_now(rt, client, channel)
         elif cmd.action.startswith("digest-"):
             reply = reply_digest(ctx, client, user, channel, cmd)
         else:

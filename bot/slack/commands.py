@@ -65,6 +65,9 @@ from bot.usecases.sending import Outcome
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
 ECHO_LIMIT = 200  # characters of the caller's own text echoed back
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
+FEEDS_BUDGET = 1500  # characters for the named feeds' topics in `interests` (shared among them)
+ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
 
 HELP = f"""*paperbot* sends you new papers that match your interests, one message per paper.
 • `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated) to your main feed; \
@@ -224,13 +227,16 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     topics = _topic_list(info.topics) if info.topics else (
         f"none yet; try `{COMMAND} follow diffusion models, robotics`")
     lines = [f"*Your topics:* {topics}"]
-    if info.feeds:  # by feed: the main one first
+    if info.feeds:  # by feed: the main one first; all of it within Slack's advised 4,000 characters
+        per_feed = max(120, min(600, FEEDS_BUDGET // len(info.feeds)))
+        topics = _topic_list(info.topics, 800) if info.topics else topics
         lines = [f"*Main feed:* {topics}"]
-        lines += [f"*Feed “{escape(name)}”:* {_topic_list(items, 600)}" for name, items in info.feeds.items()]
+        lines += [f"*Feed “{escape(name)}”:* {_topic_list(items, per_feed)}"
+                  for name, items in info.feeds.items()]
     if info.authors:
-        lines.append(f"*Authors you follow:* {_topic_list(info.authors, 600)}")
+        lines.append(f"*Authors you follow:* {_topic_list(info.authors, 400 if info.feeds else 600)}")
     if info.muted:
-        lines.append(f"*Muted:* {_topic_list(info.muted, 600)}")
+        lines.append(f"*Muted:* {_topic_list(info.muted, 400 if info.feeds else 600)}")
     lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked")
     if info.saved:
         lines.append(f"*Saved:* {_papers(info.saved)} (`{COMMAND} saved` lists them)")
@@ -387,7 +393,7 @@ def _digest_sent(outcome: Outcome) -> str:
     if outcome.status == "busy":
         return "Today's digest is on its way to your direct messages right now."
     if outcome.status == "failed" and not outcome.delivered:
-        return f"Sorry, I couldn't send your digest: {escape(outcome.error or 'Slack refused it')}."
+        return f"Sorry, I couldn't send your digest: {fit(outcome.error or 'Slack refused it', ERROR_LIMIT)}."
     if outcome.outage and outcome.status == "incomplete":
         sent = f"{_papers(outcome.delivered)} went out; " if outcome.delivered else ""
         return (f"Slack isn't answering right now, so your digest is held back: {sent}I'll keep trying "
@@ -492,9 +498,17 @@ def _papers(n: int) -> str:
     return f"{n} paper" if n == 1 else f"{n} papers"
 
 
-def _quoted(items: list[str]) -> str:
-    return ", ".join(f"“{fit(item, ECHO_LIMIT)}”" for item in items[:20]) + (
-        f" and {len(items) - 20} more" if len(items) > 20 else "")
+def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        quoted = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
+            break
+        shown.append(quoted)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _topic_list(topics: list[str], limit: int = 2400) -> str:

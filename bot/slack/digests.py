@@ -26,7 +26,7 @@ from bot.config import Settings
 from bot.context import Context
 from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
 from bot.slack.client import build_client
-from bot.slack.messages import ACTIONS_BLOCK, DISLIKE_ACTION, LIKE_ACTION, paper_blocks, paper_text
+from bot.slack.messages import paper_blocks, paper_text
 from bot.slack.team import workspace_key
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
@@ -124,10 +124,9 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         return post(channel, text=text, metadata={"event_type": header_event, "event_payload": {}})["ts"]
 
     def post_paper(channel: str, rec: Recommendation) -> tuple[str, str]:
-        blocks = paper_blocks(rec)
-        if is_channel(channel):
-            blocks = channel_paper_blocks(blocks)
-        response = post(channel, text=paper_text(rec.paper), blocks=blocks,
+        # A channel's paper carries the same buttons: 👍/👎 count for the channel and the clicker, Save
+        # is the clicker's, More like this posts the channel's in the thread.
+        response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec),
                         metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}})
         return response["channel"], response["ts"]
 
@@ -151,18 +150,6 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
 
     return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted,
                    settle=POST_SETTLE)
-
-
-def channel_paper_blocks(blocks: list[dict]) -> list[dict]:
-    """A paper message for a channel's digest: only the 👍 and 👎 buttons (they count for the channel and
-    for whoever clicks); Save and More like this act on a person's own papers, so they stay in DMs."""
-    kept = []
-    for block in blocks:
-        if block.get("block_id") == ACTIONS_BLOCK:
-            block = {**block, "elements": [e for e in block["elements"]
-                                           if e.get("action_id") in (LIKE_ACTION, DISLIKE_ACTION)]}
-        kept.append(block)
-    return kept
 
 
 def classified(exc: Exception) -> Exception:

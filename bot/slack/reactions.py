@@ -24,14 +24,25 @@ from bot.usecases.saved import is_save_reaction, saved_on_message
 log = logging.getLogger(__name__)
 
 
-def remaining_reactions(client: WebClient, user_id: str, channel: str, message_ts: str) -> list[str]:
-    """The person's reactions still on a message (``reactions.get``); [] when Slack can't say."""
+def reactions_left(client: WebClient, channel: str, message_ts: str) -> list[dict] | None:
+    """The reactions still on a message (``reactions.get``: each with its name and users); None when
+    Slack can't say."""
     try:
         message = client.reactions_get(channel=channel, timestamp=message_ts, full=True).get("message") or {}
     except (SlackClientError, OSError):
         log.warning("could not read the reactions left on %s/%s", channel, message_ts, exc_info=True)
-        return []
-    return [r["name"] for r in message.get("reactions") or [] if user_id in (r.get("users") or [])]
+        return None
+    return list(message.get("reactions") or [])
+
+
+def _by(reactions: list[dict], user_id: str) -> list[str]:
+    return [r["name"] for r in reactions if user_id in (r.get("users") or [])]
+
+
+def _everyone(reactions: list[dict]) -> list[str]:
+    """Each reaction's name once per person who still has it on (a name's ``count`` when Slack lists
+    no users)."""
+    return [r["name"] for r in reactions for _ in (r.get("users") or range(int(r.get("count") or 0)))]
 
 
 def posted_paper(client: WebClient, channel: str, message_ts: str, message: dict | None = None) -> PostedAs:
@@ -81,9 +92,11 @@ def register(app: App, runtime: Runtime) -> None:
                     paper = saved_on_message(ctx, user, channel, message_ts, added, posted_as)
                 elif added:
                     paper = reaction_added(ctx, user, channel, message_ts, reaction, posted_as)
-                else:
-                    left = remaining_reactions(client, user, channel, message_ts)
-                    paper = reaction_removed(ctx, user, channel, message_ts, reaction, left, posted_as)
+                else:  # what still holds: the person's reactions, and (a channel's paper) anyone's
+                    left = reactions_left(client, channel, message_ts)
+                    paper = reaction_removed(ctx, user, channel, message_ts, reaction, _by(left or [], user),
+                                             everyone=None if left is None else _everyone(left),
+                                             posted_as=posted_as)
             if paper:
                 log.info("%s %s %s on %s", user, "added" if added else "removed", reaction, paper)
                 show_feedback(ctx, client, user, channel, message_ts, posted_as)

@@ -18,6 +18,7 @@ from bot.slack.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, pape
 from bot.slack.reactions import posted_paper
 from bot.slack.runtime import Runtime
 from bot.slack.unfurl_clicks import on_unfurl
+from bot.usecases.channel_subjects import is_channel
 from bot.usecases.recommend import Recommendation
 from bot.usecases.saved import toggle_saved_on_message
 from bot.usecases.similar import MoreLikeThis, more_like_this
@@ -57,6 +58,8 @@ def more_reply(result: MoreLikeThis | None) -> str:
         return NO_RECORD
     title = fit(title_of(result.paper), 120)
     delivered, failed = result.delivery.delivered, result.delivery.failed
+    if not delivered and not failed and result.for_channel:
+        return f"Nothing new like “{title}” yet: this channel has seen every paper close to it."
     if not delivered and not failed:
         return (f"Nothing new like “{title}” yet: you have seen every paper close to it. "
                 f"I'll keep it in mind; `{COMMAND} recommend` looks wider.")
@@ -105,8 +108,12 @@ def register(app: App, runtime: Runtime) -> None:
         user, channel, message_ts = where_clicked(body)
         posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
+        # Never the same paper twice, with a digest or recommend under way: the lock of whose papers
+        # these are (a channel's paper message is in the channel; a person's is in their DM).
+        subject = channel if is_channel(channel) else user
+
         def work() -> None:
-            with rt.locks.hold(user):  # never the same paper twice, with a digest or recommend under way
+            with rt.locks.hold(subject):
                 result = more_like_this(rt.ctx, user, channel, message_ts,
                                         thread_poster(client, channel, message_ts), posted_as)
             respond(text=more_reply(result), response_type="ephemeral", replace_original=False)

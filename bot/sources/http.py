@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -18,8 +19,11 @@ ARXIV_INTERVAL = 3.0
 
 
 class RateLimiter:
-    """Spaces calls to :meth:`wait` at least ``interval`` seconds apart.
+    """Spaces calls to :meth:`wait` at least ``interval`` seconds apart, across threads.
 
+    One limiter is shared by the whole process (:func:`default_fetcher`), so a link lookup and an
+    ``arxiv:`` ingest may wait at once: the wait and the stamp are one step under a lock, so the
+    second caller queues behind the first and then waits its own full interval.
     ``clock`` and ``sleep`` are injectable so tests can check the spacing without waiting.
     """
 
@@ -34,9 +38,15 @@ class RateLimiter:
         self.clock = clock
         self.sleep = sleep
         self._last: float | None = None
+        self._lock = threading.Lock()
 
     def wait(self) -> None:
-        """Sleep as long as needed so this call comes ``interval`` after the previous one."""
+        """Sleep as long as needed so this call comes ``interval`` after the previous one (in any
+        thread)."""
+        with self._lock:  # the sleep too: a caller arriving meanwhile must count from this stamp
+            self._wait()
+
+    def _wait(self) -> None:
         now = self.clock()
         if self._last is not None:
             delay = self._last + self.interval - now
@@ -96,11 +106,14 @@ def _reason(error: object) -> str:
 
 
 _default: Fetcher | None = None
+_default_guard = threading.Lock()
 
 
 def default_fetcher() -> Fetcher:
-    """The process-wide Fetcher, so the arXiv rate limit holds across sources read one after another."""
+    """The process-wide Fetcher, so the arXiv rate limit holds across sources read one after another
+    and across threads (two threads asking at once still get the same one, with one limiter)."""
     global _default
-    if _default is None:
-        _default = Fetcher()
-    return _default
+    with _default_guard:
+        if _default is None:
+            _default = Fetcher()
+        return _default

@@ -53,8 +53,9 @@ def _shown_paper(ctx: Context, user_id: str, channel: str, message_ts: str,
     return paper
 
 
-def _channel_paper(ctx: Context, channel: str, message_ts: str) -> Paper | None:
-    """The paper of a channel's own digest posted as this message in that channel, or None."""
+def channel_paper(ctx: Context, channel: str, message_ts: str) -> Paper | None:
+    """The paper of a channel's own digest (or of a More like this thread under one) posted as this
+    message in that channel, or None."""
     found = ctx.store.paper_for_message(channel, message_ts)
     if found is None or found[0] != channel or not is_channel(channel):
         return None
@@ -68,7 +69,7 @@ def _rated(ctx: Context, user_id: str, channel: str, message_ts: str,
     paper = _shown_paper(ctx, user_id, channel, message_ts, posted_as)
     if paper is not None:
         return paper, [user_id]
-    paper = _channel_paper(ctx, channel, message_ts)
+    paper = channel_paper(ctx, channel, message_ts)
     return paper, ([user_id, channel] if paper is not None else [])
 
 
@@ -104,25 +105,41 @@ def reaction_added(ctx: Context, user_id: str, channel: str, message_ts: str, re
 
 
 def reaction_removed(ctx: Context, user_id: str, channel: str, message_ts: str, reaction: str,
-                     remaining: Iterable[str] = (), posted_as: PostedAs | None = None) -> str | None:
+                     remaining: Iterable[str] = (), everyone: Iterable[str] | None = None,
+                     posted_as: PostedAs | None = None) -> str | None:
     """A reaction taken off a paper message: take back that like or dislike (only that value).
 
     ``remaining`` are the person's reactions still on the message, when known: a like stays while
     another liking reaction is there, and a dislike left alone becomes the feedback again.
+    ``everyone``: the reactions still on the message by anyone (one name per person and reaction),
+    for a channel's paper: the channel's like holds while anyone's liking reaction is still there,
+    and a dislike left alone becomes the channel's feedback. None (Slack couldn't say): the
+    channel's feedback is left as it was, since others may still hold it.
     Returns the paper id, or None when ignored.
     """
     value = reaction_value(reaction)
     if value is None:
         return None
-    paper, subjects = _rated(ctx, user_id, channel, message_ts, posted_as)
-    if paper is None:
-        return None
-    left = {v for v in map(reaction_value, remaining) if v is not None}
-    if value in left:
-        return paper.id
-    # On a channel's paper the channel's feedback goes too (last reaction wins there, as for a person).
-    for subject in subjects:
-        withdraw_feedback(ctx, subject, paper.id, value)
-        if len(left) == 1:
-            record_feedback(ctx, subject, paper.id, next(iter(left)))
+    with ctx.store.transaction():  # as rate_message: the lookup and the changes in one
+        ctx.store.lock_person(user_id)
+        if is_channel(channel):
+            ctx.store.lock_person(channel)
+        paper, subjects = _rated(ctx, user_id, channel, message_ts, posted_as)
+        if paper is None:
+            return None
+        _take_back(ctx, user_id, paper.id, subjects, value, remaining, everyone)
     return paper.id
+
+
+def _take_back(ctx: Context, user_id: str, paper_id: str, subjects: list[str], value: int,
+               remaining: Iterable[str], everyone: Iterable[str] | None) -> None:
+    for subject in subjects:
+        still = remaining if subject == user_id else everyone
+        if still is None:
+            continue
+        left = {v for v in map(reaction_value, still) if v is not None}
+        if value in left:
+            continue
+        withdraw_feedback(ctx, subject, paper_id, value)
+        if len(left) == 1:
+            record_feedback(ctx, subject, paper_id, next(iter(left)))

@@ -5,6 +5,10 @@ Saving counts as a like. Unsaving takes back the like the save made, never one t
 their own (before the save, or since: :func:`bot.usecases.feedback.record_feedback` tells the store).
 A dislike given while saved stays: it is the person's latest word. Slack-free: the caller passes the
 channel and timestamp of the paper message.
+
+On a paper of a channel's digest, Save (and the ``bookmark`` reaction) saves it for the person who
+clicked, on their own reading list, with their like; the channel's profile is not touched (its
+feedback is 👍/👎), and the shared message never shows one person's marks.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from dataclasses import dataclass
 from bot.context import Context
 from bot.errors import NotFound
 from bot.usecases.feedback import DISLIKE, LIKE
-from bot.usecases.reactions import PostedAs, paper_on_message
+from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
 from bot.usecases.recommend import Recommendation
 from storage import Paper
 
@@ -86,11 +90,11 @@ def _unsave(ctx: Context, user_id: str, paper_id: str) -> bool:
 
 def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
                             posted_as: PostedAs | None = None) -> Toggled | None:
-    """A click on Save: save the paper posted to this person as this message, or unsave it when it is
-    saved. None when the message is no paper shown to this person."""
+    """A click on Save: save the paper posted to this person (or to the channel) as this message, or
+    unsave it when it is saved. None when the message is no paper shown to this person or channel."""
     with ctx.store.transaction():  # the lookup and the toggle in one: two clicks at once toggle twice
         ctx.store.lock_person(user_id)
-        paper = _paper_on(ctx, user_id, channel, message_ts, posted_as)
+        paper = _paper_to_save(ctx, user_id, channel, message_ts, posted_as)
         if paper is None:
             return None
         if _unsave(ctx, user_id, paper.id):
@@ -102,10 +106,11 @@ def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts
 def saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
                      saving: bool = True, posted_as: PostedAs | None = None) -> str | None:
     """The ``bookmark`` reaction added (``saving``) or removed: save or unsave the paper of this
-    message. Returns its id, or None when the message is no paper shown to this person."""
+    message for the reactor. Returns its id, or None when the message is no paper shown to this
+    person or channel."""
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)
-        paper = _paper_on(ctx, user_id, channel, message_ts, posted_as)
+        paper = _paper_to_save(ctx, user_id, channel, message_ts, posted_as)
         if paper is None:
             return None
         if saving:
@@ -157,3 +162,9 @@ def _paper_on(ctx: Context, user_id: str, channel: str, message_ts: str,
               posted_as: PostedAs | None = None) -> Paper | None:
     paper_id = paper_on_message(ctx, user_id, channel, message_ts, posted_as)
     return ctx.store.get_paper(paper_id) if paper_id else None
+
+
+def _paper_to_save(ctx: Context, user_id: str, channel: str, message_ts: str,
+                   posted_as: PostedAs | None = None) -> Paper | None:
+    """The paper a person may save from this message: one shown to them, or one of the channel's."""
+    return _paper_on(ctx, user_id, channel, message_ts, posted_as) or channel_paper(ctx, channel, message_ts)

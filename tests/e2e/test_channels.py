@@ -17,7 +17,7 @@ from bot.context import Context
 from bot.slack import digests as digests_module
 from bot.slack.channel_commands import FROM_DM, INVITE
 from bot.slack.digests import Served, digest_client, serve_workspaces, slack_courier
-from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION
+from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from bot.slack.trending import trending_poster
 from bot.usecases.daily import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
@@ -129,13 +129,13 @@ def test_channel_follow_and_a_due_digest_post_in_the_channel_once_never_the_same
     header, *papers = posted_in(standin, channel)
     assert "This channel's digest for" in header.params["text"]
     assert len(papers) == 3 and all(p.params.get("blocks") for p in papers)
-    for paper in papers:  # 👍 and 👎 only: Save and More like this are for a person's own papers
+    for paper in papers:  # the buttons of a person's paper: 👍/👎 count for both, Save and More are below
         blocks = paper.params["blocks"]
         blocks = json.loads(blocks) if isinstance(blocks, str) else blocks
         for block in blocks:
             Block.parse(block).validate_json()
         buttons = [e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
-        assert buttons == [LIKE_ACTION, DISLIKE_ACTION]
+        assert buttons == [SAVE_ACTION, LIKE_ACTION, DISLIKE_ACTION, MORE_ACTION]
     assert not standin.calls("conversations.open", users=channel)  # no DM opened for a channel
     assert digests(now + timedelta(minutes=5), [channel]) == []  # once a day
     assert len(posted_in(standin, channel)) == 4
@@ -357,3 +357,145 @@ def test_the_digest_run_of_every_workspace_posts_the_trending_due_too(slack, sta
         assert len(posted_in(standin, channel)) == 1
     finally:
         root.close()
+
+
+# -- Save, More like this and a like that holds, on a channel's papers ------------------------------
+
+def _shown(store, subject: str) -> dict[str, str]:
+    """message ts -> paper id of what ``subject`` was shown."""
+    return {r["message_ts"]: r["paper_id"] for r in query(
+        store, "select * from shown where ws = ? and user_id = ?", [TEAM_ID, subject])}
+
+
+def _saved(store, user: str) -> set[str]:
+    return {r["paper_id"] for r in query(store, "select paper_id from saved where ws = ? and user_id = ?",
+                                         [TEAM_ID, user])}
+
+
+def click_answer(slack, standin, user: str, action: str, channel: str, ts: str) -> str:
+    status, key = slack.click(user, action, channel, ts)
+    assert status == 200
+    return standin.wait_for(lambda: standin.responses(key), what=f"the answer to {action}")[0].params["text"]
+
+
+def test_save_on_a_channel_paper_saves_it_for_the_clicker_only_and_the_bookmark_for_the_reactor(
+        slack, standin, store, digests):
+    _, channel, papers = a_channel_digest(slack, standin, digests, "feline cats whiskers")
+    by_ts = _shown(store, channel)
+    first, second = papers[0].response["ts"], papers[1].response["ts"]
+    clicker, reactor = new_user(), new_user()
+    answer = click_answer(slack, standin, clicker, SAVE_ACTION, channel, first)
+    assert answer.startswith(":bookmark: Saved")
+    assert _saved(store, clicker) == {by_ts[first]}
+    assert feedback_of(store, clicker) == {by_ts[first]: 1}  # saving is the clicker's like
+    assert _saved(store, channel) == set() and feedback_of(store, channel) == {}  # the channel's own: 👍/👎
+    assert not standin.calls("chat.update", channel=channel)  # the shared message shows nobody's marks
+    assert click_answer(slack, standin, clicker, SAVE_ACTION, channel, first).startswith("Removed")
+    assert _saved(store, clicker) == set() and feedback_of(store, clicker) == {}
+
+    assert slack.reaction(reactor, "bookmark", channel, second) == 200
+    standin.wait_for(lambda: _saved(store, reactor), what="the bookmark's save")
+    assert _saved(store, reactor) == {by_ts[second]} and _saved(store, clicker) == set()
+    assert slack.reaction(reactor, "bookmark", channel, second, added=False) == 200
+    standin.wait_for(lambda: not _saved(store, reactor), what="the bookmark taken off")
+
+
+def test_more_like_this_on_a_channel_paper_posts_the_channels_new_papers_in_its_thread(
+        slack, standin, store, digests):
+    _, channel, papers = a_channel_digest(slack, standin, digests, "diffusion models denoising")
+    ts = papers[0].response["ts"]
+    before = set(_shown(store, channel).values())
+    asker = new_user()
+    answer = click_answer(slack, standin, asker, MORE_ACTION, channel, ts)
+    thread = [c for c in posted_in(standin, channel) if c.params.get("thread_ts") == ts]
+    assert 1 <= len(thread) <= 3 and "in the thread under it" in answer
+    shown = _shown(store, channel)
+    new = [shown[c.response["ts"]] for c in thread]  # recorded as shown to the channel
+    assert not set(new) & before and len(set(new)) == len(new)
+    assert _shown(store, asker) == {}  # nothing of it in the asker's own record or DM
+    assert not standin.calls("conversations.open", users=asker)
+    for call in thread:
+        blocks = call.params["blocks"]
+        blocks = json.loads(blocks) if isinstance(blocks, str) else blocks
+        for block in blocks:
+            Block.parse(block).validate_json()
+        assert "someone here asked for more of" in json.dumps(blocks)
+    # Again, from the thread's paper this time: never a paper the channel had, until none is left.
+    seen = before | set(new)
+    for _ in range(8):
+        answer = click_answer(slack, standin, new_user(), MORE_ACTION, channel, thread[0].response["ts"])
+        fresh = [p for p in _shown(store, channel).values() if p not in seen]
+        assert len(fresh) <= 3
+        if not fresh:
+            assert "this channel has seen every paper close to it" in answer
+            break
+        seen |= set(fresh)
+    else:
+        pytest.fail("More like this never ran out")
+    # A reaction on a thread's paper counts for the channel, as on the digest's own.
+    reader, thread_ts = new_user(), thread[0].response["ts"]
+    assert slack.reaction(reader, "+1", channel, thread_ts) == 200
+    standin.wait_for(lambda: feedback_of(store, channel), what="the like")
+    assert feedback_of(store, channel) == {shown[thread_ts]: 1} == feedback_of(store, reader)
+
+
+def test_the_channels_like_holds_while_anyones_reaction_still_holds(slack, standin, store, digests):
+    _, channel, papers = a_channel_digest(slack, standin, digests, "feline cats whiskers")
+    ts = papers[0].response["ts"]
+    paper = _shown(store, channel)[ts]
+    alice, bob = new_user(), new_user()
+    for who in (alice, bob):
+        assert slack.reaction(who, "+1", channel, ts) == 200
+    standin.wait_for(lambda: feedback_of(store, alice) and feedback_of(store, bob), what="both likes")
+    # Alice takes hers back; Slack still lists Bob's 👍 on the message.
+    standin.reactions[(channel, ts)] = [{"name": "+1", "users": [bob], "count": 1}]
+    assert slack.reaction(alice, "+1", channel, ts, added=False) == 200
+    standin.wait_for(lambda: not feedback_of(store, alice), what="Alice's like taken back")
+    assert feedback_of(store, channel) == {paper: 1} and feedback_of(store, bob) == {paper: 1}
+    # Carol dislikes it (the latest word: the channel's dislike), then takes that back: Bob's 👍 holds.
+    carol = new_user()
+    assert slack.reaction(carol, "-1", channel, ts) == 200
+    standin.wait_for(lambda: feedback_of(store, channel) == {paper: -1}, what="Carol's dislike")
+    assert slack.reaction(carol, "-1", channel, ts, added=False) == 200
+    standin.wait_for(lambda: feedback_of(store, channel) == {paper: 1}, what="Bob's like again")
+    # Bob's goes too, and nobody's is left: so does the channel's.
+    standin.reactions[(channel, ts)] = []
+    assert slack.reaction(bob, "+1", channel, ts, added=False) == 200
+    standin.wait_for(lambda: not feedback_of(store, channel) and not feedback_of(store, bob),
+                     what="the channel's like gone with the last one")
+
+
+def test_channel_digest_now_posts_the_channels_digest_at_once_then_an_extra_one(slack, standin, store):
+    user, channel = new_user(), new_channel()
+    ask_in(slack, user, "channel follow feline cats whiskers", channel)
+    reply = ask_in(slack, user, "channel digest now", channel)
+    assert reply.text.startswith("Posted 3 papers here."), reply.text
+    header, *papers = posted_in(standin, channel)
+    assert "This channel's digest for" in header.params["text"] and len(papers) == 3
+    assert not standin.calls("conversations.open", users=channel)
+    first = set(_shown(store, channel).values())
+    assert len(first) == 3
+    reply = ask_in(slack, user, "channel digest now", channel)  # today's went out: an extra one
+    assert reply.text.startswith("Posted") or "No new papers" in reply.text
+    shown = list(_shown(store, channel).values())
+    assert len(shown) == len(set(shown)) and first <= set(shown)  # never one twice
+    assert _shown(store, user) == {}  # the person who asked gets nothing of it
+
+
+def test_channel_digest_now_where_it_cannot_post_or_for_a_channel_with_no_topics_writes_nothing(
+        slack, standin, db_path):
+    user, channel = new_user(), new_channel()
+    before = table_counts(db_path)
+    reply = ask_in(slack, user, "channel digest now", channel)
+    assert "follows nothing yet" in reply.text and "/papers channel follow" in reply.text
+    assert {t: n for t, n in table_counts(db_path).items() if t != "once_keys"} == {
+        t: n for t, n in before.items() if t != "once_keys"}
+    ask_in(slack, user, "channel follow feline cats whiskers", channel)
+    standin.not_member.add(channel)
+    before = table_counts(db_path)
+    assert ask_in(slack, user, "channel digest now", channel).text == INVITE
+    assert posted_in(standin, channel) == []
+    assert {t: n for t, n in table_counts(db_path).items() if t != "once_keys"} == {
+        t: n for t, n in before.items() if t != "once_keys"}
+    standin.not_member.discard(channel)
+    assert "digest now" in ask_in(slack, user, "help", channel).text

@@ -73,3 +73,11 @@ def test_wrong_channel_commands_say_what_to_type(text):
 
 def test_help_has_the_channel_lines():
     assert HELP_LINES in HELP and len(HELP) < 3000
+
+
+def test_channel_digest_now_parses_and_nothing_after_it():
+    assert parse_channel("digest now").action == "digest-now"
+    assert parse_channel("DIGEST NOW").action == "digest-now"
+    with pytest.raises(BadArgument) as raised:
+        parse_channel("digest now please")
+    assert "/papers channel digest now" in str(raised.value)

@@ -78,3 +78,29 @@ def test_after_forget_reactions_on_old_messages_do_nothing(ctx, posted):
     assert reaction_added(ctx, "U1", "D1", "1.0", "+1") is None
     assert feedback_on_message(ctx, "U1", "D1", "1.0", 1) is None
     assert not any(ctx.store.rows_about("U1").values())
+
+
+@pytest.fixture
+def in_channel(ctx):
+    """A paper of channel C1's digest, posted there as message 5.0."""
+    follow(ctx, "C1", "feline cats")
+    rec = recommend(ctx, "C1", 1, remember=False)[0]
+    ctx.store.mark_shown("C1", rec.paper.id, rec.reason, "C1", "5.0")
+    return rec.paper.id
+
+
+def test_a_channels_like_holds_while_anyones_liking_reaction_is_left(ctx, in_channel):
+    paper = in_channel
+    for who in ("U1", "U2"):
+        assert reaction_added(ctx, who, "C1", "5.0", "+1") == paper
+    assert reaction_removed(ctx, "U1", "C1", "5.0", "+1", [], everyone=["+1"]) == paper  # U2's is left
+    assert feedback(ctx, "U1") == {} and feedback(ctx, "C1") == {paper: 1} == feedback(ctx, "U2")
+    # Slack couldn't say what is left: the person's goes, the channel's stays (others may hold it).
+    assert reaction_removed(ctx, "U2", "C1", "5.0", "+1", [], everyone=None) == paper
+    assert feedback(ctx, "U2") == {} and feedback(ctx, "C1") == {paper: 1}
+    # A lone dislike left by someone else becomes the channel's word; with nothing left, nothing.
+    assert reaction_added(ctx, "U3", "C1", "5.0", "heart") == paper
+    assert reaction_removed(ctx, "U3", "C1", "5.0", "heart", [], everyone=["-1", "thumbsdown"]) == paper
+    assert feedback(ctx, "C1") == {paper: -1}
+    assert reaction_removed(ctx, "U4", "C1", "5.0", "-1", [], everyone=[]) == paper
+    assert feedback(ctx, "C1") == {}
