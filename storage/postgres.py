@@ -135,6 +135,8 @@ def translate(exc: BaseException, where: str) -> BaseException:
         return StoreUnavailable(f"can't write to the database {where} ({_reason(exc)})")
     if isinstance(exc, psycopg.OperationalError):
         return StoreUnavailable(f"can't open the database {where} ({_reason(exc)})")
+    if isinstance(exc, psycopg.DataError):  # a value PostgreSQL can't hold (a NUL in text, say)
+        return StorageError(f"{where} can't store that value ({_reason(exc)})")
     return exc
 
 

@@ -8,6 +8,7 @@ most once, however often the same signed request arrives (see :class:`bot.slack.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -118,9 +119,14 @@ class Command:
     weekday: int | None = None
 
 
+#: Control characters nobody types (a forged request could hold them; PostgreSQL can't store NUL).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def clean(text: str) -> str:
-    """The text as the person typed it (the manifest asks Slack not to rewrite it; entities decoded)."""
-    return unescape(text or "").strip()
+    """The text as the person typed it (the manifest asks Slack not to rewrite it; entities decoded),
+    without control characters."""
+    return _CONTROL.sub("", unescape(text or "")).strip()
 
 
 def parse(text: str) -> Command:

@@ -402,3 +402,14 @@ def test_a_file_that_is_not_a_database_is_one_line_naming_it(tmp_path):
     with pytest.raises(StoreUnavailable) as caught:
         Store(path)
     assert str(path) in str(caught.value) and "not a usable database" in str(caught.value)
+
+
+def test_a_value_the_database_cant_hold_is_a_storage_error_not_the_drivers(any_store):
+    from storage import StorageError
+
+    try:  # SQLite holds a NUL in text; PostgreSQL can't, and says so as storage's own error
+        any_store.add_topics("U1", ["bad\x00topic"])
+    except StorageError as exc:
+        assert "can't store that value" in str(exc)
+    any_store.add_topics("U1", ["fine"])  # and the store carries on
+    assert "fine" in any_store.get_topics("U1")

@@ -104,3 +104,10 @@ def test_forget_reply(ctx):
     follow(ctx, "U1", "cats")
     assert "deleted everything" in reply_forget(Runtime(ctx), "U1")["text"]
     assert not any(ctx.store.rows_about("U1").values())
+
+
+def test_control_characters_nobody_types_are_dropped_from_a_command():
+    from bot.slack.commands import clean
+
+    assert clean("follow\x00 bandits\x07, regret\x1b\n") == "follow bandits, regret"
+    assert parse("follow ban\x00dits").arg == "bandits"
