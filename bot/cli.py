@@ -99,7 +99,7 @@ def _settings(ctx: click.Context) -> Settings:
 
 def _open(ctx: click.Context) -> Context:
     settings = _settings(ctx)
-    app = Context.open(settings.db_path, settings.digest_size)
+    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
     ctx.call_on_close(app.close)
     return app
 
@@ -257,7 +257,7 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
     settings = _settings(ctx)
     if not dry_run and not settings.oauth:
         settings.require("SLACK_BOT_TOKEN")
-    app = Context.open(settings.db_path, settings.digest_size)
+    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
     ctx.call_on_close(app.close)
     wanted = list(users) or None
     if dry_run:
