@@ -10,9 +10,10 @@ is blended into the TF-IDF score::
 
     score + weight · (σ(score) / σ(cosine)) · (cosine − mean cosine)
 
-per profile, the spreads taken over the papers that have a vector: the embedding part moves a paper by
-as much as the TF-IDF part does at ``weight`` 1, whatever the two scales are, and a paper of average
-cosine is left where TF-IDF put it. A paper without a vector yet (just ingested) keeps its TF-IDF score.
+per profile, the spreads taken over the papers that have a vector (σ(score) at least
+:data:`SPREAD_FLOOR`): the embedding part moves a paper by as much as the TF-IDF part does at ``weight``
+1, whatever the two scales are, and a paper of average cosine is left where TF-IDF put it. A paper
+without a vector yet (just ingested) keeps its TF-IDF score.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ import numpy as np
 from recommender.index import PaperIndex
 from recommender.profile import Profile
 
+#: The TF-IDF spread assumed when a profile's words match (almost) nothing, so that its meaning still
+#: counts: about the spread of a one-topic profile's scores over a corpus that has its words.
+SPREAD_FLOOR = 0.01
 #: Texts (topics) to unit rows: the same model that made the paper vectors.
 Encode = Callable[[list[str]], np.ndarray]
 
@@ -143,7 +147,8 @@ def blend_scores(scores: np.ndarray, cosines: np.ndarray, has: np.ndarray, weigh
     known_scores = scores[:, has]
     known_cos = cosines[:, has]
     c_std = known_cos.std(axis=1, keepdims=True)
-    scale = weight * known_scores.std(axis=1, keepdims=True) / np.where(c_std > 0, c_std, np.inf)
+    spread = np.maximum(known_scores.std(axis=1, keepdims=True), SPREAD_FLOOR)
+    scale = weight * spread / np.where(c_std > 0, c_std, np.inf)
     out = scores.copy()
     out[:, has] = known_scores + (scale * (known_cos - known_cos.mean(axis=1, keepdims=True))).astype(
         scores.dtype)
