@@ -129,10 +129,10 @@ def _embeddings_setting(raw: str | None) -> bool:
         raise ConfigError(f"PAPERBOT_EMBEDDINGS must be 1 or 0, got {raw!r}")
     if value not in ("1", "true", "yes", "on"):
         return False
-    from bot.embedding_model import MISSING, available
+    from bot.embedding_model import INSTALL, available
 
     if not available():
-        raise ConfigError(f"PAPERBOT_EMBEDDINGS=1 {MISSING.removeprefix('embeddings ')}")
+        raise ConfigError(f"PAPERBOT_EMBEDDINGS=1 needs the optional extra: {INSTALL}")
     return True
 
 

@@ -22,7 +22,8 @@ DIMENSIONS = 384
 #: past ~100 words are cut), and encoding time grows with it.
 MAX_TOKENS = 128
 BATCH = 64
-MISSING = "embeddings need the optional extra: pip install 'paperbot[embeddings]'"
+INSTALL = "pip install 'paperbot[embeddings]'"
+MISSING = f"embeddings need the optional extra: {INSTALL}"
 
 
 def available() -> bool:
