@@ -48,8 +48,9 @@ def test_ingest_stores_one_vector_per_paper_and_the_blend_finds_meaning_without_
         assert stored.shape == (embedding_model.DIMENSIONS,)
         # "finance" is in no paper: by its words nothing matches; by its meaning the markets do.
         follow(ctx, "U1", "finance")
-        picks = {r.paper.id for r in recommend(ctx, "U1", 2, remember=False)}
-        assert picks == {"stocks", "bonds"}
+        picks = recommend(ctx, "U1", 2, remember=False)
+        assert {r.paper.id for r in picks} == {"stocks", "bonds"}
+        assert {r.reason for r in picks} == {"Close to your interests overall"}  # no word to name
         ctx.embeddings = None
         assert recommend(ctx, "U1", 2, remember=False) == []
     finally:
