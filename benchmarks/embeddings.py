@@ -122,9 +122,11 @@ def markdown(rows: list[quality.Row], info: dict, command: str) -> str:
     for name in ("citeulike-a", "conf"):
         if name in info:
             m = info[name]
+            # The model loads once per process: only the first data set encoded pays for it.
+            load = f"; loading the model {m['load_seconds']:.0f} s" if m["load_seconds"] >= 1 else ""
             notes.append(f"{name}: {m['papers']:,} papers encoded in {m['seconds']:.0f} s "
-                         f"({1000 * m['seconds'] / m['papers']:.1f} s per 1,000 papers; model load "
-                         f"{m['load_seconds']:.0f} s), vectors {m['vector_mb']:.1f} MB in float32.")
+                         f"({1000 * m['seconds'] / m['papers']:.1f} s per 1,000 papers{load}), vectors "
+                         f"{m['vector_mb']:.1f} MB in float32.")
     notes.append(f"Process RSS: {info['rss_before_model']:.0f} MB before the model, "
                  f"{info['rss_model']:.0f} MB with it loaded, {info['rss_end']:.0f} MB at the end (indexes "
                  "and vectors of both data sets).")
