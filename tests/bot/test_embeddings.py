@@ -113,3 +113,40 @@ def test_the_setting_is_off_by_default_and_bad_values_are_one_clear_line(monkeyp
                                 "pip install 'paperbot[embeddings]'")
     with pytest.raises(ConfigError, match=r"pip install 'paperbot\[embeddings\]'"):
         embedding_model.encoder()
+
+
+def _eval(tmp_path, *extra):
+    import json
+
+    from click.testing import CliRunner
+
+    from bot.cli import cli
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
+                              for p in PAPERS))
+    users = tmp_path / "users.jsonl"
+    users.write_text(json.dumps({"user": "u1", "liked": ["c"]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(cli, ["eval", "--papers", str(papers), "--users", str(users), "--k", "3",
+                                      "--out", str(out), *extra], obj={}, env={}, catch_exceptions=False)
+    lines = out.read_text().splitlines() if out.exists() else []
+    return result, [json.loads(line)["ranked"] for line in lines]
+
+
+def test_paperbot_eval_blends_embeddings_when_asked(tmp_path, monkeypatch):
+    result, ranked = _eval(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert ranked[0][0] != "d"  # no word shared with the kitten paper: TF-IDF can't tell
+    monkeypatch.setattr(embedding_model, "encoder", StandIn)
+    result, ranked = _eval(tmp_path, "--embeddings")
+    assert result.exit_code == 0, result.output
+    assert ranked[0][0] == "d"  # dogs: a pet, like kittens
+
+
+def test_paperbot_eval_without_the_extra_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(embedding_model, "available", lambda: False)
+    result, _ = _eval(tmp_path, "--embeddings")
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines() == [
+        "Error: embeddings need the optional extra: pip install 'paperbot[embeddings]'"]
