@@ -104,6 +104,11 @@ def derive_title(abstract: str, limit: int = TITLE_LIMIT) -> str:
 
 
 def split_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
+    """A title-like line for ``abstract``, and the abstract text to show below it."""
+    return first_sentence_title(abstract, limit)
+
+
+def first_sentence_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
     """A title-like line from the start of ``abstract``, and the abstract text after what it took.
 
     The title is the first sentence when it is short (at most ``MAX_SENTENCE_WORDS`` words and ``limit``
