@@ -146,11 +146,16 @@ def main(argv: list[str] | None = None) -> None:
     columns = list(next(iter(figures.values())))
     print(f"{'method':<16}" + "".join(f"{c:>12}" for c in columns))
     for name, row in figures.items():
-        print(f"{name:<16}" + "".join(f"{row[c]:>12.2f}" if c != "empty" else f"{row[c]:>12d}" for c in columns))
+        print(f"{name:<16}" + "".join(_figure(c, row[c]) for c in columns))
     for real, abstract in random.Random(0).sample(papers, min(args.show, len(papers))):
-        print(f"\nreal:  {tex_to_text(real)}")
+        print(f"\n{'real:':<16}{tex_to_text(real)}")
         for name, method in METHODS.items():
-            print(f"{name[:5]}: {tex_to_text(method(abstract)[0])}")
+            print(f"{name + ':':<16}{tex_to_text(method(abstract)[0])}")
+
+
+def _figure(column: str, value: float) -> str:
+    places = 0 if column == "empty" else 3 if column == "ROUGE-1 F" else 2
+    return f"{value:>12.{places}f}"
 
 
 if __name__ == "__main__":
