@@ -276,11 +276,13 @@ MAX_CONTRIBUTION_SENTENCE = 6
 MAX_CONTRIBUTION_LEAD = 6
 # Objects that say nothing on their own ("we study this", "we propose it").
 _EMPTY_OBJECTS = frozenset(
-    "this these those it them that such our its their each both one two several all they there we he she".split()
+    "this these those it them that such our its their each both one two several all they there we he she"
+    .split()
 )
 # Said of every contribution, so left out: "a novel framework" and "a simple yet effective framework" read
 # "a framework".
-_BOASTS = re.compile(r"^(?:(?:a|an|the) )?((?:(?:novel|new|simple|yet|and|but|effective|,) )+)", re.IGNORECASE)
+_BOASTS = re.compile(r"^(?:(?:a|an|the) )?((?:(?:novel|new|simple|yet|and|but|effective|,) )+)",
+                     re.IGNORECASE)
 # A generic object named after a colon, "a new problem: weakly supervised captioning", is the named part.
 _GENERIC_COLON = 3
 # Lead-in phrases of a problem's object: "the problem of X" reads "X".
@@ -308,14 +310,16 @@ _ACRONYM = re.compile(r"^\([A-Za-z0-9\-]*[A-Z][A-Za-z0-9\-]*s?\)[,;:]?$")
 _RELATIVES = frozenset("that which where wherein whereby whose who whom".split())
 # Words after "that" or "which" that make it no relative clause with a verb to turn into "-ing".
 _NOT_VERBS = frozenset(
-    "the a an is are was were has have had it its we they our their this these those there not no all each both "
-    "any one only".split()
+    "the a an is are was were has have had it its we they our their this these those there not no all each "
+    "both any one only".split()
 ) | _ALSO_DANGLING
 # Subjects that start a clause of their own after ", and".
 _SUBJECTS = frozenset("we our it its this these they their the such".split())
 # A second verb of the contribution ("we introduce X and describe Y"): the object ends before it.
 _NEXT_VERB = re.compile(rf"^(?:{_MAKE_VERBS}|{_STUDY_VERBS}|{_CLAIM_VERBS}|use|appl|compar|evaluat|achiev|"
                         r"obtain|improv|extend|generaliz|learn|train|test)\w*$", re.IGNORECASE)
+# Verb endings that are no present tense: "that given a model" has no verb to turn into "-ing".
+_NOT_PRESENT = ("ed", "ing", "en")
 _MODALS = frozenset("can could may might will would should must".split())
 # Short verbs whose last consonant doubles before "-ing" ("maps" → "mapping"); "embed" is longer.
 _DOUBLING = re.compile(r"^(?:[^aeiou]?[^aeiou][aeiou][bdgmnprt]|embed|admit|submit|omit|permit|transfer|"
@@ -352,11 +356,12 @@ def _contribution_title(sentence: str, start: int, limit: int) -> tuple[str, int
     named = _appositive(words)
     if named is not None:
         head, tail = named
-        tail_words = None if not tail else _phrase(_relative_as_ing(_without_boasts(tail)), MAX_TITLE_WORDS - len(head), limit - _chars(head) - 2, 2)
+        room = MAX_TITLE_WORDS - len(head), limit - _chars(head) - len(": ")
+        tail_words = _phrase(_relative_as_ing(_without_boasts(tail)), *room, 2) if tail else None
         if tail_words is None:
             return _capitalised(_joined(head)), head[-1][1], kind
         title = _joined(head) + ": " + _capitalised(_joined(tail_words))
-        return _capitalised(title), tail_words[-1][1], kind
+        return _capitalised(title), max(head[-1][1], tail_words[-1][1]), kind
     taken = _phrase(_relative_as_ing(words), MAX_TITLE_WORDS, limit, MIN_CLAUSE_WORDS)
     if taken is None:
         return None
@@ -385,9 +390,9 @@ def _without_boasts(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
 def _first_object(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """``words`` up to a second verb of the contribution: "X, and describe Y" or "X and then show Y" is X."""
     for i in range(1, len(words) - 1):
-        if words[i - 1][0].endswith((",", ";")) and words[i][0].lower() in ("and", "but", "while", "whereas") \
-                and words[i + 1][0].lower() in _SUBJECTS:  # ", and our focus is …": a clause of its own
-            return words[:i]
+        joins = words[i][0].lower() in ("and", "but", "while", "whereas")
+        if joins and words[i - 1][0].endswith((",", ";")) and words[i + 1][0].lower() in _SUBJECTS:
+            return words[:i]  # ", and our focus is …": a clause of its own
     for i in range(1, len(words)):
         previous = words[i - 1][0].lower()
         if _NEXT_VERB.match(words[i][0]) and (previous in ("and", "then") or previous.endswith(",")):
@@ -437,7 +442,9 @@ def _appositive(words: list[tuple[str, int]]) -> tuple[list, list] | None:
 
 def _is_name(words: list[tuple[str, int]]) -> bool:
     """Whether ``words`` read as a name: a few words, each capitalised or in brackets ("DecaProp (DCAP)")."""
-    if not words or len(words) > MAX_NAME_WORDS or not words[-1][0][:1].isupper() and words[-1][0][:1] not in "([":
+    if not words or len(words) > MAX_NAME_WORDS:
+        return False
+    if not words[-1][0][:1].isupper() and words[-1][0][:1] not in "([":
         return False
     return all(w[0][:1].isupper() or w[0][:1] in "([" or w[0] in _NAME_JOINS for w in words)
 
@@ -470,7 +477,7 @@ def _relative_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
             adverbs.append(out[j])
             j += 1
         verb = out[j][0]
-        if not verb.isalpha() or not verb.islower() or verb in _NOT_VERBS or verb.endswith(("ed", "ing", "en")):
+        if not verb.isalpha() or not verb.islower() or verb in _NOT_VERBS or verb.endswith(_NOT_PRESENT):
             return out  # "that the …", "that given …": no verb of the clause's own to turn
         return [*out[:i], *adverbs, (_ing(verb), out[j][1]), *out[j + 1:]]
     return out
@@ -506,8 +513,7 @@ def _phrase(words: list[tuple[str, int]], max_words: int, limit: int, min_words:
     for n in range(min(len(words), max_words), min_words - 1, -1):
         taken = words[:n]
         last = taken[-1][0]
-        ends_part = n == len(words) or last.endswith((",", ";", ":")) or _breaks(words[n][0])
-        if not ends_part:
+        if not (n == len(words) or last.endswith((",", ";", ":")) or _breaks_at(words, n)):
             continue
         trimmed = [*taken[:-1], (last.rstrip(",;:."), taken[-1][1] - (len(last) - len(last.rstrip(",;:."))))]
         if not trimmed[-1][0] or _dangles(trimmed[-1][0]) or trimmed[-1][0].lower() in _ALSO_DANGLING:
@@ -529,6 +535,13 @@ def _wants_more(words: list[tuple[str, int]]) -> bool:
         before = words[-2][0].lower()
         return before.endswith(",") or before in _DANGLING
     return False
+
+
+def _breaks_at(words: list[tuple[str, int]], n: int) -> bool:
+    """Whether a new part of the phrase starts at ``words[n]`` (also "implicitly defined by …")."""
+    if _breaks(words[n][0]):
+        return True
+    return words[n][0].endswith("ly") and n + 1 < len(words) and _breaks(words[n + 1][0])
 
 
 def _breaks(word: str) -> bool:
