@@ -223,7 +223,8 @@ def _cut(text: str, limit: int) -> str:
     """The longest start of ``text`` of whole words that fits (with an "…" after it), without a dangling
     function word or punctuation at its end; a single word longer than that is cut inside."""
     words = text.split(" ")[:MAX_TITLE_WORDS]
-    while len(words) > 1 and (len(" ".join(words)) > limit - 1 or _dangles(words[-1])):
+    while len(words) > 1 and (len(" ".join(words)) > limit - 1 or _dangles(words[-1])
+                              or " ".join(words).count("$") % 2):  # nor inside $…$
         words.pop()
     cut = " ".join(words)[: limit - 1]
     stripped = cut.rstrip(" ,;:-–—(")
