@@ -268,9 +268,9 @@ _CLAIM = re.compile(rf"^(?:{_CLAIM_VERBS})", re.IGNORECASE)
 _MAKE = re.compile(rf"^(?:{_MAKE_VERBS})", re.IGNORECASE)
 _KIND_RANK = {"make": 0, "study": 0, "claim": 1}
 #: Most words of a method's name ("Metadata Conditioning then Cooldown (MeCo)").
-MAX_NAME_WORDS = 6
+MAX_NAME_WORDS = 8
 # Small words inside a name.
-_NAME_JOINS = frozenset("of for and then with in on to via the a".split())
+_NAME_JOINS = frozenset("of for and then with in on to via the a based".split())
 #: Sentences looked at for a contribution: it is rarely later than this.
 MAX_CONTRIBUTION_SENTENCE = 6
 #: Text before "we propose" longer than this is no lead-in but a clause of its own ("… that we study").
@@ -321,6 +321,8 @@ _NEXT_VERB = re.compile(rf"^(?:{_MAKE_VERBS}|{_STUDY_VERBS}|{_CLAIM_VERBS}|use|a
                         r"obtain|improv|extend|generaliz|learn|train|test)\w*$", re.IGNORECASE)
 # Verb endings that are no present tense: "that given a model" has no verb to turn into "-ing".
 _NOT_PRESENT = ("ed", "ing", "en")
+# Words after a verb that mark it as one (its object starts): "and mitigates its tendency".
+_DETERMINERS = frozenset("the a an its their his her our this these those each every".split())
 _MODALS = frozenset("can could may might will would should must".split())
 # Short verbs whose last consonant doubles before "-ing" ("maps" → "mapping"); "embed" is longer.
 _DOUBLING = re.compile(r"^(?:[^aeiou]?[^aeiou][aeiou][bdgmnprt]|embed|admit|submit|omit|permit|transfer|"
@@ -435,6 +437,7 @@ def _appositive(words: list[tuple[str, int]]) -> tuple[list, list] | None:
         if tail[0][0].lower() in ("called", "termed", "named", "dubbed", "coined") and len(tail) > 1:
             tail = tail[1:]
         name = _name_at_start(tail)
+        head = _without_boasts(head)
         if name and head[0][0].lower() in ("a", "an") and len(head) >= 2:
             return name, head if len(head) > 2 else []  # "a method, termed X" says no more than "X"
         return None
@@ -451,17 +454,21 @@ def _is_name(words: list[tuple[str, int]]) -> bool:
 
 
 def _name_at_start(words: list[tuple[str, int]]) -> list[tuple[str, int]] | None:
-    """The name ``words`` start with when it ends there (the end of the phrase, a comma or a break)."""
+    """The longest name ``words`` start with that ends there (at the end, a comma or a break): "Propagation
+    and Optimization based Deep Model (PODM)", not "Propagation"."""
+    best = None
     for n in range(1, min(len(words), MAX_NAME_WORDS) + 1):
         name = [*words[: n - 1], (words[n - 1][0].rstrip(",;:."), words[n - 1][1])]
         if name[-1][0] in _NAME_JOINS:
             continue
         if not _is_name(name):
-            return None
+            break
         ends = n == len(words) or words[n - 1][0].endswith((",", ";", ":")) or _breaks(words[n][0])
         if ends and _balanced(name):
-            return name
-    return None
+            best = name
+        if words[n - 1][0].endswith((",", ";", ":")):
+            break
+    return best
 
 
 def _relative_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
@@ -480,8 +487,21 @@ def _relative_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
         verb = out[j][0]
         if not verb.isalpha() or not verb.islower() or verb in _NOT_VERBS or verb.endswith(_NOT_PRESENT):
             return out  # "that the …", "that given …": no verb of the clause's own to turn
-        return [*out[:i], *adverbs, (_ing(verb), out[j][1]), *out[j + 1:]]
+        rest = out[j + 1:]
+        if verb.endswith("s"):  # "that retains X and mitigates its …": the second verb agrees, turn it too
+            rest = _and_verb_as_ing(rest)
+        return [*out[:i], *adverbs, (_ing(verb), out[j][1]), *rest]
     return out
+
+
+def _and_verb_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The first "and V-s the/its …" in ``words`` with V turned into "-ing"."""
+    for k in range(1, len(words) - 1):
+        verb = words[k][0]
+        if words[k - 1][0].lower() == "and" and verb.isalpha() and verb.islower() and verb.endswith("s") \
+                and verb not in _NOT_VERBS and words[k + 1][0].lower() in _DETERMINERS:
+            return [*words[:k], (_ing(verb), words[k][1]), *words[k + 1:]]
+    return words
 
 
 def _ing(verb: str) -> str:

@@ -244,6 +244,11 @@ def test_contribution_shapes_read_as_titles():
         "speed up pre-training. It works.": "Metadata Conditioning then Cooldown (MeCo)",
         "Vision is hard. We introduce a visual challenge, Pathfinder, and describe a novel recurrent neural "
         "network architecture. More.": "Pathfinder: A visual challenge",
+        "Nets lack theory. In this work, we provide a new paradigm, named Propagation and Optimization based "
+        "Deep Model (PODM), to bridge the gap. More.": "Propagation and Optimization based Deep Model (PODM)",
+        "K-means is popular. We propose an alternative to Lloyd's algorithm that retains its simplicity and "
+        "mitigates its tendency to get trapped. More.":
+            "An alternative to Lloyd's algorithm retaining its simplicity and mitigating its tendency",
         "Models fail. This paper considers MMF under a probabilistic formulation, and our focus is on "
         "inference methods. More.": "MMF under a probabilistic formulation",
         # A finding is the title only when nothing is proposed or studied.
