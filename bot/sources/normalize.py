@@ -37,6 +37,9 @@ _DANGLING = frozenset(
 )
 
 _WS = re.compile(r"\s+")
+# Endings of adverbs ("jointly", "efficiently"), kept apart from "family", "anomaly", "supply".
+_ADVERB_ENDINGS = ("ally", "ently", "antly", "ively", "ously", "ately", "edly", "ingly", "ibly", "ably",
+                   "ctly", "rly", "tly", "sely", "vely", "ply")
 
 # New-style ids are YYMM.NNNN (2007-2014) or YYMM.NNNNN (2015-); checking the month keeps
 # ordinary decimals such as "1234.5678" from passing as arXiv ids.
@@ -232,7 +235,12 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _dangles(word: str) -> bool:
-    return word.lower() in _DANGLING or word[-1:] in ",;:-–—("
+    return word.lower() in _DANGLING or word[-1:] in ",;:-–—(" or _is_adverb(word)
+
+
+def _is_adverb(word: str) -> bool:
+    """Whether ``word`` is an adverb in "-ly" ("densely", "jointly"): a title ending on one is cut off."""
+    return word.isalpha() and word.lower().endswith(_ADVERB_ENDINGS)
 
 
 def _capitalised(title: str) -> str:
@@ -323,10 +331,12 @@ _NEXT_VERB = re.compile(rf"^(?:{_MAKE_VERBS}|{_STUDY_VERBS}|{_CLAIM_VERBS}|use|a
 _NOT_PRESENT = ("ed", "ing", "en")
 # Words after a verb that mark it as one (its object starts): "and mitigates its tendency".
 _DETERMINERS = frozenset("the a an its their his her our this these those each every".split())
+# Adverbs without "-ly" that come between "to" and its verb.
+_ADVERBS = frozenset("first further also then both simultaneously instead".split())
 _MODALS = frozenset("can could may might will would should must".split())
 # Short verbs whose last consonant doubles before "-ing" ("maps" → "mapping"); "embed" is longer.
 _DOUBLING = re.compile(r"^(?:[^aeiou]?[^aeiou][aeiou][bdgmnprt]|embed|admit|submit|omit|permit|transfer|"
-                       r"refer|infer|prefer|control|compel|propel|regret|commit|emit|equip)$")
+                       r"refer|infer|prefer|control|compel|propel|regret|commit|emit|equip|begin|output|input)$")
 
 
 def _contribution_title(sentence: str, start: int, limit: int) -> tuple[str, int, str] | None:
@@ -351,7 +361,13 @@ def _contribution_title(sentence: str, start: int, limit: int) -> tuple[str, int
             return None  # "we show X" says little on its own; "we show that X" gives the finding X
         words = words[1:]
     elif words and words[0][0].lower() == "to" and len(words) > 1:  # "we propose to learn X": "Learning X"
-        words = [(_ing(words[1][0]), words[1][1]), *words[2:]]
+        j = 1
+        while j + 1 < len(words) and (words[j][0] in _ADVERBS or _is_adverb(words[j][0])):
+            j += 1  # "to jointly learn X": "Jointly learning X"
+        verb = words[j][0]
+        if not verb.isalpha() or not verb.islower() or verb in _NOT_VERBS or verb in _BREAKS:
+            return None
+        words = [*words[1:j], (_ing(verb), words[j][1]), *words[j + 1:]]
     words = _without_problem_of(words)
     if not words or words[0][0].lower().rstrip(",") in _EMPTY_OBJECTS:
         return None
@@ -360,7 +376,8 @@ def _contribution_title(sentence: str, start: int, limit: int) -> tuple[str, int
     if named is not None:
         head, tail = named
         room = MAX_TITLE_WORDS - len(head), limit - _chars(head) - len(": ")
-        tail_words = _phrase(_relative_as_ing(_without_boasts(tail)), *room, 2) if tail else None
+        tail = _relative_as_ing(_without_boasts(tail))
+        tail_words = _phrase(tail, *room, MIN_CLAUSE_WORDS) if tail else None
         if tail_words is None:
             return _capitalised(_joined(head)), head[-1][1], kind
         title = _joined(head) + ": " + _capitalised(_joined(tail_words))
@@ -427,7 +444,10 @@ def _appositive(words: list[tuple[str, int]]) -> tuple[list, list] | None:
     for i, (word, end) in enumerate(words[:MAX_LEAD_IN_WORDS + 2]):
         if not word.endswith(",") or i + 1 >= len(words):
             continue
-        head, tail = [*words[:i], (word[:-1], end - 1)], words[i + 1:]
+        head = [w for w in [*words[:i], (word[:-1], end - 1)] if w[0]]  # "CURIOUS , an …" has a bare comma
+        tail = words[i + 1:]
+        if not head:
+            return None
         if not _balanced(head):
             return None
         if tail[0][0].lower() in ("a", "an", "the") or (_is_name(head) and tail[0][0].islower()):
@@ -485,8 +505,8 @@ def _relative_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
             adverbs.append(out[j])
             j += 1
         verb = out[j][0]
-        if not verb.isalpha() or not verb.islower() or verb in _NOT_VERBS or verb.endswith(_NOT_PRESENT):
-            return out  # "that the …", "that given …": no verb of the clause's own to turn
+        if not _third_person(verb):
+            return out  # "that the …", "that given …", "that most …": no verb of the clause's own to turn
         rest = out[j + 1:]
         if verb.endswith("s"):  # "that retains X and mitigates its …": the second verb agrees, turn it too
             rest = _and_verb_as_ing(rest)
@@ -494,12 +514,18 @@ def _relative_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return out
 
 
+def _third_person(word: str) -> bool:
+    """Whether ``word`` reads as a verb in "-s" after "that" ("casts", "relies"), not "this" or "focus"."""
+    return (word.isalpha() and word.islower() and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+            and word not in _NOT_VERBS and len(word) > 3)
+
+
 def _and_verb_as_ing(words: list[tuple[str, int]]) -> list[tuple[str, int]]:
     """The first "and V-s the/its …" in ``words`` with V turned into "-ing"."""
     for k in range(1, len(words) - 1):
         verb = words[k][0]
-        if words[k - 1][0].lower() == "and" and verb.isalpha() and verb.islower() and verb.endswith("s") \
-                and verb not in _NOT_VERBS and words[k + 1][0].lower() in _DETERMINERS:
+        after_and = words[k - 1][0].lower() == "and"
+        if after_and and _third_person(verb) and words[k + 1][0].lower() in _DETERMINERS:
             return [*words[:k], (_ing(verb), words[k][1]), *words[k + 1:]]
     return words
 
@@ -531,6 +557,9 @@ def _phrase(words: list[tuple[str, int]], max_words: int, limit: int, min_words:
     relative = next((i for i, (word, _end) in enumerate(words) if word.lower() in _RELATIVES), len(words))
     if relative >= min_words:
         words = words[:relative]
+    colon = next((i + 1 for i, (word, _end) in enumerate(words) if word.endswith((":", ";"))), len(words))
+    if colon >= min_words:  # "a strategy: we formulate …" is two parts
+        words = words[:colon]
     for n in range(min(len(words), max_words), min_words - 1, -1):
         taken = words[:n]
         last = taken[-1][0]

@@ -249,6 +249,15 @@ def test_contribution_shapes_read_as_titles():
         "K-means is popular. We propose an alternative to Lloyd's algorithm that retains its simplicity and "
         "mitigates its tendency to get trapped. More.":
             "An alternative to Lloyd's algorithm retaining its simplicity and mitigating its tendency",
+        "We propose to jointly learn embeddings and graph structure from noisy data. More.":
+            "Jointly learning embeddings and graph structure from noisy data",
+        "Data is scarce. We propose CURIOUS , an algorithm that learns modular goal-conditioned policies in "
+        "intrinsically motivated agents. More.":
+            "CURIOUS: An algorithm learning modular goal-conditioned policies",
+        # A name and its description too long together: the name alone.
+        "We propose DecaProp (Densely Connected Attention Propagation), a new densely connected neural "
+        "architecture for reading comprehension (RC). More.":
+            "DecaProp (Densely Connected Attention Propagation)",
         "Models fail. This paper considers MMF under a probabilistic formulation, and our focus is on "
         "inference methods. More.": "MMF under a probabilistic formulation",
         # A finding is the title only when nothing is proposed or studied.
