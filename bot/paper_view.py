@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from bot.sources.normalize import collapse_ws, split_title
+from bot.sources.normalize import collapse_ws
+from bot.sources.titles import split_title
 from bot.tex import tex_to_text
 from storage import Paper
 

@@ -12,15 +12,14 @@ import bot
 from bot.sources.normalize import (
     build_paper,
     collapse_ws,
-    derive_title,
     normalize_date,
     parse_arxiv_id,
     split_authors,
     split_categories,
-    split_title,
     stable_id,
 )
 from bot.sources.records import BadRecord
+from bot.sources.titles import derive_title, split_title
 
 
 @pytest.mark.parametrize(
