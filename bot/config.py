@@ -35,6 +35,7 @@ class Settings:
     client_secret: str | None = None
     secret_key: str | None = None
     arxiv_api_url: str = DEFAULT_ARXIV_API_URL
+    embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env") -> Settings:
@@ -71,6 +72,7 @@ class Settings:
         if not arxiv_api_url.lower().startswith(("http://", "https://")) or any(
                 ch.isspace() for ch in arxiv_api_url):
             raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {arxiv_api_url!r}")
+        embeddings = _embeddings_setting(get("PAPERBOT_EMBEDDINGS"))
         return cls(
             bot_token=bot_token,
             signing_secret=get("SLACK_SIGNING_SECRET"),
@@ -84,6 +86,7 @@ class Settings:
             client_secret=client_secret,
             secret_key=secret_key,
             arxiv_api_url=arxiv_api_url,
+            embeddings=embeddings,
         )
 
     @property
@@ -117,6 +120,20 @@ _ATTRIBUTE = {
     "SLACK_CLIENT_SECRET": "client_secret",
     "PAPERBOT_SECRET_KEY": "secret_key",
 }
+
+
+def _embeddings_setting(raw: str | None) -> bool:
+    """PAPERBOT_EMBEDDINGS: off unless set to 1 (or true/yes/on); on, it needs the optional extra."""
+    value = (raw or "0").lower()
+    if value not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
+        raise ConfigError(f"PAPERBOT_EMBEDDINGS must be 1 or 0, got {raw!r}")
+    if value not in ("1", "true", "yes", "on"):
+        return False
+    from bot.embedding_model import INSTALL, available
+
+    if not available():
+        raise ConfigError(f"PAPERBOT_EMBEDDINGS=1 needs the optional extra: {INSTALL}")
+    return True
 
 
 def _int_setting(name: str, raw: str | None, default: int, low: int, high: int) -> int:

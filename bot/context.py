@@ -5,9 +5,15 @@ from __future__ import annotations
 import copy
 import threading
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bot.engine import Colleagues, Engine
+from recommender import PaperIndex
 from storage import Store, open_store
+
+if TYPE_CHECKING:
+    from bot.embeddings import Embeddings
+    from recommender.embeddings import EmbeddingBlend
 
 
 @dataclass
@@ -17,6 +23,8 @@ class Context:
     store: Store
     engine: Engine
     digest_size: int = 5
+    #: The embedding option's paper vectors (PAPERBOT_EMBEDDINGS=1); None: TF-IDF alone.
+    embeddings: Embeddings | None = None
     colleagues: Colleagues = field(init=False, repr=False)
     _views: dict[str, Context] = field(default_factory=dict, init=False, repr=False)
     _views_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
@@ -38,7 +46,8 @@ class Context:
         with self._views_lock:
             view = self._views.get(ws)
             if view is None:
-                view = self._views[ws] = Context(self.store.for_workspace(ws), self.engine, self.digest_size)
+                view = self._views[ws] = Context(self.store.for_workspace(ws), self.engine, self.digest_size,
+                                                 self.embeddings)
             return view
 
     def reading(self, user_id: str) -> Context:
@@ -48,12 +57,24 @@ class Context:
         view.store = self.store.person_view(user_id)
         return view
 
+    def blend(self, index: PaperIndex) -> EmbeddingBlend | None:
+        """What the ranker blends into TF-IDF over ``index``: the embedding option's, or None."""
+        return self.embeddings.blend(index) if self.embeddings is not None else None
+
     @classmethod
-    def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False) -> Context:
+    def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False,
+             embeddings: bool = False) -> Context:
         """Open (creating and migrating as needed) the database at ``db_path``: a SQLite file, or a
-        ``postgresql://`` URL (see :func:`storage.open_store`)."""
+        ``postgresql://`` URL (see :func:`storage.open_store`). With ``embeddings`` (PAPERBOT_EMBEDDINGS;
+        needs paperbot[embeddings]) paper vectors are blended in, computed in the background with
+        ``background_refit``."""
         store = open_store(db_path)
-        return cls(store, Engine(store, background_refit=background_refit), digest_size)
+        vectors = None
+        if embeddings:
+            from bot.embeddings import Embeddings
+
+            vectors = Embeddings(store, background=background_refit)
+        return cls(store, Engine(store, background_refit=background_refit), digest_size, vectors)
 
     def close(self) -> None:
         """Release the store's connections: this thread's SQLite connection, or a PostgreSQL store's

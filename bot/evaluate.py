@@ -30,6 +30,7 @@ from recommender import (
     top_k,
 )
 from recommender import intra_list_similarity as _ils
+from recommender.ranker import Blend
 
 #: With diversity, this many places at the head of each list are chosen by MMR.
 DIVERSE_HEAD = 50
@@ -120,7 +121,8 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
              candidates: Iterable[str] | None = None, batch: int = 256,
              progress: Callable[[int, int], object] | None = None, *,
              weights: Weights = DEFAULT_WEIGHTS, collaborative: bool = True,
-             diversity: float = 0.0, diverse_head: int = DIVERSE_HEAD) -> Iterator[tuple[str, list[str]]]:
+             diversity: float = 0.0, diverse_head: int = DIVERSE_HEAD,
+             blend: Blend | None = None) -> Iterator[tuple[str, list[str]]]:
     """Rank ``k`` papers for every user, in batches, as the bot does; yields ``(user, ranked ids)``.
 
     Only ``candidates`` are ranked when given (ids the index doesn't know are ignored). A user's liked
@@ -131,6 +133,8 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
     :class:`recommender.Community` whose co-likes add to everyone's scores. With ``diversity`` > 0,
     the first ``diverse_head`` places are chosen by MMR (:func:`recommender.diversify`) among the
     best ``3 × diverse_head``, as ``rank(..., diversity=…)`` chooses a digest; the rest follow by score.
+    A ``blend`` (the embedding option, :class:`recommender.embeddings.EmbeddingBlend`) re-scores the
+    content part as it does in the bot.
     """
     if k <= 0:
         raise BadArgument("k must be positive")
@@ -144,7 +148,7 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         allowed[rows] = True
     for start in range(0, len(users), batch):
         chunk = users[start:start + batch]
-        scores = score_matrix(index, [u.profile for u in chunk], weights, community)
+        scores = score_matrix(index, [u.profile for u in chunk], weights, community, blend)
         if allowed is not None:
             # Same effect as top_k(candidates=...), without rebuilding the mask for every user.
             scores[:, ~allowed] = -np.inf

@@ -10,10 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from bot.sources.normalize import collapse_ws, split_title
+from bot.sources.normalize import collapse_ws
+from bot.sources.titles import split_title
 from bot.tex import tex_to_text
 from storage import Paper
 
+#: Most words of a lead-in ("In this paper,") a title used to be derived after.
+_LEAD_IN_WORDS = 4
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
 
@@ -47,13 +50,20 @@ def _title_and_rest(paper: Paper) -> tuple[str, str]:
 
 
 def title_is_derived(title: str, abstract: str) -> bool:
-    """Whether ``title`` was made from the start of ``abstract`` (now, or the way it used to be: the
-    first sentence, or its first 90 characters cut with "…"), so that showing both repeats words."""
+    """Whether ``title`` was made from ``abstract`` (now, or the ways it used to be: the first sentence,
+    its first clause, maybe after a lead-in such as "In this paper,", or its first 90 characters cut with
+    "…"), so that showing both repeats words."""
     if title == split_title(abstract)[0]:
         return True
-    if title.endswith("…"):
-        return abstract.startswith(title.removesuffix("…").rstrip())
-    return abstract.startswith(title) and abstract[len(title): len(title) + 1] in ("", ".", "!", "?")
+    core = title.removesuffix("…").rstrip()
+    if not core:
+        return False
+    at = abstract.lower().find(core.lower())
+    lead_in = abstract[:at]
+    if at < 0 or at and not (lead_in.rstrip().endswith(",") and len(lead_in.split()) <= _LEAD_IN_WORDS):
+        return False
+    after = abstract[at + len(core): at + len(core) + 1]
+    return title.endswith("…") or after in ("", ".", "!", "?", ",", ";", ":")
 
 
 def published_on(paper: Paper) -> str:

@@ -29,7 +29,8 @@ def show_recommendations(recs: list[Recommendation], title: str, abstract_chars:
         console.print("[dim]Nothing new worth sending.[/dim]")
     for number, rec in enumerate(recs, 1):
         paper = rec.paper
-        body = Text()
+        # The title is the panel's first line, not its border's: a border crops a long title mid-word.
+        body = Text(shown_title(paper) + "\n", style="bold")
         byline = ", ".join(tex_to_text(name) for name in paper.authors[:4])
         byline += " et al." if len(paper.authors) > 4 else ""
         meta = " · ".join(x for x in (byline, tex_to_text(paper.venue or ""), published_on(paper)) if x)
@@ -40,8 +41,7 @@ def show_recommendations(recs: list[Recommendation], title: str, abstract_chars:
         body.append("Why: ", style="bold green")
         body.append(rec.reason + "\n")
         body.append(shorten(shown_abstract(paper), abstract_chars), style="italic")
-        heading = f"[bold]{number}. {escape(shown_title(paper))}"
-        console.print(Panel(body, title=heading, title_align="left", expand=True))
+        console.print(Panel(body, title=f"[bold]{number}", title_align="left", expand=True))
 
 
 def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:

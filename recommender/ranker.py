@@ -20,7 +20,7 @@ given, ``collaborative`` times what people who liked the same papers also liked.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -67,6 +67,9 @@ MAX_TOPICS_NAMED = 3  # in one pick's reason
 #: at least one dislike.
 MODEL_MIN_LIKES = 10
 MODEL_MIN_LIKES_WITH_DISLIKES = 5
+#: Re-scores the content part (profiles × rows) before other people's likes are added: the embedding
+#: option (recommender/embeddings.py) is one.
+Blend = Callable[[PaperIndex, Sequence[Profile], np.ndarray], np.ndarray]
 
 
 @dataclass
@@ -173,13 +176,16 @@ def _centroids(index: PaperIndex, ids: list[list[str]], weights: list[list[float
 
 
 def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weights = DEFAULT_WEIGHTS,
-                 community: Community | None = None) -> np.ndarray:
+                 community: Community | None = None, blend: Blend | None = None) -> np.ndarray:
     """Scores of every indexed row for each profile: shape (profiles, rows).
 
-    With a ``community``, what people who liked the same papers also liked adds to the score.
+    With a ``community``, what people who liked the same papers also liked adds to the score; a
+    ``blend`` re-scores the content part first.
     """
     parts = [_parts(index, p, weights) for p in profiles]
     scores = _scores(index, _queries(index, parts, profiles, weights), weights)
+    if blend is not None:
+        scores = blend(index, profiles, scores)
     if community is not None and weights.collaborative:
         scores += weights.collaborative * community.scores(index, [p.liked for p in parts],
                                                            [p.liked_weights for p in parts])
@@ -277,7 +283,7 @@ def best_of_rows(index: PaperIndex, scores: np.ndarray, rows: np.ndarray, k: int
 def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] = (),
          candidates: Collection[str] | None = None, weights: Weights = DEFAULT_WEIGHTS,
          name_topics: bool = True, community: Community | None = None,
-         diversity: float = 0.0) -> list[Pick]:
+         diversity: float = 0.0, blend: Blend | None = None) -> list[Pick]:
     """The ``k`` best papers for one person, each with its reason. Liked and disliked papers never return.
 
     With ``name_topics`` a pick's reason names the person's topics it matches; without, it lists the
@@ -288,7 +294,7 @@ def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] =
     """
     if profile.is_empty or len(index) == 0:
         return []
-    context = _ExplainContext(index, profile, weights, name_topics, community)
+    context = _ExplainContext(index, profile, weights, name_topics, community, blend)
     scores = context.scores()
     excluded = set(exclude) | set(profile.liked) | set(profile.disliked)
     if diversity > 0:
@@ -316,8 +322,9 @@ class _ExplainContext:
     """What explaining any paper to one profile needs, computed once for all of its picks."""
 
     def __init__(self, index: PaperIndex, profile: Profile, weights: Weights, name_topics: bool = True,
-                 community: Community | None = None):
+                 community: Community | None = None, blend: Blend | None = None):
         self.index = index
+        self.profile, self.blend = profile, blend
         self.weights = weights
         self.parts = _parts(index, profile, weights)
         self.community = community if (community is not None and weights.collaborative) else None
@@ -335,7 +342,8 @@ class _ExplainContext:
         self._collaborative: np.ndarray | None = None
 
     def scores(self) -> np.ndarray:
-        scores = _scores(self.index, self.query, self.weights)[0]
+        scores = _scores(self.index, self.query, self.weights)
+        scores = (self.blend(self.index, [self.profile], scores) if self.blend is not None else scores)[0]
         if self.community is not None:
             self._collaborative = self.weights.collaborative * self.community.scores(
                 self.index, [self.parts.liked], [self.parts.liked_weights])[0]

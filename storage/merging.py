@@ -30,6 +30,9 @@ PAPER_COLUMNS = COPIED_TABLES["papers"]
 PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers")
 #: Those tables as migration m010 found them (``saved`` came with m011, ``feed_papers`` with m012).
 M010_TABLES = ("feedback", "shown")
+#: Tables keyed by paper id alone whose row goes with its paper: a merge gives the kept paper the
+#: dropped one's row when it has none of its own (``paper_vectors`` came with m018).
+PAPER_OWNED_TABLES = ("paper_vectors",)
 CHUNK = 500
 
 INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608
@@ -229,7 +232,8 @@ def known(sql: Sql, rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
 
 
 def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str | None],
-          changed: bool, tables: Sequence[str] = PAPER_KEYED_TABLES) -> None:
+          changed: bool, tables: Sequence[str] = PAPER_KEYED_TABLES,
+          owned: Sequence[str] = PAPER_OWNED_TABLES) -> None:
     """Write a placement into a stored paper: the merged row (when ``changed``), the papers merged
     away with what people did with them, and the aliases (``urls``: the URL each alias id had)."""
     kept_id, merged = placed.kept["id"], placed.merged
@@ -244,11 +248,24 @@ def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str 
             if target == dropped:
                 matcher.aliases[alias] = kept_id
         move_person_rows(sql, dropped, kept_id, tables)
+        move_paper_rows(sql, dropped, kept_id, owned)
         matcher.forget(dropped)
     for alias in placed.aliases:
         sql.run(SAVE_ALIAS, [alias, kept_id, urls.get(alias), merged["seq"]])
         matcher.aliases[alias] = kept_id
     matcher.put(merged)
+
+
+def move_paper_rows(sql: Sql, dropped: str, kept: str, tables: Sequence[str] = PAPER_OWNED_TABLES) -> None:
+    """Give paper ``kept`` paper ``dropped``'s row of each table keyed by paper id alone, unless it has
+    its own; the dropped paper's row goes."""
+    for table in tables:
+        names = COPIED_TABLES[table]
+        picked = ", ".join("?" if name == "paper_id" else name for name in names)
+        # Table and column names are the constants of storage.tables.
+        sql.run(f"insert into {table} ({', '.join(names)}) select {picked} from {table}"  # noqa: S608
+                " where paper_id = ? on conflict do nothing", [kept, dropped])
+        sql.run(f"delete from {table} where paper_id = ?", [dropped])  # noqa: S608
 
 
 def move_person_rows(sql: Sql, dropped: str, kept: str, tables: Sequence[str] = PAPER_KEYED_TABLES) -> None:
@@ -304,7 +321,7 @@ def merge_stored_duplicates(sql: Sql, now: str, seq: int, tables: Sequence[str] 
         matcher.rows[row["id"]] = row  # known for a moment, so that write() drops it as stored
         placed.dropped.append(row["id"])
         placed.aliases = [a for a in dict.fromkeys([*placed.aliases, row["id"]]) if a != placed.kept["id"]]
-        write(sql, matcher, placed, {}, changed=True, tables=tables)
+        write(sql, matcher, placed, {}, changed=True, tables=tables, owned=())
     return seq
 
 

@@ -307,3 +307,12 @@ def m015_channels(db: Database) -> None:
                ' "message_ts" TEXT, primary key (ws, channel_id, week))')
     # Trending counts a week of likes in one workspace.
     db.execute("create index idx_feedback_ws_created_at on feedback (ws, created_at)")
+
+
+@migrations()
+def m018_paper_vectors(db: Database) -> None:
+    # Issue 14: each paper's sentence embedding (the optional extra), computed once. ``seq`` is the
+    # paper's change number when it was computed: a paper changed since (a merge) is computed again.
+    # One row per paper; a row of another model is replaced when that model's vector is computed.
+    db.execute('create table paper_vectors ("paper_id" TEXT NOT NULL PRIMARY KEY, "model" TEXT NOT NULL,'
+               ' "seq" INTEGER NOT NULL, "vector" BLOB NOT NULL, "computed_at" TEXT)')

@@ -268,6 +268,13 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
         );
         create index idx_feedback_ws_created_at on feedback (ws, created_at);
     """),
+    # Issue 14: each paper's sentence embedding (see storage/migrations.py, same step).
+    ("m018_paper_vectors", """
+        create table paper_vectors (
+            paper_id text primary key, model text not null, seq bigint not null, vector bytea not null,
+            computed_at text
+        );
+    """),
 ]
 
 

@@ -60,6 +60,7 @@ from storage.models import (
     UpsertCounts,
     WorkspaceSummary,
 )
+from storage.paper_vectors import PaperVectorStore
 from storage.preferences import Preferences
 from storage.snapshot import PersonSnapshot, Snapshots
 
@@ -227,7 +228,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings):
+class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorStore):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

@@ -33,6 +33,7 @@ from storage.models import (
     UpsertCounts,
     WorkspaceSummary,
 )
+from storage.paper_vectors import PaperVectorStore
 from storage.preferences import Preferences
 from storage.snapshot import Snapshots
 from storage.tables import COPIED_TABLES, columns, order_by
@@ -49,7 +50,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store(Preferences, Snapshots, DigestMarks, ChannelSettings):
+class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorStore):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -12,6 +12,8 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
                "published", "categories", "added_at", "updated_at", "seq", "doi", "title_key"),
     # Every other id a paper is known by (merged away, or another source's id for it), with its URL.
     "paper_aliases": ("alias", "paper_id", "url", "seq"),
+    # Each paper's sentence embedding (paperbot[embeddings]), and the paper change it was made from.
+    "paper_vectors": ("paper_id", "model", "seq", "vector", "computed_at"),
     "people": ("ws", "user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
                "digest_since", "dm_channel", "digest_weekday"),
     "topics": ("ws", "user_id", "topic", "added_at"),
@@ -52,7 +54,7 @@ ORDER_BY: dict[str, dict[str, str]] = {
     "postgres": {"topics": "pos", "feedback": "pos"},
 }
 KEYS: dict[str, str] = {
-    "papers": "seq, id", "paper_aliases": "seq, alias", "people": "ws, user_id",
+    "papers": "seq, id", "paper_aliases": "seq, alias", "paper_vectors": "paper_id", "people": "ws, user_id",
     "shown": "ws, user_id, paper_id", "digests": "ws, user_id, local_date", "jobs": "name",
     "artifacts": "name", "once_keys": "ws, key",
     "installations": "ws, installer_id", "oauth_states": "state", "counters": "name",

@@ -101,7 +101,8 @@ def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SE
 
 def open_bot(settings: Settings) -> SlackBot:
     """The database and the Bolt app for these settings."""
-    ctx = Context.open(settings.db_path, settings.digest_size, background_refit=True)
+    ctx = Context.open(settings.db_path, settings.digest_size, background_refit=True,
+                       embeddings=settings.embeddings)
     try:
         return create_app(settings, ctx)
     except BaseException:

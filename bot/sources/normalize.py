@@ -8,33 +8,9 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.sources.records import BadRecord
+from bot.sources.titles import derive_title
 from storage.identity import normal_doi
 from storage.models import Paper
-
-#: Longest derived title, "…" included.
-TITLE_LIMIT = 90
-#: Most words of a derived title: about what a paper's real title has…
-MAX_TITLE_WORDS = 12
-#: …or a little more when it is a whole first sentence, which reads better than one cut.
-MAX_SENTENCE_WORDS = 16
-#: A first clause this short ("In this paper", "Recently") leads in and is left out of the title.
-MAX_LEAD_IN_WORDS = 4
-# First words of a short opening clause that leads in ("In this work,", "Recently,", "However,").
-_LEAD_IN_STARTS = frozenset(
-    "in here recently however moreover furthermore additionally nowadays today traditionally typically "
-    "currently historically consequently therefore thus hence specifically notably importantly "
-    "although though while despite unlike to for as over with since given motivated inspired".split()
-)
-#: A shorter clause says too little to be a title…
-MIN_CLAUSE_WORDS = 3
-#: …and one shorter than this takes the next clause too when that fits.
-ENOUGH_CLAUSE_WORDS = 6
-# Words a title-like line must not end on: it would read as cut off.
-_DANGLING = frozenset(
-    "a an and are as at based but by for from in including into is its like of on or our such than that the "
-    "their "
-    "these this to using via was we were which while whose with within without".split()
-)
 
 _WS = re.compile(r"\s+")
 
@@ -58,11 +34,6 @@ _ARXIV_ID = re.compile(
     re.IGNORECASE | re.ASCII,  # \d is 0-9 only: "٢٤٠١.١٢٣٤٥" is no arXiv id
 )
 
-# A sentence ends at . ! or ? followed by a capitalised word (or the end). Requiring the capital
-# keeps "e.g., route planning" and "en.wikipedia.org" inside their sentence.
-_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z\"'(\[]|\s*$)")
-# Where a clause ends inside a sentence: a comma, semicolon or colon, a dash, an opening bracket.
-_CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[–—]\s|\s--?\s|\s(?=\()")
 
 
 def collapse_ws(text: str) -> str:
@@ -98,83 +69,6 @@ def stable_id(abstract: str) -> str:
     return f"sha1:{digest[:12]}"
 
 
-def derive_title(abstract: str, limit: int = TITLE_LIMIT) -> str:
-    """A short, title-like line for an untitled paper (see :func:`split_title`)."""
-    return split_title(abstract, limit)[0]
-
-
-def split_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
-    """A title-like line from the start of ``abstract``, and the abstract text after what it took.
-
-    The title is the first sentence when it is short (at most ``MAX_SENTENCE_WORDS`` words and ``limit``
-    characters, full stop dropped), else that sentence's first clause (with the next ones while it is
-    very short), after a short lead-in such as "In this paper," (which is skipped). Only when no clause
-    is short enough is it cut at a word, before any dangling "of", "the", "such as"…, ending in "…".
-    The rest is what a reader has not seen yet: the next sentences, or the remainder of the first one
-    led by "…"; "" when the title took everything.
-    """
-    text = collapse_ws(abstract)
-    end = _SENTENCE_END.search(text)
-    sentence = text[: end.start()] if end else text
-    after = text[end.end():].strip() if end else ""
-    if _words(sentence) <= MAX_SENTENCE_WORDS and len(sentence) <= limit:
-        return sentence, after
-    start, lead_in = 0, False
-    first = _CLAUSE_END.search(sentence)
-    if first and _is_lead_in(sentence[: first.start()]):
-        start, lead_in = len(sentence) - len(sentence[first.end():].lstrip()), True
-    tidy = _capitalised if lead_in else str
-    best = None  # (clause, where it ends)
-    for boundary in _CLAUSE_END.finditer(sentence, start):
-        clause = sentence[start: boundary.start()].strip()
-        if not _fits(clause, limit):
-            break
-        if _words(clause) >= MIN_CLAUSE_WORDS and not _dangles(clause.split()[-1]):
-            best = clause, boundary.start()
-            if _words(clause) >= ENOUGH_CLAUSE_WORDS:  # "We propose DRAGO" takes its ", a …" too
-                break
-    if best is not None:
-        return tidy(best[0]), _continued(text, best[1])
-    title = _cut(sentence[start:], limit)
-    return tidy(title) + "…", _continued(text, start + len(title))
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-def _is_lead_in(clause: str) -> bool:
-    words = clause.split()
-    return 0 < len(words) <= MAX_LEAD_IN_WORDS and words[0].lower() in _LEAD_IN_STARTS
-
-
-def _fits(text: str, limit: int) -> bool:
-    return _words(text) <= MAX_TITLE_WORDS and len(text) <= limit
-
-
-def _cut(text: str, limit: int) -> str:
-    """The longest start of ``text`` of whole words that fits (with an "…" after it), without a dangling
-    function word or punctuation at its end; a single word longer than that is cut inside."""
-    words = text.split(" ")[:MAX_TITLE_WORDS]
-    while len(words) > 1 and (len(" ".join(words)) > limit - 1 or _dangles(words[-1])):
-        words.pop()
-    cut = " ".join(words)[: limit - 1]
-    stripped = cut.rstrip(" ,;:-–—(")
-    return stripped or cut
-
-
-def _dangles(word: str) -> bool:
-    return word.lower() in _DANGLING or word[-1:] in ",;:-–—("
-
-
-def _capitalised(title: str) -> str:
-    return title[:1].upper() + title[1:]
-
-
-def _continued(text: str, taken: int) -> str:
-    """What follows the first ``taken`` characters of ``text``, led by "…" (it goes on a sentence)."""
-    rest = text[taken:].lstrip(" ,;:-–—")
-    return "…" + rest if rest else ""
 
 
 def split_authors(value: Any) -> list[str]:

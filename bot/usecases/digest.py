@@ -188,7 +188,8 @@ class Chooser:
             if index is None:
                 return {**out, **{(p.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
             profiles = [f.profile for p in people for f in p.feeds]
-            scores = score_matrix(index, profiles, community=self._community()) if profiles else None
+            scores = (score_matrix(index, profiles, community=self._community(), blend=self.ctx.blend(index))
+                      if profiles else None)
             row = 0
             for p in people:
                 mask = _rows_of(index, recent[(p.today, p.days)])

@@ -55,6 +55,8 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
             report.error = str(exc)
         _write(ctx, batch, report)
     ctx.engine.refresh(must_save=must_save)
+    if ctx.embeddings is not None:  # the embedding option: the new papers' vectors, once
+        ctx.embeddings.compute_missing()
     return reports
 
 

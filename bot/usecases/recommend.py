@@ -103,7 +103,8 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
                 k = wanted[i] if wanted is not None else n - len(recommendations) - sum(
                     len(s[2]) for s in sections)
                 if k > 0:
-                    more = rank(index, profile, k, exclude=exclude, community=likes, diversity=DIVERSITY)
+                    more = rank(index, profile, k, exclude=exclude, community=likes, diversity=DIVERSITY,
+                                blend=ctx.blend(index))
                     picks.extend(more)
                     exclude |= {p.paper_id for p in more}
     for feed, _, picks in sections:

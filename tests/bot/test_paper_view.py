@@ -15,8 +15,18 @@ ABSTRACT = ("In this work, we show that tiny models learn arithmetic from curate
 
 def test_a_derived_title_is_not_repeated_by_the_abstract():
     paper = build_paper(abstract=ABSTRACT)
-    assert shown_title(paper) == "We show that tiny models learn arithmetic from curated data with careful…"
-    assert shown_abstract(paper) == "…tuning of many knobs. It works."
+    assert shown_title(paper) == "Tiny models learn arithmetic from curated data with careful tuning"
+    assert shown_abstract(paper) == "…of many knobs. It works."
+
+
+def test_a_title_named_from_a_later_sentence_leaves_the_abstract_whole_and_renders_tex():
+    abstract = ("Bandits are a classic model of sequential decisions. Regret bounds have been studied for "
+                "decades. We propose \\textsc{Lucid}, an algorithm that attains $O(\\sqrt{T})$ regret "
+                "against adaptive adversaries. Experiments agree.")
+    paper = build_paper(abstract=abstract)
+    assert shown_title(paper) == "Lucid: An algorithm attaining O(√(T)) regret against adaptive adversaries"
+    assert shown_abstract(paper).startswith("Bandits are a classic model of sequential decisions. ")
+    assert shown_abstract(paper).endswith("O(√(T)) regret against adaptive adversaries. Experiments agree.")
 
 
 def test_titles_derived_the_old_ways_count_as_derived():
@@ -24,6 +34,11 @@ def test_titles_derived_the_old_ways_count_as_derived():
     assert title_is_derived("We study cats", "We study cats. Then dogs.")
     assert not title_is_derived("We study", "We study cats. Then dogs.")
     assert not title_is_derived("Cats", "We study cats. Then dogs.")
+    # The first clause, after a lead-in and capitalised, as titles were derived before the contribution.
+    clause = "Exploration is critical for solving decision-making problems"
+    assert title_is_derived(clause, clause + ", such as design. X.")
+    assert title_is_derived("We show that tiny models learn arithmetic from curated data…", ABSTRACT)
+    assert not title_is_derived("Tiny models", ABSTRACT)
 
 
 def test_a_real_title_keeps_the_whole_abstract():

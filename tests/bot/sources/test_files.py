@@ -34,7 +34,7 @@ def test_txt_names_the_venue_derives_titles_and_rejects_short_paragraphs():
     assert len(papers) == 3
     assert {p.venue for p in papers} == {"Workshop on Tiny Models 2024"}
     assert (
-        papers[0].title == "We study how far small language models can be pushed with careful data curation"
+        papers[0].title == "How far small language models can be pushed with careful data curation"
     )
     # A paragraph over several lines is one abstract.
     assert papers[1].abstract.startswith(
@@ -74,11 +74,13 @@ def test_real_icml2025_sample(shared_data):
     # The data README says 20; the file holds a header line and 19 paragraphs.
     assert len(papers) == 19
     assert {p.venue for p in papers} == {"ICML 2025 Papers"}
-    for paper in papers:  # titles are derived: a title-like line from the first sentence, short
-        assert 0 < len(paper.title) <= 90 and len(paper.title.split()) <= 16
-        assert paper.title.removesuffix("…").lower() in paper.abstract.lower()
+    for paper in papers:  # titles are derived: a title-like line from the contribution or first sentence
+        assert 0 < len(paper.title) <= 90 and len(paper.title.split()) <= 12
+        words = {word.strip(".,;:").lower() for word in paper.abstract.split()}
+        assert all(w.strip(".,;:").lower() in words or w.endswith("ing") or w in ("A", "An")
+                   for w in paper.title.split())
         assert paper.title.removesuffix("…").split()[-1].lower() not in {"of", "the", "as", "such", "and"}
-    assert papers[0].title == "Exploration is critical for solving real-world decision-making problems…"
+    assert papers[0].title == "Leveraging the representational power of generative models for exploration"
     assert len({p.id for p in papers}) == 19
 
 
@@ -111,7 +113,7 @@ def test_jsonl_good_and_bad_lines():
         "Gaussian process bandits rely on calibrated posteriors. We show that a simple recalibration step "
         "gives robust regret bounds."
     )
-    assert semicolons.title == "Gaussian process bandits rely on calibrated posteriors"
+    assert semicolons.title == "A recalibration step gives robust regret bounds"  # what "we show that" says
 
     assert numeric.id == "0"
     assert numeric.venue == "PNAS"
