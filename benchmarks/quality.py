@@ -177,12 +177,13 @@ class Reference:
         self.matrix = sparse.csr_matrix(TfidfVectorizer(**REFERENCE_VECTORIZER).fit_transform(texts),
                                         dtype=np.float32)
 
-    def _top(self, scores: np.ndarray, seen_rows: list[int], allowed: np.ndarray | None) -> list[str]:
+    def _top(self, scores: np.ndarray, seen_rows: list[int], allowed: np.ndarray | None,
+             k: int = K) -> list[str]:
         scores = scores.astype(np.float64, copy=True)
         if allowed is not None:
             scores[~allowed] = -np.inf
         scores[seen_rows] = -np.inf
-        k = min(K, int(np.isfinite(scores).sum()))
+        k = min(k, int(np.isfinite(scores).sum()))
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [self.ids[i] for i in best]
@@ -197,7 +198,8 @@ class Reference:
     def _seen(self, u: EvalUser) -> list[int]:
         return [self.row_of[i] for i in [*u.liked, *u.disliked] if i in self.row_of]
 
-    def centroid(self, users: list[EvalUser], candidates: list[str] | None, batch: int = 256) -> dict:
+    def centroid(self, users: list[EvalUser], candidates: list[str] | None, batch: int = 256,
+                 k: int = K) -> dict:
         """Mean of the liked rows, cosine; dislikes and ages are not used (only never ranked)."""
         allowed = self._allowed(candidates)
         out = {}
@@ -213,7 +215,7 @@ class Reference:
             queries = normalize(select @ self.matrix)
             scores = (queries @ self.matrix.T).toarray()
             for u, s in zip(chunk, scores, strict=True):
-                out[u.user] = self._top(s, self._seen(u), allowed)
+                out[u.user] = self._top(s, self._seen(u), allowed, k)
         return out
 
     def svm(self, users: list[EvalUser], candidates: list[str] | None) -> dict:

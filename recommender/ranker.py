@@ -243,8 +243,9 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
     papers (never the person's own liked or disliked ones, never a replaced row) share the subject
     and add the words the seed paper happened not to use. Their unit centroid is added with weight
     ``expansion / likes²`` times the query's length, so the seed still dominates and the expansion
-    fades fast as likes accumulate (with 1/likes, profiles of 2-3 likes lost on the abstracts). Neighbours come from the whole index, not only the candidates being
-    ranked, so brand-new papers gain from older ones. Costs one extra scoring pass for those profiles.
+    fades fast as likes accumulate (with 1/likes, profiles of 2-3 likes lost on the abstracts).
+    Neighbours come from the whole index, not only the candidates being ranked, so brand-new papers
+    gain from older ones. Costs one extra scoring pass for those profiles.
     """
     if weights.expansion <= 0 or weights.expansion_depth <= 0:
         return queries
