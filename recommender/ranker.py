@@ -79,6 +79,11 @@ MODEL_MIN_LIKES_WITH_DISLIKES = 5
 #: Pseudo-relevance feedback is for small profiles only: past this many likes the likes themselves
 #: say enough (and a second scoring pass would cost every large profile its time).
 EXPANSION_MAX_LIKES = 3
+#: A word pair written in a topic counts this many times its weight in a paper's row (see _text_rows).
+TOPIC_PHRASE_WEIGHT = 3.0
+#: A word in more than this share of the papers says nothing about why one was picked ("model",
+#: "learning"): never named as an extra reason (a pair of two such words neither).
+GENERIC_SHARE = 0.02
 
 
 @dataclass
@@ -132,15 +137,21 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
     n_terms = index.matrix.shape[1]
     if topic_rows is None:
         topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
+    # Each part leans on its rarer words; its length, so its weight in the sum, stays as it was.
+    def sharpen(rows: sparse.csr_matrix) -> sparse.csr_matrix:
+        return _sharpened(index, rows, weights.query_idf) if weights.query_idf else rows
+
+    topic_rows = sharpen(topic_rows)
     keep = np.array([1.0 - p.model for p in parts], dtype=np.float32)
     feedback_c = np.array([p.feedback for p in parts], dtype=np.float32)
     query = scale_rows(topic_rows, [p.topics for p in parts])
     liked_rows = disliked_rows = None
     if any(p.liked for p in parts):
-        liked_rows = _centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts])
+        liked_rows = sharpen(_centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts]))
         query = query + scale_rows(liked_rows, keep * feedback_c)
     if any(p.disliked for p in parts):
-        disliked_rows = _centroids(index, [p.disliked for p in parts], [p.disliked_weights for p in parts])
+        disliked_rows = sharpen(_centroids(index, [p.disliked for p in parts],
+                                           [p.disliked_weights for p in parts]))
         query = query - scale_rows(disliked_rows, keep * weights.disliked)
     wanted = [i for i, p in enumerate(parts) if p.model > 0]
     if wanted and liked_rows is not None:
@@ -148,6 +159,7 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
                            [index.row_of[x] for x in parts[i].disliked], parts[i].disliked_weights)
                   for i in wanted]
         models, ok = person_vectors(index, people)
+        models = sharpen(models)
         share = np.where(ok, [parts[i].model * parts[i].feedback for i in wanted], 0.0)
         # Where no model could be made, the similarity part keeps its full weight.
         restore = np.where(ok, 0.0, [parts[i].model for i in wanted])
@@ -160,8 +172,7 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
             query = query + scale_rows(liked_rows, back * feedback_c)
             if disliked_rows is not None:
                 query = query - scale_rows(disliked_rows, back * weights.disliked)
-    query = sparse.csr_matrix(query, dtype=np.float32, shape=(len(parts), n_terms))
-    return _sharpened(index, query, weights.query_idf) if weights.query_idf else query
+    return sparse.csr_matrix(query, dtype=np.float32, shape=(len(parts), n_terms))
 
 
 _idf_powers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -200,11 +211,26 @@ def _sharpened(index: PaperIndex, query: sparse.csr_matrix, power: float) -> spa
 
 
 def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
-    """Unit rows for free texts (an empty text gives an empty row). The vectorizer normalises its
-    rows (``norm="l2"``), so they need no second pass."""
+    """Unit rows for free texts such as topics (an empty text gives an empty row), the phrases
+    written in them weighing TOPIC_PHRASE_WEIGHT times their place in a paper's row.
+
+    What a person writes is the phrase they mean: "diffusion models" is about diffusion models,
+    and a paper on Langevin diffusion that shares only the word "diffusion" should rank below one
+    using the phrase. In a paper's row a word pair is down-weighted (a pair's rarity would otherwise
+    let one shared phrase outweigh several shared words); in a topic the pair is the point.
+    """
     if not texts:
         return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
-    return index.model.transform_short(texts)
+    rows = index.model.transform_short(texts)
+    if rows.nnz == 0 or TOPIC_PHRASE_WEIGHT == 1.0:
+        return rows
+    terms = index.model.stem_terms
+    pairs = np.fromiter((" " in terms[c] for c in rows.indices), dtype=bool, count=rows.nnz)
+    if not pairs.any():
+        return rows
+    out = sparse.csr_matrix(rows, dtype=np.float32, copy=True)
+    out.data[pairs] *= TOPIC_PHRASE_WEIGHT
+    return unit_rows(out)
 
 
 def _centroids(index: PaperIndex, ids: list[list[str]], weights: list[list[float]]) -> sparse.csr_matrix:
@@ -452,6 +478,7 @@ class _ExplainContext:
         liked_sims = (rows @ self.liked_rows.T).toarray() if self.liked_rows is not None else None
         topic_sims = (np.column_stack([rows @ topic for topic in self.each_topic.toarray()])
                       if self.each_topic is not None else None)
+        generic = generic_terms(index.model)
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -481,11 +508,14 @@ class _ExplainContext:
             shared = data != 0
             columns, data = columns[shared], data[shared]
             if topics:
-                # The named topics' own words go without saying.
+                # The named topics' own words go without saying, and generic words add nothing to
+                # them ("…; also model" convinces nobody).
                 said = set().union(*(index.model.stems(t) for t in topics))
                 keep = [j for j, col in enumerate(columns)
-                        if not set(index.model.stem_terms[col].split(" ")) <= said]
+                        if not generic[col] and not set(index.model.stem_terms[col].split(" ")) <= said]
                 columns, data = columns[keep], data[keep]
+            elif not generic[columns].all():
+                columns, data = columns[~generic[columns]], data[~generic[columns]]
             out.append(Pick(paper_id, score, self._terms(columns, data, n_terms), similar_to, topics,
                             by_others))
         return out
@@ -504,6 +534,34 @@ class _ExplainContext:
         if self._collaborative is None:
             self.scores()
         return float(self._collaborative[self.index.row_of[paper_id]])
+
+
+_generic: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def generic_terms(model) -> np.ndarray:
+    """Per column of ``model``: True for a term too common to be a reason (see GENERIC_SHARE).
+
+    Judged from the model's own idf, never from the rows of an index, so a reason is the same
+    whichever papers are indexed beside the pick. A word the fit left out as too common counts as
+    generic; a pair is generic when both its words are.
+    """
+    terms = model.stem_terms
+    cached = _generic.get(model)
+    if cached is not None and len(cached) == len(terms):
+        return cached
+    vocabulary = model.vectorizer.vocabulary_
+    idf = np.asarray(model.vectorizer.idf_, dtype=np.float64)
+    # The smoothed idf is ln((1 + n) / (1 + df)) + 1, so the share of papers is about e^(1 - idf).
+    common = set()
+    for term, col in vocabulary.items():
+        if " " not in term and np.exp(1.0 - idf[col]) > GENERIC_SHARE:
+            common.add(term)
+    common |= set(model.pruned or ())
+    out = np.fromiter((all(w in common for w in str(t).split(" ")) for t in terms), dtype=bool,
+                      count=len(terms))
+    _generic[model] = out
+    return out
 
 
 def _distinct_terms(terms: list[str], n: int) -> list[str]:
