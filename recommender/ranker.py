@@ -50,9 +50,9 @@ class Weights:
 
     ``query_idf``: the query's term weights are multiplied by ``idf ** query_idf`` (keeping its
     length), so a profile leans on its rarer, more specific words (0: off). ``expansion``: for a
-    profile of at most EXPANSION_MAX_LIKES likes, the unit centroid of its ``expansion_depth`` best
-    papers is folded back into its query (pseudo-relevance feedback), weighing ``expansion /
-    likes²`` of the query's length (0: off; see :func:`expanded_queries`).
+    profile of at most EXPANSION_MAX_LIKES likes and no topics, the unit centroid of its
+    ``expansion_depth`` best papers is folded back into its query (pseudo-relevance feedback),
+    weighing ``expansion / likes²`` of the query's length (0: off; see :func:`expanded_queries`).
     """
 
     topics: float = 1.0
@@ -81,9 +81,11 @@ MODEL_MIN_LIKES_WITH_DISLIKES = 5
 EXPANSION_MAX_LIKES = 3
 #: A word pair written in a topic counts this many times its weight in a paper's row (see _text_rows).
 TOPIC_PHRASE_WEIGHT = 3.0
-#: A word in more than this share of the papers says nothing about why one was picked ("model",
-#: "learning"): never named as an extra reason (a pair of two such words neither).
-GENERIC_SHARE = 0.02
+#: A word in more than this share of the papers (and in more than GENERIC_MIN_PAPERS) says nothing
+#: about why one was picked ("learning", "network" in machine learning; "model" is usually past the
+#: fit's max_df already): never named as an extra reason, nor a topic shared only through it.
+GENERIC_SHARE = 0.25
+GENERIC_MIN_PAPERS = 10
 
 
 @dataclass
@@ -253,7 +255,8 @@ def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weight
     With a ``community``, what people who liked the same papers also liked adds to the score.
     """
     parts = [_parts(index, p, weights) for p in profiles]
-    queries = expanded_queries(index, parts, _queries(index, parts, profiles, weights), weights)
+    queries = expanded_queries(index, parts, _queries(index, parts, profiles, weights), weights,
+                               [bool(p.topics) for p in profiles])
     scores = _scores(index, queries, weights)
     if community is not None and weights.collaborative:
         scores += weights.collaborative * community.scores(index, [p.liked for p in parts],
@@ -262,8 +265,9 @@ def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weight
 
 
 def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr_matrix,
-                     weights: Weights) -> sparse.csr_matrix:
-    """Queries with pseudo-relevance feedback folded in, for profiles of 1..EXPANSION_MAX_LIKES likes.
+                     weights: Weights, has_topics: Sequence[bool]) -> sparse.csr_matrix:
+    """Queries with pseudo-relevance feedback folded in, for profiles of 1..EXPANSION_MAX_LIKES likes
+    and no topics.
 
     One liked paper is a thin description of a person's interest: its ``expansion_depth`` nearest
     papers (never the person's own liked or disliked ones, never a replaced row) share the subject
@@ -272,10 +276,15 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
     fades fast as likes accumulate (with 1/likes, profiles of 2-3 likes lost on the abstracts).
     Neighbours come from the whole index, not only the candidates being ranked, so brand-new papers
     gain from older ones. Costs one extra scoring pass for those profiles.
+
+    A profile with topics is left as it is: what the person wrote already says what the seed paper
+    leaves out, and folding in the seed's neighbours drowned the topics (one like and three
+    written words: every pick became "Like …").
     """
     if weights.expansion <= 0 or weights.expansion_depth <= 0:
         return queries
-    small = [i for i, p in enumerate(parts) if 0 < len(p.liked) <= EXPANSION_MAX_LIKES]
+    small = [i for i, p in enumerate(parts)
+             if 0 < len(p.liked) <= EXPANSION_MAX_LIKES and not has_topics[i]]
     if not small:
         return queries
     depth = int(weights.expansion_depth)
@@ -452,7 +461,7 @@ class _ExplainContext:
     def scores(self) -> np.ndarray:
         # Expansion changes what ranks, not how a pick is explained (that stays with the profile's
         # own words): the query kept for explaining is the unexpanded one.
-        query = expanded_queries(self.index, [self.parts], self.query, self.weights)
+        query = expanded_queries(self.index, [self.parts], self.query, self.weights, [bool(self.topics)])
         scores = _scores(self.index, query, self.weights)[0]
         if self.community is not None:
             self._collaborative = self.weights.collaborative * self.community.scores(
@@ -478,7 +487,11 @@ class _ExplainContext:
         liked_sims = (rows @ self.liked_rows.T).toarray() if self.liked_rows is not None else None
         topic_sims = (np.column_stack([rows @ topic for topic in self.each_topic.toarray()])
                       if self.each_topic is not None else None)
-        generic = generic_terms(index.model)
+        generic = generic_terms(index.model, index.fitted_on)
+        # Per topic, its words that can be a reason: a topic the paper shares only generic words
+        # with ("learning" for "deep learning") is not named.
+        topic_words = ([set(t.indices[~generic[t.indices]].tolist()) for t in self.each_topic]
+                       if self.each_topic is not None else [])
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -495,12 +508,13 @@ class _ExplainContext:
                 if sims[best] > 0 and self.parts.feedback * sims[best] >= topic_part:
                     similar_to = self.liked[best]
             topics: list[str] = []
+            row_columns = set(rows.indices[rows.indptr[i]:rows.indptr[i + 1]].tolist())
             if similar_to is None and topic_sims is not None and topic_part > 0:
                 row_sims = topic_sims[i]
                 # A topic sharing only a common word ("model") with the paper is no reason to name it.
                 floor = max(float(row_sims.max()) * 0.5, 1e-9)
                 topics = [self.topics[j] for j in np.argsort(-row_sims, kind="stable")[:MAX_TOPICS_NAMED]
-                          if row_sims[j] >= floor]
+                          if row_sims[j] >= floor and topic_words[j] & row_columns]
             # Say why in the terms of the reason given: the topics' words for a topic match.
             span = slice(rows.indptr[i], rows.indptr[i + 1])
             columns = rows.indices[span]
@@ -539,7 +553,7 @@ class _ExplainContext:
 _generic: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def generic_terms(model) -> np.ndarray:
+def generic_terms(model, n_docs: int) -> np.ndarray:
     """Per column of ``model``: True for a term too common to be a reason (see GENERIC_SHARE).
 
     Judged from the model's own idf, never from the rows of an index, so a reason is the same
@@ -548,19 +562,22 @@ def generic_terms(model) -> np.ndarray:
     """
     terms = model.stem_terms
     cached = _generic.get(model)
-    if cached is not None and len(cached) == len(terms):
-        return cached
+    if cached is not None and cached[0] == (len(terms), n_docs):
+        return cached[1]
     vocabulary = model.vectorizer.vocabulary_
     idf = np.asarray(model.vectorizer.idf_, dtype=np.float64)
-    # The smoothed idf is ln((1 + n) / (1 + df)) + 1, so the share of papers is about e^(1 - idf).
+    # The smoothed idf is ln((1 + n) / (1 + df)) + 1, so df = (1 + n) e^(1 - idf) - 1. In a small
+    # corpus every word is in a large share of it: there a word must be in GENERIC_MIN_PAPERS too.
+    n = max(int(n_docs), 1)
+    limit = max(GENERIC_SHARE * n, GENERIC_MIN_PAPERS)
     common = set()
     for term, col in vocabulary.items():
-        if " " not in term and np.exp(1.0 - idf[col]) > GENERIC_SHARE:
+        if " " not in term and (1 + n) * np.exp(1.0 - idf[col]) - 1 > limit:
             common.add(term)
     common |= set(model.pruned or ())
     out = np.fromiter((all(w in common for w in str(t).split(" ")) for t in terms), dtype=bool,
                       count=len(terms))
-    _generic[model] = out
+    _generic[model] = ((len(terms), n_docs), out)
     return out
 
 
