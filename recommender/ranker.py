@@ -15,6 +15,12 @@ person has enough feedback (10 likes, or 5 likes and a dislike), then growing wi
 feedback up to ``Weights.model``. Each paper's score is its dot product with the query times a
 positive per-paper factor (:func:`paper_prior`), plus, when a :class:`~recommender.Community` is
 given, ``collaborative`` times what people who liked the same papers also liked.
+
+Each part of the query (topics, the liked and disliked centroids, the model) leans on its rarer
+words: its weights times ``idf ** query_idf``, at the same length. A profile of one to three likes
+and no topics also gets its best papers' centroid folded back in (pseudo-relevance feedback,
+:func:`expanded_queries`). A phrase written in a topic counts TOPIC_PHRASE_WEIGHT times its place in
+a paper's row, so the phrase outranks one of its words used in another sense.
 """
 
 from __future__ import annotations
