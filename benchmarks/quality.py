@@ -84,6 +84,8 @@ SIM_USERS = 2000
 DIVERSITY = 0.15
 #: paperbot before it learned from feedback: how it weighed dislikes, and nothing else.
 PREVIOUS = Weights(disliked=0.5, topics_fade=0.0, half_life_days=0.0, model=0.0)
+#: paperbot without what issue 14 added for one seed paper and new papers (the idf lean, expansion).
+UNSHARPENED = replace(DEFAULT_WEIGHTS, query_idf=0.0, expansion=0.0)
 
 # arxiv-sanity-lite's vectorizer, exactly.
 REFERENCE_VECTORIZER = dict(
@@ -366,6 +368,9 @@ def run(splits: list[str], n_users: int | None, svm_users: int) -> tuple[list[Ro
                     methods += [("paperbot without collaborative", paperbot(index, collaborative=False)),
                                 ("paperbot without per-person model",
                                  paperbot(index, weights=replace(DEFAULT_WEIGHTS, model=0.0)))]
+                if split in ("P1", "cold"):
+                    methods.append(("paperbot without idf lean and expansion",
+                                    paperbot(index, weights=UNSHARPENED)))
                 if split in ("P10", "P1"):
                     methods.append((f"paperbot + MMR (diversity {DIVERSITY})",
                                     paperbot(index, diversity=DIVERSITY)))
@@ -402,6 +407,7 @@ def run(splits: list[str], n_users: int | None, svm_users: int) -> tuple[list[Ro
             train, test, candidates = conf_split(split, ids, authors)
             methods = [("paperbot", paperbot(index)),
                        ("paperbot without collaborative", paperbot(index, collaborative=False)),
+                       ("paperbot without idf lean and expansion", paperbot(index, weights=UNSHARPENED)),
                        ("paperbot before feedback learning",
                         paperbot(index, weights=PREVIOUS, collaborative=False))]
             if split == "conf-half":
