@@ -84,6 +84,8 @@ SIM_USERS = 2000
 DIVERSITY = 0.15
 #: paperbot before it learned from feedback: how it weighed dislikes, and nothing else.
 PREVIOUS = Weights(disliked=0.5, topics_fade=0.0, half_life_days=0.0, model=0.0)
+#: paperbot without what issue 14 added for one seed paper and new papers (the idf lean, expansion).
+UNSHARPENED = replace(DEFAULT_WEIGHTS, query_idf=0.0, expansion=0.0)
 
 # arxiv-sanity-lite's vectorizer, exactly.
 REFERENCE_VECTORIZER = dict(
@@ -177,12 +179,13 @@ class Reference:
         self.matrix = sparse.csr_matrix(TfidfVectorizer(**REFERENCE_VECTORIZER).fit_transform(texts),
                                         dtype=np.float32)
 
-    def _top(self, scores: np.ndarray, seen_rows: list[int], allowed: np.ndarray | None) -> list[str]:
+    def _top(self, scores: np.ndarray, seen_rows: list[int], allowed: np.ndarray | None,
+             k: int = K) -> list[str]:
         scores = scores.astype(np.float64, copy=True)
         if allowed is not None:
             scores[~allowed] = -np.inf
         scores[seen_rows] = -np.inf
-        k = min(K, int(np.isfinite(scores).sum()))
+        k = min(k, int(np.isfinite(scores).sum()))
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [self.ids[i] for i in best]
@@ -197,7 +200,8 @@ class Reference:
     def _seen(self, u: EvalUser) -> list[int]:
         return [self.row_of[i] for i in [*u.liked, *u.disliked] if i in self.row_of]
 
-    def centroid(self, users: list[EvalUser], candidates: list[str] | None, batch: int = 256) -> dict:
+    def centroid(self, users: list[EvalUser], candidates: list[str] | None, batch: int = 256,
+                 k: int = K) -> dict:
         """Mean of the liked rows, cosine; dislikes and ages are not used (only never ranked)."""
         allowed = self._allowed(candidates)
         out = {}
@@ -213,7 +217,7 @@ class Reference:
             queries = normalize(select @ self.matrix)
             scores = (queries @ self.matrix.T).toarray()
             for u, s in zip(chunk, scores, strict=True):
-                out[u.user] = self._top(s, self._seen(u), allowed)
+                out[u.user] = self._top(s, self._seen(u), allowed, k)
         return out
 
     def svm(self, users: list[EvalUser], candidates: list[str] | None) -> dict:
@@ -364,6 +368,9 @@ def run(splits: list[str], n_users: int | None, svm_users: int) -> tuple[list[Ro
                     methods += [("paperbot without collaborative", paperbot(index, collaborative=False)),
                                 ("paperbot without per-person model",
                                  paperbot(index, weights=replace(DEFAULT_WEIGHTS, model=0.0)))]
+                if split in ("P1", "cold"):
+                    methods.append(("paperbot without idf lean and expansion",
+                                    paperbot(index, weights=UNSHARPENED)))
                 if split in ("P10", "P1"):
                     methods.append((f"paperbot + MMR (diversity {DIVERSITY})",
                                     paperbot(index, diversity=DIVERSITY)))
@@ -400,6 +407,7 @@ def run(splits: list[str], n_users: int | None, svm_users: int) -> tuple[list[Ro
             train, test, candidates = conf_split(split, ids, authors)
             methods = [("paperbot", paperbot(index)),
                        ("paperbot without collaborative", paperbot(index, collaborative=False)),
+                       ("paperbot without idf lean and expansion", paperbot(index, weights=UNSHARPENED)),
                        ("paperbot before feedback learning",
                         paperbot(index, weights=PREVIOUS, collaborative=False))]
             if split == "conf-half":

@@ -15,6 +15,12 @@ person has enough feedback (10 likes, or 5 likes and a dislike), then growing wi
 feedback up to ``Weights.model``. Each paper's score is its dot product with the query times a
 positive per-paper factor (:func:`paper_prior`), plus, when a :class:`~recommender.Community` is
 given, ``collaborative`` times what people who liked the same papers also liked.
+
+Each part of the query (topics, the liked and disliked centroids, the model) leans on its rarer
+words: its weights times ``idf ** query_idf``, at the same length. A profile of one to three likes
+and no topics also gets its best papers' centroid folded back in (pseudo-relevance feedback,
+:func:`expanded_queries`). A phrase written in a topic counts TOPIC_PHRASE_WEIGHT times its place in
+a paper's row, so the phrase outranks one of its words used in another sense.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from recommender.diversity import diversify
 from recommender.index import PaperIndex
 from recommender.model import Feedback, person_vectors
 from recommender.profile import Pick, Profile
-from recommender.rows import dense_row, scale_rows, unit_rows
+from recommender.rows import dense_row, scale_rows, take_rows, unit_rows
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,12 @@ class Weights:
     fully). ``half_life_days``: feedback that old counts half (0: no fading). ``model``: the per-person
     model's largest share of the feedback part, reached at ``model_full`` likes + dislikes (0: never).
     ``collaborative``: weight of other people's likes, used only when a Community is passed.
+
+    ``query_idf``: the query's term weights are multiplied by ``idf ** query_idf`` (keeping its
+    length), so a profile leans on its rarer, more specific words (0: off). ``expansion``: for a
+    profile of at most EXPANSION_MAX_LIKES likes and no topics, the unit centroid of its
+    ``expansion_depth`` best papers is folded back into its query (pseudo-relevance feedback),
+    weighing ``expansion / likes²`` of the query's length (0: off; see :func:`expanded_queries`).
     """
 
     topics: float = 1.0
@@ -59,6 +71,9 @@ class Weights:
     model: float = 0.5
     model_full: float = 20.0
     collaborative: float = 1.0
+    query_idf: float = 0.5
+    expansion: float = 0.3
+    expansion_depth: int = 10
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -70,6 +85,16 @@ MODEL_MIN_LIKES_WITH_DISLIKES = 5
 #: Re-scores the content part (profiles × rows) before other people's likes are added: the embedding
 #: option (recommender/embeddings.py) is one.
 Blend = Callable[[PaperIndex, Sequence[Profile], np.ndarray], np.ndarray]
+#: Pseudo-relevance feedback is for small profiles only: past this many likes the likes themselves
+#: say enough (and a second scoring pass would cost every large profile its time).
+EXPANSION_MAX_LIKES = 3
+#: A word pair written in a topic counts this many times its weight in a paper's row (see _text_rows).
+TOPIC_PHRASE_WEIGHT = 3.0
+#: A word in more than this share of the papers (and in more than GENERIC_MIN_PAPERS) says nothing
+#: about why one was picked ("learning", "network" in machine learning; "model" is usually past the
+#: fit's max_df already): never named as an extra reason, nor a topic shared only through it.
+GENERIC_SHARE = 0.25
+GENERIC_MIN_PAPERS = 10
 
 
 @dataclass
@@ -123,15 +148,21 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
     n_terms = index.matrix.shape[1]
     if topic_rows is None:
         topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
+    # Each part leans on its rarer words; its length, so its weight in the sum, stays as it was.
+    def sharpen(rows: sparse.csr_matrix) -> sparse.csr_matrix:
+        return _sharpened(index, rows, weights.query_idf) if weights.query_idf else rows
+
+    topic_rows = sharpen(topic_rows)
     keep = np.array([1.0 - p.model for p in parts], dtype=np.float32)
     feedback_c = np.array([p.feedback for p in parts], dtype=np.float32)
     query = scale_rows(topic_rows, [p.topics for p in parts])
     liked_rows = disliked_rows = None
     if any(p.liked for p in parts):
-        liked_rows = _centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts])
+        liked_rows = sharpen(_centroids(index, [p.liked for p in parts], [p.liked_weights for p in parts]))
         query = query + scale_rows(liked_rows, keep * feedback_c)
     if any(p.disliked for p in parts):
-        disliked_rows = _centroids(index, [p.disliked for p in parts], [p.disliked_weights for p in parts])
+        disliked_rows = sharpen(_centroids(index, [p.disliked for p in parts],
+                                           [p.disliked_weights for p in parts]))
         query = query - scale_rows(disliked_rows, keep * weights.disliked)
     wanted = [i for i, p in enumerate(parts) if p.model > 0]
     if wanted and liked_rows is not None:
@@ -139,6 +170,7 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
                            [index.row_of[x] for x in parts[i].disliked], parts[i].disliked_weights)
                   for i in wanted]
         models, ok = person_vectors(index, people)
+        models = sharpen(models)
         share = np.where(ok, [parts[i].model * parts[i].feedback for i in wanted], 0.0)
         # Where no model could be made, the similarity part keeps its full weight.
         restore = np.where(ok, 0.0, [parts[i].model for i in wanted])
@@ -154,12 +186,62 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
     return sparse.csr_matrix(query, dtype=np.float32, shape=(len(parts), n_terms))
 
 
+_idf_powers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _idf_power(index: PaperIndex, power: float) -> np.ndarray:
+    """``idf ** power`` per column, cached per index state (the vocabulary only ever grows)."""
+    idf = np.asarray(index.model.vectorizer.idf_, dtype=np.float32)
+    width = index.matrix.shape[1]
+    key = (id(index.model), width, power)
+    cached = _idf_powers.get(index)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    values = np.ones(width, dtype=np.float32)
+    n = min(width, len(idf))
+    values[:n] = np.maximum(idf[:n], 1.0) ** power
+    _idf_powers[index] = (key, values)
+    return values
+
+
+def _sharpened(index: PaperIndex, query: sparse.csr_matrix, power: float) -> sparse.csr_matrix:
+    """Each query row's weights times ``idf ** power``, rescaled to the row's old length.
+
+    A one-paper profile's query is that paper's row, where a common word in the paper counts as
+    much as a rare one would in a paper of common words; leaning on the rarer words finds papers on
+    the same specific subject (on citeulike-a and on the NeurIPS + ICML abstracts, every split
+    gains; see docs/quality.md).
+    """
+    if query.nnz == 0:
+        return query
+    out = sparse.csr_matrix(query, dtype=np.float32, copy=True)
+    before = np.sqrt(np.bincount(np.repeat(np.arange(out.shape[0]), np.diff(out.indptr)),
+                                 weights=np.square(out.data, dtype=np.float64), minlength=out.shape[0]))
+    out.data *= _idf_power(index, power)[out.indices]
+    return scale_rows(unit_rows(out), before)
+
+
 def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
-    """Unit rows for free texts (an empty text gives an empty row). The vectorizer normalises its
-    rows (``norm="l2"``), so they need no second pass."""
+    """Unit rows for free texts such as topics (an empty text gives an empty row), the phrases
+    written in them weighing TOPIC_PHRASE_WEIGHT times their place in a paper's row.
+
+    What a person writes is the phrase they mean: "diffusion models" is about diffusion models,
+    and a paper on Langevin diffusion that shares only the word "diffusion" should rank below one
+    using the phrase. In a paper's row a word pair is down-weighted (a pair's rarity would otherwise
+    let one shared phrase outweigh several shared words); in a topic the pair is the point.
+    """
     if not texts:
         return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
-    return index.model.transform_short(texts)
+    rows = index.model.transform_short(texts)
+    if rows.nnz == 0 or TOPIC_PHRASE_WEIGHT == 1.0:
+        return rows
+    terms = index.model.stem_terms
+    pairs = np.fromiter((" " in terms[c] for c in rows.indices), dtype=bool, count=rows.nnz)
+    if not pairs.any():
+        return rows
+    out = sparse.csr_matrix(rows, dtype=np.float32, copy=True)
+    out.data[pairs] *= TOPIC_PHRASE_WEIGHT
+    return unit_rows(out)
 
 
 def _centroids(index: PaperIndex, ids: list[list[str]], weights: list[list[float]]) -> sparse.csr_matrix:
@@ -183,13 +265,61 @@ def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weight
     ``blend`` re-scores the content part first.
     """
     parts = [_parts(index, p, weights) for p in profiles]
-    scores = _scores(index, _queries(index, parts, profiles, weights), weights)
+    queries = expanded_queries(index, parts, _queries(index, parts, profiles, weights), weights,
+                               [bool(p.topics) for p in profiles])
+    scores = _scores(index, queries, weights)
     if blend is not None:
         scores = blend(index, profiles, scores)
     if community is not None and weights.collaborative:
         scores += weights.collaborative * community.scores(index, [p.liked for p in parts],
                                                            [p.liked_weights for p in parts])
     return scores
+
+
+def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr_matrix,
+                     weights: Weights, has_topics: Sequence[bool]) -> sparse.csr_matrix:
+    """Queries with pseudo-relevance feedback folded in, for profiles of 1..EXPANSION_MAX_LIKES likes
+    and no topics.
+
+    One liked paper is a thin description of a person's interest: its ``expansion_depth`` nearest
+    papers (never the person's own liked or disliked ones, never a replaced row) share the subject
+    and add the words the seed paper happened not to use. Their unit centroid is added with weight
+    ``expansion / likes²`` times the query's length, so the seed still dominates and the expansion
+    fades fast as likes accumulate (with 1/likes, profiles of 2-3 likes lost on the abstracts).
+    Neighbours come from the whole index, not only the candidates being ranked, so brand-new papers
+    gain from older ones. Costs one extra scoring pass for those profiles.
+
+    A profile with topics is left as it is: what the person wrote already says what the seed paper
+    leaves out, and folding in the seed's neighbours drowned the topics (one like and three
+    written words: every pick became "Like …").
+    """
+    if weights.expansion <= 0 or weights.expansion_depth <= 0:
+        return queries
+    small = [i for i, p in enumerate(parts)
+             if 0 < len(p.liked) <= EXPANSION_MAX_LIKES and not has_topics[i]]
+    if not small:
+        return queries
+    depth = int(weights.expansion_depth)
+    seeds = take_rows(queries, small)
+    scores = _scores(index, seeds, weights)
+    scores[:, ~index.alive] = -np.inf
+    for j, i in enumerate(small):
+        scores[j, [index.row_of[x] for x in parts[i].liked + parts[i].disliked]] = -np.inf
+    depth = min(depth, scores.shape[1])
+    if depth <= 0:
+        return queries
+    top = np.argpartition(-scores, depth - 1, axis=1)[:, :depth]
+    usable = np.isfinite(np.take_along_axis(scores, top, axis=1)) & (
+        np.take_along_axis(scores, top, axis=1) > 0)
+    select = sparse.csr_matrix((usable.ravel().astype(np.float32), top.ravel(),
+                                np.arange(0, top.size + 1, depth)),
+                               shape=(len(small), index.matrix.shape[0]))
+    neighbours = unit_rows(select @ index.matrix)
+    length = np.sqrt(np.asarray(seeds.multiply(seeds).sum(axis=1)).ravel())
+    likes = np.array([max(sum(parts[i].liked_weights), 1.0) for i in small], dtype=np.float32)
+    place = sparse.csr_matrix(((weights.expansion * length / likes ** 2).astype(np.float32),
+                               (small, np.arange(len(small)))), shape=(len(parts), len(small)))
+    return sparse.csr_matrix(queries + place @ neighbours, dtype=np.float32)
 
 
 def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> np.ndarray:
@@ -342,7 +472,10 @@ class _ExplainContext:
         self._collaborative: np.ndarray | None = None
 
     def scores(self) -> np.ndarray:
-        scores = _scores(self.index, self.query, self.weights)
+        # Expansion changes what ranks, not how a pick is explained (that stays with the profile's
+        # own words): the query kept for explaining is the unexpanded one.
+        query = expanded_queries(self.index, [self.parts], self.query, self.weights, [bool(self.topics)])
+        scores = _scores(self.index, query, self.weights)
         scores = (self.blend(self.index, [self.profile], scores) if self.blend is not None else scores)[0]
         if self.community is not None:
             self._collaborative = self.weights.collaborative * self.community.scores(
@@ -368,6 +501,11 @@ class _ExplainContext:
         liked_sims = (rows @ self.liked_rows.T).toarray() if self.liked_rows is not None else None
         topic_sims = (np.column_stack([rows @ topic for topic in self.each_topic.toarray()])
                       if self.each_topic is not None else None)
+        generic = generic_terms(index.model, index.fitted_on)
+        # Per topic, its words that can be a reason: a topic the paper shares only generic words
+        # with ("learning" for "deep learning") is not named.
+        topic_words = ([set(t.indices[~generic[t.indices]].tolist()) for t in self.each_topic]
+                       if self.each_topic is not None else [])
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -384,12 +522,13 @@ class _ExplainContext:
                 if sims[best] > 0 and self.parts.feedback * sims[best] >= topic_part:
                     similar_to = self.liked[best]
             topics: list[str] = []
+            row_columns = set(rows.indices[rows.indptr[i]:rows.indptr[i + 1]].tolist())
             if similar_to is None and topic_sims is not None and topic_part > 0:
                 row_sims = topic_sims[i]
                 # A topic sharing only a common word ("model") with the paper is no reason to name it.
                 floor = max(float(row_sims.max()) * 0.5, 1e-9)
                 topics = [self.topics[j] for j in np.argsort(-row_sims, kind="stable")[:MAX_TOPICS_NAMED]
-                          if row_sims[j] >= floor]
+                          if row_sims[j] >= floor and topic_words[j] & row_columns]
             # Say why in the terms of the reason given: the topics' words for a topic match.
             span = slice(rows.indptr[i], rows.indptr[i + 1])
             columns = rows.indices[span]
@@ -397,11 +536,14 @@ class _ExplainContext:
             shared = data != 0
             columns, data = columns[shared], data[shared]
             if topics:
-                # The named topics' own words go without saying.
+                # The named topics' own words go without saying, and generic words add nothing to
+                # them ("…; also model" convinces nobody).
                 said = set().union(*(index.model.stems(t) for t in topics))
                 keep = [j for j, col in enumerate(columns)
-                        if not set(index.model.stem_terms[col].split(" ")) <= said]
+                        if not generic[col] and not set(index.model.stem_terms[col].split(" ")) <= said]
                 columns, data = columns[keep], data[keep]
+            elif not generic[columns].all():
+                columns, data = columns[~generic[columns]], data[~generic[columns]]
             out.append(Pick(paper_id, score, self._terms(columns, data, n_terms), similar_to, topics,
                             by_others))
         return out
@@ -420,6 +562,37 @@ class _ExplainContext:
         if self._collaborative is None:
             self.scores()
         return float(self._collaborative[self.index.row_of[paper_id]])
+
+
+_generic: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def generic_terms(model, n_docs: int) -> np.ndarray:
+    """Per column of ``model``: True for a term too common to be a reason (see GENERIC_SHARE).
+
+    Judged from the model's own idf, never from the rows of an index, so a reason is the same
+    whichever papers are indexed beside the pick. A word the fit left out as too common counts as
+    generic; a pair is generic when both its words are.
+    """
+    terms = model.stem_terms
+    cached = _generic.get(model)
+    if cached is not None and cached[0] == (len(terms), n_docs):
+        return cached[1]
+    vocabulary = model.vectorizer.vocabulary_
+    idf = np.asarray(model.vectorizer.idf_, dtype=np.float64)
+    # The smoothed idf is ln((1 + n) / (1 + df)) + 1, so df = (1 + n) e^(1 - idf) - 1. In a small
+    # corpus every word is in a large share of it: there a word must be in GENERIC_MIN_PAPERS too.
+    n = max(int(n_docs), 1)
+    limit = max(GENERIC_SHARE * n, GENERIC_MIN_PAPERS)
+    common = set()
+    for term, col in vocabulary.items():
+        if " " not in term and (1 + n) * np.exp(1.0 - idf[col]) - 1 > limit:
+            common.add(term)
+    common |= set(model.pruned or ())
+    out = np.fromiter((all(w in common for w in str(t).split(" ")) for t in terms), dtype=bool,
+                      count=len(terms))
+    _generic[model] = ((len(terms), n_docs), out)
+    return out
 
 
 def _distinct_terms(terms: list[str], n: int) -> list[str]:

@@ -1,0 +1,155 @@
+"""How long a whole ``paperbot eval`` process takes, per split, against the TF-IDF centroid's.
+
+    .venv/bin/python benchmarks/eval_time.py       # every split once; rewrites its part of docs/quality.md
+    .venv/bin/python benchmarks/eval_time.py --splits P1,cold --repeat 3 --no-write
+
+Each split of ``benchmarks/quality.py`` that a users file can express is written to a temporary
+directory (papers, users with their dislikes, candidates), then two processes are timed from start
+to exit, wall clock, ranking 300 papers per user: ``python -m bot.cli eval`` (reading the papers,
+fitting paperbot's index, ranking through ``bot.evaluate``, writing the JSONL) and
+``benchmarks/centroid_eval.py`` (reading, fitting arxiv-sanity's vectorizer, ranking by the
+centroid, writing the same JSONL). Both include Python's start-up and imports. With ``--repeat``
+the two alternate and each keeps its fastest run, which is the least disturbed by other load.
+``drift`` is left out: its feedback ages cannot be written in a users file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import quality  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    ROOT,
+    SHARED_DATA,
+    add_write_option,
+    machine,
+    read_papers,
+    wants_write,
+    write_section,
+)
+from bot.evaluate import EvalUser  # noqa: E402
+from recommender import PaperIndex  # noqa: E402
+
+SPLITS = ("P10", "P1", "cold", "feedback", "foreign", "conf-half", "conf-one", "conf-cold")
+START, END = "<!-- eval-time:start -->", "<!-- eval-time:end -->"
+LIMIT = 1.5
+
+
+def _write_users(path: Path, users: list[EvalUser]) -> Path:
+    with path.open("w", encoding="utf-8") as f:
+        for u in users:
+            f.write(json.dumps({"user": u.user, "liked": u.liked, "disliked": u.disliked}) + "\n")
+    return path
+
+
+def prepare(splits: list[str], where: Path) -> dict[str, tuple[Path, Path, Path | None]]:
+    """(papers file, users file, candidates file or None) per split."""
+    out: dict[str, tuple[Path, Path, Path | None]] = {}
+    cite = quality.DATA / "papers.jsonl"
+    ids: list[str] | None = None
+    index: PaperIndex | None = None
+    conf_papers = where / "conf.jsonl"
+    conf = None
+    for split in splits:
+        candidates = None
+        if split.startswith("conf-"):
+            if conf is None:
+                conf_papers.write_text("".join((SHARED_DATA / name).read_text(encoding="utf-8")
+                                               for name in quality.CONF_FILES), encoding="utf-8")
+                c_ids, _, authors = quality.load_conf()
+                conf = (c_ids, authors)
+            train, _, cand = quality.conf_split(split, *conf)
+            papers = conf_papers
+        else:
+            if ids is None:
+                ids, texts = read_papers(cite)
+            if split in ("P10", "P1", "cold"):
+                train, _, cand = quality.load_split(split, ids)
+            else:
+                if index is None:
+                    index = PaperIndex.build(ids, texts)
+                train, _, cand = quality.simulated_split(split, index, ids)
+            papers = cite
+        if cand is not None:
+            candidates = where / f"{split}-candidates.txt"
+            candidates.write_text("\n".join(cand) + "\n", encoding="utf-8")
+        out[split] = (papers, _write_users(where / f"{split}-users.jsonl", train), candidates)
+    return out
+
+
+def _seconds(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def commands(papers: Path, users: Path, candidates: Path | None, out: Path) -> tuple[list[str], list[str]]:
+    """The ``paperbot eval`` process and the centroid's, on the same files."""
+    args = ["--papers", str(papers), "--users", str(users), "--k", str(quality.K), "--out", str(out)]
+    if candidates is not None:
+        args += ["--candidates", str(candidates)]
+    return ([sys.executable, "-m", "bot.cli", "eval", *args],
+            [sys.executable, str(ROOT / "benchmarks" / "centroid_eval.py"), *args])
+
+
+def run(splits: list[str], repeat: int) -> list[tuple[str, int, float, float]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        where = Path(tmp)
+        for split, (papers, users, candidates) in prepare(splits, where).items():
+            ours, theirs = commands(papers, users, candidates, where / "ranked.jsonl")
+            best_ours = best_theirs = float("inf")
+            for _ in range(max(1, repeat)):
+                best_ours = min(best_ours, _seconds(ours))
+                best_theirs = min(best_theirs, _seconds(theirs))
+            n_users = sum(1 for line in users.read_text(encoding="utf-8").splitlines() if line.strip())
+            rows.append((split, n_users, best_ours, best_theirs))
+            quality.console.print(f"  {split:9s} {n_users:5d} users  paperbot eval {best_ours:6.1f} s  "
+                                  f"centroid {best_theirs:6.1f} s  {best_ours / best_theirs:.2f}×")
+    return rows
+
+
+def markdown(rows: list[tuple[str, int, float, float]], command: str, repeat: int) -> str:
+    lines = [START, "## Whole-process eval time", "",
+             f"Command: `{command}` ({machine()}; fastest of {repeat} run{'s' if repeat > 1 else ''} "
+             "each). Wall clock of each process from start to exit, Python's start-up, reading, fitting, "
+             f"ranking {quality.K} papers per user and writing included; target: at most {LIMIT}× the "
+             "centroid's.", "",
+             "| split | users | `paperbot eval` | TF-IDF centroid | ratio |", "|---|---|---|---|---|"]
+    lines += [f"| {s} | {n} | {a:.1f} s | {b:.1f} s | {a / b:.2f}× |" for s, n, a, b in rows]
+    lines += ["", "`drift` is left out: its feedback ages cannot be written in a users file.", END]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--splits", default=",".join(SPLITS), help=f"comma-separated, of {', '.join(SPLITS)}")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each process; the fastest counts")
+    add_write_option(parser, "docs/quality.md", "for every split")
+    args = parser.parse_args(argv)
+    splits = [s.strip() for s in args.splits.split(",") if s.strip()]
+    if unknown := [s for s in splits if s not in SPLITS]:
+        parser.error(f"unknown split(s): {', '.join(unknown)}")
+    if not (quality.DATA / "papers.jsonl").exists():
+        quality.console.print("citeulike-a not found in ../shared/data; nothing to time.")
+        return 0
+    if not all((SHARED_DATA / f).exists() for f in quality.CONF_FILES):
+        splits = [s for s in splits if not s.startswith("conf-")]
+    rows = run(splits, args.repeat)
+    if wants_write(args, splits == list(SPLITS)):
+        options = " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python benchmarks/eval_time.py" + (" " + options if options else "")
+        write_section(markdown(rows, ".venv/bin/" + command, args.repeat), START, END, quality.DOC)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
