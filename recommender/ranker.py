@@ -25,6 +25,7 @@ a paper's row, so the phrase outranks one of its words used in another sense.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
@@ -565,6 +566,7 @@ class _ExplainContext:
 
 
 _generic: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_generic_lock = threading.Lock()  # worked out once per model: a digest run's threads all ask at once
 
 
 def generic_terms(model, n_docs: int) -> np.ndarray:
@@ -574,6 +576,11 @@ def generic_terms(model, n_docs: int) -> np.ndarray:
     whichever papers are indexed beside the pick. A word the fit left out as too common counts as
     generic; a pair is generic when both its words are.
     """
+    with _generic_lock:
+        return _generic_terms(model, n_docs)
+
+
+def _generic_terms(model, n_docs: int) -> np.ndarray:
     terms = model.stem_terms
     cached = _generic.get(model)
     if cached is not None and cached[0] == (len(terms), n_docs):

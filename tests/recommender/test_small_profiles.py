@@ -134,6 +134,36 @@ def test_generic_words_are_flagged_from_the_model_alone():
     assert generic_terms(index.model, index.fitted_on) is flags  # cached per model
 
 
+def test_threads_asking_at_once_share_one_working_out_of_the_generic_words(monkeypatch):
+    import threading
+    import time
+
+    index = _common_word_index()
+    found, start = [], threading.Barrier(8)
+    vectorizer = index.model.vectorizer
+
+    class Slow:  # as on a real corpus, where working them out takes a while
+        idf_ = vectorizer.idf_
+
+        @property
+        def vocabulary_(self):
+            time.sleep(0.05)
+            return vectorizer.vocabulary_
+
+    monkeypatch.setattr(index.model, "vectorizer", Slow())
+
+    def ask():
+        start.wait()
+        found.append(generic_terms(index.model, index.fitted_on))
+
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(found) == 8 and all(f is found[0] for f in found)  # a digest run's workers: once, not 8 times
+
+
 def test_a_topic_reason_never_trails_off_into_a_generic_word():
     index = _common_word_index()
     profile = Profile(topics=["quantum qubits", "deep learning"])
