@@ -21,7 +21,8 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
-from bot.owner import owner_alive, owner_id
+from bot.jobs import claim_job
+from bot.owner import owner_id
 from recommender import PaperIndex
 from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors
 from storage import StorageError, Store
@@ -96,7 +97,7 @@ class Embeddings:
         """Encode and store the vectors of every paper lacking one, holding the job lease; returns how
         many were stored (0 when another process holds the lease: it is doing them)."""
         owner = owner or owner_id()
-        if not self._claim(owner):
+        if not claim_job(self.store, EMBED_JOB, owner, EMBED_LEASE):
             log.debug("another process is computing paper vectors")
             return 0
         done, error = 0, None
@@ -129,14 +130,6 @@ class Embeddings:
                 log.warning("could not finish the %s lease (%s); it runs out by itself", EMBED_JOB, exc)
         return done
 
-    def _claim(self, owner: str) -> bool:
-        now = datetime.now(UTC)
-        job = self.store.get_job(EMBED_JOB)
-        running = job is not None and job.status == "running" and job.owner
-        dead = {job.owner} if running and owner_alive(job.owner) is False else set()
-        return self.store.take_lease(JOB, (EMBED_JOB,), owner, _iso(now + EMBED_LEASE), _iso(now), dead=dead,
-                                     fresh={"day": now.date().isoformat(), "started_at": _iso(now),
-                                            "finished_at": None, "error": None}) is not None
 
     def _compute_in_background(self) -> None:
         with self._lock:

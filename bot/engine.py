@@ -20,7 +20,8 @@ from collections.abc import Callable, Hashable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from bot.owner import owner_alive, owner_id
+from bot.jobs import claim_job
+from bot.owner import owner_id
 from recommender import Community, PaperIndex
 from recommender.text_model import TextModel
 from storage import StorageError, Store
@@ -179,7 +180,7 @@ class Engine:
         def work() -> None:
             owner = owner_id()
             try:
-                if not self._claim_refit(owner):
+                if not claim_job(self.store, REFIT_JOB, owner, REFIT_LEASE):
                     log.debug("another process is refitting the model; its saved model is loaded when ready")
                     return
                 try:
@@ -203,15 +204,6 @@ class Engine:
 
         threading.Thread(target=work, name="paperbot-refit", daemon=True).start()
 
-    def _claim_refit(self, owner: str) -> bool:
-        """Whether ``owner`` got the refit lease (no other process is refitting, or its refitter died)."""
-        now = datetime.now(UTC)
-        job = self.store.get_job(REFIT_JOB)
-        running = job is not None and job.status == "running" and job.owner
-        dead = {job.owner} if running and owner_alive(job.owner) is False else set()
-        return self.store.take_lease(JOB, (REFIT_JOB,), owner, _iso(now + REFIT_LEASE), _iso(now), dead=dead,
-                                     fresh={"day": now.date().isoformat(), "started_at": _iso(now),
-                                            "finished_at": None, "error": None}) is not None
 
 
 def _iso(moment: datetime) -> str:
