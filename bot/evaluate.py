@@ -1,8 +1,9 @@
 """The offline evaluation protocol (``paperbot eval``), run through the bot's own recommender code.
 
 Each user's liked, disliked and topics become a :class:`recommender.Profile`; profiles are scored in
-batches with :func:`recommender.score_matrix` and cut with :func:`recommender.top_k`, exactly the calls
-behind a digest. Everyone's given likes also form a :class:`recommender.Community`, so a user's
+batches with :func:`recommender.score_matrix`, exactly the call behind a digest, and cut with
+:func:`recommender.best_of_matrix`, which picks what :func:`recommender.top_k` would, for a whole batch.
+Everyone's given likes also form a :class:`recommender.Community`, so a user's
 ranking draws on what users with the same liked papers liked too (collaborative filtering; only the
 users file is used, never the held-out truth). :func:`metrics` then compares the ranked lists with
 held-out likes; :func:`intra_list_similarity` says how alike the top of each list is.
@@ -25,9 +26,9 @@ from recommender import (
     PaperIndex,
     Profile,
     Weights,
+    best_of_matrix,
     diversify,
     score_matrix,
-    top_k,
 )
 from recommender import intra_list_similarity as _ils
 from recommender.ranker import Blend
@@ -152,15 +153,16 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         if allowed is not None:
             # Same effect as top_k(candidates=...), without rebuilding the mask for every user.
             scores[:, ~allowed] = -np.inf
-        for user, row in zip(chunk, scores, strict=True):
-            exclude = set(user.liked) | set(user.disliked)
+        scores[:, ~index.alive] = -np.inf
+        for i, user in enumerate(chunk):
+            own = [index.row_of[pid] for pid in (*user.liked, *user.disliked) if pid in index.row_of]
+            scores[i, own] = -np.inf
+        wanted = max(k, 3 * diverse_head) if diversity > 0 else k
+        for user, best in zip(chunk, best_of_matrix(index, scores, wanted), strict=True):
             if diversity > 0:
-                best = top_k(index, row, max(k, 3 * diverse_head), exclude=exclude, min_score=None)
                 head = diversify(index, best[:3 * diverse_head], diverse_head, diversity)
                 chosen = {pid for pid, _ in head}
                 best = (head + [b for b in best if b[0] not in chosen])[:k]
-            else:
-                best = top_k(index, row, k, exclude=exclude, min_score=None)
             yield user.user, [pid for pid, _ in best]
         if progress is not None:
             progress(min(start + batch, len(users)), len(users))

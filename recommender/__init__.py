@@ -7,6 +7,7 @@ from recommender.profile import Pick, Profile
 from recommender.ranker import (
     DEFAULT_WEIGHTS,
     Weights,
+    best_of_matrix,
     best_of_rows,
     explain,
     explain_picks,
@@ -18,6 +19,6 @@ from recommender.ranker import (
     top_k,
 )
 
-__all__ = ["DEFAULT_WEIGHTS", "Community", "PaperIndex", "Pick", "Profile", "Weights", "best_of_rows",
-           "diversify", "explain", "explain_picks", "intra_list_similarity", "model_share", "profile_vectors",
-           "rank", "score_matrix", "search", "top_k"]
+__all__ = ["DEFAULT_WEIGHTS", "Community", "PaperIndex", "Pick", "Profile", "Weights", "best_of_matrix",
+           "best_of_rows", "diversify", "explain", "explain_picks", "intra_list_similarity", "model_share",
+           "profile_vectors", "rank", "score_matrix", "search", "top_k"]

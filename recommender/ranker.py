@@ -394,21 +394,70 @@ def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str
 def best_of_rows(index: PaperIndex, scores: np.ndarray, rows: np.ndarray, k: int) -> list[tuple[str, float]]:
     """The ``k`` best (paper id, score) among ``rows`` (row numbers) of one score row, best first;
     equal scores go to the earlier row (the paper indexed first), so the choice never depends on
-    how a partial sort happened to break a tie."""
-    rows = np.asarray(rows)
-    k = min(k, len(rows))
+    how a partial sort happened to break a tie. Non-finite scores are never chosen."""
+    rows = np.asarray(rows, dtype=np.int64)
+    best = _best_of(scores[rows], rows, k)
+    return list(zip(_ids_array(index)[best].tolist(), scores[best].tolist(), strict=True))
+
+
+def best_of_matrix(index: PaperIndex, scores: np.ndarray, k: int) -> list[list[tuple[str, float]]]:
+    """:func:`best_of_rows` for every row of ``scores`` at once, each row's allowed papers being its
+    finite entries (mark the rest ``-inf`` first: replaced rows, the person's own papers, non-candidates).
+
+    The same lists, ties to the earlier row included, in a fraction of the time over many rows.
+    """
+    ids = _ids_array(index)
+    return [list(zip(ids[cols].tolist(), row[cols].tolist(), strict=True))
+            for row, cols in zip(scores, best_columns(scores, k), strict=True)]
+
+
+#: best_columns reads every SAMPLE_STEP-th score to find a bar that about 2k scores clear.
+SAMPLE_STEP = 8
+
+
+def best_columns(scores: np.ndarray, k: int) -> list[np.ndarray]:
+    """For each row of ``scores``, the columns of its ``k`` best finite scores, best first, equal scores
+    in column order (as :func:`best_of_rows` orders them).
+
+    A full partial sort of every row is most of an eval's ranking time. A bar per row, taken from a
+    sample of the row, leaves a few hundred columns to sort; a row where fewer than ``k`` clear the bar
+    (rare: the bar aims at twice that) is sorted whole. Every score equal to the k-th best clears the
+    bar, so ties are broken by column exactly as in a full sort.
+    """
+    n_rows, n = scores.shape
+    k = min(k, n)
     if k <= 0:
-        return []
-    values = scores[rows]
-    keep = np.arange(len(values))
-    if k < len(values):
-        kth = values[np.argpartition(-values, k - 1)[k - 1]]  # the k-th largest
+        return [np.zeros(0, dtype=np.int64) for _ in range(n_rows)]
+    picked = min(n // SAMPLE_STEP, 2 * k // SAMPLE_STEP)
+    if picked >= 1:
+        sample = scores[:, ::SAMPLE_STEP]
+        bar = -np.partition(-sample, picked - 1, axis=1)[:, picked - 1:picked]
+        clear = scores >= bar
+        short = clear.sum(axis=1) < k
+        clear[short] = True
+    else:
+        clear = np.ones_like(scores, dtype=bool)
+    rows, cols = np.nonzero(clear)
+    bounds = np.searchsorted(rows, np.arange(n_rows + 1))
+    return [_best_of(scores[r, cols[bounds[r]:bounds[r + 1]]], cols[bounds[r]:bounds[r + 1]], k)
+            for r in range(n_rows)]
+
+
+def _best_of(values: np.ndarray, cols: np.ndarray, k: int) -> np.ndarray:
+    """The columns of the k best finite ``values`` (one per ``cols`` entry), best first, ties by column."""
+    finite = np.isfinite(values)
+    if not finite.all():
+        values, cols = values[finite], cols[finite]
+    if k <= 0:
+        return cols[:0]
+    if len(values) > k:
+        kth = values[np.argpartition(-values, k - 1)[k - 1]]
         above = np.flatnonzero(values > kth)
-        tied = np.flatnonzero(values == kth)  # often thousands (short texts): sort only these by row
-        tied = tied[np.argsort(rows[tied], kind="stable")][: k - len(above)]
+        tied = np.flatnonzero(values == kth)  # often thousands (short texts): sort only these by column
+        tied = tied[np.argsort(cols[tied], kind="stable")][: k - len(above)]
         keep = np.concatenate([above, tied])
-    best = keep[np.lexsort((rows[keep], -values[keep]))]
-    return list(zip(_ids_array(index)[rows[best]].tolist(), values[best].tolist(), strict=True))
+        values, cols = values[keep], cols[keep]
+    return cols[np.lexsort((cols, -values))]
 
 
 def rank(index: PaperIndex, profile: Profile, k: int, exclude: Collection[str] = (),

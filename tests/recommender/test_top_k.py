@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from recommender import PaperIndex, best_of_rows, top_k
+from recommender import PaperIndex, best_of_matrix, best_of_rows, top_k
+from recommender.ranker import best_columns
 
 
 def index_of(n: int) -> PaperIndex:
@@ -27,3 +28,38 @@ def test_exclusions_floor_and_non_finite_scores():
     assert [pid for pid, _ in top_k(index, scores, 10, min_score=0.1)] == ["p0", "p2", "p4"]
     assert [pid for pid, _ in top_k(index, scores, 10, min_score=None)] == ["p0", "p2", "p4", "p5"]
     assert [pid for pid, _ in top_k(index, scores, 10, candidates={"p4", "p5", "nope"})] == ["p4", "p5"]
+
+
+def _full_sort(row: np.ndarray, k: int) -> list[int]:
+    """The reference: every finite score sorted best first, ties by column."""
+    cols = [c for c in range(len(row)) if np.isfinite(row[c])]
+    return sorted(cols, key=lambda c: (-row[c], c))[:k]
+
+
+def test_best_columns_match_a_full_sort_ties_and_gaps_included():
+    rng = np.random.default_rng(7)
+    n, k = 4000, 300
+    dense = rng.random((6, n)).astype(np.float32)
+    ties = np.round(rng.random((6, n)) * 20).astype(np.float32) / 20  # thousands of equal scores
+    sparse_row = np.where(rng.random(n) < 0.05, rng.random(n), 0.0).astype(np.float32)  # 0s tie at the k-th
+    few = np.full(n, -np.inf, dtype=np.float32)
+    few[rng.choice(n, 120, replace=False)] = rng.random(120)  # fewer than k allowed
+    gaps = dense[0].copy()
+    gaps[rng.choice(n, 3000, replace=False)] = -np.inf  # candidates only
+    # The sample holds the best scores, so too few clear its bar: the row is sorted whole.
+    skewed = np.zeros(n, dtype=np.float32)
+    skewed[::8] = 1.0 + np.arange(len(skewed[::8]))
+    scores = np.vstack([dense, ties, sparse_row, few, gaps, skewed])
+    got = best_columns(scores, k)
+    for row, cols in zip(scores, got, strict=True):
+        assert cols.tolist() == _full_sort(row, k)
+
+
+def test_best_of_matrix_is_best_of_rows_for_every_row():
+    index = index_of(40)
+    rng = np.random.default_rng(3)
+    scores = np.round(rng.random((5, 40)) * 4).astype(np.float32)
+    scores[1, :30] = -np.inf
+    for row, best in zip(scores, best_of_matrix(index, scores, 12), strict=True):
+        assert best == best_of_rows(index, row, np.flatnonzero(np.isfinite(row)), 12)
+    assert best_of_matrix(index, scores, 0) == [[]] * 5
