@@ -44,9 +44,10 @@ class _Cache:
     rows: np.ndarray           # index rows of the cache papers, sorted
     matrix: sparse.csr_matrix  # their TF-IDF rows
     columns: sparse.csc_matrix  # the same, for slicing by term
-    transposed: sparse.csr_matrix  # terms × cache papers, for products with feedback rows
     eigenvalues: np.ndarray    # of their Gram matrix (float64)
     eigenvectors: np.ndarray
+    words: np.ndarray          # the terms the cache papers use, sorted
+    projector: np.ndarray      # C' V on those terms (words × cache papers): V' C F' = (F C' V)'
 
 
 _caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -68,8 +69,12 @@ def negative_cache(index: PaperIndex, size: int = CACHE_SIZE) -> _Cache:
     sample = sparse.csr_matrix(matrix[rows], dtype=np.float32)
     gram = (sample @ sample.T).toarray().astype(np.float64)
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
-    cache = _Cache(key, rows, sample, sample.tocsc(), sample.T.tocsr(), np.maximum(eigenvalues, 0.0),
-                   eigenvectors)
+    # With the eigenvectors folded into the cache's rows once, a feedback paper's projection is a
+    # sparse row times a dense block: ~20 non-zeros × 500, not a 500 × 500 product per paper.
+    words = np.unique(sample.indices)
+    projector = np.asarray(sample[:, words].T.astype(np.float64) @ eigenvectors)
+    cache = _Cache(key, rows, sample, sample.tocsc(), np.maximum(eigenvalues, 0.0),
+                   eigenvectors, words, projector)
     _caches[index] = cache
     return cache
 
@@ -176,9 +181,8 @@ def _chunk(index: PaperIndex, people: Sequence[Feedback],
     feedback = sparse.csr_matrix(index.matrix[np.concatenate([np.asarray(o, np.int64) for o in own])],
                                  dtype=np.float32)
     gram = (feedback @ feedback.T).toarray().astype(np.float64)
-    cross = (feedback @ cache.transposed).toarray().astype(np.float64)  # F C'
     vectors = cache.eigenvectors
-    projected = vectors.T @ cross.T  # V' C F', one column per feedback paper
+    projected = np.asarray(feedback[:, cache.words] @ cache.projector).T  # V' C F', a column per paper
     n_cache = len(cache.rows)
     coefficients = np.zeros(bounds[-1])  # a, for every feedback paper
     cache_terms = np.zeros((n_cache, n_people))  # diag(scale) V' C F' a, per person
