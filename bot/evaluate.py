@@ -31,7 +31,7 @@ from recommender import (
     score_matrix,
 )
 from recommender import intra_list_similarity as _ils
-from recommender.ranker import Blend
+from recommender.ranker import Blend, best_columns
 
 #: With diversity, this many places at the head of each list are chosen by MMR.
 DIVERSE_HEAD = 50
@@ -147,6 +147,7 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         allowed = np.zeros(len(index.ids), dtype=bool)
         rows = [index.row_of[c] for c in candidates if c in index.row_of]
         allowed[rows] = True
+    ids = np.array(index.ids, dtype=object)
     for start in range(0, len(users), batch):
         chunk = users[start:start + batch]
         scores = score_matrix(index, [u.profile for u in chunk], weights, community, blend)
@@ -157,13 +158,15 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         for i, user in enumerate(chunk):
             own = [index.row_of[pid] for pid in (*user.liked, *user.disliked) if pid in index.row_of]
             scores[i, own] = -np.inf
-        wanted = max(k, 3 * diverse_head) if diversity > 0 else k
-        for user, best in zip(chunk, best_of_matrix(index, scores, wanted), strict=True):
-            if diversity > 0:
+        if diversity > 0:
+            lists = best_of_matrix(index, scores, max(k, 3 * diverse_head))
+            for user, best in zip(chunk, lists, strict=True):
                 head = diversify(index, best[:3 * diverse_head], diverse_head, diversity)
                 chosen = {pid for pid, _ in head}
-                best = (head + [b for b in best if b[0] not in chosen])[:k]
-            yield user.user, [pid for pid, _ in best]
+                yield user.user, [pid for pid, _ in (head + [b for b in best if b[0] not in chosen])[:k]]
+        else:
+            for user, columns in zip(chunk, best_columns(scores, k), strict=True):
+                yield user.user, ids[columns].tolist()
         if progress is not None:
             progress(min(start + batch, len(users)), len(users))
 
