@@ -40,24 +40,29 @@ SHORT_CACHE = 4096
 class Tokenizer:
     """Words (after lowercasing and accent stripping), minus stop words, stemmed.
 
-    While ``surface`` is a Counter, it counts (stem, word) pairs, so stems can be shown as words;
-    while ``doc_freq`` is one, it counts the texts each stem occurs in.
+    While ``words`` is a Counter, it counts the words (:meth:`surface` turns them into (stem, word)
+    pairs, so stems can be shown as words); while ``doc_freq`` is one, it counts the texts each stem
+    occurs in.
     """
 
     def __init__(self, stop_words=ENGLISH_STOP_WORDS):
         self.stop_words = frozenset(stop_words)
         self.pattern = re.compile(TOKEN_PATTERN)
-        self.surface: Counter | None = None
+        self.words: Counter | None = None
         self.doc_freq: Counter | None = None
 
     def __call__(self, doc: str) -> list[str]:
         words = [w for w in self.pattern.findall(doc) if w not in self.stop_words]
         stems = [stem(w) for w in words]
-        if self.surface is not None:
-            self.surface.update(zip(stems, words, strict=True))
+        if self.words is not None:
+            self.words.update(words)  # stemmed once per distinct word by surface(), not per occurrence
         if self.doc_freq is not None:
             self.doc_freq.update(set(stems))
         return stems
+
+    def surface(self) -> Counter:
+        """The (stem, word) pairs counted so far, from the words counted."""
+        return Counter({(stem(word), word): n for word, n in (self.words or {}).items()})
 
     def __getstate__(self) -> dict:
         return {"stop_words": self.stop_words}
@@ -110,19 +115,20 @@ class TextModel:
     def fit(cls, texts: Sequence[str]) -> tuple[TextModel, sparse.csr_matrix]:
         """Fit on a corpus; returns the model and the corpus's rows."""
         vectorizer = make_vectorizer(len(texts))
-        surface: Counter = Counter()
+        words: Counter = Counter()
         doc_freq: Counter = Counter()
-        vectorizer.tokenizer.surface, vectorizer.tokenizer.doc_freq = surface, doc_freq
+        vectorizer.tokenizer.words, vectorizer.tokenizer.doc_freq = words, doc_freq
         try:
             matrix = vectorizer.fit_transform(texts)
         except ValueError:
             # Every word was a stop word or pruned: fall back to keeping everything.
-            surface.clear()
+            words.clear()
             doc_freq.clear()
             vectorizer.set_params(min_df=1, max_df=1.0, tokenizer=Tokenizer(stop_words=()))
-            vectorizer.tokenizer.surface, vectorizer.tokenizer.doc_freq = surface, doc_freq
+            vectorizer.tokenizer.words, vectorizer.tokenizer.doc_freq = words, doc_freq
             matrix = vectorizer.fit_transform(texts)
-        vectorizer.tokenizer.surface = vectorizer.tokenizer.doc_freq = None
+        surface = vectorizer.tokenizer.surface()
+        vectorizer.tokenizer.words = vectorizer.tokenizer.doc_freq = None
         min_df = vectorizer.min_df if isinstance(vectorizer.min_df, int) else 1
         kept = vectorizer.vocabulary_
         pruned = frozenset(st for st, n in doc_freq.items() if n >= min_df and st not in kept)
@@ -144,14 +150,14 @@ class TextModel:
         if self.pruned is None:
             return Counter(), Counter()
         tokenizer = Tokenizer(self.vectorizer.tokenizer.stop_words)  # its own: counting is per call
-        tokenizer.surface, tokenizer.doc_freq = Counter(), Counter()
+        tokenizer.words, tokenizer.doc_freq = Counter(), Counter()
         preprocess = self.vectorizer.build_preprocessor()
         for text in texts:
             tokenizer(preprocess(text))
         known, pruned = self.vectorizer.vocabulary_, self.pruned
         fresh = Counter({st: n for st, n in tokenizer.doc_freq.items()
                          if st not in known and st not in pruned})
-        surface = Counter({pair: n for pair, n in tokenizer.surface.items() if pair[0] in fresh})
+        surface = Counter({pair: n for pair, n in tokenizer.surface().items() if pair[0] in fresh})
         return fresh, surface
 
     def grown(self, texts: Sequence[str], n_docs: int) -> TextModel:
@@ -253,6 +259,10 @@ class TextModel:
                 [" ".join(self.display.get(s, s) for s in name.split(" ")) for name in names], dtype=object
             )
         return self._terms
+
+    def surface(self) -> Counter:
+        """The (stem, word) pairs counted so far, from the words counted."""
+        return Counter({(stem(word), word): n for word, n in (self.words or {}).items()})
 
     def __getstate__(self) -> dict:
         return {"vectorizer": self.vectorizer, "display": self.display, "phrase_weight": self.phrase_weight,

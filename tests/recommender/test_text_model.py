@@ -79,7 +79,7 @@ def test_saved_model_transforms_and_explains_the_same():
     again = pickle.loads(pickle.dumps(model))
     assert np.allclose(again.transform(texts).toarray(), matrix.toarray())
     assert list(again.terms) == list(model.terms)
-    assert again.vectorizer.tokenizer.surface is None
+    assert again.vectorizer.tokenizer.words is None
 
 
 def test_rows_are_unit_length_and_pairs_count_less():
