@@ -45,7 +45,7 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from benchmarks.digest_throughput import DIGEST_SIZE, corpus, people, prepare  # noqa: E402
+from benchmarks.digest_throughput import DIGEST_SIZE, WORKSPACE, corpus, people, prepare  # noqa: E402
 
 START, END = "<!-- scale:start -->", "<!-- scale:end -->"
 PEOPLE, PAPERS = 10_000, 100_000
@@ -63,14 +63,17 @@ def timed_run(db: str) -> dict:
     ts = itertools.count(1)
     courier = Courier(open=lambda user: "D" + user, post_text=lambda channel, text: f"{next(ts)}.0",
                       post_paper=lambda channel, rec: (channel, f"{next(ts)}.0"))
-    ctx = Context.open(str(db), DIGEST_SIZE)
+    opened = Context.open(str(db), DIGEST_SIZE)
+    ctx = opened.for_workspace(WORKSPACE)  # where prepare() put the people
     with ctx.engine.index():
         pass
     loaded = time.perf_counter()
     run = send_due_digests(ctx, datetime.now(UTC), courier, force=True)
+    if not run.outcomes:
+        raise SystemExit("no digest was due: the people are not where the run looked for them")
     done = time.perf_counter()
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    ctx.close()
+    opened.close()
     return {"imports": imported - start, "load": loaded - imported, "send": done - loaded,
             "total": done - start, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
             "sent": run.count("sent"), "papers": sum(o.delivered for o in run.outcomes),
