@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
+from bot.due import iso_utc
 from bot.jobs import claim_job
 from bot.owner import owner_id
 from recommender import PaperIndex
@@ -111,7 +112,7 @@ class Embeddings:
                 saved = self.store.save_paper_vectors(self.model, [
                     (pid, seq, v.tobytes()) for (pid, seq, _), v in zip(todo, vectors, strict=True)])
                 done += len(todo)
-                until = _iso(datetime.now(UTC) + EMBED_LEASE)
+                until = iso_utc(datetime.now(UTC) + EMBED_LEASE)
                 if not self.store.renew_lease(JOB, (EMBED_JOB,), owner, until):
                     log.warning("lost the lease of %s; another process goes on with it", EMBED_JOB)
                     return done
@@ -122,14 +123,13 @@ class Embeddings:
             error = type(exc).__name__
             raise
         finally:
-            now = _iso(datetime.now(UTC))
+            now = iso_utc(datetime.now(UTC))
             try:
                 self.store.finish_lease(JOB, (EMBED_JOB,), owner, "failed" if error else "done", now,
                                         error=error, again_at=now)
             except StorageError as exc:
                 log.warning("could not finish the %s lease (%s); it runs out by itself", EMBED_JOB, exc)
         return done
-
 
     def _compute_in_background(self) -> None:
         with self._lock:
@@ -150,7 +150,3 @@ class Embeddings:
                 self._working = False
 
         threading.Thread(target=work, name="paperbot-embed", daemon=True).start()
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")

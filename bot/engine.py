@@ -20,6 +20,7 @@ from collections.abc import Callable, Hashable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
+from bot.due import iso_utc
 from bot.jobs import claim_job
 from bot.owner import owner_id
 from recommender import Community, PaperIndex
@@ -192,7 +193,7 @@ class Engine:
                         if fitted is not None:
                             self._install(*fitted)
                 finally:  # done or not, the next refit may be claimed whenever one is needed
-                    now = _iso(datetime.now(UTC))
+                    now = iso_utc(datetime.now(UTC))
                     self.store.finish_lease(JOB, (REFIT_JOB,), owner, "done", now, again_at=now)
             except StorageError as exc:  # the database's own trouble, already one line naming it
                 log.warning("background refit failed (%s); keeping the current model", exc)
@@ -203,11 +204,6 @@ class Engine:
                 self._refitting = False
 
         threading.Thread(target=work, name="paperbot-refit", daemon=True).start()
-
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def _short(exc: Exception) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from bot.due import iso_utc
 from bot.owner import owner_alive
 from storage import Store
 from storage.leases import JOB
@@ -17,10 +18,6 @@ def claim_job(store: Store, name: str, owner: str, lease: timedelta) -> bool:
     job = store.get_job(name)
     running = job is not None and job.status == "running" and job.owner
     dead = {job.owner} if running and owner_alive(job.owner) is False else set()
-    return store.take_lease(JOB, (name,), owner, _iso(now + lease), _iso(now), dead=dead,
-                            fresh={"day": now.date().isoformat(), "started_at": _iso(now),
+    return store.take_lease(JOB, (name,), owner, iso_utc(now + lease), iso_utc(now), dead=dead,
+                            fresh={"day": now.date().isoformat(), "started_at": iso_utc(now),
                                    "finished_at": None, "error": None}) is not None
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="seconds")

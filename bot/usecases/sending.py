@@ -34,7 +34,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from time import sleep
 
 from bot.context import Context
-from bot.due import zone
+from bot.due import iso_utc, zone
 from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.owner import owner_alive, owner_id
 from bot.usecases.channel_subjects import is_channel
@@ -63,11 +63,6 @@ Alive = Callable[[str | None], bool | None]
 def utc_now() -> datetime:
     """The current moment in UTC: the default clock (tests pass their own)."""
     return datetime.now(UTC)
-
-
-def iso_utc(moment: datetime) -> str:
-    """How the digests table stores a moment: ISO 8601 in UTC, to the second."""
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
 
 
 def outage_backoff(outages: int) -> timedelta:
