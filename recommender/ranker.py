@@ -323,15 +323,45 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
     return sparse.csr_matrix(queries + place @ neighbours, dtype=np.float32)
 
 
+#: Scoring a batch through a dense block of its queries pays once the sparse product would do more
+#: than this share of the dense one's multiply-adds: the dense loop is that much cheaper per
+#: multiply-add (citeulike-a, batches of 256: profiles of 15-30 papers score in half the time,
+#: one-paper profiles stay sparse; see docs/benchmarks.md).
+DENSE_SHARE = 0.08
+#: The dense block of queries (terms × queries, float32) holds at most this many values (64 MB).
+DENSE_BLOCK = 16_000_000
+
+
 def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> np.ndarray:
-    if queries.shape[0] <= 16:
-        # A few queries: the corpus times a dense block is fastest (and never transposes the corpus).
-        scores = np.ascontiguousarray((index.matrix @ queries.T.toarray()).T, dtype=np.float32)
+    matrix = index.matrix
+    if queries.shape[0] <= 16 or _dense_pays(index, queries):
+        # The corpus times a dense block of queries, a few at a time so the block stays bounded.
+        step = max(1, DENSE_BLOCK // max(1, matrix.shape[1]))
+        scores = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
+        for start in range(0, queries.shape[0], step):
+            block = queries[start:start + step].toarray().T
+            scores[start:start + step] = (matrix @ block).T
     else:
-        scores = np.asarray((queries @ index.matrix.T).todense(), dtype=np.float32)
+        scores = np.asarray((queries @ matrix.T).todense(), dtype=np.float32)
     if weights.length or weights.generic:
         scores *= paper_prior(index, weights)[None, :]
     return scores
+
+
+_doc_freqs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _dense_pays(index: PaperIndex, queries: sparse.csr_matrix) -> bool:
+    """Whether the sparse product's work (the papers each query term reaches) exceeds DENSE_SHARE of
+    the dense one's (every stored value of the corpus, once per query)."""
+    matrix = index.matrix
+    key = (id(matrix), matrix.shape, matrix.nnz)
+    cached = _doc_freqs.get(index)
+    if cached is None or cached[0] != key:
+        cached = (key, np.bincount(matrix.indices, minlength=matrix.shape[1]))
+        _doc_freqs[index] = cached
+    sparse_work = float(cached[1][queries.indices].sum())
+    return sparse_work > DENSE_SHARE * float(matrix.nnz) * queries.shape[0]
 
 
 _priors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

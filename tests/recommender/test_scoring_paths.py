@@ -1,0 +1,56 @@
+"""Scoring a batch goes through a dense block of the queries or through a sparse product,
+whichever costs less: both must give the same scores, and the dense block stays bounded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from recommender import PaperIndex, Profile, ranker, score_matrix
+from tests.conftest import make_corpus
+
+
+@pytest.fixture
+def index() -> PaperIndex:
+    papers = make_corpus()
+    return PaperIndex.build([p.id for p in papers], [p.text for p in papers])
+
+
+def _profiles(index: PaperIndex) -> list[Profile]:
+    ids = index.ids
+    # More than 16 profiles, so the choice between the paths is the cost model's.
+    n = len(ids)
+    return [Profile(liked=[ids[i % n], ids[(3 * i + 1) % n]], disliked=[ids[(5 * i + 2) % n]])
+            for i in range(40)] + [Profile(topics=["graph neural networks"])]
+
+
+def _scores_with(monkeypatch, index: PaperIndex, share: float, block: int = ranker.DENSE_BLOCK) -> np.ndarray:
+    monkeypatch.setattr(ranker, "DENSE_SHARE", share)
+    monkeypatch.setattr(ranker, "DENSE_BLOCK", block)
+    return score_matrix(index, _profiles(index))
+
+
+def test_dense_and_sparse_scoring_agree(monkeypatch, index):
+    dense = _scores_with(monkeypatch, index, 0.0)        # any work at all: dense
+    sparse_ = _scores_with(monkeypatch, index, np.inf)   # never dense
+    assert dense.shape == sparse_.shape == (41, len(index.ids))
+    assert dense.dtype == sparse_.dtype == np.float32
+    np.testing.assert_allclose(dense, sparse_, rtol=1e-5, atol=1e-6)
+    assert (dense > 0).any()
+
+
+def test_a_small_dense_block_scores_a_few_queries_at_a_time(monkeypatch, index):
+    whole = _scores_with(monkeypatch, index, 0.0)
+    width = index.matrix.shape[1]
+    pieces = _scores_with(monkeypatch, index, 0.0, block=3 * width)  # three queries per block
+    np.testing.assert_allclose(pieces, whole, rtol=1e-6, atol=1e-7)
+
+
+def test_the_cost_model_picks_dense_for_broad_queries_only(index):
+    matrix = index.matrix
+    broad = matrix[np.zeros(20, dtype=np.int64)] @ matrix.T @ matrix  # reaches most papers
+    narrow = matrix[:20].copy()
+    narrow.data[:] = 0.0
+    narrow.eliminate_zeros()
+    assert ranker._dense_pays(index, broad.tocsr())
+    assert not ranker._dense_pays(index, narrow)
