@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
 from bot.engine import Engine
 from bot.tex import tex_to_text
 from recommender.authors import AuthorIndex
-from storage import Store
+
+if TYPE_CHECKING:
+    from storage import Store
 
 
 class AuthorDirectory:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 from bot.engine import Colleagues, Engine
 from recommender import PaperIndex
-from storage import Store, open_store
+from storage import open_store
 
 if TYPE_CHECKING:
     from bot.embeddings import Embeddings
     from recommender.embeddings import EmbeddingBlend
+    from storage import Store
 
 
 @dataclass

@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,8 +27,11 @@ from bot.jobs import claim_job
 from bot.owner import owner_id
 from recommender import PaperIndex
 from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors
-from storage import StorageError, Store
+from storage import StorageError
 from storage.leases import JOB
+
+if TYPE_CHECKING:
+    from storage import Store
 
 log = logging.getLogger(__name__)
 

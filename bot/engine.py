@@ -18,15 +18,18 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.due import iso_utc
 from bot.jobs import claim_job
 from bot.owner import owner_id
 from recommender import Community, PaperIndex
 from recommender.text_model import TextModel
-from storage import StorageError, Store
+from storage import StorageError
 from storage.leases import JOB
+
+if TYPE_CHECKING:
+    from storage import Store
 
 log = logging.getLogger(__name__)
 

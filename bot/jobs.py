@@ -4,11 +4,14 @@ embedding of new papers): a job lease by name (:data:`storage.leases.JOB`), deci
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from bot.due import iso_utc
 from bot.owner import owner_alive
-from storage import Store
 from storage.leases import JOB
+
+if TYPE_CHECKING:
+    from storage import Store
 
 
 def claim_job(store: Store, name: str, owner: str, lease: timedelta) -> bool:

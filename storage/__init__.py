@@ -13,7 +13,19 @@ from storage.models import (
            WorkspaceSummary,
 )
 from storage.opening import is_postgres_url, open_store
-from storage.sqlite import PERSONAL_TABLES, Store
+
+# The SQLite store (and sqlite-utils, ~0.15 s to import) loads on first use, so what needs only the
+# records (`paperbot eval`, the paper views) starts without it.
+_LAZY = {"Store": "Store", "PERSONAL_TABLES": "PERSONAL_TABLES"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from storage import sqlite
+
+        return getattr(sqlite, _LAZY[name])
+    raise AttributeError(f"module 'storage' has no attribute {name!r}")
+
 
 __all__ = ["PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person", "Store",
            "StorageError", "StoreBusy", "StoreFull", "StoreUnavailable", "UpsertCounts", "WorkspaceSummary",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from storage.errors import StoreUnavailable
-from storage.sqlite import Store
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -21,6 +20,8 @@ def open_store(target: str):
     the database can't be opened)."""
     target = str(target)
     if not is_postgres_url(target):
+        from storage.sqlite import Store
+
         return Store(target)
     # Imported here: psycopg is an optional extra, and SQLite users never need it.
     try:
