@@ -24,12 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from recommender.index import PaperIndex
 
-#: Random papers used as negatives, at most (fewer in a smaller corpus).
-CACHE_SIZE = 500
+#: Random papers used as negatives, at most (fewer in a smaller corpus). 250 ranks as 500 did (paired
+#: recall@50 within ±0.0003 on P10, feedback, foreign, drift, and with 30 likes each) at two thirds
+#: of the model's time; see docs/quality.md.
+CACHE_SIZE = 250
 #: Ridge penalty: larger keeps the model closer to the plain centroid of the likes.
 RIDGE = 1.0
 #: How much one dislike counts as a negative example, against one like as a positive one.
@@ -47,7 +49,7 @@ class _Cache:
     eigenvalues: np.ndarray    # of their Gram matrix (float64)
     eigenvectors: np.ndarray
     words: np.ndarray          # the terms the cache papers use, sorted
-    projector: np.ndarray      # C' V on those terms (words × cache papers): V' C F' = (F C' V)'
+    projector: np.ndarray      # C' V on those terms (words × cache papers, float32): V' C F' = (F C' V)'
 
 
 _caches: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -70,9 +72,10 @@ def negative_cache(index: PaperIndex, size: int = CACHE_SIZE) -> _Cache:
     gram = (sample @ sample.T).toarray().astype(np.float64)
     eigenvalues, eigenvectors = np.linalg.eigh(gram)
     # With the eigenvectors folded into the cache's rows once, a feedback paper's projection is a
-    # sparse row times a dense block: ~20 non-zeros × 500, not a 500 × 500 product per paper.
+    # sparse row times a dense block: ~20 non-zeros × 250, not a 250 × 250 product per paper.
     words = np.unique(sample.indices)
-    projector = np.asarray(sample[:, words].T.astype(np.float64) @ eigenvectors)
+    # float32, like the rows: the product with it is the model's largest, and twice as fast so.
+    projector = np.asarray(sample[:, words].T.astype(np.float64) @ eigenvectors, dtype=np.float32)
     cache = _Cache(key, rows, sample, sample.tocsc(), np.maximum(eigenvalues, 0.0),
                    eigenvectors, words, projector)
     _caches[index] = cache
@@ -119,11 +122,22 @@ def person_vectors(index: PaperIndex, people: Sequence[Feedback],
     n_terms = index.matrix.shape[1]
     people = [_window(p) for p in people]
     out, ok = [], np.zeros(len(people), dtype=bool)
-    with threadpool_limits(1, user_api="blas"):
+    with _blas().limit(limits=1, user_api="blas"):
         _solve_all(index, people, ridge, out, ok)
     if not out:
         return sparse.csr_matrix((0, n_terms), dtype=np.float32), ok
     return sparse.vstack(out, format="csr"), ok
+
+
+_controller: list[ThreadpoolController] = []
+
+
+def _blas() -> ThreadpoolController:
+    """One controller per process: finding the loaded BLAS libraries scans them (~4 ms), which a
+    ``threadpool_limits`` call would redo for every batch."""
+    if not _controller:
+        _controller.append(ThreadpoolController())
+    return _controller[0]
 
 
 def _solve_all(index: PaperIndex, people: list[Feedback], ridge: float, out: list, ok: np.ndarray) -> None:
@@ -182,7 +196,7 @@ def _chunk(index: PaperIndex, people: Sequence[Feedback],
                                  dtype=np.float32)
     gram = (feedback @ feedback.T).toarray().astype(np.float64)
     vectors = cache.eigenvectors
-    projected = np.asarray(feedback[:, cache.words] @ cache.projector).T  # V' C F', a column per paper
+    projected = np.asarray(feedback[:, cache.words] @ cache.projector, dtype=np.float64).T  # V' C F'
     n_cache = len(cache.rows)
     coefficients = np.zeros(bounds[-1])  # a, for every feedback paper
     cache_terms = np.zeros((n_cache, n_people))  # diag(scale) V' C F' a, per person
@@ -199,7 +213,7 @@ def _chunk(index: PaperIndex, people: Sequence[Feedback],
         labels = np.zeros(len(weights))
         labels[:n_liked] = 1.0
         # The cache as a whole weighs CACHE_WEIGHT times the likes together. A feedback paper that happens to
-        # be in the cache (3% of the time per paper with 500 of 17,000) also counts as a random paper,
+        # be in the cache (1.5% of the time per paper with 250 of 17,000) also counts as a random paper,
         # with a weight far below its own: that changes the model negligibly and keeps the shared solve.
         cache_weight = CACHE_WEIGHT * float(weights[:n_liked].sum()) / n_cache
         scale = 1.0 / (cache.eigenvalues + ridge / cache_weight)
