@@ -325,9 +325,9 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
 
 #: Scoring a batch through a dense block of its queries pays once the sparse product would do more
 #: than this share of the dense one's multiply-adds: the dense loop is that much cheaper per
-#: multiply-add (citeulike-a, batches of 256: profiles of 15-30 papers score in half the time,
-#: one-paper profiles stay sparse; see docs/benchmarks.md).
-DENSE_SHARE = 0.08
+#: multiply-add (citeulike-a, batches of 256: profiles of 15-30 papers score in half the time, P10's
+#: in 0.7 of it, and one-paper profiles, at 0.056, break even; see docs/quality.md).
+DENSE_SHARE = 0.05
 #: The dense block of queries (terms × queries, float32) holds at most this many values (64 MB).
 DENSE_BLOCK = 16_000_000
 
@@ -339,7 +339,8 @@ def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> 
         step = max(1, DENSE_BLOCK // max(1, matrix.shape[1]))
         scores = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
         for start in range(0, queries.shape[0], step):
-            block = queries[start:start + step].toarray().T
+            # Terms × queries in C order: scipy would copy an F-order block (the plain .T) first.
+            block = queries[start:start + step].T.tocsr().toarray()
             scores[start:start + step] = (matrix @ block).T
     else:
         scores = np.asarray((queries @ matrix.T).todense(), dtype=np.float32)
