@@ -323,46 +323,59 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
     return sparse.csr_matrix(queries + place @ neighbours, dtype=np.float32)
 
 
-#: Scoring a batch through a dense block of its queries pays once the sparse product would do more
-#: than this share of the dense one's multiply-adds: the dense loop is that much cheaper per
-#: multiply-add (citeulike-a, batches of 256: profiles of 15-30 papers score in half the time, P10's
-#: in 0.7 of it, and one-paper profiles, at 0.056, break even; see docs/quality.md).
-DENSE_SHARE = 0.05
+#: Scoring a batch through a dense block of its queries, on the terms they use, pays once the sparse
+#: product would do more than this share of the dense one's multiply-adds: the dense loop is that
+#: much cheaper per multiply-add. Measured on citeulike-a, batches of 256 (see docs/quality.md):
+#: at a share of 0.07-0.2 (expanded one-paper profiles, P10, reaction profiles) the dense block
+#: scores in 0.45-0.6 of the sparse product's time; at 0.02 (bare one-paper rows) in 1.3 times it.
+DENSE_SHARE = 0.03
 #: The dense block of queries (terms × queries, float32) holds at most this many values (64 MB).
 DENSE_BLOCK = 16_000_000
 
 
 def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> np.ndarray:
     matrix = index.matrix
-    if queries.shape[0] <= 16 or _dense_pays(index, queries):
-        # The corpus times a dense block of queries, a few at a time so the block stays bounded.
-        step = max(1, DENSE_BLOCK // max(1, matrix.shape[1]))
-        scores = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
-        for start in range(0, queries.shape[0], step):
-            # Terms × queries in C order: scipy would copy an F-order block (the plain .T) first.
-            block = queries[start:start + step].T.tocsr().toarray()
-            scores[start:start + step] = (matrix @ block).T
+    if queries.shape[0] <= 16:
+        # A few queries: the corpus times a dense block is fastest (and never transposes the corpus).
+        scores = _dense_scores(matrix, queries)
     else:
-        scores = np.asarray((queries @ matrix.T).todense(), dtype=np.float32)
+        terms = np.unique(queries.indices)
+        if _dense_pays(index, queries, terms):
+            scores = _dense_scores(matrix[:, terms], queries[:, terms])
+        else:
+            scores = np.asarray((queries @ matrix.T).todense(), dtype=np.float32)
     if weights.length or weights.generic:
         scores *= paper_prior(index, weights)[None, :]
+    return scores
+
+
+def _dense_scores(matrix: sparse.csr_matrix, queries: sparse.csr_matrix) -> np.ndarray:
+    """``queries @ matrix.T`` as a dense array, through dense blocks of the queries, a few queries at
+    a time so that a block stays within DENSE_BLOCK values."""
+    step = max(1, DENSE_BLOCK // max(1, matrix.shape[1]))
+    scores = np.empty((queries.shape[0], matrix.shape[0]), dtype=np.float32)
+    for start in range(0, queries.shape[0], step):
+        # Terms × queries in C order: scipy would copy an F-order block (the plain .T) first.
+        block = queries[start:start + step].T.tocsr().toarray()
+        scores[start:start + step] = (matrix @ block).T
     return scores
 
 
 _doc_freqs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _dense_pays(index: PaperIndex, queries: sparse.csr_matrix) -> bool:
+def _dense_pays(index: PaperIndex, queries: sparse.csr_matrix, terms: np.ndarray) -> bool:
     """Whether the sparse product's work (the papers each query term reaches) exceeds DENSE_SHARE of
-    the dense one's (every stored value of the corpus, once per query)."""
+    the dense one's (every stored value of the corpus in the queries' ``terms``, once per query)."""
     matrix = index.matrix
     key = (id(matrix), matrix.shape, matrix.nnz)
     cached = _doc_freqs.get(index)
     if cached is None or cached[0] != key:
         cached = (key, np.bincount(matrix.indices, minlength=matrix.shape[1]))
         _doc_freqs[index] = cached
-    sparse_work = float(cached[1][queries.indices].sum())
-    return sparse_work > DENSE_SHARE * float(matrix.nnz) * queries.shape[0]
+    doc_freq = cached[1]
+    sparse_work = float(doc_freq[queries.indices].sum())
+    return sparse_work > DENSE_SHARE * float(doc_freq[terms].sum()) * queries.shape[0]
 
 
 _priors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from recommender import PaperIndex, Profile, ranker, score_matrix
 from tests.conftest import make_corpus
@@ -41,16 +42,21 @@ def test_dense_and_sparse_scoring_agree(monkeypatch, index):
 
 def test_a_small_dense_block_scores_a_few_queries_at_a_time(monkeypatch, index):
     whole = _scores_with(monkeypatch, index, 0.0)
-    width = index.matrix.shape[1]
-    pieces = _scores_with(monkeypatch, index, 0.0, block=3 * width)  # three queries per block
+    pieces = _scores_with(monkeypatch, index, 0.0, block=1)  # one query per block
     np.testing.assert_allclose(pieces, whole, rtol=1e-6, atol=1e-7)
 
 
-def test_the_cost_model_picks_dense_for_broad_queries_only(index):
+def _terms(queries):
+    return np.unique(queries.indices)
+
+
+def test_the_cost_model_picks_dense_for_queries_sharing_their_terms_only(index):
     matrix = index.matrix
-    broad = matrix[np.zeros(20, dtype=np.int64)] @ matrix.T @ matrix  # reaches most papers
-    narrow = matrix[:20].copy()
-    narrow.data[:] = 0.0
-    narrow.eliminate_zeros()
-    assert ranker._dense_pays(index, broad.tocsr())
-    assert not ranker._dense_pays(index, narrow)
+    broad = sparse.csr_matrix(matrix[np.zeros(40, dtype=np.int64)] @ matrix.T @ matrix)  # 40 alike
+    assert ranker._dense_pays(index, broad, _terms(broad))
+    # One different word each: a dense block would multiply every query by every word's papers.
+    n = min(matrix.shape[1], 200)
+    assert n > 1 / ranker.DENSE_SHARE
+    one_each = (np.ones(n, np.float32), (np.arange(n), np.arange(n)))
+    narrow = sparse.csr_matrix(one_each, shape=(n, matrix.shape[1]))
+    assert not ranker._dense_pays(index, narrow, _terms(narrow))
