@@ -277,6 +277,35 @@ def score_matrix(index: PaperIndex, profiles: Sequence[Profile], weights: Weight
     return scores
 
 
+def _best_positive(scores: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``depth`` highest positive scores: (columns, which are real), both (rows, depth).
+    A row with fewer positive scores fills its other places with columns marked not real.
+
+    A fifth of the time of a partition of every whole row: every SAMPLE_STEP-th score gives a bar
+    that at least ``depth`` scores of the row clear (the sampled ones) and seldom many more, and
+    only the positive scores clearing it are partitioned. A tie at the last place is broken
+    arbitrarily, as a partition breaks it.
+    """
+    n_rows, n = scores.shape
+    depth = min(depth, n)
+    sample = scores[:, ::SAMPLE_STEP]
+    if sample.shape[1] >= depth:
+        bar = np.partition(sample, sample.shape[1] - depth, axis=1)[:, -depth][:, None]
+        clear = (scores >= bar) & (scores > 0)
+    else:
+        clear = scores > 0
+    rows, cols = np.nonzero(clear)  # NaN never clears a bar
+    counts = np.bincount(rows, minlength=n_rows)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    place = np.arange(len(rows)) - starts[rows]
+    values = np.full((n_rows, max(int(counts.max(initial=0)), depth)), -np.inf, dtype=scores.dtype)
+    where = np.zeros(values.shape, dtype=np.int64)
+    values[rows, place] = scores[rows, cols]
+    where[rows, place] = cols
+    best = np.argpartition(values, values.shape[1] - depth, axis=1)[:, -depth:]
+    return np.take_along_axis(where, best, axis=1), np.take_along_axis(values, best, axis=1) > 0
+
+
 def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr_matrix,
                      weights: Weights, has_topics: Sequence[bool]) -> sparse.csr_matrix:
     """Queries with pseudo-relevance feedback folded in, for profiles of 1..EXPANSION_MAX_LIKES likes
@@ -309,9 +338,7 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
     depth = min(depth, scores.shape[1])
     if depth <= 0:
         return queries
-    top = np.argpartition(-scores, depth - 1, axis=1)[:, :depth]
-    usable = np.isfinite(np.take_along_axis(scores, top, axis=1)) & (
-        np.take_along_axis(scores, top, axis=1) > 0)
+    top, usable = _best_positive(scores, depth)
     select = sparse.csr_matrix((usable.ravel().astype(np.float32), top.ravel(),
                                 np.arange(0, top.size + 1, depth)),
                                shape=(len(small), index.matrix.shape[0]))

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 
 from recommender import PaperIndex, best_of_matrix, best_of_rows, top_k
-from recommender.ranker import best_columns
+from recommender.ranker import _best_positive, best_columns
 
 
 def index_of(n: int) -> PaperIndex:
@@ -63,3 +63,23 @@ def test_best_of_matrix_is_best_of_rows_for_every_row():
     for row, best in zip(scores, best_of_matrix(index, scores, 12), strict=True):
         assert best == best_of_rows(index, row, np.flatnonzero(np.isfinite(row)), 12)
     assert best_of_matrix(index, scores, 0) == [[]] * 5
+
+
+def test_best_positive_holds_each_rows_best_positive_scores_ties_and_gaps_included():
+    rng = np.random.default_rng(0)
+    for trial in range(150):
+        n, n_rows = int(rng.integers(1, 3000)), int(rng.integers(1, 12))
+        depth = int(rng.integers(1, min(n, 30) + 1))
+        scores = rng.random((n_rows, n)).astype(np.float32) - 0.5
+        if trial % 3 == 0:
+            scores = np.round(scores * 5) / 5  # many ties at the bar
+        if trial % 5 == 0:
+            scores[:, rng.random(n) < 0.5] = -np.inf
+        if trial % 7 == 0:
+            scores[:, rng.random(n) < 0.99] = 0.0  # a few positive scores, or none
+        cols, real = _best_positive(scores, depth)
+        assert cols.shape == real.shape == (n_rows, depth)
+        for row, c, r in zip(scores, cols, real, strict=True):
+            positive = np.sort(row[row > 0])[::-1][:depth]
+            assert len(set(c[r].tolist())) == r.sum() == len(positive)
+            assert np.array_equal(np.sort(row[c[r]])[::-1], positive)
