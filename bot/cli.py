@@ -218,17 +218,23 @@ def _rank_into(out, papers, users, candidates, k: int, out_path: str, truth_path
         vectors = PaperVectors(matrix.shape[1])
         vectors.put([p.id for p in papers], matrix)
         blend = EmbeddingBlend(vectors, encode)
-    ranked: dict[str, list[str]] = {}
+    ranked: dict[str, list[str]] = {}  # kept only to score against --truth
+    # Each id quoted once, not once per list it is in: what json.dumps({"user", "ranked"}) writes.
+    quoted = {p.id: json.dumps(p.id) for p in papers}
+    count = 0
     with Progress(
         TextColumn("Ranking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=terminal.errors, transient=True,
     ) as bar:
         task = bar.add_task("rank", total=len(users))
-        for user, ids in evaluate.evaluate(index, users, k=k, candidates=candidates, blend=blend):
-            out.write(json.dumps({"user": user, "ranked": ids}) + "\n")
-            ranked[user] = ids
-            bar.advance(task)
-    terminal.console.print(f"Ranked {len(ranked)} users over {len(papers)} papers into {out_path}")
+        for user, ids in evaluate.evaluate(index, users, k=k, candidates=candidates, blend=blend,
+                                           progress=lambda done, _total: bar.update(task, completed=done)):
+            listed = ", ".join(map(quoted.__getitem__, ids))
+            out.write(f'{{"user": {json.dumps(user)}, "ranked": [{listed}]}}\n')
+            count += 1
+            if truth_path:
+                ranked[user] = ids
+    terminal.console.print(f"Ranked {count} users over {len(papers)} papers into {out_path}")
     if truth_path:
         scores = evaluate.metrics(ranked, evaluate.load_users(truth_path), ks=(k,))
         for name, value in scores.items():

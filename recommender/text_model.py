@@ -53,7 +53,7 @@ class Tokenizer:
 
     def __call__(self, doc: str) -> list[str]:
         words = [w for w in self.pattern.findall(doc) if w not in self.stop_words]
-        stems = [stem(w) for w in words]
+        stems = list(map(stem, words))
         if self.words is not None:
             self.words.update(words)  # stemmed once per distinct word by surface(), not per occurrence
         if self.doc_freq is not None:
