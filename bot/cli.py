@@ -219,8 +219,6 @@ def _rank_into(out, papers, users, candidates, k: int, out_path: str, truth_path
         vectors.put([p.id for p in papers], matrix)
         blend = EmbeddingBlend(vectors, encode)
     ranked: dict[str, list[str]] = {}  # kept only to score against --truth
-    # Each id quoted once, not once per list it is in: what json.dumps({"user", "ranked"}) writes.
-    quoted = {p.id: json.dumps(p.id) for p in papers}
     count = 0
     with Progress(
         TextColumn("Ranking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -229,8 +227,7 @@ def _rank_into(out, papers, users, candidates, k: int, out_path: str, truth_path
         task = bar.add_task("rank", total=len(users))
         for user, ids in evaluate.evaluate(index, users, k=k, candidates=candidates, blend=blend,
                                            progress=lambda done, _total: bar.update(task, completed=done)):
-            listed = ", ".join(map(quoted.__getitem__, ids))
-            out.write(f'{{"user": {json.dumps(user)}, "ranked": [{listed}]}}\n')
+            out.write(json.dumps({"user": user, "ranked": ids}) + "\n")
             count += 1
             if truth_path:
                 ranked[user] = ids
