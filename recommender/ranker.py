@@ -281,10 +281,10 @@ def _best_positive(scores: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarr
     """Each row's ``depth`` highest positive scores: (columns, which are real), both (rows, depth).
     A row with fewer positive scores fills its other places with columns marked not real.
 
-    A fifth of the time of a partition of every whole row: every SAMPLE_STEP-th score gives a bar
-    that at least ``depth`` scores of the row clear (the sampled ones) and seldom many more, and
-    only the positive scores clearing it are partitioned. A tie at the last place is broken
-    arbitrarily, as a partition breaks it.
+    Cheaper than partitioning every whole row (P1's 5,551 seeds: 0.43 → 0.36 s): every
+    SAMPLE_STEP-th score gives a bar that at least ``depth`` scores of the row clear (the sampled
+    ones) and seldom many more, and only the positive scores clearing it are partitioned. A tie at
+    the last place is broken arbitrarily, as a partition breaks it.
     """
     n_rows, n = scores.shape
     depth = min(depth, n)

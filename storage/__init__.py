@@ -16,14 +16,14 @@ from storage.opening import is_postgres_url, open_store
 
 # The SQLite store (and sqlite-utils, ~0.15 s to import) loads on first use, so what needs only the
 # records (`paperbot eval`, the paper views) starts without it.
-_LAZY = {"Store": "Store", "PERSONAL_TABLES": "PERSONAL_TABLES"}
+_LAZY = ("Store", "PERSONAL_TABLES")
 
 
 def __getattr__(name: str):
     if name in _LAZY:
         from storage import sqlite
 
-        return getattr(sqlite, _LAZY[name])
+        return getattr(sqlite, name)
     raise AttributeError(f"module 'storage' has no attribute {name!r}")
 
 
