@@ -260,10 +260,6 @@ class TextModel:
             )
         return self._terms
 
-    def surface(self) -> Counter:
-        """The (stem, word) pairs counted so far, from the words counted."""
-        return Counter({(stem(word), word): n for word, n in (self.words or {}).items()})
-
     def __getstate__(self) -> dict:
         return {"vectorizer": self.vectorizer, "display": self.display, "phrase_weight": self.phrase_weight,
                 "pruned": self.pruned}
