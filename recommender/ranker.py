@@ -187,22 +187,29 @@ def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile]
     return sparse.csr_matrix(query, dtype=np.float32, shape=(len(parts), n_terms))
 
 
+def _memoised(table: weakref.WeakKeyDictionary, owner, key, compute: Callable[[], object]):
+    """``compute()``, remembered for ``owner`` (an index or a model) while its state ``key`` holds."""
+    cached = table.get(owner)
+    if cached is None or cached[0] != key:
+        cached = (key, compute())
+        table[owner] = cached
+    return cached[1]
+
+
 _idf_powers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _idf_power(index: PaperIndex, power: float) -> np.ndarray:
     """``idf ** power`` per column, cached per index state (the vocabulary only ever grows)."""
-    idf = np.asarray(index.model.vectorizer.idf_, dtype=np.float32)
     width = index.matrix.shape[1]
-    key = (id(index.model), width, power)
-    cached = _idf_powers.get(index)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    values = np.ones(width, dtype=np.float32)
-    n = min(width, len(idf))
-    values[:n] = np.maximum(idf[:n], 1.0) ** power
-    _idf_powers[index] = (key, values)
-    return values
+
+    def compute() -> np.ndarray:
+        idf = np.asarray(index.model.vectorizer.idf_, dtype=np.float32)
+        values = np.ones(width, dtype=np.float32)
+        n = min(width, len(idf))
+        values[:n] = np.maximum(idf[:n], 1.0) ** power
+        return values
+    return _memoised(_idf_powers, index, (id(index.model), width, power), compute)
 
 
 def _sharpened(index: PaperIndex, query: sparse.csr_matrix, power: float) -> sparse.csr_matrix:
@@ -396,12 +403,8 @@ def _dense_pays(index: PaperIndex, queries: sparse.csr_matrix, terms: np.ndarray
     """Whether the sparse product's work (the papers each query term reaches) exceeds DENSE_SHARE of
     the dense one's (every stored value of the corpus in the queries' ``terms``, once per query)."""
     matrix = index.matrix
-    key = (id(matrix), matrix.shape, matrix.nnz)
-    cached = _doc_freqs.get(index)
-    if cached is None or cached[0] != key:
-        cached = (key, np.bincount(matrix.indices, minlength=matrix.shape[1]))
-        _doc_freqs[index] = cached
-    doc_freq = cached[1]
+    doc_freq = _memoised(_doc_freqs, index, (id(matrix), matrix.shape, matrix.nnz),
+                         lambda: np.bincount(matrix.indices, minlength=matrix.shape[1]))
     sparse_work = float(doc_freq[queries.indices].sum())
     return sparse_work > DENSE_SHARE * float(doc_freq[terms].sum()) * queries.shape[0]
 
@@ -415,20 +418,18 @@ def paper_prior(index: PaperIndex, weights: Weights = DEFAULT_WEIGHTS) -> np.nda
     Profile-independent, so it is computed once per index state and reused.
     """
     matrix = index.matrix
-    key = (id(matrix), matrix.shape, matrix.nnz, weights.length, weights.generic)
-    cached = _priors.get(index)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    n_terms = np.diff(matrix.indptr).astype(np.float32)
-    mean_terms = float(n_terms.mean()) if len(n_terms) else 1.0
-    prior = (np.maximum(n_terms, 1.0) / max(mean_terms, 1.0)) ** weights.length
-    centroid = np.asarray(matrix.mean(axis=0), dtype=np.float32).ravel()
-    norm = float(np.linalg.norm(centroid))
-    if weights.generic and norm > 0:
-        prior = prior / (1.0 + weights.generic * np.maximum(matrix @ (centroid / norm), 0.0))
-    prior = prior.astype(np.float32)
-    _priors[index] = (key, prior)
-    return prior
+
+    def compute() -> np.ndarray:
+        n_terms = np.diff(matrix.indptr).astype(np.float32)
+        mean_terms = float(n_terms.mean()) if len(n_terms) else 1.0
+        prior = (np.maximum(n_terms, 1.0) / max(mean_terms, 1.0)) ** weights.length
+        centroid = np.asarray(matrix.mean(axis=0), dtype=np.float32).ravel()
+        norm = float(np.linalg.norm(centroid))
+        if weights.generic and norm > 0:
+            prior = prior / (1.0 + weights.generic * np.maximum(matrix @ (centroid / norm), 0.0))
+        return prior.astype(np.float32)
+    return _memoised(_priors, index, (id(matrix), matrix.shape, matrix.nnz, weights.length, weights.generic),
+                     compute)
 
 
 _id_arrays: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -436,11 +437,7 @@ _id_arrays: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _ids_array(index: PaperIndex) -> np.ndarray:
     """index.ids as an array (ids are only ever appended, so the length identifies the state)."""
-    cached = _id_arrays.get(index)
-    if cached is None or len(cached) != len(index.ids):
-        cached = np.array(index.ids, dtype=object)
-        _id_arrays[index] = cached
-    return cached
+    return _memoised(_id_arrays, index, len(index.ids), lambda: np.array(index.ids, dtype=object))
 
 
 def top_k(index: PaperIndex, scores: np.ndarray, k: int, exclude: Collection[str] = (),
