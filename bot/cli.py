@@ -21,7 +21,7 @@ from bot.usecases import search as search_usecase
 from bot.usecases.daily import preview_digests
 from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.workspaces import list_workspaces, remove_workspace
-from storage import StorageError, StoreUnavailable, is_postgres_url, open_store
+from storage import StorageError, Store, StoreUnavailable, is_postgres_url, open_store
 
 
 def _one_line(exc: BaseException) -> str:
@@ -190,7 +190,7 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
     users = evaluate.load_users(users_path)
     candidates = evaluate.load_candidates(candidates_path) if candidates_path else None
     try:
-        out_file = Path(out_path).open("w", encoding="utf-8")  # noqa: SIM115 (closed below)
+        out_file = Path(out_path).open("w", encoding="utf-8")
     except OSError as exc:
         raise PaperbotError(f"--out: can't write {out_path} ({exc.strerror or exc})") from None
     encode = None
@@ -421,9 +421,9 @@ def _same_database(one: str, other: str) -> bool:
     return Path(one).resolve() == Path(other).resolve()
 
 
-def _dispose(store) -> None:
+def _dispose(store: Store) -> None:
     """Close a store's connections (a PostgreSQL store's whole pool)."""
-    getattr(store, "dispose", store.close)()
+    store.dispose()
 
 
 def main() -> None:

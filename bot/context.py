@@ -36,7 +36,7 @@ class Context:
     @property
     def workspace(self) -> str:
         """The workspace this context's people belong to ("" before any is named)."""
-        return getattr(self.store, "workspace", "")
+        return self.store.workspace
 
     def for_workspace(self, ws: str) -> Context:
         """The context of workspace ``ws``: the same papers and index, but its own people, feedback and
@@ -80,4 +80,4 @@ class Context:
     def close(self) -> None:
         """Release the store's connections: this thread's SQLite connection, or a PostgreSQL store's
         whole pool (its connections would otherwise stay open on the server until the process ends)."""
-        getattr(self.store, "dispose", self.store.close)()
+        self.store.dispose()

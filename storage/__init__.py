@@ -1,5 +1,5 @@
 """Persistence: SQLite through sqlite-utils, or PostgreSQL through psycopg (``open_store`` picks one).
-Knows nothing of Slack or scikit-learn."""
+Knows nothing of Slack or scikit-learn. :class:`Store` is the one interface both backends implement."""
 
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 from storage.models import (
@@ -13,20 +13,23 @@ from storage.models import (
            WorkspaceSummary,
 )
 from storage.opening import is_postgres_url, open_store
+from storage.store import Store
 
-# The SQLite store (and sqlite-utils, ~0.15 s to import) loads on first use, so what needs only the
-# records (`paperbot eval`, the paper views) starts without it.
-_LAZY = ("Store", "PERSONAL_TABLES")
+# The backends load on first use: the SQLite one (and sqlite-utils, ~0.15 s to import) so that what
+# needs only the records (`paperbot eval`, the paper views) starts without it; the PostgreSQL one since
+# psycopg is an optional extra.
+_LAZY = {"SqliteStore": "storage.sqlite", "PERSONAL_TABLES": "storage.sqlite",
+         "PostgresStore": "storage.postgres"}
 
 
 def __getattr__(name: str):
     if name in _LAZY:
-        from storage import sqlite
+        import importlib
 
-        return getattr(sqlite, name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'storage' has no attribute {name!r}")
 
 
-__all__ = ["PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person", "Store",
-           "StorageError", "StoreBusy", "StoreFull", "StoreUnavailable", "UpsertCounts", "WorkspaceSummary",
-           "is_postgres_url", "open_store", "SavedPaper"]
+__all__ = ["PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person", "PostgresStore",
+           "SavedPaper", "SqliteStore", "StorageError", "Store", "StoreBusy", "StoreFull", "StoreUnavailable",
+           "UpsertCounts", "WorkspaceSummary", "is_postgres_url", "open_store"]

@@ -69,8 +69,6 @@ class ChannelSettings:
         raise NotImplementedError
 
     def add_channel(self, channel_id: str, set_by: str | None = None) -> bool:
-        """Keep settings for a channel (``set_by``: who ran the command, kept as the latest); True if
-        the channel is new."""
         new = self._pref_run("insert into channels (ws, channel_id, set_by, trending, created_at)"
                              " values (?, ?, ?, 0, ?) on conflict do nothing",
                              [self._ws, channel_id, set_by, _now()]) > 0
@@ -80,7 +78,6 @@ class ChannelSettings:
         return new
 
     def get_channel(self, channel_id: str) -> ChannelRecord | None:
-        """A channel's settings, or None for a channel paperbot keeps none for."""
         rows = self._pref_rows("select channel_id, set_by, trending, trending_since, created_at from channels"
                                " where ws = ? and channel_id = ?", [self._ws, channel_id])
         if not rows:
@@ -89,16 +86,11 @@ class ChannelSettings:
         return ChannelRecord(channel, set_by, bool(trending), since, created)
 
     def set_trending(self, channel_id: str, on: bool, since: str | None = None) -> bool:
-        """Turn a known channel's weekly trending post on (as of ``since``, ISO UTC, default now) or off;
-        False for a channel paperbot keeps no settings for."""
         return self._pref_run("update channels set trending = ?, trending_since = ? where ws = ?"
                               " and channel_id = ?",
                               [int(on), (since or _now()) if on else None, self._ws, channel_id]) > 0
 
     def trending_channels(self, week: str, on_since: str) -> list[str]:
-        """The channels whose trending post is on since ``on_since`` (ISO UTC) or earlier and whose post
-        for ``week`` has not ended (none yet, or one still "posting"): who may be due. Whether one is
-        taken is the lease's to decide."""
         rows = self._pref_rows(
             "select c.channel_id from channels c where c.ws = ? and c.trending = 1 and c.trending_since <= ?"
             " and not exists (select 1 from trending_posts t where t.ws = c.ws"
@@ -107,19 +99,15 @@ class ChannelSettings:
         return [r[0] for r in rows]
 
     def get_trending_post(self, channel_id: str, week: str) -> TrendingRecord | None:
-        """The lease of a channel's trending post for ``week``, or None before anyone took it."""
         rows = self._pref_rows("select channel_id, week, status, owner, lease_until, attempts, error,"
                                " message_ts from trending_posts where ws = ? and channel_id = ? and week = ?",
                                [self._ws, channel_id, week])
         return TrendingRecord(*rows[0][:5], int(rows[0][5] or 0), *rows[0][6:]) if rows else None
 
     def record_trending_message(self, channel_id: str, week: str, owner: str, message_ts: str) -> bool:
-        """Remember the message ``owner``'s trending post went out as; False if it is not theirs."""
         return self._pref_run("update trending_posts set message_ts = ? where ws = ? and channel_id = ?"
                               " and week = ? and owner = ? and status = 'posting'",
                               [message_ts, self._ws, channel_id, week, owner]) > 0
 
     def liked_since(self, since: str, limit: int) -> list[tuple[str, int]]:
-        """The papers people of this workspace liked since ``since`` (ISO UTC), most-liked first (then
-        the latest liked), at most ``limit``: (paper id, how many people liked it). Never who."""
         return [(r[0], int(r[1])) for r in self._pref_rows(LIKED_SINCE, [self._ws, since, limit])]

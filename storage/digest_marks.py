@@ -19,8 +19,6 @@ class DigestMarks:
 
     def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
                           reasons: dict[str, str], lease_until: str | None = None) -> bool:
-        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
-        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
         args = [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)]
         if lease_until is None:
             return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?", args)
@@ -29,8 +27,6 @@ class DigestMarks:
 
     def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
                              lease_until: str | None = None) -> bool:
-        """Remember that the digest's header message went out, so it is never posted twice; with
-        ``lease_until``, renew the owner's lease to it in the same update."""
         if lease_until is None:
             return self._digest_update(user_id, local_date, owner, "header_ts = ?", [message_ts])
         return self._digest_update(user_id, local_date, owner, "header_ts = ?, lease_until = ?",

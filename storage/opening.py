@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from storage.errors import StoreUnavailable
+from storage.store import Store
 
 _POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -12,7 +13,7 @@ def is_postgres_url(target: str) -> bool:
     return target.strip().lower().startswith(_POSTGRES_SCHEMES)
 
 
-def open_store(target: str):
+def open_store(target: str) -> Store:
     """The store at ``target``: a ``postgresql://`` or ``postgres://`` URL opens
     :class:`storage.postgres.PostgresStore`, anything else is a SQLite file path (or ``:memory:``).
 
@@ -20,9 +21,9 @@ def open_store(target: str):
     the database can't be opened)."""
     target = str(target)
     if not is_postgres_url(target):
-        from storage.sqlite import Store
+        from storage.sqlite import SqliteStore
 
-        return Store(target)
+        return SqliteStore(target)
     # Imported here: psycopg is an optional extra, and SQLite users never need it.
     try:
         from storage.postgres import PostgresStore, redacted

@@ -38,8 +38,6 @@ class PaperVectorStore:
     """The paper vectors' part of the store interface (mixed into both stores)."""
 
     def papers_without_vectors(self, model: str, limit: int = 256) -> list[tuple[str, int, str]]:
-        """Up to ``limit`` papers lacking a vector of ``model`` for their current text, as (paper id,
-        change number, text as ``Paper.text`` builds it), oldest change first."""
         out = []
         for paper_id, seq, title, abstract in self._pref_rows(MISSING, [model, int(limit)]):
             title, abstract = title or "", abstract or ""
@@ -47,8 +45,6 @@ class PaperVectorStore:
         return out
 
     def save_paper_vectors(self, model: str, rows: Iterable[tuple[str, int, bytes]]) -> int:
-        """Store (paper id, the change number it was made at, vector bytes) rows of ``model``, in one
-        transaction; a row for a paper merged away or changed since is dropped. How many were stored."""
         at = datetime.now(UTC).isoformat(timespec="seconds")
         saved = 0
         with self.transaction():
@@ -58,7 +54,6 @@ class PaperVectorStore:
         return saved
 
     def paper_vectors(self, model: str, ids: Iterable[str]) -> dict[str, bytes]:
-        """The stored vectors of ``model`` of these papers, by id (papers without one are left out)."""
         ids = list(dict.fromkeys(ids))
         found: dict[str, bytes] = {}
         for start in range(0, len(ids), CHUNK):
@@ -71,5 +66,4 @@ class PaperVectorStore:
         return found
 
     def count_paper_vectors(self, model: str) -> int:
-        """How many papers have a vector of ``model`` (current or not)."""
         return int(self._pref_rows("select count(*) from paper_vectors where model = ?", [model])[0][0])

@@ -73,6 +73,7 @@ from storage.sqlite import (
     _person_from_row,
     utcnow,
 )
+from storage.store import Store
 from storage.tables import COPIED_TABLES, columns, order_by
 
 #: How long a statement waits for a row lock another transaction holds before giving up (StoreBusy);
@@ -228,7 +229,7 @@ class _HoldConnections:
             conn.close()
 
 
-class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorStore):
+class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorStore, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -263,13 +264,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
 
     @property
     def workspace(self) -> str:
-        """The workspace this view's person-level methods read and write ("" for the opened store)."""
         return self._ws
 
     def for_workspace(self, ws: str) -> Self:
-        """The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same
-        pool, hold connections and thread's open transaction, nothing opened anew (so :meth:`dispose`
-        of any view closes them for all)."""
+        # The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same pool,
+        # hold connections and thread's open transaction, nothing opened anew (so :meth:`dispose` of any view
+        # closes them for all).
         if not isinstance(ws, str):
             raise TypeError(f"a workspace key is a string, not {type(ws).__name__}")
         view = copy.copy(self)
@@ -306,8 +306,8 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Group one use case's writes in one real transaction on one connection, held by this thread
-        until the end; nested levels are savepoints. Nothing else is locked: rows are, as written."""
+        # Group one use case's writes in one real transaction on one connection, held by this thread until the
+        # end; nested levels are savepoints. Nothing else is locked: rows are, as written.
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             self._local.depth += 1
@@ -326,11 +326,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
                 self._local.conn, self._local.locked = None, set()
 
     def close(self) -> None:
-        """Nothing to do for one thread: outside a transaction no connection is held (they are pooled).
-        Kept so callers can treat both stores alike; :meth:`dispose` closes the pool."""
+        # Nothing to do for one thread: outside a transaction no connection is held (they are pooled). Kept so
+        # callers can treat both stores alike; :meth:`dispose` closes the pool.
+        pass
 
     def dispose(self) -> None:
-        """Close every pooled connection; the store can't be used afterwards."""
+        # Close every pooled connection; the store can't be used afterwards.
         self._pool.close()
         self._holds.close()
 
@@ -359,14 +360,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- papers ----------------------------------------------------------------------------------
 
     def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
-        """Add new papers and update known ones, in one transaction.
-
-        A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
-        its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
-        keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
-        one. A record that matches several stored papers merges them, what people did with them moving
-        to the one kept.
-        """
         rows = [_paper_row(p) for p in papers]
         with self.transaction(), self._conn() as conn:
             # The feed's counter row is locked first and kept until commit: another paper writer waits
@@ -382,16 +375,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return counts
 
     def max_paper_seq(self) -> int:
-        """The change counter of the newest paper change; 0 for an empty store."""
         return int(self._one("select value from counters where name = 'papers'")[0])
 
     def count_papers(self) -> int:
-        """How many papers are stored."""
         return int(self._one("select count(*) from papers")[0])
 
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
-        """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
-        another) gives that paper, with its own id; unknown ids are left out."""
         ids = list(dict.fromkeys(ids))
         if not ids:
             return {}
@@ -405,16 +394,13 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return found
 
     def get_paper(self, paper_id: str) -> Paper | None:
-        """One paper by id, or None."""
         return self.get_papers([paper_id]).get(paper_id)
 
     def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
-        """The paper with this arXiv id (no version), or None."""
         rows = self._rows("select * from papers where arxiv_id = %s", [arxiv_id])
         return _paper_from_row(rows[0]) if rows else self.get_paper(f"arxiv:{arxiv_id}")
 
     def find_paper_by_url(self, url: str) -> Paper | None:
-        """The paper with exactly this URL (or that a paper merged into it had), or None."""
         rows = self._rows("select * from papers where url = %s limit 1", [url])
         if rows:
             return _paper_from_row(rows[0])
@@ -422,67 +408,53 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return self.get_paper(alias[0]) if alias else None
 
     def find_paper_by_doi(self, doi: str) -> Paper | None:
-        """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
-        or None."""
         rows = self._rows("select * from papers where doi = %s order by added_at, id limit 1",
                           [identity.normal_doi(doi)])
         return _paper_from_row(rows[0]) if rows else None
 
     def papers_merged_since(self, seq: int) -> list[str]:
-        """The ids merged into other papers (or recorded as another paper's) after change counter
-        ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
         return [r["alias"] for r in self._rows(_pg(merging.MERGED_SINCE), [seq])]
 
     def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
-        """Papers added or updated after change counter ``seq``, oldest change first."""
         for row in self._rows("select * from papers where seq > %s order by seq", [seq]):
             yield row["seq"], _paper_from_row(row)
 
     def paper_dates(self) -> dict[str, str | None]:
-        """Each paper's published date (or, failing that, when it was added), by id."""
         return {r["id"]: r["d"] for r in
                 self._rows("select id, coalesce(published, substr(added_at, 1, 10)) d from papers")}
 
     # -- people and topics -----------------------------------------------------------------------
 
     def get_person(self, user_id: str) -> Person | None:
-        """The person, or None if paperbot has never heard of them."""
         rows = self._rows("select * from people where ws = %s and user_id = %s", [self._ws, user_id])
         return _person_from_row(rows[0]) if rows else None
 
     def ensure_person(self, user_id: str) -> Person:
-        """The person, created with no schedule if new."""
         self._run("insert into people (ws, user_id, digest_enabled, created_at) values (%s, %s, 0, %s)"
                   " on conflict (ws, user_id) do nothing", [self._ws, user_id, utcnow()])
         return self.get_person(user_id)
 
     def list_people(self) -> list[Person]:
-        """Everyone paperbot knows."""
         return [_person_from_row(r) for r in self._rows("select * from people where ws = %s order by user_id",
                                                         [self._ws])]
 
     def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
                             since: str | None = None) -> None:
-        """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
-        (ISO UTC, default now)."""
         self.ensure_person(user_id)
         self._run("update people set digest_time = %s, digest_enabled = %s, digest_since = %s"
                   " where ws = %s and user_id = %s",
                   [digest_time, int(enabled), since or utcnow(), self._ws, user_id])
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
-        """Remember a person's IANA timezone name."""
         self.ensure_person(user_id)
         self._run("update people set tz = %s where ws = %s and user_id = %s", [tz, self._ws, user_id])
 
     def get_topics(self, user_id: str) -> list[str]:
-        """A person's topics, oldest first."""
         rows = self._rows("select topic from topics where ws = %s and user_id = %s order by added_at, pos",
                           [self._ws, user_id])
         return [r["topic"] for r in rows]
 
     def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
-        """Add topics; returns those that were new (case-insensitive)."""
         known = {t.casefold() for t in self.get_topics(user_id)}
         added = []
         now = utcnow()
@@ -496,10 +468,10 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return added
 
     def lock_person(self, user_id: str) -> None:
-        """Serialise this transaction with every other that locks the same person, in any process,
-        until it ends (call it first inside :meth:`transaction`): a transaction-scoped advisory lock
-        on the person's id, so reading what they have and writing what follows from it are one step.
-        Outside a transaction it would be released at once."""
+        # Serialise this transaction with every other that locks the same person, in any process, until it
+        # ends (call it first inside :meth:`transaction`): a transaction-scoped advisory lock on the person's
+        # id, so reading what they have and writing what follows from it are one step. Outside a transaction
+        # it would be released at once.
         key = self._person_key(user_id)
         in_transaction = getattr(self._local, "conn", None) is not None
         if in_transaction and key in self._local.locked:
@@ -510,12 +482,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
 
     @contextlib.contextmanager
     def hold_person(self, user_id: str) -> Iterator[None]:
-        """Hold off every other process's ``hold_person`` for this person until the block ends: for
-        work that spans many transactions and Slack calls (a recommendation or digest being delivered,
-        so two never pick the same papers). A session advisory lock on a connection of its own, not a
-        pooled one (deliveries holding pooled connections while needing more could starve the pool),
-        kept for a later hold once the lock is released (:class:`_HoldConnections`); a process that
-        dies loses its connection and so its lock. Waits as long as the holder takes."""
+        # Hold off every other process's ``hold_person`` for this person until the block ends: for work that
+        # spans many transactions and Slack calls (a recommendation or digest being delivered, so two never
+        # pick the same papers). A session advisory lock on a connection of its own, not a pooled one
+        # (deliveries holding pooled connections while needing more could starve the pool), kept for a later
+        # hold once the lock is released (:class:`_HoldConnections`); a process that dies loses its connection
+        # and so its lock. Waits as long as the holder takes.
         with self._translated():
             conn = self._holds.take()
         try:
@@ -531,7 +503,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
             self._holds.give_back(conn)
 
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
-        """Remove a topic (case-insensitive); returns the stored spellings removed."""
         gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
         if gone:
             self._run("delete from topics where ws = %s and user_id = %s and topic = any(%s)",
@@ -539,13 +510,11 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return gone
 
     def remove_all_topics(self, user_id: str) -> int:
-        """Remove every topic of a person; returns how many there were."""
         return self._run("delete from topics where ws = %s and user_id = %s", [self._ws, user_id])
 
     # -- feedback --------------------------------------------------------------------------------
 
     def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
-        """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
         # An id merged into another paper counts for that paper.
         self._run("insert into feedback (ws, user_id, paper_id, value, created_at)"  # noqa: S608
                   f" values (%s, %s, {_pg(merging.RESOLVED)}, %s, %s)"
@@ -554,7 +523,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
                   [self._ws, user_id, paper_id, paper_id, value, utcnow()])
 
     def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
-        """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
         sql = f"delete from feedback where ws = %s and user_id = %s and paper_id = {_pg(merging.RESOLVED)}"  # noqa: S608
         args = [self._ws, user_id, paper_id, paper_id]
         if value is not None:
@@ -562,8 +530,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return self._run(sql, args) > 0
 
     def likes_by_person(self) -> list[list[str]]:
-        """Every person's liked paper ids (one list a person) in this workspace: what people with similar
-        taste liked (colleagues' likes never cross workspaces)."""
         likes: dict[str, list[str]] = {}
         for r in self._rows("select user_id, paper_id from feedback where ws = %s and value > 0"
                             " order by user_id, pos", [self._ws]):
@@ -571,14 +537,10 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return list(likes.values())
 
     def feedback_version(self) -> int:
-        """A number that changes whenever anyone's feedback in this workspace changes (a trigger counts
-        every write in the workspace's own counter, in the writer's transaction, so the number and the
-        feedback become visible together)."""
         row = self._one("select value from feedback_counters where ws = %s", [self._ws])
         return int(row[0]) if row else 0
 
     def get_feedback(self, user_id: str) -> list[Feedback]:
-        """A person's likes and dislikes, oldest first."""
         rows = self._rows("select paper_id, value, created_at from feedback where ws = %s and user_id = %s"
                           " order by created_at, pos", [self._ws, user_id])
         return [Feedback(r["paper_id"], r["value"], r["created_at"]) for r in rows]
@@ -587,7 +549,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
 
     def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
                    message_ts: str | None = None) -> None:
-        """Remember that a paper was shown to a person (and, from Slack, in which message)."""
         self._run(
             "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"  # noqa: S608
             f" values (%s, %s, {_pg(merging.RESOLVED)}, %s, %s, %s, %s)"
@@ -596,18 +557,15 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
             [self._ws, user_id, paper_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
-        """Every paper ever shown to a person."""
         return {r["paper_id"] for r in self._rows("select paper_id from shown where ws = %s and user_id = %s",
                                                   [self._ws, user_id])}
 
     def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
-        """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
         row = self._one("select user_id, paper_id from shown where ws = %s and channel = %s"
                         " and message_ts = %s limit 1", [self._ws, channel, message_ts])
         return (row[0], row[1]) if row else None
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
-        """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
         ids = list(dict.fromkeys(paper_ids))
         if not ids:
             return set()
@@ -618,7 +576,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return {r["id"] for r in rows}
 
     def shown_reason(self, user_id: str, paper_id: str) -> str | None:
-        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
         row = self._one("select reason from shown where ws = %s and user_id = %s and paper_id = %s",
                         [self._ws, user_id, paper_id])
         return row[0] if row else None
@@ -626,30 +583,23 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- the reading list ------------------------------------------------------------------------
 
     def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
-        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
-        this save. True if it was not there yet (a second save, even one at the same time, changes
-        nothing)."""
         return self._run(_pg(saved.SAVE), [self._ws, user_id, paper_id, saved.saved_now(),
                                            int(like_from_save)]) > 0
 
     def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
-        """Take a paper off the reading list: None if it was not on it, else whether its like came with
-        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
         row = self._one(_pg(saved.UNSAVE), [self._ws, user_id, paper_id])
         return None if row is None else bool(row[0])
 
     def keep_saved_like(self, user_id: str, paper_id: str) -> None:
-        """The person liked a saved paper on their own: unsaving it leaves that like."""
         self._run(_pg(saved.KEEP_LIKE), [self._ws, user_id, paper_id])
 
     def saved_papers(self, user_id: str) -> list[SavedPaper]:
-        """A person's reading list, newest first."""
         return [SavedPaper(r["paper_id"], r["saved_at"]) for r in self._rows(_pg(saved.LIST),
                                                                              [self._ws, user_id])]
 
     def person_snapshot(self, user_id: str) -> PersonSnapshot:
-        """What :meth:`person_view` answers from, in one statement (each part ordered as its own
-        method orders it)."""
+        # What :meth:`person_view` answers from, in one statement (each part ordered as its own method orders
+        # it).
         row = self._one(_PERSON_SNAPSHOT, {"ws": self._ws, "user": user_id})
         person, topics, feedback, feeds, authors, mutes, shown, saved_ids, picked = row
         named: dict[str, list[str]] = {}
@@ -662,12 +612,9 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
             frozenset(saved_ids or ()), dict(picked or []))
 
     def saved_paper_ids(self, user_id: str) -> set[str]:
-        """Every paper on a person's reading list."""
         return {r["paper_id"] for r in self._rows(_pg(saved.IDS), [self._ws, user_id])}
 
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:
-        """Every row about a person, per personal table (each row its copied columns): what they may
-        ask to see of themselves."""
         found = {}
         for table in PERSONAL_TABLES:
             sql, names = saved.rows_of_person("postgres", table)
@@ -677,8 +624,8 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- saved models ----------------------------------------------------------------------------
 
     def save_artifact(self, name: str, data: bytes) -> int:
-        """Store a named blob (a fitted model); returns its new version number (one statement, so two
-        processes saving at once get two versions)."""
+        # Store a named blob (a fitted model); returns its new version number (one statement, so two processes
+        # saving at once get two versions).
         row = self._one("insert into artifacts (name, version, created_at, data) values (%s, 1, %s, %s)"
                         " on conflict (name) do update set version = coalesce(artifacts.version, 0) + 1,"
                         " created_at = excluded.created_at, data = excluded.data returning version",
@@ -686,13 +633,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return int(row[0])
 
     def artifact_version(self, name: str) -> int:
-        """The version of a named blob; 0 when there is none."""
         row = self._one("select coalesce(version, 0) from artifacts where name = %s", [name])
         return int(row[0]) if row else 0
 
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
-        """(version, data) of a named blob, or None when there is none; ``data`` is None for NULL
-        (judging whether it is usable is the caller's business)."""
+        # (version, data) of a named blob, or None when there is none; ``data`` is None for NULL (judging
+        # whether it is usable is the caller's business).
         # In binary: as text the server hex-encodes the blob (the index: megabytes) and the client
         # decodes it again, which cost every process a few tenths of a second at start.
         with self._conn() as conn:
@@ -706,9 +652,9 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- forgetting ------------------------------------------------------------------------------
 
     def forget_person(self, user_id: str) -> dict[str, int]:
-        """Delete every row about a person from every table; returns rows deleted per table. Holds the
-        person's lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as
-        shown, a like) finishes first, or waits and then finds them gone, never adding a row after."""
+        # Delete every row about a person from every table; returns rows deleted per table. Holds the person's
+        # lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as shown, a like)
+        # finishes first, or waits and then finds them gone, never adding a row after.
         deleted = {}
         with self.transaction():
             self.lock_person(user_id)
@@ -720,13 +666,13 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return deleted
 
     def scrub_log(self) -> None:
-        """Nothing, on PostgreSQL. SQLite's version empties its write-ahead log so deleted rows survive
-        nowhere in the file. Here deleted rows linger as dead tuples until autovacuum reclaims them, and
-        in the server's WAL until it is recycled; neither is reachable through SQL, and a VACUUM would
-        not overwrite the freed space nor touch the WAL, so it is left to the server."""
+        # Nothing, on PostgreSQL. SQLite's version empties its write-ahead log so deleted rows survive nowhere
+        # in the file. Here deleted rows linger as dead tuples until autovacuum reclaims them, and in the
+        # server's WAL until it is recycled; neither is reachable through SQL, and a VACUUM would not
+        # overwrite the freed space nor touch the WAL, so it is left to the server.
+        pass
 
     def rows_about(self, user_id: str) -> dict[str, int]:
-        """How many rows each personal table holds about a person (for checks and `forget`)."""
         return {t: int(self._one(f"select count(*) from {t} where ws = %s and user_id = %s",  # noqa: S608
                                  [self._ws, user_id])[0])
                 for t in PERSONAL_TABLES}
@@ -734,12 +680,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- whole workspaces ------------------------------------------------------------------------
 
     def adopt_workspace(self, ws: str) -> int:
-        """Move every row of workspace "" (a database from before workspaces) into ``ws``, in one
-        transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
-        same key already, its own is kept, a person's taking from the old what it lacks
-        (:mod:`storage.workspaces`). Each table moves in one statement that deletes the old rows and
-        inserts exactly those, so a row written to "" meanwhile is either moved or left for next time,
-        never lost; two adoptions at once take turns (an advisory lock)."""
+        # Move every row of workspace "" (a database from before workspaces) into ``ws``, in one transaction;
+        # returns how many rows moved (0 the second time). Where ``ws`` has a row with the same key already,
+        # its own is kept, a person's taking from the old what it lacks (:mod:`storage.workspaces`). Each
+        # table moves in one statement that deletes the old rows and inserts exactly those, so a row written
+        # to "" meanwhile is either moved or left for next time, never lost; two adoptions at once take turns
+        # (an advisory lock).
         if ws == "":
             return 0  # already there (moving "" into itself would only delete it)
         moved = 0
@@ -757,8 +703,8 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return moved
 
     def delete_workspace(self, ws: str) -> dict[str, int]:
-        """Delete every row of workspace ``ws`` from every table holding workspace rows, its
-        installations included, in one transaction; returns rows deleted per table."""
+        # Delete every row of workspace ``ws`` from every table holding workspace rows, its installations
+        # included, in one transaction; returns rows deleted per table.
         deleted = {}
         with self.transaction():
             for table in workspaces.DELETED_TABLES:
@@ -768,8 +714,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return deleted
 
     def workspaces(self) -> list[WorkspaceSummary]:
-        """Every workspace with an installation or a person, by key: its latest installation, how many
-        people, and when its latest digest finished."""
         with self.transaction(), self._conn() as conn:
             return workspaces.summaries(conn.execute(workspaces.INSTALLATION_ROWS).fetchall(),
                                         conn.execute(workspaces.PEOPLE_COUNTS).fetchall(),
@@ -779,16 +723,10 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
 
     def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
                           is_enterprise_install: bool, data: str, at: str) -> None:
-        """Keep the installation of workspace ``ws`` by ``user_id`` (the installing user; "" allowed):
-        ``data`` is whatever the caller saves, encrypted by it, never read here; ``at`` is when (ISO
-        UTC). Replaces that user's earlier one; the latest saved is the workspace's
-        (:meth:`find_installation` without a user)."""
         self._run(_pg(workspaces.SAVE_INSTALLATION), [ws, user_id or "", enterprise_id, team_id,
                                                       int(bool(is_enterprise_install)), data, at])
 
     def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
-        """The data of ``user_id``'s installation in ``ws``, or (``user_id`` None) of the latest saved
-        there; None without one."""
         if user_id is None:
             row = self._one(_pg(workspaces.FIND_LATEST_INSTALLATION), [ws])
         else:
@@ -796,23 +734,19 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return row[0] if row else None
 
     def delete_installations(self, ws: str, user_id: str | None = None) -> int:
-        """Delete ``user_id``'s installation in ``ws``, or (None) all of them; returns how many."""
         if user_id is None:
             return self._run(_pg(workspaces.DELETE_INSTALLATIONS), [ws])
         return self._run(_pg(workspaces.DELETE_INSTALLATION), [ws, user_id])
 
     def installation_keys(self) -> list[str]:
-        """Every workspace key with an installation, in order."""
         return [r["ws"] for r in self._rows(workspaces.INSTALLATION_KEYS)]
 
     def issue_oauth_state(self, state: str, expires_at: str) -> None:
-        """Remember an OAuth state handed out, usable once until ``expires_at`` (ISO UTC)."""
         self._run(_pg(workspaces.ISSUE_STATE), [state, expires_at])
 
     def consume_oauth_state(self, state: str, now: str) -> bool:
-        """Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC),
-        however many consume it at once (one statement takes it away). Expired states are dropped on
-        the way."""
+        # Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC), however
+        # many consume it at once (one statement takes it away). Expired states are dropped on the way.
         row = self._one(_pg(workspaces.TAKE_STATE), [state])
         self._run(_pg(workspaces.DROP_EXPIRED_STATES), [now])
         return row is not None and row[0] > now
@@ -820,10 +754,10 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- Slack -----------------------------------------------------------------------------------
 
     def claim_once(self, key: str, keep: timedelta) -> bool:
-        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
-        kept (``keep`` from now). One statement decides: a new key is inserted, an expired one is taken
-        over, a kept one is left alone; a racing claim of the same key waits for the first to commit,
-        then loses. Expired keys of every workspace are dropped on the way."""
+        # Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is kept
+        # (``keep`` from now). One statement decides: a new key is inserted, an expired one is taken over, a
+        # kept one is left alone; a racing claim of the same key waits for the first to commit, then loses.
+        # Expired keys of every workspace are dropped on the way.
         now = datetime.now(UTC)
         now_text, until = now.isoformat(timespec="seconds"), (now + keep).isoformat(timespec="seconds")
         with self.transaction():
@@ -840,14 +774,11 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return claimed is not None
 
     def timezone_checked_at(self, user_id: str) -> str | None:
-        """When a person's timezone was last read from Slack (ISO UTC), or None."""
         row = self._one("select tz_checked_at from people where ws = %s and user_id = %s",
                         [self._ws, user_id])
         return row[0] if row else None
 
     def record_timezone(self, user_id: str, tz: str | None) -> bool:
-        """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
-        answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
         return self._run("update people set tz = %s, tz_checked_at = %s where ws = %s and user_id = %s",
                          [tz, utcnow(), self._ws, user_id]) > 0
 
@@ -856,46 +787,37 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # changes nothing.
 
     def people_with_digests(self) -> list[Person]:
-        """Everyone whose daily digest is on, with a time set."""
         rows = self._rows("select * from people where ws = %s and digest_enabled = 1"
                           " and digest_time is not null order by user_id", [self._ws])
         return [_person_from_row(r) for r in rows]
 
     def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
-        """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
         rows = self._rows("select user_id, local_date, status from digests where ws = %s"
                           " and local_date >= %s", [self._ws, since_date])
         return {(r["user_id"], r["local_date"]): r["status"] for r in rows}
 
     def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
-        """One person's digest for one local day, or None if none was started."""
         rows = self._rows("select * from digests where ws = %s and user_id = %s and local_date = %s",
                           [self._ws, user_id, local_date])
         return _digest_from_row(rows[0]) if rows else None
 
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
-        """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
-        when the row exists already (another process won the race: it owns the digest)."""
+        # Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error, when
+        # the row exists already (another process won the race: it owns the digest).
         lease, key = leases.keyed(leases.DIGEST, (user_id, local_date), self._ws)
         return self._lease_run(leases.take_insert(lease, key, owner, lease_until, {"started_at": at})) > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
-        """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
-        take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
         self._run("update digests set owner = %s, lease_until = %s where ws = %s and user_id = %s"
                   " and local_date = %s and status = 'sending'",
                   [owner, lease_until, self._ws, user_id, local_date])
 
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
-        """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
         return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
 
     def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
                       channel: str | None, message_ts: str | None, lease_until: str,
                       finished_at: str | None = None) -> bool:
-        """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
-        ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
-        False, and nothing written, if the digest is no longer ``owner``'s."""
         # One statement, one round trip: the shown row is written only if the owner's update matched.
         # It locks the digest's row and no person lock, so it can't deadlock with a forget (which takes
         # the person's lock, then the rows); after a forget it finds no row and writes nothing.
@@ -911,7 +833,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return bool(row and row[0])
 
     def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
-        """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
         # In one statement: two runs counting at once both count (a read, then a write, could lose one).
         row = self._one(
             "update digests set failures = (coalesce(failures, '{}')::jsonb || jsonb_build_object(%(p)s,"
@@ -925,8 +846,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return record.failures.get(paper_id, 0) + 1 if record else 0
 
     def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
-        """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
-        by any process; returns how many runs of it have ended so."""
         attempts = self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, count="attempts")
         if attempts is not None:
             return attempts
@@ -934,25 +853,19 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return record.attempts if record else 0
 
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
-        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
-        waiting for its retry), oldest day first."""
         rows = self._rows("select * from digests where ws = %s and local_date >= %s and status = 'sending'"
                           " order by local_date, user_id", [self._ws, since_date])
         return [_digest_from_row(r) for r in rows]
 
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
-        """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
-        UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
         return self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, disown=True,
                                   count="outages", error=error) is not None
 
     def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
                       error: str | None = None) -> bool:
-        """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
         return self.finish_lease(leases.DIGEST, (user_id, local_date), owner, status, at, error)
 
     def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
-        """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
         self._run("delete from digests where ws = %s and user_id = %s and local_date = %s and owner = %s"
                   " and status = 'sending'", [self._ws, user_id, local_date, owner])
 
@@ -963,23 +876,19 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return self._run(_pg(sql), [*args, self._ws, user_id, local_date, owner]) > 0
 
     def recent_paper_ids(self, since: str) -> set[str]:
-        """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
         rows = self._rows("select id from papers where coalesce(published, substr(added_at, 1, 10)) >= %s",
                           [since])
         return {r["id"] for r in rows}
 
     def dm_channel(self, user_id: str) -> str | None:
-        """The DM channel last opened with a person, or None."""
         row = self._one("select dm_channel from people where ws = %s and user_id = %s", [self._ws, user_id])
         return row[0] if row else None
 
     def remember_dm_channel(self, user_id: str, channel: str) -> None:
-        """Keep the DM channel opened with a person (one statement: callers need no transaction)."""
         self._run("update people set dm_channel = %s where ws = %s and user_id = %s",
                   [channel, self._ws, user_id])
 
     def forget_dm_channel(self, channel: str) -> None:
-        """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
         self._run("update people set dm_channel = null where ws = %s and dm_channel = %s",
                   [self._ws, channel])
 
@@ -990,11 +899,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
                    dead: Iterable[str] = (), early: bool = False,
                    fresh: Mapping[str, object] | None = None) -> str | None:
-        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
-        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
-        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
-        it was given back without an owner; a job's next run also starts so), None when someone else
-        holds it or it is finished."""
         lease, key = leases.keyed(kind, key, self._ws)
         if self._lease_run(leases.take_insert(lease, key, owner, until, fresh)) > 0:
             return "new"
@@ -1002,22 +906,16 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return "taken" if self._lease_run(statement) > 0 else None
 
     def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
-        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
         return self._lease_run(leases.renew(*leases.keyed(kind, key, self._ws), owner, until)) > 0
 
     def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
                       count: str | None = None, error: str | None = None) -> int | None:
-        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
-        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
-        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
         sql, args = leases.release(*leases.keyed(kind, key, self._ws), owner, retry_at, disown, count, error)
         row = self._one(_pg(sql), args)
         return None if row is None else int(row[0] if count else 0)
 
     def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
                      error: str | None = None, again_at: str | None = None) -> bool:
-        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
-        None: whenever asked). False if it was not theirs."""
         statement = leases.finish(*leases.keyed(kind, key, self._ws), owner, status, at, error, again_at)
         return self._lease_run(statement) > 0
 
@@ -1028,7 +926,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
     # -- daily jobs ------------------------------------------------------------------------------
 
     def get_job(self, name: str) -> JobRecord | None:
-        """The last run of a daily job, or None if it never ran."""
         rows = self._rows("select * from jobs where name = %s", [name])
         if not rows:
             return None
@@ -1037,8 +934,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
                          r["finished_at"], r["error"])
 
     def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
-        """Start a daily job's run for UTC ``day`` whoever holds it (a tool's or a test's override;
-        claims use :meth:`take_lease` with ``leases.JOB``)."""
         self._run("insert into jobs (name, day, status, owner, lease_until, started_at, finished_at, error)"
                   " values (%s, %s, 'running', %s, %s, %s, null, null) on conflict (name) do update set"
                   " day = excluded.day, status = excluded.status, owner = excluded.owner,"
@@ -1047,15 +942,12 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
 
     def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
                    again_at: str | None = None) -> bool:
-        """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
-        (ISO UTC; None: whenever asked). False if the run was not theirs."""
         return self.finish_lease(leases.JOB, (name,), owner, status, at, error, again_at)
 
 
     # -- copying (paperbot db copy) --------------------------------------------------------------
 
     def table_counts(self) -> dict[str, int]:
-        """How many rows each of paperbot's tables holds (every table ``paperbot db copy`` copies)."""
         # Table names come from COPIED_TABLES, never from input.
         sql = " union all ".join(f"select '{t}', count(*) from {t}" for t in COPIED_TABLES)  # noqa: S608
         with self._conn() as conn:
@@ -1063,8 +955,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
         return {t: int(found[t]) for t in COPIED_TABLES}
 
     def export_rows(self, table: str, batch_size: int = 1000) -> Iterator[list[dict]]:
-        """Every row of ``table`` as a dict of its copied columns (storage.tables), ``batch_size`` at a
-        time, in the order another store should insert them."""
         names = columns(table)
         sql = f"select {', '.join(names)} from {table} order by {order_by('postgres', table)}"  # noqa: S608
         # A server-side cursor, in a transaction of its own: one consistent read however big the table,
@@ -1077,9 +967,6 @@ class PostgresStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperV
                         for n, v in zip(names, row, strict=True)} for row in batch]
 
     def import_rows(self, table: str, rows: list[dict]) -> int:
-        """Add rows exported by another store (of either backend) to ``table``; returns how many.
-        For a copy into an empty database: a row already here is a StorageError. Counters take the
-        copied value; the papers change counter never goes below the newest copied ``seq``."""
         names = columns(table)
         if table == "counters":
             sql = ("insert into counters (name, value) values (%s, %s) on conflict (name) do update set"

@@ -93,8 +93,8 @@ class Snapshots:
     """Mixed into both stores: :meth:`person_view`, over each store's :meth:`person_snapshot`."""
 
     def person_snapshot(self, user_id: str) -> PersonSnapshot:
-        """The person's rows that :class:`PersonView` answers from; a store that can read them in one
-        round trip overrides this (PostgreSQL), SQLite reads them one table at a time, in process."""
+        # The person's rows that :class:`PersonView` answers from; a store that can read them in one round
+        # trip overrides this (PostgreSQL), SQLite reads them one table at a time, in process.
         store: Any = self
         return PersonSnapshot(
             user_id, store.get_person(user_id), store.get_topics(user_id), store.get_feedback(user_id),
@@ -103,5 +103,4 @@ class Snapshots:
             store.paper_feeds(user_id))
 
     def person_view(self, user_id: str) -> PersonView:
-        """This store, with its reads of ``user_id`` answered from one snapshot taken now."""
         return PersonView(self, self.person_snapshot(user_id))

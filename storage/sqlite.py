@@ -36,6 +36,7 @@ from storage.models import (
 from storage.paper_vectors import PaperVectorStore
 from storage.preferences import Preferences
 from storage.snapshot import Snapshots
+from storage.store import Store
 from storage.tables import COPIED_TABLES, columns, order_by
 
 
@@ -50,7 +51,7 @@ def utcnow() -> str:
 BUSY_SECONDS = 90
 
 
-class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorStore):
+class SqliteStore(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorStore, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
@@ -70,12 +71,11 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
 
     @property
     def workspace(self) -> str:
-        """The workspace this view's person-level methods read and write ("" for the opened store)."""
         return self._ws
 
     def for_workspace(self, ws: str) -> Self:
-        """The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same
-        file, thread connections, write lock and open transaction, nothing opened anew."""
+        # The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same file,
+        # thread connections, write lock and open transaction, nothing opened anew.
         if not isinstance(ws, str):
             raise TypeError(f"a workspace key is a string, not {type(ws).__name__}")
         view = copy.copy(self)
@@ -107,10 +107,10 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Group one use case's writes. Outermost level takes the write lock at once (BEGIN IMMEDIATE),
-        so two processes never deadlock upgrading read locks; nested levels are savepoints. Threads of
-        one process queue on a lock of their own first: SQLite's busy handler would have them sleep
-        and poll for milliseconds to wait out a transaction that takes a fraction of one."""
+        # Group one use case's writes. Outermost level takes the write lock at once (BEGIN IMMEDIATE), so two
+        # processes never deadlock upgrading read locks; nested levels are savepoints. Threads of one process
+        # queue on a lock of their own first: SQLite's busy handler would have them sleep and poll for
+        # milliseconds to wait out a transaction that takes a fraction of one.
         db = self.db
         if db.conn.in_transaction:
             with db.atomic():
@@ -137,40 +137,33 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return self.db.execute(sql, args).rowcount
 
     def close(self) -> None:
-        """Close this thread's connection."""
+        # Close this thread's connection.
         db = getattr(self._local, "db", None)
         if db is not None:
             db.close()
             self._local.db = None
 
+    def dispose(self) -> None:
+        # A SQLite store holds nothing beyond each thread's connection: this thread's is what there is
+        # to close here (another thread's closes with it).
+        self.close()
+
     # -- papers ----------------------------------------------------------------------------------
 
     def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
-        """Add new papers and update known ones, in one transaction.
-
-        A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
-        its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
-        keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
-        one. A record that matches several stored papers merges them, what people did with them moving
-        to the one kept.
-        """
         with self.transaction():  # the write lock: paper writers queue, reading and writing are one step
             counts, _ = merging.upsert(merging.Connection(self.db.execute), map(_paper_row, papers), utcnow(),
                                        self.max_paper_seq())
         return counts
 
     def max_paper_seq(self) -> int:
-        """The change counter of the newest paper change; 0 for an empty store."""
         row = self.db.execute("select coalesce(max(seq), 0) from papers").fetchone()
         return int(row[0])
 
     def count_papers(self) -> int:
-        """How many papers are stored."""
         return self.db["papers"].count
 
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
-        """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
-        another) gives that paper, with its own id; unknown ids are left out."""
         ids = list(dict.fromkeys(ids))
         found: dict[str, Paper] = {}
         for start in range(0, len(ids), 500):
@@ -189,16 +182,13 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return found
 
     def get_paper(self, paper_id: str) -> Paper | None:
-        """One paper by id, or None."""
         return self.get_papers([paper_id]).get(paper_id)
 
     def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
-        """The paper with this arXiv id (no version), or None."""
         rows = list(self.db.query("select * from papers where arxiv_id = ?", [arxiv_id]))
         return _paper_from_row(rows[0]) if rows else self.get_paper(f"arxiv:{arxiv_id}")
 
     def find_paper_by_url(self, url: str) -> Paper | None:
-        """The paper with exactly this URL (or that a paper merged into it had), or None."""
         rows = list(self.db.query("select * from papers where url = ? limit 1", [url]))
         if rows:
             return _paper_from_row(rows[0])
@@ -206,24 +196,18 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return self.get_paper(alias[0]) if alias else None
 
     def find_paper_by_doi(self, doi: str) -> Paper | None:
-        """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
-        or None."""
         key = identity.normal_doi(doi)
         rows = list(self.db.query("select * from papers where doi = ? order by added_at, id limit 1", [key]))
         return _paper_from_row(rows[0]) if rows else None
 
     def papers_merged_since(self, seq: int) -> list[str]:
-        """The ids merged into other papers (or recorded as another paper's) after change counter
-        ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
         return [r[0] for r in self.db.execute(merging.MERGED_SINCE, [seq])]
 
     def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
-        """Papers added or updated after change counter ``seq``, oldest change first."""
         for row in self.db.query("select * from papers where seq > ? order by seq", [seq]):
             yield row["seq"], _paper_from_row(row)
 
     def paper_dates(self) -> dict[str, str | None]:
-        """Each paper's published date (or, failing that, when it was added), by id."""
         return {
             row["id"]: row["d"]
             for row in self.db.query("select id, coalesce(published, substr(added_at, 1, 10)) d from papers")
@@ -232,45 +216,37 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # -- people and topics -----------------------------------------------------------------------
 
     def get_person(self, user_id: str) -> Person | None:
-        """The person, or None if paperbot has never heard of them."""
         rows = list(self.db.query("select * from people where ws = ? and user_id = ?", [self._ws, user_id]))
         if not rows:
             return None
         return _person_from_row(rows[0])
 
     def ensure_person(self, user_id: str) -> Person:
-        """The person, created with no schedule if new."""
         self.db.execute("insert into people (ws, user_id, digest_enabled, created_at) values (?, ?, 0, ?)"
                         " on conflict do nothing", [self._ws, user_id, utcnow()])
         return self.get_person(user_id)
 
     def list_people(self) -> list[Person]:
-        """Everyone paperbot knows."""
         rows = self.db.query("select * from people where ws = ? order by user_id", [self._ws])
         return [_person_from_row(r) for r in rows]
 
     def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
                             since: str | None = None) -> None:
-        """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
-        (ISO UTC, default now)."""
         self.ensure_person(user_id)
         self.db.execute("update people set digest_time = ?, digest_enabled = ?, digest_since = ?"
                         " where ws = ? and user_id = ?",
                         [digest_time, int(enabled), since or utcnow(), self._ws, user_id])
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
-        """Remember a person's IANA timezone name."""
         self.ensure_person(user_id)
         self.db.execute("update people set tz = ? where ws = ? and user_id = ?", [tz, self._ws, user_id])
 
     def get_topics(self, user_id: str) -> list[str]:
-        """A person's topics, oldest first."""
         rows = self.db.query("select topic from topics where ws = ? and user_id = ? order by added_at, rowid",
                              [self._ws, user_id])
         return [r["topic"] for r in rows]
 
     def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
-        """Add topics; returns those that were new (case-insensitive)."""
         known = {t.casefold() for t in self.get_topics(user_id)}
         added = []
         now = utcnow()
@@ -286,18 +262,18 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
 
     @contextlib.contextmanager
     def hold_person(self, user_id: str) -> Iterator[None]:
-        """Hold off every other process's ``hold_person`` for this person until the block ends (work
-        spanning many transactions and Slack calls: a delivery). A SQLite file serves one bot process,
-        whose own threads :class:`bot.slack.runtime.UserLocks` serialises; nothing to take here."""
+        # Hold off every other process's ``hold_person`` for this person until the block ends (work spanning
+        # many transactions and Slack calls: a delivery). A SQLite file serves one bot process, whose own
+        # threads :class:`bot.slack.runtime.UserLocks` serialises; nothing to take here.
         yield
 
     def lock_person(self, user_id: str) -> None:
-        """Serialise this transaction with every other that locks the same person, in any process,
-        until it ends (call it first inside :meth:`transaction`). Here the write transaction
-        (BEGIN IMMEDIATE) already excludes every other writer, so there is nothing more to take."""
+        # Serialise this transaction with every other that locks the same person, in any process, until it
+        # ends (call it first inside :meth:`transaction`). Here the write transaction (BEGIN IMMEDIATE)
+        # already excludes every other writer, so there is nothing more to take.
+        pass
 
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
-        """Remove a topic (case-insensitive); returns the stored spellings removed."""
         gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
         for t in gone:
             self.db.execute("delete from topics where ws = ? and user_id = ? and topic = ?",
@@ -305,14 +281,12 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return gone
 
     def remove_all_topics(self, user_id: str) -> int:
-        """Remove every topic of a person; returns how many there were."""
         return self.db.execute("delete from topics where ws = ? and user_id = ?",
                                [self._ws, user_id]).rowcount
 
     # -- feedback --------------------------------------------------------------------------------
 
     def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
-        """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
         # An id merged into another paper counts for that paper.
         self.db.execute("insert into feedback (ws, user_id, paper_id, value, created_at)"  # noqa: S608
                         f" values (?, ?, {merging.RESOLVED}, ?, ?)"
@@ -321,7 +295,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
                         [self._ws, user_id, paper_id, paper_id, value, utcnow()])
 
     def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
-        """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
         sql = f"delete from feedback where ws = ? and user_id = ? and paper_id = {merging.RESOLVED}"  # noqa: S608
         args = [self._ws, user_id, paper_id, paper_id]
         if value is not None:
@@ -329,8 +302,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return self.db.execute(sql, args).rowcount > 0
 
     def likes_by_person(self) -> list[list[str]]:
-        """Every person's liked paper ids (one list a person) in this workspace: what people with similar
-        taste liked (colleagues' likes never cross workspaces)."""
         likes: dict[str, list[str]] = {}
         for row in self.db.query("select user_id, paper_id from feedback where ws = ? and value > 0"
                                  " order by user_id, rowid", [self._ws]):
@@ -338,13 +309,12 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return list(likes.values())
 
     def feedback_version(self) -> int:
-        """A number that changes whenever anyone's feedback in this workspace changes (a trigger counts
-        every write in the workspace's own counter)."""
+        # A number that changes whenever anyone's feedback in this workspace changes (a trigger counts every
+        # write in the workspace's own counter).
         row = self.db.execute("select value from feedback_counters where ws = ?", [self._ws]).fetchone()
         return row[0] if row else 0
 
     def get_feedback(self, user_id: str) -> list[Feedback]:
-        """A person's likes and dislikes, oldest first."""
         rows = self.db.query("select paper_id, value, created_at from feedback where ws = ? and user_id = ?"
                              " order by created_at, rowid", [self._ws, user_id])
         return [Feedback(r["paper_id"], r["value"], r["created_at"]) for r in rows]
@@ -353,7 +323,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
 
     def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
                    message_ts: str | None = None) -> None:
-        """Remember that a paper was shown to a person (and, from Slack, in which message)."""
         # Plain SQL: a digest run calls this for every message it posts.
         self.db.execute(
             "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"  # noqa: S608
@@ -363,18 +332,15 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
             [self._ws, user_id, paper_id, paper_id, utcnow(), reason, channel, message_ts])
 
     def shown_paper_ids(self, user_id: str) -> set[str]:
-        """Every paper ever shown to a person."""
         rows = self.db.query("select paper_id from shown where ws = ? and user_id = ?", [self._ws, user_id])
         return {r["paper_id"] for r in rows}
 
     def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
-        """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
         rows = list(self.db.query("select user_id, paper_id from shown where ws = ? and channel = ?"
                                   " and message_ts = ?", [self._ws, channel, message_ts]))
         return (rows[0]["user_id"], rows[0]["paper_id"]) if rows else None
 
     def shown_reason(self, user_id: str, paper_id: str) -> str | None:
-        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
         row = self.db.execute("select reason from shown where ws = ? and user_id = ? and paper_id = ?",
                               [self._ws, user_id, paper_id]).fetchone()
         return row[0] if row else None
@@ -382,14 +348,12 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # -- the reading list ------------------------------------------------------------------------
 
     def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
-        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
-        this save. True if it was not there yet (a second save changes nothing)."""
+        # Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by this
+        # save. True if it was not there yet (a second save changes nothing).
         return self.db.execute(saved.SAVE, [self._ws, user_id, paper_id, saved.saved_now(),
                                             int(like_from_save)]).rowcount > 0
 
     def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
-        """Take a paper off the reading list: None if it was not on it, else whether its like came with
-        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
         # In a transaction of its own (sqlite3 leaves one open after a RETURNING statement), every row
         # read (an unfinished RETURNING statement keeps the table locked).
         with self.transaction():
@@ -397,20 +361,15 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return bool(rows[0][0]) if rows else None
 
     def keep_saved_like(self, user_id: str, paper_id: str) -> None:
-        """The person liked a saved paper on their own: unsaving it leaves that like."""
         self.db.execute(saved.KEEP_LIKE, [self._ws, user_id, paper_id])
 
     def saved_papers(self, user_id: str) -> list[SavedPaper]:
-        """A person's reading list, newest first."""
         return [SavedPaper(r[0], r[1]) for r in self.db.execute(saved.LIST, [self._ws, user_id])]
 
     def saved_paper_ids(self, user_id: str) -> set[str]:
-        """Every paper on a person's reading list."""
         return {r[0] for r in self.db.execute(saved.IDS, [self._ws, user_id])}
 
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:
-        """Every row about a person, per personal table (each row its copied columns): what they may
-        ask to see of themselves."""
         found = {}
         for table in PERSONAL_TABLES:
             sql, names = saved.rows_of_person("sqlite", table)
@@ -421,7 +380,7 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # -- saved models ----------------------------------------------------------------------------
 
     def save_artifact(self, name: str, data: bytes) -> int:
-        """Store a named blob (a fitted model); returns its new version number."""
+        # Store a named blob (a fitted model); returns its new version number.
         with self.transaction():
             version = self.artifact_version(name) + 1
             self.db["artifacts"].upsert(
@@ -429,16 +388,15 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return version
 
     def artifact_version(self, name: str) -> int:
-        """The version of a named blob; 0 when there is none."""
         # A damaged version (NULL, text) reads as 0: older than any model saved after it.
         row = self.db.execute("select coalesce(cast(version as integer), 0) from artifacts where name = ?",
                               [name]).fetchone()
         return int(row[0]) if row else 0
 
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
-        """(version, data) of a named blob, or None when there is none. ``data`` is whatever the row
-        holds, as bytes (text as its UTF-8, a number as its digits), or None for NULL: judging whether
-        it is usable is the caller's business."""
+        # (version, data) of a named blob, or None when there is none. ``data`` is whatever the row holds, as
+        # bytes (text as its UTF-8, a number as its digits), or None for NULL: judging whether it is usable is
+        # the caller's business.
         row = self.db.execute("select coalesce(cast(version as integer), 0), data from artifacts"
                               " where name = ?", [name]).fetchone()
         if row is None:
@@ -451,11 +409,9 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # -- forgetting ------------------------------------------------------------------------------
 
     def forget_person(self, user_id: str) -> dict[str, int]:
-        """Delete every row about a person from every table; returns rows deleted per table.
-
-        Deleted content is overwritten in the file (``secure_delete``), and the write-ahead log, which
-        still holds the old pages, is folded into the file and emptied, so nothing of the person lingers.
-        """
+        # Delete every row about a person from every table; returns rows deleted per table.
+        # Deleted content is overwritten in the file (``secure_delete``), and the write-ahead log, which still
+        # holds the old pages, is folded into the file and emptied, so nothing of the person lingers.
         deleted = {}
         with self.transaction():
             for table in PERSONAL_TABLES:
@@ -466,14 +422,13 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return deleted
 
     def scrub_log(self) -> None:
-        """Fold the write-ahead log into the file and truncate it (waiting for readers, up to the busy
-        timeout), so rows deleted before now survive in neither."""
+        # Fold the write-ahead log into the file and truncate it (waiting for readers, up to the busy
+        # timeout), so rows deleted before now survive in neither.
         if self.path != ":memory:":
             with translated(self.path):
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def rows_about(self, user_id: str) -> dict[str, int]:
-        """How many rows each personal table holds about a person (for checks and `forget`)."""
         return {t: self.db.execute(f"select count(*) from {t} where ws = ? and user_id = ?",  # noqa: S608
                                    [self._ws, user_id]).fetchone()[0]
                 for t in PERSONAL_TABLES}
@@ -481,10 +436,10 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # -- whole workspaces ------------------------------------------------------------------------
 
     def adopt_workspace(self, ws: str) -> int:
-        """Move every row of workspace "" (a database from before workspaces) into ``ws``, in one
-        transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
-        same key already, its own is kept, a person's taking from the old what it lacks
-        (:mod:`storage.workspaces`). The write lock makes two adoptions at once one after the other."""
+        # Move every row of workspace "" (a database from before workspaces) into ``ws``, in one transaction;
+        # returns how many rows moved (0 the second time). Where ``ws`` has a row with the same key already,
+        # its own is kept, a person's taking from the old what it lacks (:mod:`storage.workspaces`). The write
+        # lock makes two adoptions at once one after the other.
         if ws == "":
             return 0  # already there (moving "" into itself would only delete it)
         moved = 0
@@ -498,9 +453,9 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return moved
 
     def delete_workspace(self, ws: str) -> dict[str, int]:
-        """Delete every row of workspace ``ws`` from every table holding workspace rows, its
-        installations included; returns rows deleted per table. Like :meth:`forget_person`, nothing of
-        it is left in the file or its log."""
+        # Delete every row of workspace ``ws`` from every table holding workspace rows, its installations
+        # included; returns rows deleted per table. Like :meth:`forget_person`, nothing of it is left in the
+        # file or its log.
         deleted = {}
         with self.transaction():
             for table in workspaces.DELETED_TABLES:
@@ -510,8 +465,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return deleted
 
     def workspaces(self) -> list[WorkspaceSummary]:
-        """Every workspace with an installation or a person, by key: its latest installation, how many
-        people, and when its latest digest finished."""
         with self.transaction():
             found = workspaces.summaries(self.db.execute(workspaces.INSTALLATION_ROWS).fetchall(),
                                          self.db.execute(workspaces.PEOPLE_COUNTS).fetchall(),
@@ -522,17 +475,11 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
 
     def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
                           is_enterprise_install: bool, data: str, at: str) -> None:
-        """Keep the installation of workspace ``ws`` by ``user_id`` (the installing user; "" allowed):
-        ``data`` is whatever the caller saves, encrypted by it, never read here; ``at`` is when (ISO
-        UTC). Replaces that user's earlier one; the latest saved is the workspace's
-        (:meth:`find_installation` without a user)."""
         with self.transaction():
             self.db.execute(workspaces.SAVE_INSTALLATION, [ws, user_id or "", enterprise_id, team_id,
                                                            int(bool(is_enterprise_install)), data, at])
 
     def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
-        """The data of ``user_id``'s installation in ``ws``, or (``user_id`` None) of the latest saved
-        there; None without one."""
         if user_id is None:
             row = self.db.execute(workspaces.FIND_LATEST_INSTALLATION, [ws]).fetchone()
         else:
@@ -540,22 +487,17 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return row[0] if row else None
 
     def delete_installations(self, ws: str, user_id: str | None = None) -> int:
-        """Delete ``user_id``'s installation in ``ws``, or (None) all of them; returns how many."""
         if user_id is None:
             return self.db.execute(workspaces.DELETE_INSTALLATIONS, [ws]).rowcount
         return self.db.execute(workspaces.DELETE_INSTALLATION, [ws, user_id]).rowcount
 
     def installation_keys(self) -> list[str]:
-        """Every workspace key with an installation, in order."""
         return [r[0] for r in self.db.execute(workspaces.INSTALLATION_KEYS)]
 
     def issue_oauth_state(self, state: str, expires_at: str) -> None:
-        """Remember an OAuth state handed out, usable once until ``expires_at`` (ISO UTC)."""
         self.db.execute(workspaces.ISSUE_STATE, [state, expires_at])
 
     def consume_oauth_state(self, state: str, now: str) -> bool:
-        """Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC),
-        however many consume it at once. Expired states are dropped on the way."""
         with self.transaction():
             rows = self.db.execute(workspaces.TAKE_STATE, [state]).fetchall()  # all, or it can't commit
             self.db.execute(workspaces.DROP_EXPIRED_STATES, [now])
@@ -564,8 +506,8 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # -- Slack -----------------------------------------------------------------------------------
 
     def claim_once(self, key: str, keep: timedelta) -> bool:
-        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
-        kept (``keep`` from now). Expired keys (of every workspace) are dropped on the way."""
+        # Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is kept
+        # (``keep`` from now). Expired keys (of every workspace) are dropped on the way.
         now = datetime.now(UTC)
         with self.transaction():
             self.db.execute("delete from once_keys where expires_at < ?", [now.isoformat(timespec="seconds")])
@@ -575,14 +517,11 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return inserted > 0
 
     def timezone_checked_at(self, user_id: str) -> str | None:
-        """When a person's timezone was last read from Slack (ISO UTC), or None."""
         row = self.db.execute("select tz_checked_at from people where ws = ? and user_id = ?",
                               [self._ws, user_id]).fetchone()
         return row[0] if row else None
 
     def record_timezone(self, user_id: str, tz: str | None) -> bool:
-        """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
-        answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
         return self.db.execute("update people set tz = ?, tz_checked_at = ? where ws = ? and user_id = ?",
                                [tz, utcnow(), self._ws, user_id]).rowcount > 0
 
@@ -593,11 +532,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
                    dead: Iterable[str] = (), early: bool = False,
                    fresh: Mapping[str, object] | None = None) -> str | None:
-        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
-        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
-        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
-        it was given back without an owner; a job's next run also starts so), None when someone else
-        holds it or it is finished."""
         lease, key = leases.keyed(kind, key, self._ws)
         with self.transaction():
             if self.db.execute(*leases.take_insert(lease, key, owner, until, fresh)).rowcount > 0:
@@ -606,22 +540,16 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
             return "taken" if self.db.execute(sql, args).rowcount > 0 else None
 
     def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
-        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
         return self._lease_write(leases.renew(*leases.keyed(kind, key, self._ws), owner, until)) is not None
 
     def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
                       count: str | None = None, error: str | None = None) -> int | None:
-        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
-        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
-        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
         statement = leases.release(*leases.keyed(kind, key, self._ws), owner, retry_at, disown, count, error)
         row = self._lease_write(statement)
         return None if row is None else int(row[0] if count else 0)
 
     def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
                      error: str | None = None, again_at: str | None = None) -> bool:
-        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
-        None: whenever asked). False if it was not theirs."""
         statement = leases.finish(*leases.keyed(kind, key, self._ws), owner, status, at, error, again_at)
         return self._lease_write(statement) is not None
 
@@ -640,47 +568,38 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
     # that lost its claim changes nothing.
 
     def people_with_digests(self) -> list[Person]:
-        """Everyone whose daily digest is on, with a time set."""
         rows = self.db.query("select * from people where ws = ? and digest_enabled = 1"
                              " and digest_time is not null order by user_id", [self._ws])
         return [_person_from_row(r) for r in rows]
 
     def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
-        """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
         rows = self.db.execute("select user_id, local_date, status from digests where ws = ?"
                                " and local_date >= ?", [self._ws, since_date])
         return {(user, day): status for user, day, status in rows}
 
     def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
-        """One person's digest for one local day, or None if none was started."""
         rows = list(self.db.query("select * from digests where ws = ? and user_id = ? and local_date = ?",
                                   [self._ws, user_id, local_date]))
         return _digest_from_row(rows[0]) if rows else None
 
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
-        """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
-        when the row exists already (someone else claimed it first), as on PostgreSQL."""
+        # Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error, when
+        # the row exists already (someone else claimed it first), as on PostgreSQL.
         lease, key = leases.keyed(leases.DIGEST, (user_id, local_date), self._ws)
         statement = leases.take_insert(lease, key, owner, lease_until, {"started_at": at})
         return self.db.execute(*statement).rowcount > 0
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
-        """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
-        take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
         self.db.execute("update digests set owner = ?, lease_until = ? where ws = ? and user_id = ?"
                         " and local_date = ? and status = 'sending'",
                         [owner, lease_until, self._ws, user_id, local_date])
 
     def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
-        """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
         return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
 
     def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
                       channel: str | None, message_ts: str | None, lease_until: str,
                       finished_at: str | None = None) -> bool:
-        """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
-        ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
-        False, and nothing written, if the digest is no longer ``owner``'s."""
         step = leases.paper_posted((user_id, local_date), self._ws, owner, lease_until, finished_at)
         with self.transaction():
             if self._lease_write(step) is None:
@@ -689,7 +608,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return True
 
     def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
-        """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
         with self.transaction():  # a read, then a write: exclusive here (one statement on PostgreSQL)
             record = self.get_digest(user_id, local_date)
             if record is None:
@@ -699,8 +617,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return failures[paper_id]
 
     def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
-        """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
-        by any process; returns how many runs of it have ended so."""
         attempts = self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, count="attempts")
         if attempts is not None:
             return attempts
@@ -708,25 +624,19 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return record.attempts if record else 0
 
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
-        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
-        waiting for its retry), oldest day first."""
         rows = self.db.query("select * from digests where ws = ? and local_date >= ? and status = 'sending'"
                              " order by local_date, user_id", [self._ws, since_date])
         return [_digest_from_row(r) for r in rows]
 
     def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
-        """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
-        UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
         return self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, disown=True,
                                   count="outages", error=error) is not None
 
     def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
                       error: str | None = None) -> bool:
-        """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
         return self.finish_lease(leases.DIGEST, (user_id, local_date), owner, status, at, error)
 
     def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
-        """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
         self.db.execute("delete from digests where ws = ? and user_id = ? and local_date = ? and owner = ?"
                         " and status = 'sending'", [self._ws, user_id, local_date, owner])
 
@@ -738,7 +648,6 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
             return self.db.execute(sql, [*args, self._ws, user_id, local_date, owner]).rowcount > 0
 
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
-        """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
         ids = list(dict.fromkeys(paper_ids))
         sql = ("select c.id from (select value as id,"
                " coalesce((select a.paper_id from paper_aliases a where a.alias = value), value) as paper"
@@ -746,32 +655,27 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
         return {r[0] for r in self.db.execute(sql, [json.dumps(ids), self._ws, user_id])}
 
     def recent_paper_ids(self, since: str) -> set[str]:
-        """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
         rows = self.db.execute(
             "select id from papers where coalesce(published, substr(added_at, 1, 10)) >= ?", [since])
         return {r[0] for r in rows}
 
     def dm_channel(self, user_id: str) -> str | None:
-        """The DM channel last opened with a person, or None."""
         row = self.db.execute("select dm_channel from people where ws = ? and user_id = ?",
                               [self._ws, user_id]).fetchone()
         return row[0] if row else None
 
     def remember_dm_channel(self, user_id: str, channel: str) -> None:
-        """Keep the DM channel opened with a person (one statement: callers need no transaction)."""
         with self.transaction():
             self.db.execute("update people set dm_channel = ? where ws = ? and user_id = ?",
                             [channel, self._ws, user_id])
 
     def forget_dm_channel(self, channel: str) -> None:
-        """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
         self.db.execute("update people set dm_channel = null where ws = ? and dm_channel = ?",
                         [self._ws, channel])
 
     # -- daily jobs ------------------------------------------------------------------------------
 
     def get_job(self, name: str) -> JobRecord | None:
-        """The last run of a daily job, or None if it never ran."""
         rows = list(self.db.query("select * from jobs where name = ?", [name]))
         if not rows:
             return None
@@ -780,29 +684,22 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
                          r["finished_at"], r["error"])
 
     def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
-        """Start a daily job's run for UTC ``day`` whoever holds it (a tool's or a test's override;
-        claims use :meth:`take_lease` with ``leases.JOB``)."""
         self.db["jobs"].upsert({"name": name, "day": day, "status": "running", "owner": owner,
                                 "lease_until": lease_until, "started_at": at, "finished_at": None,
                                 "error": None}, pk="name")
 
     def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
                    again_at: str | None = None) -> bool:
-        """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
-        (ISO UTC; None: whenever asked). False if the run was not theirs."""
         return self.finish_lease(leases.JOB, (name,), owner, status, at, error, again_at)
 
     # -- copying (paperbot db copy) --------------------------------------------------------------
 
     def table_counts(self) -> dict[str, int]:
-        """How many rows each of paperbot's tables holds (every table ``paperbot db copy`` copies)."""
         # Table names come from COPIED_TABLES, never from input.
         return {t: self.db.execute(f"select count(*) from {t}").fetchone()[0]  # noqa: S608
                 for t in COPIED_TABLES}
 
     def export_rows(self, table: str, batch_size: int = 1000) -> Iterator[list[dict]]:
-        """Every row of ``table`` as a dict of its copied columns (storage.tables), ``batch_size`` at a
-        time, in the order another store should insert them."""
         names = columns(table)
         sql = f"select {', '.join(names)} from {table} order by {order_by('sqlite', table)}"  # noqa: S608
         with translated(self.path):
@@ -811,9 +708,9 @@ class Store(Preferences, Snapshots, DigestMarks, ChannelSettings, PaperVectorSto
                 yield [dict(zip(names, row, strict=True)) for row in batch]
 
     def import_rows(self, table: str, rows: list[dict]) -> int:
-        """Add rows exported by another store (of either backend) to ``table``; returns how many.
-        For a copy into an empty database: a row already here is a StorageError. Counters take the
-        copied value; the papers change counter is SQLite's own (the newest ``seq``), so it is left out."""
+        # Add rows exported by another store (of either backend) to ``table``; returns how many. For a copy
+        # into an empty database: a row already here is a StorageError. Counters take the copied value; the
+        # papers change counter is SQLite's own (the newest ``seq``), so it is left out.
         names = columns(table)
         if table == "counters":
             rows = [r for r in rows if r["name"] != "papers"]

@@ -9,7 +9,7 @@ import pytest
 import bot.config
 from bot.context import Context
 from bot.usecases.lookup import default_lookup, use_arxiv_api
-from storage import Paper, Store
+from storage import Paper, SqliteStore
 from tests.arxiv_standin import ArxivStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,8 +60,8 @@ def offline_arxiv():
 
 
 @pytest.fixture
-def store(tmp_path) -> Store:
-    s = Store(tmp_path / "test.db")
+def store(tmp_path) -> SqliteStore:
+    s = SqliteStore(tmp_path / "test.db")
     yield s
     s.close()
 

@@ -89,7 +89,7 @@ class Background:
         if user is None:
             self._pool.submit(run)
             return
-        who = (getattr(self.store, "workspace", ""), user)
+        who = (self.store.workspace if self.store is not None else "", user)
         with self._guard:
             queue = self._queues.get(who)
             if queue is not None:  # a drain for this person is under way: it will get to this
@@ -162,7 +162,8 @@ class UserLocks:
     @contextmanager
     def hold(self, user_id: str) -> Iterator[None]:
         with self._guard:
-            lock = self._locks.setdefault((getattr(self.store, "workspace", ""), user_id), threading.Lock())
+            ws = self.store.workspace if self.store is not None else ""
+            lock = self._locks.setdefault((ws, user_id), threading.Lock())
         # This process's threads queue on their own lock first, so each process waits on the database
         # with one connection per person at most.
         with lock, (self.store.hold_person(user_id) if self.store is not None else nullcontext()):

@@ -33,9 +33,9 @@ def test_ingest_reports_counts_and_skips_bad_records(tmp_path):
     assert "line 2" in result.output and "line 3" in result.output
     again = run("--db", db, "ingest", str(good))
     assert again.exit_code == 0
-    from storage import Store
+    from storage import SqliteStore
 
-    assert Store(db).count_papers() == 2
+    assert SqliteStore(db).count_papers() == 2
 
 
 def test_ingest_exits_non_zero_only_for_an_unreadable_source(tmp_path):
@@ -45,9 +45,9 @@ def test_ingest_exits_non_zero_only_for_an_unreadable_source(tmp_path):
     assert result.exit_code == 1
     assert "missing.jsonl" in result.output
     assert "Traceback" not in result.output
-    from storage import Store
+    from storage import SqliteStore
 
-    assert Store(tmp_path / "x.db").count_papers() == 1
+    assert SqliteStore(tmp_path / "x.db").count_papers() == 1
 
 
 def test_search_on_an_empty_database_says_so(tmp_path):
@@ -107,8 +107,8 @@ def test_a_database_that_cannot_be_opened_is_one_line_naming_it_in_every_command
 
 
 def test_disk_full_while_saving_the_model_is_one_line_and_keeps_the_papers(tmp_path, monkeypatch):
-    from storage import Store, StoreFull
-    from storage.sqlite import Store as SqliteStore
+    from storage import StoreFull
+    from storage.sqlite import SqliteStore
 
     db = str(tmp_path / "x.db")
     papers = tmp_path / "p.jsonl"
@@ -128,7 +128,7 @@ def test_disk_full_while_saving_the_model_is_one_line_and_keeps_the_papers(tmp_p
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
-    store = Store(db)
+    store = SqliteStore(db)
     assert store.count_papers() == 5 and store.artifact_version("paper-index") == 0
     # Space again: the next run refits and saves the model.
     again = run("--db", db, "search", "cats")
@@ -139,8 +139,8 @@ def test_disk_full_while_saving_the_model_is_one_line_and_keeps_the_papers(tmp_p
 def test_disk_full_while_storing_papers_is_one_line_and_keeps_the_batches_before(tmp_path, monkeypatch):
     import importlib
 
-    from storage import Store, StoreFull
-    from storage.sqlite import Store as SqliteStore
+    from storage import StoreFull
+    from storage.sqlite import SqliteStore
 
     db = str(tmp_path / "x.db")
     papers = tmp_path / "p.jsonl"
@@ -163,7 +163,7 @@ def test_disk_full_while_storing_papers_is_one_line_and_keeps_the_batches_before
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
-    assert Store(db).count_papers() == 2
+    assert SqliteStore(db).count_papers() == 2
 
 
 # -- --db after the command, and databases that can't be opened ------------------------------------
@@ -186,9 +186,9 @@ def test_db_works_after_the_command_as_well_as_before_it(tmp_path):
     before, after = str(tmp_path / "before.db"), str(tmp_path / "after.db")
     assert run("--db", before, "ingest", _papers_file(tmp_path)).exit_code == 0
     assert run("ingest", "--db", after, _papers_file(tmp_path)).exit_code == 0
-    from storage import Store
+    from storage import SqliteStore
 
-    assert Store(before).count_papers() == Store(after).count_papers() == 3
+    assert SqliteStore(before).count_papers() == SqliteStore(after).count_papers() == 3
     found = run("search", "--db", after, "cats", env={"PAPERBOT_DB": str(tmp_path / "elsewhere.db")})
     assert found.exit_code == 0 and "Feline cats" in found.output
     # After the command wins over before it.
@@ -247,9 +247,9 @@ def test_eval_out_into_a_missing_folder_is_one_line(tmp_path):
 def _populated(tmp_path) -> str:
     db = str(tmp_path / "source.db")
     assert run("--db", db, "ingest", _papers_file(tmp_path)).exit_code == 0
-    from storage import Store
+    from storage import SqliteStore
 
-    store = Store(db)
+    store = SqliteStore(db)
     store.add_topics("U1", ["cats"])
     store.set_feedback("U1", "p1", 1)
     store.close()
@@ -257,7 +257,7 @@ def _populated(tmp_path) -> str:
 
 
 def test_db_copy_into_a_sqlite_file_prints_one_line_per_table(tmp_path):
-    from storage import Store
+    from storage import SqliteStore
     from storage.tables import COPIED_TABLES
 
     source, target = _populated(tmp_path), str(tmp_path / "copy.db")
@@ -267,7 +267,7 @@ def test_db_copy_into_a_sqlite_file_prints_one_line_per_table(tmp_path):
     assert [line.split()[0] for line in lines[:-1]] == list(COPIED_TABLES)
     assert lines[0].split() == ["papers", "3"] and "topics 1" in " ".join(" ".join(lines).split())
     assert lines[-1] == f"Copied into {target}; every count matches the source."
-    assert Store(target).get_topics("U1") == ["cats"] and Store(target).count_papers() == 3
+    assert SqliteStore(target).get_topics("U1") == ["cats"] and SqliteStore(target).count_papers() == 3
 
 
 def test_db_copy_refuses_a_target_that_holds_data_in_one_line(tmp_path):
@@ -316,7 +316,7 @@ def pg_target(pg_database):  # noqa: F811 (the imported fixture, by name)
 
 
 def test_db_copy_from_sqlite_to_postgres_and_back(tmp_path, pg_target):
-    from storage import Store, open_store
+    from storage import SqliteStore, open_store
     from tests.storage.conftest import dispose
     from tests.storage.test_copy import contents
 
@@ -329,7 +329,7 @@ def test_db_copy_from_sqlite_to_postgres_and_back(tmp_path, pg_target):
     assert result.exit_code == 0, result.output
     postgres = open_store(pg_target)
     try:
-        assert contents(Store(source)) == contents(postgres) == contents(Store(back))
+        assert contents(SqliteStore(source)) == contents(postgres) == contents(SqliteStore(back))
     finally:
         dispose(postgres)
     again = _one_error_line(run("db", "copy", "--db", source, "--to", pg_target))

@@ -7,7 +7,7 @@ import pytest
 
 from bot.engine import ARTIFACT, Colleagues, Engine
 from recommender import Profile, rank
-from storage import Paper, Store, StoreBusy, StoreFull
+from storage import Paper, SqliteStore, StoreBusy, StoreFull
 from tests.conftest import make_corpus
 
 
@@ -17,7 +17,7 @@ def ranked_ids(engine, topics):
 
 
 def test_model_is_fitted_once_saved_and_reused(tmp_path):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
     engine = Engine(store, refresh_every=0)
     ranked_ids(engine, ["cats"])
@@ -26,25 +26,26 @@ def test_model_is_fitted_once_saved_and_reused(tmp_path):
         ranked_ids(engine, ["cats"])
     assert store.artifact_version(ARTIFACT) == 1, "a request must never refit"
     # A new process loads the saved model instead of fitting.
-    fresh = Engine(Store(tmp_path / "e.db"), refresh_every=0)
+    fresh = Engine(SqliteStore(tmp_path / "e.db"), refresh_every=0)
     assert ranked_ids(fresh, ["cats"]) == ranked_ids(engine, ["cats"])
     assert store.artifact_version(ARTIFACT) == 1
 
 
 def test_new_papers_are_seen_after_the_refresh_interval(tmp_path):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
     engine = Engine(store, refresh_every=0.2)
     assert "cats-new" not in ranked_ids(engine, ["feline cats"])
     # Another process (an ingest) adds a paper.
-    Store(tmp_path / "e.db").upsert_papers([Paper(id="cats-new", abstract="feline cats whiskers kittens")])
+    elsewhere = SqliteStore(tmp_path / "e.db")
+    elsewhere.upsert_papers([Paper(id="cats-new", abstract="feline cats whiskers kittens")])
     time.sleep(0.25)
     assert "cats-new" in ranked_ids(engine, ["feline cats"])
     assert store.artifact_version(ARTIFACT) == 1
 
 
 def test_updated_text_replaces_the_old_row(tmp_path):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
     engine = Engine(store, refresh_every=0)
     assert "cats-0" in ranked_ids(engine, ["feline"])
@@ -54,11 +55,11 @@ def test_updated_text_replaces_the_old_row(tmp_path):
 
 
 def test_large_growth_refits_and_other_processes_pick_up_the_new_model(tmp_path):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus(per_topic=2))
     bot_engine = Engine(store, refresh_every=0)
     ranked_ids(bot_engine, ["cats"])
-    cli_engine = Engine(Store(tmp_path / "e.db"), refresh_every=0)
+    cli_engine = Engine(SqliteStore(tmp_path / "e.db"), refresh_every=0)
     cli_engine.store.upsert_papers(make_corpus(per_topic=8))
     cli_engine.refresh()
     assert store.artifact_version(ARTIFACT) == 2
@@ -68,7 +69,7 @@ def test_large_growth_refits_and_other_processes_pick_up_the_new_model(tmp_path)
 
 
 def test_background_refit_keeps_serving(tmp_path):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus(per_topic=2))
     engine = Engine(store, refresh_every=0, background_refit=True)
     ranked_ids(engine, ["cats"])
@@ -83,7 +84,7 @@ def test_background_refit_keeps_serving(tmp_path):
 
 
 def test_a_corrupt_saved_model_is_refitted_not_fatal(tmp_path):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
     store.save_artifact(ARTIFACT, b"not a pickle")
     engine = Engine(store, refresh_every=0)
@@ -92,7 +93,7 @@ def test_a_corrupt_saved_model_is_refitted_not_fatal(tmp_path):
 
 def test_colleagues_likes_are_rebuilt_only_when_someone_s_feedback_changed(tmp_path):
     path = tmp_path / "p.db"
-    store, elsewhere = Store(path), Store(path)  # elsewhere: another process's connection
+    store, elsewhere = SqliteStore(path), SqliteStore(path)  # elsewhere: another process's connection
     colleagues = Colleagues(store)
     store.set_feedback("U1", "a", 1)
     store.set_feedback("U1", "b", 1)
@@ -127,7 +128,7 @@ def _overwrite_model(path, value) -> None:
                          ids=["int", "list", "empty", "NULL", "TEXT", "no index", "seq a string"])
 def test_an_unusable_saved_model_is_refitted_and_rewritten_with_one_warning(tmp_path, caplog, value):
     path = tmp_path / "e.db"
-    store = Store(path)
+    store = SqliteStore(path)
     store.upsert_papers(make_corpus())
     Engine(store).rebuild()
     _overwrite_model(path, value)
@@ -138,7 +139,7 @@ def test_an_unusable_saved_model_is_refitted_and_rewritten_with_one_warning(tmp_
     assert store.artifact_version(ARTIFACT) == 3
     caplog.clear()
     # The next process loads the rewritten model: no warning, no refit.
-    assert ranked_ids(Engine(Store(path), refresh_every=0), ["cats"])
+    assert ranked_ids(Engine(SqliteStore(path), refresh_every=0), ["cats"])
     assert store.artifact_version(ARTIFACT) == 3 and not _model_warnings(caplog)
 
 
@@ -147,7 +148,7 @@ def _full(name, data):
 
 
 def test_a_refit_that_cannot_be_saved_is_served_from_memory_with_one_line(tmp_path, caplog, monkeypatch):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
     monkeypatch.setattr(store, "save_artifact", _full)
     engine = Engine(store, refresh_every=0)
@@ -159,12 +160,12 @@ def test_a_refit_that_cannot_be_saved_is_served_from_memory_with_one_line(tmp_pa
     monkeypatch.undo()
     assert store.artifact_version(ARTIFACT) == 0
     # Space again: the next process finds no saved model, refits and saves it.
-    assert ranked_ids(Engine(Store(tmp_path / "e.db"), refresh_every=0), ["cats"])
+    assert ranked_ids(Engine(SqliteStore(tmp_path / "e.db"), refresh_every=0), ["cats"])
     assert store.artifact_version(ARTIFACT) == 1
 
 
 def test_must_save_raises_the_store_s_error_once_the_index_is_in_place(tmp_path, monkeypatch):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
     monkeypatch.setattr(store, "save_artifact", _full)
     engine = Engine(store, refresh_every=3600)
@@ -174,12 +175,12 @@ def test_must_save_raises_the_store_s_error_once_the_index_is_in_place(tmp_path,
 
 
 def test_the_background_refit_logs_one_line_when_it_cannot_save(tmp_path, caplog, monkeypatch):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus(per_topic=2))
     engine = Engine(store, refresh_every=0, background_refit=True)
     ranked_ids(engine, ["cats"])
     store.upsert_papers(make_corpus(per_topic=8))
-    monkeypatch.setattr(Store, "save_artifact", lambda self, name, data: _full(name, data))
+    monkeypatch.setattr(SqliteStore, "save_artifact", lambda self, name, data: _full(name, data))
     with caplog.at_level(logging.WARNING):
         ranked_ids(engine, ["cats"])
         deadline = time.time() + 10
@@ -195,7 +196,7 @@ def test_the_background_refit_logs_one_line_when_it_cannot_save(tmp_path, caplog
 
 def test_a_model_damaged_by_another_process_while_serving_is_refitted_and_rewritten(tmp_path, caplog):
     path = tmp_path / "e.db"
-    store = Store(path)
+    store = SqliteStore(path)
     store.upsert_papers(make_corpus())
     engine = Engine(store, refresh_every=0)
     before = ranked_ids(engine, ["cats"])
@@ -204,12 +205,12 @@ def test_a_model_damaged_by_another_process_while_serving_is_refitted_and_rewrit
         assert ranked_ids(engine, ["cats"]) == before
     assert len(_model_warnings(caplog)) == 1
     assert store.artifact_version(ARTIFACT) == 3
-    assert ranked_ids(Engine(Store(path), refresh_every=0), ["cats"]) == before
+    assert ranked_ids(Engine(SqliteStore(path), refresh_every=0), ["cats"]) == before
     assert store.artifact_version(ARTIFACT) == 3
 
 
 def test_a_background_refit_the_database_refuses_is_one_line_not_a_traceback(tmp_path, caplog, monkeypatch):
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus(per_topic=2))
     engine = Engine(store, refresh_every=0, background_refit=True)
     ranked_ids(engine, ["cats"])
@@ -233,7 +234,7 @@ def test_a_background_refit_the_database_refuses_is_one_line_not_a_traceback(tmp
 
 def _grown(tmp_path):
     """A store whose engine serves a model fitted on 10 papers, then 40 more arrive (a refit is due)."""
-    store = Store(tmp_path / "e.db")
+    store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus(per_topic=2))
     engine = Engine(store, refresh_every=0, background_refit=True)
     ranked_ids(engine, ["cats"])
@@ -261,7 +262,7 @@ def test_a_refit_another_process_is_doing_is_not_repeated_and_its_model_is_loade
     assert len(ranked_ids(engine, ["feline cats"])) == 8  # the new papers are served meanwhile
     _refit_settled(engine, store, 1)
     assert store.artifact_version(ARTIFACT) == 1, "this process refitted though another had claimed it"
-    elsewhere = Engine(Store(tmp_path / "e.db"), refresh_every=0)
+    elsewhere = Engine(SqliteStore(tmp_path / "e.db"), refresh_every=0)
     elsewhere.rebuild()  # the other process's refit, saved
     assert store.artifact_version(ARTIFACT) == 2
     ranked_ids(engine, ["cats"])
@@ -294,7 +295,7 @@ def test_engines_of_two_processes_due_a_refit_together_refit_once(tmp_path, monk
     import threading
 
     store, engine = _grown(tmp_path)
-    other = Engine(Store(tmp_path / "e.db"), refresh_every=0, background_refit=True)
+    other = Engine(SqliteStore(tmp_path / "e.db"), refresh_every=0, background_refit=True)
     fitting, release = [], threading.Event()
     fit = Engine._fit_from_store
 

@@ -33,7 +33,7 @@ from bot.slack.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
 from bot.slack.server import HttpServer, open_bot, start_scheduler
 from bot.usecases import follow, ingest
-from storage import Store, open_store
+from storage import SqliteStore, Store, open_store
 from tests.conftest import make_corpus
 from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
 
@@ -167,14 +167,14 @@ def opened(db_path: Path | str, ws: str = TEAM_ID) -> Iterator[Store]:
 
 def query(store, sql: str, args: list | None = None) -> list[dict]:
     """Rows of a test's own SQL (written with ``?`` placeholders, in the dialect both backends share)."""
-    if isinstance(store, Store):
+    if isinstance(store, SqliteStore):
         return list(store.db.query(sql, args or []))
     return store._rows(sql.replace("?", "%s"), args or [])
 
 
 def table_columns(store) -> dict[str, list[str]]:
     """Every table of the database with its columns: what a test that looks for traces goes through."""
-    if isinstance(store, Store):
+    if isinstance(store, SqliteStore):
         return {t: [c[1] for c in store.db.execute(f"pragma table_info('{t}')")]
                 for t in store.db.table_names()}
     rows = store._rows("select table_name, column_name from information_schema.columns"
@@ -461,7 +461,7 @@ class LogCapture(logging.Handler):
 def table_counts(db_path: Path | str) -> dict[str, int]:
     """Rows in every table of the database: what a refused request must leave unchanged."""
     with opened(db_path) as store:
-        return {name: query(store, f"select count(*) as n from {name}")[0]["n"]  # noqa: S608 (our tables)
+        return {name: query(store, f"select count(*) as n from {name}")[0]["n"]
                 for name in table_columns(store)}
 
 

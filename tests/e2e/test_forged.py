@@ -21,7 +21,7 @@ import pytest
 from bot.slack.app import SORRY
 from bot.slack.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
-from storage import Store
+from storage import SqliteStore
 from tests.e2e.harness import (
     FakeSlack,
     LogCapture,
@@ -291,7 +291,7 @@ def test_socket_mode_refuses_a_foreign_workspace_too(tmp_path):
         assert process.returncode == 0, err
         assert not standin.responses("foreign") and "Traceback" not in err
         assert "refused a request from workspace TFOREIGN" in err
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         assert [row["topic"] for row in store.db["topics"].rows] == ["robot grasping"]
     finally:

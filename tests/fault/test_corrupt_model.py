@@ -31,7 +31,7 @@ from bot.engine import ARTIFACT, Engine
 from bot.usecases import follow
 from recommender import Profile, rank
 from recommender.index import FORMAT
-from storage import Paper, Store
+from storage import Paper, SqliteStore
 from tests.conftest import make_corpus
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
@@ -194,7 +194,7 @@ _objects = st.recursive(
        | _objects.map(lambda o: pickle.dumps({"seq": 1, "index": pickle.dumps(o)})))
 def test_whatever_the_blob_holds_the_engine_serves_real_papers(blob, tmp_path_factory):
     db = tmp_path_factory.mktemp("fuzz") / "paperbot.db"
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         store.upsert_papers(make_corpus(per_topic=2))
         store.save_artifact(ARTIFACT, blob)
@@ -316,7 +316,7 @@ def test_a_damaged_version_is_older_than_any_model_and_the_model_is_rewritten(tm
     with conn:
         conn.execute("update artifacts set version = ? where name = ?", [version, ARTIFACT])
     conn.close()
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         assert store.artifact_version(ARTIFACT) == 0
         with Engine(store, refresh_every=0).index() as index:

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 
 from bot.cli import cli
 from bot.engine import ARTIFACT, Engine
-from storage import Store
+from storage import SqliteStore
 
 PAPERS = 300
 
@@ -111,7 +111,7 @@ def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it
     assert len(lines) == 1, result.output
     assert str(db) in lines[0] and "disk is full" in lines[0]
     assert "papers stored before that are kept" in lines[0]
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         assert store.count_papers() == PAPERS
         assert store.artifact_version(ARTIFACT) == version
@@ -124,7 +124,7 @@ def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it
     assert later.exit_code == 0, later.output
     assert "Paper 207" in later.output and "Paper 206" in later.output
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         assert store.artifact_version(ARTIFACT) == version + 1
         with Engine(store).index() as index:
@@ -148,7 +148,7 @@ def test_the_bot_serves_a_refit_it_cannot_save_with_one_line(tmp_path, backend, 
         def full(self, name, data):
             raise StoreFull(f"{db}: the disk is full, so nothing more could be saved")
 
-        monkeypatch.setattr(Store, "save_artifact", full)
+        monkeypatch.setattr(SqliteStore, "save_artifact", full)
         monkeypatch.setattr(PostgresStore, "save_artifact", full)
         with SlackStandIn() as standin, caplog.at_level(logging.WARNING), serving(standin, db) as bot:
             slack = FakeSlack(bot.url, standin)

@@ -21,7 +21,7 @@ import pytest
 import bot.slack.runtime
 import storage.sqlite
 from bot.slack.app import BUSY
-from storage import Store
+from storage import SqliteStore
 from tests.e2e.harness import TEAM_ID, FakeSlack, posts_to, seed_papers, serving, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 
@@ -105,7 +105,7 @@ def test_commands_and_events_during_a_lock_are_acked_at_once_and_done_after_it(s
         assert "Daily digest at 07:45" in reply("digest 07:45")
         assert "Now following “robot grasping”" in reply("follow robot grasping")
         standin.wait_for(lambda: standin.calls("views.publish", user_id=user), 30, "the Home tab")
-        store = Store(db_path).for_workspace(TEAM_ID)
+        store = SqliteStore(db_path).for_workspace(TEAM_ID)
         try:
             standin.wait_for(lambda: store.get_feedback(user), 30, "the like")
             assert store.get_topics(user) == ["quantum circuits"]
@@ -130,7 +130,7 @@ def test_a_lock_longer_than_a_write_waits_gets_a_busy_reply_and_events_are_tried
             assert slack.reaction(user, "+1", channel, ts) == 200
             calls = standin.wait_for(lambda: standin.responses(answer.key), 30, "the busy reply")
             assert calls[0].params["text"] == BUSY  # said plainly, and nothing was half done
-        store = Store(db_path).for_workspace(TEAM_ID)
+        store = SqliteStore(db_path).for_workspace(TEAM_ID)
         try:
             assert store.get_topics(user) == ["feline cats", "quantum circuits"]
             standin.wait_for(lambda: store.get_feedback(user), 30, "the like, once the lock is gone")

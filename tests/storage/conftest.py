@@ -17,7 +17,7 @@ import secrets
 
 import pytest
 
-from storage import Store, open_store
+from storage import SqliteStore, open_store
 from tests.storage.servers import DEFAULT_SERVER, NO_DRIVER, with_database
 from tests.storage.servers import problem as _answers
 
@@ -155,7 +155,7 @@ def pg_store(pg_url):
 
 
 def dispose(store) -> None:
-    if isinstance(store, Store):
+    if isinstance(store, SqliteStore):
         store.close()
     else:
         store.dispose()
@@ -163,7 +163,7 @@ def dispose(store) -> None:
 
 def sql_rows(store, sql: str) -> list[tuple]:
     """Run raw SQL (no parameters) on either backend, for checks the Store's methods don't offer."""
-    if isinstance(store, Store):
+    if isinstance(store, SqliteStore):
         return [tuple(r) for r in store.db.execute(sql).fetchall()]
     with store._conn() as conn:
         cur = conn.execute(sql)
@@ -176,7 +176,7 @@ def count_rows(store, table: str) -> int:
 
 def tables_with_column(store, column: str) -> set[str]:
     """Every table of the store that has ``column``."""
-    if isinstance(store, Store):
+    if isinstance(store, SqliteStore):
         return {t for t in store.db.table_names() if column in store.db[t].columns_dict}
     return {r[0] for r in sql_rows(store, "select table_name from information_schema.columns where"
                                           f" table_schema = 'public' and column_name = '{column}'")}
@@ -216,7 +216,7 @@ def database_before(backend: str, target: str, monkeypatch, migration: str, inse
 def rows_mentioning(store, text: str) -> dict[str, int]:
     """How many rows of each table (every column read as text, binary ones as hex too; the migrations'
     own records aside) mention ``text``; tables with none are left out."""
-    if isinstance(store, Store):
+    if isinstance(store, SqliteStore):
         tables = {t: [c[1] for c in store.db.execute(f"pragma table_info('{t}')")]
                   for t in store.db.table_names() if not t.startswith(("_", "sqlite_"))}
         hexed = "lower(hex({c}))"

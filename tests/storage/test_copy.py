@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from storage import Paper, StorageError, Store, open_store
+from storage import Paper, SqliteStore, StorageError, open_store
 from storage.copy import CopyMismatch, TargetNotEmpty, copy_database
 from storage.tables import COPIED_TABLES
 from tests.storage.conftest import dispose, sql_rows
@@ -113,7 +113,7 @@ def test_a_target_that_holds_data_is_refused_and_left_alone(any_store, tmp_path)
     any_store.ensure_person("U9")
     any_store.set_feedback("U9", "x", 1)
     before = contents(any_store)
-    source = Store(tmp_path / "source.db")
+    source = SqliteStore(tmp_path / "source.db")
     populate(source)
     with pytest.raises(TargetNotEmpty, match=r"already holds data \(1 people, 1 feedback\)") as caught:
         copy_database(source, any_store)
@@ -122,16 +122,16 @@ def test_a_target_that_holds_data_is_refused_and_left_alone(any_store, tmp_path)
 
 
 def test_a_copy_that_fails_half_way_leaves_the_target_empty(any_store, tmp_path, monkeypatch):
-    source = Store(tmp_path / "source.db")
+    source = SqliteStore(tmp_path / "source.db")
     populate(source)
-    real = Store.export_rows
+    real = SqliteStore.export_rows
 
     def broken(self, table, batch_size=1000):
         if table == "digests":
             raise StorageError(f"{self.path} is not a usable database (disk I/O error)")
         yield from real(self, table, batch_size)
 
-    monkeypatch.setattr(Store, "export_rows", broken)
+    monkeypatch.setattr(SqliteStore, "export_rows", broken)
     with pytest.raises(StorageError, match="disk I/O"):
         copy_database(source, any_store)
     assert not any(n for t, n in any_store.table_counts().items() if t not in COUNTERS)
@@ -141,7 +141,7 @@ def test_a_copy_that_fails_half_way_leaves_the_target_empty(any_store, tmp_path,
 
 
 def test_counts_that_differ_after_copying_keep_nothing(any_store, tmp_path, monkeypatch):
-    source = Store(tmp_path / "source.db")
+    source = SqliteStore(tmp_path / "source.db")
     populate(source)
     target_class = type(any_store)
     real = target_class.import_rows
@@ -160,7 +160,7 @@ def test_counts_that_differ_after_copying_keep_nothing(any_store, tmp_path, monk
 
 def test_every_table_and_column_of_the_schema_is_copied(any_store):
     # A new table or column must join storage.tables.COPIED_TABLES, or paperbot db copy would drop it.
-    if isinstance(any_store, Store):
+    if isinstance(any_store, SqliteStore):
         schema = {t: set(any_store.db[t].columns_dict) for t in any_store.db.table_names()
                   if not t.startswith(("_", "sqlite_"))}
     else:
@@ -175,7 +175,7 @@ def test_every_table_and_column_of_the_schema_is_copied(any_store):
 
 
 def test_a_copy_carries_every_workspace_its_installations_and_oauth_states(any_store, tmp_path):
-    source = Store(tmp_path / "source.db")
+    source = SqliteStore(tmp_path / "source.db")
     populate(source)  # workspace "" (a database from before workspaces)
     for ws in ("T1", "E1"):
         view = source.for_workspace(ws)

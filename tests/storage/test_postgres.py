@@ -15,15 +15,15 @@ import pytest
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (the postgres extra)")
 
-import psycopg  # noqa: E402
-import psycopg.errors  # noqa: E402
+import psycopg
+import psycopg.errors
 
-import storage.postgres  # noqa: E402
-from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store  # noqa: E402
-from storage.leases import DIGEST  # noqa: E402
-from storage.pg_migrations import MIGRATIONS  # noqa: E402
-from storage.postgres import PostgresStore, redacted, translate  # noqa: E402
-from tests.storage.conftest import sql_rows, with_database  # noqa: E402
+import storage.postgres
+from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store
+from storage.leases import DIGEST
+from storage.pg_migrations import MIGRATIONS
+from storage.postgres import PostgresStore, redacted, translate
+from tests.storage.conftest import sql_rows, with_database
 
 LEASE, AT = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
 KEY = ("U1", "2026-07-15")
@@ -356,28 +356,6 @@ def test_a_blob_set_to_null_loads_as_none(pg_store):
     assert pg_store.load_artifact("m") == (1, b"\x00\xffbinary")
     sql_rows(pg_store, "update artifacts set data = null where name = 'm'")
     assert pg_store.load_artifact("m") == (1, None)
-
-
-# -- one interface ----------------------------------------------------------------------------------
-
-def test_the_postgres_store_has_every_public_method_of_the_sqlite_store_with_the_same_signature():
-    import inspect
-
-    from storage import Store
-
-    sqlite_only = {"db"}  # the sqlite-utils handle, used by SQLite-only checks
-    for name, member in inspect.getmembers(Store):
-        if name.startswith("_") or name in sqlite_only:
-            continue
-        ours = getattr(PostgresStore, name, None)
-        assert ours is not None, f"PostgresStore has no {name}"
-        if isinstance(member, property):  # e.g. workspace
-            assert isinstance(ours, property), name
-            continue
-        theirs_sig, ours_sig = inspect.signature(member), inspect.signature(ours)
-        assert [(p.name, p.default, p.kind) for p in ours_sig.parameters.values()] == [
-            (p.name, p.default, p.kind) for p in theirs_sig.parameters.values()], name
-        assert ours_sig.return_annotation == theirs_sig.return_annotation, name
 
 
 def _terminate_sessions(url: str) -> int:

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 import storage.sqlite
-from storage import PERSONAL_TABLES, Paper, Store, StoreBusy, StoreUnavailable
+from storage import PERSONAL_TABLES, Paper, SqliteStore, StoreBusy, StoreUnavailable
 from storage.migrations import migrations
 from tests.storage.conftest import count_rows, dispose, tables_with_column
 
@@ -321,7 +321,7 @@ def test_open_store_picks_the_backend_from_the_target(store_target, backend):
     store = open_store(store_target)
     try:
         assert is_postgres_url(store_target) == (backend == "postgres")
-        assert isinstance(store, Store) == (backend == "sqlite")
+        assert isinstance(store, SqliteStore) == (backend == "sqlite")
         assert "@" not in store.path or ":" not in store.path.split("@")[0].split("//")[-1]  # no password
     finally:
         dispose(store)
@@ -330,8 +330,8 @@ def test_open_store_picks_the_backend_from_the_target(store_target, backend):
 
 def test_migrations_are_recorded_and_safe_to_rerun(tmp_path):
     path = tmp_path / "m.db"
-    Store(path)
-    again = Store(path)
+    SqliteStore(path)
+    again = SqliteStore(path)
     names = [r["name"] for r in again.db.query("select name from _sqlite_migrations")]
     assert names == [m.name for m in migrations._migrations] and names[0] == "m001_core"
     assert len(set(names)) == len(names)
@@ -340,7 +340,7 @@ def test_migrations_are_recorded_and_safe_to_rerun(tmp_path):
 
 def test_a_write_waits_for_another_thread_s_then_gives_up_as_sqlite_would(tmp_path, monkeypatch):
     monkeypatch.setattr(storage.sqlite, "BUSY_SECONDS", 0.2)
-    store = Store(tmp_path / "t.db")
+    store = SqliteStore(tmp_path / "t.db")
     inside, release = threading.Event(), threading.Event()
 
     def hold():
@@ -364,7 +364,7 @@ def test_a_write_waits_for_another_thread_s_then_gives_up_as_sqlite_would(tmp_pa
 
 
 def test_a_forgotten_person_leaves_no_bytes_in_the_file_or_its_log(tmp_path):
-    store = Store(tmp_path / "scrub.db")
+    store = SqliteStore(tmp_path / "scrub.db")
     user = "UFORGOTTEN7Q"
     with store.transaction():
         store.ensure_person(user)
@@ -392,7 +392,7 @@ def test_a_saved_blob_comes_back_as_bytes_or_none_whatever_the_row_holds(store, 
 def test_a_missing_folder_is_one_line_naming_the_database(tmp_path):
     path = tmp_path / "no" / "such" / "folder" / "x.db"
     with pytest.raises(StoreUnavailable) as caught:
-        Store(path)
+        SqliteStore(path)
     assert str(path) in str(caught.value) and "\n" not in str(caught.value)
 
 
@@ -400,7 +400,7 @@ def test_a_file_that_is_not_a_database_is_one_line_naming_it(tmp_path):
     path = tmp_path / "bad.db"
     path.write_text("garbage\n" * 200)
     with pytest.raises(StoreUnavailable) as caught:
-        Store(path)
+        SqliteStore(path)
     assert str(path) in str(caught.value) and "not a usable database" in str(caught.value)
 
 

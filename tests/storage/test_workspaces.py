@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from storage import Paper, Store, WorkspaceSummary, open_store
+from storage import Paper, SqliteStore, WorkspaceSummary, open_store
 from storage.leases import DIGEST, JOB
 from tests.storage.conftest import database_before, dispose, rows_mentioning, sql_rows
 
@@ -331,7 +331,7 @@ def test_deleting_a_workspace_leaves_no_row_naming_it_and_the_other_intact(any_s
 
 
 def test_a_deleted_workspace_leaves_no_bytes_in_the_sqlite_file_or_its_log(tmp_path):
-    store = Store(tmp_path / "scrub.db")
+    store = SqliteStore(tmp_path / "scrub.db")
     team = store.for_workspace(GONE)
     with store.transaction():
         for i in range(30):

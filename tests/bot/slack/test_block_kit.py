@@ -166,7 +166,7 @@ class RecordingClient:
     def __init__(self):
         self.calls: list[tuple[str, dict]] = []
 
-    def chat_postMessage(self, **kwargs):  # noqa: N802 (slack_sdk's name)
+    def chat_postMessage(self, **kwargs):
         self.calls.append(("chat.postMessage", kwargs))
         return {"ok": True, "channel": kwargs["channel"], "ts": f"{len(self.calls)}.0"}
 

@@ -1,0 +1,659 @@
+"""The store's one declared interface: :class:`Store`, a :class:`typing.Protocol` that both backends
+(:class:`storage.sqlite.SqliteStore`, :class:`storage.postgres.PostgresStore`) implement, and that the bot
+types against. Every public method's contract is written here, once; a backend says only how it keeps it.
+
+Timestamps are ISO UTC text; a person-level method reads and writes the rows of the view's workspace
+(:attr:`Store.workspace`); papers, saved models, jobs, installations and OAuth states are shared by every
+view. Errors are storage's own (:mod:`storage.errors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import timedelta
+from typing import TYPE_CHECKING, Protocol, Self
+
+from storage.models import (
+    DigestRecord,
+    Feedback,
+    JobRecord,
+    Paper,
+    Person,
+    SavedPaper,
+    UpsertCounts,
+    WorkspaceSummary,
+)
+
+if TYPE_CHECKING:
+    from storage.channel_settings import ChannelRecord, TrendingRecord
+    from storage.snapshot import PersonSnapshot, PersonView
+
+
+class Store(Protocol):
+    """Papers, people, topics, feedback, what was shown, digests and saved models in one database, which
+    may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose person-level
+    methods read and write only that workspace's rows. A store as opened is the view of workspace ""
+    (rows not assigned to one yet)."""
+
+    #: What errors and logs name the database by: the SQLite file's path, the PostgreSQL URL without its
+    #: password.
+    path: str
+
+    # -- workspaces ------------------------------------------------------------------------------
+
+    @property
+    def workspace(self) -> str:
+        """The workspace this view's person-level methods read and write ("" for the opened store)."""
+        ...
+
+    def for_workspace(self, ws: str) -> Self:
+        """The view of workspace ``ws`` (a team id, or the enterprise id of an org install): the same
+        database, connections and thread's open transaction, nothing opened anew (so :meth:`dispose`
+        of any view closes them for all)."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[None]:
+        """Group one use case's writes in one transaction, held by this thread until the end; nested
+        levels are savepoints. SQLite takes the write lock at once (BEGIN IMMEDIATE); PostgreSQL locks
+        nothing more than the rows written."""
+        ...
+
+    def close(self) -> None:
+        """Close this thread's connection (on PostgreSQL, where no connection is held outside a
+        transaction, nothing); :meth:`dispose` closes them all."""
+        ...
+
+    def dispose(self) -> None:
+        """Close every connection of the store, for every thread and view; it can't be used afterwards."""
+        ...
+
+    # -- papers ----------------------------------------------------------------------------------
+
+    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+        """Add new papers and update known ones, in one transaction.
+
+        A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
+        its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
+        keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
+        one. A record that matches several stored papers merges them, what people did with them moving
+        to the one kept."""
+        ...
+
+    def max_paper_seq(self) -> int:
+        """The change counter of the newest paper change; 0 for an empty store."""
+        ...
+
+    def count_papers(self) -> int:
+        """How many papers are stored."""
+        ...
+
+    def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
+        another) gives that paper, with its own id; unknown ids are left out."""
+        ...
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        """One paper by id, or None."""
+        ...
+
+    def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
+        """The paper with this arXiv id (no version), or None."""
+        ...
+
+    def find_paper_by_url(self, url: str) -> Paper | None:
+        """The paper with exactly this URL (or that a paper merged into it had), or None."""
+        ...
+
+    def find_paper_by_doi(self, doi: str) -> Paper | None:
+        """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
+        or None."""
+        ...
+
+    def papers_merged_since(self, seq: int) -> list[str]:
+        """The ids merged into other papers (or recorded as another paper's) after change counter
+        ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
+        ...
+
+    def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
+        """Papers added or updated after change counter ``seq``, oldest change first."""
+        ...
+
+    def paper_dates(self) -> dict[str, str | None]:
+        """Each paper's published date (or, failing that, when it was added), by id."""
+        ...
+
+    # -- people and topics -----------------------------------------------------------------------
+
+    def get_person(self, user_id: str) -> Person | None:
+        """The person, or None if paperbot has never heard of them."""
+        ...
+
+    def ensure_person(self, user_id: str) -> Person:
+        """The person, created with no schedule if new."""
+        ...
+
+    def list_people(self) -> list[Person]:
+        """Everyone paperbot knows."""
+        ...
+
+    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
+                            since: str | None = None) -> None:
+        """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
+        (ISO UTC, default now)."""
+        ...
+
+    def set_timezone(self, user_id: str, tz: str | None) -> None:
+        """Remember a person's IANA timezone name."""
+        ...
+
+    def get_topics(self, user_id: str) -> list[str]:
+        """A person's topics, oldest first."""
+        ...
+
+    def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
+        """Add topics; returns those that were new (case-insensitive)."""
+        ...
+
+    def hold_person(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold off every other process's ``hold_person`` for this person until the block ends: for
+        work that spans many transactions and Slack calls (a recommendation or digest being delivered,
+        so two never pick the same papers). A process that dies loses its hold. Waits as long as the
+        holder takes."""
+        ...
+
+    def lock_person(self, user_id: str) -> None:
+        """Serialise this transaction with every other that locks the same person, in any process,
+        until it ends (call it first inside :meth:`transaction`), so reading what they have and writing
+        what follows from it are one step."""
+        ...
+
+    def remove_topic(self, user_id: str, topic: str) -> list[str]:
+        """Remove a topic (case-insensitive); returns the stored spellings removed."""
+        ...
+
+    def remove_all_topics(self, user_id: str) -> int:
+        """Remove every topic of a person; returns how many there were."""
+        ...
+
+    # -- feedback --------------------------------------------------------------------------------
+
+    def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
+        """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
+        ...
+
+    def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
+        """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
+        ...
+
+    def likes_by_person(self) -> list[list[str]]:
+        """Every person's liked paper ids (one list a person) in this workspace: what people with similar
+        taste liked (colleagues' likes never cross workspaces)."""
+        ...
+
+    def feedback_version(self) -> int:
+        """A number that changes whenever anyone's feedback in this workspace changes (a trigger counts
+        every write in the workspace's own counter, in the writer's transaction, so the number and the
+        feedback become visible together)."""
+        ...
+
+    def get_feedback(self, user_id: str) -> list[Feedback]:
+        """A person's likes and dislikes, oldest first."""
+        ...
+
+    # -- what was shown --------------------------------------------------------------------------
+
+    def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
+                   message_ts: str | None = None) -> None:
+        """Remember that a paper was shown to a person (and, from Slack, in which message)."""
+        ...
+
+    def shown_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper ever shown to a person."""
+        ...
+
+    def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
+        """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
+        ...
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        ...
+
+    # -- the reading list ------------------------------------------------------------------------
+
+    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
+        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
+        this save. True if it was not there yet (a second save, even one at the same time, changes
+        nothing)."""
+        ...
+
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
+        """Take a paper off the reading list: None if it was not on it, else whether its like came with
+        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
+        ...
+
+    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
+        """The person liked a saved paper on their own: unsaving it leaves that like."""
+        ...
+
+    def saved_papers(self, user_id: str) -> list[SavedPaper]:
+        """A person's reading list, newest first."""
+        ...
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper on a person's reading list."""
+        ...
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        """Every row about a person, per personal table (each row its copied columns): what they may
+        ask to see of themselves."""
+        ...
+
+    # -- saved models ----------------------------------------------------------------------------
+
+    def save_artifact(self, name: str, data: bytes) -> int:
+        """Store a named blob (a fitted model); returns its new version number (two processes saving at
+        once get two versions)."""
+        ...
+
+    def artifact_version(self, name: str) -> int:
+        """The version of a named blob; 0 when there is none."""
+        ...
+
+    def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
+        """(version, data) of a named blob, or None when there is none. ``data`` is whatever the row
+        holds, as bytes (on SQLite, text as its UTF-8, a number as its digits), or None for NULL:
+        judging whether it is usable is the caller's business."""
+        ...
+
+    # -- forgetting ------------------------------------------------------------------------------
+
+    def forget_person(self, user_id: str) -> dict[str, int]:
+        """Delete every row about a person from every table; returns rows deleted per table. Holds the
+        person's lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as
+        shown, a like) finishes first, or waits and then finds them gone, never adding a row after.
+        Then :meth:`scrub_log`, so nothing of the person lingers in the file."""
+        ...
+
+    def scrub_log(self) -> None:
+        """Leave rows deleted before now nowhere a reader of the database could find them: SQLite folds
+        its write-ahead log into the file and truncates it (waiting for readers, up to the busy
+        timeout); PostgreSQL leaves that to the server."""
+        ...
+
+    def rows_about(self, user_id: str) -> dict[str, int]:
+        """How many rows each personal table holds about a person (for checks and `forget`)."""
+        ...
+
+    # -- whole workspaces ------------------------------------------------------------------------
+
+    def adopt_workspace(self, ws: str) -> int:
+        """Move every row of workspace "" (a database from before workspaces) into ``ws``, in one
+        transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
+        same key already, its own is kept, a person's taking from the old what it lacks
+        (:mod:`storage.workspaces`). A row written to "" meanwhile is either moved or left for next
+        time, never lost; two adoptions at once take turns."""
+        ...
+
+    def delete_workspace(self, ws: str) -> dict[str, int]:
+        """Delete every row of workspace ``ws`` from every table holding workspace rows, its
+        installations included, in one transaction; returns rows deleted per table. Like
+        :meth:`forget_person`, nothing of it is left in the file or its log."""
+        ...
+
+    def workspaces(self) -> list[WorkspaceSummary]:
+        """Every workspace with an installation or a person, by key: its latest installation, how many
+        people, and when its latest digest finished."""
+        ...
+
+    # -- installations and OAuth states (shared) -------------------------------------------------
+
+    def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
+                          is_enterprise_install: bool, data: str, at: str) -> None:
+        """Keep the installation of workspace ``ws`` by ``user_id`` (the installing user; "" allowed):
+        ``data`` is whatever the caller saves, encrypted by it, never read here; ``at`` is when (ISO
+        UTC). Replaces that user's earlier one; the latest saved is the workspace's
+        (:meth:`find_installation` without a user)."""
+        ...
+
+    def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
+        """The data of ``user_id``'s installation in ``ws``, or (``user_id`` None) of the latest saved
+        there; None without one."""
+        ...
+
+    def delete_installations(self, ws: str, user_id: str | None = None) -> int:
+        """Delete ``user_id``'s installation in ``ws``, or (None) all of them; returns how many."""
+        ...
+
+    def installation_keys(self) -> list[str]:
+        """Every workspace key with an installation, in order."""
+        ...
+
+    def issue_oauth_state(self, state: str, expires_at: str) -> None:
+        """Remember an OAuth state handed out, usable once until ``expires_at`` (ISO UTC)."""
+        ...
+
+    def consume_oauth_state(self, state: str, now: str) -> bool:
+        """Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC),
+        however many consume it at once. Expired states are dropped on the way."""
+        ...
+
+    # -- Slack -----------------------------------------------------------------------------------
+
+    def claim_once(self, key: str, keep: timedelta) -> bool:
+        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
+        kept (``keep`` from now); of racing claims of the same key exactly one wins. Expired keys (of
+        every workspace) are dropped on the way."""
+        ...
+
+    def timezone_checked_at(self, user_id: str) -> str | None:
+        """When a person's timezone was last read from Slack (ISO UTC), or None."""
+        ...
+
+    def record_timezone(self, user_id: str, tz: str | None) -> bool:
+        """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
+        answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
+        ...
+
+    # -- leases ----------------------------------------------------------------------------------
+
+    def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
+                   dead: Iterable[str] = (), early: bool = False,
+                   fresh: Mapping[str, object] | None = None) -> str | None:
+        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
+        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
+        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
+        it was given back without an owner; a job's next run also starts so), None when someone else
+        holds it or it is finished."""
+        ...
+
+    def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
+        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
+        ...
+
+    def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
+                      count: str | None = None, error: str | None = None) -> int | None:
+        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
+        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
+        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
+        ...
+
+    def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
+                     error: str | None = None, again_at: str | None = None) -> bool:
+        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
+        None: whenever asked). False if it was not theirs."""
+        ...
+
+    # -- daily digests ---------------------------------------------------------------------------
+
+    def people_with_digests(self) -> list[Person]:
+        """Everyone whose daily digest is on, with a time set."""
+        ...
+
+    def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
+        """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
+        ...
+
+    def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
+        """One person's digest for one local day, or None if none was started."""
+        ...
+
+    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
+        """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
+        when the row exists already (someone else claimed it first: it owns the digest)."""
+        ...
+
+    def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
+        """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
+        take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
+        ...
+
+    def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
+        ...
+
+    def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
+                      channel: str | None, message_ts: str | None, lease_until: str,
+                      finished_at: str | None = None) -> bool:
+        """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
+        ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
+        False, and nothing written, if the digest is no longer ``owner``'s."""
+        ...
+
+    def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
+        """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
+        ...
+
+    def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
+        """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
+        by any process; returns how many runs of it have ended so."""
+        ...
+
+    def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
+        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
+        waiting for its retry), oldest day first."""
+        ...
+
+    def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
+        """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
+        UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
+        ...
+
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
+                      error: str | None = None) -> bool:
+        """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
+        ...
+
+    def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
+        """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
+        ...
+
+    def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
+        """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
+        ...
+
+    def recent_paper_ids(self, since: str) -> set[str]:
+        """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
+        ...
+
+    def dm_channel(self, user_id: str) -> str | None:
+        """The DM channel last opened with a person, or None."""
+        ...
+
+    def remember_dm_channel(self, user_id: str, channel: str) -> None:
+        """Keep the DM channel opened with a person (one statement: callers need no transaction)."""
+        ...
+
+    def forget_dm_channel(self, channel: str) -> None:
+        """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
+        ...
+
+    # -- daily jobs ------------------------------------------------------------------------------
+
+    def get_job(self, name: str) -> JobRecord | None:
+        """The last run of a daily job, or None if it never ran."""
+        ...
+
+    def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
+        """Start a daily job's run for UTC ``day`` whoever holds it (a tool's or a test's override;
+        claims use :meth:`take_lease` with ``leases.JOB``)."""
+        ...
+
+    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
+                   again_at: str | None = None) -> bool:
+        """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
+        (ISO UTC; None: whenever asked). False if the run was not theirs."""
+        ...
+
+    # -- copying (paperbot db copy) --------------------------------------------------------------
+
+    def table_counts(self) -> dict[str, int]:
+        """How many rows each of paperbot's tables holds (every table ``paperbot db copy`` copies)."""
+        ...
+
+    def export_rows(self, table: str, batch_size: int = 1000) -> Iterator[list[dict]]:
+        """Every row of ``table`` as a dict of its copied columns (storage.tables), ``batch_size`` at a
+        time, in the order another store should insert them."""
+        ...
+
+    def import_rows(self, table: str, rows: list[dict]) -> int:
+        """Add rows exported by another store (of either backend) to ``table``; returns how many.
+        For a copy into an empty database: a row already here is a StorageError. Counters take the
+        copied value; the papers change counter never goes below the newest copied ``seq``."""
+        ...
+
+    # -- feeds -----------------------------------------------------------------------------------
+
+    def get_feeds(self, user_id: str) -> dict[str, list[str]]:
+        """A person's named feeds (not the main one) with their topics, each oldest first."""
+        ...
+
+    def add_feed_topics(self, user_id: str, feed: str, topics: Iterable[str]) -> list[str]:
+        """Add topics to feed ``feed`` (spelled as stored when it exists); returns those that were new."""
+        ...
+
+    def remove_feed(self, user_id: str, feed: str) -> int:
+        """Delete feed ``feed`` (its stored spelling) and which papers were picked for it; returns how
+        many topics it had."""
+        ...
+
+    def remove_feed_topics(self, user_id: str, feed: str, topics: Iterable[str]) -> list[str]:
+        """Remove these topics (their stored spellings) from feed ``feed``, keeping which papers were
+        picked for it; returns those that were there. A feed left with no topics is gone."""
+        ...
+
+    def set_paper_feeds(self, user_id: str, feeds: Mapping[str, str]) -> None:
+        """Remember the feed each paper (id -> feed name; "" is the main feed) was picked for."""
+        ...
+
+    def paper_feeds(self, user_id: str) -> dict[str, str]:
+        """The feed each paper was picked for (paper id -> feed name; "" the main feed)."""
+        ...
+
+    # -- followed authors ------------------------------------------------------------------------
+
+    def get_followed_authors(self, user_id: str) -> list[tuple[str, str]]:
+        """(match key, name as typed) of every author a person follows, oldest first."""
+        ...
+
+    def follow_author(self, user_id: str, key: str, name: str) -> bool:
+        """Follow an author known by match ``key``; False when already followed."""
+        ...
+
+    def unfollow_author(self, user_id: str, key: str) -> str | None:
+        """Stop following the author with match ``key``; the name removed, or None."""
+        ...
+
+    # -- muted words -----------------------------------------------------------------------------
+
+    def get_mutes(self, user_id: str) -> list[str]:
+        """A person's muted words and phrases (as stored: folded), oldest first."""
+        ...
+
+    def add_mutes(self, user_id: str, words: Iterable[str]) -> list[str]:
+        """Mute words (already folded); returns those that were new."""
+        ...
+
+    def remove_mute(self, user_id: str, word: str) -> bool:
+        """Unmute one (folded) word; False when it was not muted."""
+        ...
+
+    def remove_all_mutes(self, user_id: str) -> list[str]:
+        """Unmute everything; returns the words that were muted."""
+        ...
+
+    # -- weekly digests --------------------------------------------------------------------------
+
+    def set_digest_weekday(self, user_id: str, weekday: int | None) -> None:
+        """Make a person's digest weekly on ``weekday`` (0 = Monday), or daily with None. The time and
+        whether digests are on stay as :meth:`set_digest_schedule` set them."""
+        ...
+
+    # -- papers (shared by every workspace) ------------------------------------------------------
+
+    def recent_paper_authors(self, since: str) -> dict[str, tuple[str | None, str]]:
+        """(authors as stored (JSON text), date) of the papers published (or, without a date, added) on
+        or after ``since`` (YYYY-MM-DD), by paper id."""
+        ...
+
+    def papers_containing(self, fragments: Iterable[str]) -> dict[str, str]:
+        """Title and abstract (``"title. abstract"``) of every paper whose lowercased title or abstract
+        holds one of ``fragments`` (lowercase), by id: a coarse first pass for muted words."""
+        ...
+    # -- one person at once ----------------------------------------------------------------------
+
+    def person_snapshot(self, user_id: str) -> PersonSnapshot:
+        """The person's rows that :class:`~storage.snapshot.PersonView` answers from, each part ordered
+        as its own method orders it (on PostgreSQL in one statement)."""
+        ...
+
+    def person_view(self, user_id: str) -> PersonView:
+        """This store, with its reads of ``user_id`` answered from one snapshot taken now."""
+        ...
+    # -- a digest's progress marks ----------------------------------------------------------------
+
+    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
+                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
+        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
+        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
+        ...
+
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
+                             lease_until: str | None = None) -> bool:
+        """Remember that the digest's header message went out, so it is never posted twice; with
+        ``lease_until``, renew the owner's lease to it in the same update."""
+        ...
+    # -- channels --------------------------------------------------------------------------------
+
+    def add_channel(self, channel_id: str, set_by: str | None = None) -> bool:
+        """Keep settings for a channel (``set_by``: who ran the command, kept as the latest); True if
+        the channel is new."""
+        ...
+
+    def get_channel(self, channel_id: str) -> ChannelRecord | None:
+        """A channel's settings, or None for a channel paperbot keeps none for."""
+        ...
+
+    def set_trending(self, channel_id: str, on: bool, since: str | None = None) -> bool:
+        """Turn a known channel's weekly trending post on (as of ``since``, ISO UTC, default now) or off;
+        False for a channel paperbot keeps no settings for."""
+        ...
+
+    def trending_channels(self, week: str, on_since: str) -> list[str]:
+        """The channels whose trending post is on since ``on_since`` (ISO UTC) or earlier and whose post
+        for ``week`` has not ended (none yet, or one still "posting"): who may be due. Whether one is
+        taken is the lease's to decide."""
+        ...
+
+    def get_trending_post(self, channel_id: str, week: str) -> TrendingRecord | None:
+        """The lease of a channel's trending post for ``week``, or None before anyone took it."""
+        ...
+
+    def record_trending_message(self, channel_id: str, week: str, owner: str, message_ts: str) -> bool:
+        """Remember the message ``owner``'s trending post went out as; False if it is not theirs."""
+        ...
+
+    def liked_since(self, since: str, limit: int) -> list[tuple[str, int]]:
+        """The papers people of this workspace liked since ``since`` (ISO UTC), most-liked first (then
+        the latest liked), at most ``limit``: (paper id, how many people liked it). Never who."""
+        ...
+    # -- paper vectors ---------------------------------------------------------------------------
+
+    def papers_without_vectors(self, model: str, limit: int = 256) -> list[tuple[str, int, str]]:
+        """Up to ``limit`` papers lacking a vector of ``model`` for their current text, as (paper id,
+        change number, text as ``Paper.text`` builds it), oldest change first."""
+        ...
+
+    def save_paper_vectors(self, model: str, rows: Iterable[tuple[str, int, bytes]]) -> int:
+        """Store (paper id, the change number it was made at, vector bytes) rows of ``model``, in one
+        transaction; a row for a paper merged away or changed since is dropped. How many were stored."""
+        ...
+
+    def paper_vectors(self, model: str, ids: Iterable[str]) -> dict[str, bytes]:
+        """The stored vectors of ``model`` of these papers, by id (papers without one are left out)."""
+        ...
+
+    def count_paper_vectors(self, model: str) -> int:
+        """How many papers have a vector of ``model`` (current or not)."""
+        ...
