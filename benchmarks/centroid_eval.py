@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import read_papers  # noqa: E402
 from benchmarks.quality import Reference  # noqa: E402
-from bot.evaluate import load_candidates, load_users  # noqa: E402
+from recommender.evaluate import load_candidates, load_users  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

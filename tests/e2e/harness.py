@@ -27,11 +27,11 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.config import Settings
-from bot.context import Context
 from bot.slack.app import SlackBot
-from bot.slack.digests import DigestScheduler
+from bot.slack.delivery.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
 from bot.slack.server import HttpServer, open_bot, start_scheduler
+from bot.state.context import Context
 from bot.usecases import follow, ingest
 from storage import SqliteStore, Store, open_store
 from tests.conftest import make_corpus

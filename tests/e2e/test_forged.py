@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import pytest
 
 from bot.slack.app import SORRY
-from bot.slack.messages import LIKE_ACTION
+from bot.slack.views.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
 from storage import SqliteStore
 from tests.e2e.harness import (

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from bot.slack.oauth import WELCOME
+from bot.slack.oauth.flow import WELCOME
 from bot.slack.workspace import NOT_INSTALLED
 from tests.e2e.harness import (
     query,

@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.slack.digests import HEADER_EVENT, PAPER_EVENT
+from bot.slack.delivery.digests import HEADER_EVENT, PAPER_EVENT
 from tests.e2e.harness import (
     Reply,
     add_people,

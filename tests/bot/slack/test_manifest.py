@@ -31,7 +31,7 @@ def test_deploy_manifests_are_the_generated_ones(mode):
 
 
 def test_the_distribution_manifest_is_the_generated_one_and_matches_the_oauth_code():
-    from bot.slack.oauth import oauth_setup
+    from bot.slack.oauth.flow import oauth_setup
 
     path = ROOT / "deploy" / manifest.MANIFEST_FILES["oauth"]
     on_disk = json.loads(path.read_text())
