@@ -55,9 +55,9 @@ def timed_run(db: str) -> dict:
     """In this process: `paperbot digest --force` for everyone, through a courier without Slack, on the
     database ``db`` (a SQLite file or a PostgreSQL URL)."""
     start = time.perf_counter()
-    from bot.context import Context
-    from bot.usecases.daily import send_due_digests
-    from bot.usecases.sending import Courier
+    from bot.state.context import Context
+    from bot.usecases.digests.run import send_due_digests
+    from bot.usecases.digests.send import Courier
 
     imported = time.perf_counter()
     ts = itertools.count(1)

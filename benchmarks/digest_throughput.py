@@ -114,7 +114,7 @@ def people(n: int, seed: int = 0) -> list[dict]:
 
 def prepare(db: Path, papers: Path, persons: list[dict]) -> float:
     """Ingest the papers (fitting and saving the index) and add the people; returns seconds taken."""
-    from bot.context import Context
+    from bot.state.context import Context
     from bot.usecases import follow, ingest
 
     start = time.perf_counter()
@@ -282,7 +282,8 @@ def reference(papers: Path, persons_path: Path, api_url: str, k: int) -> None:
 
 def base_process(env: dict, cwd: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of a process that only imports what `paperbot digest` imports."""
-    code = "import bot.cli, bot.slack.digests, bot.engine, sklearn.feature_extraction.text, scipy.sparse"
+    code = ("import bot.cli.main, bot.slack.delivery.digests, bot.state.engine,"
+            " sklearn.feature_extraction.text, scipy.sparse")
     return timed([sys.executable, "-c", code], env, cwd)[:2]
 
 
@@ -293,8 +294,8 @@ def rank_cost(db: Path, persons: list[dict]) -> tuple[float, float, float]:
     papers that the digest code builds)."""
     from datetime import date
 
-    from bot.context import Context
-    from bot.usecases.digest import Chooser, _small_index
+    from bot.state.context import Context
+    from bot.usecases.digests.choose import Chooser, _small_index
     from bot.usecases.recommend import profile_for
     from recommender import explain_picks
 

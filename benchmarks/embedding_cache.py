@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import ROOT, SHARED_DATA, read_papers  # noqa: E402
+from benchmarks.common import ROOT, SHARED_DATA, read_papers
 
 CACHE = ROOT / ".cache" / "embeddings"
 
@@ -34,7 +34,7 @@ def _key(model: str, ids: list[str], texts: list[str]) -> str:
 def cached_vectors(name: str, ids: list[str], texts: list[str]) -> tuple[np.ndarray, dict]:
     """float32 unit vectors of ``texts`` (one row each) and what encoding them cost; from the cache when
     there, else encoded now and saved."""
-    from bot.embedding_model import MODEL_NAME, encoder
+    from bot.state.embedding_model import MODEL_NAME, encoder
 
     key = _key(MODEL_NAME, ids, texts)
     path, meta_path = CACHE / f"{name}-{key}.npy", CACHE / f"{name}-{key}.json"

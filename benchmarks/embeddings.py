@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/embeddings.py --users 500 --splits P1 --weights 0.5,1,2   # a quick look
 
 The same splits, users and protocol as benchmarks/quality.py (it is imported, not copied), each method
-through ``bot.evaluate.evaluate``: "paperbot" (TF-IDF, the default), "paperbot + embeddings" (the same
+through ``recommender.evaluate.evaluate``: "paperbot" (TF-IDF, the default), "paperbot + embeddings" (the same
 with :class:`recommender.embeddings.EmbeddingBlend`, as the bot runs it with PAPERBOT_EMBEDDINGS=1), and
 for reference "embedding centroid" (the cosine to the mean of the liked papers' vectors alone) and the
 TF-IDF centroid. Paper vectors come from the cache (benchmarks/embedding_cache.py), as the bot reads them
@@ -24,12 +24,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import quality  # noqa: E402
-from benchmarks.common import SHARED_DATA, machine, read_papers, wants_write, write_section  # noqa: E402
-from benchmarks.embedding_cache import cached_vectors, conf_papers  # noqa: E402
-from bot.evaluate import evaluate  # noqa: E402
-from recommender import PaperIndex  # noqa: E402
-from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors, embedding_queries  # noqa: E402
+from benchmarks import quality
+from benchmarks.common import SHARED_DATA, machine, read_papers, wants_write, write_section
+from benchmarks.embedding_cache import cached_vectors, conf_papers
+from recommender import PaperIndex
+from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors, embedding_queries
+from recommender.evaluate import evaluate
 
 SPLITS = ("P10", "P1", "cold", "conf-half", "conf-one", "conf-cold")
 START, END = "<!-- embeddings:start -->", "<!-- embeddings:end -->"
@@ -50,7 +50,7 @@ def _alone(vectors: PaperVectors, encode):
 
 
 def run(splits: list[str], n_users: int | None, weights: list[float]) -> tuple[list[quality.Row], dict]:
-    from bot.embedding_model import DIMENSIONS, encoder
+    from bot.state.embedding_model import DIMENSIONS, encoder
 
     rows: list[quality.Row] = []
     info: dict = {"weights": weights, "rss_before_model": _rss_mb()}
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
                         help="rewrite the section of docs/quality.md (default: only for a full run)")
     args = parser.parse_args(argv)
-    from bot.embedding_model import MISSING, available
+    from bot.state.embedding_model import MISSING, available
 
     if not available():
         print(MISSING)

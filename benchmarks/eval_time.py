@@ -6,7 +6,7 @@
 Each split of ``benchmarks/quality.py`` that a users file can express is written to a temporary
 directory (papers, users with their dislikes, candidates), then two processes are timed from start
 to exit, wall clock, ranking 300 papers per user: ``python -m bot.cli eval`` (reading the papers,
-fitting paperbot's index, ranking through ``bot.evaluate``, writing the JSONL) and
+fitting paperbot's index, ranking through ``recommender.evaluate``, writing the JSONL) and
 ``benchmarks/centroid_eval.py`` (reading, fitting arxiv-sanity's vectorizer, ranking by the
 centroid, writing the same JSONL). Both include Python's start-up and imports. With ``--repeat``
 the two alternate and each keeps its fastest run, which is the least disturbed by other load.
@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import quality  # noqa: E402
-from benchmarks.common import (  # noqa: E402
+from benchmarks import quality
+from benchmarks.common import (
     ROOT,
     SHARED_DATA,
     add_write_option,
@@ -35,8 +35,8 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from bot.evaluate import EvalUser  # noqa: E402
-from recommender import PaperIndex  # noqa: E402
+from recommender import PaperIndex
+from recommender.evaluate import EvalUser
 
 SPLITS = ("P10", "P1", "cold", "feedback", "foreign", "conf-half", "conf-one", "conf-cold")
 START, END = "<!-- eval-time:start -->", "<!-- eval-time:end -->"

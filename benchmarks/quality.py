@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/quality.py --users 500 --splits P10,P1   # a quick look; prints only
 
 Every method ranks 300 papers per user through its own code, never a paper the user liked or disliked:
-- paperbot: ``bot.evaluate.evaluate`` (``PaperIndex`` + ``score_matrix`` + ``top_k``, the bot's code),
+- paperbot: ``recommender.evaluate.evaluate`` (``PaperIndex`` + ``score_matrix`` + ``top_k``, the bot's code),
   with its defaults: other users' given likes as a ``Community`` (collaborative), the per-person model,
   fading, dislikes.
 - its ablations: without the collaborative part; without the per-person model; with MMR diversity;
@@ -60,7 +60,7 @@ from sklearn.svm import LinearSVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import (  # noqa: E402
+from benchmarks.common import (
     ROOT,
     SHARED_DATA,
     add_write_option,
@@ -69,8 +69,8 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from bot.evaluate import EvalUser, evaluate, intra_list_similarity, load_users, metrics  # noqa: E402
-from recommender import DEFAULT_WEIGHTS, PaperIndex, Weights  # noqa: E402
+from recommender import DEFAULT_WEIGHTS, PaperIndex, Weights
+from recommender.evaluate import EvalUser, evaluate, intra_list_similarity, load_users, metrics
 
 DATA = SHARED_DATA / "citeulike-a"
 CONF_FILES = ("neurips2018.jsonl", "icml2019.jsonl")

@@ -11,7 +11,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
-from bot.token_crypto import check_secret_key
+from bot.slack.oauth.token_crypto import check_secret_key
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
@@ -129,7 +129,7 @@ def _embeddings_setting(raw: str | None) -> bool:
         raise ConfigError(f"PAPERBOT_EMBEDDINGS must be 1 or 0, got {raw!r}")
     if value not in ("1", "true", "yes", "on"):
         return False
-    from bot.embedding_model import INSTALL, available
+    from bot.state.embedding_model import INSTALL, available
 
     if not available():
         raise ConfigError(f"PAPERBOT_EMBEDDINGS=1 needs the optional extra: {INSTALL}")

@@ -17,7 +17,7 @@ version):
   run) and **finish**: an ``UPDATE … WHERE owner = ? AND status = held``; a process that lost the lease
   changes nothing and is told so.
 
-Who is dead is the caller's knowledge (a pid on the same host, see ``bot.owner``), passed as a set of
+Who is dead is the caller's knowledge (a pid on the same host, see ``bot.state.owner``), passed as a set of
 owner ids. That is safe without pinning the lease seen: an owner id names one process's lifetime and is
 never reused, so "dead" stays true; any owner that took the work over since is not in the set.
 

@@ -196,7 +196,7 @@ def m009_workspaces(db: Database) -> None:
     for table, (columns, key) in _BY_WORKSPACE.items():
         names = ", ".join(part.split()[0] for part in columns.split(","))
         # Only the constants above are interpolated.
-        db.execute(f'create table "{table}_ws" ({columns}, "ws" TEXT NOT NULL DEFAULT \'\','  # noqa: S608
+        db.execute(f'create table "{table}_ws" ({columns}, "ws" TEXT NOT NULL DEFAULT \'\','
                    f" primary key ({key}))")
         db.execute(f'insert into "{table}_ws" (rowid, {names}) select rowid, {names} from "{table}"')  # noqa: S608
         db.execute(f'drop table "{table}"')

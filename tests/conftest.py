@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import bot.config
-from bot.context import Context
+from bot.state.context import Context
 from bot.usecases.lookup import default_lookup, use_arxiv_api
 from storage import Paper, Store
 from tests.arxiv_standin import ArxivStandIn

@@ -21,15 +21,16 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.config import Settings
-from bot.context import Context
 from bot.errors import ConfigError
-from bot.slack import commands, dm_commands, home, people, reactions, saved, shortcuts, unfurls, uninstall
 from bot.slack.client import build_client
-from bot.slack.errors import BUSY, SORRY, UNSAVED, report_error
-from bot.slack.installations import PaperbotInstallationStore
-from bot.slack.oauth import oauth_setup
+from bot.slack.error_handler import BUSY, SORRY, UNSAVED, report_error
+from bot.slack.listeners import commands, dm_commands, home, people, reactions, shortcuts, unfurls, uninstall
+from bot.slack.listeners import saved_buttons as saved
+from bot.slack.oauth.flow import oauth_setup
+from bot.slack.oauth.installations import PaperbotInstallationStore
 from bot.slack.runtime import Background, Runtime
 from bot.slack.workspace import NOT_INSTALLED, Workspace, only_installed
+from bot.state.context import Context
 from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.workspaces import settle_workspace
 

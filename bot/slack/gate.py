@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl
 from slack_sdk.signature import Clock, SignatureVerifier
 
 from bot.slack.manifest import COMMAND, EVENT_TYPES, SAVE_SHORTCUT, UNINSTALL_EVENTS
-from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 
 log = logging.getLogger(__name__)
 

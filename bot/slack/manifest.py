@@ -18,13 +18,13 @@ BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_cha
               "message.im")
 #: The event types those subscriptions deliver ("message.im" brings ``message`` events from DMs).
 EVENT_TYPES = tuple(dict.fromkeys(name.split(".", 1)[0] for name in BOT_EVENTS))
-#: Domains whose links Slack sends as ``link_shared`` (bot.slack.unfurls).
+#: Domains whose links Slack sends as ``link_shared`` (bot.slack.listeners.unfurls).
 UNFURL_DOMAINS = ("arxiv.org",)
-#: The message shortcut that saves the papers a message names (bot.slack.shortcuts).
+#: The message shortcut that saves the papers a message names (bot.slack.listeners.shortcuts).
 SAVE_SHORTCUT = "save_paper"
 SHORTCUTS = ({"name": "Save paper", "type": "message", "callback_id": SAVE_SHORTCUT,
               "description": "Save the arXiv papers and DOIs in this message to your paperbot list"},)
-#: What a distributed app (OAuth) also subscribes to; ``bot.slack.uninstall`` listens to them.
+#: What a distributed app (OAuth) also subscribes to; ``bot.slack.listeners.uninstall`` listens to them.
 UNINSTALL_EVENTS = ("app_uninstalled", "tokens_revoked")
 
 #: Web API methods the app calls, and the bot scope each needs.

@@ -25,9 +25,9 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from bot.context import Context
-from bot.slack.errors import report_error
+from bot.slack.error_handler import report_error
 from bot.slack.team import workspace_key
+from bot.state.context import Context
 from storage import Store, StoreBusy
 
 log = logging.getLogger(__name__)

@@ -29,12 +29,11 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from bot.config import Settings
-from bot.context import Context
 from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
 from bot.slack import gate
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
-from bot.slack.digests import (
+from bot.slack.delivery.digests import (
     TICK_SECONDS,
     DigestScheduler,
     InstalledWorkspaces,
@@ -43,6 +42,7 @@ from bot.slack.digests import (
     digest_client,
 )
 from bot.slack.manifest import EVENTS_PATH
+from bot.state.context import Context
 from storage import StorageError
 
 log = logging.getLogger(__name__)

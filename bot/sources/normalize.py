@@ -7,8 +7,8 @@ import re
 from datetime import date, datetime
 from typing import Any
 
+from bot.presentation.titles import derive_title
 from bot.sources.records import BadRecord
-from bot.sources.titles import derive_title
 from storage.identity import normal_doi
 from storage.models import Paper
 

@@ -1,13 +1,13 @@
 """Use cases: plain functions over the store and the recommender, shared by Slack, the CLI and the demo."""
 
-from bot.usecases.daily import DailyRun, run_daily, send_digest_now, send_due_digests
-from bot.usecases.digest import Digest, build_digest
+from bot.usecases.digests.choose import Digest, build_digest
+from bot.usecases.digests.run import DailyRun, run_daily, send_digest_now, send_due_digests
+from bot.usecases.digests.send import Courier, Outcome
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from bot.usecases.forget import forget
 from bot.usecases.ingest import SourceReport, ingest
 from bot.usecases.interests import FollowResult, Interests, follow, interests, unfollow
 from bot.usecases.recommend import Recommendation, recommend, remember_shown, search
-from bot.usecases.sending import Courier, Outcome
 
 __all__ = [
     "DISLIKE", "LIKE", "Courier", "DailyRun", "Digest", "FollowResult", "Interests", "Outcome",

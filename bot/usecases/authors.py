@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from bot.context import Context
 from bot.errors import BadArgument
-from bot.tex import tex_to_text
+from bot.presentation.tex import tex_to_text
+from bot.state.context import Context
 from recommender.authors import fold  # the same folding as search by author
 
 MAX_AUTHORS = 50

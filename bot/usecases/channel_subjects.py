@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.context import Context
+from bot.state.context import Context
+from bot.usecases.digests.schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.interests import FollowResult, Interests, follow, interests, unfollow
-from bot.usecases.schedule import set_daily, set_weekly, stop_digests
 
 #: How a Slack conversation id starts for a channel paperbot can post a channel digest in: public
 #: ("C") or private ("G", older private channels and group DMs). "D" is a direct message; people are

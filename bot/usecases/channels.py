@@ -3,7 +3,7 @@ for every digest (opening one is rate-limited more tightly than posting)."""
 
 from __future__ import annotations
 
-from bot.context import Context
+from bot.state.context import Context
 
 
 def known_dm_channel(ctx: Context, user_id: str) -> str | None:

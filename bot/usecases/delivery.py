@@ -2,7 +2,7 @@
 
 :func:`send_papers` is the one way papers reach a person outside the daily digest's claim
 (``/papers recommend``, an extra digest): a header, then :func:`deliver`, through the same
-:class:`~bot.usecases.sending.Courier` as the daily digest (:mod:`bot.usecases.sending`).
+:class:`~bot.usecases.digests.send.Courier` as the daily digest (:mod:`bot.usecases.digests.send`).
 
 Slack-free: the caller passes ``post(rec) -> (channel, message_ts)``, which raises when a message could
 not be delivered. A failed message is logged and skipped; the rest still go out, and the failed paper
@@ -20,10 +20,10 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from bot.context import Context
 from bot.errors import Outage, Unreachable
+from bot.state.context import Context
+from bot.usecases.digests.send import Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation, remember_shown
-from bot.usecases.sending import Clock, Courier, Posted, utc_now
 
 log = logging.getLogger(__name__)
 

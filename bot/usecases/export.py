@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.bibtex import bibtex
-from bot.context import Context
 from bot.errors import BadArgument, NotFound
+from bot.presentation.bibtex import bibtex
+from bot.state.context import Context
 from bot.usecases.feedback import LIKE
 from storage import Paper
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.context import Context
 from bot.errors import NotFound
+from bot.state.context import Context
 
 LIKE, DISLIKE = 1, -1
 

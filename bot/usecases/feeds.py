@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.context import Context
 from bot.errors import BadArgument
+from bot.state.context import Context
 from bot.usecases.interests import DEFAULT_DIGEST_TIME, MAX_TOPIC_LENGTH, MAX_TOPICS, split_topics
 from recommender import Profile
 

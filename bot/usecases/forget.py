@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.context import Context
+from bot.state.context import Context
 
 
 def forget(ctx: Context, user_id: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.context import Context
+from bot.state.context import Context
 from bot.usecases.interests import Interests, interests
 from bot.usecases.onboarding import is_new
 from bot.usecases.saved import SavedItem, saved_papers

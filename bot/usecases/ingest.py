@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from bot.context import Context
 from bot.errors import SourceError
 from bot.sources import Rejected, read_source
+from bot.state.context import Context
 from storage import Paper
 
 BATCH = 1000

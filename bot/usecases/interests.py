@@ -5,10 +5,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from bot.context import Context
 from bot.errors import BadArgument
 from bot.sources.arxiv_ids import arxiv_id_of_url
 from bot.sources.normalize import parse_arxiv_id
+from bot.state.context import Context
 from bot.usecases.authors import add_author, check_name, remove_author
 from bot.usecases.lookup import LookupFailed, papers_by_arxiv_id
 from storage import Paper

@@ -11,8 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.context import Context
 from bot.errors import BadArgument
+from bot.state.context import Context
 from storage import Paper
 
 MAX_MUTES = 50

@@ -4,8 +4,8 @@ recommended again), and each rating is feedback like any other (:mod:`bot.usecas
 
 from __future__ import annotations
 
-from bot.context import Context
 from bot.errors import NoPapers
+from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from bot.usecases.mutes import muted_ids
 from bot.usecases.recommend import NO_PAPERS, never_again, profile_for

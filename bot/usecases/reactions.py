@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from bot.context import Context
+from bot.state.context import Context
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from storage import Paper

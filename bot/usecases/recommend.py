@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from bot.authors import authors_of
-from bot.context import Context
 from bot.errors import BadArgument, NoInterests, NoPapers
-from bot.reasons import reason_text
+from bot.presentation.reasons import reason_text
+from bot.state.author_directory import authors_of
+from bot.state.context import Context
 from bot.usecases.authors import new_papers_by
 from bot.usecases.authors import reason as author_reason
 from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares

@@ -6,8 +6,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from bot.context import Context
 from bot.sources.arxiv_ids import MAX_IDS, find_arxiv_ids, find_dois
+from bot.state.context import Context
 from bot.usecases.lookup import LookupFailed, held_by_arxiv_id, papers_by_arxiv_id, papers_by_doi
 from bot.usecases.saved import save
 from storage import Paper

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.context import Context
 from bot.errors import NotFound
+from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
 from bot.usecases.recommend import Recommendation

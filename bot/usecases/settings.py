@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.context import Context
-from bot.due import parse_hhmm
 from bot.errors import BadArgument
+from bot.state.context import Context
 from bot.usecases.authors import MAX_AUTHORS, add_author, check_name, name_key, remove_author
+from bot.usecases.digests.due import parse_hhmm
+from bot.usecases.digests.schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.feeds import MAIN, add_feed, feed_name
 from bot.usecases.interests import (
     AUTHOR_PREFIX,
@@ -27,7 +28,6 @@ from bot.usecases.interests import (
     unfollow,
 )
 from bot.usecases.mutes import MAX_MUTE_LENGTH, MAX_MUTES, mute, split_words, unmute
-from bot.usecases.schedule import set_daily, set_weekly, stop_digests
 
 SCHEDULES = ("daily", "weekly", "off")
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.context import Context
 from bot.errors import NoPapers
-from bot.paper_view import shown_title
-from bot.reasons import shorten
+from bot.presentation.paper_view import shown_title
+from bot.presentation.reasons import shorten
+from bot.state.context import Context
 from bot.usecases.delivery import Delivery, Post, deliver
 from bot.usecases.mutes import muted_ids
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message

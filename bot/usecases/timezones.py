@@ -12,8 +12,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.context import Context
 from bot.errors import Outage
+from bot.state.context import Context
 
 log = logging.getLogger(__name__)
 

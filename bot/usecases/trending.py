@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
-from bot.context import Context
 from bot.errors import Outage, Unreachable
-from bot.owner import owner_alive, owner_id
-from bot.usecases.sending import Alive, Clock, iso_utc, utc_now
+from bot.state.context import Context
+from bot.state.owner import owner_alive, owner_id
+from bot.usecases.digests.send import Alive, Clock, iso_utc, utc_now
 from storage import Paper
 from storage.leases import TRENDING
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.context import Context
+from bot.state.context import Context
 from storage import WorkspaceSummary
 
 log = logging.getLogger(__name__)

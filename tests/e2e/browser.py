@@ -49,7 +49,7 @@ class Chromium:
                 raise RuntimeError("Chromium did not open its DevTools port")
             time.sleep(0.05)
         port = int(port_file.read_text().splitlines()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as answer:  # noqa: S310
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as answer:
             page = next(t for t in json.load(answer) if t["type"] == "page")
         self._socket = self._connections.enter_context(
             connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=timeout))

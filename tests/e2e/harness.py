@@ -27,11 +27,11 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.config import Settings
-from bot.context import Context
 from bot.slack.app import SlackBot
-from bot.slack.digests import DigestScheduler
+from bot.slack.delivery.digests import DigestScheduler
 from bot.slack.manifest import EVENTS_PATH
 from bot.slack.server import HttpServer, open_bot, start_scheduler
+from bot.state.context import Context
 from bot.usecases import follow, ingest
 from storage import Store, open_store
 from tests.conftest import make_corpus
@@ -461,7 +461,7 @@ class LogCapture(logging.Handler):
 def table_counts(db_path: Path | str) -> dict[str, int]:
     """Rows in every table of the database: what a refused request must leave unchanged."""
     with opened(db_path) as store:
-        return {name: query(store, f"select count(*) as n from {name}")[0]["n"]  # noqa: S608 (our tables)
+        return {name: query(store, f"select count(*) as n from {name}")[0]["n"]
                 for name in table_columns(store)}
 
 

@@ -5,7 +5,7 @@ Each replica is a real ``python -m bot.cli -v run --port 0`` subprocess with a f
 cwd), all talking to one Slack stand-in. Its stderr is drained on a thread (a full pipe would block the
 process) into lines a test can wait on. Each has its own :class:`FakeSlack` (``replica.slack``); the
 tests pick the replica of each request in turn, as a round-robin load balancer would. :class:`Replicas`
-also knows which process a claim's owner (``host:pid:start``, see ``bot.owner``) names.
+also knows which process a claim's owner (``host:pid:start``, see ``bot.state.owner``) names.
 """
 
 from __future__ import annotations

@@ -13,13 +13,13 @@ import pytest
 from slack_sdk.models.blocks import Block
 
 from bot.config import Settings
-from bot.context import Context
-from bot.slack import digests as digests_module
-from bot.slack.channel_commands import FROM_DM, INVITE
-from bot.slack.digests import Served, digest_client, serve_workspaces, slack_courier
-from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
-from bot.slack.trending import trending_poster
-from bot.usecases.daily import run_daily
+from bot.slack.delivery import digests as digests_module
+from bot.slack.delivery.digests import Served, digest_client, serve_workspaces, slack_courier
+from bot.slack.delivery.trending import trending_poster
+from bot.slack.listeners.channel_commands import FROM_DM, INVITE
+from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.state.context import Context
+from bot.usecases.digests.run import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
 from tests.e2e.harness import TEAM_ID, _reply, bot_environment, query, table_counts, user_ids
 

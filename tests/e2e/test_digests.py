@@ -15,10 +15,16 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.config import Settings
-from bot.context import Context
 from bot.slack import client as slack_client
-from bot.slack.digests import DigestScheduler, digest_client, one_workspace, send_digests, slack_courier
-from bot.usecases.daily import run_daily
+from bot.slack.delivery.digests import (
+    DigestScheduler,
+    digest_client,
+    one_workspace,
+    send_digests,
+    slack_courier,
+)
+from bot.state.context import Context
+from bot.usecases.digests.run import run_daily
 from storage import open_store
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,

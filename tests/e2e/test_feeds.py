@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.config import Settings
-from bot.context import Context
-from bot.slack.digests import digest_client, slack_courier
-from bot.usecases.daily import run_daily
+from bot.slack.delivery.digests import digest_client, slack_courier
+from bot.state.context import Context
+from bot.usecases.digests.run import run_daily
 from bot.usecases.mutes import Muter
 from tests.e2e.harness import TEAM_ID, bot_environment, posts_to, query, user_ids
 

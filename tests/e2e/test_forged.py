@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 import pytest
 
 from bot.slack.app import SORRY
-from bot.slack.messages import LIKE_ACTION
+from bot.slack.views.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
 from storage import Store
 from tests.e2e.harness import (
@@ -98,7 +98,8 @@ def test_unsigned_bodies_of_any_shape_are_401_with_one_line_and_no_traceback(sla
     assert table_counts(db_path) == before
 
 
-@pytest.mark.parametrize("timestamp", ["abc", "", "1.5", "+" + str(int(time.time())), "1e9", "0x10"])
+@pytest.mark.parametrize("timestamp", ["abc", "", "1.5", "+" + str(int(time.time())), "1e9", "0x10"],
+                         ids=["abc", "empty", "1.5", "plus-now", "1e9", "0x10"])
 def test_a_malformed_timestamp_is_401(slack, timestamp, logs):
     user = new_user()
     body, key = slack.command_body(user, "follow cats")

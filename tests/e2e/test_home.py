@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 
-from bot.slack.home_view import (
+from bot.slack.views.home_view import (
     AUTHORS_ACTION,
     AUTHORS_BLOCK,
     AUTHORS_VIEW,
@@ -31,7 +31,7 @@ from bot.slack.home_view import (
     TOPICS_BLOCK,
     TOPICS_VIEW,
 )
-from bot.slack.messages import SAVE_ACTION
+from bot.slack.views.messages import SAVE_ACTION
 from bot.usecases.onboarding import REASON
 from tests.bot.slack.test_home_view import check_view
 from tests.e2e.harness import TEAM_ID, posts_to, query, user_ids
@@ -109,7 +109,7 @@ def choice(value: str | None) -> dict:
 
 def settings_rows(store, user: str) -> dict:
     tables = ("topics", "feed_topics", "followed_authors", "mutes", "people", "feedback", "shown")
-    return {t: query(store, f"select * from {t} where ws = ? and user_id = ?", [TEAM_ID, user])  # noqa: S608
+    return {t: query(store, f"select * from {t} where ws = ? and user_id = ?", [TEAM_ID, user])
             for t in tables}
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.messages import LIKE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import LIKE_ACTION, SAVE_ACTION
 from storage import Paper
 from tests.e2e.harness import posts_to, query, user_ids
 

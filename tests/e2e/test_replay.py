@@ -9,7 +9,7 @@ import json
 import time
 from urllib.parse import urlencode
 
-from bot.slack.messages import LIKE_ACTION
+from bot.slack.views.messages import LIKE_ACTION
 from tests.e2e.harness import FakeSlack, posts_to, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 

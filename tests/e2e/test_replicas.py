@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.slack.digests import HEADER_EVENT, PAPER_EVENT
+from bot.slack.delivery.digests import HEADER_EVENT, PAPER_EVENT
 from tests.e2e.harness import (
     Reply,
     add_people,
@@ -135,7 +135,7 @@ def rows_naming(store, user: str) -> dict[str, int]:
     for table, columns in table_columns(store).items():
         where = " or ".join(f'cast("{c}" as text) like ? or cast("{c}" as text) like ?' for c in columns)
         args = [f"%{user}%", f"%{user.encode().hex()}%"] * len(columns)
-        n = query(store, f'select count(*) as n from "{table}" where {where}', args)[0]["n"]  # noqa: S608
+        n = query(store, f'select count(*) as n from "{table}" where {where}', args)[0]["n"]
         if n:
             found[table] = n
     return found

@@ -11,12 +11,16 @@ import bibtexparser
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware
 
+from bot.presentation.tex import tex_to_text
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
-from bot.slack.marks import MARK_BLOCK
-from bot.slack.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, title_of
-from bot.tex import tex_to_text
+from bot.slack.views.marks import MARK_BLOCK
+from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, title_of
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
 from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
+
+# The file's last test reads the calls its earlier tests made on the module's stand-in: with parallel
+# workers, the whole file runs on one of them, in order.
+pytestmark = pytest.mark.xdist_group("e2e-saved")
 
 new_user = user_ids("USAV")
 

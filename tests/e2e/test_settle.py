@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from bot.context import Context
+from bot.state.context import Context
 from bot.usecases import interests, record_feedback
 from bot.usecases.feedback import LIKE
 from tests.e2e.harness import (

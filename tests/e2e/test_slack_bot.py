@@ -13,7 +13,7 @@ import time
 import pytest
 
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
-from bot.slack.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from storage import PERSONAL_TABLES
 from tests.e2e.harness import (
     FakeSlack,

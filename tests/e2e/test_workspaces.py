@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.context import Context
+from bot.state.context import Context
 from bot.usecases import record_feedback
 from bot.usecases.feedback import LIKE
 from tests.e2e.harness import (

@@ -25,9 +25,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.cli import cli
-from bot.context import Context
-from bot.engine import ARTIFACT, Engine
+from bot.cli.main import cli
+from bot.state.context import Context
+from bot.state.engine import ARTIFACT, Engine
 from bot.usecases import follow
 from recommender import Profile, rank
 from recommender.index import FORMAT
@@ -149,7 +149,7 @@ def damaged_on_each_backend(request, tmp_path, backend) -> tuple[Path | Postgres
 
 def warnings_about_the_model(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records
-            if r.name == "bot.engine" and r.levelno == logging.WARNING and "unusable" in r.getMessage()]
+            if r.name == "bot.state.engine" and r.levelno == logging.WARNING and "unusable" in r.getMessage()]
 
 
 def assert_rewritten(db: Path, damaged_version: int, caplog) -> None:

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
-from bot.engine import ARTIFACT, Engine
+from bot.cli.main import cli
+from bot.state.engine import ARTIFACT, Engine
 from storage import Store
 
 PAPERS = 300

@@ -15,12 +15,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.config import Settings
-from bot.context import Context
 from bot.errors import Outage
-from bot.slack.digests import digest_client, slack_courier
+from bot.slack.delivery.digests import digest_client, slack_courier
+from bot.state.context import Context
 from bot.usecases import follow
-from bot.usecases.daily import run_daily, send_digest_now, send_due_digests
-from bot.usecases.sending import (
+from bot.usecases.digests.run import run_daily, send_digest_now, send_due_digests
+from bot.usecases.digests.send import (
     MAX_ATTEMPTS,
     OUTAGE_BACKOFF_CAP,
     RETRY_AFTER,

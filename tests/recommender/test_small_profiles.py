@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import recommender.ranker as ranker
-from bot.reasons import reason_text
+from bot.presentation.reasons import reason_text
 from recommender import DEFAULT_WEIGHTS, PaperIndex, Profile, rank, score_matrix
 from recommender.ranker import _sharpened, generic_terms
 from tests.conftest import make_corpus

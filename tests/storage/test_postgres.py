@@ -15,15 +15,15 @@ import pytest
 
 pytest.importorskip("psycopg", reason="psycopg is not installed (the postgres extra)")
 
-import psycopg  # noqa: E402
-import psycopg.errors  # noqa: E402
+import psycopg
+import psycopg.errors
 
-import storage.postgres  # noqa: E402
-from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store  # noqa: E402
-from storage.leases import DIGEST  # noqa: E402
-from storage.pg_migrations import MIGRATIONS  # noqa: E402
-from storage.postgres import PostgresStore, redacted, translate  # noqa: E402
-from tests.storage.conftest import sql_rows, with_database  # noqa: E402
+import storage.postgres
+from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store
+from storage.leases import DIGEST
+from storage.pg_migrations import MIGRATIONS
+from storage.postgres import PostgresStore, redacted, translate
+from tests.storage.conftest import sql_rows, with_database
 
 LEASE, AT = "2026-07-15T08:10:00+00:00", "2026-07-15T08:00:00+00:00"
 KEY = ("U1", "2026-07-15")

@@ -8,7 +8,7 @@ from datetime import timedelta
 from slack_bolt import BoltResponse
 
 from bot.errors import BadArgument, NoInterests
-from bot.slack.errors import BUSY, SORRY, report_error
+from bot.slack.error_handler import BUSY, SORRY, report_error
 from bot.slack.runtime import Background
 from bot.slack.server import MAX_BODY, HttpServer
 from storage import StoreBusy

@@ -18,26 +18,26 @@ from types import SimpleNamespace
 import pytest
 from slack_sdk.models.blocks import Block
 
-from bot.slack import channel_commands, commands, dm_commands
-from bot.slack.channel_commands import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
-from bot.slack.commands import HELP, reply_help, reply_interests, reply_saved, reply_search
-from bot.slack.digests import slack_courier
-from bot.slack.marks import marked
-from bot.slack.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
-from bot.slack.oauth import WELCOME
-from bot.slack.saved import more_reply
-from bot.slack.shortcuts import saved_reply
-from bot.slack.trending import trending_message
-from bot.slack.unfurls import unfurl_blocks
+from bot.slack.delivery.digests import slack_courier
+from bot.slack.delivery.trending import trending_message
+from bot.slack.listeners import channel_commands, commands, dm_commands
+from bot.slack.listeners.channel_commands import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
+from bot.slack.listeners.commands import HELP, reply_help, reply_interests, reply_saved, reply_search
+from bot.slack.listeners.saved_buttons import more_reply
+from bot.slack.listeners.shortcuts import saved_reply
+from bot.slack.listeners.unfurls import unfurl_blocks
+from bot.slack.oauth.flow import WELCOME
+from bot.slack.views.marks import marked
+from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
 from bot.usecases.channel_subjects import ChannelProfile
 from bot.usecases.delivery import Delivery
+from bot.usecases.digests.send import Outcome, header_text
 from bot.usecases.export import ExportFile
 from bot.usecases.feeds import MAX_FEEDS
 from bot.usecases.interests import FollowResult, Interests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.save_named import NamedSave
 from bot.usecases.saved import Marks, SavedItem
-from bot.usecases.sending import Outcome, header_text
 from bot.usecases.similar import MoreLikeThis
 from bot.usecases.trending import TrendingPaper
 from storage import Paper
@@ -166,7 +166,7 @@ class RecordingClient:
     def __init__(self):
         self.calls: list[tuple[str, dict]] = []
 
-    def chat_postMessage(self, **kwargs):  # noqa: N802 (slack_sdk's name)
+    def chat_postMessage(self, **kwargs):
         self.calls.append(("chat.postMessage", kwargs))
         return {"ok": True, "channel": kwargs["channel"], "ts": f"{len(self.calls)}.0"}
 
@@ -286,7 +286,7 @@ def test_a_dm_answer_is_a_message_too(monkeypatch):
 # inputs); here their blocks pass the same block checks as every message, held to the views' limit.
 
 def test_the_home_tab_and_every_modal_pass_the_same_block_checks():
-    from bot.slack import home_view as views
+    from bot.slack.views import home_view as views
     from tests.bot.slack.test_home_view import HOSTILE, data, interests
 
     many = [f"{HOSTILE} topic {i} " + "x" * 60 for i in range(50)]

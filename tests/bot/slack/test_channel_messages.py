@@ -6,12 +6,12 @@ import pytest
 from slack_sdk.models.blocks import Block
 
 from bot.errors import BadArgument
-from bot.slack.channel_commands import HELP_LINES, parse_channel
-from bot.slack.commands import HELP
-from bot.slack.messages import HEADER_LIMIT, MESSAGE_BLOCKS, SECTION_LIMIT
-from bot.slack.trending import NOTHING, trending_message
+from bot.slack.delivery.trending import NOTHING, trending_message
+from bot.slack.listeners.channel_commands import HELP_LINES, parse_channel
+from bot.slack.listeners.commands import HELP
+from bot.slack.views.messages import HEADER_LIMIT, MESSAGE_BLOCKS, SECTION_LIMIT
 from bot.usecases.channel_subjects import is_channel
-from bot.usecases.sending import header_text
+from bot.usecases.digests.send import header_text
 from bot.usecases.trending import SIZE, TrendingPaper, due_at, week_of
 from storage import Paper
 

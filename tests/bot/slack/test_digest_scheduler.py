@@ -3,8 +3,8 @@ from datetime import UTC, datetime, timedelta
 
 from slack_sdk import WebClient
 
-from bot.context import Context
-from bot.slack.digests import JOB_ID, TICK_SECONDS, DigestScheduler, Served, tick_trigger
+from bot.slack.delivery.digests import JOB_ID, TICK_SECONDS, DigestScheduler, Served, tick_trigger
+from bot.state.context import Context
 
 
 def test_ticks_fall_on_the_minute_and_half_minute_so_digests_are_not_late():

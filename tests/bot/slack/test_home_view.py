@@ -9,7 +9,7 @@ import pytest
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
-from bot.slack.home_view import (
+from bot.slack.views.home_view import (
     AUTHORS_ACTION,
     BUTTON_LIMIT,
     INPUT_LIMIT,
@@ -32,7 +32,7 @@ from bot.slack.home_view import (
     topics_modal,
     wait_modal,
 )
-from bot.slack.messages import HEADER_LIMIT, HOME_BLOCKS, SECTION_LIMIT
+from bot.slack.views.messages import HEADER_LIMIT, HOME_BLOCKS, SECTION_LIMIT
 from bot.usecases.feeds import MAIN
 from bot.usecases.home import HomeData
 from bot.usecases.interests import Interests

@@ -8,9 +8,9 @@ import threading
 import pytest
 from slack_sdk.oauth.installation_store import Bot, Installation
 
-from bot.slack.installations import PaperbotInstallationStore, PaperbotOAuthStateStore
+from bot.slack.oauth.installations import PaperbotInstallationStore, PaperbotOAuthStateStore
+from bot.slack.oauth.token_crypto import TokenBox, WrongSecretKey
 from bot.slack.team import workspace_key
-from bot.token_crypto import TokenBox, WrongSecretKey
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
 
 KEY = "unit-test-secret-key-0123456789-abcdef"

@@ -1,4 +1,4 @@
-"""The feedback line on a paper message (bot/slack/marks.py) and the gate admitting Save and More like
+"""The feedback line on a paper message (bot/slack/views/marks.py) and the gate admitting Save and More like
 this clicks on messages only with a response_url, like 👍 and 👎."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from slack_sdk.models.blocks import Block
 
-from bot.slack.marks import MARK_BLOCK, SAVE_LABEL, SAVED_LABEL, mark_line, marked
-from bot.slack.messages import ACTIONS_BLOCK, MORE_ACTION, SAVE_ACTION, paper_blocks
+from bot.slack.views.marks import MARK_BLOCK, SAVE_LABEL, SAVED_LABEL, mark_line, marked
+from bot.slack.views.messages import ACTIONS_BLOCK, MORE_ACTION, SAVE_ACTION, paper_blocks
 from bot.usecases.recommend import Recommendation
 from bot.usecases.saved import Marks
 from storage import Paper

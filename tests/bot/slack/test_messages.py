@@ -3,7 +3,7 @@ import re
 
 from slack_sdk.models.blocks import Block
 
-from bot.slack.messages import (
+from bot.slack.views.messages import (
     CONTEXT_ELEMENTS,
     FALLBACK_LIMIT,
     HEADER_LIMIT,

@@ -7,12 +7,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
+from bot.cli.main import cli
 from bot.config import Settings
 from bot.slack.gate import judge
-from bot.slack.installations import PaperbotInstallationStore
-from bot.slack.oauth import authorization_url
-from bot.token_crypto import TokenBox
+from bot.slack.oauth.flow import authorization_url
+from bot.slack.oauth.installations import PaperbotInstallationStore
+from bot.slack.oauth.token_crypto import TokenBox
 from storage import open_store
 from tests.bot.slack.test_gate import NOW, SECRET, event, headers
 from tests.e2e.harness import SLACK_ENVIRONMENT

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.due import zone
-from bot.slack.people import timezone_changed, valid_timezone
+from bot.slack.listeners.people import timezone_changed, valid_timezone
+from bot.usecases.digests.due import zone
 
 ODD = ["Europe", "America", "a" * 5000, "é" * 300, "Etc", "posix"]
 

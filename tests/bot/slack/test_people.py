@@ -1,4 +1,4 @@
-from bot.slack.people import timezone_changed, valid_timezone
+from bot.slack.listeners.people import timezone_changed, valid_timezone
 from bot.usecases import follow
 
 

@@ -3,7 +3,7 @@
 import pytest
 from click.testing import CliRunner
 
-from bot.cli import cli
+from bot.cli.main import cli
 from tests.e2e.harness import SLACK_ENVIRONMENT
 
 

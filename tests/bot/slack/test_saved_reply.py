@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from slack_sdk.models.blocks import Block
 
-import bot.slack.commands as commands
-from bot.slack.messages import FALLBACK_LIMIT
+import bot.slack.listeners.commands as commands
+from bot.slack.views.messages import FALLBACK_LIMIT
 from bot.usecases.saved import SavedItem
 from storage import Paper
 from tests.bot.slack.test_messages import HOSTILE, check_limits

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bot
+from bot.presentation.titles import derive_title, split_title
 from bot.sources.normalize import (
     build_paper,
     collapse_ws,
@@ -19,7 +20,6 @@ from bot.sources.normalize import (
     stable_id,
 )
 from bot.sources.records import BadRecord
-from bot.sources.titles import derive_title, split_title
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,1 @@
+"""The ``paperbot`` command line, its terminal output and the demo."""

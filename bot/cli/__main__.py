@@ -1,0 +1,5 @@
+"""``python -m bot.cli``: the same as the ``paperbot`` command."""
+
+from bot.cli.main import main
+
+main()

@@ -1,0 +1,436 @@
+"""The ``paperbot`` command line. Each command translates arguments to a use case and prints the result."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bot import logs
+from bot.cli import terminal
+from bot.config import Settings
+from bot.errors import PaperbotError
+from bot.state.context import Context
+from bot.usecases import ingest as ingest_usecase
+from bot.usecases import search as search_usecase
+from bot.usecases.digests.run import preview_digests
+from bot.usecases.lookup import use_arxiv_api
+from bot.usecases.workspaces import list_workspaces, remove_workspace
+from recommender.evaluate import BadEvalInput
+from storage import StorageError, StoreUnavailable, is_postgres_url, open_store
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+class _Group(click.Group):
+    """Turns paperbot's and the store's named errors into one clear line and exit status 1, never a
+    traceback. A database that can't be opened is named by the setting that gave it (``--db`` or
+    ``PAPERBOT_DB``)."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except StoreUnavailable as exc:
+            target = (ctx.obj or {}).get("db_target")
+            if target is None:
+                raise click.ClickException(_one_line(exc)) from None
+            raise _unopenable(_db_setting(ctx), target, exc) from None
+        except (PaperbotError, StorageError, BadEvalInput) as exc:
+            raise click.ClickException(_one_line(exc)) from None
+
+
+def _unopenable(setting: str, target: str, exc: StoreUnavailable) -> click.ClickException:
+    """One line: the setting that named the database, and why it can't be opened (in plain words for
+    the usual mistakes with a file path)."""
+    if not is_postgres_url(target):
+        path = Path(target)
+        if path.is_dir():
+            return click.ClickException(f"{setting}: can't open the database {target} (it is a folder,"
+                                        " not a database file)")
+        if not path.parent.exists():
+            return click.ClickException(f"{setting}: can't open the database {target} (its folder"
+                                        f" {path.parent} does not exist)")
+    return click.ClickException(f"{setting}: {_one_line(exc)}")
+
+
+def _remember_db(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.ensure_object(dict)["db_override"] = value
+
+
+_DB_HELP = "A SQLite file or a postgresql:// URL (default: $PAPERBOT_DB, else paperbot.db)"
+
+
+def _db_option(help_text: str = _DB_HELP + "; also accepted before the command.", metavar: str = "FILE|URL"):
+    """``--db``, accepted after the command as well as before it (the later one wins)."""
+    return click.option("--db", metavar=metavar, expose_value=False, callback=_remember_db, help=help_text)
+
+
+@click.group(cls=_Group)
+@_db_option(_DB_HELP + "; also accepted after the command.")
+@click.option("-v", "--verbose", is_flag=True, help="Log what paperbot is doing.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """paperbot: a personal daily digest of new papers, in Slack."""
+    logs.configure(logging.INFO if verbose else logging.WARNING)
+    ctx.ensure_object(dict)
+
+
+def _db_setting(ctx: click.Context) -> str:
+    """The setting that names the database: ``--db`` when given, else ``PAPERBOT_DB``."""
+    return "--db" if ctx.obj.get("db_override") else "PAPERBOT_DB"
+
+
+def _settings(ctx: click.Context) -> Settings:
+    settings = Settings.load()
+    override = ctx.obj.get("db_override")
+    if override:
+        settings = Settings(**{**settings.__dict__, "db_path": override})
+    ctx.obj["db_target"] = settings.db_path  # what an error opening it names
+    use_arxiv_api(settings.arxiv_api_url)  # `ingest arxiv:…` and papers followed by arXiv id
+    return settings
+
+
+def _open(ctx: click.Context) -> Context:
+    settings = _settings(ctx)
+    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
+    ctx.call_on_close(app.close)
+    return app
+
+
+@cli.command()
+@_db_option()
+@click.argument("sources", nargs=-1, required=True)
+@click.pass_context
+def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
+    """Add or update papers from files and feeds.
+
+    SOURCE is a .txt, .jsonl, .json, .csv, .xml, .atom or .rss file, arxiv:CAT[,CAT...] (e.g.
+    arxiv:cs.LG,stat.ML) or an http(s) RSS/Atom feed URL. Bad records are skipped with a reason;
+    the exit status is non-zero only if a source could not be read at all, or the database could not
+    be written (a full disk: the papers stored until then are kept, the model is refitted next time).
+    """
+    app = _open(ctx)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=terminal.errors, transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(source: str, done: int, total: int | None) -> None:
+            if source not in tasks:
+                tasks[source] = bar.add_task(Path(source).name or source, total=total)
+            bar.update(tasks[source], completed=done, total=total)
+
+        try:
+            reports = ingest_usecase(app, sources, progress=progress, must_save=True)
+        except StorageError as exc:
+            # Every batch committed before stays stored; the next process to find the saved model
+            # missing or behind the papers brings it up to date.
+            raise StorageError(f"{exc}; the papers stored before that are kept") from exc
+    terminal.show_ingest(reports)
+    if any(r.error for r in reports):
+        sys.exit(1)
+
+
+@cli.command()
+@_db_option()
+@click.argument("query", nargs=-1, required=True)
+@click.option("-n", default=5, show_default=True, help="How many papers.")
+@click.pass_context
+def search(ctx: click.Context, query: tuple[str, ...], n: int) -> None:
+    """Show the papers best matching QUERY."""
+    recs = search_usecase(_open(ctx), " ".join(query), n)
+    terminal.show_recommendations(recs, f"Search: {' '.join(query)}")
+
+
+@cli.command()
+@click.option("--keep", metavar="FILE", help="Keep the demo database in FILE instead of a throwaway one.")
+def demo(keep: str | None) -> None:
+    """Show paperbot at work without Slack or network: a digest, then how feedback changes the next."""
+    from bot.cli.demo import run_demo
+
+    if not keep:
+        run_demo(None)
+        return
+    try:
+        run_demo(keep)
+    except StoreUnavailable as exc:
+        raise _unopenable("--keep", keep, exc) from None
+
+
+@cli.command(name="eval")
+@click.option("--papers", "papers_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Papers, as any file `ingest` reads (JSONL usually).")
+@click.option("--users", "users_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help='JSONL of {"user", "liked", ["disliked"], ["topics"]}.')
+@click.option("--candidates", "candidates_path", type=click.Path(exists=True, dir_okay=False),
+              help="Only these paper ids (one a line) may be ranked.")
+@click.option("--k", default=100, show_default=True, type=click.IntRange(1, 10_000), help="Papers per user.")
+@click.option("--out", "out_path", required=True, type=click.Path(dir_okay=False, writable=True),
+              help='Output JSONL of {"user", "ranked"}.')
+@click.option("--truth", "truth_path", type=click.Path(exists=True, dir_okay=False),
+              help="Held-out likes (same shape as --users): print recall@k and nDCG@k.")
+@click.option("--embeddings", is_flag=True,
+              help="Blend sentence embeddings in, as PAPERBOT_EMBEDDINGS=1 does (needs paperbot[embeddings]; "
+                   "encodes every paper first: about a minute per 1,000 on 2 cores).")
+def eval_command(papers_path: str, users_path: str, candidates_path: str | None, k: int, out_path: str,
+                 truth_path: str | None, embeddings: bool) -> None:
+    """Rank papers for many users offline, through the bot's own recommender code."""
+    from bot.sources import Rejected, read_source
+    from recommender import evaluate
+
+    papers = [p for p in read_source(papers_path, title_only=True) if not isinstance(p, Rejected)]
+    if not papers:
+        raise PaperbotError(f"no usable papers in {papers_path}")
+    users = evaluate.load_users(users_path)
+    candidates = evaluate.load_candidates(candidates_path) if candidates_path else None
+    try:
+        out_file = Path(out_path).open("w", encoding="utf-8")
+    except OSError as exc:
+        raise PaperbotError(f"--out: can't write {out_path} ({exc.strerror or exc})") from None
+    encode = None
+    if embeddings:
+        from bot.state.embedding_model import encoder
+
+        encode = encoder()  # without the extra: one line saying what to install
+    with out_file:
+        _rank_into(out_file, papers, users, candidates, k, out_path, truth_path, encode)
+
+
+def _rank_into(out, papers, users, candidates, k: int, out_path: str, truth_path: str | None,
+               encode=None) -> None:
+    from recommender import PaperIndex, evaluate
+
+    with terminal.errors.status("Fitting TF-IDF…"):
+        index = PaperIndex.build([p.id for p in papers], [p.text for p in papers])
+    blend = None
+    if encode is not None:
+        from recommender.embeddings import EmbeddingBlend, PaperVectors
+
+        with terminal.errors.status(f"Encoding {len(papers)} papers…"):
+            matrix = encode([p.text for p in papers])
+        vectors = PaperVectors(matrix.shape[1])
+        vectors.put([p.id for p in papers], matrix)
+        blend = EmbeddingBlend(vectors, encode)
+    ranked: dict[str, list[str]] = {}  # kept only to score against --truth
+    count = 0
+    with Progress(
+        TextColumn("Ranking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=terminal.errors, transient=True,
+    ) as bar:
+        task = bar.add_task("rank", total=len(users))
+        for user, ids in evaluate.evaluate(index, users, k=k, candidates=candidates, blend=blend,
+                                           progress=lambda done, _total: bar.update(task, completed=done)):
+            out.write(json.dumps({"user": user, "ranked": ids}) + "\n")
+            count += 1
+            if truth_path:
+                ranked[user] = ids
+    terminal.console.print(f"Ranked {count} users over {len(papers)} papers into {out_path}")
+    if truth_path:
+        scores = evaluate.metrics(ranked, evaluate.load_users(truth_path), ks=(k,))
+        for name, value in scores.items():
+            terminal.console.print(f"{name}: {value:.4f}" if isinstance(value, float) else f"{name}: {value}")
+
+
+@cli.command()
+@_db_option()
+@click.option("--port", type=click.IntRange(0, 65535), metavar="N",
+              help="HTTP port (default: $PORT, else 3000; 0 picks a free one). Unused in Socket Mode.")
+@click.pass_context
+def run(ctx: click.Context, port: int | None) -> None:
+    """Run the Slack bot until SIGTERM or Ctrl+C.
+
+    Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT, every Slack request (commands,
+    events, interactivity) at /slack/events. Needs SLACK_BOT_TOKEN, and SLACK_SIGNING_SECRET in HTTP mode.
+    """
+    from bot.slack.server import serve
+
+    serve(_settings(ctx), port=port, announce=lambda line: click.echo(line, err=True))
+
+
+@cli.command()
+@_db_option()
+@click.option("--user", "users", multiple=True, metavar="UID", help="Only this person (repeatable).")
+@click.option("--force", is_flag=True,
+              help="Send now, whatever the time of day; still at most one digest per person per local day.")
+@click.option("--team", "teams", multiple=True, metavar="TID",
+              help="Only this workspace (its team id, or an org's enterprise id; repeatable).")
+@click.option("--dry-run", is_flag=True, help="Print what would be sent; post nothing, record nothing.")
+@click.pass_context
+def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple[str, ...],
+           dry_run: bool) -> None:
+    """Send every daily digest that is due now and not yet sent that day.
+
+    For deployments that prefer cron to the scheduler in `paperbot run` (both may run side by side):
+    it first ingests PAPERBOT_FEEDS if that was not done yet this UTC day, then sends each digest whose
+    time has come in its person's timezone, catching up on any missed earlier that local day. Running
+    it again sends nothing twice; a digest cut short is finished without repeats. Needs SLACK_BOT_TOKEN,
+    or with many workspaces the OAuth settings (except with --dry-run). Exit status 1 when some digest
+    is left unfinished for the next run (e.g. while Slack is down: such a digest is retried after 2,
+    4, 8 … minutes, at most 30, until its person's local day ends).
+    """
+    settings = _settings(ctx)
+    if not dry_run and not settings.oauth:
+        settings.require("SLACK_BOT_TOKEN")
+    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
+    ctx.call_on_close(app.close)
+    wanted = list(users) or None
+    if dry_run:
+        previews, not_due = [], []
+        for ws in list(teams) or [w.ws for w in list_workspaces(app)] or [app.workspace]:
+            found, waiting = preview_digests(app.for_workspace(ws), datetime.now(UTC), wanted, force)
+            previews += found
+            not_due += waiting
+        terminal.show_digest_previews(previews, not_due)
+        return
+    from bot.slack.delivery.digests import send_digests
+
+    with terminal.errors.status("Sending digests…"):
+        run = send_digests(settings, app, wanted, force, teams=list(teams) or None)
+    terminal.show_digest_run(run)
+    if run.count("incomplete"):
+        sys.exit(1)
+
+
+@cli.command(name="export")
+@_db_option()
+@click.option("--user", "user_id", required=True, metavar="UID", help="The person (their Slack user id).")
+@click.option("--team", metavar="TID", help="Their workspace (a team id, or an org's enterprise id); needed "
+              "only when the same user id is a person in several.")
+@click.option("--format", "fmt", type=click.Choice(["bibtex", "json"]), default="bibtex", show_default=True,
+              help="bibtex: their saved and liked papers; json: everything stored about them.")
+@click.option("--out", "out_path", metavar="FILE", type=click.Path(dir_okay=False),
+              help="Write the file here (default: print it).")
+@click.pass_context
+def export_command(ctx: click.Context, user_id: str, team: str | None, fmt: str,
+                   out_path: str | None) -> None:
+    """A person's saved and liked papers as BibTeX, or everything paperbot stores about them as JSON:
+    what `/papers export` and `/papers export data` upload into their DM."""
+    from bot.usecases.export import export, person_context
+
+    file = export(person_context(_open(ctx), user_id, team), user_id, fmt)
+    if out_path is None:
+        click.echo(file.content, nl=False)
+        return
+    try:
+        Path(out_path).write_text(file.content, encoding="utf-8")
+    except OSError as exc:
+        raise PaperbotError(f"--out: can't write {out_path} ({exc.strerror or exc})") from None
+    what = "papers" if fmt == "bibtex" else "rows"
+    terminal.errors.print(f"Wrote {file.count:,} {what} to {escape(out_path)}", highlight=False)
+
+
+@cli.group(invoke_without_command=True)
+@_db_option()
+@click.pass_context
+def workspaces(ctx: click.Context) -> None:
+    """The workspaces paperbot serves, with their people and latest digest.
+
+    `paperbot workspaces remove TID` uninstalls one and deletes its data."""
+    if ctx.invoked_subcommand is None:
+        terminal.show_workspaces(list_workspaces(_open(ctx)))
+
+
+@workspaces.command(name="remove")
+@_db_option()
+@click.argument("team")
+@click.pass_context
+def workspaces_remove(ctx: click.Context, team: str) -> None:
+    """Uninstall workspace TEAM (a team id, or an org's enterprise id) and delete everything stored
+    about its people, as Slack's uninstall does. The papers and the model stay."""
+    app = _open(ctx)
+    if team not in {w.ws for w in list_workspaces(app)}:
+        raise click.ClickException(f"no workspace {team!r} here: `paperbot workspaces` lists them")
+    rows = remove_workspace(app, team)
+    terminal.console.print(f"Removed workspace {escape(team)}: {rows:,} rows deleted.", highlight=False)
+
+
+@cli.group()
+def db() -> None:
+    """Work on the database as a whole."""
+
+
+@db.command(name="copy")
+@click.option("--to", "target", required=True, metavar="URL|FILE",
+              help="The empty database to copy into: a postgresql:// URL or a SQLite file.")
+@_db_option("The database to copy: " + _DB_HELP[0].lower() + _DB_HELP[1:] + "; also accepted before the"
+            " command.")
+@click.pass_context
+def db_copy(ctx: click.Context, target: str) -> None:
+    """Copy everything in the database (--db or PAPERBOT_DB) into another, empty one, e.g. from the
+    SQLite file to PostgreSQL, and check the counts.
+
+    Stop paperbot first (nothing should write to the database while it is copied). A target that
+    already holds data is refused; a copy that fails or whose counts differ leaves the target empty.
+    """
+    from storage.copy import copy_database
+
+    source_target = _settings(ctx).db_path
+    if not target.strip():
+        raise click.BadParameter("give a postgresql:// URL or a SQLite file", param_hint="--to")
+    if not is_postgres_url(source_target) and not Path(source_target).is_file():
+        raise click.ClickException(f"{_db_setting(ctx)}: there is no database at {source_target} to copy")
+    if _same_database(source_target, target):
+        raise click.ClickException("--to names the database being copied: give another one")
+    source = open_store(source_target)
+    try:
+        try:
+            destination = open_store(target)
+        except StoreUnavailable as exc:
+            raise _unopenable("--to", target, exc) from None
+        try:
+            counts = _copy_with_progress(copy_database, source, destination)
+        except StorageError as exc:
+            raise click.ClickException(_one_line(exc)) from None
+        finally:
+            _dispose(destination)
+    finally:
+        _dispose(source)
+    terminal.show_copy(counts, destination.path)
+
+
+def _copy_with_progress(copy_database, source, destination) -> dict[str, int]:
+    # The bar starts with the first table: a refusal before it stays one line.
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=terminal.errors, transient=True)
+    tasks: dict[str, int] = {}
+
+    def progress(table: str, done: int, total: int) -> None:
+        if not tasks:
+            bar.start()
+        if table not in tasks:
+            tasks[table] = bar.add_task(table, total=total)
+        bar.update(tasks[table], completed=done, total=total)
+
+    try:
+        return copy_database(source, destination, progress=progress)
+    finally:
+        if tasks:
+            bar.stop()
+
+
+def _same_database(one: str, other: str) -> bool:
+    if is_postgres_url(one) or is_postgres_url(other):
+        return one.strip() == other.strip()
+    return Path(one).resolve() == Path(other).resolve()
+
+
+def _dispose(store) -> None:
+    """Close a store's connections (a PostgreSQL store's whole pool)."""
+    getattr(store, "dispose", store.close)()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(obj={})
+
+
+if __name__ == "__main__":
+    main()

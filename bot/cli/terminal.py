@@ -1,0 +1,146 @@
+"""Rich terminal output shared by the command line and the demo."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_title
+from bot.presentation.reasons import shorten
+from bot.presentation.tex import tex_to_text
+from bot.usecases import DailyRun, Recommendation, SourceReport
+from bot.usecases.digests.run import Preview
+from bot.usecases.digests.schedule import NotDue
+from storage import WorkspaceSummary
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def show_recommendations(recs: list[Recommendation], title: str, abstract_chars: int = 220) -> None:
+    """Print papers as a numbered list of panels: title, authors and venue, reason, abstract start."""
+    console.rule(f"[bold]{title}")
+    if not recs:
+        console.print("[dim]Nothing new worth sending.[/dim]")
+    for number, rec in enumerate(recs, 1):
+        paper = rec.paper
+        # The title is the panel's first line, not its border's: a border crops a long title mid-word.
+        body = Text(shown_title(paper) + "\n", style="bold")
+        byline = ", ".join(tex_to_text(name) for name in paper.authors[:4])
+        byline += " et al." if len(paper.authors) > 4 else ""
+        meta = " · ".join(x for x in (byline, tex_to_text(paper.venue or ""), published_on(paper)) if x)
+        if meta:
+            body.append(meta + "\n", style="dim")
+        for each in paper_links(paper):
+            body.append(f"{each.label}: {each.url}\n", style="dim")
+        body.append("Why: ", style="bold green")
+        body.append(rec.reason + "\n")
+        body.append(shorten(shown_abstract(paper), abstract_chars), style="italic")
+        console.print(Panel(body, title=f"[bold]{number}", title_align="left", expand=True))
+
+
+def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
+    """Print what each source added, updated and rejected, with the reasons for rejects."""
+    table = Table("source", "added", "updated", "unchanged", "rejected", title="Ingest")
+    for r in reports:
+        table.add_row(escape(r.source), str(r.added), str(r.updated), str(r.unchanged),
+                      str(len(r.rejected)) if r.error is None else "[red]unreadable[/red]")
+    console.print(table)
+    for r in reports:
+        if r.error:
+            errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)
+        for rej in r.rejected[:max_rejected]:
+            errors.print(f"[yellow]skipped[/yellow] {escape(r.source)}, {rej.where}: {escape(rej.reason)}",
+                         highlight=False, soft_wrap=True)
+        if len(r.rejected) > max_rejected:
+            errors.print(f"… and {len(r.rejected) - max_rejected} more skipped in {r.source}",
+                         soft_wrap=True)
+
+
+def show_copy(counts: dict[str, int], target: str) -> None:
+    """What ``paperbot db copy`` copied: one line per table with its rows, then where to."""
+    width = max(map(len, counts))
+    for table, count in counts.items():
+        console.print(f"{table:<{width}}  {count:>9,}", highlight=False)
+    console.print(f"Copied into {escape(target)}; every count matches the source.", highlight=False,
+                  soft_wrap=True)
+
+
+def show_workspaces(workspaces: list[WorkspaceSummary]) -> None:
+    """``paperbot workspaces``: one row per workspace, with its people and its latest digest."""
+    if not workspaces:
+        console.print("No workspace yet: install paperbot into one (see the README).")
+        return
+    table = Table("workspace", "kind", "installed", "people", "last digest")
+    for w in workspaces:
+        kind = "org" if w.is_enterprise_install else ("workspace" if w.installed_at else "not installed")
+        table.add_row(escape(w.ws or "(none yet)"), kind, _moment(w.installed_at), f"{w.people:,}",
+                      _moment(w.last_digest_at))
+    console.print(table)
+
+
+def _moment(iso: str | None) -> str:
+    return iso[:16].replace("T", " ") + " UTC" if iso else "–"
+
+
+def show_digest_previews(previews: list[Preview], not_due: list[NotDue]) -> None:
+    """``paperbot digest --dry-run``: each due digest's papers, then who gets none now and why."""
+    for preview in previews:
+        due = preview.due
+        title = f"{due.user_id}: digest for {due.local_date} (due {due.due_at:%Y-%m-%d %H:%M} UTC)"
+        if preview.note:
+            title += f" [{preview.note}]"
+        show_recommendations(preview.recommendations, escape(title))
+    _show_not_due(not_due)
+    papers = sum(len(p.recommendations) for p in previews)
+    console.print(f"Dry run: {len(previews)} digest(s) due, {papers} paper(s); "
+                  "nothing was posted or recorded.")
+
+
+def show_digest_run(run: DailyRun, max_rows: int = 30) -> None:
+    """What ``paperbot digest`` did: feeds, then the digests (all of them when few, else the exceptions)."""
+    if run.feeds:
+        show_ingest(run.feeds)
+    rows = run.outcomes if len(run.outcomes) <= max_rows else [o for o in run.outcomes if o.status != "sent"]
+    if rows:
+        table = Table("person", "local day", "status", "papers", "note", title="Digests")
+        for o in rows:
+            style = {"sent": "green", "failed": "red", "incomplete": "yellow"}.get(o.status, "")
+            status = f"[{style}]{o.status}[/]" if style else o.status
+            note = escape(o.error or "")
+            table.add_row(escape(o.user_id), str(o.local_date), status, str(o.delivered), note)
+        console.print(table)
+    papers = sum(o.delivered for o in run.outcomes)
+    waiting = sum(1 for o in run.outcomes if o.status == "incomplete" and o.outage)
+    left = f"{run.count('incomplete')} left for the next run" + (
+        f" ({waiting} waiting for Slack to answer)" if waiting else "")
+    console.print(f"Sent {run.count('sent')} digest(s) with {papers} paper(s); {run.count('empty')} empty, "
+                  f"{run.count('failed')} failed, {left}, "
+                  f"{run.count('busy') + run.count('done')} already handled elsewhere; "
+                  f"{_not_due_summary(run.not_due)}.", soft_wrap=True)
+
+
+_NOT_DUE_LABELS = (("done", "done for today"), ("later", "due later"), ("off", "with digests off"),
+                   ("broken", "with an unreadable time"))
+
+
+def _not_due_summary(not_due: list[NotDue]) -> str:
+    kinds = Counter(item.kind for item in not_due)
+    parts = [f"{n} {label}" for kind, label in _NOT_DUE_LABELS if (n := kinds.get(kind))]
+    return f"{len(not_due)} not due" + (f" ({', '.join(parts)}; --dry-run lists them)" if parts else "")
+
+
+def _show_not_due(not_due: list[NotDue], max_rows: int = 50) -> None:
+    if not not_due:
+        return
+    table = Table("person", "why no digest now", title="Not due")
+    for item in not_due[:max_rows]:
+        table.add_row(escape(item.user_id), escape(item.reason))
+    console.print(table)
+    if len(not_due) > max_rows:
+        console.print(f"… and {len(not_due) - max_rows} more not due")

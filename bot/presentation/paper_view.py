@@ -1,0 +1,90 @@
+"""How a paper reads wherever it is shown (Slack, the terminal): TeX as Unicode, a title that is not
+repeated by the abstract below it, the publication date, and links to the paper and its PDF.
+
+Papers are stored as ingested; all of this is worked out when a paper is shown, so papers ingested
+before titles were derived this way read the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from bot.presentation.tex import tex_to_text
+from bot.presentation.titles import split_title
+from bot.sources.normalize import collapse_ws
+from storage import Paper
+
+#: Most words of a lead-in ("In this paper,") a title used to be derived after.
+_LEAD_IN_WORDS = 4
+_MONTHS = ("January February March April May June July August September October November "
+           "December").split()
+
+
+@dataclass(frozen=True)
+class PaperLink:
+    """A labelled link of a paper."""
+
+    label: str
+    url: str
+
+
+def shown_title(paper: Paper) -> str:
+    """The title to show: TeX rendered; for an untitled paper, or one whose title was derived from its
+    abstract, a title-like line from the abstract; the id when there is neither."""
+    return _title_and_rest(paper)[0]
+
+
+def shown_abstract(paper: Paper) -> str:
+    """The abstract to show under :func:`shown_title`, TeX rendered, without the words the title already
+    took from it ("" when the title took all of it)."""
+    return _title_and_rest(paper)[1]
+
+
+def _title_and_rest(paper: Paper) -> tuple[str, str]:
+    abstract = collapse_ws(paper.abstract)
+    title = collapse_ws(paper.title)
+    if abstract and (not title or title_is_derived(title, abstract)):
+        title, abstract = split_title(abstract)
+    return tex_to_text(title) or paper.id, tex_to_text(abstract)
+
+
+def title_is_derived(title: str, abstract: str) -> bool:
+    """Whether ``title`` was made from ``abstract`` (now, or the ways it used to be: the first sentence,
+    its first clause, maybe after a lead-in such as "In this paper,", or its first 90 characters cut with
+    "…"), so that showing both repeats words."""
+    if title == split_title(abstract)[0]:
+        return True
+    core = title.removesuffix("…").rstrip()
+    if not core:
+        return False
+    at = abstract.lower().find(core.lower())
+    lead_in = abstract[:at]
+    if at < 0 or at and not (lead_in.rstrip().endswith(",") and len(lead_in.split()) <= _LEAD_IN_WORDS):
+        return False
+    after = abstract[at + len(core): at + len(core) + 1]
+    return title.endswith("…") or after in ("", ".", "!", "?", ",", ";", ":")
+
+
+def published_on(paper: Paper) -> str:
+    """The publication date as "12 March 2024", or "" when unknown or unreadable."""
+    if not paper.published:
+        return ""
+    try:
+        day = date.fromisoformat(paper.published[:10])
+    except ValueError:
+        return ""
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+
+
+def paper_links(paper: Paper) -> list[PaperLink]:
+    """Where to read the paper: for arXiv its abstract page and its PDF, else its URL when known."""
+    if paper.arxiv_id:
+        return [PaperLink(f"arXiv:{paper.arxiv_id}", f"https://arxiv.org/abs/{paper.arxiv_id}"),
+                PaperLink("PDF", f"https://arxiv.org/pdf/{paper.arxiv_id}")]
+    return [PaperLink("Link", paper.url)] if paper.url else []
+
+
+def title_url(paper: Paper) -> str | None:
+    """The URL a paper's title links to: its own URL, else its arXiv abstract page."""
+    return paper.url or (f"https://arxiv.org/abs/{paper.arxiv_id}" if paper.arxiv_id else None)

@@ -1,0 +1,1 @@
+"""Posting into Slack: the digest courier and scheduler, files, trending posts."""

@@ -1,0 +1,399 @@
+"""Daily digests through Slack: the courier that posts them, the scheduler inside ``paperbot run``, and
+the run behind ``paperbot digest``. The rules are in :mod:`bot.usecases.digests.run` (a run),
+:mod:`bot.usecases.digests.schedule` (who is due) and :mod:`bot.usecases.digests.send` (exactly once).
+"""
+
+from __future__ import annotations
+
+import http.client
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from urllib.error import URLError
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackClientError
+
+from bot.config import Settings
+from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
+from bot.slack.client import build_client
+from bot.slack.team import workspace_key
+from bot.slack.views.messages import paper_blocks, paper_text
+from bot.state.context import Context
+from bot.usecases.channel_subjects import is_channel
+from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
+from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
+from bot.usecases.digests.send import Courier, Posted, utc_now
+from bot.usecases.recommend import Recommendation
+from bot.usecases.trending import post_due_trending
+from bot.usecases.workspaces import settle_workspace
+
+log = logging.getLogger(__name__)
+
+
+class _QuietOverlap(logging.Filter):
+    """A run of digests may outlast the interval; APScheduler then skips the next run (max_instances=1,
+    as meant) and warns each time. Those warnings say nothing wrong."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "maximum number of running instances reached" not in record.getMessage()
+
+
+logging.getLogger("apscheduler.scheduler").addFilter(_QuietOverlap())
+
+#: Slack's answers meaning this person can't get a DM from the bot today (deleted or deactivated
+#: account, DM closed or archived, bot not allowed): skip them for the day, don't retry.
+UNREACHABLE = frozenset({
+    "user_not_found", "users_not_found", "user_disabled", "channel_not_found", "is_archived",
+    "cannot_dm_bot", "messages_tab_disabled", "not_in_channel",
+})
+#: Slack's answers meaning Slack itself is down or overloaded (after the client's own retries): the
+#: digest waits for it, counted against nobody. The first two say the call may have been carried out.
+OUTAGE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout",
+                    "ratelimited", "rate_limited"})
+MAYBE_CARRIED_OUT = frozenset({"internal_error", "fatal_error"})
+#: Slack's answers meaning the workspace's token no longer works: nobody there can get a digest until
+#: it is installed again. Its digests wait; other workspaces carry on.
+TOKEN_REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
+                           "team_access_not_granted", "team_disabled", "app_uninstalled"})
+RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
+TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
+#: Message metadata on digest messages, so a digest taken over after a crash can see what went out.
+HEADER_EVENT, PAPER_EVENT = "paperbot_digest_header", "paperbot_digest_paper"
+HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this bounds a busy DM
+#: How long a post Slack has received may take to show in the DM's history. Slack carries it out even
+#: when its poster died meanwhile; it usually answers a post well within a second.
+POST_SETTLE = timedelta(seconds=2)
+WORKSPACES_AT_ONCE = 4  # workspaces whose digests go out at once (each with its own WORKERS threads)
+REFUSED_PAUSE = 600  # seconds a workspace whose token was refused is left alone
+JOB_ID = "daily-digests"
+CATCH_UP_ID = "catch-up-digests"
+
+
+def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HEADER_EVENT,
+                  refused: Callable[[], None] | None = None) -> Courier:
+    """Posting digests with ``client``. The DM channel is opened once and kept (``conversations.open``
+    has a tighter rate limit than posting); one Slack no longer accepts is opened again next time.
+
+    Failures are classified (:func:`classified`): TokenRefused, Unreachable, Outage (Slack down,
+    overloaded, or too slow: a timed-out post may have landed) or the SlackApiError itself (this
+    message was refused).
+    ``header_event``: the metadata type of headers (None: headers that are not a digest's, e.g.
+    ``/papers recommend``'s, so a digest taken over never mistakes them for its own). ``refused`` is
+    called when Slack refuses the token itself (:class:`~bot.errors.TokenRefused`)."""
+
+    def _classified(exc: Exception) -> Exception:
+        error = classified(exc)
+        if isinstance(error, TokenRefused) and refused is not None:
+            refused()
+        return error
+
+    def open_dm(user_id: str) -> str:
+        if is_channel(user_id):  # a channel's own digest goes into the channel itself
+            return user_id
+        channel = known_dm_channel(ctx, user_id)
+        if channel:
+            return channel
+        try:
+            channel = client.conversations_open(users=user_id)["channel"]["id"]
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
+            raise _classified(exc) from exc
+        remember_dm_channel(ctx, user_id, channel)
+        return channel
+
+    def post(channel: str, **message) -> dict:
+        try:
+            return client.chat_postMessage(channel=channel, unfurl_links=False, unfurl_media=False, **message)
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
+            error = _classified(exc)
+            if isinstance(error, Unreachable):
+                drop_dm_channel(ctx, channel)
+            raise error from exc
+
+    def post_text(channel: str, text: str) -> str:
+        if header_event is None:
+            return post(channel, text=text)["ts"]
+        return post(channel, text=text, metadata={"event_type": header_event, "event_payload": {}})["ts"]
+
+    def post_paper(channel: str, rec: Recommendation) -> tuple[str, str]:
+        # A channel's paper carries the same buttons: 👍/👎 count for the channel and the clicker, Save
+        # is the clicker's, More like this posts the channel's in the thread.
+        response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec),
+                        metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}})
+        return response["channel"], response["ts"]
+
+    def find_posted(channel: str, since: datetime) -> Posted:
+        found = Posted()
+        try:
+            # A second of slack: the claim's time is stored to the second.
+            pages = client.conversations_history(channel=channel, oldest=f"{since.timestamp() - 1:.6f}",
+                                                 limit=HISTORY_PAGE, include_all_metadata=True)
+            for page in itertools.islice(pages, HISTORY_PAGES):
+                for message in page.get("messages") or []:
+                    metadata = message.get("metadata") or {}
+                    paper_id = (metadata.get("event_payload") or {}).get("paper_id")
+                    if metadata.get("event_type") == PAPER_EVENT and paper_id:
+                        found.papers.setdefault(str(paper_id), (channel, message["ts"]))
+                    elif metadata.get("event_type") == HEADER_EVENT:
+                        found.header_ts = found.header_ts or message["ts"]
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
+            raise _classified(exc) from exc
+        return found
+
+    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted,
+                   settle=POST_SETTLE)
+
+
+def classified(exc: Exception) -> Exception:
+    """What a failed Web API call means for a digest: TokenRefused (the workspace), Unreachable (this
+    person, for today), Outage (Slack down, overloaded or too slow, after the client's own retries)
+    or ``exc`` itself (this message was refused: counted toward the paper's attempts)."""
+    if isinstance(exc, SlackApiError):
+        response = exc.response
+        error = response.get("error") if response is not None else None
+        status = getattr(response, "status_code", 200) or 200
+        if error in UNREACHABLE:
+            return Unreachable(f"Slack refused direct messages ({error})")
+        if error in TOKEN_REFUSED:
+            return TokenRefused(f"Slack refused the workspace's token ({error})")
+        if error in OUTAGE or status >= 500 or status == 429:
+            return Outage(f"Slack answered {status} {error or ''}".rstrip(),
+                          maybe_delivered=error in MAYBE_CARRIED_OUT or status in (500, 502, 504))
+        return exc
+    if isinstance(exc, URLError):  # the request never got through: nothing can have been done
+        return Outage(f"can't reach Slack ({exc.reason})")
+    if isinstance(exc, (OSError, http.client.HTTPException)):  # sent, then no answer (timed out, cut)
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return Outage(f"no answer from Slack ({detail})", maybe_delivered=True)
+    return exc
+
+
+def digest_client(settings: Settings, token: str | None = None) -> WebClient:
+    """A Web API client for sending digests (with ``token``, a workspace's; else the bot's), with more
+    patience for rate limits."""
+    return build_client(settings, rate_limit_retries=RATE_LIMIT_RETRIES, token=token)
+
+
+def check_token(client: WebClient, settings: Settings) -> str:
+    """The workspace key of the bot token (``auth.test``); raise ConfigError (one line) unless Slack
+    accepts it: a bad token must not look like every person being unreachable."""
+    try:
+        auth = client.auth_test()
+    except SlackApiError as exc:
+        raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({exc.response.get('error')})") from None
+    except (SlackClientError, OSError) as exc:
+        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({exc}): "
+                          "check SLACK_API_URL and the network") from None
+    return workspace_key(team_id=auth.get("team_id"), enterprise_id=auth.get("enterprise_id"),
+                         is_enterprise_install=auth.get("is_enterprise_install"))
+
+
+@dataclass(frozen=True)
+class Served:
+    """A workspace digests go to (its key), and a Web API client with that workspace's token."""
+
+    ws: str
+    client: WebClient
+
+
+#: Which workspaces to serve now: called at each run (an installation may come or go meanwhile).
+Workspaces = Callable[[], Iterable[Served]]
+
+
+def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str], *,
+                     hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
+                     refused: Callable[[str, str], None] | None = None, stop: threading.Event | None = None,
+                     **options) -> DailyRun:
+    """The feeds (once a day, shared), then every workspace's due digests, each with its own token and
+    its own people, :data:`WORKSPACES_AT_ONCE` workspaces at a time: one whose token Slack refuses, or
+    which is rate limited, holds up its own threads only. A refused workspace stops at its first
+    refusal (its claimed digests wait, counted against no one) and is reported to ``refused(ws, why)``.
+    ``hold_for(ws)``: that workspace's per-person lock; ``options`` go to
+    :func:`~bot.usecases.digests.run.send_due_digests` (users, force, workers)."""
+    run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds))
+    workspaces = list(workspaces)
+    if not workspaces:
+        return run
+
+    def one(served: Served) -> DailyRun:
+        wctx = ctx.for_workspace(served.ws)
+        gone = _Either(stop)
+        courier = slack_courier(wctx, served.client, refused=gone.set)
+        try:
+            done = send_due_digests(wctx, utc_now(), courier, stop=gone,
+                                    hold=hold_for(served.ws) if hold_for else None, **options)
+        except Exception:  # one workspace's failure never stops another's
+            log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
+            return DailyRun()
+        if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
+            _post_trending(wctx, served)
+        if gone.mine.is_set() and refused is not None:
+            why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
+            refused(served.ws, why)
+        return done
+
+    with ThreadPoolExecutor(max_workers=min(WORKSPACES_AT_ONCE, len(workspaces)),
+                            thread_name_prefix="paperbot-workspace") as pool:
+        for done in pool.map(one, workspaces):
+            run.outcomes += done.outcomes
+            run.not_due += done.not_due
+    return run
+
+
+def _post_trending(ctx: Context, served: Served) -> None:
+    """The trending posts due in one workspace (:func:`bot.usecases.trending.post_due_trending`); a
+    failure is logged and tried again at the next run."""
+    from bot.slack.delivery.trending import trending_poster  # imported here: it imports this module
+
+    try:
+        post_due_trending(ctx, utc_now(), trending_poster(served.client))
+    except Exception:
+        log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
+
+
+class _Either:
+    """A stop event for one workspace's run: set when the whole run stops, or by its own refusal."""
+
+    def __init__(self, outer: threading.Event | None):
+        self.outer, self.mine = outer, threading.Event()
+
+    def set(self) -> None:
+        self.mine.set()
+
+    def is_set(self) -> bool:
+        return self.mine.is_set() or (self.outer is not None and self.outer.is_set())
+
+
+def one_workspace(settings: Settings, client: WebClient | None = None) -> Workspaces:
+    """The workspace of SLACK_BOT_TOKEN (asked of ``auth.test`` once; ConfigError when refused)."""
+    client = client or digest_client(settings)
+    served = [Served(check_token(client, settings), client)]
+    return lambda: served
+
+
+class InstalledWorkspaces:
+    """Every workspace installed through OAuth, each with a client holding its own bot token (read
+    from the installation store at each run: an install or an uninstall counts at the next run)."""
+
+    def __init__(self, settings: Settings, installations):
+        self.settings, self.installations = settings, installations
+        self._clients: dict[tuple[str, str], WebClient] = {}
+
+    def __call__(self) -> list[Served]:
+        served = []
+        for ws in self.installations.installed():
+            token = self.installations.bot_token(ws)
+            if not token:  # a user-only row, or a key that doesn't open it (logged by the store)
+                continue
+            client = self._clients.get((ws, token))
+            if client is None:
+                client = self._clients[(ws, token)] = digest_client(self.settings, token)
+            served.append(Served(ws, client))
+        return served
+
+
+def send_digests(settings: Settings, ctx: Context, users: list[str] | None = None, force: bool = False,
+                 workspaces: Workspaces | None = None, teams: list[str] | None = None) -> DailyRun:
+    """``paperbot digest``: the feeds if not yet ingested today, then every digest due now, in every
+    workspace served (default: SLACK_BOT_TOKEN's), or in those of ``teams``."""
+    if workspaces is None and settings.oauth:
+        from bot.slack.oauth.installations import PaperbotInstallationStore
+        from bot.slack.oauth.token_crypto import TokenBox
+
+        settings.require_oauth()
+        installations = PaperbotInstallationStore.of(ctx, TokenBox(settings.secret_key or ""))
+        installations.check_key()
+        workspaces = InstalledWorkspaces(settings, installations)
+    if workspaces is None:
+        settings.require("SLACK_BOT_TOKEN")
+        workspaces = one_workspace(settings)
+    served = [s for s in workspaces() if teams is None or s.ws in teams]
+    if teams and not served:
+        raise ConfigError(f"paperbot serves no workspace {', '.join(teams)}: "
+                          "`paperbot workspaces` lists them")
+    if not settings.oauth and len(served) == 1:
+        settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
+    return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
+                            refused=lambda ws, why: log.warning("workspace %s: %s", ws, why))
+
+
+def tick_trigger(interval: float, now: datetime | None = None) -> IntervalTrigger:
+    """Every ``interval`` seconds on a grid from the start of the current minute (with 30 s: at :00
+    and :30), so a digest due at HH:MM goes out within a second or so of it, not up to a whole
+    interval late."""
+    start = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
+    return IntervalTrigger(seconds=interval, timezone=UTC, start_date=start)
+
+
+class DigestScheduler:
+    """One APScheduler job in ``paperbot run``: every ``interval`` seconds, every workspace's due
+    digests (:func:`serve_workspaces`).
+
+    The schedule itself lives in the database, so nothing needs a persistent job store, a restart
+    catches up at once (the first run is at start), and ``paperbot digest`` from cron can run beside it.
+    A workspace whose token Slack refuses is logged once and left alone for :data:`REFUSED_PAUSE`.
+    """
+
+    def __init__(self, ctx: Context, workspaces: Workspaces, feeds: list[str] | None = None,
+                 interval: float = TICK_SECONDS,
+                 hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
+                 hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None):
+        if hold is not None and hold_for is None:
+            hold_for = lambda ws: hold  # noqa: E731
+        self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
+        self.hold_for, self.workers = hold_for, workers
+        self._stop = threading.Event()
+        self._ticking = threading.Lock()
+        self._scheduler = BackgroundScheduler(timezone=UTC)
+        self._refused: dict[str, float] = {}  # workspace -> when to try it again (monotonic)
+        self.runs = 0
+
+    def start(self) -> None:
+        self._scheduler.add_job(
+            self.tick, tick_trigger(self.interval), id=JOB_ID,
+            misfire_grace_time=max(60, int(self.interval * 4)),  # the default, 1 s, would skip late runs
+            coalesce=True,  # runs missed while one was long become one run
+            max_instances=1,
+        )
+        # Catch up at once after a restart, as a job of its own: a first run of the interval job now
+        # would move its whole grid off the minute.
+        self._scheduler.add_job(self.tick, id=CATCH_UP_ID, misfire_grace_time=None)
+        self._scheduler.start()
+        log.info("digest scheduler started: every %.0f s", self.interval)
+
+    def tick(self) -> DailyRun | None:
+        """One look for due digests (and the day's feeds); errors are logged, never raised. A tick that
+        comes while another is still running (the catch-up beside the first regular one) does nothing."""
+        if self._stop.is_set() or not self._ticking.acquire(blocking=False):
+            return None
+        try:
+            now = time.monotonic()
+            served = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
+            return serve_workspaces(self.ctx, served, self.feeds, hold_for=self.hold_for,
+                                    refused=self._set_aside, stop=self._stop, workers=self.workers)
+        except Exception:
+            log.exception("the digest run failed; trying again at the next tick")
+            return None
+        finally:
+            self.runs += 1
+            self._ticking.release()
+
+    def _set_aside(self, ws: str, why: str) -> None:
+        if ws not in self._refused:  # logged once, not at every tick
+            log.warning("workspace %s: %s; its digests wait (tried again every %d min)", ws, why,
+                        REFUSED_PAUSE // 60)
+        self._refused[ws] = time.monotonic() + REFUSED_PAUSE
+
+    def shutdown(self) -> None:
+        """Start no new digest; wait for those under way."""
+        self._stop.set()
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=True)

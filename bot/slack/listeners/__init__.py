@@ -1,0 +1,1 @@
+"""Slack listeners, one module per feature; each registers itself on the app."""

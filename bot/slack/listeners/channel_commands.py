@@ -1,0 +1,362 @@
+"""`/papers channel …`: a channel's own profile, digest and weekly trending post, set up from inside
+the channel (see :mod:`bot.usecases.channel_subjects` and :mod:`bot.usecases.trending`).
+
+Parsing needs no database, so a wrong argument, and a channel command run from a direct message, are
+answered in the ack; the rest acks at once and answers through ``respond``, seen only by the caller.
+Every reply that needs the bot to post in the channel first checks it is a member
+(``conversations.info``) and says how to invite it when it is not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from slack_sdk import WebClient
+
+from bot.errors import BadArgument, NoInterests, Outage, Unreachable
+from bot.presentation.reasons import shorten
+from bot.slack.delivery.digests import slack_courier
+from bot.slack.delivery.trending import is_member, trending_poster
+from bot.slack.listeners.people import refresh_timezone
+from bot.slack.manifest import COMMAND
+from bot.slack.runtime import Runtime
+from bot.slack.views.messages import escape, fit
+from bot.state.context import Context
+from bot.usecases.channel_subjects import (
+    channel_daily,
+    channel_digest_off,
+    channel_profile,
+    channel_timezone,
+    channel_weekly,
+    follow_in_channel,
+    follows_nothing,
+    is_channel,
+    set_trending,
+    unfollow_in_channel,
+)
+from bot.usecases.digests.due import local_date, parse_hhmm
+from bot.usecases.digests.run import send_digest_now
+from bot.usecases.digests.schedule import next_digest, parse_daily, parse_weekly, weekday_name
+from bot.usecases.digests.send import Outcome
+from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
+from bot.usecases.trending import DAYS, trending_papers
+
+CHANNEL = f"{COMMAND} channel"
+ECHO_LIMIT = 200
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
+LISTED_LIMIT = 1400  # characters of the channel's topics (or authors) in its settings
+INVITE = (":warning: I'm not in this channel, so I can't post here: type `/invite @paperbot` in the "
+          "channel (or add the app from the channel's settings), then try again.")
+FROM_DM = (f"`{CHANNEL} …` sets up a channel's own papers: run it in the channel that should get them "
+           f"(and `/invite @paperbot` there first). In our DM, `{COMMAND} help` shows your own settings.")
+USAGE = (f"Say what to do: `{CHANNEL} follow TOPICS`, `{CHANNEL} unfollow TOPIC` (or `all`), "
+         f"`{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, `{CHANNEL} digest off`, "
+         f"`{CHANNEL} digest now`, `{CHANNEL} trending on`, `off` or `now`; `{CHANNEL}` alone shows this "
+         "channel's settings.")
+HELP_LINES = (
+    f"• `{CHANNEL} follow diffusion models`, run in a channel (after `/invite @paperbot`): papers of its "
+    f"own, posted there daily at 09:00; `{CHANNEL} digest weekly friday 16:00`, `digest off` or `digest now` "
+    f"(one at once); a reaction there counts for the channel and for you\n"
+    f"• `{CHANNEL} trending on`: each Monday, the workspace's most-liked papers of the week, with how many "
+    f"liked each (never who); `{CHANNEL}` alone shows the channel's settings"
+)
+
+
+@dataclass(frozen=True)
+class ChannelCommand:
+    """One parsed `/papers channel …`: ``action`` is show, follow, unfollow, digest-daily,
+    digest-weekly, digest-off, digest-now, trending-on, trending-off or trending-now."""
+
+    action: str
+    arg: str = ""
+    time: str | None = None
+    weekday: int | None = None
+
+
+def parse_channel(text: str) -> ChannelCommand:
+    """Parse the text after `/papers channel`. Raises BadArgument saying what was wrong and what to type."""
+    parts = text.split(None, 1)
+    if not parts:
+        return ChannelCommand("show")
+    first, rest = parts[0], (parts[1].strip() if len(parts) > 1 else "")
+    word = first.lower()
+    if word == "follow":
+        if not rest:
+            raise BadArgument(f"Say what this channel should follow: `{CHANNEL} follow diffusion models`.")
+        if rest.casefold().startswith(AUTHOR_PREFIX) and not rest[len(AUTHOR_PREFIX):].strip():
+            raise BadArgument(f"Say whose papers: `{CHANNEL} follow author: Andrea Bajcsy`.")
+        return ChannelCommand("follow", rest)
+    if word == "unfollow":
+        if not rest:
+            raise BadArgument(f"Say which topic to unfollow: `{CHANNEL} unfollow diffusion models` or "
+                              f"`{CHANNEL} unfollow all`.")
+        return ChannelCommand("unfollow", rest)
+    if word == "digest":
+        return _digest(rest)
+    if word == "trending":
+        choice = rest.lower()
+        if choice in ("on", "off", "now"):
+            return ChannelCommand(f"trending-{choice}")
+        raise BadArgument(f"Say `{CHANNEL} trending on`, `{CHANNEL} trending off` or `{CHANNEL} trending now`"
+                          + (f", not “{shorten(rest, 40)}”." if rest else "."))
+    raise BadArgument(f"I don't know “{shorten(first, 40)}” after `{CHANNEL}`. {USAGE}")
+
+
+def _digest(arg: str) -> ChannelCommand:
+    parts = arg.split(None, 1)
+    first, rest = (parts[0], parts[1].strip() if len(parts) > 1 else "") if parts else ("", "")
+    word = first.lower()
+    try:
+        if word == "off" and not rest:
+            return ChannelCommand("digest-off")
+        if word == "now" and not rest:
+            return ChannelCommand("digest-now")
+        if word == "weekly":
+            weekday, hhmm = parse_weekly(rest)
+            return ChannelCommand("digest-weekly", time=hhmm, weekday=weekday)
+        if word == "daily":
+            return ChannelCommand("digest-daily", time=parse_daily(rest))
+        if word and not rest:
+            return ChannelCommand("digest-daily", time=parse_hhmm(word))
+    except BadArgument as exc:  # the person's digest's wording, for the channel's command
+        raise BadArgument(str(exc).replace(f"`{COMMAND} digest", f"`{CHANNEL} digest")) from None
+    raise BadArgument(f"Say when: `{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, "
+                      f"`{CHANNEL} digest off` or `{CHANNEL} digest now`"
+                      + (f", not “{shorten(arg, 40)}”." if arg else "."))
+
+
+# -- replies -----------------------------------------------------------------------------------------
+
+Reply = dict
+
+
+def reply_show(ctx: Context, client: WebClient, channel: str) -> Reply:
+    profile = channel_profile(ctx, channel)
+    if not profile.known:
+        return {"text": f"This channel has no papers of its own yet: `{CHANNEL} follow diffusion models` "
+                        f"gives it a daily digest here, `{CHANNEL} trending on` the workspace's most-liked "
+                        "papers every Monday."}
+    info = profile.interests
+    topics = _listed(info.topics) if info.topics else f"none yet; try `{CHANNEL} follow diffusion models`"
+    lines = [f"*This channel's topics:* {topics}"]
+    if info.authors:
+        lines.append(f"*Authors it follows:* {_listed(info.authors)}")
+    lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked (reactions on its papers)")
+    if not info.digest_enabled or not info.digest_time:
+        lines.append(f"*Digest:* off (`{CHANNEL} digest daily 09:00` turns it on)")
+    elif info.digest_weekday is not None:
+        lines.append(f"*Digest:* weekly on {weekday_name(info.digest_weekday)}s at {info.digest_time} "
+                     f"{_where(info.tz)}, posted here")
+    else:
+        lines.append(f"*Digest:* daily at {info.digest_time} {_where(info.tz)}, posted here")
+    lines.append("*Trending:* " + (f"on: every Monday at 09:00 UTC, the workspace's most-liked papers of the "
+                                   f"past {DAYS} days" if profile.trending
+                                   else f"off (`{CHANNEL} trending on` turns it on)"))
+    return _with_membership(client, channel, {"text": "\n".join(lines)})
+
+
+def reply_follow(ctx: Context, client: WebClient, user: str, channel: str, cmd: ChannelCommand) -> Reply:
+    tz = _setter_timezone(ctx, client, user)
+    try:
+        result = follow_in_channel(ctx, channel, user, tz, cmd.arg)
+    except BadArgument as exc:
+        raise BadArgument(str(exc).replace(f"`{COMMAND} follow", f"`{CHANNEL} follow")
+                          .replace(f"`{COMMAND} unfollow", f"`{CHANNEL} unfollow")) from None
+    return _with_membership(client, channel, {"text": _followed(ctx, channel, result)})
+
+
+def _followed(ctx: Context, channel: str, result: FollowResult) -> str:
+    lines = []
+    if result.added:
+        lines.append("This channel now follows " + _quoted(result.added) + ".")
+    if result.already:
+        lines.append("This channel already follows " + _quoted(result.already) + ".")
+    if result.authors:
+        lines.append("This channel now follows the author" + ("s " if len(result.authors) > 1 else " ")
+                     + _quoted(result.authors) + ".")
+    if result.authors_already:
+        lines.append("This channel already follows " + _quoted(result.authors_already) + ".")
+    if result.seeds:
+        lines.append(f"Noted as liked by this channel: {len(result.seeds)} paper(s).")
+    if result.unknown_seeds:
+        lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
+    if result.digest_turned_on:
+        lines.append(f"Its digest is on, posted here daily at {result.digest_time} "
+                     f"{_where(channel_timezone(ctx, channel))}; change that with "
+                     f"`{CHANNEL} digest daily HH:MM` or `{CHANNEL} digest weekly`.")
+    return "\n".join(lines)
+
+
+def reply_unfollow(ctx: Context, channel: str, cmd: ChannelCommand) -> Reply:
+    try:
+        removed = unfollow_in_channel(ctx, channel, cmd.arg)
+    except BadArgument as exc:
+        raise BadArgument(str(exc).replace(f"`{COMMAND} unfollow", f"`{CHANNEL} unfollow")) from None
+    if removed:
+        return {"text": "This channel stopped following " + _quoted(removed) + "."}
+    if cmd.arg.strip().casefold() == "all":
+        return {"text": "This channel wasn't following anything."}
+    return {"text": f"This channel wasn't following “{fit(cmd.arg, ECHO_LIMIT)}”. `{CHANNEL}` lists its "
+                    "topics."}
+
+
+def reply_digest(ctx: Context, client: WebClient, user: str, channel: str, cmd: ChannelCommand) -> Reply:
+    if cmd.action == "digest-off":
+        if not channel_digest_off(ctx, channel):
+            return {"text": f"This channel has no digest. `{CHANNEL} follow TOPICS` gives it one."}
+        return {"text": f"This channel's digest is off. `{CHANNEL} digest daily HH:MM` turns it back on."}
+    setter_tz = _setter_timezone(ctx, client, user, fresh=True)  # the time is meant in the setter's zone
+    now = datetime.now(UTC)
+    if cmd.action == "digest-weekly":
+        channel_weekly(ctx, channel, user, setter_tz, cmd.weekday, cmd.time)
+        tz = channel_timezone(ctx, channel)  # the setter's, or (Slack couldn't say) the one it had
+        first = next_digest(ctx, channel, now)
+        when = f"; the next one on {first:%A} {first.day} {first:%B}" if first else ""
+        day = weekday_name(cmd.weekday)
+        text = (f"This channel's digest is weekly on {day}s at {cmd.time} {_where(tz)}, posted here{when}. "
+                f"`{CHANNEL} digest daily` goes back to daily ones.")
+    else:
+        hhmm = channel_daily(ctx, channel, user, setter_tz, cmd.time)
+        tz = channel_timezone(ctx, channel)
+        first = next_digest(ctx, channel, now)
+        when = "today" if first == local_date(tz, now) else "tomorrow"
+        text = (f"This channel's digest is daily at {hhmm} {_where(tz)}, posted here; the next one {when}. "
+                f"`{CHANNEL} digest off` stops it.")
+    if follows_nothing(ctx, channel):
+        text += f"\nIt follows nothing yet: `{CHANNEL} follow TOPICS` says what it should get."
+    return _with_membership(client, channel, {"text": text})
+
+
+def reply_digest_now(rt: Runtime, client: WebClient, channel: str) -> Reply:
+    """The channel's digest posted at once, as `/papers digest now` does for a person: today's if it has
+    not gone out yet (then not again later today), else an extra one of papers it was never shown.
+    Nothing is written for a channel that follows nothing, or that the bot is not in."""
+    ctx = rt.ctx
+    if follows_nothing(ctx, channel):
+        return {"text": f"This channel follows nothing yet, so there is no digest to post: "
+                        f"`{CHANNEL} follow TOPICS` says what it should get."}
+    if is_member(client, channel) is False:
+        return {"text": INVITE}
+    try:
+        with rt.locks.hold(channel):  # the channel's digests, one at a time, as the scheduler's
+            outcome = send_digest_now(ctx, channel, slack_courier(ctx, client))
+    except NoInterests:
+        return {"text": f"This channel follows nothing yet: `{CHANNEL} follow TOPICS` says what it should "
+                        "get."}
+    return {"text": _channel_digest_sent(outcome)}
+
+
+def _channel_digest_sent(outcome: Outcome) -> str:
+    if outcome.status == "empty":
+        return "No new papers for this channel right now; I'll keep looking."
+    if outcome.status == "busy":
+        return "This channel's digest is being posted here right now."
+    if outcome.status == "failed" and not outcome.delivered:
+        if "not_in_channel" in (outcome.error or ""):
+            return INVITE
+        return f"Sorry, I couldn't post the digest here: {fit(outcome.error or 'Slack refused it', 300)}."
+    if outcome.outage and not outcome.delivered:
+        return ("Sorry, Slack isn't answering right now, so nothing was posted. Please try again in a few "
+                "minutes." if outcome.status != "incomplete" else
+                "Slack isn't answering right now, so the digest is held back; I'll post it once Slack is "
+                "back, without repeats.")
+    if not outcome.delivered:
+        return "Sorry, Slack didn't accept the messages, so nothing was posted. Please try again in a minute."
+    n = outcome.delivered
+    text = f"Posted {n} {'paper' if n == 1 else 'papers'} here."
+    if outcome.failed:
+        text += f" {outcome.failed} couldn't be posted; they may come again later."
+    if outcome.outage:
+        text += " Slack stopped answering, so I stopped there; the rest come later, without repeats."
+    return text
+
+
+def reply_trending(ctx: Context, client: WebClient, user: str, channel: str, cmd: ChannelCommand) -> Reply:
+    if cmd.action == "trending-now":
+        papers = trending_papers(ctx, datetime.now(UTC))
+        try:
+            trending_poster(client)(channel, papers)
+        except Unreachable:
+            return {"text": INVITE}
+        except Outage:
+            return {"text": "Sorry, Slack isn't answering right now, so nothing was posted. Please try again "
+                            "in a few minutes."}
+        if not papers:
+            return {"text": f"Nobody in this workspace liked a paper in the past {DAYS} days; I said so "
+                            "here."}
+        plural = "s" if len(papers) > 1 else ""
+        return {"text": f"Posted the {len(papers)} most-liked paper{plural} of the past {DAYS} days here."}
+    on = cmd.action == "trending-on"
+    set_trending(ctx, channel, user, on)
+    if not on:
+        return {"text": f"No more trending posts here. `{CHANNEL} trending on` brings them back."}
+    return _with_membership(client, channel, {
+        "text": f"Every Monday at 09:00 UTC I'll post here the papers people in this workspace liked most in "
+                f"the past {DAYS} days, with how many liked each (never who). `{CHANNEL} trending now` "
+                f"posts it at once, `{CHANNEL} trending off` stops it."})
+
+
+def _with_membership(client: WebClient, channel: str, reply: Reply) -> Reply:
+    """``reply`` with how to invite the bot when it is not in the channel (it can't post there then)."""
+    if is_member(client, channel) is False:
+        return {**reply, "text": reply["text"] + "\n" + INVITE}
+    return reply
+
+
+def _setter_timezone(ctx: Context, client: WebClient, user: str, fresh: bool = False) -> str | None:
+    """The timezone of who runs the command: the channel's schedule is meant in it."""
+    return refresh_timezone(ctx, client, user, fresh=fresh)
+
+
+def _where(tz: str | None) -> str:
+    return f"({escape(tz)} time)" if tz else "(UTC)"
+
+
+def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        quoted = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
+            break
+        shown.append(quoted)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
+    return shorten(", ".join(items), limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# -- wiring ------------------------------------------------------------------------------------------
+
+def answer_channel(ack, body: dict, respond, client: WebClient, context, runtime: Runtime, arg: str) -> None:
+    """Answer `/papers channel ARG` (the `/papers` listener hands it over): refused from a DM, parsed in
+    the ack (a BadArgument goes to the error handler, which answers in the ack), done after it."""
+    channel, user = body.get("channel_id") or "", body["user_id"]
+    if not is_channel(channel):
+        ack(response_type="ephemeral", text=FROM_DM)
+        return
+    cmd = parse_channel(arg)
+    ack()
+    rt = runtime.for_request(context)
+
+    def work() -> None:
+        ctx = rt.ctx
+        if cmd.action == "show":
+            reply = reply_show(ctx, client, channel)
+        elif cmd.action == "follow":
+            reply = reply_follow(ctx, client, user, channel, cmd)
+        elif cmd.action == "unfollow":
+            reply = reply_unfollow(ctx, channel, cmd)
+        elif cmd.action == "digest-now":
+            reply = reply_digest_now(rt, client, channel)
+        elif cmd.action.startswith("digest-"):
+            reply = reply_digest(ctx, client, user, channel, cmd)
+        else:
+            reply = reply_trending(ctx, client, user, channel, cmd)
+        respond(response_type="ephemeral", replace_original=False, **reply)
+
+    rt.background.submit(work, body, respond)

@@ -1,0 +1,320 @@
+"""The App Home tab and its modals: publishing Home, its buttons (each opens a form, or the first round
+of papers to rate), and the forms' submissions.
+
+A form's input is checked inside the ack, without the database (:mod:`bot.usecases.settings`'s
+``check_*``): a wrong value is shown under its field (``response_action: errors``) and nothing is
+saved. A right one closes the form; it is then saved after the ack and Home is published again, with
+a line saying what could not be saved when only the database could tell (one feed too many).
+
+Home is published whenever the person opens it, and again after anything that changes what it shows
+(:func:`refresh_home`: the forms, the round, and ``/papers`` commands and Save clicks, which call it).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+from collections.abc import Callable
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+
+from bot.errors import BadArgument, NoPapers, NotFound
+from bot.slack.listeners.people import refresh_timezone
+from bot.slack.runtime import Runtime
+from bot.slack.views.home_view import (
+    AUTHORS_ACTION,
+    AUTHORS_BLOCK,
+    AUTHORS_VIEW,
+    DAY_BLOCK,
+    FEED_NAME_BLOCK,
+    INPUT,
+    KIND_BLOCK,
+    MUTES_ACTION,
+    MUTES_BLOCK,
+    MUTES_VIEW,
+    NEW_FEED_ACTION,
+    NEW_FEED_VIEW,
+    ROUND_ACTION,
+    ROUND_DISLIKE,
+    ROUND_LIKE,
+    ROUND_VIEW,
+    SCHEDULE_ACTION,
+    SCHEDULE_VIEW,
+    TIME_BLOCK,
+    TOPICS_ACTION,
+    TOPICS_BLOCK,
+    TOPICS_VIEW,
+    authors_modal,
+    home_view,
+    mutes_modal,
+    new_feed_modal,
+    round_modal,
+    schedule_modal,
+    topics_modal,
+    wait_modal,
+)
+from bot.slack.views.messages import escape
+from bot.state.context import Context
+from bot.usecases.feedback import DISLIKE, LIKE
+from bot.usecases.feeds import MAIN, MAX_FEED_NAME
+from bot.usecases.home import home_data
+from bot.usecases.interests import Interests, interests
+from bot.usecases.onboarding import rate, ratings, round_papers, start_round
+from bot.usecases.settings import (
+    SCHEDULES,
+    check_authors,
+    check_feed_name,
+    check_mutes,
+    check_schedule,
+    check_time,
+    check_topics,
+    save_authors,
+    save_mutes,
+    save_new_feed,
+    save_schedule,
+    save_topics,
+)
+from storage import StorageError
+
+log = logging.getLogger(__name__)
+
+SLACK_FAILURES = (SlackClientError, OSError, http.client.HTTPException)
+
+
+def refresh_home(ctx: Context, client: WebClient, user_id: str, notice: str | None = None) -> bool:
+    """Publish the person's Home tab as it is now (with ``notice``, escaped, first); False (logged) when
+    Slack would not take it, or the database could not be read: Home is published again the next time
+    they open it, and whatever called this (a command that worked) is not reported as failed."""
+    try:
+        view = home_view(home_data(ctx, user_id), escape(notice) if notice else None)
+    except StorageError as exc:
+        log.warning("could not read the Home tab of %s: %s", user_id, exc)
+        return False
+    try:
+        client.views_publish(user_id=user_id, view=view)
+    except SLACK_FAILURES as exc:
+        log.warning("could not publish the Home tab of %s: %s", user_id, exc)
+        return False
+    return True
+
+
+def _value(view: dict, block: str, key: str = "value"):
+    """An input's value in a submitted view (None when left empty or missing)."""
+    field: object = view
+    for step in ("state", "values", block, INPUT):
+        field = field.get(step) if isinstance(field, dict) else None
+    if not isinstance(field, dict):
+        return None
+    if key == "selected_option":
+        option = field.get("selected_option")
+        return option.get("value") if isinstance(option, dict) else None
+    value = field.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _metadata(view: dict) -> str:
+    metadata = view.get("private_metadata")
+    return metadata if isinstance(metadata, str) else ""
+
+
+def _feed_of(view: dict) -> str | None:
+    """The feed a topics form edits (from its private metadata), or None when that is unreadable."""
+    try:
+        feed = json.loads(_metadata(view) or "").get("feed")
+    except (ValueError, AttributeError):
+        return None
+    return feed if isinstance(feed, str) and 0 < len(feed) <= MAX_FEED_NAME else None
+
+
+def _round_ids(view: dict) -> list[str]:
+    """The paper ids of a round's modal (its private metadata)."""
+    try:
+        ids = json.loads(_metadata(view) or "[]")
+    except ValueError:
+        return []
+    return [i for i in ids if isinstance(i, str)] if isinstance(ids, list) else []
+
+
+def _topics_of(info: Interests, feed: str) -> list[str]:
+    return info.topics if feed == MAIN else info.feeds.get(feed, [])
+
+
+#: What each Home button opens: the form, from what is stored now.
+FORMS: dict[str, Callable[[Context, str, str], dict]] = {
+    TOPICS_ACTION: lambda ctx, user, feed: topics_modal(feed, _topics_of(interests(ctx, user), feed)),
+    NEW_FEED_ACTION: lambda ctx, user, _: new_feed_modal(),
+    AUTHORS_ACTION: lambda ctx, user, _: authors_modal(interests(ctx, user).authors),
+    MUTES_ACTION: lambda ctx, user, _: mutes_modal(interests(ctx, user).muted),
+    SCHEDULE_ACTION: lambda ctx, user, _: schedule_modal(interests(ctx, user)),
+}
+
+
+def register(app: App, runtime: Runtime) -> None:  # noqa: C901 (to be split by action: issue 22 item 5)
+    """Publish Home when it is opened; its buttons, forms and the round of papers to rate."""
+
+    @app.event("app_home_opened")
+    def on_home_opened(event: dict, body: dict, client: WebClient, context) -> None:
+        if event.get("tab") != "home" or not event.get("user"):
+            return
+        user = event["user"]
+        rt = runtime.for_request(context)
+        rt.background.submit(lambda: refresh_home(rt.ctx, client, user), body)
+
+    def on_button(ack, body: dict, action: dict, client: WebClient, context) -> None:
+        ack()
+        rt = runtime.for_request(context)
+        user, trigger = body["user"]["id"], body.get("trigger_id")
+        form, value = FORMS[action["action_id"]], str(action.get("value") or "")
+
+        def work() -> None:
+            feed_gone = value != MAIN and value not in interests(rt.ctx, user).feeds
+            if action["action_id"] == TOPICS_ACTION and feed_gone:  # deleted meanwhile, by a command
+                refresh_home(rt.ctx, client, user, f"You have no feed “{value[:MAX_FEED_NAME]}” any more.")
+                return
+            client.views_open(trigger_id=trigger, view=form(rt.ctx, user, value))
+
+        rt.background.submit(work, body)
+
+    for action_id in FORMS:
+        app.action(action_id)(on_button)
+
+    def submitted(check: Callable[[dict], Callable[[Context, str], object]], block: str) -> Callable:
+        """A form's view_submission listener: ``check(view)`` (no database) returns the saving to do,
+        or raises BadArgument, shown under ``block``."""
+
+        def on_submit(ack, body: dict, view: dict, client: WebClient, context) -> None:
+            try:
+                save = check(view)
+            except BadArgument as exc:
+                ack(response_action="errors", errors={getattr(exc, "block", block): str(exc)[:300]})
+                return
+            ack()
+            rt = runtime.for_request(context)
+            user = body["user"]["id"]
+
+            def work() -> None:
+                notice = None
+                try:
+                    save(rt.ctx, user)
+                    if block == KIND_BLOCK:  # the time is meant in their timezone of now
+                        refresh_timezone(rt.ctx, client, user, fresh=True)
+                except BadArgument as exc:
+                    notice = f"Not saved: {exc}"
+                refresh_home(rt.ctx, client, user, notice)
+
+            rt.background.submit(work, body)
+
+        return on_submit
+
+    def topics_form(view: dict):
+        feed = _feed_of(view)
+        if feed is None:
+            raise BadArgument("This form is out of date; open it again from Home")
+        topics = check_topics(_value(view, TOPICS_BLOCK) or "", required=feed != MAIN)
+        return lambda ctx, user: save_topics(ctx, user, feed, topics)
+
+    def new_feed_form(view: dict):
+        try:
+            name = check_feed_name(_value(view, FEED_NAME_BLOCK) or "")
+        except BadArgument as exc:
+            raise _Field(FEED_NAME_BLOCK, exc) from None
+        topics = check_topics(_value(view, TOPICS_BLOCK) or "", required=True)
+        return lambda ctx, user: save_new_feed(ctx, user, name, topics)
+
+    def authors_form(view: dict):
+        names = check_authors(_value(view, AUTHORS_BLOCK) or "")
+        return lambda ctx, user: save_authors(ctx, user, names)
+
+    def mutes_form(view: dict):
+        words = check_mutes(_value(view, MUTES_BLOCK) or "")
+        return lambda ctx, user: save_mutes(ctx, user, words)
+
+    def schedule_form(view: dict):
+        kind = _value(view, KIND_BLOCK, "selected_option")
+        time = _value(view, TIME_BLOCK, "selected_time")
+        day = _value(view, DAY_BLOCK, "selected_option")
+        if kind not in SCHEDULES:
+            raise _Field(KIND_BLOCK, BadArgument("Choose daily, weekly or off"))
+        if kind != "off" or time:
+            try:
+                check_time(time)
+            except BadArgument as exc:
+                raise _Field(TIME_BLOCK, exc) from None
+        try:
+            schedule = check_schedule(kind, time, day)
+        except BadArgument as exc:  # what is left to be wrong: the weekday
+            raise _Field(DAY_BLOCK, exc) from None
+        return lambda ctx, user: save_schedule(ctx, user, schedule)
+
+    app.view(TOPICS_VIEW)(submitted(topics_form, TOPICS_BLOCK))
+    app.view(NEW_FEED_VIEW)(submitted(new_feed_form, TOPICS_BLOCK))
+    app.view(AUTHORS_VIEW)(submitted(authors_form, AUTHORS_BLOCK))
+    app.view(MUTES_VIEW)(submitted(mutes_form, MUTES_BLOCK))
+    app.view(SCHEDULE_VIEW)(submitted(schedule_form, KIND_BLOCK))
+
+    @app.action(ROUND_ACTION)
+    def on_round(ack, body: dict, client: WebClient, context) -> None:
+        ack()
+        rt = runtime.for_request(context)
+        user, trigger = body["user"]["id"], body.get("trigger_id")
+
+        def work() -> None:
+            # The trigger is good for 3 seconds: open the modal first, then pick its papers.
+            view_id = client.views_open(trigger_id=trigger, view=wait_modal())["view"]["id"]
+            try:
+                with rt.locks.hold(user):  # never the papers a digest under way is sending them
+                    papers = start_round(rt.ctx, user)
+            except NoPapers:
+                papers = []
+            client.views_update(view_id=view_id, view=round_modal(papers, {}))
+
+        rt.background.submit(work, body)
+
+    def on_rate(ack, body: dict, action: dict, client: WebClient, context) -> None:
+        ack()
+        view = body.get("view") or {}
+        ids, paper_id = _round_ids(view), action.get("value")
+        if paper_id not in ids or not view.get("id"):
+            log.info("ignored a rating of a paper that is not in the round: %r", paper_id)
+            return
+        rt = runtime.for_request(context)
+        user = body["user"]["id"]
+        value = LIKE if action.get("action_id") == ROUND_LIKE else DISLIKE
+
+        def work() -> None:
+            try:
+                with rt.locks.hold(user):
+                    rate(rt.ctx, user, paper_id, value)
+            except NotFound:
+                log.info("a round's paper %s is gone", paper_id)
+            # Each update is built from what is stored once this rating is, so the last one shown is right.
+            view_now = round_modal(round_papers(rt.ctx, ids), ratings(rt.ctx, user, ids))
+            try:
+                client.views_update(view_id=view["id"], view=view_now)
+            except SLACK_FAILURES as exc:
+                log.warning("could not show the rating in the round's modal: %s", exc)
+            refresh_home(rt.ctx, client, user)  # under the modal: feedback counts, no longer new
+
+        rt.background.submit(work, body)
+
+    app.action(ROUND_LIKE)(on_rate)
+    app.action(ROUND_DISLIKE)(on_rate)
+
+    @app.view(ROUND_VIEW)
+    def on_round_done(ack, body: dict, client: WebClient, context) -> None:
+        ack()
+        rt = runtime.for_request(context)
+        user = body["user"]["id"]
+        rt.background.submit(lambda: refresh_home(rt.ctx, client, user), body)
+
+
+class _Field(BadArgument):
+    """A BadArgument to show under a given field of a form, not the form's usual one."""
+
+    def __init__(self, block: str, error: Exception):
+        super().__init__(str(error))
+        self.block = block
+

@@ -1,0 +1,137 @@
+"""Reactions and the 👍/👎 buttons on paper messages, as feedback (see :mod:`bot.usecases.reactions`);
+the ``bookmark`` reaction saves the paper (:mod:`bot.usecases.saved`). After each, the message shows the
+feedback (:mod:`bot.slack.views.marks`)."""
+
+from __future__ import annotations
+
+import functools
+import http.client
+import logging
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+
+from bot.slack.delivery.digests import PAPER_EVENT
+from bot.slack.listeners.unfurl_clicks import on_unfurl
+from bot.slack.runtime import Runtime
+from bot.slack.views.marks import show_feedback
+from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
+from bot.usecases.feedback import DISLIKE, LIKE
+from bot.usecases.reactions import PostedAs, rate_message, reaction_added, reaction_removed, reaction_value
+from bot.usecases.saved import is_save_reaction, saved_on_message
+
+log = logging.getLogger(__name__)
+
+
+def reactions_left(client: WebClient, channel: str, message_ts: str) -> list[dict] | None:
+    """The reactions still on a message (``reactions.get``: each with its name and users); None when
+    Slack can't say."""
+    try:
+        message = client.reactions_get(channel=channel, timestamp=message_ts, full=True).get("message") or {}
+    except (SlackClientError, OSError):
+        log.warning("could not read the reactions left on %s/%s", channel, message_ts, exc_info=True)
+        return None
+    return list(message.get("reactions") or [])
+
+
+def _by(reactions: list[dict], user_id: str) -> list[str]:
+    return [r["name"] for r in reactions if user_id in (r.get("users") or [])]
+
+
+def _everyone(reactions: list[dict]) -> list[str]:
+    """Each reaction's name once per person who still has it on (a name's ``count`` when Slack lists
+    no users)."""
+    return [r["name"] for r in reactions for _ in (r.get("users") or range(int(r.get("count") or 0)))]
+
+
+def posted_paper(client: WebClient, channel: str, message_ts: str, message: dict | None = None) -> PostedAs:
+    """``posted_as`` of a paper message (:func:`bot.usecases.reactions.paper_on_message`): the paper id
+    its metadata carries, from ``message`` when the payload holds its metadata, else asked of Slack
+    (``conversations.history``), once, and only when the use case asks. None when Slack can't say."""
+
+    @functools.cache
+    def read() -> str | None:
+        metadata = (message or {}).get("metadata")
+        if metadata is None:
+            try:
+                found = client.conversations_history(channel=channel, latest=message_ts, oldest=message_ts,
+                                                     inclusive=True, limit=1, include_all_metadata=True)
+            except (SlackClientError, OSError, http.client.HTTPException):
+                log.warning("could not read the metadata of %s/%s", channel, message_ts, exc_info=True)
+                return None
+            same = [m for m in found.get("messages") or [] if m.get("ts") == message_ts]
+            metadata = (same[0].get("metadata") if same else None) or {}
+        paper_id = (metadata.get("event_payload") or {}).get("paper_id")
+        return str(paper_id) if metadata.get("event_type") == PAPER_EVENT and paper_id else None
+
+    return read
+
+
+def register(app: App, runtime: Runtime) -> None:
+    """Register the reaction events and the feedback buttons."""
+
+    def on_reaction(event: dict, body: dict, client: WebClient, context) -> None:
+        item = event.get("item") or {}
+        user, reaction = event.get("user"), event.get("reaction") or ""
+        saving = is_save_reaction(reaction)
+        if item.get("type") != "message" or not user or (reaction_value(reaction) is None and not saving):
+            return  # not feedback: any other reaction, or a reaction on a file
+        channel, message_ts = item.get("channel"), item.get("ts")
+        added = event.get("type") == "reaction_added"
+        rt = runtime.for_request(context)
+        ctx = rt.ctx
+        # Slack is asked what a message carries only for one of paperbot's own that the store can't place.
+        author, bot = event.get("item_user"), context.get("bot_user_id")
+        ours = not author or not bot or author == bot
+        posted_as = posted_paper(client, channel, message_ts) if ours else None
+
+        def work() -> None:
+            with rt.locks.hold(user):
+                if saving:
+                    paper = saved_on_message(ctx, user, channel, message_ts, added, posted_as)
+                elif added:
+                    paper = reaction_added(ctx, user, channel, message_ts, reaction, posted_as)
+                else:  # what still holds: the person's reactions, and (a channel's paper) anyone's
+                    left = reactions_left(client, channel, message_ts)
+                    paper = reaction_removed(ctx, user, channel, message_ts, reaction, _by(left or [], user),
+                                             everyone=None if left is None else _everyone(left),
+                                             posted_as=posted_as)
+            if paper:
+                log.info("%s %s %s on %s", user, "added" if added else "removed", reaction, paper)
+                show_feedback(ctx, client, user, channel, message_ts, posted_as)
+
+        rt.background.submit(work, body)
+
+    app.event("reaction_added")(on_reaction)
+    app.event("reaction_removed")(on_reaction)
+
+    def on_button(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
+        ack()
+        rt = runtime.for_request(context)
+        if on_unfurl(rt, client, body, respond):  # on an unfurled link's card: it names its paper
+            return
+        ctx = rt.ctx
+        value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
+        user = body["user"]["id"]
+        container = body.get("container") or {}
+        channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+        message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
+
+        def work() -> None:
+            with rt.locks.hold(user):
+                paper = rate_message(ctx, user, channel, message_ts, value, posted_as)
+            if paper is None:
+                text = "I no longer have a record of that paper for you."
+            else:
+                title = fit(title_of(paper), 120)
+                text = (f":+1: Noted: more like “{title}”." if value == LIKE
+                        else f":-1: Noted: fewer like “{title}”.")
+                show_feedback(ctx, client, user, channel, message_ts, posted_as)
+            respond(text=text, response_type="ephemeral", replace_original=False)
+
+        rt.background.submit(work, body, respond)
+
+    app.action(LIKE_ACTION)(on_button)
+    app.action(DISLIKE_ACTION)(on_button)

@@ -1,0 +1,1 @@
+"""Block Kit: paper messages, replies, the App Home tab and its modals."""

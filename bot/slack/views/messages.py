@@ -1,0 +1,147 @@
+"""Block Kit for paper messages and replies, within Slack's limits, with every outside text escaped.
+
+Slack treats ``&``, ``<`` and ``>`` as control characters in message text; escaping those three (and only
+those) means no paper title, abstract or echoed command can form a mention, a channel ping or a link.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_title, title_url
+from bot.presentation.reasons import shorten
+from bot.presentation.tex import tex_to_text
+from bot.usecases.recommend import Recommendation
+from storage import Paper
+
+SECTION_LIMIT = 3000  # characters of a section's text
+HEADER_LIMIT = 150  # characters of a header block's text
+CONTEXT_ELEMENTS = 10  # elements of one context block
+MESSAGE_BLOCKS = 50  # blocks of one message (100 in App Home and modals)
+HOME_BLOCKS = 100
+FALLBACK_LIMIT = 3000  # our own cap for a message's plain `text`
+
+TITLE_LIMIT = 300
+AUTHORS_SHOWN = 6
+AUTHORS_LIMIT = 400
+VENUE_LIMIT = 120
+REASON_LIMIT = 300
+ABSTRACT_LIMIT = 600
+URL_LIMIT = 1000
+
+LIKE_ACTION = "paper_like"
+DISLIKE_ACTION = "paper_dislike"
+SAVE_ACTION = "paper_save"
+MORE_ACTION = "paper_more_like_this"
+ACTIONS_BLOCK = "paper_actions"  # the block of the buttons (bot.slack.views.marks finds it by this id)
+
+_URL = re.compile(r"https?://[^\s<>|\"]+")
+
+
+def escape(text: str) -> str:
+    """Escape Slack's three control characters, and only those."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescape(text: str) -> str:
+    """Undo :func:`escape` (Slack may send command text escaped)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def fit(text: str, limit: int) -> str:
+    """``text`` shortened at a word boundary and escaped so that the escaped result fits ``limit``."""
+    budget = limit
+    while True:
+        escaped = escape(shorten(text, budget))
+        if len(escaped) <= limit:
+            return escaped
+        budget -= len(escaped) - limit
+
+
+def link(url: str | None, label: str) -> str:
+    """``label`` (already escaped) linked to ``url`` when that is a plain http(s) URL, else just the label."""
+    if url and len(url) <= URL_LIMIT and _URL.fullmatch(url):
+        return f"<{escape(url)}|{label}>"
+    return label
+
+
+def title_of(paper: Paper) -> str:
+    """A paper's title as shown (TeX rendered; for an untitled paper, a title-like line from its abstract)."""
+    return shown_title(paper)
+
+
+def byline(paper: Paper) -> str:
+    """Authors and venue, escaped, or '' when neither is known."""
+    parts = []
+    if paper.authors:
+        names = ", ".join(tex_to_text(name) for name in paper.authors[:AUTHORS_SHOWN])
+        if len(paper.authors) > AUTHORS_SHOWN:
+            names += " et al."
+        parts.append(fit(names, AUTHORS_LIMIT))
+    if paper.venue:
+        parts.append(fit(tex_to_text(paper.venue), VENUE_LIMIT))
+    return " · ".join(parts)
+
+
+def dateline(paper: Paper) -> str:
+    """The publication date and, for arXiv, links to its abstract page and PDF; '' when neither is known.
+    (Any other paper's one link is its title's.)"""
+    parts = [published_on(paper)] if published_on(paper) else []
+    if paper.arxiv_id:
+        parts += [link(each.url, escape(each.label)) for each in paper_links(paper)]
+    return " · ".join(parts)
+
+
+def paper_text(paper: Paper) -> str:
+    """The plain `text` of a paper message: its title (what notifications and screen readers show)."""
+    return fit(title_of(paper), FALLBACK_LIMIT)
+
+
+def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
+    """One paper as a message: linked title, authors and venue, why it was picked, start of abstract."""
+    paper = rec.paper
+    head = f"*{link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
+    for line in (byline(paper), dateline(paper)):
+        if line:
+            head += "\n" + line
+    blocks: list[dict] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": head}},
+    ]
+    feed = rec.feed
+    if rec.reason or feed:
+        why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
+        text = f"*Feed:* {fit(feed, 60)}" + (" · " + why if why else "") if feed else why
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
+    abstract = shown_abstract(paper)
+    if abstract:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": fit(abstract, ABSTRACT_LIMIT)}})
+    if buttons:
+        blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": [
+            {"type": "button", "action_id": SAVE_ACTION, "value": "save",
+             "text": {"type": "plain_text", "text": "🔖 Save", "emoji": True}},
+            {"type": "button", "action_id": LIKE_ACTION, "value": "like",
+             "text": {"type": "plain_text", "text": "👍", "emoji": True}},
+            {"type": "button", "action_id": DISLIKE_ACTION, "value": "dislike",
+             "text": {"type": "plain_text", "text": "👎 Not for me", "emoji": True}},
+            {"type": "button", "action_id": MORE_ACTION, "value": "more",
+             "text": {"type": "plain_text", "text": "More like this", "emoji": True}},
+        ]})
+    return blocks
+
+
+def results_blocks(intro: str, recs: list[Recommendation]) -> list[dict]:
+    """A list of papers in one reply (search results): ``intro`` (mrkdwn, escaped by the caller, short),
+    then each paper without buttons, as many as fit in one message."""
+    blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": intro}}]
+    for rec in recs:
+        if len(blocks) + 4 > MESSAGE_BLOCKS:
+            break
+        blocks.append({"type": "divider"})
+        blocks.extend(paper_blocks(rec, buttons=False))
+    return blocks
+
+
+def header_block(text: str) -> dict:
+    """A header block; ``text`` is plain text (no escaping needed), cut to Slack's limit."""
+    return {"type": "header",
+            "text": {"type": "plain_text", "text": shorten(text, HEADER_LIMIT), "emoji": True}}

@@ -1,0 +1,310 @@
+"""Choosing a person's digest: recent papers first, then good older ones, never filler.
+
+For a run of many digests, :class:`Chooser` scores people in batches (one matrix product for a batch
+of profiles costs about what one profile costs alone), then explains each person's picks when their
+digest is sent, against a small index of just those papers and the person's liked and disliked ones:
+the same reasons as against the whole corpus (a test holds them to it) without scoring it again.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+import numpy as np
+
+from bot.errors import NoInterests, NoPapers
+from bot.state.context import Context
+from bot.usecases.authors import new_papers_by
+from bot.usecases.authors import reason as author_reason
+from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares
+from bot.usecases.mutes import muted_ids
+from bot.usecases.recommend import (
+    DIVERSITY,
+    NO_INTERESTS,
+    NO_PAPERS,
+    RECENT_DAYS,
+    Recommendation,
+    community,
+    never_again,
+    profile_for,
+    remember_shown,
+    with_papers,
+)
+from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
+
+#: A weekly digest: the best of this many days' new papers (those only), up to this many times the
+#: daily size.
+WEEK_DAYS = 7
+WEEKLY_SIZE = 2
+#: A paper must score at least this share of the person's best match in the corpus: on a day
+#: without new papers a digest sends the good ones left, or nothing, never weak filler.
+FLOOR = 0.2
+#: People scored in one matrix product.
+BATCH = 32
+
+
+
+@dataclass
+class Section:
+    """What scoring chose for one feed: its name (None for someone without named feeds), the
+    (paper id, score) pairs and the profile they were chosen for."""
+
+    feed: str | None
+    picks: list[tuple[str, float]]
+    profile: Profile
+
+
+#: What scoring found for one person: followed authors' new papers ((paper id, author) pairs), then a
+#: section per feed; or why there is nothing to choose.
+Choice = tuple[list[tuple[str, str]], list[Section]] | Exception
+
+
+@dataclass
+class _Person:
+    """One person as a batch scores them."""
+
+    user_id: str
+    today: date
+    feeds: list
+    exclude: set[str]
+    n: int
+    days: int
+    weekly: bool
+    authors: list[tuple[str, str]]
+
+
+
+@dataclass
+class Digest:
+    """The papers chosen for one person's digest."""
+
+    user_id: str
+    recommendations: list[Recommendation]
+
+
+def choose_papers(ctx: Context, user_id: str, n: int | None = None,
+                  today: date | None = None) -> list[Recommendation]:
+    """The best ``n`` (default: digest size) papers for a person that they have not seen: those of the
+    last :data:`RECENT_DAYS` days first, then older ones; each scoring at least :data:`FLOOR` of their
+    best match. Raises NoInterests / NoPapers."""
+    today = today or datetime.now(UTC).date()
+    return Chooser(ctx, [(user_id, today)], n).choose(user_id, today)
+
+
+class Chooser:
+    """Chooses the digests of the people in ``plan`` ((user, local day) pairs, in the order they will
+    be asked for), scoring them :data:`BATCH` at a time. Thread-safe; anyone not in the plan is scored
+    alone when asked for. With ``record_feeds``, the feed each paper was chosen for is recorded (for
+    people with named feeds), so that feedback on it trains that feed."""
+
+    def __init__(self, ctx: Context, plan: Sequence[tuple[str, date]] = (), n: int | None = None,
+                 record_feeds: bool = True):
+        self.ctx = ctx
+        self.record_feeds = record_feeds  # off for a preview, which records nothing
+        self.n = ctx.digest_size if n is None else n
+        self._plan = list(plan)
+        self._position = {user: i for i, (user, _) in enumerate(self._plan)}
+        self._chosen: dict[tuple[str, date], Choice] = {}
+        self._taken: set[tuple[str, date]] = set()  # chosen and handed out: never scored again in a batch
+        self._lock = threading.Lock()
+        self._likes: Community | None = None
+        self._weekly: dict[str, bool] = {}  # whose digest is weekly, as scoring found it
+
+    def _community(self) -> Community:
+        """Everyone's likes, read once for the whole run."""
+        if self._likes is None:
+            self._likes = community(self.ctx)
+        return self._likes
+
+    def choose(self, user_id: str, today: date) -> list[Recommendation]:
+        """The person's digest for local day ``today``, explained. Raises NoInterests / NoPapers."""
+        with self._lock:
+            chosen = self._chosen.pop((user_id, today), None)
+            if chosen is None:
+                start = self._position.get(user_id)
+                batch = [(user_id, today)]
+                if start is not None and self._plan[start][1] == today:
+                    batch = [item for item in self._plan[start:start + BATCH]
+                             if item not in self._chosen and (item not in self._taken or item[0] == user_id)]
+                self._chosen.update(self._score(batch))
+                chosen = self._chosen.pop((user_id, today))
+            self._taken.add((user_id, today))
+        if isinstance(chosen, Exception):
+            raise chosen
+        authors, sections = chosen
+        every = [pid for pid, _ in authors] + [pid for s in sections for pid, _ in s.picks]
+        shown = self.ctx.store.shown_among(user_id, every)  # since scored: not again
+        authors = [(pid, name) for pid, name in authors if pid not in shown]
+        for section in sections:
+            section.picks = [(pid, score) for pid, score in section.picks if pid not in shown]
+        if not authors and not any(s.picks for s in sections):
+            return []
+        named = any(s.feed is not None for s in sections)
+        papers = self.ctx.store.get_papers([pid for pid, _ in authors])
+        recs = [Recommendation(papers[pid], 1.0, author_reason(name), MAIN if named else None)
+                for pid, name in authors if pid in papers]
+        with self.ctx.engine.index() as index:
+            if index is None:
+                raise NoPapers(NO_PAPERS)
+            smalls = [_small_index(index, [pid for pid, _ in s.picks], s.profile) if s.picks else None
+                      for s in sections]
+        for section, small in zip(sections, smalls, strict=True):
+            if small is None:
+                continue
+            known = [(pid, score) for pid, score in section.picks if pid in small.row_of]
+            for rec in with_papers(self.ctx, explain_picks(small, section.profile, known)):
+                rec.feed = section.feed
+                recs.append(rec)
+        if named and self.record_feeds:
+            remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
+        return recs
+
+    def weekly(self, user_id: str) -> bool:
+        """Whether the person's digest is a weekly one: as scoring found it, else read now."""
+        known = self._weekly.get(user_id)
+        if known is not None:
+            return known
+        person = self.ctx.store.get_person(user_id)
+        return person is not None and person.digest_weekday is not None
+
+    def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
+        out: dict[tuple[str, date], Choice] = {}
+        people = []
+        for user_id, today in batch:
+            person = self._person(user_id, today)
+            if person is None:
+                out[(user_id, today)] = NoInterests(NO_INTERESTS)
+            else:
+                people.append(person)
+        if not people:
+            return out
+        recent = {when: _recent(self.ctx, (when[0] - timedelta(days=when[1])).isoformat())
+                  for when in {(p.today, p.days) for p in people}}  # once a day, not once a person
+        with self.ctx.engine.index() as index:
+            if index is None:
+                return {**out, **{(p.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
+            profiles = [f.profile for p in people for f in p.feeds]
+            scores = (score_matrix(index, profiles, community=self._community(), blend=self.ctx.blend(index))
+                      if profiles else None)
+            row = 0
+            for p in people:
+                mask = _rows_of(index, recent[(p.today, p.days)])
+                rows = list(range(row, row + len(p.feeds)))
+                row += len(p.feeds)
+                sections = [Section(f.feed, [], f.profile) for f in p.feeds]
+                left = p.n - len(p.authors)
+                taken = set(p.exclude)
+                # Fair shares first; what a feed can't fill goes to the others (one feed: its share is all).
+                for wanted in (shares(left, len(sections)), None)[:1 + (len(sections) > 1)]:
+                    for i, section in enumerate(sections):
+                        k = wanted[i] if wanted is not None else left - sum(len(s.picks) for s in sections)
+                        if k <= 0:
+                            continue
+                        picked = select(index, scores[rows[i]], section.profile, k, taken, mask,
+                                        fresh_only=p.weekly)
+                        taken.update(picked)
+                        section.picks += [(pid, float(scores[rows[i]][index.row_of[pid]])) for pid in picked]
+                out[(p.user_id, p.today)] = (p.authors, sections)
+        return out
+
+    def _person(self, user_id: str, today: date) -> _Person | None:
+        """What scoring needs of one person (their feeds, what not to pick, how many, from how many days
+        back, their followed authors' new papers), or None when they follow nothing."""
+        ctx = self.ctx.reading(user_id)  # their rows read once (one round trip on PostgreSQL)
+        store = ctx.store
+        person = store.get_person(user_id)
+        weekly = person is not None and person.digest_weekday is not None
+        self._weekly[user_id] = weekly  # under self._lock: _score runs in choose's hold of it
+        n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
+        feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id))
+                 if not f.profile.is_empty]
+        follows_authors = bool(store.get_followed_authors(user_id))
+        if not feeds and not follows_authors:
+            return None
+        exclude = never_again(ctx, user_id) | muted_ids(ctx, user_id)
+        if follows_authors or (feeds and feeds[0].feed is not None):
+            # A feed's profile holds only its own likes: nothing liked or disliked comes back in another.
+            exclude |= {f.paper_id for f in store.get_feedback(user_id)}
+        authors = []
+        if follows_authors:
+            since = (today - timedelta(days=days)).isoformat()
+            authors = [(a.paper_id, a.author) for a in new_papers_by(ctx, user_id, since, exclude)[:n]]
+        return _Person(user_id, today, feeds, exclude | {pid for pid, _ in authors}, n, days, weekly, authors)
+
+
+def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> PaperIndex:
+    """The chosen papers plus those the profile likes and dislikes (the reasons refer to them), on the
+    index's own model: explaining picks here costs a few rows, not the corpus."""
+    keep = index.known(dict.fromkeys([*chosen, *profile.liked, *profile.disliked]))
+    return PaperIndex(index.model, keep, index.rows(keep), index.fitted_on)
+
+
+def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, shown: set[str],
+           recent: np.ndarray, fresh_only: bool = False) -> list[str]:
+    """From one person's scores: recent unseen papers (``recent``: a mask over the index's rows) first,
+    then (unless ``fresh_only``) older unseen ones, all scoring at least :data:`FLOOR` of the person's
+    best match."""
+    allowed = index.alive.copy()
+    allowed[_rows(index, [*profile.liked, *profile.disliked])] = False
+    candidates = np.where(allowed, scores, -np.inf)
+    best = float(candidates.max()) if len(candidates) else 0.0
+    if not best > 0:
+        return []
+    allowed[_rows(index, shown)] = False
+    allowed &= candidates > FLOOR * best
+    pool = max(3 * n, 20)  # MMR chooses n among the best few, so a digest isn't n copies of one idea
+    fresh = []
+    if recent.any():
+        fresh = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed & recent), pool), n,
+                          DIVERSITY)
+    rest = []
+    if len(fresh) < n and not fresh_only:
+        allowed[_rows(index, [pid for pid, _ in fresh])] = False
+        rest = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed), pool), n - len(fresh),
+                         DIVERSITY)
+    return [pid for pid, _ in fresh + rest]
+
+
+def _rows(index: PaperIndex, ids) -> list[int]:
+    return [row for pid in ids if (row := index.row_of.get(pid)) is not None]
+
+
+# Which papers are recent changes only with the day and with new papers: worked out once for a run of
+# digests, not per person (a set of ids from the store, then a mask over the index's rows).
+_lock = threading.Lock()
+_recent_rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _recent(ctx: Context, since: str) -> frozenset[str]:
+    return ctx.engine.memo("recent papers", (since, ctx.store.max_paper_seq()),
+                           lambda: frozenset(ctx.store.recent_paper_ids(since)))
+
+
+def _rows_of(index: PaperIndex, ids: frozenset[str]) -> np.ndarray:
+    """A boolean mask over the index's rows: those whose paper is in ``ids``."""
+    with _lock:
+        cached = _recent_rows.get(index, {}).get(id(ids))
+        if cached is not None and cached[0] is ids and len(cached[1]) == len(index.ids):
+            return cached[1]
+    mask = np.fromiter((pid in ids for pid in index.ids), dtype=bool, count=len(index.ids))
+    with _lock:
+        masks = _recent_rows.setdefault(index, {})
+        if len(masks) > 4:
+            masks.clear()
+        masks[id(ids)] = (ids, mask)
+    return mask
+
+
+def build_digest(ctx: Context, user_id: str, remember: bool = True, today: date | None = None) -> Digest:
+    """Choose the day's papers for a person (see :func:`choose_papers`); with ``remember`` they are
+    recorded as shown at once (callers that deliver them elsewhere pass False)."""
+    recommendations = choose_papers(ctx, user_id, today=today)
+    if remember:
+        with ctx.store.transaction():
+            for rec in recommendations:
+                remember_shown(ctx, user_id, rec)
+    return Digest(user_id, recommendations)

@@ -1,0 +1,289 @@
+"""Daily digests: a run sends every digest that is due, after the day's feeds.
+
+Whoever sends digests (the bot's scheduler, at every minute and half minute, or ``paperbot digest``
+from cron) calls :func:`run_daily`, which ingests the configured feeds once per UTC day and then sends
+every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once
+(:mod:`bot.usecases.digests.send`), a few at a time; one person's failure never stops anyone else's digest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, time, timedelta
+
+from bot.errors import NoInterests, NoPapers
+from bot.state.context import Context
+from bot.state.owner import owner_alive, owner_id
+from bot.usecases.delivery import send_papers
+from bot.usecases.digests.choose import BATCH, Chooser, choose_papers
+from bot.usecases.digests.due import local_date
+from bot.usecases.digests.schedule import Due, NotDue, find_due
+from bot.usecases.digests.send import (
+    Alive,
+    Clock,
+    Courier,
+    Outcome,
+    claim_ahead,
+    end_past_digests,
+    header_text,
+    iso_utc,
+    resumed,
+    send_claimed_digest,
+    send_digest,
+    utc_now,
+)
+from bot.usecases.feeds import sections
+from bot.usecases.ingest import SourceReport, ingest
+from bot.usecases.recommend import Recommendation
+from storage import DigestRecord
+from storage.leases import JOB
+
+log = logging.getLogger(__name__)
+
+WORKERS = 8  # digests sent at once
+
+FEED_JOB = "ingest-feeds"
+FEED_LEASE = timedelta(minutes=30)
+FEED_RETRY = timedelta(hours=1)
+
+
+@dataclass
+class DailyRun:
+    """What one run of :func:`run_daily` did."""
+
+    feeds: list[SourceReport] | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    not_due: list[NotDue] = field(default_factory=list)
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o.status == status)
+
+
+def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: Iterable[str] | None = None,
+                     force: bool = False, owner: str | None = None, workers: int = WORKERS,
+                     hold: Callable[[str], contextlib.AbstractContextManager] | None = None,
+                     stop: threading.Event | None = None, clock: Clock = utc_now,
+                     alive: Alive = owner_alive) -> DailyRun:
+    """Send every digest due at ``now`` (see :func:`due_digests`), ``workers`` at a time.
+
+    ``hold(user)`` is entered around each person's digest (the bot's per-person lock; by default the
+    store's ``hold_person``, so a `paperbot digest` run and a running bot on one PostgreSQL database
+    never deliver to one person at once); once ``stop``
+    is set no new digest starts (those under way finish). One person's failure never stops another's.
+    """
+    owner = owner or owner_id()
+    users = list(users) if users is not None else None
+    ended = end_past_digests(ctx, now, owner, clock, alive, set(users) if users is not None else None)
+    due, not_due = find_due(ctx, now, users, force)
+    run = DailyRun(outcomes=ended, not_due=not_due)
+    if not due:
+        return run
+    # Each run takes the due digests in an order of its own: several processes on one database (replicas,
+    # or `paperbot digest` beside the bot) would otherwise walk the same list in step, each waiting on
+    # the others' hold of the same person, and serve one at a time between them.
+    order = random.sample(due, len(due))
+    outcomes: dict[int, Outcome] = {}
+    futures: dict[int, Future] = {}
+
+    def one(item: Due, record: DigestRecord | None, new: bool, last_heard: datetime | None,
+            chooser: Chooser) -> Outcome:
+        try:
+            if record is None:  # not ours to send: ended, or someone else is on it
+                return _not_claimed(ctx, item)
+            if stop is not None and stop.is_set():
+                return _give_back(ctx, item, record, new, owner)
+            with (hold or ctx.store.hold_person)(item.user_id):
+                return send_claimed_digest(ctx, record, new, item.local_date, courier, owner, clock, chooser,
+                                           last_heard)
+        except NoPapers as exc:  # nothing ingested yet: try again at the next run
+            return Outcome(item.user_id, item.local_date, "skipped", error=str(exc))
+        except Exception as exc:  # never let one person stop the others; the log has the traceback
+            log.exception("the digest of %s failed", item.user_id)
+            return Outcome(item.user_id, item.local_date, "incomplete", error=f"{type(exc).__name__}: {exc}")
+
+    workers = max(1, min(workers, len(due)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-digest") as pool:
+        running: set[Future] = set()
+        ahead = iter(order)
+        while True:
+            # Claim a batch only when the workers are about to need it, then score only what was
+            # claimed: processes sharing a database split the digests instead of each scoring all.
+            # A batch is BATCH claimed digests, however many others turn out taken (one matrix
+            # product scores a batch for about what it costs for one person).
+            while len(running) >= workers:
+                running = wait(running, return_when=FIRST_COMPLETED).not_done
+            chunk: list[tuple[Due, DigestRecord | None, bool, datetime | None]] = []
+            claimed = 0
+            for item in ahead:
+                record, new, last_heard = _claim_or_skip(ctx, item, owner, clock, alive, stop)
+                chunk.append((item, record, new, last_heard))
+                claimed += record is not None
+                if claimed == BATCH:
+                    break
+            if not chunk:
+                break
+            chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, *_ in chunk if record])
+            for item, record, new, last_heard in chunk:
+                if record is None and stop is not None and stop.is_set():
+                    outcomes[id(item)] = Outcome(item.user_id, item.local_date, "skipped", error="stopping")
+                    continue
+                futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser)
+                running.add(futures[id(item)])
+    outcomes.update({key: future.result() for key, future in futures.items()})
+    run.outcomes += [outcomes[id(item)] for item in due]  # reported in the schedule's order
+    for outcome in run.outcomes:
+        log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
+                 outcome.delivered, f": {outcome.error}" if outcome.error else "")
+    return run
+
+
+def _claim_or_skip(ctx: Context, item: Due, owner: str, clock: Clock, alive: Alive,
+                   stop: threading.Event | None) -> tuple[DigestRecord | None, bool, datetime | None]:
+    """Claim a due digest ahead of sending it (as :func:`claim_ahead` returns it); (None, False, None)
+    once stopping or if it can't be claimed."""
+    if stop is not None and stop.is_set():
+        return None, False, None
+    try:
+        return claim_ahead(ctx, item.user_id, item.local_date, owner, clock, alive)
+    except Exception:  # its worker reports what it finds; one person never stops the others
+        log.exception("could not claim the digest of %s", item.user_id)
+        return None, False, None
+
+
+def _not_claimed(ctx: Context, item: Due) -> Outcome:
+    """What became of a due digest this run could not claim (as :func:`send_digest` reports it)."""
+    current = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
+    if current is not None and current.status == "sending" and current.owner is None:
+        return Outcome(item.user_id, item.local_date, "incomplete",
+                       error=current.error or "waiting for Slack", outage=True)
+    busy = current is not None and current.status == "sending"
+    return Outcome(item.user_id, item.local_date, "busy" if busy else "done")
+
+
+def _give_back(ctx: Context, item: Due, record: DigestRecord, new: bool, owner: str) -> Outcome:
+    """Stopping before a claimed digest started: a new claim (nothing chosen or posted) is withdrawn,
+    so the next run sends it at once; one taken over stays claimed until its lease runs out or this
+    process is gone."""
+    if new:
+        with ctx.store.transaction():
+            ctx.store.drop_digest(item.user_id, record.local_date, owner)
+    return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
+
+
+@dataclass
+class Preview:
+    """What a due digest would send now (``paperbot digest --dry-run``)."""
+
+    due: Due
+    recommendations: list[Recommendation]
+    note: str = ""
+
+
+def preview_digests(ctx: Context, now: datetime, users: Iterable[str] | None = None,
+                    force: bool = False) -> tuple[list[Preview], list[NotDue]]:
+    """Every digest due at ``now`` and the papers it would send, recording nothing."""
+    due, not_due = find_due(ctx, now, users, force)
+    chooser = Chooser(ctx, [(d.user_id, d.local_date) for d in due], record_feeds=False)
+    previews = []
+    for item in due:
+        record = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
+        try:
+            if record is not None and record.papers is not None:
+                shown = ctx.store.shown_among(item.user_id, record.papers)
+                recs = [r for r in resumed(ctx, record) if r.paper.id not in shown]
+                note = f"resuming: {len(recs)} of {len(record.papers)} papers left"
+            else:
+                recs, note = chooser.choose(item.user_id, item.local_date), ""
+        except (NoInterests, NoPapers) as exc:
+            recs, note = [], str(exc)
+        previews.append(Preview(item, recs, note or ("" if recs else "nothing worth sending")))
+    return previews, not_due
+
+
+def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime | None = None,
+                    owner: str | None = None, clock: Clock = utc_now, alive: Alive = owner_alive) -> Outcome:
+    """A digest asked for now (`/papers digest now`).
+
+    If today's digest has not gone out, this is it (the scheduled one won't come again today). If it
+    has, an extra one goes out at once, of papers not shown yet. Raises NoInterests / NoPapers.
+    """
+    now = now or clock()
+    person = ctx.store.get_person(user_id)
+    day = local_date(person.tz if person else None, now)
+    outcome = send_digest(ctx, user_id, day, courier, owner, clock, alive, explicit=True)
+    if outcome.status != "done":
+        return outcome
+    recs = choose_papers(ctx, user_id, today=day)
+    if not recs:
+        return Outcome(user_id, day, "empty")
+    header = header_text(len(recs), day, extra=True, by_feed=sections(recs))
+    delivery = send_papers(ctx, user_id, recs, courier, header, clock)
+    # Unconfirmed papers count as shown (never repeated) but not as delivered.
+    return Outcome(user_id, day, "extra", len(delivery.delivered), len(delivery.failed), delivery.outage,
+                   outage=delivery.outage is not None)
+
+
+# -- feeds ------------------------------------------------------------------------------------------
+
+def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = None, owner: str | None = None,
+                        clock: Clock = utc_now, alive: Alive = owner_alive,
+                        fetcher=None) -> list[SourceReport] | None:
+    """Ingest ``feeds`` once per UTC day, whichever process gets there first; None when not due.
+
+    The run is a lease (``storage.leases``, kind JOB): taken by one compare-and-set, so two processes
+    never both ingest, whatever the database. A finished run holds it until the next UTC day; a run with
+    an unreadable source until an hour later. Never raises for a feed's failure.
+    """
+    if not feeds:
+        return None
+    owner = owner or owner_id()
+    now = now or clock()
+    day = now.astimezone(UTC).date().isoformat()
+    store = ctx.store
+    job = store.get_job(FEED_JOB)
+    running = job is not None and job.status == "running"
+    dead = {job.owner} if running and job.owner and alive(job.owner) is False else set()
+    if job is not None and not dead and job.lease_until and datetime.fromisoformat(job.lease_until) > now:
+        return None  # under way, or done until its next run: spares every tick a write
+    at = iso_utc(now)
+    if not store.take_lease(JOB, (FEED_JOB,), owner, iso_utc(now + FEED_LEASE), at, dead=dead,
+                            fresh={"day": day, "started_at": at, "finished_at": None, "error": None}):
+        return None
+    tomorrow = iso_utc(datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(0), tzinfo=UTC))
+
+    def finish(status: str, error: str | None) -> None:
+        ended = clock()
+        again = tomorrow if status == "done" else min(iso_utc(ended + FEED_RETRY), tomorrow)
+        store.finish_lease(JOB, (FEED_JOB,), owner, status, iso_utc(ended), error, again)
+
+    try:
+        reports = ingest(ctx, feeds, fetcher=fetcher)
+    except Exception as exc:  # a broken feed must never stop the digests
+        log.exception("ingesting the feeds failed")
+        finish("failed", f"{type(exc).__name__}: {exc}")
+        return None
+    errors = [f"{r.source}: {r.error}" for r in reports if r.error]
+    for report in reports:
+        log.info("feed %s: %d added, %d updated, %d rejected%s", report.source, report.added, report.updated,
+                 len(report.rejected), f"; error: {report.error}" if report.error else "")
+    finish("failed" if errors else "done", "; ".join(errors) or None)
+    return reports
+
+
+def run_daily(ctx: Context, feeds: list[str], courier: Courier, now: datetime | None = None, *,
+              owner: str | None = None, clock: Clock = utc_now, alive: Alive = owner_alive,
+              fetcher=None, **options) -> DailyRun:
+    """The daily work at ``now``: the feeds (once per UTC day), then every digest due.
+    ``options`` go to :func:`send_due_digests` (users, force, workers, hold, stop)."""
+    owner = owner or owner_id()
+    now = now or clock()
+    reports = ingest_feeds_if_due(ctx, feeds, now, owner, clock, alive, fetcher=fetcher)
+    run = send_due_digests(ctx, now, courier, owner=owner, clock=clock, alive=alive, **options)
+    run.feeds = reports
+    return run

@@ -1,0 +1,547 @@
+"""One person's digest for one local day, sent exactly once.
+
+* **Once**: each day's digest is a row in ``digests``, a lease (``storage.leases``): claimed by one
+  atomic statement together with the papers chosen for it, so it holds on a database without an
+  exclusive transaction (PostgreSQL) as on SQLite. No row: claim it. "sent" / "empty" / "failed":
+  done for the day. "sending": skip it while its owner lives and its lease runs; take it over when
+  the lease ran out or, on this host, the owner's process is gone (the store's compare-and-set
+  decides; this module only tells it which owners are dead). The lease is renewed after every
+  message, and every write after the claim names the owner, so a sender that lost it changes nothing.
+* **Resume**: whoever takes a digest over posts only the papers not yet confirmed (not in ``shown``),
+  and the header only if it never went out, so a digest cut off by a crash is finished without
+  repeats. Slack offers no idempotent post, so the message in flight when a process died may have
+  landed unrecorded: before posting, a resumed digest asks the courier what the DM already holds
+  (``find_posted``) and records that. Slack carries out a post it received even when its poster died
+  meanwhile, a moment later: a digest taken over at once from a dead owner first lets that moment
+  pass (the courier's ``settle``, counted from the dead owner's last renewal).
+* **Faults**: a paper that fails is tried again in a later run, at most :data:`MAX_ATTEMPTS` times; a
+  person who can't be reached (:class:`~bot.errors.Unreachable`) is done for the day.
+* **Outages**: when Slack itself is down, overloaded or too slow (:class:`~bot.errors.Outage`), the
+  digest stops at once (no hammering) and is given back to be retried with a growing pause
+  (:func:`outage_backoff`), counted against neither its papers nor its attempts. Only the end of the
+  person's local day ends it: "failed" when nothing went out. A digest that delivered no paper is
+  never "sent".
+
+Slack-free: the caller passes a :class:`Courier` of plain callables.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, time, timedelta
+from time import sleep
+
+from bot.errors import NoInterests, NoPapers, Outage, Unreachable
+from bot.state.context import Context
+from bot.state.owner import owner_alive, owner_id
+from bot.usecases.channel_subjects import is_channel
+from bot.usecases.digests.choose import Chooser
+from bot.usecases.digests.due import zone
+from bot.usecases.feeds import label, sections
+from bot.usecases.mutes import muter
+from bot.usecases.recommend import Recommendation, remember_shown
+from storage import DigestRecord
+from storage.leases import DIGEST
+from storage.moments import iso_utc
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(minutes=10)  # longer than any one message can take, 429 retries included
+#: A digest claimed ahead (nothing chosen, nothing posted) waits only for a worker of its run: if that
+#: process dies, another host may take it over after this, not after LEASE. Renewed to LEASE on starting.
+AHEAD_LEASE = timedelta(minutes=2)
+RETRY_AFTER = timedelta(minutes=2)  # before a digest with something left to send is tried again
+MAX_ATTEMPTS = 3  # per paper, and per digest for failures to reach the person at all
+OUTAGE_BACKOFF_CAP = timedelta(minutes=30)  # the longest pause between tries while Slack is down
+LAST_TRY_BEFORE_MIDNIGHT = timedelta(minutes=1)  # a digest waiting out an outage is tried once more then
+
+Clock = Callable[[], datetime]
+Alive = Callable[[str | None], bool | None]
+
+
+def utc_now() -> datetime:
+    """The current moment in UTC: the default clock (tests pass their own)."""
+    return datetime.now(UTC)
+
+
+def outage_backoff(outages: int) -> timedelta:
+    """The pause before the next try of a digest cut short by its ``outages``-th Slack outage:
+    RETRY_AFTER, then doubling (2, 4, 8 … minutes), at most OUTAGE_BACKOFF_CAP."""
+    return min(RETRY_AFTER * 2 ** max(0, min(outages - 1, 16)), OUTAGE_BACKOFF_CAP)
+
+
+def day_end(tz_name: str | None, day: date) -> datetime:
+    """The instant local ``day`` ends in the person's timezone (the next local midnight)."""
+    return datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone(tz_name)).astimezone(UTC)
+
+
+@dataclass
+class Posted:
+    """What a DM already holds of a digest: the header's ts, and (channel, ts) per paper id."""
+
+    header_ts: str | None = None
+    papers: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class Courier:
+    """How digests reach people. The Slack adapter builds one; tests pass their own.
+
+    ``open(user) -> channel``; ``post_text(channel, mrkdwn) -> ts`` (a digest's header);
+    ``post_paper(channel, rec) -> (channel, ts)``. Each raises :class:`~bot.errors.Unreachable` when
+    the person can't be reached at all, :class:`~bot.errors.Outage` when Slack itself is unavailable
+    (the digest waits for it), and any other exception for a failure of that message (counted).
+    ``find_posted(channel, since) -> Posted`` (optional): the digest messages posted in ``channel``
+    since that moment, so a digest taken over after a crash does not post again what went out
+    without being recorded. ``settle``: how long a post the service has received may take to show
+    in ``find_posted`` (it is carried out even when its poster died meanwhile).
+    """
+
+    open: Callable[[str], str]
+    post_text: Callable[[str, str], str]
+    post_paper: Callable[[str, Recommendation], tuple[str, str]]
+    find_posted: Callable[[str, datetime], Posted] | None = None
+    settle: timedelta = timedelta(0)
+
+
+@dataclass
+class Outcome:
+    """What happened to one digest.
+
+    ``status``: "sent", "empty" (nothing worth sending; recorded for the day), "failed" (could not
+    reach the person; recorded for the day), "incomplete" (something left, retried later), "busy"
+    (another process is sending it), "done" (it had already ended), "skipped" (not started: stopping),
+    "extra" (an explicit request after the day's digest: sent outside the daily claim). ``outage``:
+    Slack was unavailable (the digest is "incomplete", or an extra one stopped short).
+    """
+
+    user_id: str
+    local_date: date
+    status: str
+    delivered: int = 0
+    failed: int = 0
+    error: str | None = None
+    outage: bool = False
+
+
+# -- claiming ---------------------------------------------------------------------------------------
+
+def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
+                 alive: Alive = owner_alive,
+                 chosen: list[Recommendation] | None = None) -> DigestRecord | None:
+    """Take the day's digest for ``owner``, or None if it ended or someone else is on it.
+
+    Returns the record as claimed: new, with ``chosen`` recorded as its papers in the same transaction
+    (``papers`` None without them), or taken over (resume from it; ``chosen`` is then ignored).
+    """
+    return _claim(ctx, user_id, day, owner, clock, alive, chosen)[0]
+
+
+def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
+           chosen: list[Recommendation] | None, now_asked: bool = False,
+           lease_for: timedelta = LEASE) -> tuple[DigestRecord | None, bool, datetime | None]:
+    """:func:`claim_digest`, whether the claim is new (False when taken over), and for a digest taken
+    over from an owner whose process is gone, when that owner last renewed it (else None).
+    ``now_asked``: the person asked for it, so a digest waiting out an outage's pause is tried at once."""
+    store = ctx.store
+    now = clock()
+    lease, at, key = iso_utc(now + lease_for), iso_utc(now), day.isoformat()
+    fresh: dict = {"started_at": at}
+    if chosen is not None:
+        fresh.update(papers=[r.paper.id for r in chosen], reasons={r.paper.id: r.reason for r in chosen})
+    record = store.get_digest(user_id, key)
+    dead: set[str] = set()
+    expired = False
+    if record is not None:
+        # Whether the lease ran out is the store's to decide, in the same statement that takes it; this
+        # read only spares the write when it can't succeed, and learns whose process is gone.
+        if record.status != "sending":
+            return None, False, None
+        expired = record.lease_until is None or datetime.fromisoformat(record.lease_until) <= now
+        # No owner: given back after an outage; its lease is the backoff, whoever asks.
+        expired = expired or (now_asked and record.owner is None)
+        if record.owner is not None and alive(record.owner) is False:
+            dead.add(record.owner)
+        if not expired and not dead:
+            return None, False, None
+    taken = store.take_lease(DIGEST, (user_id, key), owner, lease, at, dead=dead, early=now_asked,
+                             fresh=fresh)
+    if taken == "new":
+        return DigestRecord(user_id, key, "sending", owner, lease, papers=fresh.get("papers"),
+                            reasons=fresh.get("reasons", {}), started_at=at), True, None
+    if taken is None:
+        return None, False, None
+    log.info("taking over the %s digest of %s from %s (%s)", key, user_id, record.owner,
+             "lease ran out" if expired else "owner is gone")
+    # Its lease is renewed after every message, to LEASE from then: the dead owner's last sign of life.
+    last_heard = None if expired else datetime.fromisoformat(record.lease_until) - LEASE
+    record = store.get_digest(user_id, key)  # as it is now: its previous owner may have written since
+    if record is None or record.owner != owner:  # forgotten, or lost again at once
+        return None, False, None
+    return record, False, last_heard
+
+
+def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
+                alive: Alive = owner_alive) -> tuple[DigestRecord | None, bool, datetime | None]:
+    """Claim the day's digest before choosing its papers (a run claims a few ahead, then scores only
+    those it got): the record as claimed, or None; whether the claim is new; and for one taken over
+    from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`."""
+    return _claim(ctx, user_id, day, owner, clock, alive, None, lease_for=AHEAD_LEASE)
+
+
+# -- sending ----------------------------------------------------------------------------------------
+
+def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None,
+                weekly: bool = False, channel: bool = False) -> str:
+    """The digest's first message (mrkdwn); ``by_feed``: its sections, (feed name, papers) in order
+    (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`); ``weekly``: the person's
+    weekly digest; ``channel``: a channel's own digest, posted in the channel."""
+    papers = f"{n} paper" if n == 1 else f"{n} papers"
+    which = "An extra digest" if extra else "Your weekly digest" if weekly else "Your digest"
+    if channel:
+        which = "This channel's weekly digest" if weekly else "This channel's digest"
+    if by_feed:
+        papers += ", by feed: " + ", ".join(f"{feed} {count}" for feed, count in by_feed)
+    tune = ("React :+1: or :-1: on a paper to tune what comes next here (it counts for you too)."
+            if channel else "React :+1: or :-1: on a paper to tune what comes next.")
+    return f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. {tune}"
+
+
+def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: str | None = None,
+                clock: Clock = utc_now, alive: Alive = owner_alive, explicit: bool = False,
+                chooser: Chooser | None = None) -> Outcome:
+    """Claim, choose (or resume), post and record one person's digest for local ``day``.
+
+    ``explicit`` (someone asked for it now): when there is nothing to send, nothing is recorded, so
+    the scheduled digest may still come later that day; NoInterests and NoPapers are raised for the
+    caller to answer. ``chooser`` chooses the papers (a run's, batching).
+    """
+    owner = owner or owner_id()
+    chooser = chooser or Chooser(ctx)
+    key = day.isoformat()
+    chosen = None
+    if ctx.store.get_digest(user_id, key) is None:
+        # A new digest: choose first (no lock held meanwhile), then claim it with its papers at once.
+        chosen = _choose(ctx, user_id, day, explicit, chooser)
+        if not chosen and explicit:
+            return Outcome(user_id, day, "empty")
+    record, new, last_heard = _claim(ctx, user_id, day, owner, clock, alive, chosen, now_asked=explicit)
+    if record is None:
+        current = ctx.store.get_digest(user_id, key)
+        if current is not None and current.status == "sending" and current.owner is None:
+            return Outcome(user_id, day, "incomplete", error=_waiting(current), outage=True)
+        return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
+    return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
+                         chosen if new and chosen is not None else None, last_heard)
+
+
+def send_claimed_digest(ctx: Context, record: DigestRecord, new: bool, day: date, courier: Courier,
+                        owner: str, clock: Clock = utc_now, chooser: Chooser | None = None,
+                        last_heard: datetime | None = None) -> Outcome:
+    """Choose (or resume), post and record a digest :func:`claim_ahead` claimed for ``owner``
+    (``new`` and ``last_heard`` as it returned them)."""
+    return _send_claimed(ctx, record, day, courier, owner, clock, False, chooser or Chooser(ctx),
+                         last_heard=last_heard, fresh=new)
+
+
+def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,  # noqa: C901 (issue 22: to split)
+                  clock: Clock, explicit: bool, chooser: Chooser,
+                  chosen: list[Recommendation] | None = None, last_heard: datetime | None = None,
+                  fresh: bool = False) -> Outcome:
+    """Post what a claimed digest has left. ``chosen``: the record was claimed just now with these
+    papers, so none of them can have been posted yet, and its lease was just set. ``last_heard``:
+    taken over from a dead owner, last heard of then (see :func:`_let_land`). ``fresh``: it was
+    claimed new without papers, so nothing of it can have been posted either."""
+    store, user_id, key = ctx.store, record.user_id, record.local_date
+    finish = _Finisher(ctx, record, day, owner, clock)
+    # When the lease was last set to run LEASE (one claimed ahead runs shorter, so it counts as older):
+    # it is renewed before the first post once a quarter of that has gone.
+    leased_at = datetime.fromisoformat(record.lease_until) - LEASE if record.lease_until else None
+    try:
+        if chosen is not None:
+            recs = chosen
+        elif record.papers is None:  # taken over from a sender that died before recording its choice
+            recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
+            # Choosing took a while: the lease is renewed with the choice, in one statement.
+            leased_at = clock()
+            if not recs and explicit:
+                with store.transaction():
+                    store.drop_digest(user_id, key, owner)
+                return Outcome(user_id, day, "empty")
+            if recs and not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
+                                                    {r.paper.id: r.reason for r in recs},
+                                                    lease_until=iso_utc(leased_at + LEASE)):
+                return Outcome(user_id, day, "busy")
+            record.papers = [r.paper.id for r in recs]
+            if fresh:  # no earlier attempt: nothing to look for in the DM
+                chosen = recs
+        else:
+            recs = resumed(ctx, record)
+            # Chosen before a crash or an outage: a word muted since then still holds.
+            finish.skipped = set(record.papers) - {r.paper.id for r in recs}
+        if not recs:
+            return finish.done() if finish.skipped else finish("empty")
+        shown = set() if chosen is not None else store.shown_among(user_id, record.papers)
+        todo = [r for r in recs
+                if r.paper.id not in shown and record.failures.get(r.paper.id, 0) < MAX_ATTEMPTS]
+        if not todo:
+            return finish.done()
+        channel = courier.open(user_id)
+        if chosen is None:  # an earlier attempt may have posted more than it recorded
+            _let_land(courier, clock, last_heard)
+            shown |= _recover(ctx, record, courier, channel, todo)
+            todo = [r for r in todo if r.paper.id not in shown]
+            if not todo:
+                return finish.done()
+        if leased_at is None or clock() - leased_at > LEASE / 4:
+            # Still ours, with a fresh lease, before the first message (one statement: atomic alone).
+            if not store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE)):
+                return Outcome(user_id, day, "busy")
+        if record.header_ts is None and not shown:
+            try:
+                header = header_text(len(recs), day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
+                                     channel=is_channel(user_id))
+                ts = courier.post_text(channel, header)
+            except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
+                raise
+            except Exception:  # the papers matter more than their header: go on without it
+                log.exception("could not post the digest header for %s", user_id)
+            else:
+                # Renewed after every message, the header too: a taker-over counts from this.
+                store.record_digest_header(user_id, key, owner, ts, iso_utc(clock() + LEASE))
+        for rec in todo:
+            try:
+                posted = courier.post_paper(channel, rec)
+            except (Unreachable, Outage):
+                raise
+            except Exception:  # one paper must not stop the others; it is tried again in a later run
+                log.exception("could not post paper %s to %s", rec.paper.id, user_id)
+                posted = None
+                finish.failed += 1
+            lease = iso_utc(clock() + LEASE)
+            if posted is None:
+                with store.transaction():
+                    still_mine = store.renew_digest_lease(user_id, key, owner, lease)
+                    store.record_digest_failure(user_id, key, owner, rec.paper.id)
+            else:
+                # Everything left went out with this one: the digest ends "sent" in the same step.
+                last = rec is todo[-1] and not finish.failed
+                ended = iso_utc(clock()) if last else None
+                # Shown only while the digest's row is there (forgetting deletes both), in one step.
+                still_mine = store.record_posted(user_id, key, owner, rec.paper.id, rec.reason, *posted,
+                                                 lease_until=lease, finished_at=ended)
+                if still_mine:
+                    finish.delivered += 1
+                    if last:
+                        return Outcome(user_id, day, "sent", finish.delivered, finish.failed)
+                elif store.get_digest(user_id, key) is not None:  # lost, not forgotten: it did go out
+                    remember_shown(ctx, user_id, rec, *posted)
+                    finish.delivered += 1
+            if not still_mine:
+                log.warning("lost the %s digest of %s to another process; stopping", key, user_id)
+                return Outcome(user_id, day, "busy", finish.delivered, finish.failed)
+        return finish.after_posting()
+    except Unreachable as exc:
+        log.warning("can't reach %s for their digest: %s", user_id, exc)
+        return finish("failed", error=str(exc))
+    except Outage as exc:  # Slack's trouble, not this digest's: wait for it, count nothing
+        return finish.postpone(str(exc))
+    except (NoInterests, NoPapers):
+        raise
+    except Exception as exc:
+        log.exception("the %s digest of %s failed; it will be tried again", key, user_id)
+        return finish.retry(error=f"{type(exc).__name__}: {exc}")
+
+
+def _choose(ctx: Context, user_id: str, day: date, explicit: bool, chooser: Chooser,
+            claimed: DigestRecord | None = None) -> list[Recommendation]:
+    """The papers for a new digest. Nothing to rank by or from: an explicit request hears why
+    (raised), a scheduled digest is tried again later (NoPapers raised) except that someone who
+    follows nothing gets an empty digest for the day ([]). A ``claimed`` record is withdrawn before
+    raising."""
+    try:
+        return chooser.choose(user_id, day)
+    except (NoInterests, NoPapers) as exc:
+        if explicit or isinstance(exc, NoPapers):
+            if claimed is not None:
+                with ctx.store.transaction():
+                    ctx.store.drop_digest(user_id, claimed.local_date, claimed.owner)
+            raise
+        return []
+
+
+def _let_land(courier: Courier, clock: Clock, last_heard: datetime | None) -> None:
+    """Before a digest taken over from a dead owner looks at what the DM holds: wait until the post
+    that owner may have had in flight when it died (sent just after its last renewal, ``last_heard``)
+    can have landed, ``courier.settle`` after it. An owner on this host is found dead at once, while
+    Slack may still be carrying its last post out; looking sooner would miss it and post it again."""
+    if last_heard is None or courier.settle <= timedelta(0):
+        return
+    wait = min(last_heard + courier.settle - clock(), courier.settle).total_seconds()
+    if wait > 0:
+        log.info("waiting %.1f s for a post in flight when the previous sender died to land", wait)
+        sleep(wait)
+
+
+def _recover(ctx: Context, record: DigestRecord, courier: Courier, channel: str,
+             todo: list[Recommendation]) -> set[str]:
+    """Record what the DM shows an interrupted attempt at this digest posted but never recorded (the
+    message in flight when a process died): those papers, and the header, are not posted again.
+    Returns the paper ids found. Without a way to look (or when looking fails) finds nothing."""
+    if courier.find_posted is None or not record.started_at:
+        return set()
+    try:
+        found = courier.find_posted(channel, datetime.fromisoformat(record.started_at))
+    except (Unreachable, Outage):  # Slack down: posting now could repeat what can't be seen; wait
+        raise
+    except Exception:  # looking is a courtesy: without it at most one message repeats
+        log.warning("could not look for what an interrupted digest of %s already posted", record.user_id,
+                    exc_info=True)
+        return set()
+    # A message names the paper as it was when posted: an id merged into another paper since is that one.
+    posted = {paper.id: found.papers[asked] for asked, paper in ctx.store.get_papers(found.papers).items()}
+    posted.update(found.papers)
+    papers = [r for r in todo if r.paper.id in posted]
+    header = found.header_ts if record.header_ts is None else None
+    if papers or header:
+        with ctx.store.transaction():
+            ctx.store.lock_person(record.user_id)  # first, as in _send_claimed (forget takes it first too)
+            if header:
+                ctx.store.record_digest_header(record.user_id, record.local_date, record.owner or "", header)
+            for rec in papers:
+                remember_shown(ctx, record.user_id, rec, *posted[rec.paper.id])
+        log.info("the interrupted %s digest of %s had posted %d more paper(s)%s than it recorded",
+                 record.local_date, record.user_id, len(papers), " and its header" if header else "")
+    record.header_ts = record.header_ts or header
+    return {r.paper.id for r in papers}
+
+
+def resumed(ctx: Context, record: DigestRecord) -> list[Recommendation]:
+    """The recommendations a claimed digest already chose, in order: papers deleted since, and those
+    holding a word the person muted since, left out (one query for the mutes, on papers loaded anyway)."""
+    papers = ctx.store.get_papers(record.papers or [])
+    muted = muter(ctx, record.user_id)
+    return label(ctx, record.user_id, [Recommendation(papers[pid], 0.0, record.reasons.get(pid, ""))
+                                       for pid in record.papers or [] if pid in papers
+                                       and not muted.holds(papers[pid].text)])
+
+
+def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc_now,
+                     alive: Alive = owner_alive, users: set[str] | None = None) -> list[Outcome]:
+    """End every digest still unfinished whose local day is over (no run came in time for its last
+    retry, or its sender died late that day): "sent" if any of its papers went out, else "failed".
+    Posts nothing; one left "sending" forever would look like a digest still on its way."""
+    outcomes = []
+    store = ctx.store
+    # A few days back is plenty: every run ends the ones whose day just ended.
+    for record in store.unfinished_digests((now.astimezone(UTC).date() - timedelta(days=3)).isoformat()):
+        if users is not None and record.user_id not in users:
+            continue
+        person = store.get_person(record.user_id)
+        day = date.fromisoformat(record.local_date)
+        if now.astimezone(zone(person.tz if person else None)).date() <= day:
+            continue  # still that day where they are: the schedule retries it
+        running = record.lease_until and datetime.fromisoformat(record.lease_until) > now
+        gone = {record.owner} if record.owner is not None and alive(record.owner) is False else set()
+        if running and record.owner is not None and not gone:
+            continue  # its sender is still at it
+        # Given back to wait out an outage (no owner): its day is over, so it is taken at once.
+        if not store.take_lease(DIGEST, (record.user_id, record.local_date), owner, iso_utc(now + LEASE),
+                                iso_utc(now), dead=gone, early=True):
+            continue  # someone else is on it, or it ended meanwhile
+        current = store.get_digest(record.user_id, record.local_date)
+        if current is None or current.owner != owner:
+            continue
+        finish = _Finisher(ctx, current, day, owner, clock)
+        papers = current.papers or []
+        shown = store.shown_among(current.user_id, papers)
+        why = current.error or "no run finished it in time"
+        if shown:
+            outcome = finish("sent", error=f"{len(papers) - len(shown)} paper(s) not delivered before the "
+                                           f"day ended ({why})")
+        else:
+            outcome = finish("failed", error=f"the day ended before it could be sent ({why})")
+        log.warning("the %s digest of %s ended with its day: %s", current.local_date, current.user_id,
+                    outcome.error)
+        outcomes.append(outcome)
+    return outcomes
+
+
+def _waiting(record: DigestRecord) -> str:
+    """What a digest given back after an outage is waiting for (its error says when it comes next)."""
+    return record.error or "waiting for Slack"
+
+
+class _Finisher:
+    """Ending a claimed digest: done for the day, or given back to be retried."""
+
+    def __init__(self, ctx: Context, record: DigestRecord, day: date, owner: str, clock: Clock):
+        self.ctx, self.record, self.day, self.owner, self.clock = ctx, record, day, owner, clock
+        self.delivered = self.failed = 0  # papers posted and papers that failed in this run
+        self.skipped: set[str] = set()  # its papers not to send after all (deleted, or muted since)
+
+    def __call__(self, status: str, error: str | None = None) -> Outcome:
+        user_id, key = self.record.user_id, self.record.local_date
+        with self.ctx.store.transaction():
+            mine = self.ctx.store.finish_digest(user_id, key, self.owner, status, iso_utc(self.clock()),
+                                                error)
+        return Outcome(user_id, self.day, status if mine else "busy", self.delivered, self.failed, error)
+
+    def after_posting(self) -> Outcome:
+        store, user_id = self.ctx.store, self.record.user_id
+        current = store.get_digest(user_id, self.record.local_date)
+        papers = (current.papers if current else None) or []
+        shown = store.shown_among(user_id, papers)
+        left = [pid for pid in papers if pid not in shown and pid not in self.skipped
+                and current.failures.get(pid, 0) < MAX_ATTEMPTS]
+        if not left:
+            return self.done()
+        return self.retry(error=f"{len(left)} paper(s) not delivered yet")
+
+    def done(self) -> Outcome:
+        """Nothing left to try: "sent" if at least one of its papers reached the person, else "failed"
+        (every paper was refused): a digest that delivered nothing is never recorded as sent."""
+        papers = self.record.papers or []
+        if self.ctx.store.shown_among(self.record.user_id, papers):
+            return self("sent")
+        if papers and set(papers) <= self.skipped:  # nothing left worth sending: not a failure
+            return self("empty")
+        return self("failed", error=f"none of its {len(papers)} paper(s) could be posted")
+
+    def postpone(self, error: str) -> Outcome:
+        """Slack is unavailable: give the digest back, to be tried again after a growing pause, or end
+        it once that pause would run past the person's local day ("failed" if nothing went out)."""
+        store, record = self.ctx.store, self.record
+        now = self.clock()
+        person = store.get_person(record.user_id)
+        # The last try comes just before the day ends, however long the pause would have been.
+        last_try = day_end(person.tz if person else None, self.day) - LAST_TRY_BEFORE_MIDNIGHT
+        retry_at = min(now + outage_backoff(record.outages + 1), last_try)
+        if retry_at <= now:
+            log.warning("Slack stayed unavailable until the end of %s for the digest of %s: %s",
+                        record.local_date, record.user_id, error)
+            why = f"Slack was unavailable until the day ended ({error})"
+            shown = store.shown_among(record.user_id, record.papers or [])
+            if shown:
+                left = len(record.papers or []) - len(shown)
+                return self("sent", error=f"{left} paper(s) not delivered: {why}")
+            return self("failed", error=why)
+        note = f"Slack unavailable ({error}); next try at {retry_at.astimezone(UTC):%H:%M} UTC"
+        with store.transaction():
+            mine = store.postpone_digest(record.user_id, record.local_date, self.owner, iso_utc(retry_at),
+                                         note)
+        log.warning("the %s digest of %s waits for Slack: %s", record.local_date, record.user_id, note)
+        return Outcome(record.user_id, self.day, "incomplete" if mine else "busy", self.delivered,
+                       self.failed, note, outage=True)
+
+    def retry(self, error: str | None = None) -> Outcome:
+        """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""
+        store, user_id = self.ctx.store, self.record.user_id
+        with store.transaction():
+            attempts = store.release_digest(user_id, self.record.local_date, self.owner,
+                                            iso_utc(self.clock() + RETRY_AFTER))
+        if attempts >= MAX_ATTEMPTS:
+            return self("failed", error=f"gave up after {attempts} tries: {error}")
+        return Outcome(user_id, self.day, "incomplete", self.delivered, self.failed, error)

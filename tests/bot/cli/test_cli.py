@@ -1,0 +1,390 @@
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from bot.cli.main import cli
+from tests.storage.conftest import pg_database, reset_schema  # noqa: F401 (a fixture, used by name)
+
+
+def run(*args, env=None):
+    return CliRunner().invoke(cli, list(args), obj={}, env=env or {}, catch_exceptions=False)
+
+
+def test_demo_shows_two_digests_without_repeats(tmp_path):
+    result = run("demo", "--keep", str(tmp_path / "demo.db"))
+    assert result.exit_code == 0, result.output
+    assert "Today's digest" in result.output and "after that feedback" in result.output
+    assert "No repeats: 0 of tomorrow's papers" in result.output
+    assert "Why:" in result.output
+
+
+def test_ingest_reports_counts_and_skips_bad_records(tmp_path):
+    good = tmp_path / "papers.jsonl"
+    good.write_text(
+        json.dumps({"id": "a", "title": "Cats", "abstract": "Feline cats purr a lot in this study."}) + "\n"
+        + "{not json\n"
+        + json.dumps({"id": "b", "title": "No abstract"}) + "\n"
+        + json.dumps({"id": "c", "abstract": "Graph neural networks pass messages between nodes."}) + "\n"
+    )
+    db = str(tmp_path / "x.db")
+    result = run("--db", db, "ingest", str(good))
+    assert result.exit_code == 0, result.output
+    assert "line 2" in result.output and "line 3" in result.output
+    again = run("--db", db, "ingest", str(good))
+    assert again.exit_code == 0
+    from storage import Store
+
+    assert Store(db).count_papers() == 2
+
+
+def test_ingest_exits_non_zero_only_for_an_unreadable_source(tmp_path):
+    good = tmp_path / "p.jsonl"
+    good.write_text(json.dumps({"abstract": "Quantum circuits with many qubits and entanglement."}) + "\n")
+    result = run("--db", str(tmp_path / "x.db"), "ingest", str(tmp_path / "missing.jsonl"), str(good))
+    assert result.exit_code == 1
+    assert "missing.jsonl" in result.output
+    assert "Traceback" not in result.output
+    from storage import Store
+
+    assert Store(tmp_path / "x.db").count_papers() == 1
+
+
+def test_search_on_an_empty_database_says_so(tmp_path):
+    result = run("--db", str(tmp_path / "x.db"), "search", "cats")
+    assert result.exit_code == 1
+    assert "no papers yet" in result.output.lower()
+
+
+def test_eval_writes_rankings_and_metrics(tmp_path):
+    from tests.conftest import make_corpus
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
+                              for p in make_corpus()))
+    users = tmp_path / "users.jsonl"
+    users.write_text(json.dumps({"user": "u1", "liked": ["cats-0", "cats-1"]}) + "\n"
+                     + json.dumps({"user": "u2", "liked": ["quantum-0"], "disliked": ["quantum-1"]}) + "\n")
+    truth = tmp_path / "truth.jsonl"
+    truth.write_text(json.dumps({"user": "u1", "liked": ["cats-2", "cats-3"]}) + "\n"
+                     + json.dumps({"user": "u2", "liked": ["quantum-2"]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    result = run("eval", "--papers", str(papers), "--users", str(users), "--k", "5", "--out", str(out),
+                 "--truth", str(truth))
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["user"] for r in rows] == ["u1", "u2"]
+    assert all(len(r["ranked"]) == 5 for r in rows)
+    assert not {"cats-0", "cats-1"} & set(rows[0]["ranked"])
+    assert not {"quantum-0", "quantum-1"} & set(rows[1]["ranked"])
+    assert "recall@5" in result.output
+
+
+def _unopenable(tmp_path, kind: str) -> str:
+    if kind == "missing folder":
+        return str(tmp_path / "no" / "such" / "folder" / "x.db")
+    bad = tmp_path / "bad.db"
+    bad.write_text("garbage\n")
+    return str(bad)
+
+
+SLACK_ENV = {"SLACK_BOT_TOKEN": "xoxb-test", "SLACK_SIGNING_SECRET": "secret", "SLACK_APP_TOKEN": None,
+             "PAPERBOT_DB": None, "PAPERBOT_FEEDS": None}
+
+
+@pytest.mark.parametrize("kind", ["missing folder", "not a database"])
+@pytest.mark.parametrize("command", [["ingest", "papers.jsonl"], ["search", "cats"], ["digest", "--dry-run"],
+                                     ["digest"], ["run", "--port", "0"], ["demo"]], ids=" ".join)
+def test_a_database_that_cannot_be_opened_is_one_line_naming_it_in_every_command(tmp_path, kind, command):
+    db = _unopenable(tmp_path, kind)
+    (tmp_path / "papers.jsonl").write_text(json.dumps({"abstract": "Feline cats purr in this study."}) + "\n")
+    command = [str(tmp_path / c) if c.endswith(".jsonl") else c for c in command]
+    args = ["demo", "--keep", db] if command == ["demo"] else ["--db", db, *command]
+    result = run(*args, env=SLACK_ENV)
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and db in lines[0], result.output
+
+
+def test_disk_full_while_saving_the_model_is_one_line_and_keeps_the_papers(tmp_path, monkeypatch):
+    from storage import Store, StoreFull
+    from storage.sqlite import Store as SqliteStore
+
+    db = str(tmp_path / "x.db")
+    papers = tmp_path / "p.jsonl"
+    papers.write_text("".join(json.dumps({"id": f"p{i}", "abstract": f"Feline cats purr, study {i}."}) + "\n"
+                              for i in range(5)))
+
+    real = SqliteStore.save_artifact
+
+    def full(self, name, data):
+        if self.path != db:  # another test's store (a refit thread still running): not this disk
+            return real(self, name, data)
+        raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(SqliteStore, "save_artifact", full)
+        result = run("--db", db, "ingest", str(papers))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
+    store = Store(db)
+    assert store.count_papers() == 5 and store.artifact_version("paper-index") == 0
+    # Space again: the next run refits and saves the model.
+    again = run("--db", db, "search", "cats")
+    assert again.exit_code == 0, again.output
+    assert store.artifact_version("paper-index") == 1
+
+
+def test_disk_full_while_storing_papers_is_one_line_and_keeps_the_batches_before(tmp_path, monkeypatch):
+    import importlib
+
+    from storage import Store, StoreFull
+    from storage.sqlite import Store as SqliteStore
+
+    db = str(tmp_path / "x.db")
+    papers = tmp_path / "p.jsonl"
+    papers.write_text("".join(json.dumps({"id": f"p{i}", "abstract": f"Feline cats purr, study {i}."}) + "\n"
+                              for i in range(5)))
+    real = SqliteStore.upsert_papers
+    batches = []
+
+    def full_on_the_second_batch(self, batch):
+        if self.path != db:  # another test's store (a thread still running): not this disk
+            return real(self, batch)
+        batches.append(batch)
+        if len(batches) > 1:
+            raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
+        return real(self, batch)
+
+    monkeypatch.setattr(importlib.import_module("bot.usecases.ingest"), "BATCH", 2)
+    monkeypatch.setattr(SqliteStore, "upsert_papers", full_on_the_second_batch)
+    result = run("--db", db, "ingest", str(papers))
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and db in lines[0] and "disk is full" in lines[0], result.output
+    assert Store(db).count_papers() == 2
+
+
+# -- --db after the command, and databases that can't be opened ------------------------------------
+
+def _papers_file(tmp_path) -> str:
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps({"id": f"p{i}", "abstract": f"Feline cats purr, study {i}."}) + "\n"
+                              for i in range(3)))
+    return str(papers)
+
+
+def _one_error_line(result) -> str:
+    assert result.exit_code != 0, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    return lines[0]
+
+
+def test_db_works_after_the_command_as_well_as_before_it(tmp_path):
+    before, after = str(tmp_path / "before.db"), str(tmp_path / "after.db")
+    assert run("--db", before, "ingest", _papers_file(tmp_path)).exit_code == 0
+    assert run("ingest", "--db", after, _papers_file(tmp_path)).exit_code == 0
+    from storage import Store
+
+    assert Store(before).count_papers() == Store(after).count_papers() == 3
+    found = run("search", "--db", after, "cats", env={"PAPERBOT_DB": str(tmp_path / "elsewhere.db")})
+    assert found.exit_code == 0 and "Feline cats" in found.output
+    # After the command wins over before it.
+    assert run("--db", str(tmp_path / "empty.db"), "search", "--db", after, "cats").exit_code == 0
+    dry = run("digest", "--dry-run", "--db", after, env=SLACK_ENV)
+    assert dry.exit_code == 0 and "Dry run" in dry.output
+
+
+@pytest.mark.parametrize("command", [["ingest"], ["search"], ["run"], ["digest"], ["db", "copy"]],
+                         ids=" ".join)
+def test_help_says_db_may_come_after_the_command(command):
+    result = run(*command, "--help")
+    assert "--db" in result.output and "also accepted before the command" in " ".join(result.output.split())
+    assert "also accepted after the command" in " ".join(run("--help").output.split())
+
+
+@pytest.mark.parametrize("how", ["--db before", "--db after", "PAPERBOT_DB"])
+def test_a_database_that_is_a_folder_is_one_line_naming_the_setting_and_why(tmp_path, how):
+    folder = tmp_path / "papers.db"
+    folder.mkdir()
+    args = {"--db before": ["--db", str(folder), "search", "cats"],
+            "--db after": ["search", "--db", str(folder), "cats"], "PAPERBOT_DB": ["search", "cats"]}[how]
+    result = run(*args, env={"PAPERBOT_DB": str(folder)} if how == "PAPERBOT_DB" else None)
+    line = _one_error_line(result)
+    setting = "PAPERBOT_DB" if how == "PAPERBOT_DB" else "--db"
+    assert line == f"Error: {setting}: can't open the database {folder} (it is a folder, not a database file)"
+
+
+def test_a_database_in_a_missing_folder_says_which_folder(tmp_path):
+    db = tmp_path / "no" / "such" / "x.db"
+    line = _one_error_line(run("--db", str(db), "search", "cats"))
+    assert line == f"Error: --db: can't open the database {db} (its folder {db.parent} does not exist)"
+
+
+def test_demo_keep_into_a_missing_folder_is_one_line(tmp_path):
+    db = tmp_path / "missing" / "demo.db"
+    line = _one_error_line(run("demo", "--keep", str(db)))
+    assert line == f"Error: --keep: can't open the database {db} (its folder {db.parent} does not exist)"
+
+
+def test_eval_out_into_a_missing_folder_is_one_line(tmp_path):
+    from tests.conftest import make_corpus
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps({"id": p.id, "abstract": p.abstract}) + "\n" for p in make_corpus()))
+    users = tmp_path / "users.jsonl"
+    users.write_text(json.dumps({"user": "u1", "liked": ["cats-0"]}) + "\n")
+    out = tmp_path / "missing" / "out.jsonl"
+    result = run("eval", "--papers", str(papers), "--users", str(users), "--out", str(out))
+    line = _one_error_line(result)
+    assert line == f"Error: --out: can't write {out} (No such file or directory)"
+
+
+# -- paperbot db copy -------------------------------------------------------------------------------
+
+def _populated(tmp_path) -> str:
+    db = str(tmp_path / "source.db")
+    assert run("--db", db, "ingest", _papers_file(tmp_path)).exit_code == 0
+    from storage import Store
+
+    store = Store(db)
+    store.add_topics("U1", ["cats"])
+    store.set_feedback("U1", "p1", 1)
+    store.close()
+    return db
+
+
+def test_db_copy_into_a_sqlite_file_prints_one_line_per_table(tmp_path):
+    from storage import Store
+    from storage.tables import COPIED_TABLES
+
+    source, target = _populated(tmp_path), str(tmp_path / "copy.db")
+    result = run("db", "copy", "--to", target, env={"PAPERBOT_DB": source})
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert [line.split()[0] for line in lines[:-1]] == list(COPIED_TABLES)
+    assert lines[0].split() == ["papers", "3"] and "topics 1" in " ".join(" ".join(lines).split())
+    assert lines[-1] == f"Copied into {target}; every count matches the source."
+    assert Store(target).get_topics("U1") == ["cats"] and Store(target).count_papers() == 3
+
+
+def test_db_copy_refuses_a_target_that_holds_data_in_one_line(tmp_path):
+    source, target = _populated(tmp_path), str(tmp_path / "copy.db")
+    assert run("db", "copy", "--db", source, "--to", target).exit_code == 0
+    line = _one_error_line(run("db", "copy", "--db", source, "--to", target))
+    assert line == (f"Error: {target} already holds data (3 papers, 1 topics, 1 feedback, 1 artifacts):"
+                    " paperbot db copy only copies into an empty database")
+
+
+def test_db_copy_of_a_database_that_does_not_exist_is_one_line_and_creates_nothing(tmp_path):
+    missing = tmp_path / "missing.db"
+    line = _one_error_line(run("db", "copy", "--db", str(missing), "--to", str(tmp_path / "copy.db")))
+    assert line == f"Error: --db: there is no database at {missing} to copy"
+    assert not missing.exists() and not (tmp_path / "copy.db").exists()
+
+
+def test_db_copy_into_itself_is_refused(tmp_path):
+    source = _populated(tmp_path)
+    line = _one_error_line(run("db", "copy", "--db", source, "--to", source))
+    assert "names the database being copied" in line
+
+
+def test_db_copy_to_an_unreachable_server_is_one_line_without_the_password(tmp_path):
+    source = _populated(tmp_path)
+    result = run("db", "copy", "--db", source, "--to", "postgresql://paperbot:s3cret-pw@127.0.0.1:1/paperbot")
+    line = _one_error_line(result)
+    assert line == ("Error: --to: can't open the database postgresql://paperbot@127.0.0.1:1/paperbot"
+                    " (connection refused)")
+
+
+def test_db_copy_into_a_missing_folder_is_one_line(tmp_path):
+    target = tmp_path / "missing" / "copy.db"
+    line = _one_error_line(run("db", "copy", "--db", _populated(tmp_path), "--to", str(target)))
+    assert line == (f"Error: --to: can't open the database {target} (its folder {target.parent} does not"
+                    " exist)")
+
+
+# -- paperbot db copy with PostgreSQL (skipped, as tests/storage's, without a server) -----------------
+
+@pytest.fixture
+def pg_target(pg_database):  # noqa: F811 (the imported fixture, by name)
+    """An emptied throwaway PostgreSQL database (tests/storage/conftest.py makes and drops it)."""
+    reset_schema(pg_database)
+    return pg_database
+
+
+def test_db_copy_from_sqlite_to_postgres_and_back(tmp_path, pg_target):
+    from storage import Store, open_store
+    from tests.storage.conftest import dispose
+    from tests.storage.test_copy import contents
+
+    source = _populated(tmp_path)
+    result = run("db", "copy", "--to", pg_target, env={"PAPERBOT_DB": source})
+    assert result.exit_code == 0, result.output
+    assert result.output.strip().splitlines()[-1].startswith("Copied into postgresql://")
+    back = str(tmp_path / "back.db")
+    result = run("db", "copy", "--db", pg_target, "--to", back)
+    assert result.exit_code == 0, result.output
+    postgres = open_store(pg_target)
+    try:
+        assert contents(Store(source)) == contents(postgres) == contents(Store(back))
+    finally:
+        dispose(postgres)
+    again = _one_error_line(run("db", "copy", "--db", source, "--to", pg_target))
+    assert "already holds data (3 papers, 1 topics, 1 feedback, 1 artifacts)" in again
+
+
+def test_db_copy_to_an_unknown_database_or_a_refused_login_is_one_line_without_the_password(tmp_path,
+                                                                                           pg_target):
+    from tests.storage.conftest import with_database
+
+    source = _populated(tmp_path)
+    unknown = with_database(pg_target, "paperbot_no_such_db")
+    line = _one_error_line(run("db", "copy", "--db", source, "--to", unknown))
+    assert line == (f"Error: --to: can't open the database {unknown}"
+                    ' (database "paperbot_no_such_db" does not exist)')
+    stranger = pg_target.replace("//postgres@", "//paperbot_no_such_role:s3cret-pw@", 1)
+    if stranger == pg_target:
+        pytest.skip("PAPERBOT_TEST_POSTGRES names no user postgres to swap for an unknown one")
+    for args in (["--db", source, "--to", stranger], ["--db", stranger, "--to", str(tmp_path / "copy.db")]):
+        line = _one_error_line(run("db", "copy", *args))
+        setting = "--to" if args[-1] == stranger else "--db"
+        assert line.startswith(f"Error: {setting}: can't open the database postgresql://paperbot_no_such_role@")
+        assert 'role "paperbot_no_such_role" does not exist' in line and "s3cret-pw" not in line
+    assert not (tmp_path / "copy.db").exists()
+
+
+def _connections_to(url: str) -> int:
+    import psycopg
+
+    name = url.rsplit("/", 1)[-1]
+    with psycopg.connect(url, autocommit=True) as conn:
+        return conn.execute("select count(*) from pg_stat_activity where datname = %s"
+                            " and pid <> pg_backend_pid()", [name]).fetchone()[0]
+
+
+def test_ingest_and_search_work_on_a_postgresql_url_and_leave_no_connection_open(tmp_path, pg_target):
+    ingested = run("--db", pg_target, "ingest", _papers_file(tmp_path))
+    assert ingested.exit_code == 0, ingested.output
+    found = run("search", "feline cats", "--db", pg_target)  # --db after the subcommand too
+    assert found.exit_code == 0, found.output
+    assert all(f"study {i}" in found.output for i in range(3)), found.output
+    from storage import open_store
+    from tests.storage.conftest import dispose
+
+    store = open_store(pg_target)
+    try:
+        assert store.count_papers() == 3
+    finally:
+        dispose(store)
+    assert _connections_to(pg_target) == 0  # no command left a connection open
+
+
+def test_a_postgresql_server_that_does_not_answer_is_one_line(tmp_path):
+    result = CliRunner().invoke(cli, ["--db", "postgresql://u:secret@127.0.0.1:1/x", "search", "cats"],
+                                obj={})
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: --db: can't open the database"), result.output
+    assert "secret" not in result.output and "Traceback" not in result.output

@@ -1,0 +1,158 @@
+"""BibTeX of saved and liked papers: valid, parsed back by bibtexparser to the same text, keys unique."""
+
+from __future__ import annotations
+
+import bibtexparser
+import pytest
+from bibtexparser.library import Library
+from bibtexparser.middlewares import LatexDecodingMiddleware
+from bibtexparser.model import Entry, Field
+
+from bot.presentation.bibtex import SPECIALS, bibtex, doi_of, entry_type, latex
+from bot.presentation.tex import tex_to_text
+from storage import Paper
+
+ARXIV = Paper(id="arxiv:2401.01234", title="Learning Cats & Dogs", abstract="We learn.",
+              authors=["Ann Smith"], url="https://arxiv.org/abs/2401.01234v2", published="2024-01-15",
+              categories=["cs.LG", "stat.ML"], arxiv_id="2401.01234", arxiv_version=2)
+
+
+def parsed(text: str):
+    library = bibtexparser.parse_string(text, append_middleware=[LatexDecodingMiddleware()])
+    assert library.failed_blocks == [], [b.error for b in library.failed_blocks]
+    return library
+
+
+def test_every_special_character_is_escaped_and_reads_back_as_itself():
+    hostile = "Costs & 50% of $x_1$ #2 {a} ~b ^c \\d"
+    encoded = latex(hostile)
+    for char in "&%$#_":
+        assert f"\\{char}" in encoded
+    assert "\\textbackslash" in encoded and "\\textasciitilde" in encoded and "\\textasciicircum" in encoded
+    library = Library()
+    library.add(Entry("misc", "k", [Field("title", encoded)]))
+    title = parsed(bibtexparser.write_string(library)).entries[0].fields_dict["title"].value
+    # LaTeX's \textasciicircum reads back as the modifier letter; everything else as typed.
+    assert title.replace("ˆ", "^") == hostile
+    assert set(SPECIALS) == set("&%$#_{}~^\\")
+    plain = "Costs & 50% of #2 ~b ^c_d"  # no TeX in it: exported as it is, escaped
+    paper = Paper(id="p", title=plain, abstract="x", authors=["Zoë Ñandú", "Bob & Co"])
+    entry = parsed(bibtex([paper])).entries[0]
+    assert entry.fields_dict["title"].value.replace("ˆ", "^") == plain
+    assert entry.fields_dict["author"].value == "Zoë Ñandú and Bob & Co"
+
+
+def test_tex_in_titles_abstracts_and_names_is_exported_as_it_reads():
+    paper = Paper(id="p", title=r"$\Omega(\sqrt{T})$ regret for {\underline b}andits",
+                  abstract=r"We show $O(n^2)$ bounds.", authors=[r'Kurt G\"odel'], published="1931")
+    entry = parsed(bibtex([paper])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert fields["title"] == "Ω(√(T)) regret for bandits"
+    assert fields["abstract"] == "We show O(n²) bounds." and fields["author"] == "Kurt Gödel"
+    assert entry.key == "godel1931regret"
+
+
+def test_braces_in_a_title_never_unbalance_the_entry():
+    papers = [Paper(id="a", title="Only an opening { brace", abstract="x"),
+              Paper(id="b", title="Only a closing } brace", abstract="y")]
+    library = parsed(bibtex(papers))
+    assert [e.fields_dict["title"].value for e in library.entries] == [tex_to_text(p.title) for p in papers]
+
+
+def test_arxiv_papers_carry_eprint_archive_prefix_primary_class_year_and_url():
+    entry = parsed(bibtex([ARXIV])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert entry.entry_type == "misc"
+    assert fields["eprint"] == "2401.01234" and fields["archivePrefix"] == "arXiv"
+    assert fields["primaryClass"] == "cs.LG" and fields["year"] == "2024"
+    assert fields["url"] == "https://arxiv.org/abs/2401.01234v2"
+    assert fields["author"] == "Ann Smith" and fields["title"] == "Learning Cats & Dogs"
+
+
+@pytest.mark.parametrize(("paper", "doi"), [
+    (Paper(id="doi:10.1145/3366423.3380130", abstract="x"), "10.1145/3366423.3380130"),
+    (Paper(id="p", abstract="x", url="https://doi.org/10.1000/xyz_(1)"), "10.1000/xyz_(1)"),
+    (Paper(id="p", abstract="x", url="https://example.org/10.1000/not-a-doi-host"), None),
+])
+def test_dois_come_from_the_id_or_a_doi_url(paper, doi):
+    assert doi_of(paper) == doi
+
+
+def test_a_doi_and_its_url_are_kept_as_they_are():
+    paper = Paper(id="doi:10.1000/a_b%c", title="T", abstract="x", url="https://doi.org/10.1000/a_b%c")
+    fields = {k: f.value for k, f in parsed(bibtex([paper])).entries[0].fields_dict.items()}
+    assert fields["doi"] == "10.1000/a_b%c" and fields["url"] == "https://doi.org/10.1000/a_b%c"
+
+
+def test_keys_are_surname_year_word_and_unique():
+    same = [Paper(id=f"p{i}", title="The Cats of Rome", abstract="x", authors=["Ann Smith"],
+                  published="2024-03-01") for i in range(3)]
+    others = [Paper(id="q", title="Ёжик in fog", abstract="x", authors=["Müller, Jürgen"], published="1999"),
+              Paper(id="r", title="", abstract="Untitled work on graphs", authors=[]),
+              Paper(id="s", title="a", abstract="x", authors=["Ann Smith"], published="2024")]
+    keys = [e.key for e in parsed(bibtex(same + others)).entries]
+    assert keys[:3] == ["smith2024cats", "smith2024catsa", "smith2024catsb"]
+    assert keys[3] == "muller1999fog" and keys[4] == "anonnduntitled"
+    assert len(set(keys)) == len(keys)
+    assert all(k.isascii() and k.isalnum() for k in keys)
+
+
+def test_many_papers_with_one_key_stay_unique():
+    papers = [Paper(id=f"p{i}", title="Same", abstract="x", authors=["A B"], published="2020")
+              for i in range(60)]
+    keys = [e.key for e in parsed(bibtex(papers)).entries]
+    assert len(set(keys)) == 60
+
+
+def test_no_papers_is_an_empty_file():
+    assert parsed(bibtex([])).entries == []
+
+
+def test_a_url_with_braces_or_spaces_is_percent_encoded_and_the_entry_stays_whole():
+    paper = Paper(id="p", title="T", abstract="x", url="https://example.org/a b/{c}")
+    fields = {k: f.value for k, f in parsed(bibtex([paper])).entries[0].fields_dict.items()}
+    assert fields["url"] == "https://example.org/a%20b/%7Bc%7D"
+
+
+@pytest.mark.parametrize(("venue", "kind"), [
+    ("NeurIPS 2024", "inproceedings"),
+    ("ICML 2025 Papers", "inproceedings"),
+    ("Proceedings of the 41st International Conference on Machine Learning", "inproceedings"),
+    ("Conference on Robot Learning (CoRL)", "inproceedings"),
+    ("Proceedings of Machine Learning Research", "inproceedings"),
+    ("Journal of Machine Learning Research", "article"),
+    ("IEEE Transactions on Robotics", "article"),
+    ("IEEE Robotics and Automation Letters", "article"),
+    ("Proceedings of the National Academy of Sciences", "article"),
+    ("Nature Machine Intelligence", "article"),
+    ("Machine Learning", "article"),
+    ("arXiv", "misc"), ("arXiv preprint", "misc"), ("CoRR", "misc"), (None, "misc"), ("", "misc"),
+    ("Zenodo", "misc"),
+])
+def test_the_entry_type_follows_the_venue(venue, kind):
+    assert entry_type(venue) == kind
+
+
+def test_a_conference_paper_is_inproceedings_with_its_booktitle_and_keeps_its_arxiv_eprint():
+    paper = Paper(id="arxiv:2401.01234", title="Safe Cats", abstract="We learn.", authors=["Ann Smith"],
+                  venue="Conference on Robot Learning (CoRL) & friends", published="2024-11-06",
+                  arxiv_id="2401.01234", doi="10.5555/corl.2024.7", url="https://arxiv.org/abs/2401.01234")
+    entry = parsed(bibtex([paper])).entries[0]
+    fields = {k: f.value for k, f in entry.fields_dict.items()}
+    assert entry.entry_type == "inproceedings"
+    assert fields["booktitle"] == "Conference on Robot Learning (CoRL) & friends"
+    assert "howpublished" not in fields and "journal" not in fields
+    assert fields["eprint"] == "2401.01234" and fields["archivePrefix"] == "arXiv"
+    assert fields["doi"] == "10.5555/corl.2024.7"  # the DOI stored with the paper, not in its id or URL
+
+
+def test_a_journal_paper_is_an_article_with_its_journal_and_a_preprint_stays_misc():
+    journal = Paper(id="j", title="Cats", abstract="x", authors=["Ann Smith"], published="2023",
+                    venue="Journal of Feline Research")
+    library = parsed(bibtex([journal, ARXIV]))
+    article, preprint = library.entries
+    assert article.entry_type == "article"
+    assert article.fields_dict["journal"].value == "Journal of Feline Research"
+    assert "booktitle" not in article.fields_dict and "howpublished" not in article.fields_dict
+    assert preprint.entry_type == "misc" and "howpublished" not in preprint.fields_dict
+    assert preprint.fields_dict["eprint"].value == "2401.01234"
