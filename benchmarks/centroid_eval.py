@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import read_papers  # noqa: E402
-from benchmarks.quality import Reference  # noqa: E402
-from recommender.evaluate import load_candidates, load_users  # noqa: E402
+from benchmarks.common import read_papers
+from benchmarks.quality import Reference
+from recommender.evaluate import load_candidates, load_users
 
 
 def main(argv: list[str] | None = None) -> int:

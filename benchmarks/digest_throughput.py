@@ -282,7 +282,8 @@ def reference(papers: Path, persons_path: Path, api_url: str, k: int) -> None:
 
 def base_process(env: dict, cwd: Path) -> tuple[float, float]:
     """Wall seconds and peak RSS (MB) of a process that only imports what `paperbot digest` imports."""
-    code = "import bot.cli.main, bot.slack.delivery.digests, bot.state.engine, sklearn.feature_extraction.text, scipy.sparse"
+    code = ("import bot.cli.main, bot.slack.delivery.digests, bot.state.engine,"
+            " sklearn.feature_extraction.text, scipy.sparse")
     return timed([sys.executable, "-c", code], env, cwd)[:2]
 
 

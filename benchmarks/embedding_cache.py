@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import ROOT, SHARED_DATA, read_papers  # noqa: E402
+from benchmarks.common import ROOT, SHARED_DATA, read_papers
 
 CACHE = ROOT / ".cache" / "embeddings"
 

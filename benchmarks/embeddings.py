@@ -24,12 +24,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import quality  # noqa: E402
-from benchmarks.common import SHARED_DATA, machine, read_papers, wants_write, write_section  # noqa: E402
-from benchmarks.embedding_cache import cached_vectors, conf_papers  # noqa: E402
-from recommender import PaperIndex  # noqa: E402
-from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors, embedding_queries  # noqa: E402
-from recommender.evaluate import evaluate  # noqa: E402
+from benchmarks import quality
+from benchmarks.common import SHARED_DATA, machine, read_papers, wants_write, write_section
+from benchmarks.embedding_cache import cached_vectors, conf_papers
+from recommender import PaperIndex
+from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors, embedding_queries
+from recommender.evaluate import evaluate
 
 SPLITS = ("P10", "P1", "cold", "conf-half", "conf-one", "conf-cold")
 START, END = "<!-- embeddings:start -->", "<!-- embeddings:end -->"

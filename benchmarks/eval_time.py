@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks import quality  # noqa: E402
-from benchmarks.common import (  # noqa: E402
+from benchmarks import quality
+from benchmarks.common import (
     ROOT,
     SHARED_DATA,
     add_write_option,
@@ -35,8 +35,8 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from recommender import PaperIndex  # noqa: E402
-from recommender.evaluate import EvalUser  # noqa: E402
+from recommender import PaperIndex
+from recommender.evaluate import EvalUser
 
 SPLITS = ("P10", "P1", "cold", "feedback", "foreign", "conf-half", "conf-one", "conf-cold")
 START, END = "<!-- eval-time:start -->", "<!-- eval-time:end -->"

@@ -60,7 +60,7 @@ from sklearn.svm import LinearSVC
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import (  # noqa: E402
+from benchmarks.common import (
     ROOT,
     SHARED_DATA,
     add_write_option,
@@ -69,8 +69,8 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from recommender import DEFAULT_WEIGHTS, PaperIndex, Weights  # noqa: E402
-from recommender.evaluate import EvalUser, evaluate, intra_list_similarity, load_users, metrics  # noqa: E402
+from recommender import DEFAULT_WEIGHTS, PaperIndex, Weights
+from recommender.evaluate import EvalUser, evaluate, intra_list_similarity, load_users, metrics
 
 DATA = SHARED_DATA / "citeulike-a"
 CONF_FILES = ("neurips2018.jsonl", "icml2019.jsonl")

@@ -25,7 +25,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import (  # noqa: E402
+from benchmarks.common import (
     DOC,
     FILES,
     ROOT,
@@ -38,7 +38,7 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from recommender import PaperIndex, Profile, rank  # noqa: E402
+from recommender import PaperIndex, Profile, rank
 
 START, END = "<!-- latency:start -->", "<!-- latency:end -->"
 

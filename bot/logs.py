@@ -42,7 +42,7 @@ class NoSuggestions(logging.Filter):
 class EscapingFormatter(logging.Formatter):
     """A Formatter whose formatted message (not the traceback after it) has control characters escaped."""
 
-    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+    def formatMessage(self, record: logging.LogRecord) -> str:
         return escape_controls(super().formatMessage(record))
 
 

@@ -114,7 +114,7 @@ class AuthorIndex:
         return AuthorMatch([self._shown[key] for key in keys], newest_first, rest, dict(by_name), bare)
 
 
-def _given_names_fit(asked: list[str], known: tuple[str, ...]) -> bool:
+def _given_names_fit(asked: Sequence[str], known: tuple[str, ...]) -> bool:
     """Whether the given names of a query ("andrea", "a") fit those of a name, in order: each the same
     word, or an initial of it either way ("A. Bajcsy" written, "Andrea Bajcsy" asked)."""
     position = 0

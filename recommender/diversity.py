@@ -43,10 +43,11 @@ def diversify(index: PaperIndex, ranked: Sequence[T], k: int, diversity: float =
         return items[:k]
     pairs = [_id_and_score(item) for item in items]
     scores = [s for _, s in pairs]
-    if any(s is None for s in scores) or not np.all(np.isfinite(scores)):
+    known = [s for s in scores if s is not None]
+    if len(known) < len(scores) or not np.all(np.isfinite(known)):
         relevance = 1.0 - np.arange(len(items)) / len(items)
     else:
-        values = np.asarray(scores, dtype=np.float64)
+        values = np.asarray(known, dtype=np.float64)
         top = float(values.max())
         # Scores to [0, 1] over the candidates: best 1, worst 0 (also right for negative scores).
         spread = top - float(values.min())

@@ -1,7 +1,8 @@
 """Sentence embeddings blended into the ranking (the optional extra ``paperbot[embeddings]``): numpy only.
 
-Paper vectors are computed elsewhere, once per paper (the bot stores them; see ``bot/state/embedding_option.py``),
-and handed in as unit rows by paper id. A profile's embedding query is built like its TF-IDF query::
+Paper vectors are computed elsewhere, once per paper (the bot stores them; see
+``bot/state/embedding_option.py``), and handed in as unit rows by paper id. A profile's embedding query
+is built like its TF-IDF query::
 
     topics' · unit(topics' embedding) + unit(liked mean) − disliked · unit(disliked mean)
 

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.errors import BadArgument
 from recommender import (
     DEFAULT_WEIGHTS,
     Community,
@@ -32,6 +31,12 @@ from recommender import (
 )
 from recommender import intra_list_similarity as _ils
 from recommender.ranker import Blend, best_columns
+
+
+class BadEvalInput(ValueError):
+    """An evaluation input that can't be used (a file that can't be read, a bad line, a bad k); the message
+    names it, for the command line to show as it is."""
+
 
 #: With diversity, this many places at the head of each list are chosen by MMR.
 DIVERSE_HEAD = 50
@@ -94,13 +99,13 @@ def _read_lines(path) -> list[str]:
     try:
         return Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise BadArgument(f"cannot read {path}: {e}") from None
+        raise BadEvalInput(f"cannot read {path}: {e}") from None
 
 
 def load_users(path) -> list[EvalUser]:
     """Users (or held-out truth) from a JSON-lines file of ``{"user", "liked", "disliked"?, "topics"?}``.
 
-    Blank lines are skipped; any other bad line raises :class:`BadArgument` naming the file and line.
+    Blank lines are skipped; any other bad line raises :class:`BadEvalInput` naming the file and line.
     """
     users = []
     for number, line in enumerate(_read_lines(path), start=1):
@@ -109,7 +114,7 @@ def load_users(path) -> list[EvalUser]:
         try:
             users.append(_parse_user(line))
         except ValueError as e:
-            raise BadArgument(f"{path}, line {number}: {e}") from None
+            raise BadEvalInput(f"{path}, line {number}: {e}") from None
     return users
 
 
@@ -138,7 +143,7 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
     content part as it does in the bot.
     """
     if k <= 0:
-        raise BadArgument("k must be positive")
+        raise BadEvalInput("k must be positive")
     users = list(users)
     batch = max(1, int(batch))
     community = Community([u.liked for u in users]) if collaborative else None
@@ -196,8 +201,8 @@ def metrics(ranked: Mapping[str, Sequence[str]], truth: Iterable[EvalUser],
     discounts = 1.0 / np.log2(np.arange(2, max(ks) + 2))
     recall = {k: 0.0 for k in ks}
     ndcg = {k: 0.0 for k in ks}
-    for user, heldout in held.items():
-        hits = np.array([pid in heldout for pid in list(ranked.get(user, ()))[:max(ks)]], dtype=bool)
+    for name, heldout in held.items():
+        hits = np.array([pid in heldout for pid in list(ranked.get(name, ()))[:max(ks)]], dtype=np.bool_)
         for k in ks:
             top = hits[:k]
             recall[k] += top.sum() / len(heldout)

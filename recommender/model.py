@@ -121,7 +121,8 @@ def person_vectors(index: PaperIndex, people: Sequence[Feedback],
     """
     n_terms = index.matrix.shape[1]
     people = [_window(p) for p in people]
-    out, ok = [], np.zeros(len(people), dtype=bool)
+    out: list[sparse.csr_matrix] = []
+    ok = np.zeros(len(people), dtype=bool)
     with _blas().limit(limits=1, user_api="blas"):
         _solve_all(index, people, ridge, out, ok)
     if not out:

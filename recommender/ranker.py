@@ -651,7 +651,8 @@ class _ExplainContext:
             # Say why in the terms of the reason given: the topics' words for a topic match.
             span = slice(rows.indptr[i], rows.indptr[i + 1])
             columns = rows.indices[span]
-            data = rows.data[span] * (topic_dense if topics else query_dense)[columns]
+            weights = topic_dense if topics and topic_dense is not None else query_dense
+            data = rows.data[span] * weights[columns]
             shared = data != 0
             columns, data = columns[shared], data[shared]
             if topics:
@@ -680,6 +681,7 @@ class _ExplainContext:
     def _collaborative_score(self, paper_id: str) -> float:
         if self._collaborative is None:
             self.scores()
+        assert self._collaborative is not None  # scores() sets it whenever there is a community
         return float(self._collaborative[self.index.row_of[paper_id]])
 
 

@@ -46,6 +46,9 @@ class Tokenizer:
     """
 
     def __init__(self, stop_words=ENGLISH_STOP_WORDS):
+        self._start(stop_words)
+
+    def _start(self, stop_words) -> None:
         self.stop_words = frozenset(stop_words)
         self.pattern = re.compile(TOKEN_PATTERN)
         self.words: Counter | None = None
@@ -68,7 +71,7 @@ class Tokenizer:
         return {"stop_words": self.stop_words}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["stop_words"])
+        self._start(state["stop_words"])
 
 
 def make_vectorizer(n_docs: int) -> TfidfVectorizer:

@@ -3,8 +3,8 @@
 A vector is stored once per paper (``paper_vectors``, keyed by paper id) as float32 bytes, with the
 model that made it and the paper's change number (``seq``) when it was made: a paper changed since
 (merged with another, a newer version) or a vector of another model is "missing" again, and computed
-again by whoever holds the embedding job's lease (``bot/state/embedding_option.py``). A paper merged away gives
-its vector to the paper kept when that one has none (:func:`storage.merging.write`).
+again by whoever holds the embedding job's lease (``bot/state/embedding_option.py``). A paper merged
+away gives its vector to the paper kept when that one has none (:func:`storage.merging.write`).
 
 :class:`PaperVectorStore` is mixed into both stores like :class:`storage.preferences.Preferences`: its
 statements (qmark placeholders, no literal ``?`` or ``%``) run through the store's two primitives.

@@ -22,6 +22,7 @@ from bot.usecases import search as search_usecase
 from bot.usecases.digests.run import preview_digests
 from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.workspaces import list_workspaces, remove_workspace
+from recommender.evaluate import BadEvalInput
 from storage import StorageError, Store, StoreUnavailable, is_postgres_url, open_store
 
 
@@ -42,7 +43,7 @@ class _Group(click.Group):
             if target is None:
                 raise click.ClickException(_one_line(exc)) from None
             raise _unopenable(_db_setting(ctx), target, exc) from None
-        except (PaperbotError, StorageError) as exc:
+        except (PaperbotError, StorageError, BadEvalInput) as exc:
             raise click.ClickException(_one_line(exc)) from None
 
 

@@ -33,7 +33,7 @@ class _ProportionalJitter(Jitter):
     """Up to half the interval again, so retries of many threads spread out without long waits."""
 
     def recalculate(self, duration: float) -> float:
-        return duration * (1 + random.random() / 2)  # noqa: S311 - spreading retries, not security
+        return duration * (1 + random.random() / 2)
 
 
 class _NoRepostConnectionErrorRetryHandler(ConnectionErrorRetryHandler):

@@ -24,11 +24,11 @@ import numpy as np
 
 from bot.state.jobs import claim_job
 from bot.state.owner import owner_id
-from bot.usecases.digests.due import iso_utc
 from recommender import PaperIndex
 from recommender.embeddings import EmbeddingBlend, EmbeddingWeights, PaperVectors
 from storage import StorageError
 from storage.leases import JOB
+from storage.moments import iso_utc
 
 if TYPE_CHECKING:
     from storage import Store
@@ -45,8 +45,8 @@ DEFAULT_WEIGHTS = EmbeddingWeights()
 class Embeddings:
     """Paper vectors for one process, and the blend the ranker is given. Thread-safe.
 
-    ``encode`` turns texts into unit float32 rows (:class:`bot.state.embedding_model.Encoder` by default, loaded
-    on first use); ``model`` names it in the store, so vectors of another model are made again.
+    ``encode`` turns texts into unit float32 rows (:class:`bot.state.embedding_model.Encoder` by default,
+    loaded on first use); ``model`` names it in the store, so vectors of another model are made again.
     """
 
     def __init__(self, store: Store, encode: Callable[[list[str]], np.ndarray] | None = None,

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from bot.state.jobs import claim_job
 from bot.state.owner import owner_id
-from bot.usecases.digests.due import iso_utc
 from recommender import Community, PaperIndex
 from recommender.text_model import TextModel
 from storage import StorageError
 from storage.leases import JOB
+from storage.moments import iso_utc
 
 if TYPE_CHECKING:
     from storage import Store

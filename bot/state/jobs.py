@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.state.owner import owner_alive
-from bot.usecases.digests.due import iso_utc
 from storage.leases import JOB
+from storage.moments import iso_utc
 
 if TYPE_CHECKING:
     from storage import Store

@@ -98,7 +98,8 @@ def test_unsigned_bodies_of_any_shape_are_401_with_one_line_and_no_traceback(sla
     assert table_counts(db_path) == before
 
 
-@pytest.mark.parametrize("timestamp", ["abc", "", "1.5", "+" + str(int(time.time())), "1e9", "0x10"])
+@pytest.mark.parametrize("timestamp", ["abc", "", "1.5", "+" + str(int(time.time())), "1e9", "0x10"],
+                         ids=["abc", "empty", "1.5", "plus-now", "1e9", "0x10"])
 def test_a_malformed_timestamp_is_401(slack, timestamp, logs):
     user = new_user()
     body, key = slack.command_body(user, "follow cats")

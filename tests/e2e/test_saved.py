@@ -18,6 +18,10 @@ from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, titl
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
 from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
 
+# The file's last test reads the calls its earlier tests made on the module's stand-in: with parallel
+# workers, the whole file runs on one of them, in order.
+pytestmark = pytest.mark.xdist_group("e2e-saved")
+
 new_user = user_ids("USAV")
 
 #: Volcano papers, one from arXiv with LaTeX's special characters in its title, one with a DOI.

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from bot.errors import BadArgument
 from recommender import PaperIndex
 from recommender.evaluate import (
+    BadEvalInput,
     EvalUser,
     evaluate,
     intra_list_similarity,
@@ -159,16 +159,16 @@ def test_load_users_reads_every_shape(tmp_path):
 def test_a_bad_line_names_the_file_and_line(tmp_path, line, reason):
     path = tmp_path / "users.jsonl"
     path.write_text('{"user": "ok", "liked": []}\n\n' + line + "\n", encoding="utf-8")
-    with pytest.raises(BadArgument) as err:
+    with pytest.raises(BadEvalInput) as err:
         load_users(path)
     assert "users.jsonl" in str(err.value) and "line 3" in str(err.value)
     assert reason in str(err.value)
 
 
 def test_unreadable_files_are_bad_arguments(tmp_path):
-    with pytest.raises(BadArgument, match="missing.jsonl"):
+    with pytest.raises(BadEvalInput, match="missing.jsonl"):
         load_users(tmp_path / "missing.jsonl")
-    with pytest.raises(BadArgument, match="missing.txt"):
+    with pytest.raises(BadEvalInput, match="missing.txt"):
         load_candidates(tmp_path / "missing.txt")
 
 

@@ -4,7 +4,8 @@ Bolt serves the *Add to Slack* page (``/slack/install``) and the redirect back f
 (``/slack/oauth_redirect``): it issues a single-use ``state`` (a cookie in the installer's browser and a
 row in the state store), checks both when Slack sends the browser back, exchanges the ``code`` at
 ``oauth.v2.access`` and saves the installation. Both stores live in paperbot's database
-(:mod:`bot.slack.oauth.installations`). From then on Bolt picks each request's token by its team (or org).
+(:mod:`bot.slack.oauth.installations`). From then on Bolt picks each request's token by its team (or
+org).
 
 paperbot adds one thing on success: the first install of a workspace sends the installer a short DM
 saying how to start.

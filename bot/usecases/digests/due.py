@@ -15,11 +15,6 @@ from bot.errors import BadArgument
 _HHMM = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])")  # ASCII digits: \d also takes "٠٨:٣٠"
 
 
-def iso_utc(moment: datetime) -> str:
-    """How the database stores a moment (digests, leases, jobs): ISO 8601 in UTC, to the second."""
-    return moment.astimezone(UTC).isoformat(timespec="seconds")
-
-
 def parse_hhmm(text: str) -> str:
     """Validate a local time of day and return it as zero-padded ``HH:MM``."""
     match = _HHMM.fullmatch(text.strip())

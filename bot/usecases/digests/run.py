@@ -2,8 +2,8 @@
 
 Whoever sends digests (the bot's scheduler, at every minute and half minute, or ``paperbot digest``
 from cron) calls :func:`run_daily`, which ingests the configured feeds once per UTC day and then sends
-every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once (:mod:`bot.usecases.digests.send`), a
-few at a time; one person's failure never stops anyone else's digest.
+every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once
+(:mod:`bot.usecases.digests.send`), a few at a time; one person's failure never stops anyone else's digest.
 """
 
 from __future__ import annotations

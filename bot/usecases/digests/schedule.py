@@ -1,11 +1,11 @@
 """Who is due for a digest now, and when someone's next one comes.
 
 The schedule lives in the people table (``HH:MM`` in the person's timezone, and for a weekly digest its
-weekday). A digest is due once the person's time has come on their local day (:mod:`bot.usecases.digests.due`) and that
-day's digest has not ended yet, so one missed while nothing was running is due until that local day
-ends. A weekly digest is the daily one on its weekday only: it is keyed by the local date of that day,
-so it goes out once a week with the daily digest's catch-up and crash rules (it is due until its day
-ends; after that the week's is over).
+weekday). A digest is due once the person's time has come on their local day
+(:mod:`bot.usecases.digests.due`) and that day's digest has not ended yet, so one missed while nothing
+was running is due until that local day ends. A weekly digest is the daily one on its weekday only: it
+is keyed by the local date of that day, so it goes out once a week with the daily digest's catch-up and
+crash rules (it is due until its day ends; after that the week's is over).
 """
 
 from __future__ import annotations

@@ -38,12 +38,13 @@ from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.digests.choose import Chooser
-from bot.usecases.digests.due import iso_utc, zone
+from bot.usecases.digests.due import zone
 from bot.usecases.feeds import label, sections
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
 from storage import DigestRecord
 from storage.leases import DIGEST
+from storage.moments import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -245,7 +246,7 @@ def send_claimed_digest(ctx: Context, record: DigestRecord, new: bool, day: date
                          last_heard=last_heard, fresh=new)
 
 
-def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
+def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,  # noqa: C901 (issue 22: to split)
                   clock: Clock, explicit: bool, chooser: Chooser,
                   chosen: list[Recommendation] | None = None, last_heard: datetime | None = None,
                   fresh: bool = False) -> Outcome:

@@ -33,7 +33,7 @@ def test_listener_modules_register_themselves_and_never_import_the_app(module):
 
 
 def test_nothing_in_the_adapter_imports_the_app_but_the_server():
-    importers = {p.name for p in SLACK.glob("*.py") if "bot.slack.app" in imported(p)}
+    importers = {p.name for p in SLACK.rglob("*.py") if "bot.slack.app" in imported(p)}
     assert importers == {"server.py"}
 
 
@@ -41,5 +41,5 @@ def test_the_adapter_reaches_the_store_only_through_use_cases():
     # Only what runs the app touches the store itself: claiming a request's key once (the runtime),
     # closing the store at the end (the app, the server), and Bolt's installation and OAuth state
     # stores, which are Bolt's interfaces implemented over paperbot's storage (installations).
-    touching = {p.name for p in SLACK.glob("*.py") if re.search(r"\.store\b", p.read_text())}
+    touching = {p.name for p in SLACK.rglob("*.py") if re.search(r"\.store\b", p.read_text())}
     assert touching <= {"runtime.py", "app.py", "server.py", "installations.py"}

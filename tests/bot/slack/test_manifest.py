@@ -73,13 +73,13 @@ def test_unfurls_and_the_shortcut_are_in_every_manifest_and_registered():
                    for s in features["shortcuts"])
     assert "message" in manifest.EVENT_TYPES and "message.im" not in manifest.EVENT_TYPES
     assert "message_action" in gate.INTERACTIONS and "message_action" not in gate.IGNORED_INTERACTIONS
-    shortcuts = (ROOT / "bot" / "slack" / "shortcuts.py").read_text()
+    shortcuts = (SLACK_CODE / "listeners" / "shortcuts.py").read_text()
     assert "@app.shortcut(SAVE_SHORTCUT)" in shortcuts
 
 
 def test_every_web_api_method_the_code_calls_is_listed_with_its_scope():
     called = set()
-    for path in SLACK_CODE.glob("*.py"):
+    for path in SLACK_CODE.rglob("*.py"):
         for name in re.findall(r"client\.([a-z]+_[A-Za-z]+)\(", path.read_text()):
             called.add(name.replace("_", ".", 1))
     assert called, "no Web API calls found"

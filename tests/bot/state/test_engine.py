@@ -113,7 +113,8 @@ def test_colleagues_likes_are_rebuilt_only_when_someone_s_feedback_changed(tmp_p
 
 
 def _model_warnings(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "bot.state.engine" and r.levelno == logging.WARNING]
+    return [r.getMessage() for r in caplog.records
+            if r.name == "bot.state.engine" and r.levelno == logging.WARNING]
 
 
 def _overwrite_model(path, value) -> None:
