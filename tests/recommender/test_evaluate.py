@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 
 import pytest
 
@@ -183,21 +182,19 @@ def _read_jsonl(path):
         return [json.loads(line) for line in f if line.strip()]
 
 
-def test_citeulike_sample_beats_chance_quickly():
-    """~200 real users through the whole protocol: far better than chance, within seconds."""
+def test_citeulike_sample_beats_chance():
+    """~200 real users through the whole protocol: far better than chance (its time is measured by
+    benchmarks/eval_time.py, not asserted: a loaded machine must not fail it)."""
     papers = _read_jsonl(shared_data("citeulike-a/papers.jsonl"))
     train = load_users(shared_data("citeulike-a/users-train-P10.jsonl"))
     test = load_users(shared_data("citeulike-a/users-test-P10.jsonl"))
-    start = time.perf_counter()
     texts = [f"{p['title']}. {p['abstract']}" if p["title"] else p["abstract"] for p in papers]
     index = PaperIndex.build([p["id"] for p in papers], texts)
     sample = random.Random(0).sample(train, 200)
     ranked = dict(evaluate(index, sample, k=50))
-    elapsed = time.perf_counter() - start
     names = {u.user for u in sample}
     m = metrics(ranked, [t for t in test if t.user in names], ks=(50,))
     for user in sample:
         assert len(ranked[user.user]) == 50 and not set(user.liked) & set(ranked[user.user])
     # Chance is 50 / 16,980 = 0.003; the reference TF-IDF centroid gets ~0.15 on all users.
     assert m["recall@50"] > 0.12, m
-    assert elapsed < 20, elapsed
