@@ -14,12 +14,12 @@ from storage.models import (
 )
 from storage.opening import is_postgres_url, open_store
 from storage.store import Store
+from storage.tables import PERSONAL_TABLES
 
 # The backends load on first use: the SQLite one (and sqlite-utils, ~0.15 s to import) so that what
 # needs only the records (`paperbot eval`, the paper views) starts without it; the PostgreSQL one since
 # psycopg is an optional extra.
-_LAZY = {"SqliteStore": "storage.sqlite", "PERSONAL_TABLES": "storage.sqlite",
-         "PostgresStore": "storage.postgres"}
+_LAZY = {"SqliteStore": "storage.sqlite", "PostgresStore": "storage.postgres"}
 
 
 def __getattr__(name: str):

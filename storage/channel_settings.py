@@ -7,18 +7,16 @@ are channels, who set each up, and whether its weekly trending post is on; ``tre
 the lease of each week's post (:data:`storage.leases.TRENDING`, keyed by the week's Monday).
 
 :class:`ChannelSettings` is mixed into both stores like :class:`storage.preferences.Preferences`: its
-statements (qmark placeholders, no literal ``?`` or ``%``) run through the store's two primitives, and
+statements (qmark placeholders, no literal ``?`` or ``%``) run through the store's dialect, and
 every one filters or writes the store's workspace ``self._ws``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+from storage.dialect import Shared
+from storage.records import utcnow
 
 
 @dataclass(frozen=True)
@@ -57,28 +55,21 @@ LIKED_SINCE = (
 )
 
 
-class ChannelSettings:
+class ChannelSettings(Shared):
     """Channels' settings and trending counts of one workspace (see the module)."""
 
-    _ws: str
-
-    def _pref_rows(self, sql: str, args: list) -> list[tuple]:  # pragma: no cover - each store's own
-        raise NotImplementedError
-
-    def _pref_run(self, sql: str, args: list) -> int:  # pragma: no cover - each store's own
-        raise NotImplementedError
 
     def add_channel(self, channel_id: str, set_by: str | None = None) -> bool:
-        new = self._pref_run("insert into channels (ws, channel_id, set_by, trending, created_at)"
+        new = self._sql.run("insert into channels (ws, channel_id, set_by, trending, created_at)"
                              " values (?, ?, ?, 0, ?) on conflict do nothing",
-                             [self._ws, channel_id, set_by, _now()]) > 0
+                             [self._ws, channel_id, set_by, utcnow()]) > 0
         if not new and set_by is not None:
-            self._pref_run("update channels set set_by = ? where ws = ? and channel_id = ?",
+            self._sql.run("update channels set set_by = ? where ws = ? and channel_id = ?",
                            [set_by, self._ws, channel_id])
         return new
 
     def get_channel(self, channel_id: str) -> ChannelRecord | None:
-        rows = self._pref_rows("select channel_id, set_by, trending, trending_since, created_at from channels"
+        rows = self._sql.all("select channel_id, set_by, trending, trending_since, created_at from channels"
                                " where ws = ? and channel_id = ?", [self._ws, channel_id])
         if not rows:
             return None
@@ -86,12 +77,12 @@ class ChannelSettings:
         return ChannelRecord(channel, set_by, bool(trending), since, created)
 
     def set_trending(self, channel_id: str, on: bool, since: str | None = None) -> bool:
-        return self._pref_run("update channels set trending = ?, trending_since = ? where ws = ?"
+        return self._sql.run("update channels set trending = ?, trending_since = ? where ws = ?"
                               " and channel_id = ?",
-                              [int(on), (since or _now()) if on else None, self._ws, channel_id]) > 0
+                              [int(on), (since or utcnow()) if on else None, self._ws, channel_id]) > 0
 
     def trending_channels(self, week: str, on_since: str) -> list[str]:
-        rows = self._pref_rows(
+        rows = self._sql.all(
             "select c.channel_id from channels c where c.ws = ? and c.trending = 1 and c.trending_since <= ?"
             " and not exists (select 1 from trending_posts t where t.ws = c.ws"
             " and t.channel_id = c.channel_id and t.week = ? and t.status <> 'posting')"
@@ -99,15 +90,15 @@ class ChannelSettings:
         return [r[0] for r in rows]
 
     def get_trending_post(self, channel_id: str, week: str) -> TrendingRecord | None:
-        rows = self._pref_rows("select channel_id, week, status, owner, lease_until, attempts, error,"
+        rows = self._sql.all("select channel_id, week, status, owner, lease_until, attempts, error,"
                                " message_ts from trending_posts where ws = ? and channel_id = ? and week = ?",
                                [self._ws, channel_id, week])
         return TrendingRecord(*rows[0][:5], int(rows[0][5] or 0), *rows[0][6:]) if rows else None
 
     def record_trending_message(self, channel_id: str, week: str, owner: str, message_ts: str) -> bool:
-        return self._pref_run("update trending_posts set message_ts = ? where ws = ? and channel_id = ?"
+        return self._sql.run("update trending_posts set message_ts = ? where ws = ? and channel_id = ?"
                               " and week = ? and owner = ? and status = 'posting'",
                               [message_ts, self._ws, channel_id, week, owner]) > 0
 
     def liked_since(self, since: str, limit: int) -> list[tuple[str, int]]:
-        return [(r[0], int(r[1])) for r in self._pref_rows(LIKED_SINCE, [self._ws, since, limit])]
+        return [(r[0], int(r[1])) for r in self._sql.all(LIKED_SINCE, [self._ws, since, limit])]

@@ -7,7 +7,7 @@ again by whoever holds the embedding job's lease (``bot/state/embedding_option.p
 away gives its vector to the paper kept when that one has none (:func:`storage.merging.write`).
 
 :class:`PaperVectorStore` is mixed into both stores like :class:`storage.preferences.Preferences`: its
-statements (qmark placeholders, no literal ``?`` or ``%``) run through the store's two primitives.
+statements (qmark placeholders, no literal ``?`` or ``%``) run through the store's dialect.
 Nothing here knows what a vector means: bytes in, bytes out.
 """
 
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+
+from storage.dialect import Shared
 
 #: Papers with no vector of ``model`` made from their current text, oldest change first.
 MISSING = (
@@ -34,12 +36,12 @@ SAVE = (
 CHUNK = 500
 
 
-class PaperVectorStore:
+class PaperVectorStore(Shared):
     """The paper vectors' part of the store interface (mixed into both stores)."""
 
     def papers_without_vectors(self, model: str, limit: int = 256) -> list[tuple[str, int, str]]:
         out = []
-        for paper_id, seq, title, abstract in self._pref_rows(MISSING, [model, int(limit)]):
+        for paper_id, seq, title, abstract in self._sql.all(MISSING, [model, int(limit)]):
             title, abstract = title or "", abstract or ""
             out.append((paper_id, int(seq), f"{title}. {abstract}" if title else abstract))
         return out
@@ -49,7 +51,7 @@ class PaperVectorStore:
         saved = 0
         with self.transaction():
             for paper_id, seq, vector in rows:
-                saved += max(self._pref_run(SAVE, [paper_id, model, int(seq), bytes(vector), at,
+                saved += max(self._sql.run(SAVE, [paper_id, model, int(seq), bytes(vector), at,
                                                    paper_id, int(seq)]), 0)
         return saved
 
@@ -61,9 +63,9 @@ class PaperVectorStore:
             # Only placeholders are interpolated.
             sql = (f"select paper_id, vector from paper_vectors where model = ?"  # noqa: S608
                    f" and paper_id in ({', '.join('?' * len(chunk))})")
-            for paper_id, vector in self._pref_rows(sql, [model, *chunk]):
+            for paper_id, vector in self._sql.all(sql, [model, *chunk]):
                 found[paper_id] = bytes(vector)
         return found
 
     def count_paper_vectors(self, model: str) -> int:
-        return int(self._pref_rows("select count(*) from paper_vectors where model = ?", [model])[0][0])
+        return int(self._sql.all("select count(*) from paper_vectors where model = ?", [model])[0][0])

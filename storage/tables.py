@@ -47,6 +47,11 @@ WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_ke
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts")
 
+#: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
+#: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
+PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
+                   "followed_authors", "mutes", "feed_papers")
+
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
 ORDER_BY: dict[str, dict[str, str]] = {

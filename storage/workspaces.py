@@ -1,7 +1,8 @@
 """What both stores run to serve many workspaces from one database: moving the rows of a database from
-before workspaces into one (``adopt_workspace``), deleting a workspace, summing them up, and the shared
-installations and OAuth states. Statements use qmark placeholders (PostgreSQL's store turns them into
-its own); table and column names come from :mod:`storage.tables`, never from input.
+before workspaces into one (``adopt_workspace``, each backend's own over :func:`copy_into`), deleting a
+workspace, summing them up, the shared installations and OAuth states, and counting every table.
+Statements use qmark placeholders (run through the store's :class:`~storage.dialect.Dialect`); table
+and column names come from :mod:`storage.tables`, never from input.
 
 A workspace key ``ws`` is a plain string: the team id of a workspace install, or the enterprise id of an
 org-wide install; "" holds rows not assigned to a workspace yet.
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from storage.dialect import Shared
 from storage.models import WorkspaceSummary
 from storage.tables import COPIED_TABLES, WORKSPACE_TABLES
 
@@ -113,3 +115,62 @@ def summaries(installations: Iterable[tuple], people: Iterable[tuple], last_dige
                                       is_enterprise_install=bool(org), installed_at=installed_at,
                                       people=counts.get(ws, 0), last_digest_at=digests.get(ws)))
     return found
+
+
+class Workspaces(Shared):
+    """Whole workspaces, installations and OAuth states (see the module)."""
+
+    def delete_workspace(self, ws: str) -> dict[str, int]:
+        # Delete every row of workspace ``ws`` from every table holding workspace rows, its installations
+        # included, in one transaction; returns rows deleted per table. Like :meth:`forget_person`, the
+        # store's :meth:`scrub_log` then leaves nothing of it where it can reach.
+        deleted = {}
+        with self.transaction():
+            for table in DELETED_TABLES:
+                # Table names come from DELETED_TABLES, never from input.
+                deleted[table] = self._sql.run(f"delete from {table} where ws = ?", [ws])  # noqa: S608
+        self.scrub_log()
+        return deleted
+
+    def workspaces(self) -> list[WorkspaceSummary]:
+        with self.transaction():  # one consistent read of the three
+            return summaries(self._sql.all(INSTALLATION_ROWS), self._sql.all(PEOPLE_COUNTS),
+                             self._sql.all(LAST_DIGESTS))
+
+    def table_counts(self) -> dict[str, int]:
+        # Table names come from COPIED_TABLES, never from input.
+        sql = " union all ".join(f"select '{t}', count(*) from {t}" for t in COPIED_TABLES)  # noqa: S608
+        found = dict(self._sql.all(sql))
+        return {t: int(found[t]) for t in COPIED_TABLES}
+
+    # -- installations and OAuth states (shared) -------------------------------------------------
+
+    def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
+                          is_enterprise_install: bool, data: str, at: str) -> None:
+        self._sql.write(SAVE_INSTALLATION, [ws, user_id or "", enterprise_id, team_id,
+                                            int(bool(is_enterprise_install)), data, at])
+
+    def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
+        if user_id is None:
+            row = self._sql.one(FIND_LATEST_INSTALLATION, [ws])
+        else:
+            row = self._sql.one(FIND_INSTALLATION, [ws, user_id])
+        return row[0] if row else None
+
+    def delete_installations(self, ws: str, user_id: str | None = None) -> int:
+        if user_id is None:
+            return self._sql.run(DELETE_INSTALLATIONS, [ws])
+        return self._sql.run(DELETE_INSTALLATION, [ws, user_id])
+
+    def installation_keys(self) -> list[str]:
+        return [r[0] for r in self._sql.all(INSTALLATION_KEYS)]
+
+    def issue_oauth_state(self, state: str, expires_at: str) -> None:
+        self._sql.run(ISSUE_STATE, [state, expires_at])
+
+    def consume_oauth_state(self, state: str, now: str) -> bool:
+        # Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC), however
+        # many consume it at once (one statement takes it away). Expired states are dropped on the way.
+        rows = self._sql.returning(TAKE_STATE, [state])
+        self._sql.run(DROP_EXPIRED_STATES, [now])
+        return bool(rows) and rows[0][0] > now

@@ -18,6 +18,7 @@ pytest.importorskip("psycopg", reason="psycopg is not installed (the postgres ex
 import psycopg
 import psycopg.errors
 
+import storage.pg_connections
 import storage.postgres
 from storage import Paper, StoreBusy, StoreFull, StoreUnavailable, open_store
 from storage.leases import DIGEST
@@ -368,7 +369,7 @@ def _terminate_sessions(url: str) -> int:
 def test_connections_cut_while_idle_are_replaced_not_reported(pg_store, pg_url, monkeypatch):
     # The pool lends a connection that just came back without a check (a round trip per call); one
     # that sat idle is checked, so a server restart while it waited costs no call an error.
-    monkeypatch.setattr(storage.postgres, "CHECK_IDLE_SECONDS", 0.2)
+    monkeypatch.setattr(storage.pg_connections, "CHECK_IDLE_SECONDS", 0.2)
     pg_store.ensure_person("U1")
     with pg_store.hold_person("U1"):  # a kept hold connection, cut below too
         pass

@@ -1,0 +1,95 @@
+"""Daily digests' part of the store, on either backend. A digest row is a lease (:mod:`storage.leases`,
+kind :data:`~storage.leases.DIGEST`): every write after the claim names the owner, so a process that
+lost its claim changes nothing, and each is one statement, atomic alone (callers need no transaction).
+
+What differs between backends stays with them: recording a posted paper and counting a failed one
+(one statement on PostgreSQL, a transaction on SQLite).
+"""
+
+from __future__ import annotations
+
+import json
+
+from storage import leases
+from storage.jobs import Jobs
+from storage.models import DigestRecord
+from storage.records import digest_from_row
+
+
+class Digests(Jobs):
+    """Digests of one workspace's people (see the module), over the lease operations of :class:`Jobs`."""
+
+
+    def _digests(self, where: str, args: list) -> list[DigestRecord]:
+        # ``where`` is a constant condition of this module.
+        return [digest_from_row(r) for r in self._sql.rows(f"select * from digests where ws = ? and {where}",  # noqa: S608
+                                                           [self._ws, *args])]
+
+    def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
+        rows = self._sql.all("select user_id, local_date, status from digests where ws = ?"
+                             " and local_date >= ?", [self._ws, since_date])
+        return {(user, day): status for user, day, status in rows}
+
+    def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
+        found = self._digests("user_id = ? and local_date = ?", [user_id, local_date])
+        return found[0] if found else None
+
+    def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
+        return self._digests("local_date >= ? and status = 'sending' order by local_date, user_id",
+                             [since_date])
+
+    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
+        # Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error, when
+        # the row exists already (another process won the race: it owns the digest).
+        lease, key = leases.keyed(leases.DIGEST, (user_id, local_date), self._ws)
+        return self._sql.run(*leases.take_insert(lease, key, owner, lease_until, {"started_at": at})) > 0
+
+    def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
+        self._sql.run("update digests set owner = ?, lease_until = ? where ws = ? and user_id = ?"
+                      " and local_date = ? and status = 'sending'",
+                      [owner, lease_until, self._ws, user_id, local_date])
+
+    def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
+        return self.renew_lease(leases.DIGEST, (user_id, local_date), owner, lease_until)
+
+    def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
+        attempts = self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, count="attempts")
+        if attempts is not None:
+            return attempts
+        record = self.get_digest(user_id, local_date)  # not theirs: counted nowhere
+        return record.attempts if record else 0
+
+    def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
+        return self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, disown=True,
+                                  count="outages", error=error) is not None
+
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
+                      error: str | None = None) -> bool:
+        return self.finish_lease(leases.DIGEST, (user_id, local_date), owner, status, at, error)
+
+    def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
+        self._sql.run("delete from digests where ws = ? and user_id = ? and local_date = ? and owner = ?"
+                      " and status = 'sending'", [self._ws, user_id, local_date, owner])
+
+    # -- progress marks: one owner-checked update each, optionally renewing the lease ------------
+
+    def _digest_update(self, user_id: str, local_date: str, owner: str, assignments: str, args: list) -> bool:
+        # ``assignments`` is a constant string of this module or a backend's, never input.
+        return self._sql.write(f"update digests set {assignments} where ws = ? and user_id = ?"  # noqa: S608
+                               " and local_date = ? and owner = ? and status = 'sending'",
+                               [*args, self._ws, user_id, local_date, owner]) > 0
+
+    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
+                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
+        args = [json.dumps(papers), json.dumps(reasons, ensure_ascii=False)]
+        if lease_until is None:
+            return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?", args)
+        return self._digest_update(user_id, local_date, owner, "papers = ?, reasons = ?, lease_until = ?",
+                                   [*args, lease_until])
+
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
+                             lease_until: str | None = None) -> bool:
+        if lease_until is None:
+            return self._digest_update(user_id, local_date, owner, "header_ts = ?", [message_ts])
+        return self._digest_update(user_id, local_date, owner, "header_ts = ?, lease_until = ?",
+                                   [message_ts, lease_until])

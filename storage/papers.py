@@ -1,0 +1,91 @@
+"""The papers' part of the store, on either backend: reading papers by id, alias, arXiv id, URL or DOI,
+the change feed, and the searches the bot runs over titles and abstracts.
+
+Writing papers is each store's own (:meth:`upsert_papers`: how paper writers queue differs); the
+matching and merging they share is :mod:`storage.merging`. Papers are shared by every workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from storage import identity, merging
+from storage.dialect import Shared
+from storage.models import Paper
+from storage.records import paper_from_row
+
+#: When a paper counts as new: its publication date, else the day it was added.
+_DAY = "coalesce(published, substr(added_at, 1, 10))"
+
+
+class Papers(Shared):
+    """Reads of the shared papers (see the module)."""
+
+
+    def count_papers(self) -> int:
+        return int(self._sql.all("select count(*) from papers")[0][0])
+
+    def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        listed, args = self._sql.listed(ids)
+        # Two lookups by key, in one statement: an "or" across the alias join would scan every paper.
+        rows = self._sql.rows(f"select c.id asked, p.* from {listed} join papers p on p.id = c.id"  # noqa: S608
+                              f" union all select c.id asked, p.* from {listed}"
+                              " join paper_aliases a on a.alias = c.id join papers p on p.id = a.paper_id",
+                              [*args, *args])
+        found = {r["id"]: paper_from_row(r) for r in rows if r["id"] == r["asked"]}
+        for r in rows:
+            found.setdefault(r["asked"], paper_from_row(r))
+        return found
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        return self.get_papers([paper_id]).get(paper_id)
+
+    def _first_paper(self, where: str, args: list) -> Paper | None:
+        # ``where`` is a constant condition of this module.
+        rows = self._sql.rows(f"select * from papers where {where} limit 1", args)  # noqa: S608
+        return paper_from_row(rows[0]) if rows else None
+
+    def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
+        return self._first_paper("arxiv_id = ?", [arxiv_id]) or self.get_paper(f"arxiv:{arxiv_id}")
+
+    def find_paper_by_url(self, url: str) -> Paper | None:
+        found = self._first_paper("url = ?", [url])
+        if found is None and (alias := self._sql.one(merging.FIND_ALIAS_BY_URL, [url])):
+            return self.get_paper(alias[0])
+        return found
+
+    def find_paper_by_doi(self, doi: str) -> Paper | None:
+        return self._first_paper("doi = ? order by added_at, id", [identity.normal_doi(doi)])
+
+    def papers_merged_since(self, seq: int) -> list[str]:
+        return [r[0] for r in self._sql.all(merging.MERGED_SINCE, [seq])]
+
+    def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
+        for row in self._sql.rows("select * from papers where seq > ? order by seq", [seq]):
+            yield row["seq"], paper_from_row(row)
+
+    def paper_dates(self) -> dict[str, str | None]:
+        return dict(self._sql.all(f"select id, {_DAY} d from papers"))  # noqa: S608
+
+    def recent_paper_ids(self, since: str) -> set[str]:
+        return {r[0] for r in self._sql.all(f"select id from papers where {_DAY} >= ?", [since])}  # noqa: S608
+
+    def recent_paper_authors(self, since: str) -> dict[str, tuple[str | None, str]]:
+        return {pid: (authors, day) for pid, authors, day in self._sql.all(
+            f"select id, authors, {_DAY} d from papers where {_DAY} >= ?", [since])}  # noqa: S608
+
+    def papers_containing(self, fragments: Iterable[str]) -> dict[str, str]:
+        fragments = list(dict.fromkeys(f for f in fragments if f))
+        if not fragments:
+            return {}
+        # Backslash escapes LIKE's wildcards in the fragments.
+        like = " or ".join(["lower(coalesce(title, '') || ' ' || abstract) like ? escape '\\'"]
+                           * len(fragments))
+        args = ["%" + f.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                for f in fragments]
+        # Only the fixed condition above is repeated into the statement.
+        rows = self._sql.all(f"select id, coalesce(title, ''), abstract from papers where {like}", args)  # noqa: S608
+        return {pid: f"{title}. {abstract}" if title else abstract for pid, title, abstract in rows}

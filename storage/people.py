@@ -1,0 +1,225 @@
+"""People's part of the store, on either backend: a person and their settings, their topics, their
+feedback, what they were shown, and forgetting them.
+
+Every statement filters or writes the store's workspace ``self._ws``. A person's settings are the fields
+of :class:`~storage.models.Person`, read and written by name (:mod:`storage.records`), so a new setting
+needs its column and its field, and no code here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from storage import merging
+from storage.dialect import Shared
+from storage.models import Feedback, Person
+from storage.records import person_from_row, person_values, utcnow
+from storage.saved import rows_of_person
+from storage.tables import PERSONAL_TABLES
+
+
+class People(Shared):
+    """People, topics, feedback and what was shown, of one workspace (see the module)."""
+
+    # -- people ----------------------------------------------------------------------------------
+
+    def _people(self, where: str = "", args: Iterable[Any] = ()) -> Iterator[Person]:
+        # ``where`` is a constant condition of this module.
+        for row in self._sql.rows(f"select * from people where ws = ?{where} order by user_id",  # noqa: S608
+                                  [self._ws, *args]):
+            yield person_from_row(row)
+
+    def get_person(self, user_id: str) -> Person | None:
+        return next(self._people(" and user_id = ?", [user_id]), None)
+
+    def ensure_person(self, user_id: str) -> Person:
+        self._sql.run("insert into people (ws, user_id, digest_enabled, created_at) values (?, ?, 0, ?)"
+                      " on conflict (ws, user_id) do nothing", [self._ws, user_id, utcnow()])
+        person = self.get_person(user_id)
+        assert person is not None  # just made, and nothing deletes a person but forget_person
+        return person
+
+    def list_people(self) -> list[Person]:
+        return list(self._people())
+
+    def people_with_digests(self) -> list[Person]:
+        return list(self._people(" and digest_enabled = 1 and digest_time is not null"))
+
+    def _set_person(self, user_id: str, **settings: Any) -> int:
+        """Write settings (fields of :class:`Person`) of a person; how many rows changed (0: no such
+        person)."""
+        values = person_values(settings)
+        assignments = ", ".join(f"{name} = ?" for name in values)  # names checked by person_values
+        return self._sql.run(f"update people set {assignments} where ws = ? and user_id = ?",  # noqa: S608
+                             [*values.values(), self._ws, user_id])
+
+    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
+                            since: str | None = None) -> None:
+        self.ensure_person(user_id)
+        self._set_person(user_id, digest_time=digest_time, digest_enabled=enabled,
+                         digest_since=since or utcnow())
+
+    def set_timezone(self, user_id: str, tz: str | None) -> None:
+        self.ensure_person(user_id)
+        self._set_person(user_id, tz=tz)
+
+    def set_digest_weekday(self, user_id: str, weekday: int | None) -> None:
+        self._set_person(user_id, digest_weekday=weekday)
+
+    def timezone_checked_at(self, user_id: str) -> str | None:
+        row = self._sql.one("select tz_checked_at from people where ws = ? and user_id = ?",
+                            [self._ws, user_id])
+        return row[0] if row else None
+
+    def record_timezone(self, user_id: str, tz: str | None) -> bool:
+        return self._sql.run("update people set tz = ?, tz_checked_at = ? where ws = ? and user_id = ?",
+                             [tz, utcnow(), self._ws, user_id]) > 0
+
+    def dm_channel(self, user_id: str) -> str | None:
+        row = self._sql.one("select dm_channel from people where ws = ? and user_id = ?", [self._ws, user_id])
+        return row[0] if row else None
+
+    def remember_dm_channel(self, user_id: str, channel: str) -> None:
+        self._sql.write("update people set dm_channel = ? where ws = ? and user_id = ?",
+                        [channel, self._ws, user_id])
+
+    def forget_dm_channel(self, channel: str) -> None:
+        self._sql.run("update people set dm_channel = null where ws = ? and dm_channel = ?",
+                      [self._ws, channel])
+
+    # -- topics ----------------------------------------------------------------------------------
+
+    def get_topics(self, user_id: str) -> list[str]:
+        # The order is a constant of the dialect.
+        return [r[0] for r in self._sql.all("select topic from topics where ws = ? and user_id = ?"  # noqa: S608
+                                            f" order by added_at, {self._sql.insertion_order}",
+                                            [self._ws, user_id])]
+
+    def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
+        known = {t.casefold() for t in self.get_topics(user_id)}
+        added = []
+        now = utcnow()
+        for topic in topics:
+            if topic.casefold() in known:
+                continue
+            known.add(topic.casefold())
+            # The unique index on (ws, user_id, lower(topic)) (m008, m009) has the last word.
+            if self._sql.run("insert into topics (ws, user_id, topic, added_at) values (?, ?, ?, ?)"
+                             " on conflict do nothing", [self._ws, user_id, topic, now]):
+                added.append(topic)
+        return added
+
+    def remove_topic(self, user_id: str, topic: str) -> list[str]:
+        gone = [t for t in self.get_topics(user_id) if t.casefold() == topic.casefold()]
+        if gone:
+            listed, args = self._sql.listed(gone)
+            self._sql.run("delete from topics where ws = ? and user_id = ?"  # noqa: S608
+                          f" and topic in (select id from {listed})", [self._ws, user_id, *args])
+        return gone
+
+    def remove_all_topics(self, user_id: str) -> int:
+        return self._sql.run("delete from topics where ws = ? and user_id = ?", [self._ws, user_id])
+
+    # -- feedback --------------------------------------------------------------------------------
+
+    def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
+        # An id merged into another paper counts for that paper.
+        self._sql.run("insert into feedback (ws, user_id, paper_id, value, created_at)"  # noqa: S608
+                      f" values (?, ?, {merging.RESOLVED}, ?, ?)"
+                      " on conflict (ws, user_id, paper_id) do update set value = excluded.value,"
+                      " created_at = excluded.created_at",
+                      [self._ws, user_id, paper_id, paper_id, value, utcnow()])
+
+    def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
+        sql = f"delete from feedback where ws = ? and user_id = ? and paper_id = {merging.RESOLVED}"  # noqa: S608
+        args: list[Any] = [self._ws, user_id, paper_id, paper_id]
+        if value is not None:
+            sql, args = sql + " and value = ?", [*args, value]
+        return self._sql.run(sql, args) > 0
+
+    def likes_by_person(self) -> list[list[str]]:
+        likes: dict[str, list[str]] = {}
+        order = self._sql.insertion_order
+        for user_id, paper_id in self._sql.all("select user_id, paper_id from feedback where ws = ?"  # noqa: S608
+                                               f" and value > 0 order by user_id, {order}", [self._ws]):
+            likes.setdefault(user_id, []).append(paper_id)
+        return list(likes.values())
+
+    def feedback_version(self) -> int:
+        # A number that changes whenever anyone's feedback in this workspace changes (counted in the
+        # workspace's own counter by the writers).
+        row = self._sql.one("select value from feedback_counters where ws = ?", [self._ws])
+        return int(row[0]) if row else 0
+
+    def get_feedback(self, user_id: str) -> list[Feedback]:
+        # The order is a constant of the dialect.
+        sql = ("select paper_id, value, created_at from feedback where ws = ? and user_id = ?"  # noqa: S608
+               f" order by created_at, {self._sql.insertion_order}")
+        return [Feedback(*r) for r in self._sql.all(sql, [self._ws, user_id])]
+
+    # -- what was shown --------------------------------------------------------------------------
+
+    def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
+                   message_ts: str | None = None) -> None:
+        self._sql.run(
+            "insert into shown (ws, user_id, paper_id, shown_at, reason, channel, message_ts)"  # noqa: S608
+            f" values (?, ?, {merging.RESOLVED}, ?, ?, ?, ?)"
+            " on conflict (ws, user_id, paper_id) do update set shown_at = excluded.shown_at,"
+            " reason = excluded.reason, channel = excluded.channel, message_ts = excluded.message_ts",
+            [self._ws, user_id, paper_id, paper_id, utcnow(), reason, channel, message_ts])
+
+    def shown_paper_ids(self, user_id: str) -> set[str]:
+        return {r[0] for r in self._sql.all("select paper_id from shown where ws = ? and user_id = ?",
+                                            [self._ws, user_id])}
+
+    def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
+        row = self._sql.one("select user_id, paper_id from shown where ws = ? and channel = ?"
+                            " and message_ts = ? limit 1", [self._ws, channel, message_ts])
+        return (row[0], row[1]) if row else None
+
+    def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
+        ids = list(dict.fromkeys(paper_ids))
+        if not ids:
+            return set()
+        listed, args = self._sql.listed(ids)
+        return {r[0] for r in self._sql.all(f"select c.id from {listed}"  # noqa: S608
+                                            " left join paper_aliases a on a.alias = c.id"
+                                            " join shown s on s.paper_id = coalesce(a.paper_id, c.id)"
+                                            " where s.ws = ? and s.user_id = ?", [*args, self._ws, user_id])}
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        row = self._sql.one("select reason from shown where ws = ? and user_id = ? and paper_id = ?",
+                            [self._ws, user_id, paper_id])
+        return row[0] if row else None
+
+    # -- everything about a person ---------------------------------------------------------------
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        found = {}
+        for table in PERSONAL_TABLES:
+            sql, names = rows_of_person(self._sql.name, table)
+            found[table] = [dict(zip(names, row, strict=True))
+                            for row in self._sql.all(sql, [self._ws, user_id])]
+        return found
+
+    def rows_about(self, user_id: str) -> dict[str, int]:
+        # Table names come from PERSONAL_TABLES, never from input.
+        return {t: int(self._sql.all(f"select count(*) from {t} where ws = ? and user_id = ?",  # noqa: S608
+                                     [self._ws, user_id])[0][0])
+                for t in PERSONAL_TABLES}
+
+    def forget_person(self, user_id: str) -> dict[str, int]:
+        # Delete every row about a person from every table; returns rows deleted per table. Holds the person's
+        # lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as shown, a like)
+        # finishes first, or waits and then finds them gone, never adding a row after. Then the store's
+        # :meth:`scrub_log` leaves nothing of them where it can reach.
+        deleted = {}
+        with self.transaction():
+            self.lock_person(user_id)
+            for table in PERSONAL_TABLES:
+                # Table names come from PERSONAL_TABLES, never from input.
+                deleted[table] = self._sql.run(f"delete from {table} where ws = ? and user_id = ?",  # noqa: S608
+                                               [self._ws, user_id])
+        self.scrub_log()
+        return deleted

@@ -1,0 +1,169 @@
+"""PostgreSQL connections for :class:`storage.postgres.PostgresStore`: the pool's check before lending
+a connection, the connections person holds are taken on, and psycopg's errors as storage's own."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+from collections.abc import Iterator
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+import psycopg.errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
+
+#: How long a statement waits for a row lock another transaction holds before giving up (StoreBusy);
+#: as long as the SQLite store waits for its write lock.
+BUSY_SECONDS = 90
+#: How long opening a connection (or waiting for a free one in the pool) may take.
+CONNECT_SECONDS = 10
+POOL_SIZE = 10
+#: A pooled connection given back less than this long ago is lent again without asking the server
+#: whether it still answers (a round trip per call otherwise); one idle longer is checked first.
+CHECK_IDLE_SECONDS = 1.0
+
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password (in the authority or as a ``password=`` parameter)."""
+    if "://" not in url:  # a key=value connection string
+        return re.sub(r"password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)", "password=***", url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "the PostgreSQL database"
+    netloc = parts.netloc
+    if "@" in netloc:
+        auth, host = netloc.rsplit("@", 1)
+        netloc = f"{auth.split(':', 1)[0]}@{host}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k != "password"])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def reason(exc: BaseException) -> str:
+    """Why a connection failed, in a few words (libpq's message is several lines and names hosts)."""
+    text = str(exc)
+    lowered = text.lower()
+    for needle, reason in (("password authentication failed", "wrong password"),
+                           ("no password supplied", "a password is required"),
+                           ("does not exist", None),
+                           ("connection refused", "connection refused"),
+                           ("timeout expired", "no answer from the server"),
+                           ("could not translate host name", "unknown host")):
+        if needle in lowered:
+            if reason is None:  # 'database "x" does not exist', 'role "y" does not exist'
+                line = next(ln for ln in text.splitlines() if needle in ln.lower())
+                return line.split("FATAL:", 1)[-1].strip()
+            return reason
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    return lines[0][-200:] if lines else type(exc).__name__
+
+
+def translate(exc: BaseException, where: str) -> BaseException:
+    """The storage error for a psycopg (or pool) error ``exc``; other errors come back unchanged."""
+    if isinstance(exc, PoolTimeout):
+        return StoreUnavailable(f"can't reach the database {where}: no connection within {CONNECT_SECONDS} s"
+                                " (the server is down, or every connection is in use)")
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return StoreFull(f"{where}: the disk is full, so nothing more could be saved")
+    if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
+                  | psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
+        return StoreBusy(f"{where} is busy: another transaction has held the rows it needs too long")
+    if isinstance(exc, psycopg.errors.InsufficientPrivilege | psycopg.errors.ReadOnlySqlTransaction):
+        return StoreUnavailable(f"can't write to the database {where} ({reason(exc)})")
+    if isinstance(exc, psycopg.OperationalError):
+        return StoreUnavailable(f"can't open the database {where} ({reason(exc)})")
+    if isinstance(exc, psycopg.DataError):  # a value PostgreSQL can't hold (a NUL in text, say)
+        return StorageError(f"{where} can't store that value ({reason(exc)})")
+    return exc
+
+
+@contextlib.contextmanager
+def lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
+    """A connection from ``pool``, noting when it goes back (for :func:`check_if_idle`). Not the pool's
+    ``reset`` callback: with one, the pool hands every return to a worker thread."""
+    with pool.connection() as conn:
+        try:
+            yield conn
+        finally:
+            conn._paperbot_returned = time.monotonic()
+
+
+def check_if_idle(conn: psycopg.Connection) -> None:
+    """The pool's check before lending ``conn``: ask the server only when the connection sat idle for
+    :data:`CHECK_IDLE_SECONDS` or more, since a server restart or an idle timeout breaks connections
+    that wait, while a busy pool's connections came back from a statement that just succeeded (a
+    broken one is never given back: the pool discards it). Raises for a connection that doesn't answer,
+    so the pool replaces it."""
+    returned = getattr(conn, "_paperbot_returned", None)
+    if returned is None or time.monotonic() - returned >= CHECK_IDLE_SECONDS:
+        ConnectionPool.check_connection(conn)
+
+
+class HoldConnections:
+    """The connections :meth:`PostgresStore.hold_person` takes its session locks on: opened when none is
+    idle (never waited for, so a hold never times out behind other deliveries), and kept for the next
+    hold once every lock on them is released, since opening one costs a server process start for each
+    delivery. Closing a connection releases its locks; a kept one found broken when used is replaced once."""
+
+    def __init__(self, url: str, keep: int):
+        self.url, self.keep = url, keep
+        self._idle: list[psycopg.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def take(self) -> psycopg.Connection:
+        """An idle kept connection (unchecked: see :meth:`run`), else a new one."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = self.connect()
+        return conn
+
+    def connect(self) -> psycopg.Connection:
+        """A new connection for holds."""
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
+
+    def run(self, conn: psycopg.Connection, sql: str, args: list) -> psycopg.Connection:
+        """Run ``sql`` on a taken ``conn``; if that connection turns out broken (the server restarted
+        since it was kept), once more on a new one, which is returned. Safe only for statements whose
+        effect dies with a broken connection (session locks): a kept connection is not checked first,
+        which would cost a round trip per hold."""
+        try:
+            conn.execute(sql, args)
+            return conn
+        except psycopg.OperationalError:
+            if not conn.broken:
+                raise
+            conn.close()
+        conn = self.connect()
+        try:
+            conn.execute(sql, args)
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def give_back(self, conn: psycopg.Connection) -> None:
+        """Release every lock ``conn`` holds, then keep it, or close it (which releases them too)."""
+        try:
+            if not conn.closed:
+                conn.execute("select pg_advisory_unlock_all()")
+        except psycopg.Error:
+            conn.close()
+        with self._lock:
+            if not conn.closed and not self._closed and len(self._idle) < self.keep:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()

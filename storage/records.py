@@ -1,0 +1,96 @@
+"""How rows become records and records rows, on either backend: one place per record, driven by the
+record's own fields where it can be (a new field of :class:`~storage.models.Person` is read with no
+code here)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from datetime import UTC, datetime
+from typing import Any
+
+from storage import identity
+from storage.models import DigestRecord, JobRecord, Paper, Person
+
+#: A person's columns beyond their key: every field of :class:`Person` but ``user_id``.
+PERSON_SETTINGS = tuple(f.name for f in fields(Person) if f.name != "user_id")
+_FLAGS = frozenset(f.name for f in fields(Person) if f.type in ("bool", bool))
+
+
+def utcnow() -> str:
+    """Now, as the ISO UTC text every timestamp column holds."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def person_from_row(row: dict) -> Person:
+    """The :class:`Person` of a ``people`` row (as a dict by column name)."""
+    values = {name: row.get(name) for name in PERSON_SETTINGS}
+    return Person(row["user_id"], **{n: bool(v) if n in _FLAGS else v for n, v in values.items()})
+
+
+def person_values(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` (Person field -> value) as ``people`` column values; ValueError for a name that is
+    no setting (the names are interpolated into SQL)."""
+    unknown = set(settings) - set(PERSON_SETTINGS)
+    if unknown:
+        raise ValueError(f"a person has no setting {', '.join(sorted(unknown))}")
+    return {n: int(v) if n in _FLAGS and v is not None else v for n, v in settings.items()}
+
+
+def digest_from_row(row: dict) -> DigestRecord:
+    """The :class:`DigestRecord` of a ``digests`` row."""
+    return DigestRecord(
+        user_id=row["user_id"],
+        local_date=row["local_date"],
+        status=row["status"],
+        owner=row["owner"],
+        lease_until=row["lease_until"],
+        papers=json.loads(row["papers"]) if row["papers"] is not None else None,
+        reasons=json.loads(row["reasons"] or "{}"),
+        header_ts=row["header_ts"],
+        failures=json.loads(row["failures"] or "{}"),
+        attempts=row["attempts"] or 0,
+        outages=row.get("outages") or 0,
+        error=row["error"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+def job_from_row(row: dict) -> JobRecord:
+    """The :class:`JobRecord` of a ``jobs`` row."""
+    return JobRecord(**{f.name: row[f.name] for f in fields(JobRecord)})
+
+
+def paper_row(paper: Paper) -> dict:
+    """The ``papers`` columns a :class:`Paper` writes (the store adds the bookkeeping ones)."""
+    return {
+        "id": paper.id,
+        "arxiv_id": paper.arxiv_id,
+        "arxiv_version": paper.arxiv_version,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "authors": json.dumps(paper.authors, ensure_ascii=False),
+        "url": paper.url,
+        "venue": paper.venue,
+        "published": paper.published,
+        "categories": json.dumps(paper.categories, ensure_ascii=False),
+        "doi": identity.normal_doi(paper.doi),
+    }
+
+
+def paper_from_row(row: dict) -> Paper:
+    """The :class:`Paper` of a ``papers`` row."""
+    return Paper(
+        id=row["id"],
+        abstract=row["abstract"],
+        title=row["title"] or "",
+        authors=json.loads(row["authors"] or "[]"),
+        url=row["url"],
+        venue=row["venue"],
+        published=row["published"],
+        categories=json.loads(row["categories"] or "[]"),
+        arxiv_id=row["arxiv_id"],
+        arxiv_version=row["arxiv_version"],
+        doi=row.get("doi"),
+    )
