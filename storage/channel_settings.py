@@ -93,7 +93,11 @@ class ChannelSettings(Shared):
         rows = self._sql.all("select channel_id, week, status, owner, lease_until, attempts, error,"
                                " message_ts from trending_posts where ws = ? and channel_id = ? and week = ?",
                                [self._ws, channel_id, week])
-        return TrendingRecord(*rows[0][:5], int(rows[0][5] or 0), *rows[0][6:]) if rows else None
+        if not rows:
+            return None
+        channel, week, status, owner, lease_until, attempts, error, message_ts = rows[0]
+        return TrendingRecord(channel, week, status, owner, lease_until, int(attempts or 0), error,
+                              message_ts)
 
     def record_trending_message(self, channel_id: str, week: str, owner: str, message_ts: str) -> bool:
         return self._sql.run("update trending_posts set message_ts = ? where ws = ? and channel_id = ?"

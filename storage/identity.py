@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latex2text import LatexNodes2Text  # type: ignore[import-untyped]
 
 #: Prefixes a DOI is written with, tried in order (lower case).
 _DOI_PREFIXES = ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/",

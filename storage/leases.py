@@ -121,7 +121,8 @@ def take_insert(kind: LeaseKind, key: Sequence[str], owner: str, until: str,
 def take_update(kind: LeaseKind, key: Sequence[str], owner: str, until: str, now: str, dead: Iterable[str],
                 early: bool, fresh: Mapping[str, object] | None) -> Statement:
     """Take the work over from a lapsed or dead owner (or start a restartable kind's next run)."""
-    sets, args = ["owner = ?", "lease_until = ?"], [owner, until]
+    sets: list[str] = ["owner = ?", "lease_until = ?"]
+    args: list[object] = [owner, until]
     if kind.restartable:  # a run taken over starts afresh, as a new one would
         columns = {"status": kind.held, **_columns(kind, fresh)}
         sets += [f"{c} = ?" for c in columns]

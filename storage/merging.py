@@ -138,7 +138,7 @@ class Matcher:
         def take(paper_id: str | None, check: bool = True) -> None:
             nonlocal arxiv
             other = self.rows.get(paper_id) if paper_id else None
-            if other is None or paper_id in found:
+            if other is None or paper_id is None or paper_id in found:
                 return
             if check and arxiv and other["arxiv_id"] and other["arxiv_id"] != arxiv:
                 return
@@ -236,6 +236,8 @@ def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str 
           owned: Sequence[str] = PAPER_OWNED_TABLES) -> None:
     """Write a placement into a stored paper: the merged row (when ``changed``), the papers merged
     away with what people did with them, and the aliases (``urls``: the URL each alias id had)."""
+    if placed.kept is None:
+        raise ValueError("only a placement into a stored paper is written here")
     kept_id, merged = placed.kept["id"], placed.merged
     if changed:
         sql.run(UPDATE_PAPER, [merged[c] for c in UPDATED_COLUMNS] + [kept_id])

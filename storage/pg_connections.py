@@ -82,6 +82,10 @@ def translate(exc: BaseException, where: str) -> BaseException:
     return exc
 
 
+#: The attribute a lent connection keeps the moment it came back in.
+_RETURNED = "_paperbot_returned"
+
+
 @contextlib.contextmanager
 def lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
     """A connection from ``pool``, noting when it goes back (for :func:`check_if_idle`). Not the pool's
@@ -90,7 +94,7 @@ def lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
         try:
             yield conn
         finally:
-            conn._paperbot_returned = time.monotonic()
+            setattr(conn, _RETURNED, time.monotonic())
 
 
 def check_if_idle(conn: psycopg.Connection) -> None:
@@ -99,7 +103,7 @@ def check_if_idle(conn: psycopg.Connection) -> None:
     that wait, while a busy pool's connections came back from a statement that just succeeded (a
     broken one is never given back: the pool discards it). Raises for a connection that doesn't answer,
     so the pool replaces it."""
-    returned = getattr(conn, "_paperbot_returned", None)
+    returned = getattr(conn, _RETURNED, None)
     if returned is None or time.monotonic() - returned >= CHECK_IDLE_SECONDS:
         ConnectionPool.check_connection(conn)
 

@@ -165,6 +165,11 @@ class PostgresStore(Papers, People, Preferences, Digests, ChannelSettings, Paper
         self._pool.close()
         self._holds.close()
 
+    def _rows(self, sql: str, args: Iterable | None = None) -> list[dict]:
+        """The rows of a query in psycopg's own placeholder style, as dicts: for SQL of a caller's own
+        (the end-to-end tests' checks), as the SQLite store's ``db.query``."""
+        return self._sql.rows(sql, list(args or []))
+
     # -- papers ----------------------------------------------------------------------------------
 
     def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
@@ -175,7 +180,8 @@ class PostgresStore(Papers, People, Preferences, Digests, ChannelSettings, Paper
             # holding number 9 could commit after another's 10 was read, and "changed since 10" would
             # never show it. Queuing also makes matching then writing safe: two sources bringing the
             # two versions of one paper at once make one paper.
-            start = conn.execute("select value from counters where name = 'papers' for update").fetchone()[0]
+            row = conn.execute("select value from counters where name = 'papers' for update").fetchone()
+            start = int(row[0]) if row else 0
             counts, seq = merging.upsert(self._sql, rows, utcnow(), start)
             if seq != start:
                 conn.execute("update counters set value = %s where name = 'papers'", [seq])
@@ -273,7 +279,7 @@ class PostgresStore(Papers, People, Preferences, Digests, ChannelSettings, Paper
                 # Table and column names come from storage.tables, never from input.
                 sql = (f"with moved as (delete from {table} where ws = '' returning {carried}),"  # noqa: S608
                        f" kept as ({insert} returning 1) select count(*) from moved")
-                moved += int(conn.execute(sql, [ws]).fetchone()[0])
+                moved += sum(int(r[0]) for r in conn.execute(sql, [ws]).fetchall())
             conn.execute("delete from feedback_counters where ws = ''")
         return moved
 

@@ -24,8 +24,8 @@ def utcnow() -> str:
 
 def person_from_row(row: dict) -> Person:
     """The :class:`Person` of a ``people`` row (as a dict by column name)."""
-    values = {name: row.get(name) for name in PERSON_SETTINGS}
-    return Person(row["user_id"], **{n: bool(v) if n in _FLAGS else v for n, v in values.items()})
+    values: dict[str, Any] = {n: bool(row.get(n)) if n in _FLAGS else row.get(n) for n in PERSON_SETTINGS}
+    return Person(row["user_id"], **values)
 
 
 def person_values(settings: dict[str, Any]) -> dict[str, Any]:
