@@ -64,6 +64,11 @@ class People(Shared):
         self.ensure_person(user_id)
         self._set_person(user_id, tz=tz)
 
+    def set_person_settings(self, user_id: str, **settings: object) -> None:
+        person_values(settings)  # an unknown name fails before the person is made
+        self.ensure_person(user_id)
+        self._set_person(user_id, **settings)
+
     def set_digest_weekday(self, user_id: str, weekday: int | None) -> None:
         self._set_person(user_id, digest_weekday=weekday)
 

@@ -5,15 +5,15 @@ code here)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
 from storage import identity
 from storage.models import DigestRecord, JobRecord, Paper, Person
+from storage.tables import PERSON_SETTINGS
 
-#: A person's columns beyond their key: every field of :class:`Person` but ``user_id``.
-PERSON_SETTINGS = tuple(f.name for f in fields(Person) if f.name != "user_id")
 _FLAGS = frozenset(f.name for f in fields(Person) if f.type in ("bool", bool))
 
 
@@ -28,7 +28,7 @@ def person_from_row(row: dict) -> Person:
     return Person(row["user_id"], **values)
 
 
-def person_values(settings: dict[str, Any]) -> dict[str, Any]:
+def person_values(settings: Mapping[str, Any]) -> dict[str, Any]:
     """``settings`` (Person field -> value) as ``people`` column values; ValueError for a name that is
     no setting (the names are interpolated into SQL)."""
     unknown = set(settings) - set(PERSON_SETTINGS)

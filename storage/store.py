@@ -147,6 +147,12 @@ class Store(Protocol):
         """Remember a person's IANA timezone name."""
         ...
 
+    def set_person_settings(self, user_id: str, **settings: object) -> None:
+        """Set settings of a person (created if new) by their :class:`Person` field names, e.g.
+        ``digest_weekday=2``: a new per-person setting is its column and its field, written and read
+        with no code of its own. ValueError for a name that is not a setting of :class:`Person`."""
+        ...
+
     def get_topics(self, user_id: str) -> list[str]:
         """A person's topics, oldest first."""
         ...

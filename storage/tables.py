@@ -4,6 +4,14 @@ each backend's schema)."""
 
 from __future__ import annotations
 
+from dataclasses import fields
+
+from storage.models import Person
+
+#: A person's settings: every field of :class:`Person` but its key, each a column of ``people`` of the
+#: same name (so a new setting is its field and its column, see :mod:`storage.people`).
+PERSON_SETTINGS = tuple(f.name for f in fields(Person) if f.name != "user_id")
+
 #: Table -> its columns, in the order they are copied (papers before the rows that name them).
 #: Left out on purpose: the migrations' own records (each database migrates itself) and PostgreSQL's
 #: ``pos`` columns (generated again, in the order the rows are copied).
@@ -14,8 +22,7 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "paper_aliases": ("alias", "paper_id", "url", "seq"),
     # Each paper's sentence embedding (paperbot[embeddings]), and the paper change it was made from.
     "paper_vectors": ("paper_id", "model", "seq", "vector", "computed_at"),
-    "people": ("ws", "user_id", "tz", "digest_time", "digest_enabled", "created_at", "tz_checked_at",
-               "digest_since", "dm_channel", "digest_weekday"),
+    "people": ("ws", "user_id", *PERSON_SETTINGS, "created_at", "tz_checked_at", "dm_channel"),
     "topics": ("ws", "user_id", "topic", "added_at"),
     "feedback": ("ws", "user_id", "paper_id", "value", "created_at"),
     "shown": ("ws", "user_id", "paper_id", "shown_at", "reason", "channel", "message_ts"),

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from storage.dialect import Shared
 from storage.models import WorkspaceSummary
-from storage.tables import COPIED_TABLES, WORKSPACE_TABLES
+from storage.tables import COPIED_TABLES, PERSON_SETTINGS, WORKSPACE_TABLES
 
 #: Every table ``delete_workspace`` empties of a workspace's rows.
 DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
@@ -24,24 +24,19 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "saved", "installations",
                 "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts")
 
+#: A person's settings written with their schedule (``digest_since`` is set with every schedule): taken
+#: from the old row together, and only when the workspace's own never set one.
+_WITH_SCHEDULE = ("digest_time", "digest_enabled", "digest_weekday")
+_UNLESS_SCHEDULED = "case when people.digest_since is null then excluded.{0} else people.{0} end"
+_UNLESS_SET = "coalesce(people.{0}, excluded.{0})"
 #: Where a moved row meets the workspace's own with the same key, the workspace's is kept; a person's
-#: row also takes from the old one what it never had: a timezone, a DM channel, a schedule never set
-#: (``digest_since`` is set with every schedule), and the earlier creation time.
-_PERSON_MERGE = (
-    "on conflict (ws, user_id) do update set"
-    " tz = coalesce(people.tz, excluded.tz),"
-    " tz_checked_at = coalesce(people.tz_checked_at, excluded.tz_checked_at),"
-    " dm_channel = coalesce(people.dm_channel, excluded.dm_channel),"
-    " digest_time = case when people.digest_since is null then excluded.digest_time"
-    " else people.digest_time end,"
-    " digest_enabled = case when people.digest_since is null then excluded.digest_enabled"
-    " else people.digest_enabled end,"
-    " digest_weekday = case when people.digest_since is null then excluded.digest_weekday"
-    " else people.digest_weekday end,"
-    " digest_since = coalesce(people.digest_since, excluded.digest_since),"
-    " created_at = case when people.created_at is null or excluded.created_at < people.created_at"
-    " then excluded.created_at else people.created_at end"
-)
+#: row also takes from the old one what it never had: any other setting (a timezone, say), a DM channel,
+#: a schedule never set, and the earlier creation time.
+_PERSON_MERGE = "on conflict (ws, user_id) do update set " + ", ".join(
+    [f"{c} = " + (_UNLESS_SCHEDULED if c in _WITH_SCHEDULE else _UNLESS_SET).format(c)
+     for c in (*PERSON_SETTINGS, "tz_checked_at", "dm_channel")]
+    + ["created_at = case when people.created_at is null or excluded.created_at < people.created_at"
+       " then excluded.created_at else people.created_at end"])
 
 
 def moved_columns(table: str) -> tuple[str, ...]:

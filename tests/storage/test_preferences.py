@@ -4,6 +4,8 @@ workspace."""
 
 from __future__ import annotations
 
+import pytest
+
 from storage import Paper
 
 AT = "2026-03-02T08:00:00+00:00"
@@ -121,3 +123,26 @@ def test_topics_leave_a_feed_one_by_one_and_its_papers_stay_picked_for_it(any_st
     assert any_store.for_workspace("T2").remove_feed_topics("U1", "Robots", ["grasping"]) == []
     assert store.remove_feed_topics("U1", "Robots", ["grasping"]) == ["grasping"]
     assert store.get_feeds("U1") == {} and store.paper_feeds("U1") == {"p1": "Robots"}
+
+
+def test_a_person_s_settings_are_written_and_read_by_their_field_names(any_store):
+    # A new per-person setting is its column and its Person field: the store writes and reads it by name,
+    # and copies and moves it with the person, with no code of its own.
+    from dataclasses import fields
+
+    from storage.models import Person
+    from storage.tables import COPIED_TABLES, PERSON_SETTINGS
+
+    assert set(PERSON_SETTINGS) == {f.name for f in fields(Person)} - {"user_id"}
+    assert set(PERSON_SETTINGS) <= set(COPIED_TABLES["people"])
+    any_store.set_person_settings("U1", tz="Asia/Tokyo", digest_time="07:30", digest_enabled=True,
+                                  digest_weekday=4)
+    person = any_store.get_person("U1")
+    assert (person.tz, person.digest_time, person.digest_enabled, person.digest_weekday) == (
+        "Asia/Tokyo", "07:30", True, 4)
+    any_store.set_person_settings("U1", digest_enabled=False, digest_weekday=None)
+    person = any_store.get_person("U1")
+    assert (person.tz, person.digest_enabled, person.digest_weekday) == ("Asia/Tokyo", False, None)
+    with pytest.raises(ValueError, match="no setting dm_channel"):
+        any_store.set_person_settings("U2", dm_channel="D1")  # a column, but no setting of a Person
+    assert any_store.get_person("U2") is None  # refused before the person was made
