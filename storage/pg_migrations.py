@@ -1,7 +1,8 @@
-"""The PostgreSQL schema, as a history of named steps. Append; never edit a released step.
+"""The PostgreSQL schema: the released history m001…m018 as named steps, then the steps shared with
+SQLite (:mod:`storage.schema_steps`), where every new step goes. Never edit a released step.
 
-The steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and columns, so
-that a row moves between the backends unchanged. Differences, each on purpose:
+The released steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and
+columns, so that a row moves between the backends unchanged. Differences, each on purpose:
 
 - timestamps stay ISO UTC text, as the Store's interface and SQLite hold them: compared as text they
   order as the instants do, and a copied row is byte for byte the same;
@@ -10,18 +11,22 @@ that a row moves between the backends unchanged. Differences, each on purpose:
 - ``topics`` and ``feedback`` get a ``pos`` identity column to keep SQLite's insertion order (its rowid);
 - ``counters`` holds a ``papers`` row from the start: the change feed's counter (see PostgresStore).
 
-A step is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles as text).
-Several processes starting together migrate once: :func:`apply` holds an advisory lock around it.
+A released step is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles
+as text); a shared step becomes such a function. Each applied step is recorded by name in
+``schema_migrations``, so a database applies each step once. Several processes starting together
+migrate once: :func:`apply` holds an advisory lock around it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import psycopg
 
+from storage import schema_steps
 from storage.merging import Connection, merge_stored_duplicates
+from storage.schema_steps import Step
 
 #: Key of the advisory lock held while migrating (any constant bigint unique to paperbot).
 MIGRATION_LOCK = 7_401_286_113
@@ -35,6 +40,8 @@ PERSON_HOLD_SPACE = 74_013
 #: adopting at once (each at its start) take turns instead of waiting on each other's rows.
 ADOPT_LOCK = 7_401_286_114
 
+#: A step as :func:`apply` runs it: its recorded name, and SQL or a function of the connection.
+Migration = tuple[str, str | Callable[[psycopg.Connection], None]]
 
 
 def _paper_identity(conn: psycopg.Connection) -> None:
@@ -52,14 +59,16 @@ def _paper_identity(conn: psycopg.Connection) -> None:
         create index idx_shown_paper_id on shown (paper_id);
     """)
     # Queued with the paper writers (an older process may still be writing), as upsert_papers is.
-    seq = conn.execute("select greatest(value, (select coalesce(max(seq), 0) from papers)) from counters"
-                       " where name = 'papers' for update").fetchone()[0]
+    counter = conn.execute("select greatest(value, (select coalesce(max(seq), 0) from papers)) from counters"
+                           " where name = 'papers' for update").fetchone()
+    assert counter is not None, "m001 writes the 'papers' counter"
     last = merge_stored_duplicates(Connection(conn.execute, format_marks=True),
-                                   datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
+                                   datetime.now(UTC).isoformat(timespec="seconds"), int(counter[0]))
     conn.execute("update counters set value = %s where name = 'papers'", [last])
 
 
-MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
+#: The released PostgreSQL steps, in order.
+HISTORY: list[Migration] = [
     ("m001_core", """
         create table papers (
             id text primary key,
@@ -276,6 +285,31 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
         );
     """),
 ]
+
+
+def _on_postgres(step: Step) -> Callable[[psycopg.Connection], None]:
+    """A shared step as a function of the connection (:func:`apply` runs it in one transaction)."""
+    def run(conn: psycopg.Connection) -> None:
+        for sql in schema_steps.statements(step, "postgres"):
+            conn.execute(sql)  # no parameters: psycopg sends it as it is, '%' included
+
+    return run
+
+
+def migration_list(steps: Sequence[Step] | None = None) -> list[Migration]:
+    """The released history, then ``steps`` (by default the shared :data:`storage.schema_steps.STEPS`).
+    Raises ValueError when a step's name is already taken."""
+    shared = schema_steps.STEPS if steps is None else steps
+    listed: list[Migration] = [*HISTORY, *((step.name, _on_postgres(step)) for step in shared)]
+    names = [name for name, _ in listed]
+    taken = sorted({name for name in names if names.count(name) > 1})
+    if taken:
+        raise ValueError(f"schema step names used twice: {', '.join(taken)}")
+    return listed
+
+
+#: What :func:`apply` applies (PostgresStore, on opening a database).
+MIGRATIONS: list[Migration] = migration_list()
 
 
 def apply(conn: psycopg.Connection) -> list[str]:
