@@ -312,10 +312,10 @@ def migration_list(steps: Sequence[Step] | None = None) -> list[Migration]:
 MIGRATIONS: list[Migration] = migration_list()
 
 
-def apply(conn: psycopg.Connection) -> list[str]:
-    """Apply the steps not yet recorded in ``schema_migrations``, each in its own transaction, under an
-    advisory lock so that processes starting together wait for the first and then find nothing to do.
-    ``conn`` must be in autocommit mode. Returns the names applied now."""
+def apply(conn: psycopg.Connection, migrations: Sequence[Migration] | None = None) -> list[str]:
+    """Apply the steps (by default :data:`MIGRATIONS`) not yet recorded in ``schema_migrations``, each in
+    its own transaction, under an advisory lock so that processes starting together wait for the first
+    and then find nothing to do. ``conn`` must be in autocommit mode. Returns the names applied now."""
     applied_now = []
     conn.execute("select pg_advisory_lock(%s)", [MIGRATION_LOCK])
     try:
@@ -323,7 +323,7 @@ def apply(conn: psycopg.Connection) -> list[str]:
                      " applied_at text not null"
                      " default to_char(now() at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS+00:00'))")
         done = {row[0] for row in conn.execute("select name from schema_migrations")}
-        for name, sql in MIGRATIONS:
+        for name, sql in MIGRATIONS if migrations is None else migrations:
             if name in done:
                 continue
             with conn.transaction():
