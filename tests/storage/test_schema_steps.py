@@ -2,19 +2,22 @@
 
 On each backend: the released history still makes today's schema and records today's names; a step
 declared once (a throw-away one here) upgrades a database today's paperbot made, exactly once, changing
-exactly what it declares; a name already taken is refused.
+exactly what it declares; a name already taken is refused. At the end: the status Literals of
+storage/models.py name what the leases store.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+from typing import get_args
 
 import pytest
 from sqlite_utils import Database
 
-from storage import open_store, pg_migrations
+from storage import leases, open_store, pg_migrations
 from storage.migrations import HISTORY, migration_set
+from storage.models import DigestStatus, JobStatus, LeaseKindName, TrendingStatus
 from storage.schema_steps import STEPS, AddColumn, Column, CreateIndex, CreateTable, Sql, Step, statements
 from tests.storage.conftest import dispose
 
@@ -226,3 +229,10 @@ def test_each_dialect_spells_the_neutral_types_its_own_way():
         'CREATE TABLE "t" ("a" INTEGER NOT NULL, "b" BLOB, PRIMARY KEY ("a"))']
     assert statements(step, "postgres") == [
         'CREATE TABLE "t" ("a" bigint NOT NULL, "b" bytea, PRIMARY KEY ("a"))']
+
+
+def test_the_status_literals_name_what_the_leases_store():
+    assert set(leases.KINDS) == set(get_args(LeaseKindName))
+    statuses = {leases.DIGEST: DigestStatus, leases.JOB: JobStatus, leases.TRENDING: TrendingStatus}
+    for name, kind in leases.KINDS.items():
+        assert kind.held in get_args(statuses[name]), name
