@@ -1,5 +1,5 @@
-"""SQLite's schema: the released history m001…m018 as sqlite-utils migrations, then the steps shared
-with PostgreSQL (:mod:`storage.schema_steps`), where every new step goes. Never edit a released step.
+"""SQLite's schema: its own first steps m001…m010 as sqlite-utils migrations, then the steps shared with
+PostgreSQL (:mod:`storage.schema_steps`, m011 on), where every new step goes. Never edit a released step.
 
 sqlite-utils records each applied step by name in ``_sqlite_migrations`` (migration set "paperbot"), so
 a database applies each step once, whichever paperbot made it.
@@ -18,7 +18,7 @@ from storage.schema_steps import Step
 #: The name sqlite-utils records the steps under; every paperbot database has it.
 MIGRATION_SET = "paperbot"
 
-#: The released SQLite steps, in order, each recorded under its function's name.
+#: The released SQLite-only steps, in order, each recorded under its function's name.
 HISTORY: list[Callable[[Database], None]] = []
 
 
@@ -269,72 +269,6 @@ def m010_paper_identity(db: Database) -> None:
     merge_stored_duplicates(Connection(db.execute), datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
 
 
-@_released
-def m011_saved(db: Database) -> None:
-    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
-    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
-    # "newest first" holds for two saves within a second.
-    db.execute('create table saved ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "paper_id" TEXT NOT NULL,'
-               ' "saved_at" TEXT NOT NULL, "like_from_save" INTEGER NOT NULL DEFAULT 0,'
-               " primary key (ws, user_id, paper_id))")
-    db.execute("create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at)")
-
-
-@_released
-def m012_feeds_authors_mutes(db: Database) -> None:
-    # Issue 12: named feeds beside the main one (the main feed stays in ``topics``, so a person without
-    # feeds ranks as before), followed authors (``key``: the name as matched, so "Andrea Bajcsy" and
-    # "andrea  bajcsy" are one), muted words (stored folded), and which feed each paper was picked for
-    # (feedback on it trains that feed). One feed name, topic or word per person ignoring case: the
-    # database decides (unique indexes, ON CONFLICT DO NOTHING).
-    db.execute('create table feed_topics ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "feed" TEXT NOT NULL,'
-               ' "topic" TEXT NOT NULL, "added_at" TEXT, primary key (ws, user_id, feed, topic))')
-    db.execute("create unique index idx_feed_topics_lower"
-               " on feed_topics (ws, user_id, lower(feed), lower(topic))")
-    db.execute('create table followed_authors ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
-               ' "key" TEXT NOT NULL, "name" TEXT NOT NULL, "added_at" TEXT, primary key (ws, user_id, key))')
-    db.execute('create table mutes ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "word" TEXT NOT NULL,'
-               ' "added_at" TEXT, primary key (ws, user_id, word))')
-    db.execute('create table feed_papers ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
-               ' "paper_id" TEXT NOT NULL, "feed" TEXT NOT NULL, "picked_at" TEXT,'
-               ' primary key (ws, user_id, paper_id))')
-    db.execute("create index idx_feed_papers_paper_id on feed_papers (paper_id)")  # a merge moves them
-
-
-@_released
-def m013_weekly_digests(db: Database) -> None:
-    # A weekly digest instead of the daily one: the weekday it goes out on (0 = Monday), NULL for daily.
-    # It is keyed by the local date of that day, so the daily digest's once-a-day rules hold for it.
-    db.table("people").add_column("digest_weekday", int)
-
-
-@_released
-def m015_channels(db: Database) -> None:
-    # Issue 13: a channel's own settings. Its profile and digests are a "subject" in the person-level
-    # tables whose id is the channel id (people, topics, feedback, shown, digests); this table says
-    # which subjects are channels, who set them up, and whether the weekly trending post is on.
-    # ``trending_posts`` is the lease of one channel's trending post for one week (the Monday's date):
-    # its key is what makes the post go out once a week, whichever process gets there.
-    db.execute('create table channels ("ws" TEXT NOT NULL, "channel_id" TEXT NOT NULL, "set_by" TEXT,'
-               ' "trending" INTEGER NOT NULL DEFAULT 0, "trending_since" TEXT, "created_at" TEXT,'
-               " primary key (ws, channel_id))")
-    db.execute('create table trending_posts ("ws" TEXT NOT NULL, "channel_id" TEXT NOT NULL,'
-               ' "week" TEXT NOT NULL, "status" TEXT NOT NULL, "owner" TEXT, "lease_until" TEXT,'
-               ' "started_at" TEXT, "finished_at" TEXT, "error" TEXT, "attempts" INTEGER NOT NULL DEFAULT 0,'
-               ' "message_ts" TEXT, primary key (ws, channel_id, week))')
-    # Trending counts a week of likes in one workspace.
-    db.execute("create index idx_feedback_ws_created_at on feedback (ws, created_at)")
-
-
-@_released
-def m018_paper_vectors(db: Database) -> None:
-    # Issue 14: each paper's sentence embedding (the optional extra), computed once. ``seq`` is the
-    # paper's change number when it was computed: a paper changed since (a merge) is computed again.
-    # One row per paper; a row of another model is replaced when that model's vector is computed.
-    db.execute('create table paper_vectors ("paper_id" TEXT NOT NULL PRIMARY KEY, "model" TEXT NOT NULL,'
-               ' "seq" INTEGER NOT NULL, "vector" BLOB NOT NULL, "computed_at" TEXT)')
-
-
 def _on_sqlite(step: Step) -> Callable[[Database], None]:
     """A shared step as a sqlite-utils migration (run by it in one transaction with its record)."""
     def apply(db: Database) -> None:
@@ -346,7 +280,7 @@ def _on_sqlite(step: Step) -> Callable[[Database], None]:
 
 
 def migration_set(steps: Sequence[Step] | None = None) -> Migrations:
-    """The migration set "paperbot": the released history, then ``steps`` (by default the shared
+    """The migration set "paperbot": the SQLite-only steps, then ``steps`` (by default the shared
     :data:`storage.schema_steps.STEPS`). Raises ValueError when a step's name is already taken."""
     combined = Migrations(MIGRATION_SET)
     for released in HISTORY:

@@ -1,7 +1,7 @@
-"""The PostgreSQL schema: the released history m001…m018 as named steps, then the steps shared with
-SQLite (:mod:`storage.schema_steps`), where every new step goes. Never edit a released step.
+"""The PostgreSQL schema: its own first steps m001…m010, then the steps shared with SQLite
+(:mod:`storage.schema_steps`, m011 on), where every new step goes. Never edit a released step.
 
-The released steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and
+The first steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and
 columns, so that a row moves between the backends unchanged. Differences, each on purpose:
 
 - timestamps stay ISO UTC text, as the Store's interface and SQLite hold them: compared as text they
@@ -11,7 +11,7 @@ columns, so that a row moves between the backends unchanged. Differences, each o
 - ``topics`` and ``feedback`` get a ``pos`` identity column to keep SQLite's insertion order (its rowid);
 - ``counters`` holds a ``papers`` row from the start: the change feed's counter (see PostgresStore).
 
-A released step is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles
+A step of its own is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles
 as text); a shared step becomes such a function. Each applied step is recorded by name in
 ``schema_migrations``, so a database applies each step once. Several processes starting together
 migrate once: :func:`apply` holds an advisory lock around it.
@@ -67,7 +67,7 @@ def _paper_identity(conn: psycopg.Connection) -> None:
     conn.execute("update counters set value = %s where name = 'papers'", [last])
 
 
-#: The released PostgreSQL steps, in order.
+#: The released PostgreSQL-only steps, in order.
 HISTORY: list[Migration] = [
     ("m001_core", """
         create table papers (
@@ -226,64 +226,6 @@ HISTORY: list[Migration] = [
     # One paper across sources (DOI, title and a surname), every id it had kept as an alias, stored
     # duplicates merged with what people did with them.
     ("m010_paper_identity", _paper_identity),
-    # A person's reading list, as on SQLite (m011_saved there).
-    ("m011_saved", """
-        create table saved (
-            ws text not null, user_id text not null, paper_id text not null, saved_at text not null,
-            like_from_save integer not null default 0,
-            primary key (ws, user_id, paper_id)
-        );
-        create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at);
-    """),
-    # Issue 12: as SQLite's m012 (named feeds, followed authors, muted words, the feed a paper was picked
-    # for), each keyed by workspace and person.
-    ("m012_feeds_authors_mutes", """
-        create table feed_topics (
-            ws text not null, user_id text not null, feed text not null, topic text not null, added_at text,
-            primary key (ws, user_id, feed, topic)
-        );
-        create unique index idx_feed_topics_lower on feed_topics (ws, user_id, lower(feed), lower(topic));
-        create table followed_authors (
-            ws text not null, user_id text not null, key text not null, name text not null, added_at text,
-            primary key (ws, user_id, key)
-        );
-        create table mutes (
-            ws text not null, user_id text not null, word text not null, added_at text,
-            primary key (ws, user_id, word)
-        );
-        create table feed_papers (
-            ws text not null, user_id text not null, paper_id text not null, feed text not null,
-            picked_at text,
-            primary key (ws, user_id, paper_id)
-        );
-        create index idx_feed_papers_paper_id on feed_papers (paper_id);
-    """),
-    # A weekly digest's weekday (0 = Monday), NULL for daily (as SQLite's m013).
-    ("m013_weekly_digests", """
-        alter table people add column digest_weekday integer;
-    """),
-    # A channel's own settings and the lease of its weekly trending post (as SQLite's m015).
-    ("m015_channels", """
-        create table channels (
-            ws text not null, channel_id text not null, set_by text, trending integer not null default 0,
-            trending_since text, created_at text,
-            primary key (ws, channel_id)
-        );
-        create table trending_posts (
-            ws text not null, channel_id text not null, week text not null, status text not null,
-            owner text, lease_until text, started_at text, finished_at text, error text,
-            attempts integer not null default 0, message_ts text,
-            primary key (ws, channel_id, week)
-        );
-        create index idx_feedback_ws_created_at on feedback (ws, created_at);
-    """),
-    # Issue 14: each paper's sentence embedding (see storage/migrations.py, same step).
-    ("m018_paper_vectors", """
-        create table paper_vectors (
-            paper_id text primary key, model text not null, seq bigint not null, vector bytea not null,
-            computed_at text
-        );
-    """),
 ]
 
 
@@ -297,7 +239,7 @@ def _on_postgres(step: Step) -> Callable[[psycopg.Connection], None]:
 
 
 def migration_list(steps: Sequence[Step] | None = None) -> list[Migration]:
-    """The released history, then ``steps`` (by default the shared :data:`storage.schema_steps.STEPS`).
+    """The PostgreSQL-only steps, then ``steps`` (by default the shared :data:`storage.schema_steps.STEPS`).
     Raises ValueError when a step's name is already taken."""
     shared = schema_steps.STEPS if steps is None else steps
     listed: list[Migration] = [*HISTORY, *((step.name, _on_postgres(step)) for step in shared)]

@@ -1,9 +1,9 @@
-"""Schema steps written once for both backends: every step after m018 is declared here, and only here.
+"""Schema steps written once for both backends: every step from m011 on is declared here, and only here.
 
 SQLite's migrator (``storage/migrations.py``) and PostgreSQL's (``storage/pg_migrations.py``) each apply
-their released history first (m001…m018, never edited, recorded under the same names as always), then
-:data:`STEPS` in order, each step recorded under its ``name`` in the backend's own record
-(``_sqlite_migrations``, ``schema_migrations``), so a database runs each step once.
+their own first steps (m001…m010, which differ by backend), then :data:`STEPS` in order, each step
+recorded under its ``name`` in the backend's own record (``_sqlite_migrations``, ``schema_migrations``),
+as each always was, so a database runs each step once whichever paperbot made it.
 
 A step is a few backend-neutral changes, turned into each dialect's SQL by :func:`statements`:
 
@@ -12,11 +12,9 @@ A step is a few backend-neutral changes, turned into each dialect's SQL by :func
 - :class:`Sql`, one statement valid on both (a data fix, a trigger…), with a per-backend text for
   the rare place where the dialects differ.
 
-Recipe (a new per-person setting)::
+Recipe (a new per-person setting), appended to :data:`STEPS`::
 
-    STEPS = [
-        Step("m019_digest_format", (AddColumn("people", Column("digest_format", "text")),)),
-    ]
+    Step("m019_digest_format", (AddColumn("people", Column("digest_format")),)),
 
 Append; never edit or reorder a released step: a database remembers steps by name only.
 """
@@ -40,7 +38,9 @@ TYPE_NAMES: dict[Dialect, dict[ColumnType, str]] = {
     "postgres": {"text": "text", "integer": "integer", "bigint": "bigint", "blob": "bytea"},
 }
 
-# Names are interpolated into SQL: only plain lower-case identifiers are accepted.
+# Names are interpolated into SQL: only plain lower-case identifiers are accepted. They are written bare
+# (column definitions aside) as in the released steps, whose SQLite text this reproduces byte for byte;
+# a name a backend reserves fails on the first run of the tests there.
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
 
 
@@ -66,13 +66,15 @@ class Column:
         if isinstance(self.default, bool):  # a bool is an int to Python, a different value to SQL
             raise ValueError(f"column {self.name}: give a default of 0 or 1, not {self.default}")
 
-    def sql(self, dialect: Dialect) -> str:
-        """The column's definition in ``dialect``."""
+    def sql(self, dialect: Dialect, primary_key: bool = False) -> str:
+        """The column's definition in ``dialect`` (``primary_key``: the table's key on its own)."""
         text = f'"{self.name}" {TYPE_NAMES[dialect][self.type]}'
         if self.not_null:
             text += " NOT NULL"
         if self.default is not None:
             text += f" DEFAULT {_literal(self.default)}"
+        if primary_key:
+            text += " PRIMARY KEY"
         return text
 
 
@@ -84,7 +86,7 @@ def _literal(value: str | int) -> str:
 
 @dataclass(frozen=True)
 class CreateTable:
-    """A new table, with its primary key (one or more of its columns)."""
+    """A new table, with its primary key (one or more of its columns; one is declared on the column)."""
 
     table: str
     columns: tuple[Column, ...]
@@ -100,9 +102,11 @@ class CreateTable:
 
     def statements(self, dialect: Dialect) -> list[str]:
         """The SQL making it in ``dialect``."""
-        parts = [c.sql(dialect) for c in self.columns]
-        parts.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in self.primary_key) + ")")
-        return [f'CREATE TABLE "{self.table}" (' + ", ".join(parts) + ")"]
+        alone = self.primary_key[0] if len(self.primary_key) == 1 else None
+        parts = [c.sql(dialect, primary_key=c.name == alone) for c in self.columns]
+        if alone is None:
+            parts.append(f"primary key ({', '.join(self.primary_key)})")
+        return [f"create table {self.table} ({', '.join(parts)})"]
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,7 @@ class AddColumn:
 
     def statements(self, dialect: Dialect) -> list[str]:
         """The SQL adding it in ``dialect``."""
-        return [f'ALTER TABLE "{self.table}" ADD COLUMN {self.column.sql(dialect)}']
+        return [f"alter table {self.table} add column {self.column.sql(dialect)}"]
 
 
 @dataclass(frozen=True)
@@ -150,8 +154,8 @@ class CreateIndex:
 
     def statements(self, dialect: Dialect) -> list[str]:
         """The SQL making it (the same in both dialects)."""
-        unique = "UNIQUE " if self.unique else ""
-        return [f'CREATE {unique}INDEX "{self.index_name}" ON "{self.table}" ({", ".join(self.columns)})']
+        unique = "unique " if self.unique else ""
+        return [f"create {unique}index {self.index_name} on {self.table} ({', '.join(self.columns)})"]
 
 
 @dataclass(frozen=True)
@@ -192,5 +196,71 @@ def statements(step: Step, dialect: Dialect) -> list[str]:
     return [sql for change in step.changes for sql in change.statements(dialect)]
 
 
-#: The steps after m018, in order, for both backends. Append only.
-STEPS: list[Step] = []
+def _key(name: str) -> Column:
+    """A text column that is part of a key: never NULL."""
+    return Column(name, not_null=True)
+
+
+#: The steps both backends share, in order, from m011 on (m001-m010 differ by backend, in
+#: ``storage/migrations.py`` and ``storage/pg_migrations.py``). Append only.
+STEPS: list[Step] = [
+    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
+    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
+    # "newest first" holds for two saves within a second.
+    Step("m011_saved", (
+        CreateTable("saved", (_key("ws"), _key("user_id"), _key("paper_id"), _key("saved_at"),
+                              Column("like_from_save", "integer", not_null=True, default=0)),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("saved", ("ws", "user_id", "saved_at"), name="idx_saved_ws_user_saved_at"),
+    )),
+    # Issue 12: named feeds beside the main one (the main feed stays in ``topics``, so a person without
+    # feeds ranks as before), followed authors (``key``: the name as matched, so "Andrea Bajcsy" and
+    # "andrea  bajcsy" are one), muted words (stored folded), and which feed each paper was picked for
+    # (feedback on it trains that feed). One feed name, topic or word per person ignoring case: the
+    # database decides (unique indexes, ON CONFLICT DO NOTHING).
+    Step("m012_feeds_authors_mutes", (
+        CreateTable("feed_topics", (_key("ws"), _key("user_id"), _key("feed"), _key("topic"),
+                                    Column("added_at")),
+                    primary_key=("ws", "user_id", "feed", "topic")),
+        CreateIndex("feed_topics", ("ws", "user_id", "lower(feed)", "lower(topic)"), unique=True,
+                    name="idx_feed_topics_lower"),
+        CreateTable("followed_authors", (_key("ws"), _key("user_id"), _key("key"), _key("name"),
+                                         Column("added_at")),
+                    primary_key=("ws", "user_id", "key")),
+        CreateTable("mutes", (_key("ws"), _key("user_id"), _key("word"), Column("added_at")),
+                    primary_key=("ws", "user_id", "word")),
+        CreateTable("feed_papers", (_key("ws"), _key("user_id"), _key("paper_id"), _key("feed"),
+                                    Column("picked_at")),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("feed_papers", ("paper_id",)),  # a merge moves them
+    )),
+    # A weekly digest instead of the daily one: the weekday it goes out on (0 = Monday), NULL for daily.
+    # It is keyed by the local date of that day, so the daily digest's once-a-day rules hold for it.
+    Step("m013_weekly_digests", (AddColumn("people", Column("digest_weekday", "integer")),)),
+    # Issue 13: a channel's own settings. Its profile and digests are a "subject" in the person-level
+    # tables whose id is the channel id (people, topics, feedback, shown, digests); this table says
+    # which subjects are channels, who set them up, and whether the weekly trending post is on.
+    # ``trending_posts`` is the lease of one channel's trending post for one week (the Monday's date):
+    # its key is what makes the post go out once a week, whichever process gets there.
+    Step("m015_channels", (
+        CreateTable("channels", (_key("ws"), _key("channel_id"), Column("set_by"),
+                                 Column("trending", "integer", not_null=True, default=0),
+                                 Column("trending_since"), Column("created_at")),
+                    primary_key=("ws", "channel_id")),
+        CreateTable("trending_posts", (_key("ws"), _key("channel_id"), _key("week"), _key("status"),
+                                       Column("owner"), Column("lease_until"), Column("started_at"),
+                                       Column("finished_at"), Column("error"),
+                                       Column("attempts", "integer", not_null=True, default=0),
+                                       Column("message_ts")),
+                    primary_key=("ws", "channel_id", "week")),
+        CreateIndex("feedback", ("ws", "created_at")),  # trending counts a week of likes in one workspace
+    )),
+    # Issue 14: each paper's sentence embedding (the optional extra), computed once. ``seq`` is the
+    # paper's change number when it was computed: a paper changed since (a merge) is computed again.
+    # One row per paper; a row of another model is replaced when that model's vector is computed.
+    Step("m018_paper_vectors", (
+        CreateTable("paper_vectors", (_key("paper_id"), _key("model"), Column("seq", "bigint", not_null=True),
+                                      Column("vector", "blob", not_null=True), Column("computed_at")),
+                    primary_key=("paper_id",)),
+    )),
+]

@@ -1,9 +1,10 @@
 """Schema steps written once (storage/schema_steps.py), applied by both backends' migrators.
 
-On each backend: the released history still makes today's schema and records today's names; a step
+On each backend: the released steps (each backend's own m001-m010, then the shared ones up to m018)
+still make the schema paperbot made before the steps were shared and record the same names; a step
 declared once (a throw-away one here) upgrades a database today's paperbot made, exactly once, changing
-exactly what it declares; a name already taken is refused. At the end: the status Literals of
-storage/models.py name what the leases store.
+exactly what it declares; a step that fails leaves nothing; a name already taken is refused. At the
+end: the status Literals of storage/models.py name what the leases store.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ RELEASED = ["m001_core", "m002_slack", "m003_digests", "m004_feedback_counter", 
             "m010_paper_identity", "m011_saved", "m012_feeds_authors_mutes", "m013_weekly_digests",
             "m015_channels", "m018_paper_vectors"]
 
-#: sha256 of :func:`schema`'s description of a database made by the released history (measured on main
-#: before the steps were shared, PostgreSQL 15). A released step is never edited, so these never change;
+#: The shared steps among them: what a database today's paperbot made has applied.
+TODAY = STEPS[:[step.name for step in STEPS].index("m018_paper_vectors") + 1]
+
+#: sha256 of :func:`schema`'s description of a database made by the released steps, measured on main
+#: before the steps were shared (PostgreSQL 15). A released step is never edited, so these never change;
 #: a step added to STEPS doesn't touch them.
 HISTORY_SCHEMA = {
     "sqlite": "9eaae86a5f7d85b213833517d359d022fbf7857067dd88f69d0dfa03e21676d0",
@@ -116,27 +120,28 @@ def fingerprint(description: list[tuple]) -> str:
     return hashlib.sha256("\n".join(map(repr, description)).encode()).hexdigest()
 
 
-def test_the_released_history_makes_today_s_schema_under_today_s_names(backend, store_target):
-    migrate(backend, store_target, [])
+def test_the_released_steps_make_the_schema_of_before_under_the_same_names(backend, store_target):
+    migrate(backend, store_target, TODAY)
     description = schema(backend, store_target)
     assert fingerprint(description) == HISTORY_SCHEMA[backend], "\n".join(map(repr, description))
     assert recorded(backend, store_target) == RELEASED
-    assert [step.__name__ for step in HISTORY] == RELEASED
-    assert [name for name, _ in pg_migrations.HISTORY] == RELEASED
+    shared = [step.name for step in TODAY]
+    assert [step.__name__ for step in HISTORY] + shared == RELEASED
+    assert [name for name, _ in pg_migrations.HISTORY] + shared == RELEASED
 
 
 def test_a_fresh_store_is_the_released_history_then_the_shared_steps(backend, store_target):
     dispose(open_store(store_target))
-    assert recorded(backend, store_target) == RELEASED + [step.name for step in STEPS]
+    assert recorded(backend, store_target) == RELEASED + [step.name for step in STEPS[len(TODAY):]]
 
 
 def test_a_step_declared_once_upgrades_an_old_database_once_on_either_backend(backend, store_target):
-    # What today's paperbot leaves: the released history, and a person.
-    assert migrate(backend, store_target, []) == RELEASED
+    # What today's paperbot leaves: the released steps, and a person.
+    assert migrate(backend, store_target, TODAY) == RELEASED
     rows(backend, store_target, "insert into people (ws, user_id, tz) values ('T1', 'U_OLD', 'UTC')")
     before = schema(backend, store_target)
 
-    shared = [step.name for step in STEPS]
+    shared = [step.name for step in STEPS[len(TODAY):]]
     assert migrate(backend, store_target, [*STEPS, THROWAWAY]) == [*shared, THROWAWAY.name]
     after = schema(backend, store_target)
     assert migrate(backend, store_target, [*STEPS, THROWAWAY]) == []  # opened again: nothing runs twice
@@ -186,11 +191,11 @@ def test_a_step_declared_once_upgrades_an_old_database_once_on_either_backend(ba
 
 
 def test_a_step_that_fails_leaves_no_trace_and_stays_pending(backend, store_target):
-    migrate(backend, store_target, [])
+    migrate(backend, store_target, TODAY)
     broken = Step("m901_broken", (AddColumn("people", Column("half_done")),
                                   Sql("select * from no_such_table")))
     with pytest.raises(Exception, match="no_such_table"):
-        migrate(backend, store_target, [broken])
+        migrate(backend, store_target, [*TODAY, broken])
     assert recorded(backend, store_target) == RELEASED
     columns = ("select name from pragma_table_info('people')" if backend == "sqlite" else
                "select column_name from information_schema.columns where table_name = 'people'")
@@ -225,10 +230,8 @@ def test_a_step_that_can_t_be_the_same_on_both_backends_is_refused_when_declared
 def test_each_dialect_spells_the_neutral_types_its_own_way():
     step = Step("m903_types", (CreateTable("t", (Column("a", "bigint", not_null=True), Column("b", "blob")),
                                            primary_key=("a",)),))
-    assert statements(step, "sqlite") == [
-        'CREATE TABLE "t" ("a" INTEGER NOT NULL, "b" BLOB, PRIMARY KEY ("a"))']
-    assert statements(step, "postgres") == [
-        'CREATE TABLE "t" ("a" bigint NOT NULL, "b" bytea, PRIMARY KEY ("a"))']
+    assert statements(step, "sqlite") == ['create table t ("a" INTEGER NOT NULL PRIMARY KEY, "b" BLOB)']
+    assert statements(step, "postgres") == ['create table t ("a" bigint NOT NULL PRIMARY KEY, "b" bytea)']
 
 
 def test_the_status_literals_name_what_the_leases_store():
