@@ -1,18 +1,35 @@
-"""The schema, as a history of sqlite-utils migrations. Append; never edit a released step."""
+"""SQLite's schema: its own first steps m001…m010 as sqlite-utils migrations, then the steps shared with
+PostgreSQL (:mod:`storage.schema_steps`, m011 on), where every new step goes. Never edit a released step.
 
+sqlite-utils records each applied step by name in ``_sqlite_migrations`` (migration set "paperbot"), so
+a database applies each step once, whichever paperbot made it.
+"""
+
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from sqlite_utils.db import Database
 from sqlite_utils.migrations import Migrations
 
+from storage import schema_steps
 from storage.merging import Connection, merge_stored_duplicates
+from storage.schema_steps import Step
 
-migrations = Migrations("paperbot")
+#: The name sqlite-utils records the steps under; every paperbot database has it.
+MIGRATION_SET = "paperbot"
+
+#: The released SQLite-only steps, in order, each recorded under its function's name.
+HISTORY: list[Callable[[Database], None]] = []
 
 
-@migrations()
+def _released(step: Callable[[Database], None]) -> Callable[[Database], None]:
+    HISTORY.append(step)
+    return step
+
+
+@_released
 def m001_core(db: Database) -> None:
-    db["papers"].create(
+    db.table("papers").create(
         {
             "id": str,
             "arxiv_id": str,
@@ -31,10 +48,10 @@ def m001_core(db: Database) -> None:
         pk="id",
         not_null={"abstract", "seq"},
     )
-    db["papers"].create_index(["arxiv_id"], unique=True)
-    db["papers"].create_index(["seq"])
+    db.table("papers").create_index(["arxiv_id"], unique=True)
+    db.table("papers").create_index(["seq"])
 
-    db["people"].create(
+    db.table("people").create(
         {
             "user_id": str,
             "tz": str,
@@ -44,15 +61,15 @@ def m001_core(db: Database) -> None:
         },
         pk="user_id",
     )
-    db["topics"].create(
+    db.table("topics").create(
         {"user_id": str, "topic": str, "added_at": str},
         pk=("user_id", "topic"),
     )
-    db["feedback"].create(
+    db.table("feedback").create(
         {"user_id": str, "paper_id": str, "value": int, "created_at": str},
         pk=("user_id", "paper_id"),
     )
-    db["shown"].create(
+    db.table("shown").create(
         {
             "user_id": str,
             "paper_id": str,
@@ -63,8 +80,8 @@ def m001_core(db: Database) -> None:
         },
         pk=("user_id", "paper_id"),
     )
-    db["shown"].create_index(["channel", "message_ts"])
-    db["digests"].create(
+    db.table("shown").create_index(["channel", "message_ts"])
+    db.table("digests").create(
         {
             "user_id": str,
             "local_date": str,
@@ -75,25 +92,25 @@ def m001_core(db: Database) -> None:
         },
         pk=("user_id", "local_date"),
     )
-    db["artifacts"].create(
+    db.table("artifacts").create(
         {"name": str, "version": int, "created_at": str, "data": bytes},
         pk="name",
     )
 
 
-@migrations()
+@_released
 def m002_slack(db: Database) -> None:
     # Slack event ids already handled, so that a redelivered event is processed once.
-    db["slack_events"].create({"event_id": str, "received_at": str}, pk="event_id")
-    db["slack_events"].create_index(["received_at"])
+    db.table("slack_events").create({"event_id": str, "received_at": str}, pk="event_id")
+    db.table("slack_events").create_index(["received_at"])
     # When the timezone was last read from Slack (refreshed at most daily).
-    db["people"].add_column("tz_checked_at", str)
+    db.table("people").add_column("tz_checked_at", str)
 
 
-@migrations()
+@_released
 def m003_digests(db: Database) -> None:
     # Exactly-once daily digests: a claim row per person and local day (see Store.start_digest).
-    digests = db["digests"]
+    digests = db.table("digests")
     digests.add_column("owner", str)  # "host:pid:start" of the process sending it
     digests.add_column("lease_until", str)  # ISO UTC; another process may take over after it
     digests.add_column("reasons", str)  # JSON {paper id: why it was picked}, beside `papers`
@@ -103,47 +120,47 @@ def m003_digests(db: Database) -> None:
     digests.add_column("error", str)  # why a digest ended "failed"
     digests.create_index(["local_date"])
     # When the schedule was last set: a time already past on that day starts the next day.
-    db["people"].add_column("digest_since", str)
+    db.table("people").add_column("digest_since", str)
     # The DM channel, once opened (conversations.open is rate-limited more tightly than posting).
-    db["people"].add_column("dm_channel", str)
+    db.table("people").add_column("dm_channel", str)
     # Daily jobs shared by every process (feed ingestion): one row per job name.
-    db["jobs"].create(
+    db.table("jobs").create(
         {"name": str, "day": str, "status": str, "owner": str, "lease_until": str, "started_at": str,
          "finished_at": str, "error": str},
         pk="name",
     )
 
 
-@migrations()
+@_released
 def m004_feedback_counter(db: Database) -> None:
     # Bumped by triggers on every change to feedback, whoever makes it, so a process can tell with one
     # read whether its cached view of everyone's likes (the colleagues' co-likes) is stale.
-    db["counters"].create({"name": str, "value": int}, pk="name")
-    db["counters"].insert({"name": "feedback", "value": 0})
+    db.table("counters").create({"name": str, "value": int}, pk="name")
+    db.table("counters").insert({"name": "feedback", "value": 0})
     for event in ("insert", "update", "delete"):
         # ``event`` is one of the three constants above.
         db.execute(f"create trigger feedback_{event}_counted after {event} on feedback begin"  # noqa: S608
                    " update counters set value = value + 1 where name = 'feedback'; end")
 
 
-@migrations()
+@_released
 def m005_once_keys(db: Database) -> None:
     # Keys of what must run at most once, each kept until it expires: Slack event ids (Slack redelivers
     # for minutes) and the trigger ids of slash commands and clicks (a replay within Slack's 5-minute
     # signature window). Replaces slack_events, whose ids only mattered for minutes.
-    db["once_keys"].create({"key": str, "expires_at": str}, pk="key")
-    db["once_keys"].create_index(["expires_at"])
-    db["slack_events"].drop(ignore=True)
+    db.table("once_keys").create({"key": str, "expires_at": str}, pk="key")
+    db.table("once_keys").create_index(["expires_at"])
+    db.table("slack_events").drop(ignore=True)
 
 
-@migrations()
+@_released
 def m006_digest_outages(db: Database) -> None:
     # Runs of a digest cut short because Slack was down: they set its backoff and never count
     # toward giving up (only the end of the local day does that).
-    db["digests"].add_column("outages", int)
+    db.table("digests").add_column("outages", int)
 
 
-@migrations()
+@_released
 def m007_job_leases(db: Database) -> None:
     # A finished job's lease_until now says when it may run again (storage.leases); before, it was
     # cleared. A feed ingest done today waits for tomorrow, a failed one may be tried at once.
@@ -152,7 +169,7 @@ def m007_job_leases(db: Database) -> None:
     db.execute("update jobs set lease_until = finished_at where status = 'failed' and lease_until is null")
 
 
-@migrations()
+@_released
 def m008_topics_unique_ignoring_case(db: Database) -> None:
     # One row per person and topic ignoring case, kept by the database itself (add_topics inserts with
     # ON CONFLICT DO NOTHING): a check in Python is only atomic under SQLite's exclusive transactions.
@@ -186,7 +203,7 @@ _BY_WORKSPACE = {
 FEEDBACK_COUNTER_START = "cast((julianday('now') - 2440587.5) * 86400000000 as integer)"
 
 
-@migrations()
+@_released
 def m009_workspaces(db: Database) -> None:
     # One database serves many Slack workspaces: every row about people gets the workspace it belongs
     # to (``ws``: the team id, or the enterprise id of an org install), part of its key, so the same
@@ -230,14 +247,14 @@ def m009_workspaces(db: Database) -> None:
     db.execute("create index idx_oauth_states_expires_at on oauth_states (expires_at)")
 
 
-@migrations()
+@_released
 def m010_paper_identity(db: Database) -> None:
     # One paper across sources: a paper is also the same paper by its DOI, or by its normalised title
     # with an author surname in common (storage.identity). Every other id it is known by stays in
     # paper_aliases; papers already stored twice are merged here, what people did with the copy moving
     # to the paper kept (storage.merging), in every workspace.
-    db["papers"].add_column("doi", str)
-    db["papers"].add_column("title_key", str)
+    db.table("papers").add_column("doi", str)
+    db.table("papers").add_column("title_key", str)
     db.execute("create index idx_papers_doi on papers (doi)")
     db.execute("create index idx_papers_title_key on papers (title_key)")
     db.execute('create table paper_aliases ("alias" TEXT PRIMARY KEY, "paper_id" TEXT NOT NULL, "url" TEXT,'
@@ -252,67 +269,26 @@ def m010_paper_identity(db: Database) -> None:
     merge_stored_duplicates(Connection(db.execute), datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
 
 
-@migrations()
-def m011_saved(db: Database) -> None:
-    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
-    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
-    # "newest first" holds for two saves within a second.
-    db.execute('create table saved ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "paper_id" TEXT NOT NULL,'
-               ' "saved_at" TEXT NOT NULL, "like_from_save" INTEGER NOT NULL DEFAULT 0,'
-               " primary key (ws, user_id, paper_id))")
-    db.execute("create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at)")
+def _on_sqlite(step: Step) -> Callable[[Database], None]:
+    """A shared step as a sqlite-utils migration (run by it in one transaction with its record)."""
+    def apply(db: Database) -> None:
+        for sql in schema_steps.statements(step, "sqlite"):
+            db.execute(sql)
+
+    apply.__name__ = step.name
+    return apply
 
 
-@migrations()
-def m012_feeds_authors_mutes(db: Database) -> None:
-    # Issue 12: named feeds beside the main one (the main feed stays in ``topics``, so a person without
-    # feeds ranks as before), followed authors (``key``: the name as matched, so "Andrea Bajcsy" and
-    # "andrea  bajcsy" are one), muted words (stored folded), and which feed each paper was picked for
-    # (feedback on it trains that feed). One feed name, topic or word per person ignoring case: the
-    # database decides (unique indexes, ON CONFLICT DO NOTHING).
-    db.execute('create table feed_topics ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "feed" TEXT NOT NULL,'
-               ' "topic" TEXT NOT NULL, "added_at" TEXT, primary key (ws, user_id, feed, topic))')
-    db.execute("create unique index idx_feed_topics_lower"
-               " on feed_topics (ws, user_id, lower(feed), lower(topic))")
-    db.execute('create table followed_authors ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
-               ' "key" TEXT NOT NULL, "name" TEXT NOT NULL, "added_at" TEXT, primary key (ws, user_id, key))')
-    db.execute('create table mutes ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL, "word" TEXT NOT NULL,'
-               ' "added_at" TEXT, primary key (ws, user_id, word))')
-    db.execute('create table feed_papers ("ws" TEXT NOT NULL, "user_id" TEXT NOT NULL,'
-               ' "paper_id" TEXT NOT NULL, "feed" TEXT NOT NULL, "picked_at" TEXT,'
-               ' primary key (ws, user_id, paper_id))')
-    db.execute("create index idx_feed_papers_paper_id on feed_papers (paper_id)")  # a merge moves them
+def migration_set(steps: Sequence[Step] | None = None) -> Migrations:
+    """The migration set "paperbot": the SQLite-only steps, then ``steps`` (by default the shared
+    :data:`storage.schema_steps.STEPS`). Raises ValueError when a step's name is already taken."""
+    combined = Migrations(MIGRATION_SET)
+    for released in HISTORY:
+        combined()(released)
+    for step in schema_steps.STEPS if steps is None else steps:
+        combined(name=step.name)(_on_sqlite(step))
+    return combined
 
 
-@migrations()
-def m013_weekly_digests(db: Database) -> None:
-    # A weekly digest instead of the daily one: the weekday it goes out on (0 = Monday), NULL for daily.
-    # It is keyed by the local date of that day, so the daily digest's once-a-day rules hold for it.
-    db["people"].add_column("digest_weekday", int)
-
-
-@migrations()
-def m015_channels(db: Database) -> None:
-    # Issue 13: a channel's own settings. Its profile and digests are a "subject" in the person-level
-    # tables whose id is the channel id (people, topics, feedback, shown, digests); this table says
-    # which subjects are channels, who set them up, and whether the weekly trending post is on.
-    # ``trending_posts`` is the lease of one channel's trending post for one week (the Monday's date):
-    # its key is what makes the post go out once a week, whichever process gets there.
-    db.execute('create table channels ("ws" TEXT NOT NULL, "channel_id" TEXT NOT NULL, "set_by" TEXT,'
-               ' "trending" INTEGER NOT NULL DEFAULT 0, "trending_since" TEXT, "created_at" TEXT,'
-               " primary key (ws, channel_id))")
-    db.execute('create table trending_posts ("ws" TEXT NOT NULL, "channel_id" TEXT NOT NULL,'
-               ' "week" TEXT NOT NULL, "status" TEXT NOT NULL, "owner" TEXT, "lease_until" TEXT,'
-               ' "started_at" TEXT, "finished_at" TEXT, "error" TEXT, "attempts" INTEGER NOT NULL DEFAULT 0,'
-               ' "message_ts" TEXT, primary key (ws, channel_id, week))')
-    # Trending counts a week of likes in one workspace.
-    db.execute("create index idx_feedback_ws_created_at on feedback (ws, created_at)")
-
-
-@migrations()
-def m018_paper_vectors(db: Database) -> None:
-    # Issue 14: each paper's sentence embedding (the optional extra), computed once. ``seq`` is the
-    # paper's change number when it was computed: a paper changed since (a merge) is computed again.
-    # One row per paper; a row of another model is replaced when that model's vector is computed.
-    db.execute('create table paper_vectors ("paper_id" TEXT NOT NULL PRIMARY KEY, "model" TEXT NOT NULL,'
-               ' "seq" INTEGER NOT NULL, "vector" BLOB NOT NULL, "computed_at" TEXT)')
+#: What SqliteStore applies to every database it opens.
+migrations = migration_set()

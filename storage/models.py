@@ -3,6 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+# The values below are stored as they are (text, or the feedback's integer): a new one is added here and
+# wherever the statuses are decided, never renamed.
+
+#: A digest's status: "sending" while a process holds its lease (storage.leases), then how it ended.
+DigestStatus = Literal["sending", "sent", "empty", "failed"]
+#: A shared job's status: "running" while a process holds its lease, then how its last run ended.
+JobStatus = Literal["running", "done", "failed"]
+#: A channel's weekly trending post (storage.channel_settings): "posting" while held, then how it ended.
+TrendingStatus = Literal["posting", "posted", "empty", "failed"]
+#: The kinds of lease (storage.leases.KINDS): whose rows they are.
+LeaseKindName = Literal["digest", "job", "trending"]
+#: How a lease was got (Store.take_lease): a row made now, or one taken over; None when not got.
+LeaseTaken = Literal["new", "taken"]
+#: A feedback's value: a like (+1) or a dislike (-1).
+FeedbackValue = Literal[1, -1]
 
 
 @dataclass
@@ -55,7 +72,7 @@ class DigestRecord:
 
     user_id: str
     local_date: str
-    status: str
+    status: DigestStatus
     owner: str | None = None
     lease_until: str | None = None
     papers: list[str] | None = None
@@ -77,7 +94,7 @@ class JobRecord:
 
     name: str
     day: str
-    status: str  # "running" | "done" | "failed"
+    status: JobStatus
     owner: str | None = None
     lease_until: str | None = None
     started_at: str | None = None
@@ -90,7 +107,7 @@ class Feedback:
     """A like (+1) or dislike (-1) of one paper, with when it was given (ISO UTC)."""
 
     paper_id: str
-    value: int
+    value: FeedbackValue
     created_at: str
 
 

@@ -1,7 +1,8 @@
-"""The PostgreSQL schema, as a history of named steps. Append; never edit a released step.
+"""The PostgreSQL schema: its own first steps m001…m010, then the steps shared with SQLite
+(:mod:`storage.schema_steps`, m011 on), where every new step goes. Never edit a released step.
 
-The steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and columns, so
-that a row moves between the backends unchanged. Differences, each on purpose:
+The first steps mirror SQLite's (``storage/migrations.py``) one for one, with the same tables and
+columns, so that a row moves between the backends unchanged. Differences, each on purpose:
 
 - timestamps stay ISO UTC text, as the Store's interface and SQLite hold them: compared as text they
   order as the instants do, and a copied row is byte for byte the same;
@@ -10,18 +11,22 @@ that a row moves between the backends unchanged. Differences, each on purpose:
 - ``topics`` and ``feedback`` get a ``pos`` identity column to keep SQLite's insertion order (its rowid);
 - ``counters`` holds a ``papers`` row from the start: the change feed's counter (see PostgresStore).
 
-A step is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles as text).
-Several processes starting together migrate once: :func:`apply` holds an advisory lock around it.
+A step of its own is SQL, or a function of the connection for what SQL alone can't do (m010 reads titles
+as text); a shared step becomes such a function. Each applied step is recorded by name in
+``schema_migrations``, so a database applies each step once. Several processes starting together
+migrate once: :func:`apply` holds an advisory lock around it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 import psycopg
 
+from storage import schema_steps
 from storage.merging import Connection, merge_stored_duplicates
+from storage.schema_steps import Step
 
 #: Key of the advisory lock held while migrating (any constant bigint unique to paperbot).
 MIGRATION_LOCK = 7_401_286_113
@@ -35,6 +40,8 @@ PERSON_HOLD_SPACE = 74_013
 #: adopting at once (each at its start) take turns instead of waiting on each other's rows.
 ADOPT_LOCK = 7_401_286_114
 
+#: A step as :func:`apply` runs it: its recorded name, and SQL or a function of the connection.
+Migration = tuple[str, str | Callable[[psycopg.Connection], None]]
 
 
 def _paper_identity(conn: psycopg.Connection) -> None:
@@ -52,14 +59,16 @@ def _paper_identity(conn: psycopg.Connection) -> None:
         create index idx_shown_paper_id on shown (paper_id);
     """)
     # Queued with the paper writers (an older process may still be writing), as upsert_papers is.
-    seq = conn.execute("select greatest(value, (select coalesce(max(seq), 0) from papers)) from counters"
-                       " where name = 'papers' for update").fetchone()[0]
+    counter = conn.execute("select greatest(value, (select coalesce(max(seq), 0) from papers)) from counters"
+                           " where name = 'papers' for update").fetchone()
+    assert counter is not None, "m001 writes the 'papers' counter"
     last = merge_stored_duplicates(Connection(conn.execute, format_marks=True),
-                                   datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
+                                   datetime.now(UTC).isoformat(timespec="seconds"), int(counter[0]))
     conn.execute("update counters set value = %s where name = 'papers'", [last])
 
 
-MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
+#: The released PostgreSQL-only steps, in order.
+HISTORY: list[Migration] = [
     ("m001_core", """
         create table papers (
             id text primary key,
@@ -217,71 +226,38 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection], None]]] = [
     # One paper across sources (DOI, title and a surname), every id it had kept as an alias, stored
     # duplicates merged with what people did with them.
     ("m010_paper_identity", _paper_identity),
-    # A person's reading list, as on SQLite (m011_saved there).
-    ("m011_saved", """
-        create table saved (
-            ws text not null, user_id text not null, paper_id text not null, saved_at text not null,
-            like_from_save integer not null default 0,
-            primary key (ws, user_id, paper_id)
-        );
-        create index idx_saved_ws_user_saved_at on saved (ws, user_id, saved_at);
-    """),
-    # Issue 12: as SQLite's m012 (named feeds, followed authors, muted words, the feed a paper was picked
-    # for), each keyed by workspace and person.
-    ("m012_feeds_authors_mutes", """
-        create table feed_topics (
-            ws text not null, user_id text not null, feed text not null, topic text not null, added_at text,
-            primary key (ws, user_id, feed, topic)
-        );
-        create unique index idx_feed_topics_lower on feed_topics (ws, user_id, lower(feed), lower(topic));
-        create table followed_authors (
-            ws text not null, user_id text not null, key text not null, name text not null, added_at text,
-            primary key (ws, user_id, key)
-        );
-        create table mutes (
-            ws text not null, user_id text not null, word text not null, added_at text,
-            primary key (ws, user_id, word)
-        );
-        create table feed_papers (
-            ws text not null, user_id text not null, paper_id text not null, feed text not null,
-            picked_at text,
-            primary key (ws, user_id, paper_id)
-        );
-        create index idx_feed_papers_paper_id on feed_papers (paper_id);
-    """),
-    # A weekly digest's weekday (0 = Monday), NULL for daily (as SQLite's m013).
-    ("m013_weekly_digests", """
-        alter table people add column digest_weekday integer;
-    """),
-    # A channel's own settings and the lease of its weekly trending post (as SQLite's m015).
-    ("m015_channels", """
-        create table channels (
-            ws text not null, channel_id text not null, set_by text, trending integer not null default 0,
-            trending_since text, created_at text,
-            primary key (ws, channel_id)
-        );
-        create table trending_posts (
-            ws text not null, channel_id text not null, week text not null, status text not null,
-            owner text, lease_until text, started_at text, finished_at text, error text,
-            attempts integer not null default 0, message_ts text,
-            primary key (ws, channel_id, week)
-        );
-        create index idx_feedback_ws_created_at on feedback (ws, created_at);
-    """),
-    # Issue 14: each paper's sentence embedding (see storage/migrations.py, same step).
-    ("m018_paper_vectors", """
-        create table paper_vectors (
-            paper_id text primary key, model text not null, seq bigint not null, vector bytea not null,
-            computed_at text
-        );
-    """),
 ]
 
 
-def apply(conn: psycopg.Connection) -> list[str]:
-    """Apply the steps not yet recorded in ``schema_migrations``, each in its own transaction, under an
-    advisory lock so that processes starting together wait for the first and then find nothing to do.
-    ``conn`` must be in autocommit mode. Returns the names applied now."""
+def _on_postgres(step: Step) -> Callable[[psycopg.Connection], None]:
+    """A shared step as a function of the connection (:func:`apply` runs it in one transaction)."""
+    def run(conn: psycopg.Connection) -> None:
+        for sql in schema_steps.statements(step, "postgres"):
+            conn.execute(sql)  # no parameters: psycopg sends it as it is, '%' included
+
+    return run
+
+
+def migration_list(steps: Sequence[Step] | None = None) -> list[Migration]:
+    """The PostgreSQL-only steps, then ``steps`` (by default the shared :data:`storage.schema_steps.STEPS`).
+    Raises ValueError when a step's name is already taken."""
+    shared = schema_steps.STEPS if steps is None else steps
+    listed: list[Migration] = [*HISTORY, *((step.name, _on_postgres(step)) for step in shared)]
+    names = [name for name, _ in listed]
+    taken = sorted({name for name in names if names.count(name) > 1})
+    if taken:
+        raise ValueError(f"schema step names used twice: {', '.join(taken)}")
+    return listed
+
+
+#: What :func:`apply` applies (PostgresStore, on opening a database).
+MIGRATIONS: list[Migration] = migration_list()
+
+
+def apply(conn: psycopg.Connection, migrations: Sequence[Migration] | None = None) -> list[str]:
+    """Apply the steps (by default :data:`MIGRATIONS`) not yet recorded in ``schema_migrations``, each in
+    its own transaction, under an advisory lock so that processes starting together wait for the first
+    and then find nothing to do. ``conn`` must be in autocommit mode. Returns the names applied now."""
     applied_now = []
     conn.execute("select pg_advisory_lock(%s)", [MIGRATION_LOCK])
     try:
@@ -289,7 +265,7 @@ def apply(conn: psycopg.Connection) -> list[str]:
                      " applied_at text not null"
                      " default to_char(now() at time zone 'utc', 'YYYY-MM-DD\"T\"HH24:MI:SS+00:00'))")
         done = {row[0] for row in conn.execute("select name from schema_migrations")}
-        for name, sql in MIGRATIONS:
+        for name, sql in MIGRATIONS if migrations is None else migrations:
             if name in done:
                 continue
             with conn.transaction():

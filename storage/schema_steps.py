@@ -1,0 +1,266 @@
+"""Schema steps written once for both backends: every step from m011 on is declared here, and only here.
+
+SQLite's migrator (``storage/migrations.py``) and PostgreSQL's (``storage/pg_migrations.py``) each apply
+their own first steps (m001…m010, which differ by backend), then :data:`STEPS` in order, each step
+recorded under its ``name`` in the backend's own record (``_sqlite_migrations``, ``schema_migrations``),
+as each always was, so a database runs each step once whichever paperbot made it.
+
+A step is a few backend-neutral changes, turned into each dialect's SQL by :func:`statements`:
+
+- :class:`CreateTable`, :class:`AddColumn` and :class:`CreateIndex`, with columns of the four neutral
+  types below (timestamps and JSON stay text on both backends, see ``storage/pg_migrations.py``);
+- :class:`Sql`, one statement valid on both (a data fix, a trigger…), with a per-backend text for
+  the rare place where the dialects differ.
+
+Recipe (a new per-person setting), appended to :data:`STEPS`::
+
+    Step("m019_digest_format", (AddColumn("people", Column("digest_format")),)),
+
+Append; never edit or reorder a released step: a database remembers steps by name only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+#: The two SQL dialects paperbot's backends speak.
+Dialect = Literal["sqlite", "postgres"]
+#: A column's type, the same values on both backends: "bigint" for change numbers that grow without end
+#: (``seq``), "blob" for bytes.
+ColumnType = Literal["text", "integer", "bigint", "blob"]
+
+#: How each dialect spells each type. SQLite stores any integer in INTEGER; the spellings are the ones the
+#: released history uses, so a table made by a step reads like its neighbours.
+TYPE_NAMES: dict[Dialect, dict[ColumnType, str]] = {
+    "sqlite": {"text": "TEXT", "integer": "INTEGER", "bigint": "INTEGER", "blob": "BLOB"},
+    "postgres": {"text": "text", "integer": "integer", "bigint": "bigint", "blob": "bytea"},
+}
+
+# Names are interpolated into SQL: only plain lower-case identifiers are accepted. They are written bare
+# (column definitions aside) as in the released steps, whose SQLite text this reproduces byte for byte;
+# a name a backend reserves fails on the first run of the tests there.
+_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _checked(name: str) -> str:
+    if not _IDENTIFIER.fullmatch(name):
+        raise ValueError(f"{name!r} is not a plain lower-case SQL name")
+    return name
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column: its name, type, whether it may hold NULL, and the value a row gets without one."""
+
+    name: str
+    type: ColumnType = "text"
+    not_null: bool = False
+    default: str | int | None = None
+
+    def __post_init__(self) -> None:
+        _checked(self.name)
+        if self.type not in TYPE_NAMES["sqlite"]:
+            raise ValueError(f"column {self.name}: unknown type {self.type!r}")
+        if isinstance(self.default, bool):  # a bool is an int to Python, a different value to SQL
+            raise ValueError(f"column {self.name}: give a default of 0 or 1, not {self.default}")
+
+    def sql(self, dialect: Dialect, primary_key: bool = False) -> str:
+        """The column's definition in ``dialect`` (``primary_key``: the table's key on its own)."""
+        text = f'"{self.name}" {TYPE_NAMES[dialect][self.type]}'
+        if self.not_null:
+            text += " NOT NULL"
+        if self.default is not None:
+            text += f" DEFAULT {_literal(self.default)}"
+        if primary_key:
+            text += " PRIMARY KEY"
+        return text
+
+
+def _literal(value: str | int) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return "'" + value.replace("'", "''") + "'"
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    """A new table, with its primary key (one or more of its columns; one is declared on the column)."""
+
+    table: str
+    columns: tuple[Column, ...]
+    primary_key: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _checked(self.table)
+        names = [c.name for c in self.columns]
+        if len(set(names)) != len(names):
+            raise ValueError(f"table {self.table}: a column is named twice")
+        if not self.primary_key or not set(self.primary_key) <= set(names):
+            raise ValueError(f"table {self.table}: the primary key must be some of its columns")
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        """The SQL making it in ``dialect``."""
+        alone = self.primary_key[0] if len(self.primary_key) == 1 else None
+        parts = [c.sql(dialect, primary_key=c.name == alone) for c in self.columns]
+        if alone is None:
+            parts.append(f"primary key ({', '.join(self.primary_key)})")
+        return [f"create table {self.table} ({', '.join(parts)})"]
+
+
+@dataclass(frozen=True)
+class AddColumn:
+    """A new column of an existing table; existing rows get its default (NULL without one)."""
+
+    table: str
+    column: Column
+
+    def __post_init__(self) -> None:
+        _checked(self.table)
+        # SQLite can't fill a NOT NULL column of existing rows without a default (PostgreSQL can't either).
+        if self.column.not_null and self.column.default is None:
+            raise ValueError(f"{self.table}.{self.column.name}: a NOT NULL column added later"
+                             " needs a default")
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        """The SQL adding it in ``dialect``."""
+        return [f"alter table {self.table} add column {self.column.sql(dialect)}"]
+
+
+@dataclass(frozen=True)
+class CreateIndex:
+    """An index of ``table`` on ``columns``: column names, or expressions such as ``lower(topic)`` (then
+    ``name`` is required). Its name defaults to ``idx_<table>_<columns>``, the history's convention."""
+
+    table: str
+    columns: tuple[str, ...]
+    unique: bool = False
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        _checked(self.table)
+        if not self.columns:
+            raise ValueError(f"an index of {self.table} needs columns")
+        if self.name is not None:
+            _checked(self.name)
+        elif not all(_IDENTIFIER.fullmatch(c) for c in self.columns):
+            raise ValueError(f"an index of {self.table} on an expression needs a name")
+
+    @property
+    def index_name(self) -> str:
+        """The index's name in the database."""
+        return self.name or "_".join(("idx", self.table, *self.columns))
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        """The SQL making it (the same in both dialects)."""
+        unique = "unique " if self.unique else ""
+        return [f"create {unique}index {self.index_name} on {self.table} ({', '.join(self.columns)})"]
+
+
+@dataclass(frozen=True)
+class Sql:
+    """One statement valid on both backends (a data fix, a trigger…), or, where the dialects differ, the
+    text for one backend in ``sqlite`` or ``postgres`` (``text`` is then the other's). One statement per
+    :class:`Sql`: SQLite runs one per call, and splitting at ``;`` would cut a trigger's body."""
+
+    text: str
+    sqlite: str | None = None
+    postgres: str | None = None
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        """The statement for ``dialect``."""
+        chosen = self.sqlite if dialect == "sqlite" else self.postgres
+        return [self.text if chosen is None else chosen]
+
+
+Change = CreateTable | AddColumn | CreateIndex | Sql
+
+
+@dataclass(frozen=True)
+class Step:
+    """One released change of the schema: its name (recorded once applied; ``mNNN_what``, after m018)
+    and its changes, applied in order in one transaction."""
+
+    name: str
+    changes: tuple[Change, ...]
+
+    def __post_init__(self) -> None:
+        _checked(self.name)
+        if not self.changes:
+            raise ValueError(f"step {self.name} changes nothing")
+
+
+def statements(step: Step, dialect: Dialect) -> list[str]:
+    """Every SQL statement of ``step`` in ``dialect``, in order."""
+    return [sql for change in step.changes for sql in change.statements(dialect)]
+
+
+def _key(name: str) -> Column:
+    """A text column that is part of a key: never NULL."""
+    return Column(name, not_null=True)
+
+
+#: The steps both backends share, in order, from m011 on (m001-m010 differ by backend, in
+#: ``storage/migrations.py`` and ``storage/pg_migrations.py``). Append only.
+STEPS: list[Step] = [
+    # A person's reading list. ``like_from_save`` says the save made the like that came with it (there
+    # was none before), so unsaving takes back only that like. ``saved_at`` is to the microsecond, so
+    # "newest first" holds for two saves within a second.
+    Step("m011_saved", (
+        CreateTable("saved", (_key("ws"), _key("user_id"), _key("paper_id"), _key("saved_at"),
+                              Column("like_from_save", "integer", not_null=True, default=0)),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("saved", ("ws", "user_id", "saved_at"), name="idx_saved_ws_user_saved_at"),
+    )),
+    # Issue 12: named feeds beside the main one (the main feed stays in ``topics``, so a person without
+    # feeds ranks as before), followed authors (``key``: the name as matched, so "Andrea Bajcsy" and
+    # "andrea  bajcsy" are one), muted words (stored folded), and which feed each paper was picked for
+    # (feedback on it trains that feed). One feed name, topic or word per person ignoring case: the
+    # database decides (unique indexes, ON CONFLICT DO NOTHING).
+    Step("m012_feeds_authors_mutes", (
+        CreateTable("feed_topics", (_key("ws"), _key("user_id"), _key("feed"), _key("topic"),
+                                    Column("added_at")),
+                    primary_key=("ws", "user_id", "feed", "topic")),
+        CreateIndex("feed_topics", ("ws", "user_id", "lower(feed)", "lower(topic)"), unique=True,
+                    name="idx_feed_topics_lower"),
+        CreateTable("followed_authors", (_key("ws"), _key("user_id"), _key("key"), _key("name"),
+                                         Column("added_at")),
+                    primary_key=("ws", "user_id", "key")),
+        CreateTable("mutes", (_key("ws"), _key("user_id"), _key("word"), Column("added_at")),
+                    primary_key=("ws", "user_id", "word")),
+        CreateTable("feed_papers", (_key("ws"), _key("user_id"), _key("paper_id"), _key("feed"),
+                                    Column("picked_at")),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("feed_papers", ("paper_id",)),  # a merge moves them
+    )),
+    # A weekly digest instead of the daily one: the weekday it goes out on (0 = Monday), NULL for daily.
+    # It is keyed by the local date of that day, so the daily digest's once-a-day rules hold for it.
+    Step("m013_weekly_digests", (AddColumn("people", Column("digest_weekday", "integer")),)),
+    # Issue 13: a channel's own settings. Its profile and digests are a "subject" in the person-level
+    # tables whose id is the channel id (people, topics, feedback, shown, digests); this table says
+    # which subjects are channels, who set them up, and whether the weekly trending post is on.
+    # ``trending_posts`` is the lease of one channel's trending post for one week (the Monday's date):
+    # its key is what makes the post go out once a week, whichever process gets there.
+    Step("m015_channels", (
+        CreateTable("channels", (_key("ws"), _key("channel_id"), Column("set_by"),
+                                 Column("trending", "integer", not_null=True, default=0),
+                                 Column("trending_since"), Column("created_at")),
+                    primary_key=("ws", "channel_id")),
+        CreateTable("trending_posts", (_key("ws"), _key("channel_id"), _key("week"), _key("status"),
+                                       Column("owner"), Column("lease_until"), Column("started_at"),
+                                       Column("finished_at"), Column("error"),
+                                       Column("attempts", "integer", not_null=True, default=0),
+                                       Column("message_ts")),
+                    primary_key=("ws", "channel_id", "week")),
+        CreateIndex("feedback", ("ws", "created_at")),  # trending counts a week of likes in one workspace
+    )),
+    # Issue 14: each paper's sentence embedding (the optional extra), computed once. ``seq`` is the
+    # paper's change number when it was computed: a paper changed since (a merge) is computed again.
+    # One row per paper; a row of another model is replaced when that model's vector is computed.
+    Step("m018_paper_vectors", (
+        CreateTable("paper_vectors", (_key("paper_id"), _key("model"), Column("seq", "bigint", not_null=True),
+                                      Column("vector", "blob", not_null=True), Column("computed_at")),
+                    primary_key=("paper_id",)),
+    )),
+]
