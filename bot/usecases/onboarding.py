@@ -7,8 +7,8 @@ from __future__ import annotations
 from bot.errors import NoPapers
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
-from bot.usecases.mutes import muted_ids
-from bot.usecases.recommend import NO_PAPERS, never_again, profile_for
+from bot.usecases.picking import left_out, profile_for
+from bot.usecases.recommend import NO_PAPERS
 from recommender.onboarding import ROUND_SIZE, choose_round
 from storage import Paper
 
@@ -29,13 +29,15 @@ def start_round(ctx: Context, user_id: str, k: int = ROUND_SIZE) -> list[Paper]:
     profile = profile_for(ctx, user_id)
     for topics in store.get_feeds(user_id).values():
         profile.topics += [t for t in topics if t not in profile.topics]
-    exclude = never_again(ctx, user_id) | muted_ids(ctx, user_id)
+    exclude = left_out(ctx, user_id)
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
         ids = choose_round(index, profile, k, exclude=exclude)
     papers = store.get_papers(ids)
-    chosen = [papers[pid] for pid in ids if pid in papers]
+    # As the papers they are now: an id merged into another paper since the index read it is that paper.
+    chosen = list({p.id: p for p in (papers[pid] for pid in ids if pid in papers)
+                   if p.id not in exclude}.values())
     with store.transaction():
         store.lock_person(user_id)  # a forget under way is wholly before or after
         store.ensure_person(user_id)

@@ -1,22 +1,31 @@
-"""Recommending, searching and building digests: ranked papers with reasons, as plain data."""
+"""Recommending and searching: ranked papers with reasons, as plain data.
+
+``/papers recommend`` picks through the one pipeline every path shares (:mod:`bot.usecases.picking`):
+what to leave out, followed authors first, fair shares among feeds, each paper once.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 
 from bot.errors import BadArgument, NoInterests, NoPapers
 from bot.presentation.reasons import reason_text
 from bot.state.author_directory import authors_of
 from bot.state.context import Context
-from bot.usecases.authors import new_papers_by
-from bot.usecases.authors import reason as author_reason
-from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares
-from bot.usecases.mutes import muted_ids
-from recommender import Community, Pick, Profile, rank
+from bot.usecases.feeds import remember_feeds
+from bot.usecases.picking import (
+    Recommendation,
+    author_recommendations,
+    by_followed_authors,
+    distinct,
+    local_today,
+    share,
+    wants,
+)
+from bot.usecases.picking import profile_for as profile_for  # where callers have always found it
+from recommender import Community, Pick, rank
 from recommender import search as search_index
 from recommender.authors import AuthorMatch
-from storage import Paper
 
 MAX_RECOMMEND = 20
 #: Papers published (or, without a date, added) this many days back count as new: a digest prefers
@@ -29,50 +38,17 @@ NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion mod
 NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
 
-@dataclass
-class Recommendation:
-    """A paper to show someone, and why."""
-
-    paper: Paper
-    score: float
-    reason: str
-    feed: str | None = None  # the feed it was picked for; None for someone without named feeds
-
-
-def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Profile:
-    """A person's profile as the recommender wants it: topics, and liked and disliked ids with their
-    ages in days, so that older feedback fades."""
-    now = now or datetime.now(UTC)
-    feedback = ctx.store.get_feedback(user_id)
-    likes = [f for f in feedback if f.value > 0]
-    dislikes = [f for f in feedback if f.value < 0]
-    return Profile(
-        topics=ctx.store.get_topics(user_id),
-        liked=[f.paper_id for f in likes],
-        disliked=[f.paper_id for f in dislikes],
-        liked_age_days=[_age_days(f.created_at, now) for f in likes],
-        disliked_age_days=[_age_days(f.created_at, now) for f in dislikes],
-    )
-
-
 def community(ctx: Context) -> Community:
     """What everyone liked, for "people who liked what you liked also liked" (measured in docs/quality.md);
     built once and reused until someone's feedback changes."""
     return ctx.colleagues.community()
 
 
-def _age_days(created_at: str, now: datetime) -> float:
-    try:
-        when = datetime.fromisoformat(created_at)
-    except (TypeError, ValueError):
-        return 0.0
-    when = when if when.tzinfo else when.replace(tzinfo=UTC)
-    return max((now - when).total_seconds() / 86400.0, 0.0)
-
-
-def recommend(ctx: Context, user_id: str, n: int | None = None,
-              remember: bool = True) -> list[Recommendation]:
-    """The ``n`` best papers for a person that they have never been shown, liked or disliked.
+def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool = True,
+              now: datetime | None = None) -> list[Recommendation]:
+    """The ``n`` best papers for a person that they have never been shown, saved, liked, disliked or
+    muted: a followed author's new ones (of the last :data:`RECENT_DAYS` days before their local day
+    at ``now``) first, then the rest shared fairly among their feeds.
 
     With ``remember`` they are recorded as shown at once; callers that deliver the papers elsewhere
     (Slack) pass False and call :func:`remember_shown` for each paper once it is delivered.
@@ -80,67 +56,34 @@ def recommend(ctx: Context, user_id: str, n: int | None = None,
     n = ctx.digest_size if n is None else n
     if not 1 <= n <= MAX_RECOMMEND:
         raise BadArgument(f"I can recommend between 1 and {MAX_RECOMMEND} papers at a time")
-    feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id)) if not f.profile.is_empty]
-    follows_authors = bool(ctx.store.get_followed_authors(user_id))
-    if not feeds and not follows_authors:
+    who = wants(ctx, user_id, now)
+    if who is None:
         raise NoInterests(NO_INTERESTS)
-    exclude = never_again(ctx, user_id) | muted_ids(ctx, user_id)
-    named = bool(feeds) and feeds[0].feed is not None
-    if named:  # a feed's profile holds only its own likes: the others' must not come back either
-        exclude |= {f.paper_id for f in ctx.store.get_feedback(user_id)}
-    recommendations = []
-    if follows_authors:
-        recommendations = author_recommendations(ctx, user_id, n, exclude, feeds)
-        exclude |= {r.paper.id for r in recommendations}
+    today = local_today(ctx, user_id, now)
+    recommendations = author_recommendations(ctx, who, by_followed_authors(ctx, who, n, today, RECENT_DAYS))
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
-        likes = community(ctx)
-        sections = [(f.feed, f.profile, []) for f in feeds]
-        # Fair shares first, then what a feed could not fill goes to the others.
-        for wanted in (shares(n - len(recommendations), len(sections)), None)[:1 + (len(sections) > 1)]:
-            for i, (_, profile, picks) in enumerate(sections):
-                k = wanted[i] if wanted is not None else n - len(recommendations) - sum(
-                    len(s[2]) for s in sections)
-                if k > 0:
-                    more = rank(index, profile, k, exclude=exclude, community=likes, diversity=DIVERSITY,
-                                blend=ctx.blend(index))
-                    picks.extend(more)
-                    exclude |= {p.paper_id for p in more}
-    for feed, _, picks in sections:
-        recommendations += [_for_feed(rec, feed) for rec in with_papers(ctx, picks)]
-    if named:
+        likes, blend = community(ctx), ctx.blend(index)
+
+        def pick(i: int, k: int, taken: set[str]) -> list[Pick]:
+            return rank(index, who.feeds[i].profile, k, exclude=taken, community=likes, diversity=DIVERSITY,
+                        blend=blend)
+
+        taken = who.left_out | {r.paper.id for r in recommendations}
+        sections = share(n - len(recommendations), len(who.feeds), pick, taken, key=lambda p: p.paper_id)
+    for feed, picks in zip(who.feeds, sections, strict=True):
+        for rec in with_papers(ctx, picks):
+            rec.feed = feed.feed
+            recommendations.append(rec)
+    recommendations = distinct(recommendations, who.left_out)
+    if who.named:
         remember_feeds(ctx, user_id, {r.paper.id: r.feed for r in recommendations})
     if remember:
         with ctx.store.transaction():
             for rec in recommendations:
                 remember_shown(ctx, user_id, rec)
     return recommendations
-
-
-def author_recommendations(ctx: Context, user_id: str, n: int, exclude: set[str],
-                           feeds: list | None = None, since: str | None = None) -> list[Recommendation]:
-    """Up to ``n`` new papers (since ``since``, default :data:`RECENT_DAYS` ago) by authors the person
-    follows, none of ``exclude`` nor anything they liked or disliked, newest first, each with a reason
-    naming the author. With named ``feeds`` they count for the main feed."""
-    since = since or (datetime.now(UTC).date() - timedelta(days=RECENT_DAYS)).isoformat()
-    rated = {f.paper_id for f in ctx.store.get_feedback(user_id)}
-    picks = new_papers_by(ctx, user_id, since, exclude | rated)[:n]
-    papers = ctx.store.get_papers([p.paper_id for p in picks])
-    named = bool(feeds) and feeds[0].feed is not None
-    return [Recommendation(papers[p.paper_id], 1.0, author_reason(p.author), MAIN if named else None)
-            for p in picks if p.paper_id in papers]
-
-
-def _for_feed(rec: Recommendation, feed: str | None) -> Recommendation:
-    rec.feed = feed
-    return rec
-
-
-def never_again(ctx: Context, user_id: str) -> set[str]:
-    """The papers never to be recommended to a person again: every one shown to them, or saved (a
-    paper saved from elsewhere than its message, or whose like was taken back, still stays out)."""
-    return ctx.store.shown_paper_ids(user_id) | ctx.store.saved_paper_ids(user_id)
 
 
 def remember_shown(ctx: Context, user_id: str, rec: Recommendation, channel: str | None = None,

@@ -15,9 +15,9 @@ from bot.presentation.paper_view import shown_title
 from bot.presentation.reasons import shorten
 from bot.state.context import Context
 from bot.usecases.delivery import Delivery, Post, deliver
-from bot.usecases.mutes import muted_ids
+from bot.usecases.picking import Recommendation, distinct, left_out
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
-from bot.usecases.recommend import NO_PAPERS, Recommendation, never_again, with_papers
+from bot.usecases.recommend import NO_PAPERS, with_papers
 from recommender import Profile, rank
 from storage import Paper
 
@@ -40,16 +40,16 @@ def similar_papers(ctx: Context, user_id: str, paper_id: str,
     """Up to ``n`` papers most like ``paper_id`` that the person (or channel) was never shown, never
     saved, never rated and has not muted; [] when there are none (or the paper is not indexed yet).
     ``asked_in_channel``: the reason says someone in the channel asked."""
-    seen = (never_again(ctx, user_id) | {f.paper_id for f in ctx.store.get_feedback(user_id)} | {paper_id}
-            | muted_ids(ctx, user_id))
+    paper = ctx.store.get_paper(paper_id)
+    # The paper itself, under whichever id it is known by now, is no paper "like" it.
+    seen = left_out(ctx, user_id) | {paper_id} | ({paper.id} if paper else set())
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
         if paper_id not in index.row_of:
             return []
         picks = rank(index, Profile(liked=[paper_id]), n, exclude=seen)
-    recs = with_papers(ctx, picks)
-    paper = ctx.store.get_paper(paper_id)
+    recs = distinct(with_papers(ctx, picks), seen)
     title = shorten(shown_title(paper), TITLE_IN_REASON) if paper else paper_id  # as its message shows it
     for rec in recs:
         rec.reason = (f"Like “{title}”, which someone here asked for more of" if asked_in_channel

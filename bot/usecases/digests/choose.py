@@ -18,19 +18,23 @@ import numpy as np
 
 from bot.errors import NoInterests, NoPapers
 from bot.state.context import Context
-from bot.usecases.authors import new_papers_by
-from bot.usecases.authors import reason as author_reason
-from bot.usecases.feeds import MAIN, feed_profiles, remember_feeds, shares
-from bot.usecases.mutes import muted_ids
+from bot.usecases.authors import AuthorPick
+from bot.usecases.feeds import remember_feeds
+from bot.usecases.picking import (
+    Recommendation,
+    Wants,
+    author_recommendations,
+    by_followed_authors,
+    distinct,
+    share,
+    wants,
+)
 from bot.usecases.recommend import (
     DIVERSITY,
     NO_INTERESTS,
     NO_PAPERS,
     RECENT_DAYS,
-    Recommendation,
     community,
-    never_again,
-    profile_for,
     remember_shown,
     with_papers,
 )
@@ -58,24 +62,22 @@ class Section:
     profile: Profile
 
 
-#: What scoring found for one person: followed authors' new papers ((paper id, author) pairs), then a
-#: section per feed; or why there is nothing to choose.
-Choice = tuple[list[tuple[str, str]], list[Section]] | Exception
-
-
 @dataclass
 class _Person:
-    """One person as a batch scores them."""
+    """One person as a batch scores them: what picking needs of them (:class:`~bot.usecases.picking.Wants`),
+    how many papers from how many days back, and their followed authors' new papers."""
 
-    user_id: str
+    who: Wants
     today: date
-    feeds: list
-    exclude: set[str]
     n: int
     days: int
     weekly: bool
-    authors: list[tuple[str, str]]
+    authors: list[AuthorPick]
 
+
+#: What scoring found for one person: the person, then a section per feed; or why there is nothing
+#: to choose.
+Choice = tuple[_Person, list[Section]] | Exception
 
 
 @dataclass
@@ -135,18 +137,15 @@ class Chooser:
             self._taken.add((user_id, today))
         if isinstance(chosen, Exception):
             raise chosen
-        authors, sections = chosen
-        every = [pid for pid, _ in authors] + [pid for s in sections for pid, _ in s.picks]
+        person, sections = chosen
+        every = [a.paper_id for a in person.authors] + [pid for s in sections for pid, _ in s.picks]
         shown = self.ctx.store.shown_among(user_id, every)  # since scored: not again
-        authors = [(pid, name) for pid, name in authors if pid not in shown]
+        authors = [a for a in person.authors if a.paper_id not in shown]
         for section in sections:
             section.picks = [(pid, score) for pid, score in section.picks if pid not in shown]
         if not authors and not any(s.picks for s in sections):
             return []
-        named = any(s.feed is not None for s in sections)
-        papers = self.ctx.store.get_papers([pid for pid, _ in authors])
-        recs = [Recommendation(papers[pid], 1.0, author_reason(name), MAIN if named else None)
-                for pid, name in authors if pid in papers]
+        recs = author_recommendations(self.ctx, person.who, authors)
         with self.ctx.engine.index() as index:
             if index is None:
                 raise NoPapers(NO_PAPERS)
@@ -159,7 +158,8 @@ class Chooser:
             for rec in with_papers(self.ctx, explain_picks(small, section.profile, known)):
                 rec.feed = section.feed
                 recs.append(rec)
-        if named and self.record_feeds:
+        recs = distinct(recs, person.who.left_out)
+        if person.who.named and self.record_feeds:
             remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
         return recs
 
@@ -186,54 +186,44 @@ class Chooser:
                   for when in {(p.today, p.days) for p in people}}  # once a day, not once a person
         with self.ctx.engine.index() as index:
             if index is None:
-                return {**out, **{(p.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
-            profiles = [f.profile for p in people for f in p.feeds]
+                return {**out, **{(p.who.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
+            profiles = [f.profile for p in people for f in p.who.feeds]
             scores = (score_matrix(index, profiles, community=self._community(), blend=self.ctx.blend(index))
                       if profiles else None)
             row = 0
             for p in people:
                 mask = _rows_of(index, recent[(p.today, p.days)])
-                rows = list(range(row, row + len(p.feeds)))
-                row += len(p.feeds)
-                sections = [Section(f.feed, [], f.profile) for f in p.feeds]
-                left = p.n - len(p.authors)
-                taken = set(p.exclude)
-                # Fair shares first; what a feed can't fill goes to the others (one feed: its share is all).
-                for wanted in (shares(left, len(sections)), None)[:1 + (len(sections) > 1)]:
-                    for i, section in enumerate(sections):
-                        k = wanted[i] if wanted is not None else left - sum(len(s.picks) for s in sections)
-                        if k <= 0:
-                            continue
-                        picked = select(index, scores[rows[i]], section.profile, k, taken, mask,
-                                        fresh_only=p.weekly)
-                        taken.update(picked)
-                        section.picks += [(pid, float(scores[rows[i]][index.row_of[pid]])) for pid in picked]
-                out[(p.user_id, p.today)] = (p.authors, sections)
+                sections = _sections(index, scores, list(range(row, row + len(p.who.feeds))), p, mask)
+                row += len(p.who.feeds)
+                out[(p.who.user_id, p.today)] = (p, sections)
         return out
 
     def _person(self, user_id: str, today: date) -> _Person | None:
-        """What scoring needs of one person (their feeds, what not to pick, how many, from how many days
-        back, their followed authors' new papers), or None when they follow nothing."""
+        """What scoring needs of one person (see :class:`_Person`), or None when they follow nothing."""
         ctx = self.ctx.reading(user_id)  # their rows read once (one round trip on PostgreSQL)
-        store = ctx.store
-        person = store.get_person(user_id)
+        person = ctx.store.get_person(user_id)
         weekly = person is not None and person.digest_weekday is not None
         self._weekly[user_id] = weekly  # under self._lock: _score runs in choose's hold of it
         n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
-        feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id))
-                 if not f.profile.is_empty]
-        follows_authors = bool(store.get_followed_authors(user_id))
-        if not feeds and not follows_authors:
+        who = wants(ctx, user_id)
+        if who is None:
             return None
-        exclude = never_again(ctx, user_id) | muted_ids(ctx, user_id)
-        if follows_authors or (feeds and feeds[0].feed is not None):
-            # A feed's profile holds only its own likes: nothing liked or disliked comes back in another.
-            exclude |= {f.paper_id for f in store.get_feedback(user_id)}
-        authors = []
-        if follows_authors:
-            since = (today - timedelta(days=days)).isoformat()
-            authors = [(a.paper_id, a.author) for a in new_papers_by(ctx, user_id, since, exclude)[:n]]
-        return _Person(user_id, today, feeds, exclude | {pid for pid, _ in authors}, n, days, weekly, authors)
+        return _Person(who, today, n, days, weekly, by_followed_authors(ctx, who, n, today, days))
+
+
+def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: _Person,
+              mask: np.ndarray) -> list[Section]:
+    """One person's picks from a batch's ``scores`` (their feeds' ``rows`` of it), shared among their
+    feeds (:func:`~bot.usecases.picking.share`), after their followed authors' papers."""
+    def pick(i: int, k: int, taken: set[str]) -> list[tuple[str, float]]:
+        assert scores is not None  # a person with feeds was scored
+        row_scores = scores[rows[i]]
+        picked = select(index, row_scores, p.who.feeds[i].profile, k, taken, mask, fresh_only=p.weekly)
+        return [(pid, float(row_scores[index.row_of[pid]])) for pid in picked]
+
+    taken = p.who.left_out | {a.paper_id for a in p.authors}
+    shared = share(p.n - len(p.authors), len(p.who.feeds), pick, taken, key=lambda item: item[0])
+    return [Section(f.feed, picks, f.profile) for f, picks in zip(p.who.feeds, shared, strict=True)]
 
 
 def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> PaperIndex:

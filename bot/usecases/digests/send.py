@@ -246,7 +246,7 @@ def send_claimed_digest(ctx: Context, record: DigestRecord, new: bool, day: date
                          last_heard=last_heard, fresh=new)
 
 
-def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,  # noqa: C901 (issue 22: to split)
+def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
                   clock: Clock, explicit: bool, chooser: Chooser,
                   chosen: list[Recommendation] | None = None, last_heard: datetime | None = None,
                   fresh: bool = False) -> Outcome:
@@ -254,105 +254,184 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
     papers, so none of them can have been posted yet, and its lease was just set. ``last_heard``:
     taken over from a dead owner, last heard of then (see :func:`_let_land`). ``fresh``: it was
     claimed new without papers, so nothing of it can have been posted either."""
-    store, user_id, key = ctx.store, record.user_id, record.local_date
-    finish = _Finisher(ctx, record, day, owner, clock)
-    # When the lease was last set to run LEASE (one claimed ahead runs shorter, so it counts as older):
-    # it is renewed before the first post once a quarter of that has gone.
-    leased_at = datetime.fromisoformat(record.lease_until) - LEASE if record.lease_until else None
+    sending = _Sending(ctx, record, day, courier, owner, clock, chosen)
     try:
-        if chosen is not None:
-            recs = chosen
-        elif record.papers is None:  # taken over from a sender that died before recording its choice
-            recs = _choose(ctx, user_id, day, explicit, chooser, claimed=record)
-            # Choosing took a while: the lease is renewed with the choice, in one statement.
-            leased_at = clock()
-            if not recs and explicit:
-                with store.transaction():
-                    store.drop_digest(user_id, key, owner)
-                return Outcome(user_id, day, "empty")
-            if recs and not store.set_digest_papers(user_id, key, owner, [r.paper.id for r in recs],
-                                                    {r.paper.id: r.reason for r in recs},
-                                                    lease_until=iso_utc(leased_at + LEASE)):
-                return Outcome(user_id, day, "busy")
-            record.papers = [r.paper.id for r in recs]
-            if fresh:  # no earlier attempt: nothing to look for in the DM
-                chosen = recs
-        else:
-            recs = resumed(ctx, record)
-            # Chosen before a crash or an outage: a word muted since then still holds.
-            finish.skipped = set(record.papers) - {r.paper.id for r in recs}
-        if not recs:
-            return finish.done() if finish.skipped else finish("empty")
-        shown = set() if chosen is not None else store.shown_among(user_id, record.papers)
-        todo = [r for r in recs
-                if r.paper.id not in shown and record.failures.get(r.paper.id, 0) < MAX_ATTEMPTS]
-        if not todo:
-            return finish.done()
-        channel = courier.open(user_id)
-        if chosen is None:  # an earlier attempt may have posted more than it recorded
-            _let_land(courier, clock, last_heard)
-            shown |= _recover(ctx, record, courier, channel, todo)
-            todo = [r for r in todo if r.paper.id not in shown]
-            if not todo:
-                return finish.done()
-        if leased_at is None or clock() - leased_at > LEASE / 4:
-            # Still ours, with a fresh lease, before the first message (one statement: atomic alone).
-            if not store.renew_digest_lease(user_id, key, owner, iso_utc(clock() + LEASE)):
-                return Outcome(user_id, day, "busy")
-        if record.header_ts is None and not shown:
-            try:
-                header = header_text(len(recs), day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
-                                     channel=is_channel(user_id))
-                ts = courier.post_text(channel, header)
-            except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
-                raise
-            except Exception:  # the papers matter more than their header: go on without it
-                log.exception("could not post the digest header for %s", user_id)
-            else:
-                # Renewed after every message, the header too: a taker-over counts from this.
-                store.record_digest_header(user_id, key, owner, ts, iso_utc(clock() + LEASE))
-        for rec in todo:
-            try:
-                posted = courier.post_paper(channel, rec)
-            except (Unreachable, Outage):
-                raise
-            except Exception:  # one paper must not stop the others; it is tried again in a later run
-                log.exception("could not post paper %s to %s", rec.paper.id, user_id)
-                posted = None
-                finish.failed += 1
-            lease = iso_utc(clock() + LEASE)
-            if posted is None:
-                with store.transaction():
-                    still_mine = store.renew_digest_lease(user_id, key, owner, lease)
-                    store.record_digest_failure(user_id, key, owner, rec.paper.id)
-            else:
-                # Everything left went out with this one: the digest ends "sent" in the same step.
-                last = rec is todo[-1] and not finish.failed
-                ended = iso_utc(clock()) if last else None
-                # Shown only while the digest's row is there (forgetting deletes both), in one step.
-                still_mine = store.record_posted(user_id, key, owner, rec.paper.id, rec.reason, *posted,
-                                                 lease_until=lease, finished_at=ended)
-                if still_mine:
-                    finish.delivered += 1
-                    if last:
-                        return Outcome(user_id, day, "sent", finish.delivered, finish.failed)
-                elif store.get_digest(user_id, key) is not None:  # lost, not forgotten: it did go out
-                    remember_shown(ctx, user_id, rec, *posted)
-                    finish.delivered += 1
-            if not still_mine:
-                log.warning("lost the %s digest of %s to another process; stopping", key, user_id)
-                return Outcome(user_id, day, "busy", finish.delivered, finish.failed)
-        return finish.after_posting()
+        return sending.send(explicit, chooser, last_heard, fresh)
     except Unreachable as exc:
-        log.warning("can't reach %s for their digest: %s", user_id, exc)
-        return finish("failed", error=str(exc))
+        log.warning("can't reach %s for their digest: %s", record.user_id, exc)
+        return sending.finish("failed", error=str(exc))
     except Outage as exc:  # Slack's trouble, not this digest's: wait for it, count nothing
-        return finish.postpone(str(exc))
+        return sending.finish.postpone(str(exc))
     except (NoInterests, NoPapers):
         raise
     except Exception as exc:
-        log.exception("the %s digest of %s failed; it will be tried again", key, user_id)
-        return finish.retry(error=f"{type(exc).__name__}: {exc}")
+        log.exception("the %s digest of %s failed; it will be tried again", record.local_date, record.user_id)
+        return sending.finish.retry(error=f"{type(exc).__name__}: {exc}")
+
+
+class _Sending:
+    """One claimed digest on its way out, step by step (:meth:`send`). ``chosen``: its papers were
+    chosen for this claim, so none of them can have been posted yet. Unreachable and Outage go up to
+    :func:`_send_claimed`, which ends or postpones the digest."""
+
+    def __init__(self, ctx: Context, record: DigestRecord, day: date, courier: Courier, owner: str,
+                 clock: Clock, chosen: list[Recommendation] | None):
+        self.ctx, self.record, self.day, self.courier = ctx, record, day, courier
+        self.owner, self.clock = owner, clock
+        self.chosen = chosen
+        self.finish = _Finisher(ctx, record, day, owner, clock)
+        # When the lease was last set to run LEASE (one claimed ahead runs shorter, so it counts as
+        # older): it is renewed before the first post once a quarter of that has gone.
+        self.leased_at = datetime.fromisoformat(record.lease_until) - LEASE if record.lease_until else None
+
+    def send(self, explicit: bool, chooser: Chooser, last_heard: datetime | None, fresh: bool) -> Outcome:
+        """Its papers, what is left of them, a lease still ours, the header if it never went out,
+        then each paper."""
+        recs = self._papers(explicit, chooser, fresh)
+        if isinstance(recs, Outcome):
+            return recs
+        if not recs:
+            return self.finish.done() if self.finish.skipped else self.finish("empty")
+        left = self._left(recs, last_heard)
+        if isinstance(left, Outcome):
+            return left
+        channel, todo, shown = left
+        if not self._lease_kept():
+            return Outcome(self.record.user_id, self.day, "busy")
+        if self.record.header_ts is None and not shown:
+            self._post_header(channel, recs, chooser)
+        return self._post_papers(channel, todo)
+
+    def _papers(self, explicit: bool, chooser: Chooser, fresh: bool) -> list[Recommendation] | Outcome:
+        """The digest's papers: those chosen for this claim; else chosen now, for a digest taken over
+        from a sender that died before recording its choice (or claimed ahead: ``fresh``); else those
+        it recorded, resumed. An Outcome when it ends here."""
+        ctx, record, store = self.ctx, self.record, self.ctx.store
+        user_id, key = record.user_id, record.local_date
+        if self.chosen is not None:
+            return self.chosen
+        if record.papers is not None:
+            recs = resumed(ctx, record)
+            # Chosen before a crash or an outage: a word muted since then still holds.
+            self.finish.skipped = set(record.papers) - {r.paper.id for r in recs}
+            return recs
+        recs = _choose(ctx, user_id, self.day, explicit, chooser, claimed=record)
+        # Choosing took a while: the lease is renewed with the choice, in one statement.
+        self.leased_at = self.clock()
+        if not recs and explicit:
+            with store.transaction():
+                store.drop_digest(user_id, key, self.owner)
+            return Outcome(user_id, self.day, "empty")
+        if recs and not store.set_digest_papers(user_id, key, self.owner, [r.paper.id for r in recs],
+                                                {r.paper.id: r.reason for r in recs},
+                                                lease_until=iso_utc(self.leased_at + LEASE)):
+            return Outcome(user_id, self.day, "busy")
+        record.papers = [r.paper.id for r in recs]
+        if fresh:  # no earlier attempt: nothing to look for in the DM
+            self.chosen = recs
+        return recs
+
+    def _left(self, recs: list[Recommendation],
+              last_heard: datetime | None) -> tuple[str, list[Recommendation], set[str]] | Outcome:
+        """The DM's channel, the papers left to post (not shown, not failed too often) and those shown
+        already; for a digest an earlier attempt may have posted, after recording what the DM shows it
+        posted unrecorded. An Outcome when nothing is left."""
+        record = self.record
+        shown = set() if self.chosen is not None else self.ctx.store.shown_among(record.user_id,
+                                                                                 record.papers or [])
+        todo = [r for r in recs
+                if r.paper.id not in shown and record.failures.get(r.paper.id, 0) < MAX_ATTEMPTS]
+        if not todo:
+            return self.finish.done()
+        channel = self.courier.open(record.user_id)
+        if self.chosen is None:  # an earlier attempt may have posted more than it recorded
+            _let_land(self.courier, self.clock, last_heard)
+            shown |= _recover(self.ctx, record, self.courier, channel, todo)
+            todo = [r for r in todo if r.paper.id not in shown]
+            if not todo:
+                return self.finish.done()
+        return channel, todo, shown
+
+    def _lease_kept(self) -> bool:
+        """Whether the digest is still ours, its lease renewed first when a quarter of it has gone."""
+        if self.leased_at is not None and self.clock() - self.leased_at <= LEASE / 4:
+            return True
+        # Still ours, with a fresh lease, before the first message (one statement: atomic alone).
+        return self.ctx.store.renew_digest_lease(self.record.user_id, self.record.local_date, self.owner,
+                                                 iso_utc(self.clock() + LEASE))
+
+    def _post_header(self, channel: str, recs: list[Recommendation], chooser: Chooser) -> None:
+        """The digest's first message; when it fails (Slack down aside), the papers go out without it."""
+        user_id = self.record.user_id
+        try:
+            header = header_text(len(recs), self.day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
+                                 channel=is_channel(user_id))
+            ts = self.courier.post_text(channel, header)
+        except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
+            raise
+        except Exception:  # the papers matter more than their header: go on without it
+            log.exception("could not post the digest header for %s", user_id)
+        else:
+            # Renewed after every message, the header too: a taker-over counts from this.
+            self.ctx.store.record_digest_header(user_id, self.record.local_date, self.owner, ts,
+                                                iso_utc(self.clock() + LEASE))
+
+    def _post_papers(self, channel: str, todo: list[Recommendation]) -> Outcome:
+        """Post each paper left, each recorded as shown once Slack has it; "sent" with the last one,
+        "busy" as soon as the digest turns out to be someone else's."""
+        finish = self.finish
+        for rec in todo:
+            posted = self._post_paper(channel, rec)
+            if posted is None:
+                still_mine = self._record_failure(rec)
+            else:
+                # Everything left went out with this one: the digest ends "sent" in the same step.
+                last = rec is todo[-1] and not finish.failed
+                still_mine = self._record_posted(rec, posted, last)
+                if still_mine and last:
+                    return Outcome(self.record.user_id, self.day, "sent", finish.delivered, finish.failed)
+            if not still_mine:
+                log.warning("lost the %s digest of %s to another process; stopping", self.record.local_date,
+                            self.record.user_id)
+                return Outcome(self.record.user_id, self.day, "busy", finish.delivered, finish.failed)
+        return finish.after_posting()
+
+    def _post_paper(self, channel: str, rec: Recommendation) -> tuple[str, str] | None:
+        """One paper through the courier: where it landed, or None when that failed (counted)."""
+        try:
+            return self.courier.post_paper(channel, rec)
+        except (Unreachable, Outage):
+            raise
+        except Exception:  # one paper must not stop the others; it is tried again in a later run
+            log.exception("could not post paper %s to %s", rec.paper.id, self.record.user_id)
+            self.finish.failed += 1
+            return None
+
+    def _record_failure(self, rec: Recommendation) -> bool:
+        """Count a paper's failed post, renewing the lease; whether the digest is still ours."""
+        store, user_id, key = self.ctx.store, self.record.user_id, self.record.local_date
+        lease = iso_utc(self.clock() + LEASE)
+        with store.transaction():
+            still_mine = store.renew_digest_lease(user_id, key, self.owner, lease)
+            store.record_digest_failure(user_id, key, self.owner, rec.paper.id)
+        return still_mine
+
+    def _record_posted(self, rec: Recommendation, posted: tuple[str, str], last: bool) -> bool:
+        """Record a paper Slack has as shown, renewing the lease (and, with ``last``, ending the digest
+        "sent" in the same step); whether the digest is still ours. A paper posted by a sender that lost
+        the digest still counts as shown, unless the person was forgotten meanwhile."""
+        store, user_id, key = self.ctx.store, self.record.user_id, self.record.local_date
+        lease = iso_utc(self.clock() + LEASE)
+        ended = iso_utc(self.clock()) if last else None
+        # Shown only while the digest's row is there (forgetting deletes both), in one step.
+        still_mine = store.record_posted(user_id, key, self.owner, rec.paper.id, rec.reason, *posted,
+                                         lease_until=lease, finished_at=ended)
+        if still_mine:
+            self.finish.delivered += 1
+        elif store.get_digest(user_id, key) is not None:  # lost, not forgotten: it did go out
+            remember_shown(self.ctx, user_id, rec, *posted)
+            self.finish.delivered += 1
+        return still_mine
 
 
 def _choose(ctx: Context, user_id: str, day: date, explicit: bool, chooser: Chooser,

@@ -806,8 +806,8 @@ def test_a_run_scores_only_the_digests_it_claimed(two_processes, monkeypatch):
     for i in range(3):  # another live process is on these
         assert claim_digest(b, f"U{i}", DAY, "b:2:2", Clock(now), ALIVE) is not None
     scored = []
-    real = digest.profile_for
-    monkeypatch.setattr(digest, "profile_for",
+    real = digest.wants
+    monkeypatch.setattr(digest, "wants",
                         lambda ctx, user, *rest: scored.append(user) or real(ctx, user, *rest))
     courier = Recorder()
     run = send_due_digests(a, now, courier.courier(), owner="a:1:1", clock=Clock(now), alive=ALIVE)

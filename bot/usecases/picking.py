@@ -1,0 +1,168 @@
+"""One picking pipeline: which papers a person may be offered, and how a list of them is shared out.
+
+Digests (:mod:`bot.usecases.digests.choose`), ``/papers recommend`` (:mod:`bot.usecases.recommend`),
+More like this (:mod:`bot.usecases.similar`) and the onboarding round (:mod:`bot.usecases.onboarding`)
+rank differently, but all of them pick through these steps:
+
+1. :func:`left_out`: never a paper the person was shown, saved, liked, disliked or muted.
+2. :func:`wants`: the feeds to rank by, and whether they follow authors (:class:`Wants`).
+3. :func:`by_followed_authors`: a followed author's new papers come first, "new" counted back from the
+   person's own local day (:func:`local_today`), whichever path asks.
+4. :func:`share`: the places left are shared fairly among the feeds; what one feed cannot fill goes to
+   the others, in order.
+5. :func:`distinct`: the picks as the papers they are now. The index may still hold, for a few seconds,
+   an id that has just been merged into another paper: that id resolves to the paper it went into, which
+   must neither come back when it was left out nor come twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import TypeVar
+
+from bot.state.context import Context
+from bot.usecases.authors import AuthorPick, new_papers_by
+from bot.usecases.authors import reason as author_reason
+from bot.usecases.digests.due import local_date
+from bot.usecases.feeds import MAIN, FeedProfile, feed_profiles, shares
+from bot.usecases.mutes import muted_ids
+from recommender import Profile
+from storage import Paper
+
+T = TypeVar("T")
+
+
+@dataclass
+class Recommendation:
+    """A paper to show someone, and why."""
+
+    paper: Paper
+    score: float
+    reason: str
+    feed: str | None = None  # the feed it was picked for; None for someone without named feeds
+
+
+@dataclass
+class Wants:
+    """What picking needs of one person: the feeds to rank by (none with an empty profile), whether
+    they follow authors, and every paper never to offer them (:func:`left_out`)."""
+
+    user_id: str
+    feeds: list[FeedProfile]
+    follows_authors: bool
+    left_out: set[str]
+
+    @property
+    def named(self) -> bool:
+        """Whether the person has named feeds (then every paper is labelled with its feed)."""
+        return bool(self.feeds) and self.feeds[0].feed is not None
+
+    @property
+    def authors_feed(self) -> str | None:
+        """The feed a followed author's paper counts for: the main one, or None without named feeds."""
+        return MAIN if self.named else None
+
+
+def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Profile:
+    """A person's profile as the recommender wants it: topics, and liked and disliked ids with their
+    ages in days, so that older feedback fades."""
+    now = now or datetime.now(UTC)
+    feedback = ctx.store.get_feedback(user_id)
+    likes = [f for f in feedback if f.value > 0]
+    dislikes = [f for f in feedback if f.value < 0]
+    return Profile(
+        topics=ctx.store.get_topics(user_id),
+        liked=[f.paper_id for f in likes],
+        disliked=[f.paper_id for f in dislikes],
+        liked_age_days=[_age_days(f.created_at, now) for f in likes],
+        disliked_age_days=[_age_days(f.created_at, now) for f in dislikes],
+    )
+
+
+def _age_days(created_at: str, now: datetime) -> float:
+    try:
+        when = datetime.fromisoformat(created_at)
+    except (TypeError, ValueError):
+        return 0.0
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return max((now - when).total_seconds() / 86400.0, 0.0)
+
+
+def left_out(ctx: Context, user_id: str) -> set[str]:
+    """Every paper never to offer a person (or channel), on any path: shown to them, saved (a paper
+    saved from elsewhere than its message, or whose like was taken back, still stays out), liked or
+    disliked (a named feed's profile holds only its own likes, so the others' must be left out here),
+    or holding a word they muted."""
+    store = ctx.store
+    rated = {f.paper_id for f in store.get_feedback(user_id)}
+    return store.shown_paper_ids(user_id) | store.saved_paper_ids(user_id) | rated | muted_ids(ctx, user_id)
+
+
+def wants(ctx: Context, user_id: str, now: datetime | None = None) -> Wants | None:
+    """What picking needs of a person (see :class:`Wants`); None when they follow nothing at all (no
+    topic, no feed, no like, no author)."""
+    feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id, now)) if not f.profile.is_empty]
+    follows_authors = bool(ctx.store.get_followed_authors(user_id))
+    if not feeds and not follows_authors:
+        return None
+    return Wants(user_id, feeds, follows_authors, left_out(ctx, user_id))
+
+
+def local_today(ctx: Context, user_id: str, now: datetime | None = None) -> date:
+    """The person's calendar day at ``now`` (default: this moment) where they are: a followed author's
+    "new" papers count back from it on every path, as the digest due that day does."""
+    person = ctx.store.get_person(user_id)
+    return local_date(person.tz if person else None, now or datetime.now(UTC))
+
+
+def by_followed_authors(ctx: Context, who: Wants, n: int, today: date, days: int) -> list[AuthorPick]:
+    """Up to ``n`` papers published (or, without a date, added) in the ``days`` before the person's
+    local ``today`` by authors they follow, none left out for them, newest first."""
+    if not who.follows_authors or n <= 0:
+        return []
+    since = (today - timedelta(days=days)).isoformat()
+    return new_papers_by(ctx, who.user_id, since, who.left_out)[:n]
+
+
+def author_recommendations(ctx: Context, who: Wants, picks: Iterable[AuthorPick]) -> list[Recommendation]:
+    """Followed authors' papers as recommendations, each with a reason naming the author (papers
+    deleted since are left out)."""
+    picks = list(picks)
+    papers = ctx.store.get_papers([p.paper_id for p in picks])
+    return [Recommendation(papers[p.paper_id], 1.0, author_reason(p.author), who.authors_feed)
+            for p in picks if p.paper_id in papers]
+
+
+def share(n: int, parts: int, pick: Callable[[int, int, set[str]], list[T]], taken: set[str],
+          key: Callable[[T], str]) -> list[list[T]]:
+    """``n`` places shared among ``parts`` feeds: each its fair share first, then (with several) what
+    one could not fill goes to the others, in order. ``pick(i, k, taken)`` gives feed ``i`` up to ``k``
+    more, none of ``taken``; each pick's id (``key``) is added to ``taken``, so no paper comes twice."""
+    out: list[list[T]] = [[] for _ in range(parts)]
+
+    def fill(i: int, k: int) -> None:
+        if k > 0:
+            more = pick(i, k, taken)
+            out[i].extend(more)
+            taken.update(key(item) for item in more)
+
+    for i, k in enumerate(shares(n, parts)):
+        fill(i, k)
+    if parts > 1:
+        for i in range(parts):
+            fill(i, n - sum(len(found) for found in out))
+    return out
+
+
+def distinct(recs: Iterable[Recommendation], left: Iterable[str] = ()) -> list[Recommendation]:
+    """``recs`` in order, as the papers they are now (their papers were read by id, and an id merged
+    into another paper reads as that paper): one whose paper is in ``left`` or came before is dropped."""
+    seen = set(left)
+    out = []
+    for rec in recs:
+        if rec.paper.id not in seen:
+            seen.add(rec.paper.id)
+            out.append(rec)
+    return out
