@@ -341,9 +341,8 @@ def answer_channel(ack, body: dict, respond, client: WebClient, context, runtime
         return
     cmd = parse_channel(arg)
     ack()
-    rt = runtime.for_request(context)
 
-    def work() -> None:
+    def work(rt: Runtime) -> None:
         ctx = rt.ctx
         if cmd.action == "show":
             reply = reply_show(ctx, client, channel)
@@ -359,4 +358,4 @@ def answer_channel(ack, body: dict, respond, client: WebClient, context, runtime
             reply = reply_trending(ctx, client, user, channel, cmd)
         respond(response_type="ephemeral", replace_original=False, **reply)
 
-    rt.background.submit(work, body, respond)
+    runtime.after_ack(context, body, work, respond)

@@ -594,12 +594,11 @@ def register(app: App, runtime: Runtime) -> None:
         if cmd.name == "channel":
             return answer_channel(ack, body, respond, client, context, runtime, cmd.arg)
         ack()
-        rt = runtime.for_request(context)
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             reply = reply_to(rt, client, user, text)
             respond(response_type="ephemeral", replace_original=False, **reply)
             if cmd.name in CHANGES_HOME:
                 refresh_home(rt.ctx, client, user)
 
-        rt.background.submit(work, body, respond)
+        runtime.after_ack(context, body, work, respond)

@@ -78,10 +78,9 @@ def register(app: App, runtime: Runtime) -> None:
     def on_message(event: dict, body: dict, client: WebClient, context) -> None:
         if not is_typed_message(event):
             return
-        rt = runtime.for_request(context)
         user, channel = event["user"], event["channel"]
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             reply = dm_reply(rt, client, user, event["text"])
             if reply is None:
                 return
@@ -91,4 +90,4 @@ def register(app: App, runtime: Runtime) -> None:
             except (SlackClientError, OSError, http.client.HTTPException) as exc:
                 log.warning("could not answer a DM in %s: %s", channel, exc)
 
-        rt.background.submit(work, body)  # claimed by the event id: a redelivery is not answered again
+        runtime.after_ack(context, body, work)  # claimed by the event id: a redelivery is not answered again
