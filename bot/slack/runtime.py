@@ -199,6 +199,14 @@ class Runtime:
                 self._views[ws] = view
             return view
 
+    def after_ack(self, context, body: dict, work: Callable[[Runtime], None], respond=None) -> None:
+        """Run ``work(runtime)`` after the ack, in the runtime of the request's workspace
+        (:meth:`for_request`), on the background threads: at most once for this request, after that
+        person's earlier work, a failure routed to the one error handler (and answered through
+        ``respond`` when given). Every listener hands its slow work over through this."""
+        rt = self.for_request(context)
+        rt.background.submit(functools.partial(work, rt), body, respond)
+
     def for_request(self, context) -> Runtime:
         """The runtime of the workspace a Bolt request is served as: ``context["workspace"]`` (set by
         the app's middleware), else the workspace the request names."""

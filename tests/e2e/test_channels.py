@@ -16,7 +16,7 @@ from bot.config import Settings
 from bot.slack.delivery import digests as digests_module
 from bot.slack.delivery.digests import Served, digest_client, serve_workspaces, slack_courier
 from bot.slack.delivery.trending import trending_poster
-from bot.slack.listeners.channel_commands import FROM_DM, INVITE
+from bot.slack.subcommands.channel import FROM_DM, INVITE
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.slack.app import SORRY
-from bot.slack.listeners.commands import SUBCOMMANDS
+from bot.slack.subcommands.personal import SUBCOMMANDS
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION
 from tests.e2e.harness import TEAM_ID, FakeSlack, LogCapture, opened, query, user_ids
 from tests.fault.probe import record, scaled

@@ -1,5 +1,6 @@
 """What people type in paperbot's DM (``message.im``): the `/papers` subcommands without `/papers`,
-answered in the DM by the same function as the slash command (:func:`bot.slack.listeners.commands.reply_to`).
+answered in the DM from the same declarations as the slash command
+(:data:`bot.slack.subcommands.personal.REGISTRY`).
 
 Anything that is no subcommand gets the help, except a message that only shares paper links (its
 arxiv.org links unfurl into cards: :mod:`bot.slack.listeners.unfurls`). paperbot's own messages, edits,
@@ -17,9 +18,10 @@ from slack_sdk.errors import SlackClientError
 
 from bot.errors import BadArgument, PaperbotError
 from bot.slack.error_handler import BUSY, SORRY, UNSAVED
-from bot.slack.listeners.commands import SUBCOMMANDS, Reply, clean, reply_help, reply_to
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
+from bot.slack.subcommands import Reply, Request, clean
+from bot.slack.subcommands.personal import REGISTRY, reply_help
 from bot.slack.views.messages import escape
 from bot.sources.arxiv_ids import find_arxiv_ids, find_dois
 from storage import StorageError, StoreBusy
@@ -39,16 +41,17 @@ def typed_command(text: str) -> str:
     return words
 
 
-def dm_reply(rt: Runtime, client: WebClient, user: str, text: str) -> Reply | None:
-    """The answer to a DM's ``text``; None when it needs none (it only shares paper links)."""
+def dm_reply(rt: Runtime, client: WebClient, user: str, text: str, channel: str = "") -> Reply | None:
+    """The answer to a DM's ``text`` (typed in ``channel``, the DM); None when it needs none (it only
+    shares paper links)."""
     typed = typed_command(text)
     first = typed.split(None, 1)[0].lower() if typed else "help"
-    if first not in SUBCOMMANDS:
+    if first not in REGISTRY.names:
         if find_arxiv_ids(typed) or find_dois(typed):
             return None
         return {"text": NOT_UNDERSTOOD.format(command=COMMAND) + reply_help()["text"]}
     try:
-        return reply_to(rt, client, user, typed)
+        return REGISTRY.answer(Request(user, channel, rt, client), typed)
     except BadArgument as exc:
         return {"text": escape(str(exc)) + HELP_AGAIN}
     except PaperbotError as exc:
@@ -78,11 +81,10 @@ def register(app: App, runtime: Runtime) -> None:
     def on_message(event: dict, body: dict, client: WebClient, context) -> None:
         if not is_typed_message(event):
             return
-        rt = runtime.for_request(context)
         user, channel = event["user"], event["channel"]
 
-        def work() -> None:
-            reply = dm_reply(rt, client, user, event["text"])
+        def work(rt: Runtime) -> None:
+            reply = dm_reply(rt, client, user, event["text"], channel)
             if reply is None:
                 return
             try:
@@ -91,4 +93,4 @@ def register(app: App, runtime: Runtime) -> None:
             except (SlackClientError, OSError, http.client.HTTPException) as exc:
                 log.warning("could not answer a DM in %s: %s", channel, exc)
 
-        rt.background.submit(work, body)  # claimed by the event id: a redelivery is not answered again
+        runtime.after_ack(context, body, work)  # claimed by the event id: a redelivery is not answered again

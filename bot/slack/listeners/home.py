@@ -152,116 +152,145 @@ FORMS: dict[str, Callable[[Context, str, str], dict]] = {
 }
 
 
-def register(app: App, runtime: Runtime) -> None:  # noqa: C901 (to be split by action: issue 22 item 5)
+def register(app: App, runtime: Runtime) -> None:
     """Publish Home when it is opened; its buttons, forms and the round of papers to rate."""
+    _register_opened(app, runtime)
+    _register_buttons(app, runtime)
+    _register_forms(app, runtime)
+    _register_round(app, runtime)
 
+
+def _register_opened(app: App, runtime: Runtime) -> None:
     @app.event("app_home_opened")
     def on_home_opened(event: dict, body: dict, client: WebClient, context) -> None:
         if event.get("tab") != "home" or not event.get("user"):
             return
         user = event["user"]
-        rt = runtime.for_request(context)
-        rt.background.submit(lambda: refresh_home(rt.ctx, client, user), body)
+        runtime.after_ack(context, body, lambda rt: refresh_home(rt.ctx, client, user))
+
+
+def _register_buttons(app: App, runtime: Runtime) -> None:
+    """Each Home button opens its form (:data:`FORMS`)."""
 
     def on_button(ack, body: dict, action: dict, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
         user, trigger = body["user"]["id"], body.get("trigger_id")
         form, value = FORMS[action["action_id"]], str(action.get("value") or "")
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             feed_gone = value != MAIN and value not in interests(rt.ctx, user).feeds
             if action["action_id"] == TOPICS_ACTION and feed_gone:  # deleted meanwhile, by a command
                 refresh_home(rt.ctx, client, user, f"You have no feed “{value[:MAX_FEED_NAME]}” any more.")
                 return
             client.views_open(trigger_id=trigger, view=form(rt.ctx, user, value))
 
-        rt.background.submit(work, body)
+        runtime.after_ack(context, body, work)
 
     for action_id in FORMS:
         app.action(action_id)(on_button)
 
-    def submitted(check: Callable[[dict], Callable[[Context, str], object]], block: str) -> Callable:
-        """A form's view_submission listener: ``check(view)`` (no database) returns the saving to do,
-        or raises BadArgument, shown under ``block``."""
 
-        def on_submit(ack, body: dict, view: dict, client: WebClient, context) -> None:
-            try:
-                save = check(view)
-            except BadArgument as exc:
-                ack(response_action="errors", errors={getattr(exc, "block", block): str(exc)[:300]})
-                return
-            ack()
-            rt = runtime.for_request(context)
-            user = body["user"]["id"]
+#: What saves a form: ``check(view)`` (no database) returns the saving to do, or raises BadArgument.
+Check = Callable[[dict], Callable[[Context, str], object]]
 
-            def work() -> None:
-                notice = None
-                try:
-                    save(rt.ctx, user)
-                    if block == KIND_BLOCK:  # the time is meant in their timezone of now
-                        refresh_timezone(rt.ctx, client, user, fresh=True)
-                except BadArgument as exc:
-                    notice = f"Not saved: {exc}"
-                refresh_home(rt.ctx, client, user, notice)
 
-            rt.background.submit(work, body)
+def _submitted(runtime: Runtime, check: Check, block: str) -> Callable:
+    """A form's view_submission listener: ``check(view)`` runs in the ack (a BadArgument is shown under
+    ``block``, or the field it names), the saving after it, then Home is published again."""
 
-        return on_submit
-
-    def topics_form(view: dict):
-        feed = _feed_of(view)
-        if feed is None:
-            raise BadArgument("This form is out of date; open it again from Home")
-        topics = check_topics(_value(view, TOPICS_BLOCK) or "", required=feed != MAIN)
-        return lambda ctx, user: save_topics(ctx, user, feed, topics)
-
-    def new_feed_form(view: dict):
+    def on_submit(ack, body: dict, view: dict, client: WebClient, context) -> None:
         try:
-            name = check_feed_name(_value(view, FEED_NAME_BLOCK) or "")
+            save = check(view)
         except BadArgument as exc:
-            raise _Field(FEED_NAME_BLOCK, exc) from None
-        topics = check_topics(_value(view, TOPICS_BLOCK) or "", required=True)
-        return lambda ctx, user: save_new_feed(ctx, user, name, topics)
+            ack(response_action="errors", errors={getattr(exc, "block", block): str(exc)[:300]})
+            return
+        ack()
+        user = body["user"]["id"]
 
-    def authors_form(view: dict):
-        names = check_authors(_value(view, AUTHORS_BLOCK) or "")
-        return lambda ctx, user: save_authors(ctx, user, names)
-
-    def mutes_form(view: dict):
-        words = check_mutes(_value(view, MUTES_BLOCK) or "")
-        return lambda ctx, user: save_mutes(ctx, user, words)
-
-    def schedule_form(view: dict):
-        kind = _value(view, KIND_BLOCK, "selected_option")
-        time = _value(view, TIME_BLOCK, "selected_time")
-        day = _value(view, DAY_BLOCK, "selected_option")
-        if kind not in SCHEDULES:
-            raise _Field(KIND_BLOCK, BadArgument("Choose daily, weekly or off"))
-        if kind != "off" or time:
+        def work(rt: Runtime) -> None:
+            notice = None
             try:
-                check_time(time)
+                save(rt.ctx, user)
+                if block == KIND_BLOCK:  # the time is meant in their timezone of now
+                    refresh_timezone(rt.ctx, client, user, fresh=True)
             except BadArgument as exc:
-                raise _Field(TIME_BLOCK, exc) from None
-        try:
-            schedule = check_schedule(kind, time, day)
-        except BadArgument as exc:  # what is left to be wrong: the weekday
-            raise _Field(DAY_BLOCK, exc) from None
-        return lambda ctx, user: save_schedule(ctx, user, schedule)
+                notice = f"Not saved: {exc}"
+            refresh_home(rt.ctx, client, user, notice)
 
-    app.view(TOPICS_VIEW)(submitted(topics_form, TOPICS_BLOCK))
-    app.view(NEW_FEED_VIEW)(submitted(new_feed_form, TOPICS_BLOCK))
-    app.view(AUTHORS_VIEW)(submitted(authors_form, AUTHORS_BLOCK))
-    app.view(MUTES_VIEW)(submitted(mutes_form, MUTES_BLOCK))
-    app.view(SCHEDULE_VIEW)(submitted(schedule_form, KIND_BLOCK))
+        runtime.after_ack(context, body, work)
+
+    return on_submit
+
+
+def _topics_form(view: dict):
+    feed = _feed_of(view)
+    if feed is None:
+        raise BadArgument("This form is out of date; open it again from Home")
+    topics = check_topics(_value(view, TOPICS_BLOCK) or "", required=feed != MAIN)
+    return lambda ctx, user: save_topics(ctx, user, feed, topics)
+
+
+def _new_feed_form(view: dict):
+    try:
+        name = check_feed_name(_value(view, FEED_NAME_BLOCK) or "")
+    except BadArgument as exc:
+        raise _Field(FEED_NAME_BLOCK, exc) from None
+    topics = check_topics(_value(view, TOPICS_BLOCK) or "", required=True)
+    return lambda ctx, user: save_new_feed(ctx, user, name, topics)
+
+
+def _authors_form(view: dict):
+    names = check_authors(_value(view, AUTHORS_BLOCK) or "")
+    return lambda ctx, user: save_authors(ctx, user, names)
+
+
+def _mutes_form(view: dict):
+    words = check_mutes(_value(view, MUTES_BLOCK) or "")
+    return lambda ctx, user: save_mutes(ctx, user, words)
+
+
+def _schedule_form(view: dict):
+    kind = _value(view, KIND_BLOCK, "selected_option")
+    time = _value(view, TIME_BLOCK, "selected_time")
+    day = _value(view, DAY_BLOCK, "selected_option")
+    if kind not in SCHEDULES:
+        raise _Field(KIND_BLOCK, BadArgument("Choose daily, weekly or off"))
+    if kind != "off" or time:
+        try:
+            check_time(time)
+        except BadArgument as exc:
+            raise _Field(TIME_BLOCK, exc) from None
+    try:
+        schedule = check_schedule(kind, time, day)
+    except BadArgument as exc:  # what is left to be wrong: the weekday
+        raise _Field(DAY_BLOCK, exc) from None
+    return lambda ctx, user: save_schedule(ctx, user, schedule)
+
+
+#: Each form's view: how it is checked, and the field its errors are shown under by default.
+SUBMISSIONS: dict[str, tuple[Check, str]] = {
+    TOPICS_VIEW: (_topics_form, TOPICS_BLOCK),
+    NEW_FEED_VIEW: (_new_feed_form, TOPICS_BLOCK),
+    AUTHORS_VIEW: (_authors_form, AUTHORS_BLOCK),
+    MUTES_VIEW: (_mutes_form, MUTES_BLOCK),
+    SCHEDULE_VIEW: (_schedule_form, KIND_BLOCK),
+}
+
+
+def _register_forms(app: App, runtime: Runtime) -> None:
+    for view_id, (check, block) in SUBMISSIONS.items():
+        app.view(view_id)(_submitted(runtime, check, block))
+
+
+def _register_round(app: App, runtime: Runtime) -> None:
+    """The first round of papers to rate: opening it, each rating, closing it."""
 
     @app.action(ROUND_ACTION)
     def on_round(ack, body: dict, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
         user, trigger = body["user"]["id"], body.get("trigger_id")
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             # The trigger is good for 3 seconds: open the modal first, then pick its papers.
             view_id = client.views_open(trigger_id=trigger, view=wait_modal())["view"]["id"]
             try:
@@ -271,7 +300,7 @@ def register(app: App, runtime: Runtime) -> None:  # noqa: C901 (to be split by 
                 papers = []
             client.views_update(view_id=view_id, view=round_modal(papers, {}))
 
-        rt.background.submit(work, body)
+        runtime.after_ack(context, body, work)
 
     def on_rate(ack, body: dict, action: dict, client: WebClient, context) -> None:
         ack()
@@ -280,11 +309,10 @@ def register(app: App, runtime: Runtime) -> None:  # noqa: C901 (to be split by 
         if paper_id not in ids or not view.get("id"):
             log.info("ignored a rating of a paper that is not in the round: %r", paper_id)
             return
-        rt = runtime.for_request(context)
         user = body["user"]["id"]
         value = LIKE if action.get("action_id") == ROUND_LIKE else DISLIKE
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             try:
                 with rt.locks.hold(user):
                     rate(rt.ctx, user, paper_id, value)
@@ -298,7 +326,7 @@ def register(app: App, runtime: Runtime) -> None:  # noqa: C901 (to be split by 
                 log.warning("could not show the rating in the round's modal: %s", exc)
             refresh_home(rt.ctx, client, user)  # under the modal: feedback counts, no longer new
 
-        rt.background.submit(work, body)
+        runtime.after_ack(context, body, work)
 
     app.action(ROUND_LIKE)(on_rate)
     app.action(ROUND_DISLIKE)(on_rate)
@@ -306,9 +334,8 @@ def register(app: App, runtime: Runtime) -> None:  # noqa: C901 (to be split by 
     @app.view(ROUND_VIEW)
     def on_round_done(ack, body: dict, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
         user = body["user"]["id"]
-        rt.background.submit(lambda: refresh_home(rt.ctx, client, user), body)
+        runtime.after_ack(context, body, lambda rt: refresh_home(rt.ctx, client, user))
 
 
 class _Field(BadArgument):

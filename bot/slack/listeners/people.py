@@ -48,5 +48,4 @@ def register(app: App, runtime: Runtime) -> None:
     @app.event("user_change")
     def on_user_change(event: dict, body: dict, context) -> None:
         user = event.get("user") if isinstance(event.get("user"), dict) else {}
-        rt = runtime.for_request(context)
-        rt.background.submit(lambda: timezone_changed(rt.ctx, user), body)
+        runtime.after_ack(context, body, lambda rt: timezone_changed(rt.ctx, user))

@@ -79,14 +79,13 @@ def register(app: App, runtime: Runtime) -> None:
             return  # not feedback: any other reaction, or a reaction on a file
         channel, message_ts = item.get("channel"), item.get("ts")
         added = event.get("type") == "reaction_added"
-        rt = runtime.for_request(context)
-        ctx = rt.ctx
         # Slack is asked what a message carries only for one of paperbot's own that the store can't place.
         author, bot = event.get("item_user"), context.get("bot_user_id")
         ours = not author or not bot or author == bot
         posted_as = posted_paper(client, channel, message_ts) if ours else None
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
+            ctx = rt.ctx
             with rt.locks.hold(user):
                 if saving:
                     paper = saved_on_message(ctx, user, channel, message_ts, added, posted_as)
@@ -101,17 +100,15 @@ def register(app: App, runtime: Runtime) -> None:
                 log.info("%s %s %s on %s", user, "added" if added else "removed", reaction, paper)
                 show_feedback(ctx, client, user, channel, message_ts, posted_as)
 
-        rt.background.submit(work, body)
+        runtime.after_ack(context, body, work)
 
     app.event("reaction_added")(on_reaction)
     app.event("reaction_removed")(on_reaction)
 
     def on_button(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
-        if on_unfurl(rt, client, body, respond):  # on an unfurled link's card: it names its paper
+        if on_unfurl(runtime, context, client, body, respond):  # on an unfurled link's card: its paper
             return
-        ctx = rt.ctx
         value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
         user = body["user"]["id"]
         container = body.get("container") or {}
@@ -119,7 +116,8 @@ def register(app: App, runtime: Runtime) -> None:
         message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
         posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
+            ctx = rt.ctx
             with rt.locks.hold(user):
                 paper = rate_message(ctx, user, channel, message_ts, value, posted_as)
             if paper is None:
@@ -131,7 +129,7 @@ def register(app: App, runtime: Runtime) -> None:
                 show_feedback(ctx, client, user, channel, message_ts, posted_as)
             respond(text=text, response_type="ephemeral", replace_original=False)
 
-        rt.background.submit(work, body, respond)
+        runtime.after_ack(context, body, work, respond)
 
     app.action(LIKE_ACTION)(on_button)
     app.action(DISLIKE_ACTION)(on_button)

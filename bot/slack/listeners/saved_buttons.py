@@ -78,13 +78,12 @@ def register(app: App, runtime: Runtime) -> None:
     @app.action(SAVE_ACTION)
     def on_save(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
-        if on_unfurl(rt, client, body, respond):  # on an unfurled link's card: it names its paper
+        if on_unfurl(runtime, context, client, body, respond):  # on an unfurled link's card: its paper
             return
         user, channel, message_ts = where_clicked(body)
         posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             with rt.locks.hold(user):
                 toggled = toggle_saved_on_message(rt.ctx, user, channel, message_ts, posted_as)
             if toggled is None:
@@ -97,13 +96,12 @@ def register(app: App, runtime: Runtime) -> None:
             respond(text=text, response_type="ephemeral", replace_original=False)
             refresh_home(rt.ctx, client, user)  # its latest saved papers
 
-        rt.background.submit(work, body, respond)
+        runtime.after_ack(context, body, work, respond)
 
     @app.action(MORE_ACTION)
     def on_more(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
-        if on_unfurl(rt, client, body, respond):
+        if on_unfurl(runtime, context, client, body, respond):
             return
         user, channel, message_ts = where_clicked(body)
         posted_as = posted_paper(client, channel, message_ts, body.get("message"))
@@ -112,10 +110,10 @@ def register(app: App, runtime: Runtime) -> None:
         # these are (a channel's paper message is in the channel; a person's is in their DM).
         subject = channel if is_channel(channel) else user
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             with rt.locks.hold(subject):
                 result = more_like_this(rt.ctx, user, channel, message_ts,
                                         thread_poster(client, channel, message_ts), posted_as)
             respond(text=more_reply(result), response_type="ephemeral", replace_original=False)
 
-        rt.background.submit(work, body, respond)
+        runtime.after_ack(context, body, work, respond)

@@ -100,15 +100,14 @@ def register(app: App, runtime: Runtime) -> None:
     @app.shortcut(SAVE_SHORTCUT)
     def on_save_paper(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
-        rt = runtime.for_request(context)
         user = body["user"]["id"]
         channel = (body.get("channel") or {}).get("id")
         text = message_text(body.get("message") or {})
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             named = find_named_papers(rt.ctx, text)  # the arXiv API, when asked, outside the lock
             with rt.locks.hold(user):
                 result = save_named_papers(rt.ctx, user, named)
             tell_privately(client, channel, user, saved_reply(result))
 
-        rt.background.submit(work, body, respond)  # claimed by the trigger id: a replayed request saves once
+        runtime.after_ack(context, body, work, respond)  # by the trigger id: a replayed request saves once

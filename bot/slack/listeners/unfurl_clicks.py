@@ -24,7 +24,7 @@ from bot.usecases.similar import similar_papers
 GONE = "I no longer have that paper."
 
 
-def on_unfurl(rt: Runtime, client: WebClient, body: dict, respond) -> bool:
+def on_unfurl(runtime: Runtime, context, client: WebClient, body: dict, respond) -> bool:
     """Take a click if it is on an unfurl's card: answer it after the ack (once per click) and return
     True; False for any other click (a paper message's, which its listener answers)."""
     paper_id = unfurled_paper(body)
@@ -33,14 +33,14 @@ def on_unfurl(rt: Runtime, client: WebClient, body: dict, respond) -> bool:
     user = body["user"]["id"]
     action = next((a.get("action_id") for a in body.get("actions") or [] if isinstance(a, dict)), None)
 
-    def work() -> None:
+    def work(rt: Runtime) -> None:
         try:
             text = _answer(rt, client, user, paper_id, action)
         except NotFound:
             text = GONE
         respond(text=text, response_type="ephemeral", replace_original=False)
 
-    rt.background.submit(work, body, respond)
+    runtime.after_ack(context, body, work, respond)
     return True
 
 

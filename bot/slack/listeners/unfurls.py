@@ -79,9 +79,8 @@ def register(app: App, runtime: Runtime) -> None:
         links = [url for url in links if isinstance(url, str) and url]
         if not links:
             return
-        rt = runtime.for_request(context)
 
-        def work() -> None:
+        def work(rt: Runtime) -> None:
             unfurls = unfurls_for(rt, links)
             if not unfurls:
                 return
@@ -95,4 +94,4 @@ def register(app: App, runtime: Runtime) -> None:
                 log.warning("could not unfurl %d link(s): %s", len(unfurls), exc)
 
         # Claimed by the event's id: a redelivered link_shared unfurls once.
-        rt.background.submit(work, body)
+        runtime.after_ack(context, body, work)

@@ -20,13 +20,15 @@ from slack_sdk.models.blocks import Block
 
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.trending import trending_message
-from bot.slack.listeners import channel_commands, commands, dm_commands
-from bot.slack.listeners.channel_commands import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
-from bot.slack.listeners.commands import HELP, reply_help, reply_interests, reply_saved, reply_search
+from bot.slack.listeners import dm_commands
 from bot.slack.listeners.saved_buttons import more_reply
 from bot.slack.listeners.shortcuts import saved_reply
 from bot.slack.listeners.unfurls import unfurl_blocks
 from bot.slack.oauth.flow import WELCOME
+from bot.slack.subcommands import channel as channel_commands
+from bot.slack.subcommands import personal as commands
+from bot.slack.subcommands.channel import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
+from bot.slack.subcommands.personal import HELP, reply_help, reply_interests, reply_saved, reply_search
 from bot.slack.views.marks import marked
 from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
 from bot.usecases.channel_subjects import ChannelProfile

@@ -7,8 +7,8 @@ from slack_sdk.models.blocks import Block
 
 from bot.errors import BadArgument
 from bot.slack.delivery.trending import NOTHING, trending_message
-from bot.slack.listeners.channel_commands import HELP_LINES, parse_channel
-from bot.slack.listeners.commands import HELP
+from bot.slack.subcommands.channel import HELP_LINES, parse_channel
+from bot.slack.subcommands.personal import HELP
 from bot.slack.views.messages import HEADER_LIMIT, MESSAGE_BLOCKS, SECTION_LIMIT
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.digests.send import header_text

@@ -1,7 +1,7 @@
 import pytest
 
 from bot.errors import BadArgument
-from bot.slack.listeners.commands import (
+from bot.slack.subcommands.personal import (
     HELP,
     Command,
     parse,
@@ -107,7 +107,7 @@ def test_forget_reply(ctx):
 
 
 def test_control_characters_nobody_types_are_dropped_from_a_command():
-    from bot.slack.listeners.commands import clean
+    from bot.slack.subcommands import clean
 
     assert clean("follow\x00 bandits\x07, regret\x1b\n") == "follow bandits, regret"
     assert parse("follow ban\x00dits").arg == "bandits"

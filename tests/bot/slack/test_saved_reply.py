@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk.models.blocks import Block
 
-import bot.slack.listeners.commands as commands
+import bot.slack.subcommands.personal as commands
 from bot.slack.views.messages import FALLBACK_LIMIT
 from bot.usecases.saved import SavedItem
 from storage import Paper

@@ -1,14 +1,16 @@
 """`/papers channel …`: a channel's own profile, digest and weekly trending post, set up from inside
 the channel (see :mod:`bot.usecases.channel_subjects` and :mod:`bot.usecases.trending`).
 
-Parsing needs no database, so a wrong argument, and a channel command run from a direct message, are
-answered in the ack; the rest acks at once and answers through ``respond``, seen only by the caller.
+Declared once (:data:`CHANNEL_SUBCOMMAND`), for the slash command and the DM alike. Parsing needs no
+database, so a wrong argument, and a channel command run anywhere but a channel (a DM: slash or typed),
+are answered at once; the rest answers after the ack, seen only by the caller.
 Every reply that needs the bot to post in the channel first checks it is a member
 (``conversations.info``) and says how to invite it when it is not.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -21,6 +23,7 @@ from bot.slack.delivery.trending import is_member, trending_poster
 from bot.slack.listeners.people import refresh_timezone
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
+from bot.slack.subcommands import Reply, Request, Subcommand
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
 from bot.usecases.channel_subjects import (
@@ -127,8 +130,6 @@ def _digest(arg: str) -> ChannelCommand:
 
 
 # -- replies -----------------------------------------------------------------------------------------
-
-Reply = dict
 
 
 def reply_show(ctx: Context, client: WebClient, channel: str) -> Reply:
@@ -330,33 +331,21 @@ def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
     return shorten(", ".join(items), limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-# -- wiring ------------------------------------------------------------------------------------------
+# -- the declaration --------------------------------------------------------------------------------
 
-def answer_channel(ack, body: dict, respond, client: WebClient, context, runtime: Runtime, arg: str) -> None:
-    """Answer `/papers channel ARG` (the `/papers` listener hands it over): refused from a DM, parsed in
-    the ack (a BadArgument goes to the error handler, which answers in the ack), done after it."""
-    channel, user = body.get("channel_id") or "", body["user_id"]
-    if not is_channel(channel):
-        ack(response_type="ephemeral", text=FROM_DM)
-        return
-    cmd = parse_channel(arg)
-    ack()
-    rt = runtime.for_request(context)
+#: What answers each action, for whoever ran it in the channel it was run in.
+ACTIONS: dict[str, Callable[[Request, ChannelCommand], Reply]] = {
+    "show": lambda req, cmd: reply_show(req.rt.ctx, req.client, req.channel),
+    "follow": lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, req.channel, cmd),
+    "unfollow": lambda req, cmd: reply_unfollow(req.rt.ctx, req.channel, cmd),
+    "digest-now": lambda req, cmd: reply_digest_now(req.rt, req.client, req.channel),
+    **dict.fromkeys(("digest-daily", "digest-weekly", "digest-off"), lambda req, cmd: reply_digest(
+        req.rt.ctx, req.client, req.user, req.channel, cmd)),
+    **dict.fromkeys(("trending-on", "trending-off", "trending-now"), lambda req, cmd: reply_trending(
+        req.rt.ctx, req.client, req.user, req.channel, cmd)),
+}
 
-    def work() -> None:
-        ctx = rt.ctx
-        if cmd.action == "show":
-            reply = reply_show(ctx, client, channel)
-        elif cmd.action == "follow":
-            reply = reply_follow(ctx, client, user, channel, cmd)
-        elif cmd.action == "unfollow":
-            reply = reply_unfollow(ctx, channel, cmd)
-        elif cmd.action == "digest-now":
-            reply = reply_digest_now(rt, client, channel)
-        elif cmd.action.startswith("digest-"):
-            reply = reply_digest(ctx, client, user, channel, cmd)
-        else:
-            reply = reply_trending(ctx, client, user, channel, cmd)
-        respond(response_type="ephemeral", replace_original=False, **reply)
-
-    rt.background.submit(work, body, respond)
+#: `/papers channel …`: refused (with how to run it) anywhere but a channel, before it is parsed.
+CHANNEL_SUBCOMMAND = Subcommand(
+    "channel", HELP_LINES, parse_channel, lambda req, cmd: ACTIONS[cmd.action](req, cmd),
+    refusal=lambda channel: None if is_channel(channel) else FROM_DM)

@@ -1,0 +1,139 @@
+"""The `/papers` subcommands, each declared once (:class:`Subcommand`): its name, its help line, how the
+words after it are parsed, what answers it, and whether Home changes after it. One :class:`Registry` of
+them answers the slash command (:mod:`bot.slack.listeners.commands`) and what is typed in paperbot's DM
+(:mod:`bot.slack.listeners.dm_commands`) alike; the declarations are in
+:mod:`bot.slack.subcommands.personal` (a person's own) and :mod:`bot.slack.subcommands.channel`
+(`/papers channel …`).
+
+Parsing needs no database, so a wrong argument is answered at once (in the slash command's ack); the
+answer itself runs after the ack, unless the subcommand is declared ``in_ack`` (help).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bot.errors import BadArgument
+from bot.presentation.reasons import shorten
+from bot.slack.views.messages import unescape
+
+if TYPE_CHECKING:
+    from slack_sdk import WebClient
+
+    from bot.slack.runtime import Runtime
+
+#: The keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
+Reply = dict
+
+#: Control characters nobody types (a forged request could hold them; PostgreSQL can't store NUL).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean(text: str) -> str:
+    """The text as the person typed it (the manifest asks Slack not to rewrite it; entities decoded),
+    without control characters."""
+    return _CONTROL.sub("", unescape(text or "")).strip()
+
+
+@dataclass(frozen=True)
+class Request:
+    """Who runs a subcommand and where (the channel it was typed in: a channel, or a DM), with the
+    runtime of their workspace and the Web API client; both are None for what is answered in the ack."""
+
+    user: str
+    channel: str = ""
+    rt: Runtime | None = None
+    client: WebClient | None = None
+
+
+def _never(channel: str) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """One `/papers` subcommand, declared once.
+
+    ``parse(arg)`` turns the words after the name into what ``handle(request, parsed)`` needs, without
+    the database; it raises BadArgument saying what was wrong. ``changes_home(parsed)`` says whether the
+    App Home tab shows something else afterwards. ``refusal(channel)`` is the answer when the
+    subcommand can't run where it was typed (checked before parsing), else None. ``in_ack``: answered
+    inside the slash command's ack (it must need no database)."""
+
+    name: str
+    help: str  # its line(s) in the help, "" when another's line covers it
+    parse: Callable[[str], Any]
+    handle: Callable[[Request, Any], Reply]
+    changes_home: Callable[[Any], bool] = lambda parsed: False
+    refusal: Callable[[str], str | None] = _never
+    in_ack: bool = False
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A subcommand and what its parser made of the words after it."""
+
+    subcommand: Subcommand
+    args: Any
+
+    def answer(self, request: Request) -> Reply:
+        return self.subcommand.handle(request, self.args)
+
+    @property
+    def changes_home(self) -> bool:
+        return self.subcommand.changes_home(self.args)
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A subcommand typed where it can't run: ``text`` says where to run it instead."""
+
+    text: str
+
+
+class Registry:
+    """The subcommands, in the order their help lines are shown; ``default`` answers an empty text."""
+
+    def __init__(self, subcommands: Iterable[Subcommand], default: str):
+        self.subcommands = {sub.name: sub for sub in subcommands}
+        self.default = default
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.subcommands)
+
+    def help_lines(self) -> str:
+        """Every subcommand's help, one after the other, in the order they were declared."""
+        return "\n".join(sub.help for sub in self.subcommands.values() if sub.help)
+
+    def find(self, text: str) -> tuple[Subcommand, str]:
+        """The subcommand ``text`` names (its first word, in any case) and the words after it.
+        Raises BadArgument for a word that is no subcommand."""
+        text = clean(text)
+        if not text:
+            return self.subcommands[self.default], ""
+        parts = text.split(None, 1)
+        first, rest = parts[0], (parts[1].strip() if len(parts) > 1 else "")
+        sub = self.subcommands.get(first.lower())
+        if sub is None:
+            raise BadArgument(f"I don't know the subcommand “{shorten(first, 40)}”.")
+        return sub, rest
+
+    def parse(self, text: str, channel: str = "") -> Parsed | Refused:
+        """``text`` (the words after `/papers`, or typed in the DM), typed in ``channel``: parsed, or
+        refused there. Raises BadArgument saying what was wrong."""
+        sub, rest = self.find(text)
+        refusal = sub.refusal(channel)
+        if refusal is not None:
+            return Refused(refusal)
+        return Parsed(sub, sub.parse(rest))
+
+    def answer(self, request: Request, text: str) -> Reply:
+        """The answer to ``text`` for ``request``, parsed and answered at once (what the DM does)."""
+        parsed = self.parse(text, request.channel)
+        if isinstance(parsed, Refused):
+            return {"text": parsed.text}
+        return parsed.answer(request)

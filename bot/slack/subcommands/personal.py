@@ -1,0 +1,608 @@
+"""A person's own `/papers` subcommands, each declared once in :data:`REGISTRY` (with `/papers channel`,
+declared in :mod:`bot.slack.subcommands.channel`): how its words are parsed, and how use-case results
+become replies seen only by the caller.
+
+Only what needs no database is answered inside the ack: help, and a command that can't be parsed.
+Every other subcommand acks at once with nothing and answers through ``respond`` when done, so the
+ack never waits on the database (another process may hold its write lock) and the command runs at
+most once, however often the same signed request arrives (see :class:`bot.slack.runtime.Background`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from slack_sdk import WebClient
+
+from bot.errors import BadArgument
+from bot.presentation.paper_view import shown_title
+from bot.presentation.reasons import shorten
+from bot.slack.delivery.digests import slack_courier
+from bot.slack.delivery.files import upload_to_dm
+from bot.slack.listeners.dm import send_papers
+from bot.slack.listeners.people import refresh_timezone
+from bot.slack.manifest import COMMAND
+from bot.slack.runtime import Runtime
+from bot.slack.subcommands import Registry, Reply, Request, Subcommand
+from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
+from bot.slack.views.messages import (
+    FALLBACK_LIMIT,
+    MESSAGE_BLOCKS,
+    SECTION_LIMIT,
+    byline,
+    escape,
+    fit,
+    link,
+    results_blocks,
+    title_of,
+)
+from bot.state.context import Context
+from bot.usecases import follow, forget, interests, recommend, search, unfollow
+from bot.usecases.delivery import Delivery
+from bot.usecases.digests.due import local_date, parse_hhmm
+from bot.usecases.digests.run import send_digest_now
+from bot.usecases.digests.schedule import (
+    next_digest,
+    parse_daily,
+    parse_weekly,
+    set_daily,
+    set_digest_time,
+    set_weekly,
+    stop_digests,
+    weekday_name,
+)
+from bot.usecases.digests.send import Outcome
+from bot.usecases.export import bibtex_export, data_export
+from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
+from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
+from bot.usecases.mutes import mute, split_words, unmute
+from bot.usecases.recommend import MAX_RECOMMEND
+from bot.usecases.saved import SavedItem, saved_papers
+
+DEFAULT_RECOMMEND = 5
+SEARCH_RESULTS = 5
+ECHO_LIMIT = 200  # characters of the caller's own text echoed back
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
+FEEDS_BUDGET = 1500  # characters for the named feeds' topics in `interests` (shared among them)
+ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
+    digest-weekly / digest-daily, or export-bibtex / export-data, or feed-add / feed-remove."""
+
+    name: str
+    arg: str = ""
+    count: int = DEFAULT_RECOMMEND
+    time: str | None = None
+    weekday: int | None = None
+
+
+def _nothing_after(name: str) -> Callable[[str], Command]:
+    def parse_nothing(arg: str) -> Command:
+        if arg:
+            raise BadArgument(f"`{COMMAND} {name}` takes nothing after it.")
+        return Command(name)
+
+    return parse_nothing
+
+
+def _words(name: str, example: str) -> Callable[[str], Command]:
+    """The parser of a subcommand taking comma-separated words (mute, unmute)."""
+
+    def parse_words(arg: str) -> Command:
+        if not split_words(arg):
+            raise BadArgument(f"Say what to {name}: `{COMMAND} {name} {example}`.")
+        return Command(name, arg)
+
+    return parse_words
+
+
+def _topics(name: str) -> Callable[[str], Command]:
+    """The parser of follow and unfollow: topics, or `author: NAME` (whose name must be said)."""
+
+    def parse_topics(arg: str) -> Command:
+        if arg.casefold().startswith(AUTHOR_PREFIX) and not arg[len(AUTHOR_PREFIX):].strip():
+            raise BadArgument(f"Say whose papers: `{COMMAND} {name} author: Andrea Bajcsy`.")
+        return Command(name, arg)
+
+    return parse_topics
+
+
+def _feed(arg: str) -> Command:
+    parts = arg.split(None, 1)
+    action, rest = (parts[0].lower(), parts[1].strip() if len(parts) > 1 else "") if parts else ("", "")
+    if action == "add":
+        parse_feed_add(rest)  # a wrong argument is answered at once, before anything is written
+        return Command("feed-add", rest)
+    if action == "remove":
+        feed_name(rest)
+        return Command("feed-remove", rest)
+    raise BadArgument(f"Say `{COMMAND} feed add NAME: TOPICS` or `{COMMAND} feed remove NAME`, "
+                      f"e.g. `{COMMAND} feed add robotics: grasping, sim2real`.")
+
+
+def _recommend(arg: str) -> Command:
+    return Command("recommend", count=_count(arg))
+
+
+def _count(arg: str) -> int:
+    if not arg:
+        return DEFAULT_RECOMMEND
+    # ASCII digits only (str.isdigit() also takes "²", which int() refuses, and int() takes "٣"), and
+    # few of them: int() refuses more than 4,300 digits.
+    if not (arg.isascii() and arg.isdigit() and len(arg) <= 9) or not 1 <= int(arg) <= MAX_RECOMMEND:
+        raise BadArgument(f"`{COMMAND} recommend N` takes a number from 1 to {MAX_RECOMMEND}, "
+                          f"not “{shorten(arg, 40)}”.")
+    return int(arg)
+
+
+def _export(arg: str) -> Command:
+    word = arg.lower()
+    if not arg:
+        return Command("export-bibtex")
+    if word == "data":
+        return Command("export-data")
+    raise BadArgument(f"`{COMMAND} export` takes nothing, or `data`, not “{shorten(arg, 40)}”: "
+                      f"`{COMMAND} export` for a BibTeX file of your saved and liked papers, "
+                      f"`{COMMAND} export data` for everything paperbot stores about you.")
+
+
+def _digest(arg: str) -> Command:
+    word = arg.lower()
+    if word in ("off", "now"):
+        return Command(f"digest-{word}")
+    first, _, rest = arg.partition(" ")
+    if first.lower() == "weekly":
+        weekday, hhmm = parse_weekly(rest)
+        return Command("digest-weekly", time=hhmm, weekday=weekday)
+    if first.lower() == "daily":
+        return Command("digest-daily", time=parse_daily(rest))
+    if not arg:
+        raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
+                          f"or `{COMMAND} digest now`.")
+    try:
+        return Command("digest-at", time=parse_hhmm(arg))
+    except BadArgument:
+        pass
+    raise BadArgument(f"“{shorten(arg, 40)}” is not a time from 00:00 to 23:59; try "
+                      f"`{COMMAND} digest 08:30`, `{COMMAND} digest off` or `{COMMAND} digest now`.")
+
+
+# -- replies -----------------------------------------------------------------------------------------
+# Each returns the keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
+
+def reply_help() -> Reply:
+    return {"text": HELP}
+
+
+def reply_interests(ctx: Context, user_id: str) -> Reply:
+    info = interests(ctx, user_id)
+    topics = _topic_list(info.topics) if info.topics else (
+        f"none yet; try `{COMMAND} follow diffusion models, robotics`")
+    lines = [f"*Your topics:* {topics}"]
+    if info.feeds:  # by feed: the main one first; all of it within Slack's advised 4,000 characters
+        per_feed = max(120, min(600, FEEDS_BUDGET // len(info.feeds)))
+        topics = _topic_list(info.topics, 800) if info.topics else topics
+        lines = [f"*Main feed:* {topics}"]
+        lines += [f"*Feed “{escape(name)}”:* {_topic_list(items, per_feed)}"
+                  for name, items in info.feeds.items()]
+    if info.authors:
+        lines.append(f"*Authors you follow:* {_topic_list(info.authors, 400 if info.feeds else 600)}")
+    if info.muted:
+        lines.append(f"*Muted:* {_topic_list(info.muted, 400 if info.feeds else 600)}")
+    lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked")
+    if info.saved:
+        lines.append(f"*Saved:* {_papers(info.saved)} (`{COMMAND} saved` lists them)")
+    schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
+    lines.append(f"*Digest:* {schedule}")
+    return {"text": "\n".join(lines)}
+
+
+def reply_feed_add(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    result = add_feed(ctx, user_id, cmd.arg)
+    name = fit(result.feed, ECHO_LIMIT)
+    lines = []
+    if result.added:
+        lines.append(f"Feed “{name}” now follows " + _quoted(result.added) + ".")
+    if result.already:
+        lines.append(f"Feed “{name}” already follows " + _quoted(result.already) + ".")
+    if result.digest_turned_on:
+        tz = refresh_timezone(ctx, client, user_id)
+        lines.append(f"Daily digests are on at {result.digest_time} {_where(tz)}; change that with "
+                     f"`{COMMAND} digest HH:MM`.")
+    lines.append(f"Its papers come in a section of their own; `{COMMAND} feed remove {name}` deletes it.")
+    return {"text": "\n".join(lines)}
+
+
+def reply_feed_remove(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    removed = remove_feed(ctx, user_id, cmd.arg)
+    if removed is None:
+        return {"text": f"You have no feed “{fit(cmd.arg, ECHO_LIMIT)}”. "
+                        f"`{COMMAND} interests` lists your feeds."}
+    return {"text": f"Deleted the feed “{fit(removed, ECHO_LIMIT)}” and its topics."}
+
+
+def reply_mute(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    result = mute(ctx, user_id, cmd.arg)
+    lines = []
+    if result.added:
+        lines.append("Muted " + _quoted(result.added) + ": no paper whose title or abstract says "
+                     f"{'it' if len(result.added) == 1 else 'one of them'} (or a plural) will be sent "
+                     "to you.")
+    if result.already:
+        lines.append("Already muted: " + _quoted(result.already) + ".")
+    lines.append(f"`{COMMAND} unmute WORD` or `{COMMAND} unmute all` takes it back.")
+    return {"text": "\n".join(lines)}
+
+
+def reply_unmute(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    removed = unmute(ctx, user_id, cmd.arg)
+    everything = " ".join(cmd.arg.split()).casefold() == "all"
+    if removed:
+        return {"text": "Unmuted " + _quoted(removed) + "."}
+    if everything:
+        return {"text": "Nothing was muted."}
+    return {"text": f"“{fit(cmd.arg, ECHO_LIMIT)}” wasn't muted. "
+                    f"`{COMMAND} interests` lists your muted words."}
+
+
+def reply_digest_weekly(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    set_weekly(ctx, user_id, cmd.weekday, cmd.time)
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
+    first = next_digest(ctx, user_id, datetime.now(UTC))
+    day = weekday_name(cmd.weekday)
+    when = f" the next one on {first:%A} {first.day} {first:%B}." if first else "."
+    return {"text": f"Weekly digest on {day}s at {cmd.time} {_where(tz)}, with the week's best new papers;"
+                    f"{when} `{COMMAND} digest daily` goes back to daily ones."}
+
+
+def reply_digest_daily(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    hhmm = set_daily(ctx, user_id, cmd.time)
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)
+    now = datetime.now(UTC)
+    first = next_digest(ctx, user_id, now)
+    when = "today" if first == local_date(tz, now) else "tomorrow"
+    return {"text": f"Daily digest at {hhmm} {_where(tz)}, the next one {when}. "
+                    f"`{COMMAND} digest off` stops it."}
+
+
+def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    removed = unfollow(ctx, user_id, cmd.arg)
+    if removed:
+        return {"text": "Stopped following " + _quoted(removed) + "."}
+    if cmd.arg.strip().casefold().startswith(AUTHOR_PREFIX):
+        name = cmd.arg.strip()[len(AUTHOR_PREFIX):]
+        return {"text": f"You weren't following the author “{fit(' '.join(name.split()), ECHO_LIMIT)}”. "
+                        f"`{COMMAND} interests` lists the authors you follow."}
+    if cmd.arg.strip().casefold() == "all":
+        return {"text": "You weren't following anything."}
+    return {"text": f"You weren't following “{fit(cmd.arg, ECHO_LIMIT)}”. "
+                    f"`{COMMAND} interests` lists your topics."}
+
+
+def reply_digest_off(ctx: Context, user_id: str) -> Reply:
+    stop_digests(ctx, user_id)  # someone unknown has no digests to stop: nothing is stored
+    return {"text": f"Daily digests are off. `{COMMAND} digest HH:MM` turns them back on."}
+
+
+def reply_forget(rt: Runtime, user_id: str) -> Reply:
+    with rt.locks.hold(user_id):  # after any delivery or reaction under way for this person
+        forget(rt.ctx, user_id)
+    return {"text": "Done: I deleted everything I had stored about you (topics, feedback, schedule, "
+                    "papers shown). Your past messages from me stay in Slack until you delete them."}
+
+
+def reply_follow(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    result = follow(ctx, user_id, cmd.arg)
+    tz = refresh_timezone(ctx, client, user_id)
+    return {"text": _followed(result, tz)}
+
+
+def _followed(result: FollowResult, tz: str | None) -> str:
+    lines = []
+    if result.added:
+        lines.append("Now following " + _quoted(result.added) + ".")
+    if result.already:
+        lines.append("Already following " + _quoted(result.already) + ".")
+    if result.authors:
+        lines.append("Now following the author" + ("s " if len(result.authors) > 1 else " ")
+                     + _quoted(result.authors) + ": their new papers will come whatever they are about.")
+    if result.authors_already:
+        lines.append("Already following " + _quoted(result.authors_already) + ".")
+    if result.seeds:
+        lines.append("Noted as papers you like: " + _quoted([shown_title(p) for p in result.seeds]) + ".")
+    if result.unknown_seeds:
+        lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
+    if result.digest_turned_on:
+        lines.append(f"Daily digests are on at {result.digest_time} {_where(tz)}; change that with "
+                     f"`{COMMAND} digest HH:MM`.")
+    lines.append(f"`{COMMAND} recommend` sends you papers now.")
+    return "\n".join(lines)
+
+
+def reply_recommend(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    ctx = rt.ctx
+    with rt.locks.hold(user_id):
+        recs = recommend(ctx, user_id, cmd.count, remember=False)
+        if not recs:
+            return {"text": "Nothing new matches your interests right now. Try again after new papers "
+                            f"arrive, or `{COMMAND} follow` more topics."}
+        header = f":books: {_papers(len(recs))} picked for you. React :+1: or :-1: to tune what comes next."
+        delivery = send_papers(ctx, client, user_id, recs, header)
+    return {"text": _delivered(delivery)}
+
+
+def reply_digest_now(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    """Today's digest now if it has not gone out yet (then not again later today), else an extra one."""
+    refresh_timezone(rt.ctx, client, user_id, fresh=True)  # whose "today" it is
+    with rt.locks.hold(user_id):
+        outcome = send_digest_now(rt.ctx, user_id, slack_courier(rt.ctx, client))
+    return {"text": _digest_sent(outcome)}
+
+
+def _digest_sent(outcome: Outcome) -> str:
+    if outcome.status == "empty":
+        return "No new papers for a digest right now; I'll keep looking."
+    if outcome.status == "busy":
+        return "Today's digest is on its way to your direct messages right now."
+    if outcome.status == "failed" and not outcome.delivered:
+        return f"Sorry, I couldn't send your digest: {fit(outcome.error or 'Slack refused it', ERROR_LIMIT)}."
+    if outcome.outage and outcome.status == "incomplete":
+        sent = f"{_papers(outcome.delivered)} went out; " if outcome.delivered else ""
+        return (f"Slack isn't answering right now, so your digest is held back: {sent}I'll keep trying "
+                "and send the rest once Slack is back, without repeats.")
+    if outcome.outage and not outcome.delivered:
+        return ("Sorry, Slack isn't answering right now, so nothing was sent. "
+                "Please try again in a few minutes.")
+    if not outcome.delivered:
+        return "Sorry, Slack didn't accept the messages, so nothing was sent. Please try again in a minute."
+    text = f"I sent you {_papers(outcome.delivered)} in our direct messages."
+    if outcome.failed:
+        text += f" {_papers(outcome.failed)} couldn't be delivered; they may come again later."
+    if outcome.outage:
+        text += " Slack stopped answering, so I stopped there."
+    return text
+
+
+def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    set_digest_time(ctx, user_id, cmd.time)
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
+    now = datetime.now(UTC)
+    first = next_digest(ctx, user_id, now)
+    when = "today" if first == local_date(tz, now) else "tomorrow"
+    return {"text": f"Daily digest at {cmd.time} {_where(tz)}, the next one {when}. "
+                    f"`{COMMAND} digest off` stops it."}
+
+
+def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    recs = search(ctx, cmd.arg, SEARCH_RESULTS)
+    query = fit(" ".join(cmd.arg.split()), ECHO_LIMIT)
+    if not recs:
+        return {"text": f"No paper matches “{query}”."}
+    intro = f"*{_papers(len(recs))} matching “{query}”:*"
+    return {"text": intro, "blocks": results_blocks(intro, recs)}
+
+
+def reply_saved(ctx: Context, user_id: str) -> Reply:
+    items = saved_papers(ctx, user_id)
+    if not items:
+        return {"text": "You have no saved papers yet: click Save on a paper I sent you, or react to it "
+                        "with :bookmark:."}
+    intro = f"*Your saved papers* ({len(items)}), newest first:"
+    lines = [_saved_line(item) for item in items]
+    blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": intro}}]
+    chunk: list[str] = []
+    shown = 0
+    for line in lines:
+        if sum(len(x) + 1 for x in chunk) + len(line) > SECTION_LIMIT - 100:
+            if len(blocks) + 3 > MESSAGE_BLOCKS:  # this section, the one after it, the "and N more" line
+                break
+            blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
+            chunk = []
+        chunk.append(line)
+        shown += 1
+    if chunk:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
+    if shown < len(items):
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text":
+                       f"and {len(items) - shown} more: `{COMMAND} export` has them all."}]})
+    return {"text": f"{intro}\n" + "\n".join(lines[:20])[:FALLBACK_LIMIT - 200], "blocks": blocks}
+
+
+def _saved_line(item: SavedItem) -> str:
+    paper = item.paper
+    line = "• " + link(paper.url, fit(title_of(paper), 200))
+    by = byline(paper)
+    return line + (f" · {by}" if by else "") + f" · saved {item.saved_at[:10]}"
+
+
+def reply_export(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> Reply:
+    ctx = rt.ctx
+    if cmd.name == "export-data":
+        file = data_export(ctx, user_id)
+        upload_to_dm(ctx, client, user_id, file, "Everything paperbot stores about you, as JSON.")
+        return {"text": f"I put a JSON file of everything I store about you ({file.count} rows) in our "
+                        "direct messages."}
+    file = bibtex_export(ctx, user_id)
+    comment = f"Your saved and liked papers as BibTeX ({_papers(file.count)})."
+    upload_to_dm(ctx, client, user_id, file, comment)
+    return {"text": f"I put a BibTeX file of your {_papers(file.count)} (saved and liked) in our direct "
+                    "messages; a reference manager imports it."}
+
+
+def _delivered(delivery: Delivery) -> str:
+    delivered, failed, unsure = delivery.delivered, delivery.failed, delivery.unconfirmed
+    unsure_text = (f"Slack didn't confirm {_papers(len(unsure))} in time and I couldn't check, so look "
+                   "in our direct messages; I won't send it again." if unsure else "")
+    if not delivered and not unsure:
+        if delivery.outage:
+            return ("Sorry, Slack isn't answering right now, so nothing was sent. "
+                "Please try again in a few minutes.")
+        return "Sorry, Slack didn't accept the messages, so nothing was sent. Please try again in a minute."
+    text = f"I sent you {_papers(len(delivered))} in our direct messages." if delivered else ""
+    if unsure:
+        text = f"{text} {unsure_text}".strip()
+    if failed:
+        text += f" {_papers(len(failed))} couldn't be delivered; they may come again later."
+    return text
+
+
+def _papers(n: int) -> str:
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
+def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        quoted = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
+            break
+        shown.append(quoted)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def _topic_list(topics: list[str], limit: int = 2400) -> str:
+    """Escaped topics, as many as fit in ``limit`` characters (a section holds 3000)."""
+    shown: list[str] = []
+    for i, topic in enumerate(topics):
+        more = f" and {len(topics) - i} more" if i else ""
+        item = escape(topic)
+        if sum(len(s) + 2 for s in shown) + len(item) + len(" and 99 more") > limit:
+            return ", ".join(shown) + more
+        shown.append(item)
+    return ", ".join(shown)
+
+
+def _schedule(digest_time: str | None, enabled: bool, tz: str | None, weekday: int | None = None) -> str:
+    if not enabled or not digest_time:
+        return f"off (`{COMMAND} digest HH:MM` turns it on)"
+    if weekday is not None:
+        return f"weekly on {weekday_name(weekday)}s at {digest_time} {_where(tz)}"
+    return f"daily at {digest_time} {_where(tz)}"
+
+
+def _where(tz: str | None) -> str:
+    return f"({escape(tz)} time)" if tz else "(your Slack timezone)"
+
+
+# -- wiring ------------------------------------------------------------------------------------------
+
+#: Every `/papers` subcommand, each declared once: name, help line(s), parser, answer, whether Home
+#: changes after it. The help shows their lines in this order.
+REGISTRY = Registry([
+    Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True),
+    Subcommand(
+        "follow",
+        f"• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated) to your main "
+        "feed; an arXiv id or paper URL there adds that paper as one you like\n"
+        f"• `{COMMAND} follow author: Andrea Bajcsy`: their new papers come whatever they are about; "
+        f"`{COMMAND} unfollow author: Andrea Bajcsy` stops that",
+        _topics("follow"), lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, cmd),
+        changes_home=lambda cmd: True),
+    Subcommand(
+        "unfollow", f"• `{COMMAND} unfollow diffusion models` or `{COMMAND} unfollow all`: remove topics",
+        _topics("unfollow"), lambda req, cmd: reply_unfollow(req.rt.ctx, req.user, cmd),
+        changes_home=lambda cmd: True),
+    Subcommand(
+        "feed",
+        f"• `{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own (a name of one or two "
+        f"words), with its own section in your digest; `{COMMAND} feed remove robotics` deletes it",
+        _feed, lambda req, cmd: _answer_feed(req, cmd), changes_home=lambda cmd: True),
+    Subcommand(
+        "mute",
+        f"• `{COMMAND} mute blockchain, large language model`: never send papers that mention these; "
+        f"`{COMMAND} unmute blockchain` or `{COMMAND} unmute all` takes that back",
+        _words("mute", "blockchain, large language model"),
+        lambda req, cmd: reply_mute(req.rt.ctx, req.user, cmd), changes_home=lambda cmd: True),
+    Subcommand(
+        "unmute", "",  # mute's line says it
+        _words("unmute", f"blockchain` or `{COMMAND} unmute all"),
+        lambda req, cmd: reply_unmute(req.rt.ctx, req.user, cmd), changes_home=lambda cmd: True),
+    Subcommand(
+        "interests",
+        f"• `{COMMAND} interests`: your feeds and their topics, authors, muted words, likes and dislikes, "
+        "and digest schedule",
+        _nothing_after("interests"), lambda req, cmd: reply_interests(req.rt.ctx, req.user)),
+    Subcommand(
+        "recommend",
+        f"• `{COMMAND} recommend` or `{COMMAND} recommend 10`: the best new papers for you now, in a DM "
+        f"(default {DEFAULT_RECOMMEND}, at most {MAX_RECOMMEND})",
+        _recommend, lambda req, cmd: reply_recommend(req.rt, req.client, req.user, cmd)),
+    Subcommand(
+        "search",
+        f"• `{COMMAND} search contrastive learning`: papers matching a query, shown only to you; an "
+        f"author's name finds their papers (`{COMMAND} search bajcsy safety`: Bajcsy's papers on safety "
+        "first)",
+        lambda arg: Command("search", arg), lambda req, cmd: reply_search(req.rt.ctx, req.user, cmd)),
+    Subcommand(
+        "digest",
+        f"• `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest "
+        f"off` stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one "
+        f"a week instead (default Monday 09:00), `{COMMAND} digest daily` goes back",
+        _digest, lambda req, cmd: _answer_digest(req, cmd),
+        changes_home=lambda cmd: cmd.name != "digest-now"),
+    Subcommand(
+        "saved", f"• `{COMMAND} saved`: your saved papers, newest first, with links",
+        _nothing_after("saved"), lambda req, cmd: reply_saved(req.rt.ctx, req.user)),
+    Subcommand(
+        "export",
+        f"• `{COMMAND} export`: a BibTeX file of your saved and liked papers, in our DM; `{COMMAND} export "
+        "data` a JSON file of everything paperbot stores about you",
+        _export, lambda req, cmd: reply_export(req.rt, req.client, req.user, cmd)),
+    Subcommand(
+        "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you",
+        _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user),
+        changes_home=lambda cmd: True),
+    CHANNEL_SUBCOMMAND,
+], default="help")
+
+#: The subcommands' names (what a DM's first word must be to be taken as one).
+SUBCOMMANDS = REGISTRY.names
+
+HELP = (f"*paperbot* sends you new papers that match your interests, one message per paper.\n"
+        f"{REGISTRY.help_lines()}\n"
+        "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
+        "papers to rate to get started\n"
+        "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: "
+        "to save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, "
+        "and More like this (similar papers in its thread).\n"
+        "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in "
+        "a message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands "
+        f"without `{COMMAND}`, e.g. `recommend 3`.")
+
+
+def _answer_feed(req: Request, cmd: Command) -> Reply:
+    if cmd.name == "feed-add":
+        return reply_feed_add(req.rt.ctx, req.client, req.user, cmd)
+    return reply_feed_remove(req.rt.ctx, req.user, cmd)
+
+
+def _answer_digest(req: Request, cmd: Command) -> Reply:
+    if cmd.name == "digest-off":
+        return reply_digest_off(req.rt.ctx, req.user)
+    if cmd.name == "digest-now":
+        return reply_digest_now(req.rt, req.client, req.user, cmd)
+    setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
+               "digest-daily": reply_digest_daily}
+    return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)
+
+
+def parse(text: str) -> Command:
+    """Parse the text after `/papers` (`channel …` is parsed where it was run: it is kept as typed).
+    Raises BadArgument saying what was wrong."""
+    sub, rest = REGISTRY.find(text)
+    if sub is CHANNEL_SUBCOMMAND:
+        return Command(sub.name, rest)
+    return sub.parse(rest)
+
+
+def reply_to(rt: Runtime, client: WebClient, user: str, text: str, channel: str = "") -> Reply:
+    """The answer to ``text``, the words after `/papers` (or typed in paperbot's DM, ``channel``), for
+    ``user`` in the runtime of their workspace. Raises BadArgument saying what was wrong with the text."""
+    return REGISTRY.answer(Request(user, channel, rt, client), text)
