@@ -20,8 +20,8 @@ from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, S
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
-from tests.clock import Clock
 from tests.e2e.harness import TEAM_ID, _reply, bot_environment, query, table_counts, user_ids
+from tests.fakes import Clock
 
 new_user = user_ids("UCHAN")
 new_channel = user_ids("C0CHAN")

@@ -26,7 +26,6 @@ from bot.slack.delivery.digests import (
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily
 from storage import open_store
-from tests.clock import Clock
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     TEAM_ID,
@@ -41,6 +40,7 @@ from tests.e2e.harness import (
     user_ids,
 )
 from tests.e2e.slack_standin import SlackStandIn
+from tests.fakes import Clock
 
 
 def dispose(store) -> None:
