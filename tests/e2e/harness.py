@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import re
-import secrets
 import subprocess
 import threading
 import time
@@ -134,9 +133,8 @@ def new_database(folder: Path, backend: str | None = None) -> Iterator[Path | Po
     if (backend or test_backend()) == "sqlite":
         yield folder / "paperbot.db"
         return
-    import psycopg
-
-    from tests.storage.conftest import _server, _server_problem, _skip_reason, with_database
+    from tests.storage.conftest import _server, _server_problem, _skip_reason
+    from tests.storage.servers import throwaway_database
 
     problem = _server_problem()
     if problem:
@@ -144,14 +142,8 @@ def new_database(folder: Path, backend: str | None = None) -> Iterator[Path | Po
             pytest.fail(_skip_reason(problem) + " (PAPERBOT_REQUIRE_POSTGRES=1 makes this a failure)",
                         pytrace=False)
         pytest.skip(_skip_reason(problem))
-    server, name = _server(), f"paperbot_test_{secrets.token_hex(6)}"
-    with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
-        admin.execute(f'create database "{name}"')
-    try:
-        yield PostgresTarget(with_database(server, name), folder)
-    finally:
-        with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
-            admin.execute(f'drop database if exists "{name}" with (force)')
+    with throwaway_database(_server()) as url:
+        yield PostgresTarget(url, folder)
 
 
 @contextlib.contextmanager

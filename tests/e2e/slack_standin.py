@@ -333,244 +333,312 @@ class SlackStandIn:
             self.views[view_id] = view
         return {"ok": True, "view": {**view, "id": view_id, "hash": f"h{next(self._ts)}"}}
 
-    def _answer(self, method: str, params: dict, token: str = "") -> dict:  # noqa: C901 (issue 22: a table)
+    def _answer(self, method: str, params: dict, token: str = "") -> dict:
+        """Slack's answer to Web API ``method`` called with ``params`` and ``token`` (:data:`_METHODS`)."""
         problem = self._token_problem(token)
         if problem:
             return {"ok": False, "error": problem}
         if method == "auth.test":
             return self._auth_test(token)
-        if method == "apps.connections.open":
-            if not self.socket_mode_url:
-                return {"ok": False, "error": "not_allowed_token_type"}
-            return {"ok": True, "url": self.socket_mode_url}
-        if method == "conversations.open":
-            users = str(params.get("users") or "")
-            if not users or "," in users:
-                return {"ok": False, "error": "invalid_arguments"}
-            if users in self.unreachable:
-                return {"ok": False, "error": self.unreachable[users]}
-            return {"ok": True, "channel": {"id": "D" + users}}
-        if method == "users.info":
-            user = params.get("user")
-            if not user:
-                return {"ok": False, "error": "user_not_found"}
-            return {"ok": True, "user": {"id": user, "name": user.lower(),
-                                         "tz": self.timezones.get(user, self.default_tz)}}
-        if method == "chat.postMessage":
-            channel = params.get("channel")
-            if not channel or not (params.get("text") or params.get("blocks")):
-                return {"ok": False, "error": "no_text" if channel else "channel_not_found"}
-            if channel in self.not_member:
-                return {"ok": False, "error": "not_in_channel"}
-            ts = self._new_ts()
-            message = {"type": "message", "user": BOT_USER_ID, "bot_id": "B0PAPERBOT", "ts": ts,
-                       "text": params.get("text")}
-            if isinstance(params.get("metadata"), dict):
-                message["metadata"] = params["metadata"]
-            with self._lock:
-                self.history.setdefault(channel, []).append(message)
-            return {"ok": True, "channel": channel, "ts": ts, "message": message}
-        if method == "conversations.info":
-            channel = str(params.get("channel") or "")
-            if not channel.startswith(("C", "G", "D")):
-                return {"ok": False, "error": "channel_not_found"}
-            return {"ok": True, "channel": {"id": channel, "is_channel": channel.startswith("C"),
-                                            "is_im": channel.startswith("D"),
-                                            "is_member": channel not in self.not_member}}
-        if method == "conversations.history":
-            channel = str(params.get("channel") or "")
-            if channel not in self.history and not channel.startswith("D"):
-                return {"ok": False, "error": "channel_not_found"}
-            oldest = float(params.get("oldest") or 0)
-            # As Slack: ``latest`` is exclusive unless ``inclusive`` (``oldest`` is taken inclusively here).
-            latest = float(params.get("latest") or "inf")
-            inclusive = str(params.get("inclusive")).lower() in ("1", "true")
-            with self._lock:
-                found = [m for m in self.history.get(channel, []) if float(m["ts"]) >= oldest
-                         and (float(m["ts"]) <= latest if inclusive else float(m["ts"]) < latest)]
-            keep_metadata = str(params.get("include_all_metadata")).lower() in ("1", "true")
-            messages = [m if keep_metadata else {k: v for k, v in m.items() if k != "metadata"}
-                        for m in reversed(found)][: int(params.get("limit") or 100)]
-            return {"ok": True, "messages": messages, "has_more": False}
-        if method == "chat.update":
-            channel, ts = params.get("channel"), params.get("ts")
-            if not channel or not ts:
-                return {"ok": False, "error": "invalid_arguments"}
-            if not (params.get("text") or params.get("blocks")):
-                return {"ok": False, "error": "no_text"}
-            with self._lock:
-                for message in self.history.get(channel, []):
-                    if message["ts"] == ts:
-                        message["text"] = params.get("text")
-            return {"ok": True, "channel": channel, "ts": ts, "text": params.get("text")}
-        if method == "files.getUploadURLExternal":
-            filename, length = params.get("filename"), str(params.get("length") or "")
-            if not filename or not length.isdigit():
-                return {"ok": False, "error": "invalid_arguments"}
-            file_id = f"F{next(self._ts):08d}"
-            with self._lock:
-                self.files[file_id] = {"filename": filename, "length": int(length), "content": None,
-                                       "title": None, "channel": None}
-            return {"ok": True, "file_id": file_id, "upload_url": f"{self.root}{UPLOAD_PATH}{file_id}"}
-        if method == "files.completeUploadExternal":
-            try:
-                listed = json.loads(params.get("files") or "[]")
-            except ValueError:
-                return {"ok": False, "error": "invalid_arguments"}
-            done = []
-            with self._lock:
-                for item in listed if isinstance(listed, list) else []:
-                    upload = self.files.get(str(item.get("id")))
-                    if upload is None or upload["content"] is None:
-                        return {"ok": False, "error": "file_not_found"}
-                    upload.update(title=item.get("title"), channel=params.get("channel_id"))
-                    done.append({"id": item["id"], "name": upload["filename"], "title": item.get("title")})
-            if not done:
-                return {"ok": False, "error": "invalid_arguments"}
-            return {"ok": True, "files": done}
-        if method == "chat.postEphemeral":
-            if not params.get("channel") or not params.get("user"):
-                return {"ok": False, "error": "invalid_arguments"}
-            if str(params["channel"]) in self.not_in_channel:
-                return {"ok": False, "error": "not_in_channel"}
-            return {"ok": True, "message_ts": self._new_ts()}
-        if method == "chat.unfurl":
-            unfurls = params.get("unfurls")
-            if isinstance(unfurls, str):
-                unfurls = json.loads(unfurls)
-            where = (params.get("channel") and params.get("ts")) or (params.get("unfurl_id")
-                                                                     and params.get("source"))
-            if not where or not isinstance(unfurls, dict) or not unfurls:
-                return {"ok": False, "error": "invalid_arguments"}
-            return {"ok": True}
-        if method == "views.publish":
-            return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", "type": "home"}}
-        if method in ("views.open", "views.update"):
-            return self._view(method, params)
-        if method == "reactions.get":
-            key = (params.get("channel"), params.get("timestamp"))
-            return {"ok": True, "type": "message", "channel": key[0],
-                    "message": {"type": "message", "ts": key[1], "reactions": self.reactions.get(key, [])}}
-        return {"ok": False, "error": "unknown_method"}
+        answer = self._METHODS.get(method)
+        return answer(self, params) if answer else {"ok": False, "error": "unknown_method"}
+
+    # -- the Web API's methods, one each --------------------------------------------------------
+
+    def _apps_connections_open(self, params: dict) -> dict:
+        if not self.socket_mode_url:
+            return {"ok": False, "error": "not_allowed_token_type"}
+        return {"ok": True, "url": self.socket_mode_url}
+
+    def _conversations_open(self, params: dict) -> dict:
+        users = str(params.get("users") or "")
+        if not users or "," in users:
+            return {"ok": False, "error": "invalid_arguments"}
+        if users in self.unreachable:
+            return {"ok": False, "error": self.unreachable[users]}
+        return {"ok": True, "channel": {"id": "D" + users}}
+
+    def _users_info(self, params: dict) -> dict:
+        user = params.get("user")
+        if not user:
+            return {"ok": False, "error": "user_not_found"}
+        return {"ok": True, "user": {"id": user, "name": user.lower(),
+                                     "tz": self.timezones.get(user, self.default_tz)}}
+
+    def _chat_post_message(self, params: dict) -> dict:
+        channel = params.get("channel")
+        if not channel or not (params.get("text") or params.get("blocks")):
+            return {"ok": False, "error": "no_text" if channel else "channel_not_found"}
+        if channel in self.not_member:
+            return {"ok": False, "error": "not_in_channel"}
+        ts = self._new_ts()
+        message = {"type": "message", "user": BOT_USER_ID, "bot_id": "B0PAPERBOT", "ts": ts,
+                   "text": params.get("text")}
+        if isinstance(params.get("metadata"), dict):
+            message["metadata"] = params["metadata"]
+        with self._lock:
+            self.history.setdefault(channel, []).append(message)
+        return {"ok": True, "channel": channel, "ts": ts, "message": message}
+
+    def _conversations_info(self, params: dict) -> dict:
+        channel = str(params.get("channel") or "")
+        if not channel.startswith(("C", "G", "D")):
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "channel": {"id": channel, "is_channel": channel.startswith("C"),
+                                        "is_im": channel.startswith("D"),
+                                        "is_member": channel not in self.not_member}}
+
+    def _conversations_history(self, params: dict) -> dict:
+        channel = str(params.get("channel") or "")
+        if channel not in self.history and not channel.startswith("D"):
+            return {"ok": False, "error": "channel_not_found"}
+        oldest = float(params.get("oldest") or 0)
+        # As Slack: ``latest`` is exclusive unless ``inclusive`` (``oldest`` is taken inclusively here).
+        latest = float(params.get("latest") or "inf")
+        inclusive = str(params.get("inclusive")).lower() in ("1", "true")
+        with self._lock:
+            found = [m for m in self.history.get(channel, []) if float(m["ts"]) >= oldest
+                     and (float(m["ts"]) <= latest if inclusive else float(m["ts"]) < latest)]
+        keep_metadata = str(params.get("include_all_metadata")).lower() in ("1", "true")
+        messages = [m if keep_metadata else {k: v for k, v in m.items() if k != "metadata"}
+                    for m in reversed(found)][: int(params.get("limit") or 100)]
+        return {"ok": True, "messages": messages, "has_more": False}
+
+    def _chat_update(self, params: dict) -> dict:
+        channel, ts = params.get("channel"), params.get("ts")
+        if not channel or not ts:
+            return {"ok": False, "error": "invalid_arguments"}
+        if not (params.get("text") or params.get("blocks")):
+            return {"ok": False, "error": "no_text"}
+        with self._lock:
+            for message in self.history.get(channel, []):
+                if message["ts"] == ts:
+                    message["text"] = params.get("text")
+        return {"ok": True, "channel": channel, "ts": ts, "text": params.get("text")}
+
+    def _files_get_upload_url_external(self, params: dict) -> dict:
+        filename, length = params.get("filename"), str(params.get("length") or "")
+        if not filename or not length.isdigit():
+            return {"ok": False, "error": "invalid_arguments"}
+        file_id = f"F{next(self._ts):08d}"
+        with self._lock:
+            self.files[file_id] = {"filename": filename, "length": int(length), "content": None,
+                                   "title": None, "channel": None}
+        return {"ok": True, "file_id": file_id, "upload_url": f"{self.root}{UPLOAD_PATH}{file_id}"}
+
+    def _files_complete_upload_external(self, params: dict) -> dict:
+        try:
+            listed = json.loads(params.get("files") or "[]")
+        except ValueError:
+            return {"ok": False, "error": "invalid_arguments"}
+        done = []
+        with self._lock:
+            for item in listed if isinstance(listed, list) else []:
+                upload = self.files.get(str(item.get("id")))
+                if upload is None or upload["content"] is None:
+                    return {"ok": False, "error": "file_not_found"}
+                upload.update(title=item.get("title"), channel=params.get("channel_id"))
+                done.append({"id": item["id"], "name": upload["filename"], "title": item.get("title")})
+        if not done:
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True, "files": done}
+
+    def _chat_post_ephemeral(self, params: dict) -> dict:
+        if not params.get("channel") or not params.get("user"):
+            return {"ok": False, "error": "invalid_arguments"}
+        if str(params["channel"]) in self.not_in_channel:
+            return {"ok": False, "error": "not_in_channel"}
+        return {"ok": True, "message_ts": self._new_ts()}
+
+    def _chat_unfurl(self, params: dict) -> dict:
+        unfurls = params.get("unfurls")
+        if isinstance(unfurls, str):
+            unfurls = json.loads(unfurls)
+        where = (params.get("channel") and params.get("ts")) or (params.get("unfurl_id")
+                                                                 and params.get("source"))
+        if not where or not isinstance(unfurls, dict) or not unfurls:
+            return {"ok": False, "error": "invalid_arguments"}
+        return {"ok": True}
+
+    def _views_publish(self, params: dict) -> dict:
+        return {"ok": True, "view": {"id": f"V{next(self._ts):08d}", "type": "home"}}
+
+    def _views_open(self, params: dict) -> dict:
+        return self._view("views.open", params)
+
+    def _views_update(self, params: dict) -> dict:
+        return self._view("views.update", params)
+
+    def _reactions_get(self, params: dict) -> dict:
+        key = (params.get("channel"), params.get("timestamp"))
+        return {"ok": True, "type": "message", "channel": key[0],
+                "message": {"type": "message", "ts": key[1], "reactions": self.reactions.get(key, [])}}
+
+    #: Every Web API method it answers (besides auth.test, which goes by the token), and how.
+    _METHODS: dict[str, Callable[[SlackStandIn, dict], dict]] = {
+        "apps.connections.open": _apps_connections_open,
+        "conversations.open": _conversations_open,
+        "users.info": _users_info,
+        "chat.postMessage": _chat_post_message,
+        "conversations.info": _conversations_info,
+        "conversations.history": _conversations_history,
+        "chat.update": _chat_update,
+        "files.getUploadURLExternal": _files_get_upload_url_external,
+        "files.completeUploadExternal": _files_complete_upload_external,
+        "chat.postEphemeral": _chat_post_ephemeral,
+        "chat.unfurl": _chat_unfurl,
+        "views.publish": _views_publish,
+        "views.open": _views_open,
+        "views.update": _views_update,
+        "reactions.get": _reactions_get,
+    }
 
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # http.server's backlog of 5 can overflow with many concurrent senders
 
 
-def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:  # noqa: C901 (issue 22: a table)
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format, *args) -> None:  # quiet
+def _params(query: str, raw: bytes, headers: dict) -> dict:
+    """A request's parameters: its query, then its body's (a JSON object, or form fields)."""
+    params = dict(parse_qsl(query))
+    if raw:
+        if headers.get("content-type", "").startswith("application/json"):
+            params.update(json.loads(raw))
+        else:
+            params.update(parse_qsl(raw.decode()))
+    return params
+
+
+def _bearer(headers: dict) -> str | None:
+    """The token of ``Authorization: Bearer …``, if any."""
+    auth = headers.get("authorization", "")
+    return auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request to the stand-in (:func:`_handler` makes the class of one stand-in's requests)."""
+
+    standin: SlackStandIn
+
+    def log_message(self, format, *args) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        self._handle(b"")
+
+    def do_POST(self) -> None:
+        self._handle(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+
+    def _handle(self, raw: bytes) -> None:
+        url = urlsplit(self.path)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        if url.path.startswith(UPLOAD_PATH):  # raw bytes, whatever the content type says
+            self._upload(url.path[len(UPLOAD_PATH):], raw, headers)
+            return
+        params = _params(url.query, raw, headers)
+        if url.path == AUTHORIZE_PATH:
+            status, where = self.standin._authorize(params)
+            self.standin._record(Call(AUTHORIZE, url.path, params, headers, status, {"location": where}))
+            self._redirect(status, where)
+            return
+        if url.path.startswith("/respond/"):
+            method = RESPONSE_URL
+        elif url.path.startswith("/api/"):
+            method = url.path[len("/api/"):]
+        else:
+            self._send(404, {"ok": False, "error": "not_found"}, "?", params, headers)
+            return
+        if not self._faulted(method, params, headers):
+            self._call(method, params, headers)
+
+    def _faulted(self, method: str, params: dict, headers: dict) -> bool:
+        """Play the fault scripted for this call, if any; whether it answered the call itself."""
+        fault = self.standin._fault_for(method, _bearer(headers))
+        if fault is not None and fault.landed:
+            self._land_late(fault, method, params, headers)
+            return True
+        if fault is not None and fault.delay:
+            time.sleep(fault.delay)
+        if fault is not None and fault.status is not None:
+            extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
+            error = "ratelimited" if fault.status == 429 else "internal_error"
+            self._send(fault.status, {"ok": False, "error": error}, method, params, headers, extra)
+            return True
+        return False
+
+    def _call(self, method: str, params: dict, headers: dict) -> None:
+        """Answer a call no fault took: a response_url post, the OAuth exchange, or a Web API method."""
+        if method == RESPONSE_URL:
+            self._send(200, None, method, params, headers)
+            return
+        if method == "oauth.v2.access":  # the app's own credentials, not a token
+            self._send(200, self.standin._oauth_access(params, headers), method, params, headers)
+            return
+        token = headers.get("authorization", "")
+        app_level = method == "apps.connections.open"  # Socket Mode: the app-level token, xapp-
+        if not token.startswith("Bearer xapp-" if app_level else "Bearer xox"):
+            self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
+            return
+        self._send(200, self.standin._answer(method, params, token[len("Bearer "):]), method, params, headers)
+
+    def _upload(self, file_id: str, raw: bytes, headers: dict) -> None:
+        with self.standin._lock:
+            upload = self.standin.files.get(file_id)
+            if upload is not None and upload["content"] is None:
+                upload["content"] = raw
+        fine = upload is not None and upload["content"] is raw and len(raw) == upload["length"]
+        status = 200 if fine else 400
+        self.standin._record(Call(UPLOAD, self.path, {"file_id": file_id, "bytes": len(raw)}, headers,
+                                  status))
+        data = f"OK - {len(raw)}".encode() if fine else b"bad upload"
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _redirect(self, status: int, where: str) -> None:
+        data = b"" if status == 302 else where.encode()
+        self.send_response(status)
+        if status == 302:
+            self.send_header("Location", where)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _land_late(self, fault: _Fault, method: str, params: dict, headers: dict) -> None:
+        token = headers.get("authorization", "")[len("Bearer "):]
+        answer = self.standin._answer(method, params, token)  # carried out now, whatever its answer meets
+        time.sleep(fault.delay)
+        if fault.landed == "dropped":
+            self.standin._record(Call(method, urlsplit(self.path).path, params, headers, 0, answer))
+            self.close_connection = True
+            self.connection.shutdown(2)  # socket.SHUT_RDWR: the client reads no answer at all
+            return
+        try:
+            self._send(200, answer, method, params, headers)
+        except OSError:  # the client gave up waiting and hung up: the call still happened
             pass
 
-        def do_GET(self) -> None:
-            self._handle(b"")
+    def _send(self, status: int, body: dict | None, method: str, params: dict, headers: dict,
+              extra: dict | None = None) -> None:
+        self.standin._record(Call(method, urlsplit(self.path).path, params, headers, status, body))
+        data = b"ok" if body is None else json.dumps(body).encode()
+        self.send_response(status)
+        content_type = "text/plain" if body is None else "application/json; charset=utf-8"
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
-        def do_POST(self) -> None:
-            self._handle(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
 
-        def _handle(self, raw: bytes) -> None:
-            url = urlsplit(self.path)
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if url.path.startswith(UPLOAD_PATH):  # raw bytes, whatever the content type says
-                self._upload(url.path[len(UPLOAD_PATH):], raw, headers)
-                return
-            params = dict(parse_qsl(url.query))
-            if raw:
-                if headers.get("content-type", "").startswith("application/json"):
-                    params.update(json.loads(raw))
-                else:
-                    params.update(parse_qsl(raw.decode()))
-            if url.path == AUTHORIZE_PATH:
-                status, where = standin._authorize(params)
-                standin._record(Call(AUTHORIZE, url.path, params, headers, status, {"location": where}))
-                self._redirect(status, where)
-                return
-            if url.path.startswith("/respond/"):
-                method = RESPONSE_URL
-            elif url.path.startswith("/api/"):
-                method = url.path[len("/api/"):]
-            else:
-                self._send(404, {"ok": False, "error": "not_found"}, "?", params, headers)
-                return
-            auth = headers.get("authorization", "")
-            fault = standin._fault_for(method, auth[len("Bearer "):] if auth.startswith("Bearer ") else None)
-            if fault is not None and fault.landed:
-                self._land_late(fault, method, params, headers)
-                return
-            if fault is not None and fault.delay:
-                time.sleep(fault.delay)
-            if fault is not None and fault.status is not None:
-                extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
-                error = "ratelimited" if fault.status == 429 else "internal_error"
-                self._send(fault.status, {"ok": False, "error": error}, method, params, headers, extra)
-                return
-            if method == RESPONSE_URL:
-                self._send(200, None, method, params, headers)
-                return
-            if method == "oauth.v2.access":  # the app's own credentials, not a token
-                self._send(200, standin._oauth_access(params, headers), method, params, headers)
-                return
-            token = headers.get("authorization", "")
-            app_level = method == "apps.connections.open"  # Socket Mode: the app-level token, xapp-
-            if not token.startswith("Bearer xapp-" if app_level else "Bearer xox"):
-                self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
-                return
-            self._send(200, standin._answer(method, params, token[len("Bearer "):]), method, params, headers)
 
-        def _upload(self, file_id: str, raw: bytes, headers: dict) -> None:
-            with standin._lock:
-                upload = standin.files.get(file_id)
-                if upload is not None and upload["content"] is None:
-                    upload["content"] = raw
-            fine = upload is not None and upload["content"] is raw and len(raw) == upload["length"]
-            status = 200 if fine else 400
-            standin._record(Call(UPLOAD, self.path, {"file_id": file_id, "bytes": len(raw)}, headers, status))
-            data = f"OK - {len(raw)}".encode() if fine else b"bad upload"
-            self.send_response(status)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _redirect(self, status: int, where: str) -> None:
-            data = b"" if status == 302 else where.encode()
-            self.send_response(status)
-            if status == 302:
-                self.send_header("Location", where)
-            self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _land_late(self, fault: _Fault, method: str, params: dict, headers: dict) -> None:
-            token = headers.get("authorization", "")[len("Bearer "):]
-            answer = standin._answer(method, params, token)  # carried out now, whatever happens to the answer
-            time.sleep(fault.delay)
-            if fault.landed == "dropped":
-                standin._record(Call(method, urlsplit(self.path).path, params, headers, 0, answer))
-                self.close_connection = True
-                self.connection.shutdown(2)  # socket.SHUT_RDWR: the client reads no answer at all
-                return
-            try:
-                self._send(200, answer, method, params, headers)
-            except OSError:  # the client gave up waiting and hung up: the call still happened
-                pass
-
-        def _send(self, status: int, body: dict | None, method: str, params: dict, headers: dict,
-                  extra: dict | None = None) -> None:
-            standin._record(Call(method, urlsplit(self.path).path, params, headers, status, body))
-            data = b"ok" if body is None else json.dumps(body).encode()
-            self.send_response(status)
-            content_type = "text/plain" if body is None else "application/json; charset=utf-8"
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (extra or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
+def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
+    """The request handler class of ``standin``'s server."""
+    return type("Handler", (_Handler,), {"standin": standin})
 
 
 def wait_until(condition: Callable[[], object], timeout: float, what: str, pause: float = 0.05):

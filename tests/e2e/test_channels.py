@@ -13,7 +13,6 @@ import pytest
 from slack_sdk.models.blocks import Block
 
 from bot.config import Settings
-from bot.slack.delivery import digests as digests_module
 from bot.slack.delivery.digests import Served, digest_client, serve_workspaces, slack_courier
 from bot.slack.delivery.trending import trending_poster
 from bot.slack.subcommands.channel import FROM_DM, INVITE
@@ -22,6 +21,7 @@ from bot.state.context import Context
 from bot.usecases.digests.run import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
 from tests.e2e.harness import TEAM_ID, _reply, bot_environment, query, table_counts, user_ids
+from tests.fakes import Clock
 
 new_user = user_ids("UCHAN")
 new_channel = user_ids("C0CHAN")
@@ -342,18 +342,19 @@ def test_forgetting_the_person_who_set_up_a_channel_leaves_the_channel_and_help_
     assert "/papers channel follow" in text and "/papers channel trending on" in text
 
 
-def test_the_digest_run_of_every_workspace_posts_the_trending_due_too(slack, standin, db_path, monkeypatch):
+def test_the_digest_run_of_every_workspace_posts_the_trending_due_too(slack, standin, db_path):
     channel = new_channel()
     ask_in(slack, new_user(), "channel trending on", channel)
     settings = Settings.load(environ=bot_environment(standin, db_path), dotenv=None)
     monday = due_at(week_of(datetime.now(UTC)) + timedelta(days=7)) + timedelta(minutes=1)
-    monkeypatch.setattr(digests_module, "utc_now", lambda: monday)
+    clock = Clock(monday)
     root = Context.open(str(db_path))
     try:
         served = [Served(TEAM_ID, digest_client(settings))]
-        serve_workspaces(root, served, [], users=[])  # nobody's digest; the channels' trending only
+        serve_workspaces(root, served, [], users=[], clock=clock)  # nobody's digest; the channels' trending
         assert len(posted_in(standin, channel)) == 1
-        serve_workspaces(root, served, [], users=[])  # the next tick: nothing again
+        clock.advance(timedelta(seconds=30))
+        serve_workspaces(root, served, [], users=[], clock=clock)  # the next tick: nothing again
         assert len(posted_in(standin, channel)) == 1
     finally:
         root.close()

@@ -40,6 +40,7 @@ from tests.e2e.harness import (
     user_ids,
 )
 from tests.e2e.slack_standin import SlackStandIn
+from tests.fakes import Clock
 
 
 def dispose(store) -> None:
@@ -181,6 +182,33 @@ def test_the_real_scheduler_in_a_non_utc_process_sends_one_digest_to_someone_in_
         monkeypatch.delenv("TZ")
         time.tzset()
     assert len(headers(standin, user)) == 1 and len(papers(standin, user)) == 3
+
+
+def test_the_scheduler_goes_by_the_clock_it_is_given_not_the_wall_clock(standin, db):
+    """A test moves the scheduler's clock instead of waiting for the wall clock's minute."""
+    user = new_user()
+    add_people(db, [user], "Europe/Berlin", "09:00")
+    clock = Clock(datetime(2030, 7, 15, 6, 59, 30, tzinfo=UTC))  # 08:59:30 in Berlin, summer time
+    settings = Settings.load(environ=bot_environment(standin, db), dotenv=None)
+    ctx = Context.open(str(db), digest_size=3)
+    scheduler = DigestScheduler(ctx, one_workspace(settings), interval=0.2, clock=clock)
+    try:
+        scheduler.start()
+        standin.wait_for(lambda: scheduler.runs >= 3, timeout=20, what="ticks before 09:00")
+        assert papers(standin, user) == []
+        clock.advance(timedelta(seconds=30))
+        standin.wait_for(lambda: len(papers(standin, user)) >= 3, timeout=20, what="the 09:00 digest")
+        ticks = scheduler.runs
+        standin.wait_for(lambda: scheduler.runs >= ticks + 3, timeout=20, what="more ticks")
+    finally:
+        scheduler.shutdown()
+        ctx.close()
+    assert len(headers(standin, user)) == 1 and len(papers(standin, user)) == 3
+    store = open_store(str(db)).for_workspace(TEAM_ID)
+    try:
+        assert store.get_digest(user, "2030-07-15").status == "sent"
+    finally:
+        dispose(store)
 
 
 def test_a_429_storm_delays_digests_but_every_one_arrives_once(standin, db):

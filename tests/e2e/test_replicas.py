@@ -1,15 +1,17 @@
 """Three `paperbot run` replicas on one PostgreSQL database, requests spread over them as a load balancer
 would (INTERFACE.md, "Storage and running several processes").
 
-Real processes (``paperbot run --port 0``), one throwaway PostgreSQL database, one Slack stand-in in this
-process. The replicas start once for the file; the digest test kills one with SIGKILL mid-run and then
-replaces it, as an orchestrator would, so the later tests again have three. Skips without a PostgreSQL
-server (fails under PAPERBOT_REQUIRE_POSTGRES=1).
+Real processes (`paperbot run --port 0`, their digest scheduler ticking every second:
+tests/e2e/quick_ticks.py), one throwaway PostgreSQL database, one Slack stand-in in this process. The
+replicas start once for the file; the digest test kills one with SIGKILL mid-run and then replaces it, as an
+orchestrator would, so the later tests again have three. Skips without a PostgreSQL server (fails under
+PAPERBOT_REQUIRE_POSTGRES=1).
 
-The digest test waits for the coming minute (the scheduler ticks on the minute and the half minute), then
-for the survivors to finish what the killed replica left: at once when one was waiting on that person,
-else at the next tick. Posts take 0.3 s, so the kill leaves a post in flight that Slack carries out after
-its poster died. The file takes about one to two minutes.
+The digest test makes 45 digests due at this minute, all at one moment (one transaction), so the three
+replicas' next tick (the same second for all) finds them together; it then waits for the survivors to
+finish what the killed replica left: at once when one was waiting on that person, else at the next tick.
+Posts take 0.3 s, so the kill leaves a post in flight that Slack carries out after its poster died. No
+test waits for the wall clock's minute.
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.slack.delivery.digests import HEADER_EVENT, PAPER_EVENT
+from bot.state.context import Context
+from bot.usecases import follow
 from tests.e2e.harness import (
+    DIGEST_TOPICS,
+    TEAM_ID,
     Reply,
-    add_people,
     new_database,
     opened,
     process_environment,
@@ -43,7 +48,7 @@ DIGEST_PEOPLE = 45
 #: Zones a whole hour, half an hour and three quarters off UTC, on both sides of it.
 ZONES = ("Asia/Kolkata", "America/New_York", "Asia/Kathmandu", "Europe/Berlin", "Australia/Adelaide", "UTC")
 POST_SECONDS = 0.3  # each chat.postMessage takes this long: the digests are still going when the kill comes
-DIGEST_WAIT = 150.0  # hang guard: the coming minute, then the scheduler's next tick, with room to spare
+DIGEST_WAIT = 90.0  # hang guard: the replicas' next tick (every second), then 45 digests on two busy cores
 REPLY_WAIT = 60.0  # hang guard for a command's reply (recommend posts a few messages first)
 FOLD_IN_WAIT = 60.0  # hang guard: a replica pulls in new papers at its next index refresh (every 15 s)
 
@@ -146,19 +151,33 @@ def rows_naming(store, user: str) -> dict[str, int]:
 PREFIX = "URDIG"
 
 
+def make_due_together(database, zones: dict[str, str], at: datetime) -> None:
+    """People (``zones``: person -> time zone) who follow a topic each, their digests set to ``at`` in their
+    own zones in one transaction: they fall due at one moment, whichever replica ticks first."""
+    opened_ctx = Context.open(str(database))
+    ctx = opened_ctx.for_workspace(TEAM_ID)
+    try:
+        for i, user in enumerate(zones):
+            follow(ctx, user, DIGEST_TOPICS[i % len(DIGEST_TOPICS)])
+        with ctx.store.transaction():
+            for user, tz in zones.items():
+                ctx.store.set_timezone(user, tz)
+                ctx.store.set_digest_schedule(user, f"{at.astimezone(ZoneInfo(tz)):%H:%M}", True,
+                                              since=(at - timedelta(minutes=1)).isoformat(timespec="seconds"))
+    finally:
+        opened_ctx.close()
+
+
 def test_digests_due_at_one_minute_go_out_once_each_while_a_replica_is_killed(replicas, standin, database,
                                                                            store):
     users = [f"{PREFIX}{i:03d}" for i in range(DIGEST_PEOPLE)]
-    now = datetime.now(UTC)
-    at = (now + timedelta(seconds=5)).replace(second=0, microsecond=0) + timedelta(minutes=1)
-    for k, tz in enumerate(ZONES):
-        group = users[k::len(ZONES)]
-        standin.timezones.update(dict.fromkeys(group, tz))
-        add_people(database, group, tz, hhmm=f"{at.astimezone(ZoneInfo(tz)):%H:%M}",
-                   since=now.isoformat(timespec="seconds"))
+    zones = {user: ZONES[i % len(ZONES)] for i, user in enumerate(users)}
+    standin.timezones.update(zones)
     standin.delay("chat.postMessage", POST_SECONDS)
+    at = datetime.now(UTC).replace(second=0, microsecond=0)  # this minute, begun: due at once
     victim = None
     try:
+        make_due_together(database, zones, at)
         # Kill whichever replica is first seen to have posted a digest's header: its digest is under way.
         def posting() -> list[dict]:
             return query(store, "select user_id, owner from digests where user_id like ?"

@@ -29,7 +29,6 @@ from bot.usecases.digests.send import (
     iso_utc,
     outage_backoff,
 )
-from tests.clock import Clock
 from tests.conftest import make_corpus
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
@@ -42,6 +41,7 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.slack_standin import SlackStandIn
+from tests.fakes import Clock
 
 DEAD = lambda owner: False  # noqa: E731 - worst case: every earlier run's process is gone (cron)
 TOPICS = ["feline cats whiskers", "graph neural networks", "quantum qubits entanglement"]

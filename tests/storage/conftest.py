@@ -2,24 +2,24 @@
 
 PostgreSQL is the server at ``PAPERBOT_TEST_POSTGRES`` (a URL) when set, else the local default below if it
 answers, else (where PostgreSQL is installed) a private cluster this test session starts itself
-(tests/storage/private_cluster.py). Each test session makes its own throwaway database
-``paperbot_test_<random>`` and drops it at the end; each test starts from an empty schema. Without any
-server the PostgreSQL cases skip, with one line naming PAPERBOT_TEST_POSTGRES; with
-``PAPERBOT_REQUIRE_POSTGRES=1`` (CI) they fail instead. The end-to-end and fault suites use the same server
-(tests/e2e/harness.py::new_database).
+(tests/storage/private_cluster.py). Each test session makes its own throwaway database and drops it at
+the end (tests/storage/servers.py names it, and first drops this checkout's leftovers of dead runs); each
+test starts from an empty schema. Without any server the PostgreSQL cases skip, with one line naming
+PAPERBOT_TEST_POSTGRES; with ``PAPERBOT_REQUIRE_POSTGRES=1`` (CI) they fail instead. The end-to-end and
+fault suites use the same server (tests/e2e/harness.py::new_database).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import secrets
 
 import pytest
 
 from storage import SqliteStore, open_store
-from tests.storage.servers import DEFAULT_SERVER, NO_DRIVER, with_database
+from tests.storage.servers import DEFAULT_SERVER, NO_DRIVER, throwaway_database
 from tests.storage.servers import problem as _answers
+from tests.storage.servers import with_database as with_database  # other tests import it from here
 
 #: Replaces DEFAULT_SERVER (e.g. with a dead port, to make the private-cluster fallback's test use it).
 DEFAULT_VARIABLE = "PAPERBOT_TEST_POSTGRES_DEFAULT"
@@ -97,16 +97,8 @@ def pg_database() -> str:
         if os.environ.get("PAPERBOT_REQUIRE_POSTGRES") == "1":
             pytest.fail(message + " (PAPERBOT_REQUIRE_POSTGRES=1 makes this a failure)", pytrace=False)
         pytest.skip(message)
-    import psycopg
-
-    server = _server()
-    name = f"paperbot_test_{secrets.token_hex(6)}"
-    with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
-        admin.execute(f'create database "{name}"')
-        try:
-            yield with_database(server, name)
-        finally:
-            admin.execute(f'drop database if exists "{name}" with (force)')
+    with throwaway_database(_server()) as url:
+        yield url
 
 
 def reset_schema(url: str) -> None:

@@ -31,7 +31,7 @@ from bot.state.context import Context
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
-from bot.usecases.digests.send import Courier, Posted, utc_now
+from bot.usecases.digests.send import Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation
 from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
@@ -211,14 +211,15 @@ Workspaces = Callable[[], Iterable[Served]]
 def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str], *,
                      hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
                      refused: Callable[[str, str], None] | None = None, stop: threading.Event | None = None,
-                     **options) -> DailyRun:
+                     clock: Clock = utc_now, **options) -> DailyRun:
     """The feeds (once a day, shared), then every workspace's due digests, each with its own token and
     its own people, :data:`WORKSPACES_AT_ONCE` workspaces at a time: one whose token Slack refuses, or
     which is rate limited, holds up its own threads only. A refused workspace stops at its first
     refusal (its claimed digests wait, counted against no one) and is reported to ``refused(ws, why)``.
-    ``hold_for(ws)``: that workspace's per-person lock; ``options`` go to
-    :func:`~bot.usecases.digests.run.send_due_digests` (users, force, workers)."""
-    run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds))
+    ``hold_for(ws)``: that workspace's per-person lock; ``clock``: what time it is (the digests' due
+    times, claims and leases); ``options`` go to :func:`~bot.usecases.digests.run.send_due_digests`
+    (users, force, workers)."""
+    run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds, clock=clock))
     workspaces = list(workspaces)
     if not workspaces:
         return run
@@ -228,13 +229,13 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         gone = _Either(stop)
         courier = slack_courier(wctx, served.client, refused=gone.set)
         try:
-            done = send_due_digests(wctx, utc_now(), courier, stop=gone,
+            done = send_due_digests(wctx, clock(), courier, stop=gone, clock=clock,
                                     hold=hold_for(served.ws) if hold_for else None, **options)
         except Exception:  # one workspace's failure never stops another's
             log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
             return DailyRun()
         if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
-            _post_trending(wctx, served)
+            _post_trending(wctx, served, clock)
         if gone.mine.is_set() and refused is not None:
             why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
             refused(served.ws, why)
@@ -248,13 +249,13 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
     return run
 
 
-def _post_trending(ctx: Context, served: Served) -> None:
+def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:
     """The trending posts due in one workspace (:func:`bot.usecases.trending.post_due_trending`); a
     failure is logged and tried again at the next run."""
     from bot.slack.delivery.trending import trending_poster  # imported here: it imports this module
 
     try:
-        post_due_trending(ctx, utc_now(), trending_poster(served.client))
+        post_due_trending(ctx, clock(), trending_poster(served.client), clock=clock)
     except Exception:
         log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
 
@@ -340,16 +341,19 @@ class DigestScheduler:
     The schedule itself lives in the database, so nothing needs a persistent job store, a restart
     catches up at once (the first run is at start), and ``paperbot digest`` from cron can run beside it.
     A workspace whose token Slack refuses is logged once and left alone for :data:`REFUSED_PAUSE`.
+    ``clock`` says what time it is for the digests (due times, claims, leases): the wall clock, or a
+    test's own; the ticks themselves come on the wall clock's grid (APScheduler's).
     """
 
     def __init__(self, ctx: Context, workspaces: Workspaces, feeds: list[str] | None = None,
                  interval: float = TICK_SECONDS,
                  hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
-                 hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None):
+                 hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
+                 clock: Clock = utc_now):
         if hold is not None and hold_for is None:
             hold_for = lambda ws: hold  # noqa: E731
         self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
-        self.hold_for, self.workers = hold_for, workers
+        self.hold_for, self.workers, self.clock = hold_for, workers, clock
         self._stop = threading.Event()
         self._ticking = threading.Lock()
         self._scheduler = BackgroundScheduler(timezone=UTC)
@@ -378,7 +382,8 @@ class DigestScheduler:
             now = time.monotonic()
             served = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
             return serve_workspaces(self.ctx, served, self.feeds, hold_for=self.hold_for,
-                                    refused=self._set_aside, stop=self._stop, workers=self.workers)
+                                    refused=self._set_aside, stop=self._stop, workers=self.workers,
+                                    clock=self.clock)
         except Exception:
             log.exception("the digest run failed; trying again at the next tick")
             return None

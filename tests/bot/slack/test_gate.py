@@ -12,6 +12,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.slack.gate import SignatureAlarm, Verdict, judge
+from tests.fakes import Clock
 
 SECRET = "gate-secret"
 NOW = 1_800_000_000.0
@@ -206,16 +207,8 @@ def test_other_content_types_are_400():
 
 # -- the warning about signatures ----------------------------------------------------------------------
 
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_refused_signatures_are_a_warning_at_most_once_a_minute_with_the_count(caplog):
-    clock = Clock()
+    clock = Clock(0.0)
     alarm = SignatureAlarm(logging.getLogger("test.alarm"), clock=clock)
     forged, stale = Verdict("forged", 401), Verdict("stale", 401)
     with caplog.at_level(logging.WARNING, logger="test.alarm"):

@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.sources.http import Fetcher, RateLimiter
+from tests.fakes import Clock
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # tests/bot/sources/conftest.py -> the repo root is three folders up; shared/ sits beside the repo.
@@ -30,21 +31,6 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
-class FakeClock:
-    """A clock that only moves when something sleeps on it (or a test moves it)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.sleeps: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-
 @dataclass
 class Request:
     path: str
@@ -58,12 +44,12 @@ class FakeServer:
     """What a test needs of the local server: its base URL, what it was asked, and the clock."""
 
     url: str
-    clock: FakeClock
+    clock: Clock
     requests: list[Request] = field(default_factory=list)
 
     def fetcher(self, api_path: str = "/api/query", **kwargs) -> Fetcher:
         """A Fetcher aimed at this server, rate-limited on the fake clock."""
-        limiter = RateLimiter(clock=self.clock.clock, sleep=self.clock.sleep)
+        limiter = RateLimiter(clock=self.clock, sleep=self.clock.sleep)
         return Fetcher(f"{self.url}{api_path}", limiter=limiter, **kwargs)
 
 
@@ -89,7 +75,7 @@ def _api_page(start: int) -> str:
 @pytest.fixture
 def server() -> Iterator[FakeServer]:
     """A threaded HTTP server on 127.0.0.1 serving the saved API pages (by ``start``) and feeds."""
-    state = FakeServer(url="", clock=FakeClock())
+    state = FakeServer(url="", clock=Clock())
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:

@@ -11,9 +11,10 @@ from bot.sources import Rejected, read_source
 from bot.sources.arxiv import parse_categories, query_url, read_arxiv
 from bot.sources.http import Fetcher, RateLimiter
 from storage.models import Paper
+from tests.fakes import Clock
 
 from . import conftest
-from .conftest import PAGE_1_SIZE, FakeClock
+from .conftest import PAGE_1_SIZE
 
 
 def _ids(records):
@@ -70,20 +71,20 @@ def test_a_cap_within_the_first_page_makes_one_request(server):
 def test_requests_are_at_least_three_seconds_apart(server):
     list(read_arxiv("cs.LG", fetcher=server.fetcher()))
     assert len(server.requests) == 3
-    assert server.clock.sleeps == [pytest.approx(3.0)] * 2
+    assert server.clock.slept == [pytest.approx(3.0)] * 2
     times = [r.at for r in server.requests]
     assert all(later - earlier >= 3.0 for earlier, later in zip(times, times[1:], strict=False))
 
 
 def test_rate_limiter_waits_only_for_what_is_left():
-    clock = FakeClock()
-    limiter = RateLimiter(3.0, clock=clock.clock, sleep=clock.sleep)
+    clock = Clock()
+    limiter = RateLimiter(3.0, clock=clock, sleep=clock.sleep)
     limiter.wait()  # the first call never waits
     clock.now += 1.0
     limiter.wait()
     clock.now += 10.0
     limiter.wait()  # long enough already
-    assert clock.sleeps == [pytest.approx(2.0)]
+    assert clock.slept == [pytest.approx(2.0)]
 
 
 def test_progress_reports_entries(server):

@@ -13,10 +13,11 @@ CALLERS = 5
 
 
 class RacingClock:
-    """A fake monotonic clock for several threads. Each thread's first reading waits (briefly) until
-    every caller reads at once, the worst interleaving an unlocked limiter could meet; a locked one
-    lets only one thread read, so the barrier gives up and the threads go one after another.
-    ``sleep`` moves time to when that sleeper wakes: two sleeping at once wake at the same time."""
+    """Not tests/fakes.py's Clock: this one makes threads meet. A fake monotonic clock for several threads.
+    Each thread's first reading waits (briefly) until every caller reads at once, the worst
+    interleaving an unlocked limiter could meet; a locked one lets only one thread read, so the
+    barrier gives up and the threads go one after another. ``sleep`` moves time to when that sleeper
+    wakes: two sleeping at once wake at the same time."""
 
     def __init__(self, callers: int):
         self.now = 0.0

@@ -17,19 +17,7 @@ from bot.usecases.lookup import (
 from bot.usecases.save_named import find_named_papers, save_named_papers
 from storage import Paper
 from tests.arxiv_standin import ArxivStandIn
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-        self.slept: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
+from tests.fakes import Clock
 
 
 @pytest.fixture

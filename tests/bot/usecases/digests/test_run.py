@@ -38,8 +38,8 @@ from bot.usecases.digests.send import (
 )
 from bot.usecases.mutes import mute
 from storage import Paper, Person
-from tests.clock import Clock
 from tests.conftest import make_corpus
+from tests.fakes import Clock
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 
 
