@@ -69,7 +69,7 @@ from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
-from storage.tables import columns, order_by
+from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
 
@@ -260,15 +260,10 @@ class PostgresStore(Papers, People, Preferences, Digests, ChannelSettings, Paper
         # overwrite the freed space nor touch the WAL, so it is left to the server.
         pass
 
-    def adopt_workspace(self, ws: str) -> int:
-        # Move every row of workspace "" (a database from before workspaces) into ``ws``, in one transaction;
-        # returns how many rows moved (0 the second time). Where ``ws`` has a row with the same key already,
-        # its own is kept, a person's taking from the old what it lacks (:mod:`storage.workspaces`). Each
-        # table moves in one statement that deletes the old rows and inserts exactly those, so a row written
-        # to "" meanwhile is either moved or left for next time, never lost; two adoptions at once take turns
-        # (an advisory lock).
-        if ws == "":
-            return 0  # already there (moving "" into itself would only delete it)
+    def _adopt(self, ws: str) -> int:
+        # Each table moves in one statement that deletes the old rows and inserts exactly those, so a row
+        # written to "" meanwhile is either moved or left for next time, never lost; two adoptions at once
+        # take turns (an advisory lock).
         moved = 0
         with self.transaction(), self._conn() as conn:
             conn.execute("select pg_advisory_xact_lock(%s)", [pg_migrations.ADOPT_LOCK])
@@ -348,16 +343,11 @@ class PostgresStore(Papers, People, Preferences, Digests, ChannelSettings, Paper
 
     def import_rows(self, table: str, rows: list[dict]) -> int:
         names = columns(table)
-        if table == "counters":
+        sql = native(copied_rows_insert(table))
+        if table == "counters":  # the papers change counter only goes forward (see upsert_papers)
             sql = ("insert into counters (name, value) values (%s, %s) on conflict (name) do update set"
                    " value = case when counters.name = 'papers' then greatest(counters.value, excluded.value)"
                    " else excluded.value end")
-        elif table == "feedback_counters":  # already counted by the feedback copied: the source's number wins
-            sql = ("insert into feedback_counters (ws, value) values (%s, %s)"
-                   " on conflict (ws) do update set value = excluded.value")
-        else:
-            marks = ", ".join(["%s"] * len(names))
-            sql = f"insert into {table} ({', '.join(names)}) values ({marks})"  # noqa: S608
         values = [tuple(r[n] for n in names) for r in rows]
         if table == "artifacts":  # SQLite may hold text in its blob column (see load_artifact)
             values = [(*v[:3], v[3].encode() if isinstance(v[3], str) else v[3]) for v in values]

@@ -33,7 +33,7 @@ from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
 from storage.snapshot import Snapshots
 from storage.store import Store
-from storage.tables import PERSONAL_TABLES, columns, order_by
+from storage.tables import PERSONAL_TABLES, columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
 #: How long a write waits for another to finish before giving up (StoreBusy). Long enough to outlast a
@@ -188,13 +188,8 @@ class SqliteStore(Papers, People, Preferences, Digests, ChannelSettings, PaperVe
             with translated(self.path):
                 self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    def adopt_workspace(self, ws: str) -> int:
-        # Move every row of workspace "" (a database from before workspaces) into ``ws``, in one transaction;
-        # returns how many rows moved (0 the second time). Where ``ws`` has a row with the same key already,
-        # its own is kept, a person's taking from the old what it lacks (:mod:`storage.workspaces`). The write
-        # lock makes two adoptions at once one after the other.
-        if ws == "":
-            return 0  # already there (moving "" into itself would only delete it)
+    def _adopt(self, ws: str) -> int:
+        # The write lock makes two adoptions at once one after the other.
         moved = 0
         with self.transaction():
             for table in workspaces.MOVED_TABLES:
@@ -231,15 +226,9 @@ class SqliteStore(Papers, People, Preferences, Digests, ChannelSettings, PaperVe
         # into an empty database: a row already here is a StorageError. Counters take the copied value; the
         # papers change counter is SQLite's own (the newest ``seq``), so it is left out.
         names = columns(table)
+        sql = copied_rows_insert(table)
         if table == "counters":
             rows = [r for r in rows if r["name"] != "papers"]
-            sql = ("insert into counters (name, value) values (?, ?)"
-                   " on conflict (name) do update set value = excluded.value")
-        elif table == "feedback_counters":  # already counted by the feedback copied: the source's number wins
-            sql = ("insert into feedback_counters (ws, value) values (?, ?)"
-                   " on conflict (ws) do update set value = excluded.value")
-        else:
-            sql = f"insert into {table} ({', '.join(names)}) values ({', '.join('?' * len(names))})"  # noqa: S608
         try:
             with self.transaction():
                 self.db.conn.executemany(sql, [tuple(r[n] for n in names) for r in rows])

@@ -82,6 +82,17 @@ def order_by(backend: str, table: str) -> str:
     return ORDER_BY[backend].get(table) or KEYS[table]
 
 
+def copied_rows_insert(table: str) -> str:
+    """The ``insert`` (qmark style) of copied rows of ``table``: a counter takes the copied value (the
+    feedback counters were counted again by the feedback copied: the source's number wins)."""
+    names = columns(table)
+    if table in ("counters", "feedback_counters"):
+        key = names[0]
+        return (f"insert into {table} ({key}, value) values (?, ?)"  # noqa: S608
+                f" on conflict ({key}) do update set value = excluded.value")
+    return f"insert into {table} ({', '.join(names)}) values ({', '.join('?' * len(names))})"  # noqa: S608
+
+
 def columns(table: str) -> tuple[str, ...]:
     """The copied columns of ``table``; ValueError for a table that is not copied."""
     try:

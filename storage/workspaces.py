@@ -115,6 +115,18 @@ def summaries(installations: Iterable[tuple], people: Iterable[tuple], last_dige
 class Workspaces(Shared):
     """Whole workspaces, installations and OAuth states (see the module)."""
 
+    def _adopt(self, ws: str) -> int:  # pragma: no cover - each store's own
+        raise NotImplementedError
+
+    def adopt_workspace(self, ws: str) -> int:
+        # Move every row of workspace "" (a database from before workspaces) into ``ws``, in one transaction;
+        # returns how many rows moved (0 the second time). Where ``ws`` has a row with the same key already,
+        # its own is kept, a person's taking from the old what it lacks (:func:`copy_into`). How two
+        # adoptions at once take turns is the store's own (:meth:`_adopt`).
+        if ws == "":
+            return 0  # already there (moving "" into itself would only delete it)
+        return self._adopt(ws)
+
     def delete_workspace(self, ws: str) -> dict[str, int]:
         # Delete every row of workspace ``ws`` from every table holding workspace rows, its installations
         # included, in one transaction; returns rows deleted per table. Like :meth:`forget_person`, the
