@@ -16,6 +16,10 @@ Recipe (a new per-person setting), appended to :data:`STEPS`::
 
     Step("m019_digest_format", (AddColumn("people", Column("digest_format")),)),
 
+and the column in ``storage/tables.py`` (what ``paperbot db copy`` moves; tests/storage/test_copy.py
+compares it with both backends' schemas). tests/storage/test_schema_steps.py applies such a step to
+databases of both backends.
+
 Append; never edit or reorder a released step: a database remembers steps by name only.
 """
 
@@ -118,7 +122,7 @@ class AddColumn:
 
     def __post_init__(self) -> None:
         _checked(self.table)
-        # SQLite can't fill a NOT NULL column of existing rows without a default (PostgreSQL can't either).
+        # Neither backend can fill a NOT NULL column of existing rows without a default.
         if self.column.not_null and self.column.default is None:
             raise ValueError(f"{self.table}.{self.column.name}: a NOT NULL column added later"
                              " needs a default")
@@ -179,8 +183,8 @@ Change = CreateTable | AddColumn | CreateIndex | Sql
 
 @dataclass(frozen=True)
 class Step:
-    """One released change of the schema: its name (recorded once applied; ``mNNN_what``, after m018)
-    and its changes, applied in order in one transaction."""
+    """One change of the schema: its name (``mNNN_what``, numbered after the last step; recorded once
+    applied) and its changes, applied in order in one transaction with that record."""
 
     name: str
     changes: tuple[Change, ...]

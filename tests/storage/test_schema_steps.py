@@ -18,7 +18,7 @@ from sqlite_utils import Database
 
 from storage import leases, open_store, pg_migrations
 from storage.migrations import HISTORY, migration_set
-from storage.models import DigestStatus, JobStatus, LeaseKindName, TrendingStatus
+from storage.models import DigestStatus, FeedbackValue, JobStatus, LeaseKindName, LeaseTaken, TrendingStatus
 from storage.schema_steps import STEPS, AddColumn, Column, CreateIndex, CreateTable, Sql, Step, statements
 from tests.storage.conftest import dispose
 
@@ -239,3 +239,24 @@ def test_the_status_literals_name_what_the_leases_store():
     statuses = {leases.DIGEST: DigestStatus, leases.JOB: JobStatus, leases.TRENDING: TrendingStatus}
     for name, kind in leases.KINDS.items():
         assert kind.held in get_args(statuses[name]), name
+
+
+def test_what_the_stores_hand_back_is_one_of_the_literals(any_store):
+    early, late = "2026-01-01T00:00:00+00:00", "2026-01-01T01:00:00+00:00"
+    taken = [any_store.take_lease(leases.JOB, ("refit",), "a", early, early),
+             any_store.take_lease(leases.JOB, ("refit",), "b", late, late)]  # a's lease ran out
+    assert taken == ["new", "taken"] and set(taken) == set(get_args(LeaseTaken))
+    assert any_store.finish_lease(leases.JOB, ("refit",), "b", "done", late)
+    job = any_store.get_job("refit")
+    assert job is not None and job.status in get_args(JobStatus)
+    assert any_store.start_digest("U1", "2026-01-01", "a", late, early)
+    sending = any_store.get_digest("U1", "2026-01-01")
+    assert sending is not None and sending.status == "sending"
+    assert sending.status in get_args(DigestStatus)
+    assert any_store.finish_digest("U1", "2026-01-01", "a", "empty", late)
+    ended = any_store.get_digest("U1", "2026-01-01")
+    assert ended is not None and ended.status == "empty"
+    assert ended.status in get_args(DigestStatus)
+    any_store.set_feedback("U1", "p1", -1)
+    assert [f.value for f in any_store.get_feedback("U1")] == [-1]
+    assert -1 in get_args(FeedbackValue)
