@@ -20,10 +20,10 @@ from bot.errors import BadArgument, NoInterests, Outage, Unreachable
 from bot.presentation.reasons import shorten
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.trending import is_member, trending_poster
-from bot.slack.listeners.people import refresh_timezone
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Reply, Request, Subcommand
+from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
 from bot.usecases.channel_subjects import (

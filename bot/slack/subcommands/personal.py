@@ -21,12 +21,12 @@ from bot.presentation.paper_view import shown_title
 from bot.presentation.reasons import shorten
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.files import upload_to_dm
-from bot.slack.listeners.dm import send_papers
-from bot.slack.listeners.people import refresh_timezone
+from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Registry, Reply, Request, Subcommand
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
+from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import (
     FALLBACK_LIMIT,
     MESSAGE_BLOCKS,
