@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import BadArgument
 from bot.presentation.reasons import shorten
-from bot.slack.views.messages import unescape
+from bot.slack.views.messages import fit, unescape
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 #: The keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
 Reply = dict
+
+ECHO_LIMIT = 200  # characters of the caller's own text echoed back
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 
 #: Control characters nobody types (a forged request could hold them; PostgreSQL can't store NUL).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -137,3 +140,16 @@ class Registry:
         if isinstance(parsed, Refused):
             return {"text": parsed.text}
         return parsed.answer(request)
+
+
+def quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        text = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(text) > budget:
+            break
+        shown.append(text)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")

@@ -22,7 +22,7 @@ from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.trending import is_member, trending_poster
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import Reply, Request, Subcommand
+from bot.slack.subcommands import ECHO_LIMIT, Reply, Request, Subcommand, quoted
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
@@ -46,8 +46,6 @@ from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.trending import DAYS, trending_papers
 
 CHANNEL = f"{COMMAND} channel"
-ECHO_LIMIT = 200
-QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 LISTED_LIMIT = 1400  # characters of the channel's topics (or authors) in its settings
 INVITE = (":warning: I'm not in this channel, so I can't post here: type `/invite @paperbot` in the "
           "channel (or add the app from the channel's settings), then try again.")
@@ -170,18 +168,18 @@ def reply_follow(ctx: Context, client: WebClient, user: str, channel: str, cmd: 
 def _followed(ctx: Context, channel: str, result: FollowResult) -> str:
     lines = []
     if result.added:
-        lines.append("This channel now follows " + _quoted(result.added) + ".")
+        lines.append("This channel now follows " + quoted(result.added) + ".")
     if result.already:
-        lines.append("This channel already follows " + _quoted(result.already) + ".")
+        lines.append("This channel already follows " + quoted(result.already) + ".")
     if result.authors:
         lines.append("This channel now follows the author" + ("s " if len(result.authors) > 1 else " ")
-                     + _quoted(result.authors) + ".")
+                     + quoted(result.authors) + ".")
     if result.authors_already:
-        lines.append("This channel already follows " + _quoted(result.authors_already) + ".")
+        lines.append("This channel already follows " + quoted(result.authors_already) + ".")
     if result.seeds:
         lines.append(f"Noted as liked by this channel: {len(result.seeds)} paper(s).")
     if result.unknown_seeds:
-        lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
+        lines.append("I don't have these papers (yet): " + quoted(result.unknown_seeds) + ".")
     if result.digest_turned_on:
         lines.append(f"Its digest is on, posted here daily at {result.digest_time} "
                      f"{_where(channel_timezone(ctx, channel))}; change that with "
@@ -195,7 +193,7 @@ def reply_unfollow(ctx: Context, channel: str, cmd: ChannelCommand) -> Reply:
     except BadArgument as exc:
         raise BadArgument(str(exc).replace(f"`{COMMAND} unfollow", f"`{CHANNEL} unfollow")) from None
     if removed:
-        return {"text": "This channel stopped following " + _quoted(removed) + "."}
+        return {"text": "This channel stopped following " + quoted(removed) + "."}
     if cmd.arg.strip().casefold() == "all":
         return {"text": "This channel wasn't following anything."}
     return {"text": f"This channel wasn't following “{fit(cmd.arg, ECHO_LIMIT)}”. `{CHANNEL}` lists its "
@@ -312,19 +310,6 @@ def _setter_timezone(ctx: Context, client: WebClient, user: str, fresh: bool = F
 
 def _where(tz: str | None) -> str:
     return f"({escape(tz)} time)" if tz else "(UTC)"
-
-
-def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
-    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
-    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
-    shown: list[str] = []
-    for item in items[:20]:
-        quoted = f"“{fit(item, ECHO_LIMIT)}”"
-        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
-            break
-        shown.append(quoted)
-    more = len(items) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
