@@ -61,16 +61,17 @@ class Subcommand:
     """One `/papers` subcommand, declared once.
 
     ``parse(arg)`` turns the words after the name into what ``handle(request, parsed)`` needs, without
-    the database; it raises BadArgument saying what was wrong. ``changes_home(parsed)`` says whether the
-    App Home tab shows something else afterwards. ``refusal(channel)`` is the answer when the
-    subcommand can't run where it was typed (checked before parsing), else None. ``in_ack``: answered
-    inside the slash command's ack (it must need no database)."""
+    the database; it raises BadArgument saying what was wrong. ``changes_home`` (or
+    ``changes_home(parsed)``) says whether the App Home tab shows something else afterwards.
+    ``refusal(channel)`` is the answer when the subcommand can't run where it was typed (checked
+    before parsing), else None. ``in_ack``: answered inside the slash command's ack (it must need no
+    database)."""
 
     name: str
     help: str  # its line(s) in the help, "" when another's line covers it
     parse: Callable[[str], Any]
     handle: Callable[[Request, Any], Reply]
-    changes_home: Callable[[Any], bool] = lambda parsed: False
+    changes_home: bool | Callable[[Any], bool] = False
     refusal: Callable[[str], str | None] = _never
     in_ack: bool = False
 
@@ -87,7 +88,8 @@ class Parsed:
 
     @property
     def changes_home(self) -> bool:
-        return self.subcommand.changes_home(self.args)
+        changes = self.subcommand.changes_home
+        return changes(self.args) if callable(changes) else changes
 
 
 @dataclass(frozen=True)

@@ -488,26 +488,26 @@ REGISTRY = Registry([
         f"• `{COMMAND} follow author: Andrea Bajcsy`: their new papers come whatever they are about; "
         f"`{COMMAND} unfollow author: Andrea Bajcsy` stops that",
         _topics("follow"), lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, cmd),
-        changes_home=lambda cmd: True),
+        changes_home=True),
     Subcommand(
         "unfollow", f"• `{COMMAND} unfollow diffusion models` or `{COMMAND} unfollow all`: remove topics",
         _topics("unfollow"), lambda req, cmd: reply_unfollow(req.rt.ctx, req.user, cmd),
-        changes_home=lambda cmd: True),
+        changes_home=True),
     Subcommand(
         "feed",
         f"• `{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own (a name of one or two "
         f"words), with its own section in your digest; `{COMMAND} feed remove robotics` deletes it",
-        _feed, lambda req, cmd: _answer_feed(req, cmd), changes_home=lambda cmd: True),
+        _feed, lambda req, cmd: _answer_feed(req, cmd), changes_home=True),
     Subcommand(
         "mute",
         f"• `{COMMAND} mute blockchain, large language model`: never send papers that mention these; "
         f"`{COMMAND} unmute blockchain` or `{COMMAND} unmute all` takes that back",
         _words("mute", "blockchain, large language model"),
-        lambda req, cmd: reply_mute(req.rt.ctx, req.user, cmd), changes_home=lambda cmd: True),
+        lambda req, cmd: reply_mute(req.rt.ctx, req.user, cmd), changes_home=True),
     Subcommand(
         "unmute", "",  # mute's line says it
         _words("unmute", f"blockchain` or `{COMMAND} unmute all"),
-        lambda req, cmd: reply_unmute(req.rt.ctx, req.user, cmd), changes_home=lambda cmd: True),
+        lambda req, cmd: reply_unmute(req.rt.ctx, req.user, cmd), changes_home=True),
     Subcommand(
         "interests",
         f"• `{COMMAND} interests`: your feeds and their topics, authors, muted words, likes and dislikes, "
@@ -542,7 +542,7 @@ REGISTRY = Registry([
     Subcommand(
         "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you",
         _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user),
-        changes_home=lambda cmd: True),
+        changes_home=True),
     CHANNEL_SUBCOMMAND,
 ], default="help")
 
