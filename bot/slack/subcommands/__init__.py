@@ -99,12 +99,22 @@ class Refused:
     text: str
 
 
-class Registry:
-    """The subcommands, in the order their help lines are shown; ``default`` answers an empty text."""
+def _unknown_subcommand(word: str) -> str:
+    return f"I don't know the subcommand “{shorten(word, 40)}”."
 
-    def __init__(self, subcommands: Iterable[Subcommand], default: str):
+
+class Registry:
+    """Subcommands, in the order their help lines are shown. ``default`` answers an empty text (it
+    need not be one of them: then no word names it); ``unknown(word)`` says a word is none of them.
+    ``cleans``: the text is as Slack sent it (entities, control characters), else already cleaned (the
+    words after an outer subcommand's name)."""
+
+    def __init__(self, subcommands: Iterable[Subcommand], default: Subcommand,
+                 unknown: Callable[[str], str] = _unknown_subcommand, cleans: bool = True):
         self.subcommands = {sub.name: sub for sub in subcommands}
         self.default = default
+        self.unknown = unknown
+        self.cleans = cleans
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -117,14 +127,13 @@ class Registry:
     def find(self, text: str) -> tuple[Subcommand, str]:
         """The subcommand ``text`` names (its first word, in any case) and the words after it.
         Raises BadArgument for a word that is no subcommand."""
-        text = clean(text)
-        if not text:
-            return self.subcommands[self.default], ""
-        parts = text.split(None, 1)
+        parts = (clean(text) if self.cleans else text).split(None, 1)
+        if not parts:
+            return self.default, ""
         first, rest = parts[0], (parts[1].strip() if len(parts) > 1 else "")
         sub = self.subcommands.get(first.lower())
         if sub is None:
-            raise BadArgument(f"I don't know the subcommand “{shorten(first, 40)}”.")
+            raise BadArgument(self.unknown(first))
         return sub, rest
 
     def parse(self, text: str, channel: str = "") -> Parsed | Refused:

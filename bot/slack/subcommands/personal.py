@@ -479,8 +479,10 @@ def _where(tz: str | None) -> str:
 
 #: Every `/papers` subcommand, each declared once: name, help line(s), parser, answer, whether Home
 #: changes after it. The help shows their lines in this order.
+_HELP = Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True)
+
 REGISTRY = Registry([
-    Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True),
+    _HELP,
     Subcommand(
         "follow",
         f"• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated) to your main "
@@ -544,7 +546,7 @@ REGISTRY = Registry([
         _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user),
         changes_home=True),
     CHANNEL_SUBCOMMAND,
-], default="help")
+], default=_HELP)
 
 #: The subcommands' names (what a DM's first word must be to be taken as one).
 SUBCOMMANDS = REGISTRY.names
