@@ -24,8 +24,18 @@ from bot.config import Settings
 from bot.errors import ConfigError
 from bot.slack.client import build_client
 from bot.slack.error_handler import BUSY, SORRY, UNSAVED, report_error
-from bot.slack.listeners import commands, dm_commands, home, people, reactions, shortcuts, unfurls, uninstall
-from bot.slack.listeners import saved_buttons as saved
+from bot.slack.listeners import (
+    commands,
+    dm_commands,
+    home,
+    people,
+    reactions,
+    saved_buttons,
+    shortcuts,
+    unfurl_clicks,
+    unfurls,
+    uninstall,
+)
 from bot.slack.oauth.flow import oauth_setup
 from bot.slack.oauth.installations import PaperbotInstallationStore
 from bot.slack.runtime import Background, Runtime
@@ -42,7 +52,8 @@ log = logging.getLogger(__name__)
 
 LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
-LISTENER_MODULES = (commands, reactions, saved, home, people, unfurls, shortcuts, dm_commands)
+LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
+                    dm_commands)
 
 
 @dataclass

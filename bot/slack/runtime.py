@@ -7,8 +7,9 @@ neither a burst of slow work nor another process holding the database's write lo
 There, each event, slash command and click is first claimed by its key (the event id, the trigger
 id) in the database, so that a redelivery or a replay of the same signed request runs it at most once.
 
-The listener modules (``commands``, ``reactions``, ``saved``, ``home``, ``people``) import this module, never
-:mod:`bot.slack.app`, which builds the Bolt app and calls each one's ``register(app, runtime)``.
+The listener modules (:mod:`bot.slack.listeners`) import this module, never :mod:`bot.slack.app`, which
+builds the Bolt app and calls each one's ``register(app, runtime)``; each hands its work over with
+:meth:`Runtime.after_ack`.
 """
 
 from __future__ import annotations

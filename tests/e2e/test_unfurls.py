@@ -12,9 +12,9 @@ import pytest
 from slack_sdk.models.blocks import Block
 
 import bot.config
-from bot.slack.listeners.unfurls import UNFURL_ACTIONS, VALUE_PREFIX
 from bot.slack.manifest import SAVE_SHORTCUT
 from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX
 from bot.usecases.lookup import default_lookup, use_arxiv_api
 from tests.arxiv_standin import ArxivStandIn
 from tests.e2e.harness import (

@@ -12,11 +12,11 @@ from __future__ import annotations
 from slack_bolt import App
 from slack_sdk import WebClient
 
-from bot.slack.listeners.home import refresh_home
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Refused, Request
 from bot.slack.subcommands.personal import REGISTRY
+from bot.slack.views.home_tab import refresh_home
 
 
 def register(app: App, runtime: Runtime) -> None:

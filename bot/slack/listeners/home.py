@@ -7,23 +7,22 @@ saved. A right one closes the form; it is then saved after the ack and Home is p
 a line saying what could not be saved when only the database could tell (one feed too many).
 
 Home is published whenever the person opens it, and again after anything that changes what it shows
-(:func:`refresh_home`: the forms, the round, and ``/papers`` commands and Save clicks, which call it).
+(:func:`bot.slack.views.home_tab.refresh_home`: the forms, the round, ``/papers`` subcommands, Save clicks).
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import logging
 from collections.abc import Callable
 
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackClientError
 
 from bot.errors import BadArgument, NoPapers, NotFound
-from bot.slack.listeners.people import refresh_timezone
 from bot.slack.runtime import Runtime
+from bot.slack.timezones import refresh_timezone
+from bot.slack.views.home_tab import SLACK_FAILURES, refresh_home
 from bot.slack.views.home_view import (
     AUTHORS_ACTION,
     AUTHORS_BLOCK,
@@ -48,7 +47,6 @@ from bot.slack.views.home_view import (
     TOPICS_BLOCK,
     TOPICS_VIEW,
     authors_modal,
-    home_view,
     mutes_modal,
     new_feed_modal,
     round_modal,
@@ -56,11 +54,9 @@ from bot.slack.views.home_view import (
     topics_modal,
     wait_modal,
 )
-from bot.slack.views.messages import escape
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.feeds import MAIN, MAX_FEED_NAME
-from bot.usecases.home import home_data
 from bot.usecases.interests import Interests, interests
 from bot.usecases.onboarding import rate, ratings, round_papers, start_round
 from bot.usecases.settings import (
@@ -77,29 +73,8 @@ from bot.usecases.settings import (
     save_schedule,
     save_topics,
 )
-from storage import StorageError
 
 log = logging.getLogger(__name__)
-
-SLACK_FAILURES = (SlackClientError, OSError, http.client.HTTPException)
-
-
-def refresh_home(ctx: Context, client: WebClient, user_id: str, notice: str | None = None) -> bool:
-    """Publish the person's Home tab as it is now (with ``notice``, escaped, first); False (logged) when
-    Slack would not take it, or the database could not be read: Home is published again the next time
-    they open it, and whatever called this (a command that worked) is not reported as failed."""
-    try:
-        view = home_view(home_data(ctx, user_id), escape(notice) if notice else None)
-    except StorageError as exc:
-        log.warning("could not read the Home tab of %s: %s", user_id, exc)
-        return False
-    try:
-        client.views_publish(user_id=user_id, view=view)
-    except SLACK_FAILURES as exc:
-        log.warning("could not publish the Home tab of %s: %s", user_id, exc)
-        return False
-    return True
-
 
 def _value(view: dict, block: str, key: str = "value"):
     """An input's value in a submitted view (None when left empty or missing)."""

@@ -1,36 +1,17 @@
-"""A person's timezone, read from Slack (``users.info``) and at once when Slack says a profile changed
-(the ``user_change`` event). What is kept, and for how long, is :mod:`bot.usecases.timezones`'s."""
+"""A person's timezone, taken at once when Slack says a profile changed (the ``user_change`` event);
+otherwise it is read from Slack when needed (:func:`bot.slack.timezones.refresh_timezone`). What is
+kept, and for how long, is :mod:`bot.usecases.timezones`'s."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from slack_bolt import App
-from slack_sdk import WebClient
-from slack_sdk.errors import SlackClientError
 
-from bot.errors import Outage
 from bot.slack.runtime import Runtime
 from bot.state.context import Context
 from bot.usecases import timezones
 from bot.usecases.timezones import valid_timezone
 
-__all__ = ["refresh_timezone", "register", "timezone_changed", "valid_timezone"]
-
-
-def refresh_timezone(ctx: Context, client: WebClient, user_id: str,
-                     now: datetime | None = None, fresh: bool = False) -> str | None:
-    """The person's IANA timezone, asking Slack when the stored one is unknown or a day old, or always
-    with ``fresh`` (see :func:`bot.usecases.timezones.refresh_timezone`). When Slack can't be asked,
-    the stored one (possibly None) is returned."""
-
-    def ask() -> str | None:
-        try:
-            return client.users_info(user=user_id)["user"].get("tz")
-        except (SlackClientError, OSError) as exc:
-            raise Outage(f"users.info failed: {type(exc).__name__}: {exc}") from exc
-
-    return timezones.refresh_timezone(ctx, user_id, ask, now, fresh)
+__all__ = ["register", "timezone_changed", "valid_timezone"]
 
 
 def timezone_changed(ctx: Context, user: dict) -> bool:

@@ -4,21 +4,18 @@ feedback (:mod:`bot.slack.views.marks`)."""
 
 from __future__ import annotations
 
-import functools
-import http.client
 import logging
 
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
-from bot.slack.delivery.digests import PAPER_EVENT
-from bot.slack.listeners.unfurl_clicks import on_unfurl
 from bot.slack.runtime import Runtime
-from bot.slack.views.marks import show_feedback
+from bot.slack.views.marks import posted_paper, show_feedback
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
+from bot.slack.views.unfurl_card import not_on_card
 from bot.usecases.feedback import DISLIKE, LIKE
-from bot.usecases.reactions import PostedAs, rate_message, reaction_added, reaction_removed, reaction_value
+from bot.usecases.reactions import rate_message, reaction_added, reaction_removed, reaction_value
 from bot.usecases.saved import is_save_reaction, saved_on_message
 
 log = logging.getLogger(__name__)
@@ -43,29 +40,6 @@ def _everyone(reactions: list[dict]) -> list[str]:
     """Each reaction's name once per person who still has it on (a name's ``count`` when Slack lists
     no users)."""
     return [r["name"] for r in reactions for _ in (r.get("users") or range(int(r.get("count") or 0)))]
-
-
-def posted_paper(client: WebClient, channel: str, message_ts: str, message: dict | None = None) -> PostedAs:
-    """``posted_as`` of a paper message (:func:`bot.usecases.reactions.paper_on_message`): the paper id
-    its metadata carries, from ``message`` when the payload holds its metadata, else asked of Slack
-    (``conversations.history``), once, and only when the use case asks. None when Slack can't say."""
-
-    @functools.cache
-    def read() -> str | None:
-        metadata = (message or {}).get("metadata")
-        if metadata is None:
-            try:
-                found = client.conversations_history(channel=channel, latest=message_ts, oldest=message_ts,
-                                                     inclusive=True, limit=1, include_all_metadata=True)
-            except (SlackClientError, OSError, http.client.HTTPException):
-                log.warning("could not read the metadata of %s/%s", channel, message_ts, exc_info=True)
-                return None
-            same = [m for m in found.get("messages") or [] if m.get("ts") == message_ts]
-            metadata = (same[0].get("metadata") if same else None) or {}
-        paper_id = (metadata.get("event_payload") or {}).get("paper_id")
-        return str(paper_id) if metadata.get("event_type") == PAPER_EVENT and paper_id else None
-
-    return read
 
 
 def register(app: App, runtime: Runtime) -> None:
@@ -107,8 +81,6 @@ def register(app: App, runtime: Runtime) -> None:
 
     def on_button(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
-        if on_unfurl(runtime, context, client, body, respond):  # on an unfurled link's card: its paper
-            return
         value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
         user = body["user"]["id"]
         container = body.get("container") or {}
@@ -131,5 +103,5 @@ def register(app: App, runtime: Runtime) -> None:
 
         runtime.after_ack(context, body, work, respond)
 
-    app.action(LIKE_ACTION)(on_button)
-    app.action(DISLIKE_ACTION)(on_button)
+    app.action(LIKE_ACTION, matchers=[not_on_card])(on_button)  # a card's: unfurl_clicks
+    app.action(DISLIKE_ACTION, matchers=[not_on_card])(on_button)

@@ -11,13 +11,12 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack.delivery.digests import classified
-from bot.slack.listeners.home import refresh_home
-from bot.slack.listeners.reactions import posted_paper
-from bot.slack.listeners.unfurl_clicks import on_unfurl
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.views.marks import show_feedback
+from bot.slack.views.home_tab import refresh_home
+from bot.slack.views.marks import posted_paper, show_feedback
 from bot.slack.views.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, paper_text, title_of
+from bot.slack.views.unfurl_card import not_on_card
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.recommend import Recommendation
 from bot.usecases.saved import toggle_saved_on_message
@@ -75,11 +74,9 @@ def more_reply(result: MoreLikeThis | None) -> str:
 def register(app: App, runtime: Runtime) -> None:
     """Register the Save and More like this buttons."""
 
-    @app.action(SAVE_ACTION)
+    @app.action(SAVE_ACTION, matchers=[not_on_card])  # a card's: unfurl_clicks
     def on_save(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
-        if on_unfurl(runtime, context, client, body, respond):  # on an unfurled link's card: its paper
-            return
         user, channel, message_ts = where_clicked(body)
         posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 
@@ -98,11 +95,9 @@ def register(app: App, runtime: Runtime) -> None:
 
         runtime.after_ack(context, body, work, respond)
 
-    @app.action(MORE_ACTION)
+    @app.action(MORE_ACTION, matchers=[not_on_card])
     def on_more(ack, body: dict, respond, client: WebClient, context) -> None:
         ack()
-        if on_unfurl(runtime, context, client, body, respond):
-            return
         user, channel, message_ts = where_clicked(body)
         posted_as = posted_paper(client, channel, message_ts, body.get("message"))
 

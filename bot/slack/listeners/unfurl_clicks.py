@@ -1,21 +1,22 @@
-"""Clicks on the buttons of an unfurled link's card (:mod:`bot.slack.listeners.unfurls`).
+"""Clicks on the buttons of an unfurled link's card (:mod:`bot.slack.views.unfurl_card`).
 
-They carry the action ids of a paper message's buttons, so the Save, 👍/👎 and More like this listeners
-get them first and hand them here (:func:`on_unfurl`). The card sits in someone else's message, which
+They carry the action ids of a paper message's buttons; a Bolt matcher (:func:`on_card`) sends them
+here, and the paper messages' listeners take only the others. The card sits in someone else's message, which
 paperbot can't edit, so no mark is shown on it: the clicker is answered privately instead. Save on a
 card only saves (a second click says it is saved already), since the card can't show the state.
 """
 
 from __future__ import annotations
 
+from slack_bolt import App
 from slack_sdk import WebClient
 
 from bot.errors import NotFound
-from bot.slack.listeners.dm import send_papers
-from bot.slack.listeners.unfurls import unfurled_paper
+from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION, fit, title_of
+from bot.slack.views.unfurl_card import on_card, unfurled_paper
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback
 from bot.usecases.lookup import paper_by_id
 from bot.usecases.saved import save
@@ -24,24 +25,26 @@ from bot.usecases.similar import similar_papers
 GONE = "I no longer have that paper."
 
 
-def on_unfurl(runtime: Runtime, context, client: WebClient, body: dict, respond) -> bool:
-    """Take a click if it is on an unfurl's card: answer it after the ack (once per click) and return
-    True; False for any other click (a paper message's, which its listener answers)."""
-    paper_id = unfurled_paper(body)
-    if paper_id is None:
-        return False
-    user = body["user"]["id"]
-    action = next((a.get("action_id") for a in body.get("actions") or [] if isinstance(a, dict)), None)
+def register(app: App, runtime: Runtime) -> None:
+    """Register the clicks on an unfurled card's buttons (each answered after the ack, once per click)."""
 
-    def work(rt: Runtime) -> None:
-        try:
-            text = _answer(rt, client, user, paper_id, action)
-        except NotFound:
-            text = GONE
-        respond(text=text, response_type="ephemeral", replace_original=False)
+    def on_card_click(ack, body: dict, respond, client: WebClient, context) -> None:
+        ack()
+        paper_id = unfurled_paper(body)
+        user = body["user"]["id"]
+        action = next((a.get("action_id") for a in body.get("actions") or [] if isinstance(a, dict)), None)
 
-    runtime.after_ack(context, body, work, respond)
-    return True
+        def work(rt: Runtime) -> None:
+            try:
+                text = _answer(rt, client, user, paper_id, action)
+            except NotFound:
+                text = GONE
+            respond(text=text, response_type="ephemeral", replace_original=False)
+
+        runtime.after_ack(context, body, work, respond)
+
+    for action_id in (SAVE_ACTION, LIKE_ACTION, DISLIKE_ACTION, MORE_ACTION):
+        app.action(action_id, matchers=[on_card])(on_card_click)
 
 
 def _answer(rt: Runtime, client: WebClient, user: str, paper_id: str, action: str | None) -> str:

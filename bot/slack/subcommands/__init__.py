@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import BadArgument
 from bot.presentation.reasons import shorten
-from bot.slack.views.messages import unescape
+from bot.slack.views.messages import fit, unescape
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 #: The keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
 Reply = dict
+
+ECHO_LIMIT = 200  # characters of the caller's own text echoed back
+QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 
 #: Control characters nobody types (a forged request could hold them; PostgreSQL can't store NUL).
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -58,16 +61,17 @@ class Subcommand:
     """One `/papers` subcommand, declared once.
 
     ``parse(arg)`` turns the words after the name into what ``handle(request, parsed)`` needs, without
-    the database; it raises BadArgument saying what was wrong. ``changes_home(parsed)`` says whether the
-    App Home tab shows something else afterwards. ``refusal(channel)`` is the answer when the
-    subcommand can't run where it was typed (checked before parsing), else None. ``in_ack``: answered
-    inside the slash command's ack (it must need no database)."""
+    the database; it raises BadArgument saying what was wrong. ``changes_home`` (or
+    ``changes_home(parsed)``) says whether the App Home tab shows something else afterwards.
+    ``refusal(channel)`` is the answer when the subcommand can't run where it was typed (checked
+    before parsing), else None. ``in_ack``: answered inside the slash command's ack (it must need no
+    database)."""
 
     name: str
     help: str  # its line(s) in the help, "" when another's line covers it
     parse: Callable[[str], Any]
     handle: Callable[[Request, Any], Reply]
-    changes_home: Callable[[Any], bool] = lambda parsed: False
+    changes_home: bool | Callable[[Any], bool] = False
     refusal: Callable[[str], str | None] = _never
     in_ack: bool = False
 
@@ -84,7 +88,8 @@ class Parsed:
 
     @property
     def changes_home(self) -> bool:
-        return self.subcommand.changes_home(self.args)
+        changes = self.subcommand.changes_home
+        return changes(self.args) if callable(changes) else changes
 
 
 @dataclass(frozen=True)
@@ -94,12 +99,22 @@ class Refused:
     text: str
 
 
-class Registry:
-    """The subcommands, in the order their help lines are shown; ``default`` answers an empty text."""
+def _unknown_subcommand(word: str) -> str:
+    return f"I don't know the subcommand “{shorten(word, 40)}”."
 
-    def __init__(self, subcommands: Iterable[Subcommand], default: str):
+
+class Registry:
+    """Subcommands, in the order their help lines are shown. ``default`` answers an empty text (it
+    need not be one of them: then no word names it); ``unknown(word)`` says a word is none of them.
+    ``cleans``: the text is as Slack sent it (entities, control characters), else already cleaned (the
+    words after an outer subcommand's name)."""
+
+    def __init__(self, subcommands: Iterable[Subcommand], default: Subcommand,
+                 unknown: Callable[[str], str] = _unknown_subcommand, cleans: bool = True):
         self.subcommands = {sub.name: sub for sub in subcommands}
         self.default = default
+        self.unknown = unknown
+        self.cleans = cleans
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -112,14 +127,13 @@ class Registry:
     def find(self, text: str) -> tuple[Subcommand, str]:
         """The subcommand ``text`` names (its first word, in any case) and the words after it.
         Raises BadArgument for a word that is no subcommand."""
-        text = clean(text)
-        if not text:
-            return self.subcommands[self.default], ""
-        parts = text.split(None, 1)
+        parts = (clean(text) if self.cleans else text).split(None, 1)
+        if not parts:
+            return self.default, ""
         first, rest = parts[0], (parts[1].strip() if len(parts) > 1 else "")
         sub = self.subcommands.get(first.lower())
         if sub is None:
-            raise BadArgument(f"I don't know the subcommand “{shorten(first, 40)}”.")
+            raise BadArgument(self.unknown(first))
         return sub, rest
 
     def parse(self, text: str, channel: str = "") -> Parsed | Refused:
@@ -137,3 +151,16 @@ class Registry:
         if isinstance(parsed, Refused):
             return {"text": parsed.text}
         return parsed.answer(request)
+
+
+def quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
+    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
+    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
+    shown: list[str] = []
+    for item in items[:20]:
+        text = f"“{fit(item, ECHO_LIMIT)}”"
+        if shown and sum(len(s) + 2 for s in shown) + len(text) > budget:
+            break
+        shown.append(text)
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")

@@ -10,7 +10,6 @@ Every reply that needs the bot to post in the channel first checks it is a membe
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -20,10 +19,10 @@ from bot.errors import BadArgument, NoInterests, Outage, Unreachable
 from bot.presentation.reasons import shorten
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.trending import is_member, trending_poster
-from bot.slack.listeners.people import refresh_timezone
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import Reply, Request, Subcommand
+from bot.slack.subcommands import ECHO_LIMIT, Parsed, Registry, Reply, Subcommand, quoted
+from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
 from bot.usecases.channel_subjects import (
@@ -46,8 +45,6 @@ from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.trending import DAYS, trending_papers
 
 CHANNEL = f"{COMMAND} channel"
-ECHO_LIMIT = 200
-QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 LISTED_LIMIT = 1400  # characters of the channel's topics (or authors) in its settings
 INVITE = (":warning: I'm not in this channel, so I can't post here: type `/invite @paperbot` in the "
           "channel (or add the app from the channel's settings), then try again.")
@@ -79,31 +76,35 @@ class ChannelCommand:
 
 def parse_channel(text: str) -> ChannelCommand:
     """Parse the text after `/papers channel`. Raises BadArgument saying what was wrong and what to type."""
-    parts = text.split(None, 1)
-    if not parts:
-        return ChannelCommand("show")
-    first, rest = parts[0], (parts[1].strip() if len(parts) > 1 else "")
-    word = first.lower()
-    if word == "follow":
-        if not rest:
-            raise BadArgument(f"Say what this channel should follow: `{CHANNEL} follow diffusion models`.")
-        if rest.casefold().startswith(AUTHOR_PREFIX) and not rest[len(AUTHOR_PREFIX):].strip():
-            raise BadArgument(f"Say whose papers: `{CHANNEL} follow author: Andrea Bajcsy`.")
-        return ChannelCommand("follow", rest)
-    if word == "unfollow":
-        if not rest:
-            raise BadArgument(f"Say which topic to unfollow: `{CHANNEL} unfollow diffusion models` or "
-                              f"`{CHANNEL} unfollow all`.")
-        return ChannelCommand("unfollow", rest)
-    if word == "digest":
-        return _digest(rest)
-    if word == "trending":
-        choice = rest.lower()
-        if choice in ("on", "off", "now"):
-            return ChannelCommand(f"trending-{choice}")
-        raise BadArgument(f"Say `{CHANNEL} trending on`, `{CHANNEL} trending off` or `{CHANNEL} trending now`"
-                          + (f", not “{shorten(rest, 40)}”." if rest else "."))
-    raise BadArgument(f"I don't know “{shorten(first, 40)}” after `{CHANNEL}`. {USAGE}")
+    return _parse_action(text).args
+
+
+def _parse_action(text: str) -> Parsed:
+    action, rest = ACTIONS.find(text)
+    return Parsed(action, action.parse(rest))
+
+
+def _follow(arg: str) -> ChannelCommand:
+    if not arg:
+        raise BadArgument(f"Say what this channel should follow: `{CHANNEL} follow diffusion models`.")
+    if arg.casefold().startswith(AUTHOR_PREFIX) and not arg[len(AUTHOR_PREFIX):].strip():
+        raise BadArgument(f"Say whose papers: `{CHANNEL} follow author: Andrea Bajcsy`.")
+    return ChannelCommand("follow", arg)
+
+
+def _unfollow(arg: str) -> ChannelCommand:
+    if not arg:
+        raise BadArgument(f"Say which topic to unfollow: `{CHANNEL} unfollow diffusion models` or "
+                          f"`{CHANNEL} unfollow all`.")
+    return ChannelCommand("unfollow", arg)
+
+
+def _trending(arg: str) -> ChannelCommand:
+    choice = arg.lower()
+    if choice in ("on", "off", "now"):
+        return ChannelCommand(f"trending-{choice}")
+    raise BadArgument(f"Say `{CHANNEL} trending on`, `{CHANNEL} trending off` or `{CHANNEL} trending now`"
+                      + (f", not “{shorten(arg, 40)}”." if arg else "."))
 
 
 def _digest(arg: str) -> ChannelCommand:
@@ -170,18 +171,18 @@ def reply_follow(ctx: Context, client: WebClient, user: str, channel: str, cmd: 
 def _followed(ctx: Context, channel: str, result: FollowResult) -> str:
     lines = []
     if result.added:
-        lines.append("This channel now follows " + _quoted(result.added) + ".")
+        lines.append("This channel now follows " + quoted(result.added) + ".")
     if result.already:
-        lines.append("This channel already follows " + _quoted(result.already) + ".")
+        lines.append("This channel already follows " + quoted(result.already) + ".")
     if result.authors:
         lines.append("This channel now follows the author" + ("s " if len(result.authors) > 1 else " ")
-                     + _quoted(result.authors) + ".")
+                     + quoted(result.authors) + ".")
     if result.authors_already:
-        lines.append("This channel already follows " + _quoted(result.authors_already) + ".")
+        lines.append("This channel already follows " + quoted(result.authors_already) + ".")
     if result.seeds:
         lines.append(f"Noted as liked by this channel: {len(result.seeds)} paper(s).")
     if result.unknown_seeds:
-        lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
+        lines.append("I don't have these papers (yet): " + quoted(result.unknown_seeds) + ".")
     if result.digest_turned_on:
         lines.append(f"Its digest is on, posted here daily at {result.digest_time} "
                      f"{_where(channel_timezone(ctx, channel))}; change that with "
@@ -195,7 +196,7 @@ def reply_unfollow(ctx: Context, channel: str, cmd: ChannelCommand) -> Reply:
     except BadArgument as exc:
         raise BadArgument(str(exc).replace(f"`{COMMAND} unfollow", f"`{CHANNEL} unfollow")) from None
     if removed:
-        return {"text": "This channel stopped following " + _quoted(removed) + "."}
+        return {"text": "This channel stopped following " + quoted(removed) + "."}
     if cmd.arg.strip().casefold() == "all":
         return {"text": "This channel wasn't following anything."}
     return {"text": f"This channel wasn't following “{fit(cmd.arg, ECHO_LIMIT)}”. `{CHANNEL}` lists its "
@@ -314,38 +315,35 @@ def _where(tz: str | None) -> str:
     return f"({escape(tz)} time)" if tz else "(UTC)"
 
 
-def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
-    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
-    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
-    shown: list[str] = []
-    for item in items[:20]:
-        quoted = f"“{fit(item, ECHO_LIMIT)}”"
-        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
-            break
-        shown.append(quoted)
-    more = len(items) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
-
-
 def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
     return shorten(", ".join(items), limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-# -- the declaration --------------------------------------------------------------------------------
+# -- the declarations -------------------------------------------------------------------------------
 
-#: What answers each action, for whoever ran it in the channel it was run in.
-ACTIONS: dict[str, Callable[[Request, ChannelCommand], Reply]] = {
-    "show": lambda req, cmd: reply_show(req.rt.ctx, req.client, req.channel),
-    "follow": lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, req.channel, cmd),
-    "unfollow": lambda req, cmd: reply_unfollow(req.rt.ctx, req.channel, cmd),
-    "digest-now": lambda req, cmd: reply_digest_now(req.rt, req.client, req.channel),
-    **dict.fromkeys(("digest-daily", "digest-weekly", "digest-off"), lambda req, cmd: reply_digest(
-        req.rt.ctx, req.client, req.user, req.channel, cmd)),
-    **dict.fromkeys(("trending-on", "trending-off", "trending-now"), lambda req, cmd: reply_trending(
-        req.rt.ctx, req.client, req.user, req.channel, cmd)),
-}
+#: Nothing after `/papers channel`: the channel's settings (no word names it: `channel show` is unknown).
+_SHOW = Subcommand("", "", lambda arg: ChannelCommand("show"),
+                   lambda req, cmd: reply_show(req.rt.ctx, req.client, req.channel))
+
+
+def _unknown_action(word: str) -> str:
+    return f"I don't know “{shorten(word, 40)}” after `{CHANNEL}`. {USAGE}"
+
+
+#: What `/papers channel` can do, each action declared once (HELP_LINES tells them all). Its words were
+#: cleaned with the rest of the text: not again (an entity typed as text stays as typed).
+ACTIONS = Registry([
+    Subcommand("follow", "", _follow,
+               lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, req.channel, cmd)),
+    Subcommand("unfollow", "", _unfollow, lambda req, cmd: reply_unfollow(req.rt.ctx, req.channel, cmd)),
+    Subcommand("digest", "", _digest, lambda req, cmd: (
+        reply_digest_now(req.rt, req.client, req.channel) if cmd.action == "digest-now"
+        else reply_digest(req.rt.ctx, req.client, req.user, req.channel, cmd))),
+    Subcommand("trending", "", _trending,
+               lambda req, cmd: reply_trending(req.rt.ctx, req.client, req.user, req.channel, cmd)),
+], default=_SHOW, unknown=_unknown_action, cleans=False)
 
 #: `/papers channel …`: refused (with how to run it) anywhere but a channel, before it is parsed.
 CHANNEL_SUBCOMMAND = Subcommand(
-    "channel", HELP_LINES, parse_channel, lambda req, cmd: ACTIONS[cmd.action](req, cmd),
+    "channel", HELP_LINES, _parse_action, lambda req, parsed: parsed.answer(req),
     refusal=lambda channel: None if is_channel(channel) else FROM_DM)

@@ -21,12 +21,12 @@ from bot.presentation.paper_view import shown_title
 from bot.presentation.reasons import shorten
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.files import upload_to_dm
-from bot.slack.listeners.dm import send_papers
-from bot.slack.listeners.people import refresh_timezone
+from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import Registry, Reply, Request, Subcommand
+from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, quoted
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
+from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import (
     FALLBACK_LIMIT,
     MESSAGE_BLOCKS,
@@ -63,8 +63,6 @@ from bot.usecases.saved import SavedItem, saved_papers
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
-ECHO_LIMIT = 200  # characters of the caller's own text echoed back
-QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 FEEDS_BUDGET = 1500  # characters for the named feeds' topics in `interests` (shared among them)
 ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
 
@@ -206,9 +204,9 @@ def reply_feed_add(ctx: Context, client: WebClient, user_id: str, cmd: Command) 
     name = fit(result.feed, ECHO_LIMIT)
     lines = []
     if result.added:
-        lines.append(f"Feed “{name}” now follows " + _quoted(result.added) + ".")
+        lines.append(f"Feed “{name}” now follows " + quoted(result.added) + ".")
     if result.already:
-        lines.append(f"Feed “{name}” already follows " + _quoted(result.already) + ".")
+        lines.append(f"Feed “{name}” already follows " + quoted(result.already) + ".")
     if result.digest_turned_on:
         tz = refresh_timezone(ctx, client, user_id)
         lines.append(f"Daily digests are on at {result.digest_time} {_where(tz)}; change that with "
@@ -229,11 +227,11 @@ def reply_mute(ctx: Context, user_id: str, cmd: Command) -> Reply:
     result = mute(ctx, user_id, cmd.arg)
     lines = []
     if result.added:
-        lines.append("Muted " + _quoted(result.added) + ": no paper whose title or abstract says "
+        lines.append("Muted " + quoted(result.added) + ": no paper whose title or abstract says "
                      f"{'it' if len(result.added) == 1 else 'one of them'} (or a plural) will be sent "
                      "to you.")
     if result.already:
-        lines.append("Already muted: " + _quoted(result.already) + ".")
+        lines.append("Already muted: " + quoted(result.already) + ".")
     lines.append(f"`{COMMAND} unmute WORD` or `{COMMAND} unmute all` takes it back.")
     return {"text": "\n".join(lines)}
 
@@ -242,7 +240,7 @@ def reply_unmute(ctx: Context, user_id: str, cmd: Command) -> Reply:
     removed = unmute(ctx, user_id, cmd.arg)
     everything = " ".join(cmd.arg.split()).casefold() == "all"
     if removed:
-        return {"text": "Unmuted " + _quoted(removed) + "."}
+        return {"text": "Unmuted " + quoted(removed) + "."}
     if everything:
         return {"text": "Nothing was muted."}
     return {"text": f"“{fit(cmd.arg, ECHO_LIMIT)}” wasn't muted. "
@@ -260,8 +258,12 @@ def reply_digest_weekly(ctx: Context, client: WebClient, user_id: str, cmd: Comm
 
 
 def reply_digest_daily(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
-    hhmm = set_daily(ctx, user_id, cmd.time)
-    tz = refresh_timezone(ctx, client, user_id, fresh=True)
+    return _daily(ctx, client, user_id, set_daily(ctx, user_id, cmd.time))
+
+
+def _daily(ctx: Context, client: WebClient, user_id: str, hhmm: str) -> Reply:
+    """The reply once a daily digest at ``hhmm`` is set: when the first one comes."""
+    tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
     now = datetime.now(UTC)
     first = next_digest(ctx, user_id, now)
     when = "today" if first == local_date(tz, now) else "tomorrow"
@@ -272,7 +274,7 @@ def reply_digest_daily(ctx: Context, client: WebClient, user_id: str, cmd: Comma
 def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
     removed = unfollow(ctx, user_id, cmd.arg)
     if removed:
-        return {"text": "Stopped following " + _quoted(removed) + "."}
+        return {"text": "Stopped following " + quoted(removed) + "."}
     if cmd.arg.strip().casefold().startswith(AUTHOR_PREFIX):
         name = cmd.arg.strip()[len(AUTHOR_PREFIX):]
         return {"text": f"You weren't following the author “{fit(' '.join(name.split()), ECHO_LIMIT)}”. "
@@ -304,18 +306,18 @@ def reply_follow(ctx: Context, client: WebClient, user_id: str, cmd: Command) ->
 def _followed(result: FollowResult, tz: str | None) -> str:
     lines = []
     if result.added:
-        lines.append("Now following " + _quoted(result.added) + ".")
+        lines.append("Now following " + quoted(result.added) + ".")
     if result.already:
-        lines.append("Already following " + _quoted(result.already) + ".")
+        lines.append("Already following " + quoted(result.already) + ".")
     if result.authors:
         lines.append("Now following the author" + ("s " if len(result.authors) > 1 else " ")
-                     + _quoted(result.authors) + ": their new papers will come whatever they are about.")
+                     + quoted(result.authors) + ": their new papers will come whatever they are about.")
     if result.authors_already:
-        lines.append("Already following " + _quoted(result.authors_already) + ".")
+        lines.append("Already following " + quoted(result.authors_already) + ".")
     if result.seeds:
-        lines.append("Noted as papers you like: " + _quoted([shown_title(p) for p in result.seeds]) + ".")
+        lines.append("Noted as papers you like: " + quoted([shown_title(p) for p in result.seeds]) + ".")
     if result.unknown_seeds:
-        lines.append("I don't have these papers (yet): " + _quoted(result.unknown_seeds) + ".")
+        lines.append("I don't have these papers (yet): " + quoted(result.unknown_seeds) + ".")
     if result.digest_turned_on:
         lines.append(f"Daily digests are on at {result.digest_time} {_where(tz)}; change that with "
                      f"`{COMMAND} digest HH:MM`.")
@@ -369,12 +371,7 @@ def _digest_sent(outcome: Outcome) -> str:
 
 def reply_digest_at(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
     set_digest_time(ctx, user_id, cmd.time)
-    tz = refresh_timezone(ctx, client, user_id, fresh=True)  # the time is meant in their zone of now
-    now = datetime.now(UTC)
-    first = next_digest(ctx, user_id, now)
-    when = "today" if first == local_date(tz, now) else "tomorrow"
-    return {"text": f"Daily digest at {cmd.time} {_where(tz)}, the next one {when}. "
-                    f"`{COMMAND} digest off` stops it."}
+    return _daily(ctx, client, user_id, cmd.time)
 
 
 def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
@@ -454,19 +451,6 @@ def _papers(n: int) -> str:
     return f"{n} paper" if n == 1 else f"{n} papers"
 
 
-def _quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
-    """The items quoted and escaped, as many as fit in about ``budget`` characters (at most 20), then
-    how many more: a reply of several such lists stays within Slack's advised 4,000 characters."""
-    shown: list[str] = []
-    for item in items[:20]:
-        quoted = f"“{fit(item, ECHO_LIMIT)}”"
-        if shown and sum(len(s) + 2 for s in shown) + len(quoted) > budget:
-            break
-        shown.append(quoted)
-    more = len(items) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
-
-
 def _topic_list(topics: list[str], limit: int = 2400) -> str:
     """Escaped topics, as many as fit in ``limit`` characters (a section holds 3000)."""
     shown: list[str] = []
@@ -495,8 +479,10 @@ def _where(tz: str | None) -> str:
 
 #: Every `/papers` subcommand, each declared once: name, help line(s), parser, answer, whether Home
 #: changes after it. The help shows their lines in this order.
+_HELP = Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True)
+
 REGISTRY = Registry([
-    Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True),
+    _HELP,
     Subcommand(
         "follow",
         f"• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated) to your main "
@@ -504,26 +490,26 @@ REGISTRY = Registry([
         f"• `{COMMAND} follow author: Andrea Bajcsy`: their new papers come whatever they are about; "
         f"`{COMMAND} unfollow author: Andrea Bajcsy` stops that",
         _topics("follow"), lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, cmd),
-        changes_home=lambda cmd: True),
+        changes_home=True),
     Subcommand(
         "unfollow", f"• `{COMMAND} unfollow diffusion models` or `{COMMAND} unfollow all`: remove topics",
         _topics("unfollow"), lambda req, cmd: reply_unfollow(req.rt.ctx, req.user, cmd),
-        changes_home=lambda cmd: True),
+        changes_home=True),
     Subcommand(
         "feed",
         f"• `{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own (a name of one or two "
         f"words), with its own section in your digest; `{COMMAND} feed remove robotics` deletes it",
-        _feed, lambda req, cmd: _answer_feed(req, cmd), changes_home=lambda cmd: True),
+        _feed, lambda req, cmd: _answer_feed(req, cmd), changes_home=True),
     Subcommand(
         "mute",
         f"• `{COMMAND} mute blockchain, large language model`: never send papers that mention these; "
         f"`{COMMAND} unmute blockchain` or `{COMMAND} unmute all` takes that back",
         _words("mute", "blockchain, large language model"),
-        lambda req, cmd: reply_mute(req.rt.ctx, req.user, cmd), changes_home=lambda cmd: True),
+        lambda req, cmd: reply_mute(req.rt.ctx, req.user, cmd), changes_home=True),
     Subcommand(
         "unmute", "",  # mute's line says it
         _words("unmute", f"blockchain` or `{COMMAND} unmute all"),
-        lambda req, cmd: reply_unmute(req.rt.ctx, req.user, cmd), changes_home=lambda cmd: True),
+        lambda req, cmd: reply_unmute(req.rt.ctx, req.user, cmd), changes_home=True),
     Subcommand(
         "interests",
         f"• `{COMMAND} interests`: your feeds and their topics, authors, muted words, likes and dislikes, "
@@ -558,9 +544,9 @@ REGISTRY = Registry([
     Subcommand(
         "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you",
         _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user),
-        changes_home=lambda cmd: True),
+        changes_home=True),
     CHANNEL_SUBCOMMAND,
-], default="help")
+], default=_HELP)
 
 #: The subcommands' names (what a DM's first word must be to be taken as one).
 SUBCOMMANDS = REGISTRY.names
@@ -600,9 +586,3 @@ def parse(text: str) -> Command:
     if sub is CHANNEL_SUBCOMMAND:
         return Command(sub.name, rest)
     return sub.parse(rest)
-
-
-def reply_to(rt: Runtime, client: WebClient, user: str, text: str, channel: str = "") -> Reply:
-    """The answer to ``text``, the words after `/papers` (or typed in paperbot's DM, ``channel``), for
-    ``user`` in the runtime of their workspace. Raises BadArgument saying what was wrong with the text."""
-    return REGISTRY.answer(Request(user, channel, rt, client), text)

@@ -4,12 +4,14 @@ A failed update is logged, never shown: the feedback itself was recorded."""
 
 from __future__ import annotations
 
+import functools
 import http.client
 import logging
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
+from bot.slack.delivery.digests import PAPER_EVENT
 from bot.slack.views.messages import ACTIONS_BLOCK, SAVE_ACTION, paper_blocks, paper_text
 from bot.state.context import Context
 from bot.usecases.reactions import PostedAs
@@ -62,3 +64,26 @@ def show_feedback(ctx: Context, client: WebClient, user_id: str, channel: str, m
         log.warning("could not show the feedback on %s/%s: %s", channel, message_ts, exc)
         return False
     return True
+
+
+def posted_paper(client: WebClient, channel: str, message_ts: str, message: dict | None = None) -> PostedAs:
+    """``posted_as`` of a paper message (:func:`bot.usecases.reactions.paper_on_message`): the paper id
+    its metadata carries, from ``message`` when the payload holds its metadata, else asked of Slack
+    (``conversations.history``), once, and only when the use case asks. None when Slack can't say."""
+
+    @functools.cache
+    def read() -> str | None:
+        metadata = (message or {}).get("metadata")
+        if metadata is None:
+            try:
+                found = client.conversations_history(channel=channel, latest=message_ts, oldest=message_ts,
+                                                     inclusive=True, limit=1, include_all_metadata=True)
+            except (SlackClientError, OSError, http.client.HTTPException):
+                log.warning("could not read the metadata of %s/%s", channel, message_ts, exc_info=True)
+                return None
+            same = [m for m in found.get("messages") or [] if m.get("ts") == message_ts]
+            metadata = (same[0].get("metadata") if same else None) or {}
+        paper_id = (metadata.get("event_payload") or {}).get("paper_id")
+        return str(paper_id) if metadata.get("event_type") == PAPER_EVENT and paper_id else None
+
+    return read

@@ -23,7 +23,6 @@ from bot.slack.delivery.trending import trending_message
 from bot.slack.listeners import dm_commands
 from bot.slack.listeners.saved_buttons import more_reply
 from bot.slack.listeners.shortcuts import saved_reply
-from bot.slack.listeners.unfurls import unfurl_blocks
 from bot.slack.oauth.flow import WELCOME
 from bot.slack.subcommands import channel as channel_commands
 from bot.slack.subcommands import personal as commands
@@ -31,6 +30,7 @@ from bot.slack.subcommands.channel import FROM_DM, HELP_LINES, INVITE, USAGE, _c
 from bot.slack.subcommands.personal import HELP, reply_help, reply_interests, reply_saved, reply_search
 from bot.slack.views.marks import marked
 from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
+from bot.slack.views.unfurl_card import unfurl_blocks
 from bot.usecases.channel_subjects import ChannelProfile
 from bot.usecases.delivery import Delivery
 from bot.usecases.digests.send import Outcome, header_text

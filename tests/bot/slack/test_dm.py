@@ -5,7 +5,7 @@ from slack_sdk import WebClient
 from slack_sdk.web import SlackResponse
 
 from bot.slack.delivery.digests import PAPER_EVENT
-from bot.slack.listeners.dm import SlackUnavailable, send_papers
+from bot.slack.dm import SlackUnavailable, send_papers
 from bot.usecases import follow, recommend
 
 

@@ -43,3 +43,25 @@ def test_the_adapter_reaches_the_store_only_through_use_cases():
     # stores, which are Bolt's interfaces implemented over paperbot's storage (installations).
     touching = {p.name for p in SLACK.rglob("*.py") if re.search(r"\.store\b", p.read_text())}
     assert touching <= {"runtime.py", "app.py", "server.py", "installations.py"}
+
+
+def test_listener_modules_import_no_other_listener_module():
+    # Each listener module registers itself; what two of them share (publishing Home, the card of an
+    # unfurl, a person's timezone, the subcommands) lives outside bot/slack/listeners/.
+    listeners = SLACK / "listeners"
+    modules = {p for p in listeners.glob("*.py") if p.name != "__init__.py"}
+    for path in modules:
+        others = {n for n in imported(path) if n.startswith("bot.slack.listeners")}
+        assert not others, f"{path.name} imports {sorted(others)}"
+        assert "def register(app" in path.read_text(), f"{path.name} is no listener module"
+    assert {m.__file__ for m in app.LISTENER_MODULES} | {str(listeners / "uninstall.py")} == {
+        str(p) for p in modules}
+
+
+def test_nothing_outside_the_listeners_imports_them_but_the_app():
+    def imports_listeners(path):
+        return any(name.startswith("bot.slack.listeners") for name in imported(path))
+
+    importers = {p.relative_to(SLACK).as_posix() for p in SLACK.rglob("*.py")
+                 if p.parent.name != "listeners" and imports_listeners(p)}
+    assert importers == {"app.py"}

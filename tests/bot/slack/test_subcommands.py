@@ -47,10 +47,18 @@ def test_channel_typed_in_the_dm_says_to_run_it_in_the_channel(text):
 
 
 def test_channel_in_a_channel_is_parsed_there():
-    parsed = REGISTRY.parse("channel digest weekly friday 16:00", "C1")
-    assert parsed.args.action == "digest-weekly" and parsed.args.weekday == 4
-    with pytest.raises(BadArgument, match="after `/papers channel`"):
-        REGISTRY.parse("channel bogus", "C1")
+    action = REGISTRY.parse("channel digest weekly friday 16:00", "C1").args  # parsed by the channel's own
+    assert action.subcommand.name == "digest" and action.args.action == "digest-weekly"
+    assert action.args.weekday == 4
+    assert REGISTRY.parse("channel", "C1").args.args.action == "show"
+    for word in ("bogus", "show"):  # nothing names the settings: `channel` alone shows them
+        with pytest.raises(BadArgument, match="after `/papers channel`"):
+            REGISTRY.parse(f"channel {word}", "C1")
+
+
+def test_the_words_after_channel_are_cleaned_once():
+    # "&amp;lt;" is what Slack sends for a typed "&lt;": decoded once, it stays "&lt;".
+    assert REGISTRY.parse("channel follow a &amp;lt; b", "C1").args.args.arg == "a &lt; b"
 
 
 def test_a_new_subcommand_is_one_declaration():

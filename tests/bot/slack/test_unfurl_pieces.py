@@ -9,8 +9,8 @@ from slack_sdk.models.blocks import Block
 
 from bot.slack.listeners.dm_commands import dm_reply, is_typed_message, typed_command
 from bot.slack.listeners.shortcuts import message_text, saved_reply
-from bot.slack.listeners.unfurls import UNFURL_ACTIONS, VALUE_PREFIX, unfurl_blocks, unfurled_paper
 from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX, unfurl_blocks, unfurled_paper
 from bot.usecases.save_named import NamedSave
 from storage import Paper
 from tests.bot.slack.test_gate import FORM, event, verdict
