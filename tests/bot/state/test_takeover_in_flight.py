@@ -13,13 +13,10 @@ import bot.usecases.digests.send as sending
 from bot.usecases import follow
 from bot.usecases.digests.run import send_due_digests
 from bot.usecases.digests.send import LEASE, Courier, Posted, send_digest
+from tests.fakes import Death
 
 DAY = date(2026, 7, 15)
 SETTLE = timedelta(seconds=2)
-
-
-class Died(BaseException):
-    """The process dies here (SIGKILL): not even `except Exception` handlers run."""
 
 
 class Dm:
@@ -46,7 +43,7 @@ class Dm:
             papers.append(rec.paper.id)
             if len(papers) == die_on_paper:
                 self.in_flight.append(("paper", rec.paper.id))
-                raise Died()
+                raise Death()
             self.landed.append(("paper", rec.paper.id))
             return channel, f"{len(self.landed)}.0"
 
@@ -87,7 +84,7 @@ def waits(monkeypatch, dm):
 
 def _killed_mid_post(ctx, dm: Dm, die_on_paper: int) -> None:
     follow(ctx, "U1", "feline cats whiskers kittens")
-    with pytest.raises(Died):
+    with pytest.raises(Death):
         send_digest(ctx, "U1", DAY, dm.courier(die_on_paper=die_on_paper), "host:100:1")
     assert ctx.store.get_digest("U1", DAY.isoformat()).status == "sending"
 

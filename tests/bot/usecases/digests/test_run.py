@@ -39,16 +39,12 @@ from bot.usecases.digests.send import (
 from bot.usecases.mutes import mute
 from storage import Paper, Person
 from tests.conftest import make_corpus
-from tests.fakes import Clock
+from tests.fakes import Clock, Death
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 
 
 def utc(*args) -> datetime:
     return datetime(*args, tzinfo=UTC)
-
-
-class Killed(BaseException):
-    """The process dies here: nothing after it runs (not even `except Exception` handlers)."""
 
 
 class Recorder:
@@ -91,7 +87,7 @@ class Recorder:
         with self.lock:
             self.posts.append((channel, "header", text))
             if self.die_after == 0:
-                raise Killed()  # the header went out, never recorded
+                raise Death()  # the header went out, never recorded
             return f"{len(self.posts)}.0"
 
     def post_paper(self, channel: str, rec) -> tuple[str, str]:
@@ -101,12 +97,12 @@ class Recorder:
             time.sleep(self.delay)
         with self.lock:
             if self.kill_after is not None and len(self.papers(channel)) >= self.kill_after:
-                raise Killed()
+                raise Death()
             if rec.paper.id in self.fail_papers:
                 raise RuntimeError("Slack said no")
             self.posts.append((channel, "paper", rec.paper.id))
             if self.die_after is not None and len(self.papers(channel)) >= self.die_after:
-                raise Killed()  # posted, never recorded
+                raise Death()  # posted, never recorded
             return channel, f"{len(self.posts)}.0"
 
     def papers(self, channel: str) -> list[str]:
@@ -224,7 +220,7 @@ DAY = date(2026, 7, 15)
 
 def crashed(ctx: Context, dying: Recorder) -> list[str]:
     """U1's digest for DAY, sent by a process that dies on ``dying``'s cue; the papers its claim holds."""
-    with pytest.raises(Killed):
+    with pytest.raises(Death):
         send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
     return ctx.store.get_digest("U1", "2026-07-15").papers
 
@@ -390,7 +386,7 @@ def test_without_a_look_at_the_dm_the_message_in_flight_is_posted_again_and_noth
 def test_a_live_owners_digest_is_left_alone_until_its_lease_runs_out(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
-    with pytest.raises(Killed):
+    with pytest.raises(Death):
         send_digest(ctx, "U1", DAY, Recorder(kill_after=1).courier(), "elsewhere:1:1", clock, ALIVE)
     second = Recorder()
     assert send_digest(ctx, "U1", DAY, second.courier(), "me:2:2", clock, ALIVE).status == "busy"
@@ -426,7 +422,7 @@ def test_a_digest_taken_over_ahead_is_renewed_before_its_first_post(ctx):
     renewed before anything is posted, however soon the worker starts on it."""
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
-    with pytest.raises(Killed):
+    with pytest.raises(Death):
         send_digest(ctx, "U1", DAY, Recorder(kill_after=1).courier(), "dead:1:1", clock, ALIVE)
     clock.advance(timedelta(minutes=1))
     record, new, _ = claim_ahead(ctx, "U1", DAY, "me:2:2", clock, DEAD)
