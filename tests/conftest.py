@@ -46,6 +46,40 @@ def shared_data(name: str) -> Path:
     return path
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "postgres: a test about PostgreSQL itself, whatever fixtures it takes")
+
+
+@pytest.hookimpl(tryfirst=True)  # before the storage conftest's hook asks a server whether it answers
+def pytest_collection_modifyitems(config, items):
+    """``PAPERBOT_TEST_BACKEND=sqlite`` (or ``postgres``) leaves out every case of the other backend: the
+    PostgreSQL ones are those on a throwaway database (``pg_database`` and every fixture over it), with a
+    parameter "postgres" (``backend`` in the storage, end-to-end and fault suites, and the like) or with
+    the ``postgres`` mark. With sqlite no PostgreSQL server is asked for or started at all. Tests of
+    neither backend in particular (SQLite unit tests) always run."""
+    from tests.e2e.harness import BACKENDS, test_backends
+
+    chosen = test_backends()
+    if chosen == BACKENDS:
+        return
+    kept, left_out = [], []
+    for item in items:
+        backend = backend_of(item)
+        (kept if backend is None or backend in chosen else left_out).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+
+
+def backend_of(item) -> str | None:
+    """"postgres" or "sqlite" for a case of one backend, None for a test of neither in particular."""
+    if "pg_database" in item.fixturenames or item.get_closest_marker("postgres") is not None:
+        return "postgres"
+    callspec = getattr(item, "callspec", None)
+    values = [v for v in (callspec.params.values() if callspec else ()) if isinstance(v, str)]
+    return "postgres" if "postgres" in values else "sqlite" if "sqlite" in values else None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def offline_arxiv():
     """No test reaches the real arXiv API: unless a test says otherwise, this process's arXiv requests

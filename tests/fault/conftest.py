@@ -17,7 +17,8 @@ from tests.e2e.fixtures import (  # noqa: F401
     slack,
     standin,
 )
-from tests.fault.probe import _TALLY, Tally, record
+from tests.fakes import Tally
+from tests.fault.probe import _TALLY, record
 
 
 @pytest.fixture

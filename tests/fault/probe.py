@@ -23,15 +23,3 @@ def record(name: str, tried: int, held: int) -> None:
     _TALLY[name][0] += tried
     _TALLY[name][1] += held
 
-
-class Tally:
-    """What one kind of fault was tried, and how often the bot held (every invariant checked)."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def tried(self, n: int = 1) -> None:
-        _TALLY[self.name][0] += n
-
-    def held(self, n: int = 1) -> None:
-        _TALLY[self.name][1] += n

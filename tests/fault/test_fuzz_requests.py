@@ -23,7 +23,8 @@ from bot.slack.app import SORRY
 from bot.slack.subcommands.personal import SUBCOMMANDS
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION
 from tests.e2e.harness import TEAM_ID, FakeSlack, LogCapture, opened, query, user_ids
-from tests.fault.probe import record, scaled
+from tests.fakes import Tally
+from tests.fault.probe import scaled
 
 EXAMPLES = int(os.environ.get("PAPERBOT_FUZZ_EXAMPLES") or scaled(150))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, print_blob=True,
@@ -34,16 +35,6 @@ RAW_MENTIONS = ("<@", "<!", "<#")
 HUGE = 12_000  # characters: far more than anyone types, well below the server's 1 MB limit on a body
 
 fresh_user = user_ids("UFZ", 6)
-
-
-class Tally:
-    """How many examples a property tried, and how many held."""
-
-    def __init__(self, name: str):
-        self.name, self.tried, self.held = name, 0, 0
-
-    def line(self) -> str:
-        return f"fuzz {self.name}: {self.tried} tried, {self.held} held"
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +89,7 @@ TEXT = st.one_of(
               st.integers(200, 2000)).map(lambda t: (t[0] + " " + (t[1] + " ") * t[2])[:HUGE]),
 )
 
-SLASH = Tally("slash-command text")
+SLASH = Tally("fuzz: slash command text")
 
 
 def replies_to(slack: FakeSlack, answer) -> list[dict]:
@@ -113,7 +104,7 @@ def replies_to(slack: FakeSlack, answer) -> list[dict]:
 @FUZZ
 @given(text=TEXT, regular=st.integers(-3, 2))
 def test_any_slash_command_text_gets_a_clear_answer(slack, store, regulars, module_logs, text, regular):
-    SLASH.tried += 1
+    SLASH.tried()
     user = regulars[regular] if regular >= 0 else fresh_user()
     before = store.rows_about(user)
     with LogCapture() as logs:
@@ -127,14 +118,13 @@ def test_any_slash_command_text_gets_a_clear_answer(slack, store, regulars, modu
     assert all(r.get("text") or r.get("blocks") for r in replies)
     if HELP_POINTER in shown:  # a bad argument: nothing may have been written
         assert store.rows_about(user) == before, text[:80]
-    SLASH.held += 1
+    SLASH.held()
 
 
 def test_slash_command_summary(module_logs):
     """Runs after the property (file order): the figures of this run."""
     print(SLASH.line())
-    record("fuzz: slash command text", SLASH.tried, SLASH.held)
-    assert SLASH.tried == 0 or SLASH.held == SLASH.tried
+    assert SLASH.tries == 0 or SLASH.holds == SLASH.tries
     assert "Traceback" not in module_logs.text
 
 
@@ -232,7 +222,7 @@ def body_of(transport: str, payload: object, data) -> tuple[str, str]:
     return urlencode({"payload": text}), "application/x-www-form-urlencoded"
 
 
-SHAPES = Tally("event, button and view payloads")
+SHAPES = Tally("fuzz: payload shapes (signed and not)")
 
 
 @FUZZ
@@ -245,7 +235,7 @@ def test_any_payload_shape_is_200_400_or_401_never_a_5xx_or_a_traceback(slack, s
     transport, template = templates(slack, user, event_id)[kind]
     payload = mutate(template, data)
     body, content_type = body_of(transport, payload, data)
-    SHAPES.tried += 1  # only now: Hypothesis may abandon an example while drawing
+    SHAPES.tried()  # only now: Hypothesis may abandon an example while drawing
     with LogCapture() as logs:
         if signing == "signed":
             status, data_back, _ = slack.post(body, content_type)
@@ -262,15 +252,14 @@ def test_any_payload_shape_is_200_400_or_401_never_a_5xx_or_a_traceback(slack, s
         assert not any(store.rows_about(user).values()), (kind, body[:200])
         assert query(store, "select count(*) as n from once_keys where key = ?",
                      [f"event:{event_id}"])[0]["n"] == 0
-    SHAPES.held += 1
+    SHAPES.held()
 
 
 def test_payload_shape_summary(running, module_logs):
     """Runs after the property: the figures, and no traceback from work that finished after it."""
     running.bot.runtime.background.shutdown()  # wait for the work the admitted payloads started
     print(SHAPES.line())
-    record("fuzz: payload shapes (signed and not)", SHAPES.tried, SHAPES.held)
-    tried, held = SHAPES.tried, SHAPES.held
-    SHAPES.tried = SHAPES.held = 0  # it runs once per backend: the next run's figures are its own
+    tried, held = SHAPES.tries, SHAPES.holds
+    SHAPES.reset()  # it runs once per backend: the next run's figures are its own
     assert tried == 0 or held == tried
     assert "Traceback" not in module_logs.text and "ERROR" not in module_logs.text, module_logs.text[-3000:]

@@ -15,7 +15,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.config import Settings
-from bot.errors import Outage
 from bot.slack.delivery.digests import digest_client, slack_courier
 from bot.state.context import Context
 from bot.usecases import follow
@@ -24,8 +23,6 @@ from bot.usecases.digests.send import (
     MAX_ATTEMPTS,
     OUTAGE_BACKOFF_CAP,
     RETRY_AFTER,
-    Courier,
-    Posted,
     iso_utc,
     outage_backoff,
 )
@@ -41,55 +38,10 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.slack_standin import SlackStandIn
-from tests.fakes import Clock
+from tests.fakes import Clock, FakeCourier
 
 DEAD = lambda owner: False  # noqa: E731 - worst case: every earlier run's process is gone (cron)
 TOPICS = ["feline cats whiskers", "graph neural networks", "quantum qubits entanglement"]
-
-
-class FlakySlack:
-    """A courier for a Slack that is down (every call raises Outage) until ``down`` is False; with
-    ``down_after`` it goes down only after that many successful posts."""
-
-    def __init__(self, down: bool = True, down_after: int | None = None):
-        self.down, self.down_after = down, down_after
-        self.posts: list[tuple[str, str, str]] = []  # (channel, "header" | "paper", text or paper id)
-        self.tries: dict[str, list[datetime]] = {}  # channel -> when Slack was called (posts, lookups)
-        self.clock: Clock | None = None
-
-    def courier(self) -> Courier:
-        return Courier(open=lambda user: "D" + user, post_text=self.post_text, post_paper=self.post_paper,
-                       find_posted=self.find_posted)
-
-    def _gate(self, channel: str, posting: bool = True) -> None:
-        self.tries.setdefault(channel, []).append(self.clock() if self.clock else datetime.now(UTC))
-        if posting and self.down_after is not None and len(self.posts) >= self.down_after:
-            self.down = True
-        if self.down:
-            raise Outage("Slack answered 500 internal_error", maybe_delivered=True)
-
-    def post_text(self, channel: str, text: str) -> str:
-        self._gate(channel)
-        self.posts.append((channel, "header", text))
-        return f"{len(self.posts)}.0"
-
-    def post_paper(self, channel: str, rec) -> tuple[str, str]:
-        self._gate(channel)
-        self.posts.append((channel, "paper", rec.paper.id))
-        return channel, f"{len(self.posts)}.0"
-
-    def find_posted(self, channel: str, since) -> Posted:
-        self._gate(channel, posting=False)
-        found = Posted()
-        for i, (c, kind, what) in enumerate(self.posts):
-            if c == channel and kind == "header":
-                found.header_ts = found.header_ts or f"{i + 1}.0"
-            elif c == channel:
-                found.papers.setdefault(what, (c, f"{i + 1}.0"))
-        return found
-
-    def of(self, user: str, kind: str) -> list[str]:
-        return [what for c, k, what in self.posts if c == "D" + user and k == kind]
 
 
 def people(ctx: Context, users: list[str], tz: str = "Europe/Berlin", hhmm: str = "09:00") -> None:
@@ -99,7 +51,7 @@ def people(ctx: Context, users: list[str], tz: str = "Europe/Berlin", hhmm: str 
         ctx.store.set_digest_schedule(user, hhmm, True, since="2026-01-01T00:00:00+00:00")
 
 
-def run(ctx: Context, clock: Clock, slack: FlakySlack):
+def run(ctx: Context, clock: Clock, slack: FakeCourier):
     return send_due_digests(ctx, clock(), slack.courier(), clock=clock, alive=DEAD)
 
 
@@ -133,7 +85,7 @@ def test_an_outage_over_many_runs_records_nothing_as_sent_then_everyone_gets_the
     users = ["U1", "U2", "U3"]
     people(ctx, users)
     clock = Clock(datetime(2026, 7, 15, 7, 0, tzinfo=UTC))  # 09:00 in Berlin: due
-    slack = FlakySlack(down=True)
+    slack = FakeCourier(down=True)
     slack.clock = clock
     for _ in range(24):  # 12 minutes of runs every 30 s, as the bot's scheduler does: well past 3 runs
         outcomes = run(ctx, clock, slack).outcomes
@@ -161,7 +113,7 @@ def test_an_outage_over_many_runs_records_nothing_as_sent_then_everyone_gets_the
 def test_an_outage_mid_digest_keeps_what_went_out_and_sends_only_the_rest(ctx):
     people(ctx, ["U1"])
     clock = Clock(datetime(2026, 7, 15, 7, 0, tzinfo=UTC))
-    slack = FlakySlack(down=False, down_after=2)  # the header and one paper, then Slack goes down
+    slack = FakeCourier(down_after=2)  # the header and one paper, then Slack goes down
     slack.clock = clock
     first = run(ctx, clock, slack).outcomes[0]
     assert (first.status, first.delivered, first.outage) == ("incomplete", 1, True)
@@ -176,7 +128,7 @@ def test_an_outage_mid_digest_keeps_what_went_out_and_sends_only_the_rest(ctx):
 def test_a_header_that_failed_in_an_outage_goes_out_first_when_slack_is_back(ctx):
     people(ctx, ["U1"])
     clock = Clock(datetime(2026, 7, 15, 7, 0, tzinfo=UTC))
-    slack = FlakySlack(down=True)
+    slack = FakeCourier(down=True)
     slack.clock = clock
     assert run(ctx, clock, slack).outcomes[0].status == "incomplete"
     slack.down = False
@@ -188,7 +140,7 @@ def test_a_header_that_failed_in_an_outage_goes_out_first_when_slack_is_back(ctx
 def test_an_outage_until_the_local_day_ends_fails_the_digest_and_never_records_it_sent(ctx):
     people(ctx, ["U1"], tz="Asia/Kolkata", hhmm="20:00")  # 14:30 UTC; the day ends at 18:30 UTC
     clock = Clock(datetime(2026, 7, 15, 14, 30, tzinfo=UTC))
-    slack = FlakySlack(down=True)
+    slack = FakeCourier(down=True)
     slack.clock = clock
     seen = []
     while clock() < datetime(2026, 7, 15, 18, 40, tzinfo=UTC):
@@ -212,7 +164,7 @@ def test_an_outage_until_the_local_day_ends_fails_the_digest_and_never_records_i
 def test_a_digest_left_waiting_when_its_day_ended_is_closed_by_the_next_run_and_never_sent(ctx):
     people(ctx, ["U1", "U2"], tz="Asia/Kolkata", hhmm="23:00")  # 17:30 UTC; the day ends at 18:30 UTC
     clock = Clock(datetime(2026, 7, 15, 17, 30, tzinfo=UTC))
-    slack = FlakySlack(down=True)
+    slack = FakeCourier(down=True)
     slack.clock = clock
     assert [o.status for o in run(ctx, clock, slack).outcomes] == ["incomplete", "incomplete"]
     clock.now = datetime(2026, 7, 16, 3, 0, tzinfo=UTC)  # no run until the next (local) morning (cron)
@@ -230,7 +182,7 @@ def test_a_digest_left_waiting_when_its_day_ended_is_closed_by_the_next_run_and_
 def test_a_digest_whose_every_paper_slack_refuses_ends_failed_not_sent(ctx):
     people(ctx, ["U1"])
     clock = Clock(datetime(2026, 7, 15, 7, 0, tzinfo=UTC))
-    slack = FlakySlack(down=False)
+    slack = FakeCourier()
     refused = RuntimeError("invalid_blocks")  # a per-message error: it counts toward MAX_ATTEMPTS
 
     def post_paper(channel, rec):
@@ -250,7 +202,7 @@ def test_a_digest_whose_every_paper_slack_refuses_ends_failed_not_sent(ctx):
 def test_digest_now_in_an_outage_says_so_and_the_digest_still_comes_later(ctx):
     people(ctx, ["U1"])
     clock = Clock(datetime(2026, 7, 15, 7, 0, tzinfo=UTC))
-    slack = FlakySlack(down=True)
+    slack = FakeCourier(down=True)
     slack.clock = clock
     outcome = send_digest_now(ctx, "U1", slack.courier(), clock(), clock=clock, alive=DEAD)
     assert (outcome.status, outcome.outage, outcome.delivered) == ("incomplete", True, 0)

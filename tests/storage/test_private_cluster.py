@@ -61,6 +61,7 @@ def session(case: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1]) | {"dead": dead}
 
 
+@pytest.mark.postgres
 def test_without_a_server_a_private_cluster_serves_the_tests_and_is_gone_afterwards():
     if private_cluster.binaries() is None:
         pytest.skip("PostgreSQL's initdb and pg_ctl are not installed: no private cluster to start")

@@ -9,31 +9,14 @@ from urllib.parse import urlencode
 
 import pytest
 from slack_bolt import BoltRequest
-from slack_sdk import WebClient
 from slack_sdk.signature import SignatureVerifier
-from slack_sdk.web import SlackResponse
 
 from bot.config import Settings
 from bot.slack.app import create_app
+from tests.fakes import FakeWebClient
 
 SECRET = "unit-signing-secret"
 _TRIGGERS = itertools.count(1)
-
-
-class OfflineClient(WebClient):
-    """Answers auth.test itself and records every other call; never opens a socket."""
-
-    def __init__(self):
-        super().__init__(token="xoxb-unit", base_url="http://127.0.0.1:9/api/")
-        self.calls: list[tuple[str, dict]] = []
-
-    def api_call(self, api_method: str, **kwargs) -> SlackResponse:
-        self.calls.append((api_method, kwargs))
-        data = {"ok": True}
-        if api_method == "auth.test":
-            data = {"ok": True, "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT", "user": "paperbot"}
-        return SlackResponse(client=self, http_verb="POST", api_url=api_method, req_args=kwargs, data=data,
-                             headers={}, status_code=200).validate()
 
 
 @pytest.fixture
@@ -42,7 +25,7 @@ def slack_bot(ctx, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     settings = Settings.load(environ={"SLACK_BOT_TOKEN": "xoxb-unit", "SLACK_SIGNING_SECRET": SECRET},
                              dotenv=None)
-    bot = create_app(settings, ctx, client=OfflineClient())
+    bot = create_app(settings, ctx, client=FakeWebClient())
     yield bot
     bot.listener_executor.shutdown(wait=True)
     bot.runtime.background.shutdown()

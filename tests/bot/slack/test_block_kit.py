@@ -43,6 +43,7 @@ from bot.usecases.saved import Marks, SavedItem
 from bot.usecases.similar import MoreLikeThis
 from bot.usecases.trending import TrendingPaper
 from storage import Paper
+from tests.fakes import FakeWebClient
 
 MESSAGE_TEXT = 40_000  # Slack cuts a message's text here
 ADVISED_TEXT = 4_000  # and advises at most this
@@ -162,26 +163,15 @@ def test_a_paper_message_showing_the_persons_feedback(paper, marks):
     assert again == blocks
 
 
-class RecordingClient:
-    """The Web API calls a courier makes, answered ok."""
-
-    def __init__(self):
-        self.calls: list[tuple[str, dict]] = []
-
-    def chat_postMessage(self, **kwargs):
-        self.calls.append(("chat.postMessage", kwargs))
-        return {"ok": True, "channel": kwargs["channel"], "ts": f"{len(self.calls)}.0"}
-
-
 @pytest.mark.parametrize("channel", ["C0READING", "G0PRIVATE"])
 def test_a_channels_digest_as_posted_header_and_papers(channel):
-    client = RecordingClient()
+    client = FakeWebClient()
     courier = slack_courier(None, client)  # a channel needs no DM opened, so no store either
     assert courier.open(channel) == channel
     courier.post_text(channel, header_text(3, date(2026, 12, 1), by_feed=None, channel=True))
     for each in every_rec():
         courier.post_paper(channel, each)
-    header, *papers = [kwargs for _, kwargs in client.calls]
+    header, *papers = client.posts()
     check_text(header["text"])
     assert len(papers) == len(every_rec())
     for message in papers:

@@ -1,35 +1,11 @@
 """``/papers recommend``'s posting: the digests' courier and the shared use case, answered in Slack terms."""
 
 import pytest
-from slack_sdk import WebClient
-from slack_sdk.web import SlackResponse
 
 from bot.slack.delivery.digests import PAPER_EVENT
 from bot.slack.dm import SlackUnavailable, send_papers
 from bot.usecases import follow, recommend
-
-
-class ScriptedClient(WebClient):
-    """Answers each Web API method from ``answers`` (default ok), recording the calls; no network."""
-
-    def __init__(self, answers=None):
-        super().__init__(token="xoxb-unit", base_url="http://127.0.0.1:9/api/")
-        self.answers, self.calls, self.ts = dict(answers or {}), [], 0
-
-    def api_call(self, api_method, **kwargs):
-        args = kwargs.get("json") or kwargs.get("params") or kwargs.get("data") or {}
-        self.calls.append((api_method, args))
-        data = self.answers.get(api_method)
-        data = data(args) if callable(data) else data
-        if data is None:
-            self.ts += 1
-            data = {"ok": True, "channel": {"id": "D1"}} if api_method == "conversations.open" else {
-                "ok": True, "channel": "D1", "ts": f"{self.ts}.0"}
-        return SlackResponse(client=self, http_verb="POST", api_url=api_method, req_args=kwargs, data=data,
-                             headers={}, status_code=200).validate()
-
-    def posts(self):
-        return [args for method, args in self.calls if method == "chat.postMessage"]
+from tests.fakes import FakeWebClient
 
 
 @pytest.fixture
@@ -39,7 +15,7 @@ def recs(ctx):
 
 
 def test_a_header_without_digest_metadata_then_papers_that_carry_their_id(ctx, recs):
-    client = ScriptedClient()
+    client = FakeWebClient()
     delivery = send_papers(ctx, client, "U1", recs, "*2 papers*")
     header, *papers = client.posts()
     assert header["text"] == "*2 papers*" and "metadata" not in header
@@ -56,7 +32,7 @@ def test_a_header_without_digest_metadata_then_papers_that_carry_their_id(ctx, r
     ("missing_scope", "I couldn't open a DM with you (Slack said: missing_scope). Try again in a minute."),
 ])
 def test_a_dm_slack_will_not_open_is_said_plainly(ctx, recs, error, said):
-    client = ScriptedClient({"conversations.open": {"ok": False, "error": error}})
+    client = FakeWebClient({"conversations.open": {"ok": False, "error": error}})
     with pytest.raises(SlackUnavailable) as raised:
         send_papers(ctx, client, "U1", recs, "*2 papers*")
     assert str(raised.value) == said and client.posts() == []
@@ -65,7 +41,7 @@ def test_a_dm_slack_will_not_open_is_said_plainly(ctx, recs, error, said):
 
 def test_a_kept_dm_channel_slack_no_longer_accepts_is_opened_afresh(ctx, recs):
     ctx.store.remember_dm_channel("U1", "DGONE")  # kept from an earlier digest; archived since
-    client = ScriptedClient({"chat.postMessage": lambda args: (
+    client = FakeWebClient({"chat.postMessage": lambda args: (
         {"ok": False, "error": "channel_not_found"} if args.get("channel") == "DGONE" else None)})
     delivery = send_papers(ctx, client, "U1", recs, "*2 papers*")
     assert delivery.delivered == recs

@@ -77,12 +77,12 @@ def test_a_bot_token_keeps_the_one_workspace_mode_even_with_client_settings_in_t
         clean_env, monkeypatch, ctx):
     # Bolt turns OAuth on by itself when these two are in the environment.
     from bot.slack.app import create_app
-    from tests.bot.slack.conftest import OfflineClient
+    from tests.fakes import FakeWebClient
 
     monkeypatch.setenv("SLACK_CLIENT_ID", OAUTH["SLACK_CLIENT_ID"])
     monkeypatch.setenv("SLACK_CLIENT_SECRET", OAUTH["SLACK_CLIENT_SECRET"])
     settings = Settings.load(environ={**OAUTH, "SLACK_BOT_TOKEN": "xoxb-unit"}, dotenv=None)
-    bot = create_app(settings, ctx, client=OfflineClient())
+    bot = create_app(settings, ctx, client=FakeWebClient())
     try:
         assert bot.app.oauth_flow is None and bot.installations is None
     finally:

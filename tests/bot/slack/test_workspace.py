@@ -8,7 +8,8 @@ from datetime import timedelta
 from urllib.parse import urlencode
 
 from bot.slack.workspace import NOT_INSTALLED, Workspace
-from tests.bot.slack.conftest import OfflineClient, signed
+from tests.bot.slack.conftest import signed
+from tests.fakes import FakeWebClient
 
 
 def foreign_command(text: str, team: str = "TOTHER", user: str = "U1"):
@@ -26,7 +27,7 @@ def foreign_event(event: dict, event_id: str, team: str = "TOTHER"):
 
 
 def test_the_workspace_comes_from_auth_test():
-    assert Workspace.of(OfflineClient()) == Workspace("T1")
+    assert Workspace.of(FakeWebClient()) == Workspace("T1")
 
 
 def test_a_workspace_admits_its_own_team_and_an_org_install_its_own_org():

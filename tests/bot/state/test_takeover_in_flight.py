@@ -12,63 +12,18 @@ import pytest
 import bot.usecases.digests.send as sending
 from bot.usecases import follow
 from bot.usecases.digests.run import send_due_digests
-from bot.usecases.digests.send import LEASE, Courier, Posted, send_digest
+from bot.usecases.digests.send import LEASE, send_digest
+from tests.fakes import Death, FakeCourier
 
 DAY = date(2026, 7, 15)
 SETTLE = timedelta(seconds=2)
 
 
-class Died(BaseException):
-    """The process dies here (SIGKILL): not even `except Exception` handlers run."""
-
-
-class Dm:
-    """One person's DM as Slack holds it, with posts that Slack has received but not yet carried out."""
-
-    def __init__(self):
-        self.landed: list[tuple[str, str]] = []  # (kind, paper id or text)
-        self.in_flight: list[tuple[str, str]] = []
-
-    def land(self) -> None:
-        self.landed += self.in_flight
-        self.in_flight = []
-
-    def courier(self, die_on_paper: int | None = None, settle: timedelta = SETTLE) -> Courier:
-        """A courier posting here; ``die_on_paper``: the process dies while that paper's post (1 = the
-        first) is in flight."""
-        papers = []
-
-        def post_text(channel: str, text: str) -> str:
-            self.landed.append(("header", text))
-            return f"{len(self.landed)}.0"
-
-        def post_paper(channel: str, rec) -> tuple[str, str]:
-            papers.append(rec.paper.id)
-            if len(papers) == die_on_paper:
-                self.in_flight.append(("paper", rec.paper.id))
-                raise Died()
-            self.landed.append(("paper", rec.paper.id))
-            return channel, f"{len(self.landed)}.0"
-
-        def find_posted(channel: str, since) -> Posted:
-            found = Posted()
-            for i, (kind, what) in enumerate(self.landed):
-                if kind == "header":
-                    found.header_ts = found.header_ts or f"{i + 1}.0"
-                else:
-                    found.papers.setdefault(what, (channel, f"{i + 1}.0"))
-            return found
-
-        return Courier(open=lambda user: "D" + user, post_text=post_text, post_paper=post_paper,
-                       find_posted=find_posted, settle=settle)
-
-    def papers(self) -> list[str]:
-        return [what for kind, what in self.landed if kind == "paper"]
-
-
 @pytest.fixture
-def dm():
-    return Dm()
+def dm() -> FakeCourier:
+    """One person's DM, where the post being made when its process dies is only in flight: Slack carries
+    it out a moment later (``dm.land()``)."""
+    return FakeCourier(in_flight=True, settle=SETTLE)
 
 
 @pytest.fixture
@@ -85,10 +40,13 @@ def waits(monkeypatch, dm):
     return made
 
 
-def _killed_mid_post(ctx, dm: Dm, die_on_paper: int) -> None:
+def _killed_mid_post(ctx, dm: FakeCourier, die_on_paper: int) -> None:
+    """The process sending U1's digest dies while paper ``die_on_paper`` (1 = the first) is in flight."""
     follow(ctx, "U1", "feline cats whiskers kittens")
-    with pytest.raises(Died):
-        send_digest(ctx, "U1", DAY, dm.courier(die_on_paper=die_on_paper), "host:100:1")
+    dm.die_after = die_on_paper
+    with pytest.raises(Death):
+        send_digest(ctx, "U1", DAY, dm.courier(), "host:100:1")
+    dm.die_after = None  # the process taking over lives
     assert ctx.store.get_digest("U1", DAY.isoformat()).status == "sending"
 
 
@@ -96,12 +54,12 @@ def _killed_mid_post(ctx, dm: Dm, die_on_paper: int) -> None:
 def test_a_post_in_flight_when_its_sender_died_is_not_posted_again_by_the_process_taking_over(
         ctx, dm, waits, die_on_paper):
     _killed_mid_post(ctx, dm, die_on_paper)
-    assert dm.in_flight, "the paper was in flight when its sender died"
+    assert dm.flying, "the paper was in flight when its sender died"
     outcome = send_digest(ctx, "U1", DAY, dm.courier(), "host:200:2", alive=lambda owner: False)
     dm.land()  # whatever was still in flight lands in the end
     assert outcome.status == "sent"
-    assert len(dm.papers()) == 3 and len(set(dm.papers())) == 3, dm.landed
-    assert [kind for kind, _ in dm.landed].count("header") == 1
+    assert len(dm.papers()) == 3 and len(set(dm.papers())) == 3, dm.posts
+    assert len(dm.headers()) == 1
     assert waits and 0 < max(waits) <= SETTLE.total_seconds()
     assert ctx.store.shown_paper_ids("U1") == set(dm.papers())
 
@@ -120,7 +78,8 @@ def test_no_wait_when_the_dead_sender_was_last_heard_of_long_enough_ago(ctx, dm,
 def test_a_courier_without_a_settle_time_takes_over_without_waiting(ctx, dm, waits):
     _killed_mid_post(ctx, dm, 2)
     dm.land()
-    outcome = send_digest(ctx, "U1", DAY, dm.courier(settle=timedelta(0)), "host:200:2",
+    dm.settle = timedelta(0)
+    outcome = send_digest(ctx, "U1", DAY, dm.courier(), "host:200:2",
                           alive=lambda owner: False)
     assert outcome.status == "sent" and waits == []
 
@@ -134,5 +93,5 @@ def test_the_scheduled_run_waits_for_the_post_in_flight_too(ctx, dm, waits):
                            alive=lambda owner: False)
     dm.land()
     assert [o.status for o in run.outcomes] == ["sent"], run.outcomes
-    assert len(dm.papers()) == 3 and len(set(dm.papers())) == 3, dm.landed
+    assert len(dm.papers()) == 3 and len(set(dm.papers())) == 3, dm.posts
     assert waits and 0 < max(waits) <= SETTLE.total_seconds()

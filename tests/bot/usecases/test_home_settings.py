@@ -113,28 +113,22 @@ def test_a_round_is_shown_once_and_its_ratings_teach_the_next_recommendation(ctx
 
 
 def test_publishing_home_never_fails_the_command_before_it(ctx):
-    from slack_sdk.errors import SlackApiError
-
     from bot.slack.listeners.home import refresh_home
     from storage import StoreBusy
+    from tests.fakes import FakeWebClient
 
-    published = []
-
-    class Client:
-        def views_publish(self, user_id, view):
-            published.append((user_id, view))
-
-    class Down:
-        def views_publish(self, user_id, view):
-            raise SlackApiError("ratelimited", {"ok": False, "error": "ratelimited"})
+    client = FakeWebClient()
+    down = FakeWebClient({"views.publish": {"ok": False, "error": "ratelimited"}})  # raises SlackApiError
 
     follow(ctx, "U1", "feline cats")
-    assert refresh_home(ctx, Client(), "U1", "Not saved: <b>") and published[0][0] == "U1"
-    assert "&lt;b&gt;" in str(published[0][1]) and "<b>" not in str(published[0][1])
-    assert refresh_home(ctx, Down(), "U1") is False
+    assert refresh_home(ctx, client, "U1", "Not saved: <b>")
+    published = client.called("views.publish")
+    assert published[0]["user_id"] == "U1"
+    assert "&lt;b&gt;" in str(published[0]["view"]) and "<b>" not in str(published[0]["view"])
+    assert refresh_home(ctx, down, "U1") is False
 
     class Busy:
         def __getattr__(self, name):
             raise StoreBusy("busy")
 
-    assert refresh_home(type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3), Client(), "U1") is False
+    assert refresh_home(type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3), client, "U1") is False

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from contextlib import nullcontext
 from datetime import UTC, date, datetime, timedelta
 
@@ -30,7 +29,6 @@ from bot.usecases.digests.send import (
     MAX_ATTEMPTS,
     RETRY_AFTER,
     Courier,
-    Posted,
     claim_ahead,
     claim_digest,
     send_claimed_digest,
@@ -39,7 +37,7 @@ from bot.usecases.digests.send import (
 from bot.usecases.mutes import mute
 from storage import Paper, Person
 from tests.conftest import make_corpus
-from tests.fakes import Clock
+from tests.fakes import Clock, Death, FakeCourier
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 
 
@@ -47,73 +45,10 @@ def utc(*args) -> datetime:
     return datetime(*args, tzinfo=UTC)
 
 
-class Killed(BaseException):
-    """The process dies here: nothing after it runs (not even `except Exception` handlers)."""
-
-
-class Recorder:
-    """A courier that records what it posts, optionally failing on cue."""
-
-    def __init__(self, kill_after: int | None = None, fail_papers: set[str] = frozenset(),
-                 open_error: Exception | None = None, delay: float = 0.0, die_after: int | None = None,
-                 history=None):
-        self.posts: list[tuple[str, str, str]] = []  # (channel, kind, paper id or text)
-        self.kill_after, self.fail_papers = kill_after, set(fail_papers)
-        # die_after: the process dies once that many papers went out, before it records the last one.
-        self.die_after = die_after
-        # history: what find_posted sees (another Recorder's posts: the same DM), or an exception to raise.
-        self.history = history
-        self.open_error, self.delay = open_error, delay
-        self.lock = threading.Lock()
-        self.on_paper = None  # hook called before each paper post
-
-    def courier(self) -> Courier:
-        return Courier(open=self.open, post_text=self.post_text, post_paper=self.post_paper,
-                       find_posted=self.find_posted if self.history is not None else None)
-
-    def find_posted(self, channel: str, since) -> Posted:
-        if isinstance(self.history, Exception):
-            raise self.history
-        found = Posted()
-        for i, (c, kind, what) in enumerate(self.history.posts + self.posts):
-            if c == channel and kind == "header":
-                found.header_ts = found.header_ts or f"h{i}"
-            elif c == channel:
-                found.papers.setdefault(what, (c, f"p{i}"))
-        return found
-
-    def open(self, user_id: str) -> str:
-        if self.open_error is not None:
-            raise self.open_error
-        return "D" + user_id
-
-    def post_text(self, channel: str, text: str) -> str:
-        with self.lock:
-            self.posts.append((channel, "header", text))
-            if self.die_after == 0:
-                raise Killed()  # the header went out, never recorded
-            return f"{len(self.posts)}.0"
-
-    def post_paper(self, channel: str, rec) -> tuple[str, str]:
-        if self.on_paper:
-            self.on_paper(rec)
-        if self.delay:
-            time.sleep(self.delay)
-        with self.lock:
-            if self.kill_after is not None and len(self.papers(channel)) >= self.kill_after:
-                raise Killed()
-            if rec.paper.id in self.fail_papers:
-                raise RuntimeError("Slack said no")
-            self.posts.append((channel, "paper", rec.paper.id))
-            if self.die_after is not None and len(self.papers(channel)) >= self.die_after:
-                raise Killed()  # posted, never recorded
-            return channel, f"{len(self.posts)}.0"
-
-    def papers(self, channel: str) -> list[str]:
-        return [p for c, kind, p in self.posts if c == channel and kind == "paper"]
-
-    def headers(self, channel: str) -> list[str]:
-        return [p for c, kind, p in self.posts if c == channel and kind == "header"]
+def recorder(**options) -> FakeCourier:
+    """A courier that records what it posts (tests/fakes.py); it looks at what the DM holds (find_posted)
+    only when given ``history``: else a digest resumes from its records alone."""
+    return FakeCourier(find_posted="history" in options, **options)
 
 
 def person(ctx: Context, user: str, topics: str, tz: str, hhmm: str, since: datetime | None = None) -> None:
@@ -204,7 +139,7 @@ def test_the_next_digest_is_today_or_tomorrow(ctx):
     assert next_digest(ctx, "U1", utc(2026, 7, 15, 8, 30)) == date(2026, 7, 16)  # set after today's time
     ctx.store.set_digest_schedule("U1", "11:00", True, since=utc(2026, 7, 15, 8, 30).isoformat())
     assert next_digest(ctx, "U1", utc(2026, 7, 15, 8, 30)) == date(2026, 7, 15)
-    send_digest(ctx, "U1", date(2026, 7, 15), Recorder().courier(), "me:1:1")
+    send_digest(ctx, "U1", date(2026, 7, 15), recorder().courier(), "me:1:1")
     assert next_digest(ctx, "U1", utc(2026, 7, 15, 8, 31)) == date(2026, 7, 16)  # today's went out
     ctx.store.set_digest_schedule("U1", "11:00", False)
     assert next_digest(ctx, "U1", utc(2026, 7, 15, 8, 31)) is None
@@ -222,9 +157,9 @@ def test_people_with_digests_off_or_without_a_zone():
 DAY = date(2026, 7, 15)
 
 
-def crashed(ctx: Context, dying: Recorder) -> list[str]:
+def crashed(ctx: Context, dying: FakeCourier) -> list[str]:
     """U1's digest for DAY, sent by a process that dies on ``dying``'s cue; the papers its claim holds."""
-    with pytest.raises(Killed):
+    with pytest.raises(Death):
         send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
     return ctx.store.get_digest("U1", "2026-07-15").papers
 
@@ -250,7 +185,7 @@ def test_a_claim_is_taken_once_and_freed_only_by_an_expired_lease_or_a_dead_owne
 
 def test_a_digest_is_posted_once_header_first(ctx):
     person(ctx, "U1", "feline cats whiskers", "Asia/Kolkata", "09:00")
-    courier = Recorder()
+    courier = recorder()
     outcome = send_digest(ctx, "U1", DAY, courier.courier(), "me:1:1")
     assert (outcome.status, outcome.delivered) == ("sent", 3)
     assert [kind for _, kind, _ in courier.posts] == ["header", "paper", "paper", "paper"]
@@ -266,7 +201,7 @@ def test_a_digest_is_posted_once_header_first(ctx):
 def test_killed_after_two_of_five_papers_the_next_run_posts_the_other_three(ctx):
     ctx.digest_size = 5
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    dying = Recorder(kill_after=2)
+    dying = recorder(kill_after=2)
     chosen = crashed(ctx, dying)
     assert len(chosen) == 5 and dying.papers("DU1") == chosen[:2]
     assert ctx.store.shown_paper_ids("U1") == set(chosen[:2])
@@ -275,7 +210,7 @@ def test_killed_after_two_of_five_papers_the_next_run_posts_the_other_three(ctx)
                                    abstract="feline cats whiskers kittens purring litter cats kittens")])
     ctx.engine.refresh()
     # Another process, while the dead one's lease still runs: it is gone, so the digest is taken over.
-    restarted = Recorder()
+    restarted = recorder()
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, outcome.delivered) == ("sent", 3)
     assert restarted.papers("DU1") == chosen[2:]
@@ -287,10 +222,10 @@ def test_killed_after_two_of_five_papers_the_next_run_posts_the_other_three(ctx)
 def test_a_resumed_digest_does_not_send_a_paper_holding_a_word_muted_since_it_was_chosen(ctx):
     ctx.digest_size = 5
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    chosen = crashed(ctx, Recorder(kill_after=2))
+    chosen = crashed(ctx, recorder(kill_after=2))
     muted = chosen[3]
     mute(ctx, "U1", f"number {muted.split('-')[1]}")  # "... in setting number 3." : that paper only
-    restarted = Recorder()
+    restarted = recorder()
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert restarted.papers("DU1") == [pid for pid in chosen[2:] if pid != muted]
     assert (outcome.status, outcome.delivered) == ("sent", 2)
@@ -300,9 +235,9 @@ def test_a_resumed_digest_does_not_send_a_paper_holding_a_word_muted_since_it_wa
 
 def test_a_resumed_digest_whose_papers_left_are_all_muted_now_ends_without_posting(ctx):
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    chosen = crashed(ctx, Recorder(kill_after=0))  # the header went out, no paper
+    chosen = crashed(ctx, recorder(kill_after=0))  # the header went out, no paper
     mute(ctx, "U1", "cats, feline, whiskers, kittens")
-    restarted = Recorder()
+    restarted = recorder()
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert restarted.posts == [] and len(chosen) == 3
     assert outcome.status == "empty" and ctx.store.get_digest("U1", "2026-07-15").status == "empty"
@@ -310,7 +245,7 @@ def test_a_resumed_digest_whose_papers_left_are_all_muted_now_ends_without_posti
 
 def test_the_papers_are_recorded_with_the_claim_before_anything_is_posted(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
-    courier = Recorder()
+    courier = recorder()
     seen = []
     original = courier.post_text
 
@@ -328,7 +263,7 @@ def test_a_claim_taken_over_before_its_papers_were_chosen_is_chosen_and_sent(ctx
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
     assert claim_digest(ctx, "U1", DAY, "dead:1:1", clock, ALIVE).papers is None
-    courier = Recorder()
+    courier = recorder()
     outcome = send_digest(ctx, "U1", DAY, courier.courier(), "me:2:2", clock, DEAD)
     assert (outcome.status, outcome.delivered, len(courier.headers("DU1"))) == ("sent", 3, 1)
     assert ctx.store.get_digest("U1", "2026-07-15").papers == courier.papers("DU1")
@@ -337,10 +272,10 @@ def test_a_claim_taken_over_before_its_papers_were_chosen_is_chosen_and_sent(ctx
 def test_a_paper_posted_but_not_recorded_before_a_crash_is_found_in_the_dm_not_posted_again(ctx):
     ctx.digest_size = 4
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    dying = Recorder(die_after=2)
+    dying = recorder(die_after=2)
     chosen = crashed(ctx, dying)
     assert dying.papers("DU1") == chosen[:2] and ctx.store.shown_paper_ids("U1") == {chosen[0]}
-    restarted = Recorder(history=dying)
+    restarted = recorder(history=dying)
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, outcome.delivered) == ("sent", 2)
     assert restarted.papers("DU1") == chosen[2:] and restarted.headers("DU1") == []
@@ -350,7 +285,7 @@ def test_a_paper_posted_but_not_recorded_before_a_crash_is_found_in_the_dm_not_p
 def test_a_paper_in_flight_is_found_in_the_dm_under_an_id_merged_away_since(ctx):
     ctx.digest_size = 4
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    dying = Recorder(die_after=2)
+    dying = recorder(die_after=2)
     chosen = crashed(ctx, dying)
     # Its message names the paper as it was; another source's copy has taken that name over since.
     in_flight = ctx.store.get_paper(chosen[1])
@@ -359,7 +294,7 @@ def test_a_paper_in_flight_is_found_in_the_dm_under_an_id_merged_away_since(ctx)
     assert ctx.store.get_paper("elsewhere:copy").id == chosen[1]
     dying.posts = [(c, kind, "elsewhere:copy" if what == chosen[1] else what)
                    for c, kind, what in dying.posts]
-    restarted = Recorder(history=dying)
+    restarted = recorder(history=dying)
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, restarted.papers("DU1")) == ("sent", chosen[2:])
     assert ctx.store.shown_paper_ids("U1") == set(chosen)
@@ -367,20 +302,20 @@ def test_a_paper_in_flight_is_found_in_the_dm_under_an_id_merged_away_since(ctx)
 
 def test_a_header_posted_but_not_recorded_is_not_posted_again(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
-    dying = Recorder(die_after=0)
+    dying = recorder(die_after=0)
     crashed(ctx, dying)
-    restarted = Recorder(history=dying)
+    restarted = recorder(history=dying)
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, outcome.delivered, restarted.headers("DU1")) == ("sent", 3, [])
-    assert ctx.store.get_digest("U1", "2026-07-15").header_ts == "h0"
+    assert ctx.store.get_digest("U1", "2026-07-15").header_ts == "1.0"
 
 
 def test_without_a_look_at_the_dm_the_message_in_flight_is_posted_again_and_nothing_is_lost(ctx):
     ctx.digest_size = 4
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    dying = Recorder(die_after=2)
+    dying = recorder(die_after=2)
     chosen = crashed(ctx, dying)
-    restarted = Recorder(history=RuntimeError("missing_scope"))  # looking fails: go on without
+    restarted = recorder(history=RuntimeError("missing_scope"))  # looking fails: go on without
     outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=DEAD)
     assert (outcome.status, outcome.delivered) == ("sent", 3)
     assert restarted.papers("DU1") == chosen[1:]
@@ -390,9 +325,9 @@ def test_without_a_look_at_the_dm_the_message_in_flight_is_posted_again_and_noth
 def test_a_live_owners_digest_is_left_alone_until_its_lease_runs_out(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
-    with pytest.raises(Killed):
-        send_digest(ctx, "U1", DAY, Recorder(kill_after=1).courier(), "elsewhere:1:1", clock, ALIVE)
-    second = Recorder()
+    with pytest.raises(Death):
+        send_digest(ctx, "U1", DAY, recorder(kill_after=1).courier(), "elsewhere:1:1", clock, ALIVE)
+    second = recorder()
     assert send_digest(ctx, "U1", DAY, second.courier(), "me:2:2", clock, ALIVE).status == "busy"
     assert second.posts == []
     clock.advance(LEASE)
@@ -408,8 +343,8 @@ def test_a_digest_claimed_ahead_is_held_briefly_and_renewed_before_its_first_pos
     record, new, _ = claim_ahead(ctx, "U1", DAY, "me:1:1", clock, ALIVE)
     assert new and datetime.fromisoformat(record.lease_until) == clock() + AHEAD_LEASE
     clock.advance(AHEAD_LEASE - timedelta(seconds=1))  # its worker starts just before the claim runs out
-    recorder, leases = Recorder(), []
-    courier = recorder.courier()
+    dm, leases = recorder(), []
+    courier = dm.courier()
     post_text = courier.post_text
 
     def header(channel: str, text: str) -> str:  # the lease as the first post goes out
@@ -426,12 +361,12 @@ def test_a_digest_taken_over_ahead_is_renewed_before_its_first_post(ctx):
     renewed before anything is posted, however soon the worker starts on it."""
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
-    with pytest.raises(Killed):
-        send_digest(ctx, "U1", DAY, Recorder(kill_after=1).courier(), "dead:1:1", clock, ALIVE)
+    with pytest.raises(Death):
+        send_digest(ctx, "U1", DAY, recorder(kill_after=1).courier(), "dead:1:1", clock, ALIVE)
     clock.advance(timedelta(minutes=1))
     record, new, _ = claim_ahead(ctx, "U1", DAY, "me:2:2", clock, DEAD)
     assert not new and record.papers and datetime.fromisoformat(record.lease_until) == clock() + AHEAD_LEASE
-    courier, leases = Recorder(), []
+    courier, leases = recorder(), []
     courier.on_paper = lambda rec: leases.append(ctx.store.get_digest("U1", DAY.isoformat()).lease_until)
     outcome = send_claimed_digest(ctx, record, new, DAY, courier.courier(), "me:2:2", clock)
     assert outcome.status == "sent" and datetime.fromisoformat(leases[0]) == clock() + LEASE
@@ -442,16 +377,16 @@ def test_a_digest_claimed_ahead_and_taken_over_once_its_short_lease_ran_out_is_n
     clock = Clock(utc(2026, 7, 15, 8, 0))
     record, new, _ = claim_ahead(ctx, "U1", DAY, "slow:1:1", clock, ALIVE)
     clock.advance(AHEAD_LEASE + timedelta(seconds=1))  # its run is still busy with others: the claim ran out
-    other = Recorder()
+    other = recorder()
     assert send_digest(ctx, "U1", DAY, other.courier(), "other:2:2", clock, ALIVE).status == "sent"
-    late = Recorder()
+    late = recorder()
     assert send_claimed_digest(ctx, record, new, DAY, late.courier(), "slow:1:1", clock).status == "busy"
     assert late.posts == [] and len(other.papers("DU1")) == 3
 
 
 def test_a_sender_that_lost_its_claim_stops_posting(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
-    courier = Recorder()
+    courier = recorder()
 
     def taken_over(rec):
         if courier.papers("DU1"):  # after the first paper, someone else takes the digest over
@@ -468,7 +403,7 @@ def test_a_paper_that_keeps_failing_is_given_up_after_three_tries(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
     chosen = [r.paper.id for r in choose_papers(ctx, "U1", today=DAY)]
-    courier = Recorder(fail_papers={chosen[1]})
+    courier = recorder(fail={chosen[1]: RuntimeError("Slack said no")})
     first = send_digest(ctx, "U1", DAY, courier.courier(), "me:1:1", clock, ALIVE)
     assert (first.status, first.delivered, first.failed) == ("incomplete", 2, 1)
     # Given back with a pause: not retried at once, then retried by anyone.
@@ -487,8 +422,8 @@ def test_a_paper_that_keeps_failing_is_given_up_after_three_tries(ctx):
 def test_someone_unreachable_is_skipped_for_the_day_and_others_still_get_theirs(ctx):
     person(ctx, "GONE", "feline cats", "Europe/Berlin", "09:00")
     person(ctx, "U2", "quantum qubits", "Europe/Berlin", "09:00")
-    good = Recorder()
-    unreachable = Recorder(open_error=Unreachable("Slack refused direct messages (user_not_found)"))
+    good = recorder()
+    unreachable = recorder(fail={"open": Unreachable("Slack refused direct messages (user_not_found)")})
     couriers = {"GONE": unreachable, "U2": good}
     courier = Courier(open=lambda u: couriers[u].open(u), post_text=good.post_text,
                       post_paper=good.post_paper)
@@ -502,7 +437,7 @@ def test_someone_unreachable_is_skipped_for_the_day_and_others_still_get_theirs(
 def test_a_person_slack_cant_reach_for_a_while_is_tried_three_times(ctx):
     person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
     clock = Clock(utc(2026, 7, 15, 8, 0))
-    courier = Recorder(open_error=ConnectionError("Slack is down"))
+    courier = recorder(fail={"open": ConnectionError("Slack is down")})
     statuses = []
     for _ in range(MAX_ATTEMPTS):
         statuses.append(send_digest(ctx, "U1", DAY, courier.courier(), "me:1:1", clock, ALIVE).status)
@@ -513,7 +448,7 @@ def test_a_person_slack_cant_reach_for_a_while_is_tried_three_times(ctx):
 
 def test_nothing_worth_sending_posts_nothing_and_is_recorded_for_the_day(ctx):
     person(ctx, "U1", "volcano magma eruptions", "Europe/Berlin", "09:00")  # matches no paper
-    courier = Recorder()
+    courier = recorder()
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier())
     assert [o.status for o in run.outcomes] == ["empty"] and courier.posts == []
     assert ctx.store.get_digest("U1", "2026-07-15").status == "empty"
@@ -545,13 +480,13 @@ def test_digests_prefer_recent_papers_and_skip_weak_matches(ctx):
 
 def test_nobody_to_rank_for_explicit_requests_leaves_no_claim(ctx):
     with pytest.raises(NoInterests):
-        send_digest_now(ctx, "NOBODY", Recorder().courier(), utc(2026, 7, 15, 8, 0))
+        send_digest_now(ctx, "NOBODY", recorder().courier(), utc(2026, 7, 15, 8, 0))
     assert ctx.store.get_digest("NOBODY", "2026-07-15") is None
 
 
 def test_digest_now_is_todays_digest_then_an_extra_one(ctx):
     person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
-    courier = Recorder()
+    courier = recorder()
     first = send_digest_now(ctx, "U1", courier.courier(), utc(2026, 7, 15, 5, 0))  # before 09:00
     assert (first.status, first.delivered) == ("sent", 3)
     assert ctx.store.get_digest("U1", "2026-07-15").status == "sent"
@@ -576,7 +511,7 @@ def test_two_senders_at_once_send_each_digest_exactly_once(tmp_path):
         zone = ["Asia/Kolkata", "America/New_York", "Europe/Berlin"][i % 3]
         person(setup, user, topics[i % 5], zone, "06:00")
     setup.store.close()
-    courier = Recorder(delay=0.005)
+    courier = recorder(delay=0.005)
     now = utc(2026, 7, 15, 12, 0)
     runs = []
 
@@ -604,7 +539,7 @@ def test_each_run_takes_the_due_digests_in_an_order_of_its_own_and_reports_them_
         person(ctx, user, "feline cats", "Europe/Berlin", "06:00")
     orders = []
     for day in (15, 16, 17):
-        courier = Recorder()
+        courier = recorder()
         run = send_due_digests(ctx, utc(2026, 7, day, 12, 0), courier.courier(), workers=1)
         assert [o.user_id for o in run.outcomes] == users and run.count("sent") == len(users)
         orders.append([channel[1:] for channel, kind, _ in courier.posts if kind == "header"])
@@ -630,7 +565,7 @@ def test_a_digest_finished_elsewhere_since_the_run_began_is_done_without_waiting
     held = []
     find_due = daily.find_due
     monkeypatch.setattr(daily, "find_due", found_due)
-    courier = Recorder()
+    courier = recorder()
     run = send_due_digests(ctx, now, courier.courier(), hold=lambda user: held.append(user) or nullcontext())
     assert [o.status for o in run.outcomes] == ["done"] and courier.posts == [] and held == []
 
@@ -639,7 +574,7 @@ def test_a_stop_request_starts_no_new_digest(ctx):
     person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
     stop = threading.Event()
     stop.set()
-    courier = Recorder()
+    courier = recorder()
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier(), stop=stop)
     assert [o.status for o in run.outcomes] == ["skipped"] and courier.posts == []
     assert ctx.store.get_digest("U1", "2026-07-15") is None
@@ -663,7 +598,7 @@ def test_feeds_are_ingested_once_per_utc_day_before_digests(ctx, tmp_path):
                                 "published": "2026-07-15"})
                     + "\n")
     person(ctx, "U1", "feline cats whiskers kittens", "Europe/Berlin", "09:00")
-    courier = Recorder()
+    courier = recorder()
     clock = Clock(utc(2026, 7, 15, 8, 0))
     run = run_daily(ctx, [str(feed)], courier.courier(), clock=clock)
     assert run.feeds and run.feeds[0].added == 1
@@ -675,7 +610,7 @@ def test_feeds_are_ingested_once_per_utc_day_before_digests(ctx, tmp_path):
 
 def test_a_failing_feed_never_stops_digests_and_is_retried_hourly(ctx, tmp_path):
     person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
-    courier = Recorder()
+    courier = recorder()
     clock = Clock(utc(2026, 7, 15, 8, 0))
     run = run_daily(ctx, [str(tmp_path / "missing.jsonl")], courier.courier(), clock=clock)
     assert run.feeds[0].error and [o.status for o in run.outcomes] == ["sent"]
@@ -809,7 +744,7 @@ def test_a_run_scores_only_the_digests_it_claimed(two_processes, monkeypatch):
     real = digest.wants
     monkeypatch.setattr(digest, "wants",
                         lambda ctx, user, *rest: scored.append(user) or real(ctx, user, *rest))
-    courier = Recorder()
+    courier = recorder()
     run = send_due_digests(a, now, courier.courier(), owner="a:1:1", clock=Clock(now), alive=ALIVE)
     assert sorted((o.user_id, o.status) for o in run.outcomes) == [
         ("U0", "busy"), ("U1", "busy"), ("U2", "busy"), ("U3", "sent"), ("U4", "sent"), ("U5", "sent")]
@@ -821,7 +756,7 @@ def test_stopping_withdraws_the_digests_claimed_ahead(ctx):
     person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
     person(ctx, "U2", "feline cats", "Europe/Berlin", "09:00")
     stop = threading.Event()
-    courier = Recorder()
+    courier = recorder()
     courier.on_paper = lambda rec: stop.set()  # stopping once the first digest is under way
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier(), stop=stop, workers=1)
     assert sorted(o.status for o in run.outcomes) == ["sent", "skipped"]

@@ -10,47 +10,7 @@ from bot.errors import Outage, Unreachable
 from bot.usecases import follow, recommend
 from bot.usecases.delivery import send_papers
 from bot.usecases.digests.run import send_digest_now
-from bot.usecases.digests.send import Courier, Posted
-
-
-class FakeDM:
-    """A courier over one DM that records posts; ``fail`` maps what to fail ("open", "header", or a
-    paper id) to the exception to raise. A failed post with ``landed`` set arrived nonetheless."""
-
-    def __init__(self, fail=None, landed=()):
-        self.fail, self.landed = dict(fail or {}), set(landed)
-        self.posts: list[tuple[str, str]] = []
-
-    def courier(self) -> Courier:
-        return Courier(open=self.open, post_text=self.post_text, post_paper=self.post_paper,
-                       find_posted=self.find_posted)
-
-    def open(self, user_id):
-        if "open" in self.fail:
-            raise self.fail["open"]
-        return "D" + user_id
-
-    def post_text(self, channel, text):
-        if "header" in self.fail:
-            raise self.fail["header"]
-        self.posts.append(("header", text))
-        return f"{len(self.posts)}.0"
-
-    def post_paper(self, channel, rec):
-        if rec.paper.id in self.landed:
-            self.posts.append(("paper", rec.paper.id))
-        if rec.paper.id in self.fail:
-            raise self.fail[rec.paper.id]
-        if rec.paper.id not in self.landed:
-            self.posts.append(("paper", rec.paper.id))
-        return channel, f"{len(self.posts)}.0"
-
-    def find_posted(self, channel, since):
-        return Posted(papers={pid: (channel, f"{i + 1}.0") for i, (kind, pid) in enumerate(self.posts)
-                              if kind == "paper"})
-
-    def papers(self):
-        return [what for kind, what in self.posts if kind == "paper"]
+from tests.fakes import FakeCourier
 
 
 @pytest.fixture
@@ -64,9 +24,9 @@ def shown_ids(ctx, recs):
 
 
 def test_a_header_then_each_paper_each_remembered_as_shown(ctx, recs):
-    dm = FakeDM()
+    dm = FakeCourier()
     delivery = send_papers(ctx, "U1", recs, dm.courier(), "*3 papers*")
-    assert dm.posts[0] == ("header", "*3 papers*")
+    assert dm.posts[0] == ("DU1", "header", "*3 papers*")
     assert dm.papers() == [r.paper.id for r in recs]
     assert delivery.delivered == recs and not delivery.failed and delivery.outage is None
     assert shown_ids(ctx, recs) == {r.paper.id for r in recs}
@@ -74,7 +34,7 @@ def test_a_header_then_each_paper_each_remembered_as_shown(ctx, recs):
 
 @pytest.mark.parametrize("where", ["open", "header"])
 def test_slack_down_before_the_papers_posts_none_of_them(ctx, recs, where):
-    dm = FakeDM(fail={where: Outage("Slack answered 503")})
+    dm = FakeCourier(fail={where: Outage("Slack answered 503")})
     delivery = send_papers(ctx, "U1", recs, dm.courier(), "*3 papers*")
     assert dm.papers() == [] and delivery.failed == recs and delivery.outage == "Slack answered 503"
     assert shown_ids(ctx, recs) == set()
@@ -83,14 +43,14 @@ def test_slack_down_before_the_papers_posts_none_of_them(ctx, recs, where):
 @pytest.mark.parametrize("error", [Outage("no answer from Slack (TimeoutError)", maybe_delivered=True),
                                    RuntimeError("refused")])
 def test_a_header_that_got_no_answer_or_was_refused_does_not_hold_the_papers(ctx, recs, error):
-    dm = FakeDM(fail={"header": error})
+    dm = FakeCourier(fail={"header": error})
     delivery = send_papers(ctx, "U1", recs, dm.courier(), "*3 papers*")
     assert dm.papers() == [r.paper.id for r in recs] and delivery.delivered == recs
 
 
 @pytest.mark.parametrize("where", ["open", "header"])
 def test_nobody_to_post_to_is_raised_for_the_caller_to_say(ctx, recs, where):
-    dm = FakeDM(fail={where: Unreachable("Slack refused direct messages (user_disabled)")})
+    dm = FakeCourier(fail={where: Unreachable("Slack refused direct messages (user_disabled)")})
     with pytest.raises(Unreachable):
         send_papers(ctx, "U1", recs, dm.courier(), "*3 papers*")
     assert dm.papers() == [] and shown_ids(ctx, recs) == set()
@@ -98,7 +58,7 @@ def test_nobody_to_post_to_is_raised_for_the_caller_to_say(ctx, recs, where):
 
 def test_a_paper_whose_post_timed_out_but_landed_is_found_and_not_sent_again(ctx, recs):
     first = recs[0].paper.id
-    dm = FakeDM(fail={first: Outage("no answer from Slack (TimeoutError)", maybe_delivered=True)},
+    dm = FakeCourier(fail={first: Outage("no answer from Slack (TimeoutError)", maybe_delivered=True)},
                 landed={first})
     delivery = send_papers(ctx, "U1", recs, dm.courier(), "*3 papers*")
     assert dm.papers() == [r.paper.id for r in recs]  # each once
@@ -107,7 +67,7 @@ def test_a_paper_whose_post_timed_out_but_landed_is_found_and_not_sent_again(ctx
 
 def test_an_extra_digest_goes_through_the_same_way(ctx, monkeypatch):
     follow(ctx, "U1", "feline cats")
-    dm = FakeDM()
+    dm = FakeCourier()
     now = datetime.now(UTC)
     assert send_digest_now(ctx, "U1", dm.courier(), now).status == "sent"  # today's digest
     calls = []
@@ -121,4 +81,4 @@ def test_an_extra_digest_goes_through_the_same_way(ctx, monkeypatch):
     outcome = send_digest_now(ctx, "U1", dm.courier(), now)
     assert outcome.status == "extra" and outcome.delivered == ctx.digest_size
     assert len(calls) == 1
-    assert dm.posts[-ctx.digest_size - 1][1].startswith(":newspaper: An extra digest")
+    assert dm.posts[-ctx.digest_size - 1][2].startswith(":newspaper: An extra digest")
