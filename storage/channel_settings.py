@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from storage.dialect import Shared
+from storage.models import TrendingStatus
 from storage.records import utcnow
 
 
@@ -37,7 +38,7 @@ class TrendingRecord:
 
     channel_id: str
     week: str
-    status: str  # "posting" while someone holds it, then "posted", "empty" or "failed"
+    status: TrendingStatus  # "posting" while someone holds it, then "posted", "empty" or "failed"
     owner: str | None
     lease_until: str | None
     attempts: int

@@ -12,7 +12,7 @@ import json
 
 from storage import leases
 from storage.jobs import Jobs
-from storage.models import DigestRecord
+from storage.models import DigestRecord, DigestStatus
 from storage.records import digest_from_row
 
 
@@ -63,7 +63,7 @@ class Digests(Jobs):
         return self.release_lease(leases.DIGEST, (user_id, local_date), owner, retry_at, disown=True,
                                   count="outages", error=error) is not None
 
-    def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: DigestStatus, at: str,
                       error: str | None = None) -> bool:
         return self.finish_lease(leases.DIGEST, (user_id, local_date), owner, status, at, error)
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from storage import leases
 from storage.dialect import Shared
-from storage.models import JobRecord
+from storage.models import JobRecord, JobStatus, LeaseEnd, LeaseKindName, LeaseTaken
 from storage.records import job_from_row
 
 
@@ -18,9 +18,9 @@ class Jobs(Shared):
     """Leases of one workspace's (and the shared) work, and the daily jobs (see the module)."""
 
 
-    def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
+    def take_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str, now: str,
                    dead: Iterable[str] = (), early: bool = False,
-                   fresh: Mapping[str, object] | None = None) -> str | None:
+                   fresh: Mapping[str, object] | None = None) -> LeaseTaken | None:
         lease, key = leases.keyed(kind, key, self._ws)
         with self._sql.serialised():
             if self._sql.run(*leases.take_insert(lease, key, owner, until, fresh)) > 0:
@@ -28,16 +28,16 @@ class Jobs(Shared):
             statement = leases.take_update(lease, key, owner, until, now, dead, early, fresh)
             return "taken" if self._sql.run(*statement) > 0 else None
 
-    def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
+    def renew_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str) -> bool:
         return self._sql.write(*leases.renew(*leases.keyed(kind, key, self._ws), owner, until)) > 0
 
-    def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
-                      count: str | None = None, error: str | None = None) -> int | None:
+    def release_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, retry_at: str,
+                      disown: bool = False, count: str | None = None, error: str | None = None) -> int | None:
         statement = leases.release(*leases.keyed(kind, key, self._ws), owner, retry_at, disown, count, error)
         rows = self._sql.returning(*statement)
         return None if not rows else int(rows[0][0] if count else 0)
 
-    def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
+    def finish_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, status: LeaseEnd, at: str,
                      error: str | None = None, again_at: str | None = None) -> bool:
         statement = leases.finish(*leases.keyed(kind, key, self._ws), owner, status, at, error, again_at)
         return self._sql.write(*statement) > 0
@@ -55,6 +55,6 @@ class Jobs(Shared):
                       " lease_until = excluded.lease_until, started_at = excluded.started_at,"
                       " finished_at = null, error = null", [name, day, owner, lease_until, at])
 
-    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
+    def finish_job(self, name: str, owner: str, status: JobStatus, at: str, error: str | None = None,
                    again_at: str | None = None) -> bool:
         return self.finish_lease(leases.JOB, (name,), owner, status, at, error, again_at)

@@ -30,12 +30,14 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from storage.models import LeaseKindName
+
 #: The lease of a person's digest for a local day: a row of ``digests``.
-DIGEST = "digest"
+DIGEST: LeaseKindName = "digest"
 #: The lease of a named shared job (the daily feed ingest, a refit): a row of ``jobs``.
-JOB = "job"
+JOB: LeaseKindName = "job"
 #: The lease of a channel's trending post for one week: a row of ``trending_posts``.
-TRENDING = "trending"
+TRENDING: LeaseKindName = "trending"
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ TrendingStatus = Literal["posting", "posted", "empty", "failed"]
 LeaseKindName = Literal["digest", "job", "trending"]
 #: How a lease was got (Store.take_lease): a row made now, or one taken over; None when not got.
 LeaseTaken = Literal["new", "taken"]
+#: What leased work is set to when it ends (Store.finish_lease): a digest's, a job's or a trending post's.
+LeaseEnd = DigestStatus | JobStatus | TrendingStatus
 #: A feedback's value: a like (+1) or a dislike (-1).
 FeedbackValue = Literal[1, -1]
 

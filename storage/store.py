@@ -16,8 +16,13 @@ from typing import TYPE_CHECKING, Protocol, Self
 
 from storage.models import (
     DigestRecord,
+    DigestStatus,
     Feedback,
     JobRecord,
+    JobStatus,
+    LeaseEnd,
+    LeaseKindName,
+    LeaseTaken,
     Paper,
     Person,
     SavedPaper,
@@ -364,9 +369,9 @@ class Store(Protocol):
 
     # -- leases ----------------------------------------------------------------------------------
 
-    def take_lease(self, kind: str, key: Sequence[str], owner: str, until: str, now: str,
+    def take_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str, now: str,
                    dead: Iterable[str] = (), early: bool = False,
-                   fresh: Mapping[str, object] | None = None) -> str | None:
+                   fresh: Mapping[str, object] | None = None) -> LeaseTaken | None:
         """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
         ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
         it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
@@ -374,18 +379,18 @@ class Store(Protocol):
         holds it or it is finished."""
         ...
 
-    def renew_lease(self, kind: str, key: Sequence[str], owner: str, until: str) -> bool:
+    def renew_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str) -> bool:
         """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
         ...
 
-    def release_lease(self, kind: str, key: Sequence[str], owner: str, retry_at: str, disown: bool = False,
-                      count: str | None = None, error: str | None = None) -> int | None:
+    def release_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, retry_at: str,
+                      disown: bool = False, count: str | None = None, error: str | None = None) -> int | None:
         """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
         anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
         Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
         ...
 
-    def finish_lease(self, kind: str, key: Sequence[str], owner: str, status: str, at: str,
+    def finish_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, status: LeaseEnd, at: str,
                      error: str | None = None, again_at: str | None = None) -> bool:
         """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
         None: whenever asked). False if it was not theirs."""
@@ -446,7 +451,7 @@ class Store(Protocol):
         UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
         ...
 
-    def finish_digest(self, user_id: str, local_date: str, owner: str, status: str, at: str,
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: DigestStatus, at: str,
                       error: str | None = None) -> bool:
         """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
         ...
@@ -486,7 +491,7 @@ class Store(Protocol):
         claims use :meth:`take_lease` with ``leases.JOB``)."""
         ...
 
-    def finish_job(self, name: str, owner: str, status: str, at: str, error: str | None = None,
+    def finish_job(self, name: str, owner: str, status: JobStatus, at: str, error: str | None = None,
                    again_at: str | None = None) -> bool:
         """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
         (ISO UTC; None: whenever asked). False if the run was not theirs."""

@@ -24,6 +24,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
 
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
@@ -56,6 +57,10 @@ class TrendingPaper:
 Poster = Callable[[str, list[TrendingPaper]], str]
 
 
+#: What became of one channel's weekly post (see :class:`TrendingOutcome`).
+TrendingOutcomeStatus = Literal["posted", "empty", "failed", "incomplete"]
+
+
 @dataclass(frozen=True)
 class TrendingOutcome:
     """What became of one channel's weekly post: "posted", "empty", "failed", or "incomplete"
@@ -63,7 +68,7 @@ class TrendingOutcome:
 
     channel_id: str
     week: date
-    status: str
+    status: TrendingOutcomeStatus
     error: str | None = None
 
 
@@ -139,7 +144,8 @@ def _post_one(ctx: Context, channel: str, week: date, now: datetime, poster: Pos
     return _finish(ctx, key, week, owner, "posted" if papers else "empty", clock)
 
 
-def _finish(ctx: Context, key: tuple[str, str], week: date, owner: str, status: str, clock: Clock,
+def _finish(ctx: Context, key: tuple[str, str], week: date, owner: str,
+            status: Literal["posted", "empty", "failed"], clock: Clock,
             error: str | None = None) -> TrendingOutcome:
     mine = ctx.store.finish_lease(TRENDING, key, owner, status, iso_utc(clock()), error)
     return TrendingOutcome(key[0], week, status if mine else "incomplete", error)

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from time import sleep
+from typing import Literal
 
 from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.state.context import Context
@@ -106,6 +107,10 @@ class Courier:
     settle: timedelta = timedelta(0)
 
 
+#: What happened to one digest (see :class:`Outcome`).
+OutcomeStatus = Literal["sent", "empty", "failed", "incomplete", "busy", "done", "skipped", "extra"]
+
+
 @dataclass
 class Outcome:
     """What happened to one digest.
@@ -119,7 +124,7 @@ class Outcome:
 
     user_id: str
     local_date: date
-    status: str
+    status: OutcomeStatus
     delivered: int = 0
     failed: int = 0
     error: str | None = None
@@ -561,7 +566,7 @@ class _Finisher:
         self.delivered = self.failed = 0  # papers posted and papers that failed in this run
         self.skipped: set[str] = set()  # its papers not to send after all (deleted, or muted since)
 
-    def __call__(self, status: str, error: str | None = None) -> Outcome:
+    def __call__(self, status: Literal["sent", "empty", "failed"], error: str | None = None) -> Outcome:
         user_id, key = self.record.user_id, self.record.local_date
         with self.ctx.store.transaction():
             mine = self.ctx.store.finish_digest(user_id, key, self.owner, status, iso_utc(self.clock()),
