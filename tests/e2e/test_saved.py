@@ -18,10 +18,6 @@ from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, titl
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
 from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
 
-# The file's last test reads the calls its earlier tests made on the module's stand-in: with parallel
-# workers, the whole file runs on one of them, in order.
-pytestmark = pytest.mark.xdist_group("e2e-saved")
-
 new_user = user_ids("USAV")
 
 #: Volcano papers, one from arXiv with LaTeX's special characters in its title, one with a DOI.
@@ -279,9 +275,14 @@ def test_paperbot_export_writes_the_file_from_the_command_line(slack, standin, s
     assert "Traceback" not in unknown.stderr
 
 
-def test_every_web_api_method_called_here_is_one_the_manifest_has_scopes_for(standin):
-    """After the file's other tests (the stand-in keeps their calls): chat.update and the upload's
-    calls need scopes the manifest asks for."""
+def test_every_web_api_method_called_here_is_one_the_manifest_has_scopes_for(slack, standin, store):
+    """A save (chat.update) and an export (the upload's calls) made here, with whatever the file's other
+    tests called on the module's stand-in: each method needs a scope the manifest asks for."""
+    user = new_user()
+    (_, channel, ts), *_ = papers_for(slack, standin, store, user, 1)
+    click(slack, standin, user, SAVE_ACTION, channel, ts)
+    standin.wait_for(lambda: updates(standin, ts), what="chat.update")
+    assert "BibTeX file" in slack.ask(user, "export").text
     methods = {c.method for c in standin.calls()} - {RESPONSE_URL, UPLOAD}
     assert {"chat.update", "files.getUploadURLExternal", "files.completeUploadExternal"} <= methods
     for method in methods:
