@@ -26,8 +26,8 @@ def reactions_left(client: WebClient, channel: str, message_ts: str) -> list[dic
     Slack can't say."""
     try:
         message = client.reactions_get(channel=channel, timestamp=message_ts, full=True).get("message") or {}
-    except (SlackClientError, OSError):
-        log.warning("could not read the reactions left on %s/%s", channel, message_ts, exc_info=True)
+    except (SlackClientError, OSError) as exc:
+        log.warning("could not read the reactions left on %s/%s: %s", channel, message_ts, exc)
         return None
     return list(message.get("reactions") or [])
 
@@ -49,9 +49,10 @@ def register(app: App, runtime: Runtime) -> None:
         item = event.get("item") or {}
         user, reaction = event.get("user"), event.get("reaction") or ""
         saving = is_save_reaction(reaction)
-        if item.get("type") != "message" or not user or (reaction_value(reaction) is None and not saving):
-            return  # not feedback: any other reaction, or a reaction on a file
         channel, message_ts = item.get("channel"), item.get("ts")
+        if (item.get("type") != "message" or not user or not channel or not message_ts
+                or (reaction_value(reaction) is None and not saving)):
+            return  # not feedback: any other reaction, a reaction on a file, or no message to place it on
         added = event.get("type") == "reaction_added"
         # Slack is asked what a message carries only for one of paperbot's own that the store can't place.
         author, bot = event.get("item_user"), context.get("bot_user_id")

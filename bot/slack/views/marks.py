@@ -75,11 +75,13 @@ def posted_paper(client: WebClient, channel: str, message_ts: str, message: dict
     def read() -> str | None:
         metadata = (message or {}).get("metadata")
         if metadata is None:
+            if not channel or not message_ts:  # a malformed payload: nothing to ask Slack about
+                return None
             try:
                 found = client.conversations_history(channel=channel, latest=message_ts, oldest=message_ts,
                                                      inclusive=True, limit=1, include_all_metadata=True)
-            except (SlackClientError, OSError, http.client.HTTPException):
-                log.warning("could not read the metadata of %s/%s", channel, message_ts, exc_info=True)
+            except (SlackClientError, OSError, http.client.HTTPException) as exc:
+                log.warning("could not read the metadata of %s/%s: %s", channel, message_ts, exc)
                 return None
             same = [m for m in found.get("messages") or [] if m.get("ts") == message_ts]
             metadata = (same[0].get("metadata") if same else None) or {}

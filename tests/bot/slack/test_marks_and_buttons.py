@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from slack_sdk.models.blocks import Block
 
-from bot.slack.views.marks import MARK_BLOCK, SAVE_LABEL, SAVED_LABEL, mark_line, marked
+from bot.slack.views.marks import MARK_BLOCK, SAVE_LABEL, SAVED_LABEL, mark_line, marked, posted_paper
 from bot.slack.views.messages import ACTIONS_BLOCK, MORE_ACTION, SAVE_ACTION, paper_blocks
 from bot.usecases.recommend import Recommendation
 from bot.usecases.saved import Marks
 from storage import Paper
 from tests.bot.slack.test_gate import FORM, click, verdict
+from tests.fakes import FakeWebClient
 
 REC = Recommendation(Paper(id="p", title="Cats", abstract="About cats."), 1.0, "Matches “cats”")
 
@@ -50,3 +51,16 @@ def test_the_gate_admits_the_new_buttons_on_messages_only_with_a_response_url(ac
     actions = [{"action_id": action, "block_id": "b1", "type": "button"}]
     assert verdict(click(actions=actions), FORM).admitted
     assert verdict(click(actions=actions, response_url=None), FORM).status == 400
+
+
+def test_a_paper_message_without_a_place_is_never_asked_of_slack():
+    client = FakeWebClient()
+    assert posted_paper(client, None, "1.0")() is None and posted_paper(client, "D1", None)() is None
+    assert client.calls == []
+
+
+def test_slack_refusing_to_say_what_a_message_carries_is_one_log_line_without_a_traceback(caplog):
+    client = FakeWebClient({"conversations.history": {"ok": False, "error": "channel_not_found"}})
+    assert posted_paper(client, "C404", "1.0")() is None
+    [record] = [r for r in caplog.records if "metadata" in r.getMessage()]
+    assert "channel_not_found" in record.getMessage() and record.exc_info is None
