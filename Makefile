@@ -18,8 +18,8 @@ install: $(BIN)/.installed
 demo: install
 	$(BIN)/paperbot demo
 
-# Parallel workers: the suite is mostly waiting on subprocesses, servers and PostgreSQL, so three workers
-# pay on two cores (about 4 minutes against 9 serially). Tests marked with one xdist_group share a worker.
+# Parallel workers: much of the suite waits on subprocesses, servers and PostgreSQL, so three workers pay on
+# two cores (the whole suite costs about 5 CPU-minutes). Tests marked with one xdist_group share a worker.
 TEST_WORKERS ?= 3
 
 test: install

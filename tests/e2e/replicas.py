@@ -2,11 +2,11 @@
 tests/e2e/test_replicas.py.
 
 Each replica is a real `paperbot run` subprocess (``python -m tests.e2e.quick_ticks -v run --port 0``: its
-digest scheduler ticks every second) with a folder of its own (HOME and cwd), all talking to one Slack
-stand-in. Its stderr is drained on a thread (a full pipe would block the process) into lines a test can
-wait on. Each has its own :class:`FakeSlack` (``replica.slack``); the
-tests pick the replica of each request in turn, as a round-robin load balancer would. :class:`Replicas`
-also knows which process a claim's owner (``host:pid:start``, see ``bot.state.owner``) names.
+digest scheduler ticks, and its index refreshes, every second) with a folder of its own (HOME and cwd),
+all talking to one Slack stand-in. Its stderr is drained on a thread (a full pipe would block the process)
+into lines a test can wait on. Each has its own :class:`FakeSlack` (``replica.slack``); the tests pick the
+replica of each request in turn, as a round-robin load balancer would. :class:`Replicas` also knows which
+process a claim's owner (``host:pid:start``, see ``bot.state.owner``) names.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from tests.e2e.harness import LISTENING, FakeSlack, bot_environment, process_environment
 from tests.e2e.slack_standin import SlackStandIn
 
-#: `paperbot run` itself, its digest scheduler ticking every second rather than every 30 s.
+#: `paperbot run` itself, its digest scheduler ticking and its index refreshed every second (not 30 s, 15 s).
 COMMAND = "tests.e2e.quick_ticks"
 START_SECONDS = 60.0  # a hang guard: three processes importing scikit-learn on two busy cores
 STOP_SECONDS = 60.0  # SIGTERM lets work under way finish (uvicorn gives requests 25 s)

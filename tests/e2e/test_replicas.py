@@ -50,7 +50,7 @@ ZONES = ("Asia/Kolkata", "America/New_York", "Asia/Kathmandu", "Europe/Berlin", 
 POST_SECONDS = 0.3  # each chat.postMessage takes this long: the digests are still going when the kill comes
 DIGEST_WAIT = 90.0  # hang guard: the replicas' next tick (every second), then 45 digests on two busy cores
 REPLY_WAIT = 60.0  # hang guard for a command's reply (recommend posts a few messages first)
-FOLD_IN_WAIT = 60.0  # hang guard: a replica pulls in new papers at its next index refresh (every 15 s)
+FOLD_IN_WAIT = 60.0  # hang guard: a replica pulls in new papers at its next index refresh (every 1 s here)
 
 #: What the digest test saw, for the last test to check that nothing went out again later.
 DIGESTS_SEEN: dict[str, list[dict]] = {}
