@@ -55,7 +55,8 @@ def test_an_installation_comes_back_as_saved(installations):
 def test_no_token_reaches_the_storage_in_clear(installations, any_store):  # noqa: F811
     installations.save(workspace_install(bot_refresh_token="xoxe-refresh", user_token="xoxp-user-secret"))
     stored = any_store.find_installation("T1")
-    assert stored and not any(s in stored for s in ("xoxb", "xoxe", "xoxp", "secret", "refresh"))
+    # The whole tokens: a short piece such as "xoxb" turns up by chance in a ciphertext's base64 (seen once).
+    assert stored and not any(s in stored for s in ("xoxb-t1-secret", "xoxe-refresh", "xoxp-user-secret"))
 
 
 def test_an_org_wide_install_serves_every_workspace_of_its_org(installations):
