@@ -142,12 +142,13 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
 @cli.command()
 @_db_option()
 @click.argument("query", nargs=-1, required=True)
-@click.option("-n", default=5, show_default=True, help="How many papers.")
+@click.option("-n", default=5, show_default=True, type=click.IntRange(1, 100), help="How many papers.")
 @click.pass_context
 def search(ctx: click.Context, query: tuple[str, ...], n: int) -> None:
     """Show the papers best matching QUERY."""
-    recs = search_usecase(_open(ctx), " ".join(query), n)
-    terminal.show_recommendations(recs, f"Search: {' '.join(query)}")
+    words = " ".join(query)
+    recs = search_usecase(_open(ctx), words, n)
+    terminal.show_recommendations(recs, f"Search: {escape(words)}", empty=f"No paper matches “{words}”.")
 
 
 @cli.command()
@@ -341,13 +342,19 @@ def workspaces(ctx: click.Context) -> None:
 @workspaces.command(name="remove")
 @_db_option()
 @click.argument("team")
+@click.option("--yes", is_flag=True, help="Don't ask first.")
 @click.pass_context
-def workspaces_remove(ctx: click.Context, team: str) -> None:
+def workspaces_remove(ctx: click.Context, team: str, yes: bool) -> None:
     """Uninstall workspace TEAM (a team id, or an org's enterprise id) and delete everything stored
-    about its people, as Slack's uninstall does. The papers and the model stay."""
+    about its people, as Slack's uninstall does, after asking (--yes: without). The papers and the
+    model stay."""
     app = _open(ctx)
-    if team not in {w.ws for w in list_workspaces(app)}:
+    found = {w.ws: w for w in list_workspaces(app)}
+    if team not in found:
         raise click.ClickException(f"no workspace {team!r} here: `paperbot workspaces` lists them")
+    if not yes:  # no answer (not a terminal, end of input) is a no: nothing is deleted
+        click.confirm(f"Remove workspace {team} and delete everything stored about its "
+                      f"{found[team].people:,} people?", abort=True, err=True)
     rows = remove_workspace(app, team)
     terminal.console.print(f"Removed workspace {escape(team)}: {rows:,} rows deleted.", highlight=False)
 

@@ -22,11 +22,13 @@ console = Console()
 errors = Console(stderr=True)
 
 
-def show_recommendations(recs: list[Recommendation], title: str, abstract_chars: int = 220) -> None:
-    """Print papers as a numbered list of panels: title, authors and venue, reason, abstract start."""
+def show_recommendations(recs: list[Recommendation], title: str, abstract_chars: int = 220,
+                         empty: str = "Nothing new worth sending.") -> None:
+    """Print papers as a numbered list of panels: title, authors and venue, reason, abstract start;
+    ``empty`` (plain text) when there are none."""
     console.rule(f"[bold]{title}")
     if not recs:
-        console.print("[dim]Nothing new worth sending.[/dim]")
+        console.print(Text(empty, style="dim"))
     for number, rec in enumerate(recs, 1):
         paper = rec.paper
         # The title is the panel's first line, not its border's: a border crops a long title mid-word.

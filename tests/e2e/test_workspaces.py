@@ -210,7 +210,7 @@ def test_paperbot_workspaces_lists_both_and_remove_deletes_one(workspaces, runni
     assert first.key in listed.stdout and second.key in listed.stdout
     gone = paperbot("workspaces", "remove", "T0NOSUCH")
     assert gone.returncode == 1 and "no workspace" in gone.stderr and "Traceback" not in gone.stderr
-    removed = paperbot("workspaces", "remove", second.key)
+    removed = paperbot("workspaces", "remove", second.key, "--yes")
     assert removed.returncode == 0 and "Removed workspace T0WSBBBB" in removed.stdout, removed.stderr
     with opened(db_path, second.key) as theirs:
         assert theirs.find_installation(second.key) is None

@@ -388,3 +388,55 @@ def test_a_postgresql_server_that_does_not_answer_is_one_line(tmp_path):
     assert result.exit_code == 1, result.output
     assert result.output.startswith("Error: --db: can't open the database"), result.output
     assert "secret" not in result.output and "Traceback" not in result.output
+
+
+def _workspace_with_people(db: str, ws: str = "T0REMOVE", people: int = 2) -> None:
+    from storage import SqliteStore
+
+    store = SqliteStore(db).for_workspace(ws)
+    for i in range(people):
+        store.ensure_person(f"U{i}")
+    store.dispose()
+
+
+def _workspace_keys(db: str) -> set[str]:
+    from storage import SqliteStore
+
+    store = SqliteStore(db)
+    try:
+        return {w.ws for w in store.workspaces()}
+    finally:
+        store.dispose()
+
+
+@pytest.mark.parametrize("answer", ["n\n", ""])  # a no, and no answer at all (end of input)
+def test_workspaces_remove_asks_first_and_a_no_deletes_nothing(tmp_path, answer):
+    db = str(tmp_path / "x.db")
+    _workspace_with_people(db)
+    result = CliRunner().invoke(cli, ["--db", db, "workspaces", "remove", "T0REMOVE"], obj={}, env={},
+                                input=answer)
+    assert result.exit_code == 1 and "Aborted" in result.output, result.output
+    assert "delete everything stored about its 2 people?" in result.output
+    assert _workspace_keys(db) == {"T0REMOVE"}
+
+
+@pytest.mark.parametrize("how", [["--yes"], []])
+def test_workspaces_remove_after_a_yes_or_with_yes_deletes_the_workspace(tmp_path, how):
+    db = str(tmp_path / "x.db")
+    _workspace_with_people(db)
+    result = CliRunner().invoke(cli, ["--db", db, "workspaces", "remove", "T0REMOVE", *how], obj={}, env={},
+                                input="y\n")
+    assert result.exit_code == 0 and "Removed workspace T0REMOVE" in result.output, result.output
+    assert ("?" in result.output) == (how == [])  # --yes asks nothing
+    assert _workspace_keys(db) == set()
+
+
+def test_search_wants_at_least_one_paper_and_says_plainly_when_none_matches(tmp_path):
+    good = tmp_path / "papers.jsonl"
+    good.write_text(json.dumps({"id": "a", "title": "Cats", "abstract": "Feline cats purr a lot."}) + "\n")
+    db = str(tmp_path / "x.db")
+    assert run("--db", db, "ingest", str(good)).exit_code == 0
+    zero = CliRunner().invoke(cli, ["--db", db, "search", "-n", "0", "cats"], obj={}, env={})
+    assert zero.exit_code == 2 and "-n" in zero.output and "Traceback" not in zero.output
+    none = run("--db", db, "search", "quasar", "[bold]")
+    assert none.exit_code == 0 and "No paper matches “quasar [bold]”." in none.output, none.output
