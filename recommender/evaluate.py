@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -116,6 +116,19 @@ def load_users(path) -> list[EvalUser]:
         except ValueError as e:
             raise BadEvalInput(f"{path}, line {number}: {e}") from None
     return users
+
+
+def unknown_ids(ids: Iterable[str], known: Container[str]) -> list[str]:
+    """The distinct ids among ``ids`` that ``known`` lacks, in first-seen order: a users, truth or
+    candidates file naming papers the papers file doesn't hold (they are ignored, and should be said)."""
+    return [i for i in dict.fromkeys(ids) if i not in known]
+
+
+def user_ids(users: Iterable[EvalUser]) -> Iterator[str]:
+    """Every paper id the users' lines name (liked, then disliked)."""
+    for user in users:
+        yield from user.liked
+        yield from user.disliked
 
 
 def load_candidates(path) -> list[str]:

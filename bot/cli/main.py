@@ -192,6 +192,13 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
         raise PaperbotError(f"no usable papers in {papers_path}")
     users = evaluate.load_users(users_path)
     candidates = evaluate.load_candidates(candidates_path) if candidates_path else None
+    known = {p.id for p in papers}
+    _warn_unknown(evaluate.unknown_ids(evaluate.user_ids(users), known), users_path)
+    if candidates is not None:
+        _warn_unknown(evaluate.unknown_ids(candidates, known), candidates_path or "")
+    if truth_path:
+        _warn_unknown(evaluate.unknown_ids(evaluate.user_ids(evaluate.load_users(truth_path)), known),
+                      truth_path)
     try:
         out_file = Path(out_path).open("w", encoding="utf-8")
     except OSError as exc:
@@ -203,6 +210,15 @@ def eval_command(papers_path: str, users_path: str, candidates_path: str | None,
         encode = encoder()  # without the extra: one line saying what to install
     with out_file:
         _rank_into(out_file, papers, users, candidates, k, out_path, truth_path, encode)
+
+
+def _warn_unknown(unknown: list[str], path: str, shown: int = 5) -> None:
+    """One warning line for the ids of ``path`` that no paper has (they are ignored)."""
+    if unknown:
+        examples = ", ".join(unknown[:shown]) + (", …" if len(unknown) > shown else "")
+        terminal.errors.print(f"[yellow]warning:[/yellow] {len(unknown):,} paper id(s) in {escape(path)} "
+                              f"are not in --papers and are ignored: {escape(examples)}",
+                              highlight=False, soft_wrap=True)
 
 
 def _rank_into(out, papers, users, candidates, k: int, out_path: str, truth_path: str | None,

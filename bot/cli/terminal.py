@@ -56,6 +56,9 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
     for r in reports:
         if r.error:
             errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)
+        if r.empty:
+            errors.print(f"[yellow]warning:[/yellow] {escape(r.source)} held no papers at all",
+                         highlight=False, soft_wrap=True)
         for rej in r.rejected[:max_rejected]:
             errors.print(f"[yellow]skipped[/yellow] {escape(r.source)}, {rej.where}: {escape(rej.reason)}",
                          highlight=False, soft_wrap=True)

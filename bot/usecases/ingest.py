@@ -26,6 +26,11 @@ class SourceReport:
     rejected: list[Rejected] = field(default_factory=list)
     error: str | None = None
 
+    @property
+    def empty(self) -> bool:
+        """Read, but it held no record at all (an empty file or feed: often the wrong one)."""
+        return self.error is None and not (self.added or self.updated or self.unchanged or self.rejected)
+
 
 def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = None,
            fetcher=None, must_save: bool = False) -> list[SourceReport]:

@@ -77,7 +77,7 @@ def test_eval_writes_rankings_and_metrics(tmp_path):
     assert all(len(r["ranked"]) == 5 for r in rows)
     assert not {"cats-0", "cats-1"} & set(rows[0]["ranked"])
     assert not {"quantum-0", "quantum-1"} & set(rows[1]["ranked"])
-    assert "recall@5" in result.output
+    assert "recall@5" in result.output and "warning" not in result.output
 
 
 def _unopenable(tmp_path, kind: str) -> str:
@@ -440,3 +440,33 @@ def test_search_wants_at_least_one_paper_and_says_plainly_when_none_matches(tmp_
     assert zero.exit_code == 2 and "-n" in zero.output and "Traceback" not in zero.output
     none = run("--db", db, "search", "quasar", "[bold]")
     assert none.exit_code == 0 and "No paper matches “quasar [bold]”." in none.output, none.output
+
+
+def test_an_empty_source_warns_and_still_exits_zero(tmp_path):
+    empty, good = tmp_path / "empty.jsonl", tmp_path / "good.jsonl"
+    empty.write_text("")
+    good.write_text(json.dumps({"id": "a", "title": "Cats", "abstract": "Feline cats purr a lot."}) + "\n")
+    result = run("--db", str(tmp_path / "x.db"), "ingest", str(empty), str(good))
+    assert result.exit_code == 0, result.output
+    assert "empty.jsonl held no papers at all" in result.output
+    assert "good.jsonl held no papers" not in result.output
+
+
+def test_eval_names_the_ids_no_paper_has_and_still_ranks(tmp_path):
+    from tests.conftest import make_corpus
+
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
+                              for p in make_corpus()))
+    users = tmp_path / "users.jsonl"
+    users.write_text(json.dumps({"user": "u1", "liked": ["cats-0", "ghost-1", "ghost-1"],
+                                 "disliked": ["ghost-2"]}) + "\n")
+    candidates = tmp_path / "c.txt"
+    candidates.write_text("cats-1\ncats-2\nnowhere\n")
+    out = tmp_path / "out.jsonl"
+    result = run("eval", "--papers", str(papers), "--users", str(users), "--candidates", str(candidates),
+                 "--k", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "2 paper id(s) in" in result.output and "ghost-1, ghost-2" in result.output
+    assert "1 paper id(s) in" in result.output and "nowhere" in result.output
+    assert [json.loads(line)["user"] for line in out.read_text().splitlines()] == ["u1"]
