@@ -89,18 +89,24 @@ def _db_setting(ctx: click.Context) -> str:
     return "--db" if ctx.obj.get("db_override") else "PAPERBOT_DB"
 
 
-def _settings(ctx: click.Context) -> Settings:
+def _settings(ctx: click.Context, create: bool = False) -> Settings:
+    """The settings, with ``--db`` over ``PAPERBOT_DB``. Unless ``create``, a SQLite file that isn't
+    there is refused in one line naming it: a mistyped path must not become a new, empty database."""
     settings = Settings.load()
     override = ctx.obj.get("db_override")
     if override:
         settings = Settings(**{**settings.__dict__, "db_path": override})
     ctx.obj["db_target"] = settings.db_path  # what an error opening it names
+    target = settings.db_path
+    if not create and not is_postgres_url(target) and target != ":memory:" and not Path(target).exists():
+        raise click.ClickException(f"{_db_setting(ctx)}: there is no database at {target} "
+                                   "(`paperbot ingest` makes one)")
     use_arxiv_api(settings.arxiv_api_url)  # `ingest arxiv:…` and papers followed by arXiv id
     return settings
 
 
-def _open(ctx: click.Context) -> Context:
-    settings = _settings(ctx)
+def _open(ctx: click.Context, create: bool = False) -> Context:
+    settings = _settings(ctx, create)
     app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
     ctx.call_on_close(app.close)
     return app
@@ -118,7 +124,7 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
     the exit status is non-zero only if a source could not be read at all, or the database could not
     be written (a full disk: the papers stored until then are kept, the model is refitted next time).
     """
-    app = _open(ctx)
+    app = _open(ctx, create=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=terminal.errors, transient=True) as bar:
         tasks: dict[str, int] = {}
@@ -269,7 +275,7 @@ def run(ctx: click.Context, port: int | None) -> None:
     """
     from bot.slack.server import serve
 
-    serve(_settings(ctx), port=port, announce=lambda line: click.echo(line, err=True))
+    serve(_settings(ctx, create=True), port=port, announce=lambda line: click.echo(line, err=True))
 
 
 @cli.command()
@@ -395,7 +401,7 @@ def db_copy(ctx: click.Context, target: str) -> None:
     """
     from storage.copy import copy_database
 
-    source_target = _settings(ctx).db_path
+    source_target = _settings(ctx, create=True).db_path  # its own message below, for a copy
     if not target.strip():
         raise click.BadParameter("give a postgresql:// URL or a SQLite file", param_hint="--to")
     if not is_postgres_url(source_target) and not Path(source_target).is_file():

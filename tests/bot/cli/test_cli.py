@@ -51,9 +51,25 @@ def test_ingest_exits_non_zero_only_for_an_unreadable_source(tmp_path):
 
 
 def test_search_on_an_empty_database_says_so(tmp_path):
+    from storage import SqliteStore
+
+    SqliteStore(tmp_path / "x.db").dispose()
     result = run("--db", str(tmp_path / "x.db"), "search", "cats")
     assert result.exit_code == 1
     assert "no papers yet" in result.output.lower()
+
+
+@pytest.mark.parametrize("command", [["search", "cats"], ["digest", "--dry-run"], ["export", "--user", "U1"],
+                                     ["workspaces"], ["workspaces", "remove", "T1", "--yes"]])
+def test_a_sqlite_path_that_is_not_there_is_refused_in_one_line_and_nothing_is_made(tmp_path, command):
+    typo = tmp_path / "paperbto.db"
+    result = run("--db", str(typo), *command)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    said = f"Error: --db: there is no database at {typo} (`paperbot ingest` makes one)"
+    assert result.output.strip() == said
+    assert list(tmp_path.iterdir()) == []
+    from_env = run(*command, env={"PAPERBOT_DB": str(typo)})
+    assert from_env.exit_code == 1 and f"PAPERBOT_DB: there is no database at {typo}" in from_env.output
 
 
 def test_eval_writes_rankings_and_metrics(tmp_path):
@@ -219,7 +235,7 @@ def test_a_database_that_is_a_folder_is_one_line_naming_the_setting_and_why(tmp_
 
 def test_a_database_in_a_missing_folder_says_which_folder(tmp_path):
     db = tmp_path / "no" / "such" / "x.db"
-    line = _one_error_line(run("--db", str(db), "search", "cats"))
+    line = _one_error_line(run("--db", str(db), "ingest", str(tmp_path / "any.jsonl")))
     assert line == f"Error: --db: can't open the database {db} (its folder {db.parent} does not exist)"
 
 
