@@ -401,7 +401,7 @@ def db_copy(ctx: click.Context, target: str) -> None:
     """
     from storage.copy import copy_database
 
-    source_target = _settings(ctx, create=True).db_path  # its own message below, for a copy
+    source_target = _settings(ctx, create=True).db_path  # a missing source has its own message below
     if not target.strip():
         raise click.BadParameter("give a postgresql:// URL or a SQLite file", param_hint="--to")
     if not is_postgres_url(source_target) and not Path(source_target).is_file():
