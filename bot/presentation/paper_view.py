@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from urllib.parse import quote
 
 from bot.presentation.tex import tex_to_text
 from bot.presentation.titles import split_title
@@ -78,13 +79,25 @@ def published_on(paper: Paper) -> str:
 
 
 def paper_links(paper: Paper) -> list[PaperLink]:
-    """Where to read the paper: for arXiv its abstract page and its PDF, else its URL when known."""
+    """Where to read the paper: for arXiv its abstract page and its PDF, else its URL when known, else
+    its DOI's page."""
     if paper.arxiv_id:
         return [PaperLink(f"arXiv:{paper.arxiv_id}", f"https://arxiv.org/abs/{paper.arxiv_id}"),
                 PaperLink("PDF", f"https://arxiv.org/pdf/{paper.arxiv_id}")]
-    return [PaperLink("Link", paper.url)] if paper.url else []
+    if paper.url:
+        return [PaperLink("Link", paper.url)]
+    return [PaperLink(f"doi:{paper.doi}", doi_url(paper.doi))] if paper.doi else []
 
 
 def title_url(paper: Paper) -> str | None:
-    """The URL a paper's title links to: its own URL, else its arXiv abstract page."""
-    return paper.url or (f"https://arxiv.org/abs/{paper.arxiv_id}" if paper.arxiv_id else None)
+    """The URL a paper's title links to: its own URL, else its arXiv abstract page, else its DOI's page."""
+    if paper.url:
+        return paper.url
+    if paper.arxiv_id:
+        return f"https://arxiv.org/abs/{paper.arxiv_id}"
+    return doi_url(paper.doi) if paper.doi else None
+
+
+def doi_url(doi: str) -> str:
+    """The doi.org address of a (bare) DOI; its characters that a URL can't carry as they are escaped."""
+    return "https://doi.org/" + quote(doi, safe="/:;()._-")

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from slack_sdk import WebClient
 
 from bot.errors import BadArgument
-from bot.presentation.paper_view import shown_title
+from bot.presentation.paper_view import shown_title, title_url
 from bot.presentation.reasons import shorten
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.files import upload_to_dm
@@ -413,7 +413,7 @@ def reply_saved(ctx: Context, user_id: str) -> Reply:
 
 def _saved_line(item: SavedItem) -> str:
     paper = item.paper
-    line = "• " + link(paper.url, fit(title_of(paper), 200))
+    line = "• " + link(title_url(paper), fit(title_of(paper), 200))
     by = byline(paper)
     return line + (f" · {by}" if by else "") + f" · saved {item.saved_at[:10]}"
 

@@ -67,3 +67,19 @@ def test_arxiv_papers_link_to_abs_and_pdf_others_to_their_url():
     assert [(lk.label, lk.url) for lk in paper_links(other)] == [("Link", "https://x.org/p")]
     assert paper_links(Paper(id="c", abstract="x")) == [] and title_url(Paper(id="c", abstract="x")) is None
     assert title_url(Paper(id="d", abstract="x", arxiv_id="2401.00001")) == "https://arxiv.org/abs/2401.00001"
+
+
+def test_a_paper_known_only_by_its_doi_links_to_doi_org():
+    bare = Paper(id="doi:10.1145/3292500.3330701", title="T", abstract="A.", doi="10.1145/3292500.3330701")
+    assert title_url(bare) == "https://doi.org/10.1145/3292500.3330701"
+    assert [(p.label, p.url) for p in paper_links(bare)] == [
+        ("doi:10.1145/3292500.3330701", "https://doi.org/10.1145/3292500.3330701")]
+    odd = Paper(id="d", title="T", abstract="A.", doi="10.1002/(sici)1097-4571<3::aid>")
+    assert title_url(odd) == "https://doi.org/10.1002/(sici)1097-4571%3C3::aid%3E"  # nothing Slack can't link
+    own = Paper(id="o", title="T", abstract="A.", doi="10.1/x", url="https://example.org/x")
+    assert title_url(own) == "https://example.org/x" and [p.url for p in paper_links(own)] == [own.url]
+    arxiv = Paper(id="2401.00042", title="T", abstract="A.", doi="10.1/y", arxiv_id="2401.00042")
+    assert title_url(arxiv) == "https://arxiv.org/abs/2401.00042"
+    assert [p.label for p in paper_links(arxiv)] == ["arXiv:2401.00042", "PDF"]
+    assert title_url(Paper(id="n", title="T", abstract="A.")) is None
+

@@ -183,3 +183,9 @@ def test_results_stay_within_fifty_blocks_however_many_papers():
 
 def test_header_block_is_cut_to_150():
     assert len(header_block("x " * 500)["text"]["text"]) <= HEADER_LIMIT
+
+
+def test_a_doi_only_paper_message_carries_its_link():
+    paper = Paper(id="doi:10.1/z", title="Zebra stripes", abstract="About zebras.", doi="10.1/z")
+    rec = Recommendation(paper, 1.0, "Matches “zebras”")
+    assert "<https://doi.org/10.1/z|" in json.dumps(paper_blocks(rec))
