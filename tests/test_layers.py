@@ -52,7 +52,7 @@ RULES = [
      "the process's state is what use cases are handed, so it can't need them"),
     ("bot/presentation", ("bot.state", "bot.usecases", "bot.slack", "bot.cli.main", "slack_bolt", "slack_sdk",
                           "sqlite3", "sqlite_utils", "psycopg", "storage.sqlite", "storage.postgres",
-                          "urllib", "http"),
+                          "urllib.request", "urllib.error", "http"),  # urllib.parse is string work
      "how a paper reads is a pure function of its record"),
     ("bot/sources", ("bot.state", "bot.usecases", "bot.slack", "bot.cli.main"),
      "sources read records; what is done with them is a use case's"),
