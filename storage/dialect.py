@@ -42,6 +42,13 @@ class Dialect(ABC):
         however many values, so a statement's text and plan do not change with their number."""
 
     @abstractmethod
+    def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
+        """A relation ``m(paper_id, score)`` of the papers whose full text (``paper_text``) holds each of
+        ``phrases`` (``every``) or any of them, each a run of lowercase words (:func:`storage.fulltext.words`)
+        matched as a phrase; higher scores match better. Every word goes in as data, quoted: nothing a
+        person types is ever the index's query syntax."""
+
+    @abstractmethod
     def serialised(self) -> AbstractContextManager[None]:
         """A block whose reads and writes no other writer may interleave with where the backend needs
         it for a compare-and-set (SQLite: its write lock); where rows are locked as written (PostgreSQL)
@@ -98,6 +105,13 @@ class SqliteDialect(Dialect):
     def listed(self, values: Sequence[str]) -> tuple[str, list]:
         return "(select value as id from json_each(?)) c", [json.dumps(list(values))]
 
+    def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
+        # One FTS5 expression, each phrase a string in double quotes (whose words hold no quote); bm25()
+        # is lower for a better match, and weighs a title's words most.
+        expression = f" {'AND' if every else 'OR'} ".join('"' + " ".join(p) + '"' for p in phrases)
+        return ("(select p.id paper_id, -bm25(paper_text, 4.0, 1.0, 2.0) score from paper_text"
+                " join papers p on p.rowid = paper_text.rowid where paper_text match ?) m"), [expression]
+
     def serialised(self) -> AbstractContextManager[None]:
         # Every RETURNING row must be read before SQLite can commit the statement, and sqlite3 leaves a
         # transaction open after one: a transaction of its own ends both.
@@ -119,6 +133,14 @@ class PostgresDialect(Dialect):
 
     def listed(self, values: Sequence[str]) -> tuple[str, list]:
         return "unnest(?::text[]) c(id)", [list(values)]
+
+    def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
+        # phraseto_tsquery reads its argument as plain text (no operators), one parameter per phrase.
+        query = f" {'&&' if every else '||'} ".join(["phraseto_tsquery('simple', ?)"] * len(phrases))
+        # Only the fixed call above is repeated into the statement.
+        relation = ("(select t.paper_id, ts_rank(t.doc, q.q) score from paper_text t,"  # noqa: S608
+                    f" (select {query} q) q where t.doc @@ q.q) m")
+        return relation, [" ".join(p) for p in phrases]
 
     def serialised(self) -> AbstractContextManager[None]:
         # Each compare-and-set is one statement whose WHERE the server re-checks on the newest row.

@@ -50,6 +50,7 @@ from storage.channel_settings import ChannelSettings
 from storage.dialect import PostgresDialect, native
 from storage.digests import Digests
 from storage.errors import StorageError
+from storage.fulltext import FullText
 from storage.models import Feedback, Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
@@ -73,8 +74,8 @@ from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
 
-class PostgresStore(Papers, People, Preferences, Digests, ChannelSettings, PaperVectorStore, SavedPapers,
-                    Artifacts, Workspaces, Snapshots, Store):
+class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
+                    SavedPapers, Artifacts, Workspaces, Snapshots, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

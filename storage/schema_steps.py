@@ -10,7 +10,8 @@ A step is a few backend-neutral changes, turned into each dialect's SQL by :func
 - :class:`CreateTable`, :class:`AddColumn` and :class:`CreateIndex`, with columns of the four neutral
   types below (timestamps and JSON stay text on both backends, see ``storage/pg_migrations.py``);
 - :class:`Sql`, one statement valid on both (a data fix, a trigger…), with a per-backend text for
-  the rare place where the dialects differ.
+  the rare place where the dialects differ;
+- :class:`Only`, a statement for one backend alone (a virtual table, a function the other lacks).
 
 Recipe (a new per-person setting), appended to :data:`STEPS`::
 
@@ -178,7 +179,24 @@ class Sql:
         return [self.text if chosen is None else chosen]
 
 
-Change = CreateTable | AddColumn | CreateIndex | Sql
+@dataclass(frozen=True)
+class Only:
+    """One statement for one backend alone, nothing on the other: for what one backend keeps in a shape
+    the other has no word for (SQLite's FTS5 virtual table and its triggers; PostgreSQL's functions)."""
+
+    dialect: Dialect
+    text: str
+
+    def __post_init__(self) -> None:
+        if self.dialect not in TYPE_NAMES:
+            raise ValueError(f"unknown dialect {self.dialect!r}")
+
+    def statements(self, dialect: Dialect) -> list[str]:
+        """The statement when ``dialect`` is its backend, else none."""
+        return [self.text] if dialect == self.dialect else []
+
+
+Change = CreateTable | AddColumn | CreateIndex | Sql | Only
 
 
 @dataclass(frozen=True)
@@ -266,5 +284,53 @@ STEPS: list[Step] = [
         CreateTable("paper_vectors", (_key("paper_id"), _key("model"), Column("seq", "bigint", not_null=True),
                                       Column("vector", "blob", not_null=True), Column("computed_at")),
                     primary_key=("paper_id",)),
+    )),
+    # Issue 23: every word of every paper findable, the rarest included (a method's name that only one
+    # paper holds is no word of the TF-IDF vocabulary). ``paper_text`` is the full-text index of each
+    # paper's title, abstract and authors, kept by the database itself on every insert, change and
+    # delete of a paper (an ingest, a merge, a copy), and filled here from the papers already stored.
+    # Words are lowercased, never stemmed, so a name is found as written. SQLite: an FTS5 table over
+    # ``papers`` (external content: the text is not stored twice; its rowids, which VACUUM keeps, tie
+    # the two). PostgreSQL: a ``tsvector`` per paper (``simple`` configuration) under a GIN index.
+    # Derived data: ``paperbot db copy`` moves the papers, and each database indexes them again.
+    Step("m019_fulltext", (
+        Only("sqlite", "create virtual table paper_text using fts5(title, abstract, authors,"
+                       " content='papers', content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')"),
+        Only("sqlite", "create trigger paper_text_insert after insert on papers begin"
+                       " insert into paper_text (rowid, title, abstract, authors)"
+                       " values (new.rowid, new.title, new.abstract, new.authors); end"),
+        Only("sqlite", "create trigger paper_text_delete after delete on papers begin"
+                       " insert into paper_text (paper_text, rowid, title, abstract, authors)"
+                       " values ('delete', old.rowid, old.title, old.abstract, old.authors); end"),
+        Only("sqlite", "create trigger paper_text_update after update of title, abstract, authors on papers"
+                       " when old.title is not new.title or old.abstract is not new.abstract"
+                       " or old.authors is not new.authors begin"
+                       " insert into paper_text (paper_text, rowid, title, abstract, authors)"
+                       " values ('delete', old.rowid, old.title, old.abstract, old.authors);"
+                       " insert into paper_text (rowid, title, abstract, authors)"
+                       " values (new.rowid, new.title, new.abstract, new.authors); end"),
+        Only("sqlite", "insert into paper_text (paper_text) values ('rebuild')"),
+        Only("postgres", "create table paper_text (paper_id text primary key, doc tsvector not null)"),
+        # A title's words weigh most (A), then the abstract's (B), then the authors' (C).
+        Only("postgres", "create function paper_text_doc(title text, abstract text, authors text)"
+                         " returns tsvector language sql immutable as $$"
+                         " select setweight(to_tsvector('simple', coalesce(title, '')), 'A')"
+                         " || setweight(to_tsvector('simple', coalesce(abstract, '')), 'B')"
+                         " || setweight(to_tsvector('simple', coalesce(authors, '')), 'C') $$"),
+        Only("postgres", "create function paper_text_sync() returns trigger language plpgsql as $$ begin"
+                         " if tg_op <> 'INSERT' then delete from paper_text where paper_id = old.id; end if;"
+                         " if tg_op <> 'DELETE' then insert into paper_text (paper_id, doc)"
+                         " values (new.id, paper_text_doc(new.title, new.abstract, new.authors)); end if;"
+                         " return null; end $$"),
+        Only("postgres", "create trigger paper_text_kept after insert or delete on papers"
+                         " for each row execute function paper_text_sync()"),
+        Only("postgres", "create trigger paper_text_changed after update of id, title, abstract, authors"
+                         " on papers for each row when (old.id is distinct from new.id"
+                         " or old.title is distinct from new.title"
+                         " or old.abstract is distinct from new.abstract"
+                         " or old.authors is distinct from new.authors) execute function paper_text_sync()"),
+        Only("postgres", "insert into paper_text (paper_id, doc)"
+                         " select id, paper_text_doc(title, abstract, authors) from papers"),
+        Only("postgres", "create index idx_paper_text_doc on paper_text using gin (doc)"),
     )),
 ]

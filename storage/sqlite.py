@@ -23,6 +23,7 @@ from storage.channel_settings import ChannelSettings
 from storage.dialect import SqliteDialect
 from storage.digests import Digests
 from storage.errors import StorageError, StoreBusy, translated
+from storage.fulltext import FullText
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
@@ -42,8 +43,8 @@ from storage.workspaces import Workspaces
 BUSY_SECONDS = 90
 
 
-class SqliteStore(Papers, People, Preferences, Digests, ChannelSettings, PaperVectorStore, SavedPapers,
-                  Artifacts, Workspaces, Snapshots, Store):
+class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
+                  SavedPapers, Artifacts, Workspaces, Snapshots, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

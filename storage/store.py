@@ -592,6 +592,22 @@ class Store(Protocol):
         """Title and abstract (``"title. abstract"``) of every paper whose lowercased title or abstract
         holds one of ``fragments`` (lowercase), by id: a coarse first pass for muted words."""
         ...
+
+    # -- the full-text index ---------------------------------------------------------------------
+
+    def search_text(self, phrases: Sequence[str], limit: int, every: bool = True) -> list[tuple[str, float]]:
+        """Up to ``limit`` papers whose title, abstract or authors hold each of ``phrases`` (with
+        ``every``; else any of them), best first, as (paper id, score) pairs, higher scores better (BM25
+        on SQLite, ``ts_rank`` on PostgreSQL: comparable within one answer only). A phrase is its words
+        in order, case and punctuation ignored (``"MeCo"`` and ``"meco"`` alike; ``"reward model"`` as a
+        phrase); any text is safe, none is the index's syntax. Every word counts, however rare: the
+        index is kept current on every paper written, merged or deleted."""
+        ...
+
+    def count_text(self, phrases: Sequence[str], at_most: int, every: bool = True) -> int:
+        """How many papers :meth:`search_text` would find for ``phrases``, counted up to ``at_most``
+        (cheap whatever the real number: enough to tell a rare word from a common one)."""
+        ...
     # -- one person at once ----------------------------------------------------------------------
 
     def person_snapshot(self, user_id: str) -> PersonSnapshot:

@@ -48,6 +48,17 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
                        "finished_at", "error", "attempts", "message_ts"),
 }
 
+#: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
+#: never copied, since the target indexes the papers copied into it. SQLite keeps shadow tables beside
+#: its FTS5 table, named after it (``paper_text_data``, …).
+DERIVED_TABLES = ("paper_text",)
+
+
+def derived(table: str) -> bool:
+    """Whether ``table`` is one of :data:`DERIVED_TABLES` or a shadow table SQLite keeps for one."""
+    return any(table == name or table.startswith(name + "_") for name in DERIVED_TABLES)
+
+
 #: Tables whose rows each belong to one workspace (a ``ws`` column, part of their keys): what
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
