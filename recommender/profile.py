@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+#: How much a save teaches, next to a like (1): it says "worth keeping", less than "more like this".
+SAVE_WEIGHT = 0.5
+
 
 @dataclass
 class Profile:
@@ -17,6 +20,9 @@ class Profile:
     feedback's ``created_at``; fractions are fine, negative ages count as 0). Older feedback then
     counts less, halving every ``Weights.half_life_days``. ``None`` (the default) treats all feedback
     as new. A list of the wrong length raises ValueError when the profile is ranked.
+
+    ``saved`` names those of ``liked`` that are saves rather than likes: they pull the same way with
+    :data:`SAVE_WEIGHT` of a like's weight (a paper both saved and rated is only its like or dislike).
     """
 
     topics: list[str] = field(default_factory=list)
@@ -24,6 +30,7 @@ class Profile:
     disliked: list[str] = field(default_factory=list)
     liked_age_days: list[float] | None = None
     disliked_age_days: list[float] | None = None
+    saved: frozenset[str] = frozenset()
 
     @property
     def is_empty(self) -> bool:
@@ -31,8 +38,13 @@ class Profile:
         return not (self.topics or self.liked)
 
     def liked_weights(self, half_life_days: float) -> list[float]:
-        """One weight per liked paper, in ``(0, 1]``: ``0.5 ** (age / half_life_days)``."""
-        return fading(self.liked, self.liked_age_days, half_life_days, "liked_age_days")
+        """One weight per liked paper, in ``(0, 1]``: ``0.5 ** (age / half_life_days)``, times
+        :data:`SAVE_WEIGHT` for a save."""
+        weights = fading(self.liked, self.liked_age_days, half_life_days, "liked_age_days")
+        if not self.saved:
+            return weights
+        return [w * SAVE_WEIGHT if pid in self.saved else w
+                for pid, w in zip(self.liked, weights, strict=True)]
 
     def disliked_weights(self, half_life_days: float) -> list[float]:
         """One weight per disliked paper, as :meth:`liked_weights`."""

@@ -61,6 +61,7 @@ class Person:
     digest_enabled: bool = False
     digest_since: str | None = None  # ISO UTC: when the schedule was last set
     digest_weekday: int | None = None  # a weekly digest's day (0 = Monday); None: daily
+    author_picks: int | None = None  # followed authors' new papers a digest holds; None: the default
 
 
 @dataclass

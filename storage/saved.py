@@ -1,7 +1,7 @@
-"""A person's reading list (the ``saved`` table) on either backend, and the statement that hands over
-everything stored about a person. Statements use qmark placeholders (run through the store's
-:class:`~storage.dialect.Dialect`); table and column names come from :mod:`storage.tables`, never from
-input."""
+"""A person's reading list (the ``saved`` table) on either backend, a week's likes and saves per paper
+(what trending ranks by), and the statement that hands over everything stored about a person.
+Statements use qmark placeholders (run through the store's :class:`~storage.dialect.Dialect`); table
+and column names come from :mod:`storage.tables`, never from input."""
 
 from __future__ import annotations
 
@@ -11,17 +11,31 @@ from storage.dialect import Shared
 from storage.models import SavedPaper
 from storage.tables import columns, order_by
 
-#: A paper saved once: the second save of the same paper changes nothing (and says so).
-SAVE = ("insert into saved (ws, user_id, paper_id, saved_at, like_from_save) values (?, ?, ?, ?, ?)"
+#: A paper saved once: the second save of the same paper changes nothing (and says so). A save is its
+#: own signal: it writes no feedback (``like_from_save`` stays 0; it told, before m020, that the save
+#: had made a like).
+SAVE = ("insert into saved (ws, user_id, paper_id, saved_at) values (?, ?, ?, ?)"
         " on conflict (ws, user_id, paper_id) do nothing")
-#: One statement takes the save away and tells whether its like came with it: of two unsaves at once,
-#: one gets the row.
-UNSAVE = "delete from saved where ws = ? and user_id = ? and paper_id = ? returning like_from_save"
-#: A like given on its own to a saved paper: unsaving it no longer takes the like back.
-KEEP_LIKE = "update saved set like_from_save = 0 where ws = ? and user_id = ? and paper_id = ?"
+#: Of two unsaves at once, one deletes the row.
+UNSAVE = "delete from saved where ws = ? and user_id = ? and paper_id = ?"
 LIST = ("select paper_id, saved_at from saved where ws = ? and user_id = ?"
         " order by saved_at desc, paper_id desc")
 IDS = "select paper_id from saved where ws = ? and user_id = ?"
+#: A week's likes and saves per paper, of people (a channel's feedback is nobody's), each person once:
+#: by their like, else by their save when they neither liked nor disliked the paper (as a profile counts
+#: them). Most-liked first, then most-saved, then the latest.
+SIGNALS_SINCE = (
+    "select paper_id, sum(l) as likes, sum(s) as saves, max(at) as latest from ("
+    " select f.paper_id, 1 as l, 0 as s, f.created_at as at from feedback f"
+    "  where f.ws = ? and f.value > 0 and f.created_at >= ?"
+    "  and not exists (select 1 from channels c where c.ws = f.ws and c.channel_id = f.user_id)"
+    " union all"
+    " select v.paper_id, 0 as l, 1 as s, v.saved_at as at from saved v"
+    "  where v.ws = ? and v.saved_at >= ?"
+    "  and not exists (select 1 from feedback f where f.ws = v.ws and f.user_id = v.user_id"
+    "                  and f.paper_id = v.paper_id)"
+    ") t group by paper_id order by likes desc, saves desc, latest desc, paper_id limit ?"
+)
 
 
 def saved_now() -> str:
@@ -42,20 +56,18 @@ def rows_of_person(backend: str, table: str) -> tuple[str, tuple[str, ...]]:
 class SavedPapers(Shared):
     """The reading lists of one workspace's people."""
 
-    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
-        # Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by this
-        # save. True if it was not there yet (a second save changes nothing).
-        return self._sql.run(SAVE, [self._ws, user_id, paper_id, saved_now(), int(like_from_save)]) > 0
+    def save_paper(self, user_id: str, paper_id: str) -> bool:
+        return self._sql.run(SAVE, [self._ws, user_id, paper_id, saved_now()]) > 0
 
-    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
-        rows = self._sql.returning(UNSAVE, [self._ws, user_id, paper_id])
-        return bool(rows[0][0]) if rows else None
-
-    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
-        self._sql.run(KEEP_LIKE, [self._ws, user_id, paper_id])
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool:
+        return self._sql.run(UNSAVE, [self._ws, user_id, paper_id]) > 0
 
     def saved_papers(self, user_id: str) -> list[SavedPaper]:
         return [SavedPaper(*r) for r in self._sql.all(LIST, [self._ws, user_id])]
 
     def saved_paper_ids(self, user_id: str) -> set[str]:
         return {r[0] for r in self._sql.all(IDS, [self._ws, user_id])}
+
+    def liked_or_saved_since(self, since: str, limit: int) -> list[tuple[str, int, int]]:
+        return [(r[0], int(r[1]), int(r[2]))
+                for r in self._sql.all(SIGNALS_SINCE, [self._ws, since, self._ws, since, limit])]

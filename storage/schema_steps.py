@@ -333,4 +333,16 @@ STEPS: list[Step] = [
                          " select id, paper_text_doc(title, abstract, authors) from papers"),
         Only("postgres", "create index idx_paper_text_doc on paper_text using gin (doc)"),
     )),
+    # Issue 23: a save is its own, weaker signal, never a like. The likes a save made (``like_from_save``:
+    # the person had given none) were never given by the person: they go, and the saves stay saves. A
+    # dislike given since stays (the person's own word); a like given on its own had cleared the flag.
+    # The flag then says what is now always true: no like came with the save.
+    Step("m020_saves_apart", (
+        Sql("delete from feedback where value > 0 and exists (select 1 from saved s where s.ws = feedback.ws"
+            " and s.user_id = feedback.user_id and s.paper_id = feedback.paper_id and s.like_from_save = 1)"),
+        Sql("update saved set like_from_save = 0 where like_from_save = 1"),
+    )),
+    # Issue 23: how many followed authors' new papers a digest holds (`/papers digest authors N`, 0-10);
+    # NULL for the default.
+    Step("m021_author_picks", (AddColumn("people", Column("author_picks", "integer")),)),
 ]

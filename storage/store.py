@@ -233,19 +233,13 @@ class Store(Protocol):
 
     # -- the reading list ------------------------------------------------------------------------
 
-    def save_paper(self, user_id: str, paper_id: str, like_from_save: bool = False) -> bool:
-        """Put a paper on a person's reading list; ``like_from_save``: the like it comes with was made by
-        this save. True if it was not there yet (a second save, even one at the same time, changes
-        nothing)."""
+    def save_paper(self, user_id: str, paper_id: str) -> bool:
+        """Put a paper on a person's reading list (a save of its own: no like or dislike comes with it).
+        True if it was not there yet (a second save, even one at the same time, changes nothing)."""
         ...
 
-    def unsave_paper(self, user_id: str, paper_id: str) -> bool | None:
-        """Take a paper off the reading list: None if it was not on it, else whether its like came with
-        the save (:meth:`save_paper`'s ``like_from_save``, unless :meth:`keep_saved_like` since)."""
-        ...
-
-    def keep_saved_like(self, user_id: str, paper_id: str) -> None:
-        """The person liked a saved paper on their own: unsaving it leaves that like."""
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool:
+        """Take a paper off the reading list (only the save: feedback stays); False if it was not on it."""
         ...
 
     def saved_papers(self, user_id: str) -> list[SavedPaper]:
@@ -254,6 +248,12 @@ class Store(Protocol):
 
     def saved_paper_ids(self, user_id: str) -> set[str]:
         """Every paper on a person's reading list."""
+        ...
+
+    def liked_or_saved_since(self, since: str, limit: int) -> list[tuple[str, int, int]]:
+        """The papers people of this workspace liked or saved since ``since`` (ISO UTC): (paper id, how
+        many liked it, how many saved it without liking or disliking it), most-liked first, then
+        most-saved, then the latest; at most ``limit``. Channels count for nothing. Never who."""
         ...
 
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:

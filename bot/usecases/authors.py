@@ -2,20 +2,37 @@
 
 Names are matched as people write them: case and accents ignored, "Bajcsy, Andrea" is "Andrea Bajcsy",
 and an initial stands for any given name it starts ("A. Bajcsy" is Andrea Bajcsy, and so is "Bajcsy").
+
+"New" means recent, not just added: a paper published in the :data:`NEW_DAYS` days before the person's
+local day, or, for a paper without a date (a conference's list: "NeurIPS 2018"), one whose venue names
+the current year and that was added in those days. A paper with neither is never new by authorship, so
+following a prolific author does not bring back their old papers when a source adds them today. At most
+:data:`DEFAULT_AUTHOR_PICKS` of them come a digest unless the person asks for more (``author_picks``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 
 from bot.errors import BadArgument
 from bot.presentation.tex import tex_to_text
 from bot.state.context import Context
 from recommender.authors import fold  # the same folding as search by author
+from storage import Paper
 
 MAX_AUTHORS = 50
 MAX_NAME_LENGTH = 100
+#: How many days before the person's local day a followed author's paper may be published and be new.
+NEW_DAYS = 30
+#: Followed authors' new papers a digest holds, unless the person says otherwise…
+DEFAULT_AUTHOR_PICKS = 2
+#: …from 0 (none) to this many.
+MAX_AUTHOR_PICKS = 10
+# A year in a venue's name: "ICML 2019", "NeurIPS'24" is not one (two digits say too little).
+_YEAR = re.compile(r"(?<!\d)(19|20)\d{2}(?!\d)")
 
 
 def name_key(name: str) -> str:
@@ -94,12 +111,37 @@ def remove_author(ctx: Context, user_id: str, name: str) -> list[str]:
     return gone
 
 
-def new_papers_by(ctx: Context, user_id: str, since: str, exclude: set[str]) -> list[AuthorPick]:
-    """The papers since ``since`` (YYYY-MM-DD) by an author the person follows, not in ``exclude``,
-    newest first (empty, and no query of the papers, for someone who follows no author)."""
+def author_picks(ctx: Context, user_id: str) -> int:
+    """How many followed authors' new papers a digest of this person holds (their setting, else
+    :data:`DEFAULT_AUTHOR_PICKS`)."""
+    person = ctx.store.get_person(user_id)
+    chosen = person.author_picks if person is not None else None
+    return DEFAULT_AUTHOR_PICKS if chosen is None else chosen
+
+
+def venue_year(venue: str | None) -> int | None:
+    """The year a venue's name says ("ICML 2019": 2019), or None."""
+    found = _YEAR.search(venue or "")
+    return int(found.group()) if found else None
+
+
+def is_new(paper: Paper, today: date) -> bool:
+    """Whether a followed author's ``paper`` is new on the person's local day ``today`` (see the module):
+    published on or after :data:`NEW_DAYS` days before it; without a date, of a venue of ``today``'s
+    year."""
+    if paper.published:
+        return paper.published[:10] >= (today - timedelta(days=NEW_DAYS)).isoformat()
+    return venue_year(paper.venue) == today.year
+
+
+def new_papers_by(ctx: Context, user_id: str, today: date, exclude: set[str]) -> list[AuthorPick]:
+    """The new papers (:func:`is_new` on the person's local day ``today``) by an author the person
+    follows, not in ``exclude``, newest first (empty, and no query of the papers, for someone who follows
+    no author)."""
     followed = [key for key, _ in ctx.store.get_followed_authors(user_id)]
     if not followed:
         return []
+    since = (today - timedelta(days=NEW_DAYS)).isoformat()
     dated = []
     for pid, (authors, day) in _recent_authors(ctx, since).items():
         if pid in exclude:
@@ -107,7 +149,10 @@ def new_papers_by(ctx: Context, user_id: str, since: str, exclude: set[str]) -> 
         author = next((a for a in authors if any(same_person(key, a) for key in followed)), None)
         if author is not None:
             dated.append((day or "", pid, AuthorPick(pid, author)))
-    return [pick for *_, pick in sorted(dated, key=lambda d: (d[0], d[1]), reverse=True)]
+    papers = ctx.store.get_papers([pid for _, pid, _ in dated]) if dated else {}
+    # Read by id, a paper merged since comes under the id it went into: that one must be new.
+    new = [d for d in dated if d[1] in papers and is_new(papers[d[1]], today)]
+    return [pick for *_, pick in sorted(new, key=lambda d: (d[0], d[1]), reverse=True)]
 
 
 def _recent_authors(ctx: Context, since: str) -> dict[str, tuple[list[str], str]]:

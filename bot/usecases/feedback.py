@@ -1,4 +1,5 @@
-"""Likes and dislikes."""
+"""Likes and dislikes: the person's own 👍 and 👎, apart from saves (:mod:`bot.usecases.saved`), which
+neither make nor take away either."""
 
 from __future__ import annotations
 
@@ -17,8 +18,6 @@ def record_feedback(ctx: Context, user_id: str, paper_id: str, value: int) -> No
     with ctx.store.transaction():
         ctx.store.ensure_person(user_id)
         ctx.store.set_feedback(user_id, paper_id, value)
-        if value == LIKE:  # a like of its own: unsaving the paper (bot.usecases.saved) leaves it
-            ctx.store.keep_saved_like(user_id, paper_id)
 
 
 def withdraw_feedback(ctx: Context, user_id: str, paper_id: str, value: int | None = None) -> bool:

@@ -131,7 +131,8 @@ def feed_profiles(ctx: Context, user_id: str, base: Profile) -> list[FeedProfile
                 if _feed_of(sent_for.get(pid), named) == feed]
         profile = Profile(topics=list(topics), liked=[pid for pid, _ in mine], disliked=list(base.disliked),
                           liked_age_days=[age for _, age in mine],
-                          disliked_age_days=list(base.disliked_age_days or []) or None)
+                          disliked_age_days=list(base.disliked_age_days or []) or None,
+                          saved=base.saved)
         if profile.topics or profile.liked:
             out.append(FeedProfile(feed, profile))
     return out

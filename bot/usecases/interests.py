@@ -9,7 +9,7 @@ from bot.errors import BadArgument
 from bot.sources.arxiv_ids import arxiv_id_of_url
 from bot.sources.normalize import parse_arxiv_id
 from bot.state.context import Context
-from bot.usecases.authors import add_author, check_name, remove_author
+from bot.usecases.authors import DEFAULT_AUTHOR_PICKS, add_author, author_picks, check_name, remove_author
 from bot.usecases.lookup import LookupFailed, papers_by_arxiv_id
 from storage import Paper
 
@@ -37,7 +37,9 @@ class FollowResult:
 @dataclass
 class Interests:
     """A person's topics (the main feed's), named feeds, followed authors, muted words, feedback counts
-    and schedule (``digest_weekday``: a weekly digest's day, 0 = Monday; None for daily)."""
+    (likes and dislikes, and saves apart: a save is no like), and schedule (``digest_weekday``: a weekly
+    digest's day, 0 = Monday; None for daily; ``author_picks``: followed authors' new papers a digest
+    holds at most)."""
 
     topics: list[str]
     liked: int
@@ -50,6 +52,7 @@ class Interests:
     muted: list[str] = field(default_factory=list)
     digest_weekday: int | None = None
     saved: int = 0  # papers saved
+    author_picks: int = DEFAULT_AUTHOR_PICKS  # followed authors' new papers a digest holds at most
 
 
 #: What starts an item of ``follow`` / ``unfollow`` that names an author.
@@ -163,7 +166,8 @@ def unfollow(ctx: Context, user_id: str, text: str) -> list[str]:
 
 
 def interests(ctx: Context, user_id: str) -> Interests:
-    """What a person follows, how much feedback they gave, and their digest schedule."""
+    """What a person follows, how many papers they liked, disliked and saved, and their digest
+    schedule."""
     store = ctx.store
     person = store.get_person(user_id)
     feedback = store.get_feedback(user_id)
@@ -179,4 +183,5 @@ def interests(ctx: Context, user_id: str) -> Interests:
         muted=store.get_mutes(user_id),
         digest_weekday=person.digest_weekday if person else None,
         saved=len(store.saved_paper_ids(user_id)),
+        author_picks=author_picks(ctx, user_id),
     )

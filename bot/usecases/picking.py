@@ -6,8 +6,9 @@ rank differently, but all of them pick through these steps:
 
 1. :func:`left_out`: never a paper the person was shown, saved, liked, disliked or muted.
 2. :func:`wants`: the feeds to rank by, and whether they follow authors (:class:`Wants`).
-3. :func:`by_followed_authors`: a followed author's new papers come first, "new" counted back from the
-   person's own local day (:func:`local_today`), whichever path asks.
+3. :func:`by_followed_authors`: a followed author's new papers come first (at most the person's
+   ``author_picks``, 2 by default), "new" meaning recent, counted back from the person's own local day
+   (:func:`local_today`), whichever path asks.
 4. :func:`share`: the places left are shared fairly among the feeds; what one feed cannot fill goes to
    the others, in order.
 5. :func:`distinct`: the picks as the papers they are now. The index may still hold, for a few seconds,
@@ -19,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from typing import TypeVar
 
 from bot.state.context import Context
-from bot.usecases.authors import AuthorPick, new_papers_by
+from bot.usecases.authors import AuthorPick, author_picks, new_papers_by
 from bot.usecases.authors import reason as author_reason
 from bot.usecases.digests.due import local_date
 from bot.usecases.feeds import MAIN, FeedProfile, feed_profiles, shares
@@ -67,17 +68,25 @@ class Wants:
 
 def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Profile:
     """A person's profile as the recommender wants it: topics, and liked and disliked ids with their
-    ages in days, so that older feedback fades."""
+    ages in days, so that older feedback fades. Saved papers they neither liked nor disliked count as
+    weaker likes (:attr:`recommender.Profile.saved`), aged from when they were saved."""
     now = now or datetime.now(UTC)
-    feedback = ctx.store.get_feedback(user_id)
+    store = ctx.store
+    feedback = store.get_feedback(user_id)
     likes = [f for f in feedback if f.value > 0]
     dislikes = [f for f in feedback if f.value < 0]
+    rated = {f.paper_id for f in feedback}
+    # The ids come from the person's snapshot; the dates only for someone who saved something.
+    saves = ([s for s in store.saved_papers(user_id) if s.paper_id not in rated]
+             if store.saved_paper_ids(user_id) - rated else [])
     return Profile(
-        topics=ctx.store.get_topics(user_id),
-        liked=[f.paper_id for f in likes],
+        topics=store.get_topics(user_id),
+        liked=[f.paper_id for f in likes] + [s.paper_id for s in saves],
         disliked=[f.paper_id for f in dislikes],
-        liked_age_days=[_age_days(f.created_at, now) for f in likes],
+        liked_age_days=[_age_days(f.created_at, now) for f in likes]
+        + [_age_days(s.saved_at, now) for s in saves],
         disliked_age_days=[_age_days(f.created_at, now) for f in dislikes],
+        saved=frozenset(s.paper_id for s in saves),
     )
 
 
@@ -117,13 +126,14 @@ def local_today(ctx: Context, user_id: str, now: datetime | None = None) -> date
     return local_date(person.tz if person else None, now or datetime.now(UTC))
 
 
-def by_followed_authors(ctx: Context, who: Wants, n: int, today: date, days: int) -> list[AuthorPick]:
-    """Up to ``n`` papers published (or, without a date, added) in the ``days`` before the person's
-    local ``today`` by authors they follow, none left out for them, newest first."""
+def by_followed_authors(ctx: Context, who: Wants, n: int, today: date) -> list[AuthorPick]:
+    """Authors' new papers (:func:`bot.usecases.authors.is_new` on the person's local ``today``) by
+    authors they follow, none left out for them, newest first: up to ``n``, and no more than the
+    person's :func:`~bot.usecases.authors.author_picks` (2 unless they asked otherwise)."""
     if not who.follows_authors or n <= 0:
         return []
-    since = (today - timedelta(days=days)).isoformat()
-    return new_papers_by(ctx, who.user_id, since, who.left_out)[:n]
+    n = min(n, author_picks(ctx, who.user_id))
+    return new_papers_by(ctx, who.user_id, today, who.left_out)[:n] if n > 0 else []
 
 
 def author_recommendations(ctx: Context, who: Wants, picks: Iterable[AuthorPick]) -> list[Recommendation]:

@@ -6,6 +6,7 @@ what to leave out, followed authors first, fair shares among feeds, each paper o
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
 from bot.errors import BadArgument, NoInterests, NoPapers
@@ -29,7 +30,7 @@ from recommender.authors import AuthorMatch
 
 MAX_RECOMMEND = 20
 #: Papers published (or, without a date, added) this many days back count as new: a digest prefers
-#: them, and a followed author's are picked whatever they are about.
+#: them (a followed author's new papers have their own rule: bot.usecases.authors.is_new).
 RECENT_DAYS = 4
 #: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged (docs/quality.md).
 DIVERSITY = 0.15
@@ -47,8 +48,8 @@ def community(ctx: Context) -> Community:
 def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool = True,
               now: datetime | None = None) -> list[Recommendation]:
     """The ``n`` best papers for a person that they have never been shown, saved, liked, disliked or
-    muted: a followed author's new ones (of the last :data:`RECENT_DAYS` days before their local day
-    at ``now``) first, then the rest shared fairly among their feeds.
+    muted: a followed author's new ones (recent by their local day at ``now``, at most the person's
+    ``author_picks``) first, then the rest shared fairly among their feeds.
 
     With ``remember`` they are recorded as shown at once; callers that deliver the papers elsewhere
     (Slack) pass False and call :func:`remember_shown` for each paper once it is delivered.
@@ -60,7 +61,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
     if who is None:
         raise NoInterests(NO_INTERESTS)
     today = local_today(ctx, user_id, now)
-    recommendations = author_recommendations(ctx, who, by_followed_authors(ctx, who, n, today, RECENT_DAYS))
+    recommendations = author_recommendations(ctx, who, by_followed_authors(ctx, who, n, today))
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers(NO_PAPERS)
@@ -73,7 +74,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
         taken = who.left_out | {r.paper.id for r in recommendations}
         sections = share(n - len(recommendations), len(who.feeds), pick, taken, key=lambda p: p.paper_id)
     for feed, picks in zip(who.feeds, sections, strict=True):
-        for rec in with_papers(ctx, picks):
+        for rec in with_papers(ctx, picks, saved=feed.profile.saved):
             rec.feed = feed.feed
             recommendations.append(rec)
     recommendations = distinct(recommendations, who.left_out)
@@ -140,15 +141,17 @@ def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list
     return out + with_papers(ctx, more, reason_prefix="Matches: ")
 
 
-def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:
-    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out)."""
+def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None,
+                saved: Collection[str] = frozenset()) -> list[Recommendation]:
+    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out;
+    ``saved``: the papers of the profile that are saves, not likes)."""
     papers = ctx.store.get_papers([p.paper_id for p in picks] + [p.similar_to for p in picks if p.similar_to])
     out = []
     for pick in picks:
         paper = papers.get(pick.paper_id)
         if paper is None:  # deleted since it was indexed
             continue
-        reason = reason_text(pick, papers)
+        reason = reason_text(pick, papers, saved)
         if reason_prefix and pick.terms:
             reason = reason_prefix + ", ".join(pick.terms)
         out.append(Recommendation(paper, pick.score, reason))

@@ -1,14 +1,15 @@
 """A reading list: saving papers (a Save button, the ``bookmark`` reaction), listing them, and what a
 paper message shows of a person's feedback on it.
 
-Saving counts as a like. Unsaving takes back the like the save made, never one the person gave on
-their own (before the save, or since: :func:`bot.usecases.feedback.record_feedback` tells the store).
-A dislike given while saved stays: it is the person's latest word. Slack-free: the caller passes the
-channel and timestamp of the paper message.
+A save is a signal of its own, apart from 👍 and 👎: it never records, overwrites or counts as a like
+or a dislike, and unsaving takes only the save away. A 👎'd paper may be saved and stays disliked.
+The profile learns from a save as from a weaker like (:func:`bot.usecases.picking.profile_for`), and
+a saved paper, like a rated one, never comes back. Slack-free: the caller passes the channel and
+timestamp of the paper message.
 
 On a paper of a channel's digest, Save (and the ``bookmark`` reaction) saves it for the person who
-clicked, on their own reading list, with their like; the channel's profile is not touched (its
-feedback is 👍/👎), and the shared message never shows one person's marks.
+clicked, on their own reading list; the channel's profile is not touched (its feedback is 👍/👎), and
+the shared message never shows one person's marks.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def is_save_reaction(name: str) -> bool:
 
 
 def save(ctx: Context, user_id: str, paper_id: str) -> bool:
-    """Put a paper on a person's reading list, with a like unless they liked it already. True if it
-    was not saved yet. Raises NotFound for an unknown paper."""
+    """Put a paper on a person's reading list (their 👍 or 👎 of it, if any, unchanged). True if it was
+    not saved yet. Raises NotFound for an unknown paper."""
     if ctx.store.get_paper(paper_id) is None:
         raise NotFound(f"I don't know a paper with id {paper_id}")
     with ctx.store.transaction():
@@ -66,26 +67,19 @@ def save(ctx: Context, user_id: str, paper_id: str) -> bool:
 
 
 def unsave(ctx: Context, user_id: str, paper_id: str) -> bool:
-    """Take a paper off the reading list, and the like its save made. True if it was saved."""
+    """Take a paper off the reading list (only the save). True if it was saved."""
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)
         return _unsave(ctx, user_id, paper_id)
 
 
 def _save(ctx: Context, user_id: str, paper_id: str) -> bool:
-    liked = _feedback_on(ctx, user_id, paper_id) == LIKE
     ctx.store.ensure_person(user_id)
-    added = ctx.store.save_paper(user_id, paper_id, like_from_save=not liked)
-    if added and not liked:
-        ctx.store.set_feedback(user_id, paper_id, LIKE)
-    return added
+    return ctx.store.save_paper(user_id, paper_id)
 
 
 def _unsave(ctx: Context, user_id: str, paper_id: str) -> bool:
-    like_came_with_it = ctx.store.unsave_paper(user_id, paper_id)
-    if like_came_with_it:
-        ctx.store.remove_feedback(user_id, paper_id, LIKE)
-    return like_came_with_it is not None
+    return ctx.store.unsave_paper(user_id, paper_id)
 
 
 def toggle_saved_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,

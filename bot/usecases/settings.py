@@ -1,5 +1,6 @@
-"""Settings edited whole (the App Home's forms): a feed's topics, the followed authors, the muted words
-and the digest schedule, each given as its complete new value.
+"""Settings edited whole (the App Home's forms, and ``/papers digest authors N``): a feed's topics, the
+followed authors, the muted words, the digest schedule and how many followed authors' papers a digest
+holds, each given as its complete new value.
 
 Each edit comes in two steps. ``check_*`` reads nothing and writes nothing: it parses the form's text
 and raises :class:`BadArgument` for what can be told wrong without the database (so a form can show
@@ -15,7 +16,15 @@ from dataclasses import dataclass
 
 from bot.errors import BadArgument
 from bot.state.context import Context
-from bot.usecases.authors import MAX_AUTHORS, add_author, check_name, name_key, remove_author
+from bot.usecases.authors import (
+    DEFAULT_AUTHOR_PICKS,
+    MAX_AUTHOR_PICKS,
+    MAX_AUTHORS,
+    add_author,
+    check_name,
+    name_key,
+    remove_author,
+)
 from bot.usecases.digests.due import parse_hhmm
 from bot.usecases.digests.schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.feeds import MAIN, add_feed, feed_name
@@ -106,6 +115,18 @@ def check_time(text: str | None) -> str:
                           "pick one like 08:30") from None
 
 
+def check_author_picks(text: str | None) -> int:
+    """How many followed authors' new papers a digest may hold: a whole number from 0 (none) to
+    :data:`MAX_AUTHOR_PICKS`. Raises BadArgument."""
+    word = (text or "").strip()
+    # ASCII digits only: str.isdigit() takes "²", which int() refuses.
+    if not (word.isascii() and word.isdigit() and len(word) <= 2) or int(word) > MAX_AUTHOR_PICKS:
+        raise BadArgument(f"Say how many papers by authors you follow a digest may hold, from 0 (none) to "
+                          f"{MAX_AUTHOR_PICKS} (default {DEFAULT_AUTHOR_PICKS}), e.g. "
+                          f"`/papers digest authors {DEFAULT_AUTHOR_PICKS}`, not “{word[:20]}”")
+    return int(word)
+
+
 def check_schedule(kind: str | None, time: str | None, weekday: str | None) -> Schedule:
     """A schedule from a form's choices (the weekday as "0" … "6"). Raises BadArgument."""
     if kind not in SCHEDULES:
@@ -193,3 +214,9 @@ def save_schedule(ctx: Context, user_id: str, schedule: Schedule) -> None:
         set_weekly(ctx, user_id, schedule.weekday, schedule.time)
     else:
         set_daily(ctx, user_id, schedule.time)
+
+
+def save_author_picks(ctx: Context, user_id: str, n: int) -> None:
+    """At most ``n`` (checked with :func:`check_author_picks`) followed authors' new papers a digest."""
+    with ctx.store.transaction():
+        ctx.store.set_person_settings(user_id, author_picks=n)

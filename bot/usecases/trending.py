@@ -1,5 +1,8 @@
 """Trending: a workspace's most-liked papers of the past week, posted in the channels that asked.
 
+A save counts as a save, not a like: papers rank by their likes, then by their saves (a person who
+both liked and saved a paper counts once, by the like).
+
 The weekly post is due every Monday at 09:00 UTC. Each channel's post for a week is a lease
 (:data:`storage.leases.TRENDING`, keyed by the channel and that Monday's date): taken by one
 compare-and-set, so of every process sharing the database exactly one posts it, once. Until it ends it
@@ -45,10 +48,12 @@ MAX_ATTEMPTS = 3
 
 @dataclass(frozen=True)
 class TrendingPaper:
-    """A paper and how many people in the workspace liked it in the past week."""
+    """A paper and how many people in the workspace liked it in the past week, and how many saved it
+    without liking (or disliking) it."""
 
     paper: Paper
     likes: int
+    saves: int = 0
 
 
 #: Posts a trending message into a channel: ``poster(channel, papers) -> message ts``; papers may be
@@ -73,10 +78,11 @@ class TrendingOutcome:
 
 
 def trending_papers(ctx: Context, now: datetime, size: int = SIZE) -> list[TrendingPaper]:
-    """The papers people in this workspace liked most in the :data:`DAYS` before ``now``."""
-    counts = ctx.store.liked_since(iso_utc(now - timedelta(days=DAYS)), size)
-    papers = ctx.store.get_papers([pid for pid, _ in counts])
-    return [TrendingPaper(papers[pid], n) for pid, n in counts if pid in papers]
+    """The papers people in this workspace liked most in the :data:`DAYS` before ``now``, then those
+    they saved most."""
+    counts = ctx.store.liked_or_saved_since(iso_utc(now - timedelta(days=DAYS)), size)
+    papers = ctx.store.get_papers([pid for pid, _, _ in counts])
+    return [TrendingPaper(papers[pid], likes, saves) for pid, likes, saves in counts if pid in papers]
 
 
 def week_of(now: datetime) -> date:

@@ -227,9 +227,9 @@ def test_trending_now_posts_the_most_liked_with_counts_never_who(slack, standin,
     assert "most-liked papers of the past 7 days here" in reply.text
     post = posted_in(standin, channel)[-1]
     text, blocks = post.params["text"], json.dumps(post.params["blocks"])
-    assert "Obsidian tessellation patterns, part 0 (3 people liked it)" in text
-    assert "part 1 (2 people liked it)" in text and text.index("part 0") < text.index("part 1")
-    assert "3 people liked it" in blocks
+    assert "Obsidian tessellation patterns, part 0 (3 likes)" in text
+    assert "part 1 (2 likes)" in text and text.index("part 0") < text.index("part 1")
+    assert ":+1: 3 likes" in blocks
     for who in [*likers, user]:
         assert who not in text and who not in blocks
     assert "UCHAN" not in text + blocks  # nobody's id, in any form
@@ -274,7 +274,7 @@ def test_trending_on_posts_every_monday_at_nine_utc_once_a_week(slack, standin, 
     weeks = query(store, "select week, status from trending_posts where ws = ? and channel_id = ?",
                   [TEAM_ID, channel])
     assert sorted(r["week"] for r in weeks) == [monday.date().isoformat(), following.date().isoformat()]
-    assert "Nobody here liked a paper" in posted_in(standin, channel)[-1].params["text"]
+    assert "Nobody here liked or saved a paper" in posted_in(standin, channel)[-1].params["text"]
     assert "No more trending posts" in ask_in(slack, user, "channel trending off", channel).text
     assert mine(post_due_trending(ctx, monday + timedelta(days=14, seconds=5), poster)) == []
 

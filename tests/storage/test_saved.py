@@ -1,6 +1,8 @@
-"""The reading list (``saved``) and a person's own rows, on both backends."""
+"""The reading list (``saved``), the week's likes and saves trending ranks by, and a person's own rows,
+on both backends."""
 
 import threading
+from datetime import UTC, datetime, timedelta
 
 from storage import PERSONAL_TABLES, Paper
 from tests.storage.conftest import sql_rows
@@ -12,7 +14,7 @@ def _papers(store, *ids):
 
 def test_a_paper_is_saved_once_and_listed_newest_first(any_store):
     _papers(any_store, "a", "b", "c")
-    assert any_store.save_paper("U1", "a", like_from_save=True)
+    assert any_store.save_paper("U1", "a")
     assert any_store.save_paper("U1", "b")
     assert any_store.save_paper("U1", "c")
     assert not any_store.save_paper("U1", "a")  # already there: nothing changes
@@ -21,22 +23,26 @@ def test_a_paper_is_saved_once_and_listed_newest_first(any_store):
     assert any_store.saved_papers("U2") == []
 
 
-def test_unsaving_says_whether_the_like_came_with_the_save(any_store):
+def test_a_save_writes_no_feedback_and_unsaving_takes_only_the_save(any_store):
     _papers(any_store, "a", "b")
-    any_store.save_paper("U1", "a", like_from_save=True)
-    any_store.save_paper("U1", "b", like_from_save=True)
-    any_store.keep_saved_like("U1", "b")  # liked on its own since
+    any_store.set_feedback("U1", "b", -1)
+    any_store.save_paper("U1", "a")
+    any_store.save_paper("U1", "b")  # a disliked paper may be saved: it stays disliked
+    assert {f.paper_id: f.value for f in any_store.get_feedback("U1")} == {"b": -1}
+    any_store.set_feedback("U1", "a", 1)
     assert any_store.unsave_paper("U1", "a") is True
-    assert any_store.unsave_paper("U1", "b") is False
-    assert any_store.unsave_paper("U1", "a") is None  # not saved any more
+    assert any_store.unsave_paper("U1", "b") is True
+    assert any_store.unsave_paper("U1", "a") is False  # not saved any more
     assert any_store.saved_papers("U1") == []
+    assert {f.paper_id: f.value for f in any_store.get_feedback("U1")} == {"a": 1, "b": -1}
+    assert sql_rows(any_store, "select count(*) from saved where like_from_save <> 0")[0][0] == 0
 
 
 def test_the_reading_list_is_per_workspace_and_forget_deletes_it(any_store):
     _papers(any_store, "a")
     one, two = any_store.for_workspace("T1"), any_store.for_workspace("T2")
     one.save_paper("U1", "a")
-    assert two.saved_papers("U1") == [] and two.unsave_paper("U1", "a") is None
+    assert two.saved_papers("U1") == [] and two.unsave_paper("U1", "a") is False
     assert "saved" in PERSONAL_TABLES
     assert one.rows_about("U1")["saved"] == 1
     one.forget_person("U1")
@@ -45,7 +51,7 @@ def test_the_reading_list_is_per_workspace_and_forget_deletes_it(any_store):
 
 def test_two_unsaves_at_once_take_the_row_once(any_store):
     _papers(any_store, "a")
-    any_store.save_paper("U1", "a", like_from_save=True)
+    any_store.save_paper("U1", "a")
     results, barrier = [], threading.Barrier(2)
 
     def unsave():
@@ -58,7 +64,7 @@ def test_two_unsaves_at_once_take_the_row_once(any_store):
         t.start()
     for t in threads:
         t.join()
-    assert sorted(results, key=str) == [None, True]
+    assert sorted(results) == [False, True]
 
 
 def test_person_rows_hold_every_row_about_the_person_and_no_one_elses(any_store):
@@ -91,3 +97,41 @@ def test_the_reason_a_paper_was_shown_is_kept(any_store):
     assert any_store.shown_reason("U1", "a") == "Matches “cats”"
     assert any_store.shown_reason("U1", "b") is None
     assert any_store.for_workspace("T1").shown_reason("U1", "a") is None
+
+
+LONG_AGO = "2000-01-01T00:00:00+00:00"
+
+
+def test_the_week_s_likes_and_saves_count_each_person_once_in_one_workspace_never_channels(any_store):
+    _papers(any_store, "a", "b", "c", "d", "e")
+    one, two = any_store.for_workspace("T1"), any_store.for_workspace("T2")
+    with one.transaction():
+        one.add_channel("C1")
+        for user in ("U1", "U2"):
+            one.set_feedback(user, "a", 1)
+        one.set_feedback("U3", "b", 1)
+        one.set_feedback("U1", "c", -1)
+        one.set_feedback("C1", "e", 1)  # a channel's like counts for nobody
+    for user in ("U1", "U2", "U4"):
+        one.save_paper(user, "b")  # U1, U2 and U4 save b: three saves, U3's is a like
+    one.save_paper("U3", "b")  # liked too: counted once, as the like
+    one.save_paper("U1", "c")  # disliked: no save counted
+    one.save_paper("U2", "d")
+    two.save_paper("U9", "e")  # another workspace's
+    assert one.liked_or_saved_since(LONG_AGO, 10) == [("a", 2, 0), ("b", 1, 3), ("d", 0, 1)]
+    assert one.liked_or_saved_since(LONG_AGO, 1) == [("a", 2, 0)]
+    assert two.liked_or_saved_since(LONG_AGO, 10) == [("e", 0, 1)]
+    future = (datetime.now(UTC) + timedelta(hours=1)).isoformat(timespec="seconds")
+    assert one.liked_or_saved_since(future, 10) == []  # nothing since then
+
+
+def test_likes_rank_first_then_saves(any_store):
+    _papers(any_store, "a", "b", "c")
+    one = any_store.for_workspace("T1")
+    one.set_feedback("U1", "a", 1)
+    one.set_feedback("U1", "b", 1)
+    for user in ("U2", "U3"):
+        one.save_paper(user, "b")
+    for user in ("U2", "U3", "U4", "U5"):
+        one.save_paper(user, "c")  # more saves than anything, no like: after every liked paper
+    assert [pid for pid, _, _ in one.liked_or_saved_since(LONG_AGO, 10)] == ["b", "a", "c"]

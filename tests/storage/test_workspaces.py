@@ -32,7 +32,7 @@ def fill(view, user: str = "U1", paper: str = "p1") -> None:
     view.mark_shown(user, paper, "matches graphs", "D1", "1.1")
     assert view.start_digest(user, DAY, "a:1:1", LEASE, AT)
     assert view.claim_once(f"event:{user}", timedelta(days=1))
-    assert view.save_paper(user, paper, like_from_save=True)
+    assert view.save_paper(user, paper)
 
 
 # -- views --------------------------------------------------------------------------------------------

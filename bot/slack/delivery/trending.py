@@ -1,4 +1,5 @@
-"""Trending posts in Slack: the message (each paper with how many people liked it, never who), the
+"""Trending posts in Slack: the message (each paper with how many people liked and saved it, never
+who), the
 poster the weekly run and ``/papers channel trending now`` use, and whether the bot is in a channel.
 The rules of the weekly post are :mod:`bot.usecases.trending`'s."""
 
@@ -27,14 +28,17 @@ from bot.usecases.trending import DAYS, Poster, TrendingPaper
 log = logging.getLogger(__name__)
 
 HEADER = f"Trending in this workspace: the most-liked papers of the past {DAYS} days"
-NOTHING = (f":zzz: Nobody here liked a paper in the past {DAYS} days, so nothing is trending. React :+1: to "
-           "papers paperbot sends you and the most-liked show up here.")
-FOOTNOTE = ("Counted from the :+1: of people in this workspace, one per person; who liked what stays "
-            "private. `/papers channel trending off` stops these posts.")
+NOTHING = (f":zzz: Nobody here liked or saved a paper in the past {DAYS} days, so nothing is trending. "
+           "React :+1: to papers paperbot sends you (or save them) and the most-liked show up here.")
+FOOTNOTE = ("Counted from the :+1: and saves of people in this workspace, one per person (their like, else "
+            "their save); who liked or saved what stays private. `/papers channel trending off` stops these "
+            "posts.")
 
 
-def _people(n: int) -> str:
-    return "1 person liked it" if n == 1 else f"{n} people liked it"
+def _counts(item: TrendingPaper) -> str:
+    """The counts as "4 likes · 2 saves", a count of none left out."""
+    counts = ((item.likes, "like"), (item.saves, "save"))
+    return " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts if n)
 
 
 def trending_message(papers: list[TrendingPaper]) -> dict:
@@ -47,9 +51,9 @@ def trending_message(papers: list[TrendingPaper]) -> dict:
         paper = item.paper
         title = f"*{rank}. {link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
         by = byline(paper)
-        text = f"{title}\n{by + ' · ' if by else ''}:+1: {_people(item.likes)}"
+        text = f"{title}\n{by + ' · ' if by else ''}{':+1:' if item.likes else ':bookmark:'} {_counts(item)}"
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text[:SECTION_LIMIT]}})
-        lines.append(f"{rank}. {fit(title_of(paper), 200)} ({_people(item.likes)})")
+        lines.append(f"{rank}. {fit(title_of(paper), 200)} ({_counts(item)})")
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": FOOTNOTE}]})
     text = f"{HEADER}:\n" + "\n".join(lines)
     return {"text": text[:FALLBACK_LIMIT], "blocks": blocks}

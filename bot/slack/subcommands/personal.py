@@ -60,6 +60,7 @@ from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
 from bot.usecases.saved import SavedItem, saved_papers
+from bot.usecases.settings import check_author_picks, save_author_picks
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
@@ -158,6 +159,8 @@ def _digest(arg: str) -> Command:
         return Command("digest-weekly", time=hhmm, weekday=weekday)
     if first.lower() == "daily":
         return Command("digest-daily", time=parse_daily(rest))
+    if first.lower() == "authors":
+        return Command("digest-authors", count=check_author_picks(rest))
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -188,12 +191,12 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
         lines += [f"*Feed “{escape(name)}”:* {_topic_list(items, per_feed)}"
                   for name, items in info.feeds.items()]
     if info.authors:
-        lines.append(f"*Authors you follow:* {_topic_list(info.authors, 400 if info.feeds else 600)}")
+        lines.append(f"*Authors you follow:* {_topic_list(info.authors, 400 if info.feeds else 600)} "
+                     f"{_author_picks(info.author_picks)}")
     if info.muted:
         lines.append(f"*Muted:* {_topic_list(info.muted, 400 if info.feeds else 600)}")
-    lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked")
-    if info.saved:
-        lines.append(f"*Saved:* {_papers(info.saved)} (`{COMMAND} saved` lists them)")
+    saved = f", {info.saved} saved (`{COMMAND} saved` lists them)" if info.saved else ""
+    lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked{saved}")
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
     lines.append(f"*Digest:* {schedule}")
     return {"text": "\n".join(lines)}
@@ -489,7 +492,8 @@ REGISTRY = Registry([
         "follow",
         f"• `{COMMAND} follow diffusion models, robot grasping`: add topics (comma-separated) to your main "
         "feed; an arXiv id or paper URL there adds that paper as one you like\n"
-        f"• `{COMMAND} follow author: Andrea Bajcsy`: their new papers come whatever they are about; "
+        f"• `{COMMAND} follow author: Andrea Bajcsy`: their new papers come whatever they are about (at most "
+        f"2 a digest; `{COMMAND} digest authors 5` for up to 5, `0` for none); "
         f"`{COMMAND} unfollow author: Andrea Bajcsy` stops that",
         _topics("follow"), lambda req, cmd: reply_follow(req.rt.ctx, req.client, req.user, cmd),
         changes_home=True),
@@ -571,7 +575,26 @@ def _answer_feed(req: Request, cmd: Command) -> Reply:
     return reply_feed_remove(req.rt.ctx, req.user, cmd)
 
 
+def _author_picks(n: int) -> str:
+    """How many followed authors' papers a digest holds, and the command that changes it."""
+    if not n:
+        return f"(none in your digests; `{COMMAND} digest authors 2` brings their new papers back)"
+    return f"(at most {_papers(n)} of theirs a digest; `{COMMAND} digest authors N` changes it, 0-10)"
+
+
+def reply_digest_authors(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    save_author_picks(ctx, user_id, cmd.count)
+    if not cmd.count:
+        return {"text": "Your digests won't bring papers just for being by authors you follow; their papers "
+                        f"still come when they match your topics. `{COMMAND} digest authors 2` undoes it."}
+    papers = "paper" if cmd.count == 1 else "papers"
+    return {"text": f"Each digest brings at most {cmd.count} new {papers} (of the past month) by authors you "
+                    f"follow, first. `{COMMAND} interests` shows it."}
+
+
 def _answer_digest(req: Request, cmd: Command) -> Reply:
+    if cmd.name == "digest-authors":
+        return reply_digest_authors(req.rt.ctx, req.user, cmd)
     if cmd.name == "digest-off":
         return reply_digest_off(req.rt.ctx, req.user)
     if cmd.name == "digest-now":

@@ -155,7 +155,8 @@ class Chooser:
             if small is None:
                 continue
             known = [(pid, score) for pid, score in section.picks if pid in small.row_of]
-            for rec in with_papers(self.ctx, explain_picks(small, section.profile, known)):
+            picks = explain_picks(small, section.profile, known)
+            for rec in with_papers(self.ctx, picks, saved=section.profile.saved):
                 rec.feed = section.feed
                 recs.append(rec)
         recs = distinct(recs, person.who.left_out)
@@ -208,7 +209,7 @@ class Chooser:
         who = wants(ctx, user_id)
         if who is None:
             return None
-        return _Person(who, today, n, days, weekly, by_followed_authors(ctx, who, n, today, days))
+        return _Person(who, today, n, days, weekly, by_followed_authors(ctx, who, n, today))
 
 
 def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: _Person,

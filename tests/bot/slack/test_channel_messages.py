@@ -34,7 +34,7 @@ def test_a_trending_post_of_long_hostile_titles_is_valid_block_kit_with_counts()
     _valid(message)
     assert "<!channel>" not in message["text"] and "<!channel>" not in str(message["blocks"])
     assert "<@U123>" not in str(message["blocks"])
-    assert f"{SIZE} people liked it" in str(message["blocks"]) and "1 person liked it" in message["text"]
+    assert f":+1: {SIZE} likes" in str(message["blocks"]) and "(1 like)" in message["text"]
 
 
 def test_nothing_liked_is_a_short_valid_post():

@@ -374,7 +374,7 @@ def test_a_database_emptied_and_filled_again_at_the_same_place_is_read_afresh(tm
             ctx.store.upsert_papers([Paper(id="p1", title="T", abstract="x", authors=[author],
                                            published=TODAY.isoformat())])
             follow(ctx, "U1", f"author: {author}")
-            found.append([p.author for p in new_papers_by(ctx, "U1", "2000-01-01", set())])
+            found.append([p.author for p in new_papers_by(ctx, "U1", TODAY, set())])
         finally:
             ctx.close()
         for leftover in tmp_path.glob("again.db*"):

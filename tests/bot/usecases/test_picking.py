@@ -147,12 +147,12 @@ def by_lovelace(pid, day):
 
 
 @pytest.mark.parametrize(("tz", "now", "local_day", "in_window", "out_of_window"), [
-    # Already the 16th in Kiritimati (UTC+14): four days back is the 12th, not the UTC day's 11th.
-    ("Pacific/Kiritimati", datetime(2026, 7, 15, 12, 0, tzinfo=UTC), date(2026, 7, 16), "2026-07-12",
-     "2026-07-11"),
-    # Still the 14th in Los Angeles: four days back is the 10th, which the UTC day (15th) would miss.
-    ("America/Los_Angeles", datetime(2026, 7, 15, 3, 0, tzinfo=UTC), date(2026, 7, 14), "2026-07-10",
-     "2026-07-09"),
+    # Already the 16th in Kiritimati (UTC+14): thirty days back is June 16th, not the UTC day's 15th.
+    ("Pacific/Kiritimati", datetime(2026, 7, 15, 12, 0, tzinfo=UTC), date(2026, 7, 16), "2026-06-16",
+     "2026-06-15"),
+    # Still the 14th in Los Angeles: thirty days back is June 14th, which the UTC day would miss.
+    ("America/Los_Angeles", datetime(2026, 7, 15, 3, 0, tzinfo=UTC), date(2026, 7, 14), "2026-06-14",
+     "2026-06-13"),
 ])
 def test_a_followed_authors_new_window_counts_from_the_persons_local_day_on_both_paths(
         ctx, tz, now, local_day, in_window, out_of_window):

@@ -12,7 +12,9 @@ from bot.state.context import Context
 from bot.state.engine import Engine
 from bot.usecases import follow, recommend, record_feedback, withdraw_feedback
 from bot.usecases.export import bibtex_export, data_export, export_papers, person_context
+from bot.usecases.interests import interests
 from bot.usecases.saved import (
+    Marks,
     marks,
     paper_message,
     save,
@@ -47,30 +49,44 @@ def show(ctx, user, paper_id, ts):
     ctx.store.mark_shown(user, paper_id, "Matches your interest “cats”", "D1", ts)
 
 
-def test_saving_likes_and_unsaving_takes_back_only_the_like_it_made(app):
+def test_a_save_is_no_like_and_unsaving_takes_only_the_save(app):
     assert save(app, "U1", "cats-1") and not save(app, "U1", "cats-1")
-    assert likes(app, "U1") == {"cats-1": 1}
+    assert likes(app, "U1") == {} and marks(app, "U1", "cats-1") == Marks(saved=True)
     assert unsave(app, "U1", "cats-1") and not unsave(app, "U1", "cats-1")
-    assert likes(app, "U1") == {}
-    # Liked before the save: the like stays after unsaving.
+    assert likes(app, "U1") == {} and app.store.saved_paper_ids("U1") == set()
+    # Liked before the save, or while saved: the like stays after unsaving.
     record_feedback(app, "U1", "cats-2", 1)
     save(app, "U1", "cats-2")
-    unsave(app, "U1", "cats-2")
-    assert likes(app, "U1") == {"cats-2": 1}
-    # Liked on its own while saved: the like stays too.
     save(app, "U1", "cats-3")
     record_feedback(app, "U1", "cats-3", 1)
+    unsave(app, "U1", "cats-2")
     unsave(app, "U1", "cats-3")
-    assert likes(app, "U1")["cats-3"] == 1
+    assert likes(app, "U1") == {"cats-2": 1, "cats-3": 1}
     with pytest.raises(NotFound):
         save(app, "U1", "no-such-paper")
+
+
+def test_a_disliked_paper_may_be_saved_and_stays_disliked(app):
+    show(app, "U1", "cats-1", "1.1")
+    record_feedback(app, "U1", "cats-1", -1)
+    assert toggle_saved_on_message(app, "U1", "D1", "1.1").saved  # 👎 then Save
+    assert likes(app, "U1") == {"cats-1": -1}
+    assert marks(app, "U1", "cats-1") == Marks(disliked=True, saved=True)
+    info = interests(app, "U1")
+    assert (info.liked, info.disliked, info.saved) == (0, 1, 1)  # not "1 liked, 0 disliked"
+    assert not toggle_saved_on_message(app, "U1", "D1", "1.1").saved
+    assert likes(app, "U1") == {"cats-1": -1}  # unsaving leaves the dislike too
+    # The bookmark reaction, and taking it back, the same.
+    saved_on_message(app, "U1", "D1", "1.1")
+    saved_on_message(app, "U1", "D1", "1.1", saving=False)
+    assert likes(app, "U1") == {"cats-1": -1}
 
 
 def test_the_save_button_toggles_and_only_on_the_person_s_own_paper_message(app):
     show(app, "U1", "cats-1", "1.1")
     toggled = toggle_saved_on_message(app, "U1", "D1", "1.1")
     assert toggled.saved and toggled.paper.id == "cats-1"
-    assert marks(app, "U1", "cats-1").saved and marks(app, "U1", "cats-1").liked
+    assert marks(app, "U1", "cats-1") == Marks(saved=True)
     assert not toggle_saved_on_message(app, "U1", "D1", "1.1").saved
     assert marks(app, "U1", "cats-1") == marks(app, "U1", "cats-2")  # nothing left
     assert toggle_saved_on_message(app, "U2", "D1", "1.1") is None  # not theirs
@@ -107,7 +123,6 @@ def test_a_saved_paper_never_comes_back_in_recommend(app):
     best = recommend(app, "U1", 3, remember=False)
     saved_id = best[0].paper.id
     save(app, "U1", saved_id)
-    withdraw_feedback(app, "U1", saved_id)  # even without its like
     again = [r.paper.id for r in recommend(app, "U1", 8, remember=False)]
     assert saved_id not in again and len(again) == 7  # every other cat paper still comes
 
