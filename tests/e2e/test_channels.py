@@ -343,7 +343,7 @@ def test_forgetting_the_person_who_set_up_a_channel_leaves_the_channel_and_help_
     assert "Done" in ask_in(slack, user, "forget", channel).text
     assert "quantum qubits entanglement" in ask_in(slack, new_user(), "channel", channel).text
     assert query(store, "select * from channels where ws = ? and channel_id = ?", [TEAM_ID, channel])
-    text = ask_in(slack, user, "help", channel).text
+    text = ask_in(slack, user, "help channel", channel).text
     assert "/papers channel follow" in text and "/papers channel trending on" in text
 
 
@@ -504,4 +504,4 @@ def test_channel_digest_now_where_it_cannot_post_or_for_a_channel_with_no_topics
     assert {t: n for t, n in table_counts(db_path).items() if t != "once_keys"} == {
         t: n for t, n in before.items() if t != "once_keys"}
     standin.not_member.discard(channel)
-    assert "digest now" in ask_in(slack, user, "help", channel).text
+    assert "digest now" in ask_in(slack, user, "help digest", channel).text

@@ -75,7 +75,8 @@ def test_help_and_empty_text_answer_in_the_ack_only_to_the_caller(slack):
         assert answer.ack["response_type"] == "ephemeral"
         for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
                     "export"):
-            assert f"/papers {sub}" in answer.ack["text"]
+            assert f"/papers {sub}" in answer.ack["text"] or f"`{sub}" in answer.ack["text"]
+        assert "/papers help TOPIC" in answer.ack["text"]
 
 
 def test_follow_reads_the_timezone_once_and_turns_digests_on(slack, standin, store):

@@ -172,8 +172,9 @@ def _digest(arg: str) -> Command:
 # -- replies -----------------------------------------------------------------------------------------
 # Each returns the keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
 
-def reply_help() -> Reply:
-    return {"text": HELP}
+def reply_help(topic: str = "") -> Reply:
+    """The short help, or `/papers help TOPIC`'s details (:func:`help_text`)."""
+    return {"text": help_text(topic)}
 
 
 def reply_interests(ctx: Context, user_id: str) -> Reply:
@@ -481,7 +482,8 @@ def _where(tz: str | None) -> str:
 
 #: Every `/papers` subcommand, each declared once: name, help line(s), parser, answer, whether Home
 #: changes after it. The help shows their lines in this order.
-_HELP = Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True)
+_HELP = Subcommand("help", "", lambda arg: Command("help", arg), lambda req, cmd: reply_help(cmd.arg),
+                   in_ack=True)
 
 REGISTRY = Registry([
     _HELP,
@@ -553,16 +555,74 @@ REGISTRY = Registry([
 #: The subcommands' names (what a DM's first word must be to be taken as one).
 SUBCOMMANDS = REGISTRY.names
 
-HELP = (f"*paperbot* sends you new papers that match your interests, one message per paper.\n"
-        f"{REGISTRY.help_lines()}\n"
-        "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
-        "papers to rate to get started\n"
-        "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: "
-        "to save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, "
-        "and More like this (similar papers in its thread).\n"
-        "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in "
-        "a message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands "
-        f"without `{COMMAND}`, e.g. `recommend 3`.")
+#: What a paper message offers, and paperbot beyond the subcommands (`/papers help buttons`).
+BUTTONS_HELP = (
+    "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to "
+    "save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and "
+    "More like this (similar papers in its thread).\n"
+    "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
+    "papers to rate to get started\n"
+    "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in a "
+    "message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands "
+    f"without `{COMMAND}`, e.g. `recommend 3`.")
+
+
+@dataclass(frozen=True)
+class HelpTopic:
+    """One group of the help: its line in the short help, and the subcommands whose help lines (from
+    :data:`REGISTRY`, the one place saying what each does) `/papers help NAME` shows, then ``extra``.
+    ``aliases``: other words naming it (each of its subcommands' names does too)."""
+
+    name: str
+    summary: str
+    subcommands: tuple[str, ...] = ()
+    extra: str = ""
+    aliases: tuple[str, ...] = ()
+
+    def details(self) -> str:
+        helps = (REGISTRY.subcommands[name].help for name in self.subcommands)
+        lines = [line for line in helps if line]
+        return "\n".join([f"*{COMMAND} help {self.name}*", *lines, *([self.extra] if self.extra else [])])
+
+
+HELP_TOPICS = (
+    HelpTopic("follow", f"`{COMMAND} follow diffusion models` · `follow author: Andrea Bajcsy` · "
+                        "`unfollow` · `interests`: what you follow", ("follow", "unfollow", "interests"),
+              aliases=("topics", "authors")),
+    HelpTopic("feeds", f"`{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own", ("feed",)),
+    HelpTopic("mute", f"`{COMMAND} mute blockchain` · `unmute`: papers never sent", ("mute", "unmute")),
+    HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning`: papers now",
+              ("recommend", "search")),
+    HelpTopic("digest", f"`{COMMAND} digest 08:30` · `digest weekly friday 16:00` · `digest compact on` · "
+                        "`digest off`: when papers come", ("digest",), aliases=("digests",)),
+    HelpTopic("saved", f"`{COMMAND} saved` · `export`: your reading list, as BibTeX too",
+              ("saved", "export")),
+    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all",
+              extra=BUTTONS_HELP, aliases=("reactions", "home", "dm")),
+    HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
+              aliases=("channels", "trending")),
+    HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",
+              ("forget",)),
+)
+_TOPIC_NAMES = ", ".join(t.name for t in HELP_TOPICS)
+_TOPICS = {word: topic for topic in HELP_TOPICS for word in (topic.name, *topic.subcommands, *topic.aliases)}
+
+HELP = ("*paperbot* sends you new papers that match your interests.\n"
+        + "\n".join(f"• {topic.summary}" for topic in HELP_TOPICS)
+        + f"\n`{COMMAND} help TOPIC` for more: {_TOPIC_NAMES}.")
+
+
+def help_text(topic: str = "") -> str:
+    """The short help, or the details of one topic (named by it, an alias or one of its subcommands);
+    for an unknown topic, which topics there are."""
+    word = " ".join(topic.split()).casefold()
+    if not word:
+        return HELP
+    found = _TOPICS.get(word)
+    if found is None:
+        return (f"I have no help on “{fit(topic, 40)}”. Try `{COMMAND} help TOPIC` with one of: "
+                f"{_TOPIC_NAMES}.")
+    return found.details()
 
 
 def _answer_feed(req: Request, cmd: Command) -> Reply:
