@@ -15,6 +15,7 @@ import pytest
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from storage import PERSONAL_TABLES
+from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import (
     FakeSlack,
     bot_environment,
@@ -361,8 +362,7 @@ def test_forget_leaves_no_trace_in_any_table(slack, standin, store):
     slack.ask(user, "digest 06:30")
     standin.wait_for(lambda: store.get_feedback(user), what="the like")
     assert sum(store.rows_about(user).values()) >= 1 + 2 + 1 + 3
-    reply = slack.ask(user, "forget")
-    assert "deleted everything" in reply.text
+    assert "deleted everything" in forget_me(slack, user)
     assert not any(store.rows_about(user).values())
     for table, columns in table_columns(store).items():
         if "user_id" in columns:

@@ -27,6 +27,8 @@ from bot.slack.runtime import Runtime
 from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, quoted
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
 from bot.slack.timezones import refresh_timezone
+from bot.slack.views.forget import NOTHING as FORGET_NOTHING
+from bot.slack.views.forget import confirm_blocks, confirm_text
 from bot.slack.views.messages import (
     FALLBACK_LIMIT,
     MESSAGE_BLOCKS,
@@ -39,7 +41,7 @@ from bot.slack.views.messages import (
     title_of,
 )
 from bot.state.context import Context
-from bot.usecases import follow, forget, interests, recommend, search, unfollow
+from bot.usecases import follow, interests, recommend, search, unfollow
 from bot.usecases.delivery import Delivery
 from bot.usecases.digests.due import local_date, parse_hhmm
 from bot.usecases.digests.run import send_digest_now
@@ -56,6 +58,7 @@ from bot.usecases.digests.schedule import (
 from bot.usecases.digests.send import Outcome
 from bot.usecases.export import bibtex_export, data_export
 from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
+from bot.usecases.forget import forget_ticket, stored_about
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
@@ -292,10 +295,12 @@ def reply_digest_off(ctx: Context, user_id: str) -> Reply:
 
 
 def reply_forget(rt: Runtime, user_id: str) -> Reply:
-    with rt.locks.hold(user_id):  # after any delivery or reaction under way for this person
-        forget(rt.ctx, user_id)
-    return {"text": "Done: I deleted everything I had stored about you (topics, feedback, schedule, "
-                    "papers shown). Your past messages from me stay in Slack until you delete them."}
+    """What forgetting would delete, and the Forget me button that does it (nothing goes before)."""
+    stored = stored_about(rt.ctx, user_id)
+    if stored.nothing:
+        return {"text": FORGET_NOTHING}
+    ticket = forget_ticket(user_id, datetime.now(UTC))
+    return {"text": confirm_text(stored), "blocks": confirm_blocks(stored, ticket)}
 
 
 def reply_follow(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
@@ -546,9 +551,9 @@ REGISTRY = Registry([
         "data` a JSON file of everything paperbot stores about you",
         _export, lambda req, cmd: reply_export(req.rt, req.client, req.user, cmd)),
     Subcommand(
-        "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you",
-        _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user),
-        changes_home=True),
+        "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you, from every table; "
+                  "it shows what would go, and deletes it only once you press *Forget me*",
+        _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user)),
     CHANNEL_SUBCOMMAND,
 ], default=_HELP)
 

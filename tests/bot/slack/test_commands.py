@@ -102,8 +102,11 @@ def test_forget_reply(ctx):
     from bot.slack.runtime import Runtime
 
     follow(ctx, "U1", "cats")
-    assert "deleted everything" in reply_forget(Runtime(ctx), "U1")["text"]
-    assert not any(ctx.store.rows_about("U1").values())
+    before = ctx.store.rows_about("U1")
+    reply = reply_forget(Runtime(ctx), "U1")
+    assert "1 topic" in reply["text"] and "Forget me" in str(reply["blocks"])
+    assert ctx.store.rows_about("U1") == before  # nothing goes before the button is pressed
+    assert "nothing to forget" in reply_forget(Runtime(ctx), "U2")["text"]
 
 
 def test_control_characters_nobody_types_are_dropped_from_a_command():

@@ -8,9 +8,10 @@ from bot.slack.subcommands import Refused, Registry, Request, Subcommand
 from bot.slack.subcommands.channel import FROM_DM
 from bot.slack.subcommands.personal import HELP_TOPICS, REGISTRY, SUBCOMMANDS
 
-#: What changed Home before the registry (commands.CHANGES_HOME), by the parsed command's name.
+#: What changed Home before the registry (commands.CHANGES_HOME), by the parsed command's name; `forget`
+#: no longer does (it only asks: Home is published again once Forget me is pressed).
 CHANGED_HOME = {"follow", "unfollow", "digest-at", "digest-off", "digest-weekly", "digest-daily", "feed-add",
-                "feed-remove", "mute", "unmute", "forget"}
+                "feed-remove", "mute", "unmute"}
 
 
 def test_the_names_are_todays():

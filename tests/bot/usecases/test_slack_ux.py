@@ -43,3 +43,49 @@ def test_a_paper_message_rewritten_after_feedback_keeps_the_feed_it_was_sent_for
 def test_without_named_feeds_a_rewritten_message_names_no_feed(app):
     show(app, "U1", "cats-1", "1.1")
     assert paper_message(app, "U1", "D1", "1.1").rec.feed is None
+
+
+# -- forget, with a second thought -----------------------------------------------------------------
+
+def test_forget_counts_what_it_would_delete_and_deletes_nothing(app):
+    from bot.usecases import follow, record_feedback
+    from bot.usecases.forget import stored_about
+    from bot.usecases.mutes import mute
+
+    follow(app, "U1", "cats, whiskers")
+    add_feed(app, "U1", "pets: dogs")
+    mute(app, "U1", "blockchain")
+    record_feedback(app, "U1", "cats-1", 1)
+    record_feedback(app, "U1", "cats-2", -1)
+    show(app, "U1", "cats-3", "1.1")
+    saved_on_message(app, "U1", "D1", "1.1")
+    before = app.store.rows_about("U1")
+    stored = stored_about(app, "U1")
+    assert (stored.topics, stored.feeds, stored.muted, stored.liked, stored.disliked, stored.saved,
+            stored.shown) == (2, 1, 1, 2, 1, 1, 1)
+    assert stored.rows == sum(before.values()) and not stored.nothing
+    assert app.store.rows_about("U1") == before
+    assert stored_about(app, "U2").nothing
+
+
+def test_a_ticket_forgets_only_its_holder_only_while_fresh_and_only_once(app):
+    from datetime import UTC, datetime, timedelta
+
+    from bot.usecases import follow
+    from bot.usecases.forget import TICKET_LIFETIME, forget_ticket, forget_with_ticket
+
+    now = datetime(2030, 1, 1, 12, tzinfo=UTC)
+    for user in ("U1", "U2"):
+        follow(app, user, "cats")
+    ticket = forget_ticket("U1", now)
+    assert forget_with_ticket(app, "U2", ticket, now) is None  # someone else's
+    assert forget_with_ticket(app, "U1", ticket, now + TICKET_LIFETIME + timedelta(seconds=1)) is None
+    for forged in ("", "U1", "U1:x:y", f"U1:{'9' * 30}:n", "U1:1:2:3"):
+        assert forget_with_ticket(app, "U1", forged, now) is None
+    assert any(app.store.rows_about("U1").values())
+    assert forget_with_ticket(app, "U1", ticket, now + timedelta(minutes=14)) > 0
+    assert not any(app.store.rows_about("U1").values())
+    follow(app, "U1", "dogs")  # back again: the same ticket pressed again deletes nothing
+    assert forget_with_ticket(app, "U1", ticket, now + timedelta(minutes=14)) is None
+    assert app.store.get_topics("U1") == ["dogs"] and app.store.get_topics("U2") == ["cats"]
+    assert forget_with_ticket(app, "U1", forget_ticket("U1", now), now) > 0  # a new one works
