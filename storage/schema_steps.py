@@ -267,4 +267,8 @@ STEPS: list[Step] = [
                                       Column("vector", "blob", not_null=True), Column("computed_at")),
                     primary_key=("paper_id",)),
     )),
+    # Issue 23: a compact digest, the day's papers in one message (1) rather than a header and one message
+    # a paper (0, the default: people who never set it keep what they had).
+    Step("m022_compact_digests", (AddColumn("people", Column("digest_compact", "integer", not_null=True,
+                                                             default=0)),)),
 ]

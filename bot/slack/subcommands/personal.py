@@ -63,6 +63,7 @@ from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
 from bot.usecases.saved import SavedItem, saved_papers
+from bot.usecases.settings import compact_digest, set_compact_digest
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
@@ -72,7 +73,8 @@ ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the 
 @dataclass(frozen=True)
 class Command:
     """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
-    digest-weekly / digest-daily, or export-bibtex / export-data, or feed-add / feed-remove."""
+    digest-weekly / digest-daily / digest-compact (``arg`` on or off), or export-bibtex / export-data, or
+    feed-add / feed-remove."""
 
     name: str
     arg: str = ""
@@ -161,6 +163,11 @@ def _digest(arg: str) -> Command:
         return Command("digest-weekly", time=hhmm, weekday=weekday)
     if first.lower() == "daily":
         return Command("digest-daily", time=parse_daily(rest))
+    if first.lower() == "compact":
+        if rest.lower() not in ("on", "off"):
+            raise BadArgument(f"Say `{COMMAND} digest compact on` (the day's papers in one message) or "
+                              f"`{COMMAND} digest compact off` (one message a paper).")
+        return Command("digest-compact", rest.lower())
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -199,6 +206,8 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     if info.saved:
         lines.append(f"*Saved:* {_papers(info.saved)} (`{COMMAND} saved` lists them)")
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
+    if info.digest_enabled and compact_digest(ctx, user_id):
+        schedule += ", as one message"
     lines.append(f"*Digest:* {schedule}")
     return {"text": "\n".join(lines)}
 
@@ -287,6 +296,19 @@ def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
         return {"text": "You weren't following anything."}
     return {"text": f"You weren't following “{fit(cmd.arg, ECHO_LIMIT)}”. "
                     f"`{COMMAND} interests` lists your topics."}
+
+
+def reply_digest_compact(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    on = cmd.arg == "on"
+    changed = set_compact_digest(ctx, user_id, on)
+    if on:
+        what = ("Your digests now come as one message: a header line, then each paper with its own "
+                "buttons (a reaction there can't say which paper, so use the buttons)."
+                if changed else "Your digests already come as one message.")
+        return {"text": f"{what} `{COMMAND} digest compact off` goes back to one message a paper."}
+    what = ("Your digests now come as a header and one message a paper." if changed
+            else "Your digests already come as one message a paper.")
+    return {"text": f"{what} `{COMMAND} digest compact on` puts them in one message."}
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
@@ -539,9 +561,11 @@ REGISTRY = Registry([
         "digest",
         f"• `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest "
         f"off` stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one "
-        f"a week instead (default Monday 09:00), `{COMMAND} digest daily` goes back",
+        f"a week instead (default Monday 09:00), `{COMMAND} digest daily` goes back\n"
+        f"• `{COMMAND} digest compact on`: the digest as one message (a header line, then each paper with "
+        f"its own buttons) instead of one message a paper; `{COMMAND} digest compact off` goes back",
         _digest, lambda req, cmd: _answer_digest(req, cmd),
-        changes_home=lambda cmd: cmd.name != "digest-now"),
+        changes_home=lambda cmd: cmd.name not in ("digest-now", "digest-compact")),
     Subcommand(
         "saved", f"• `{COMMAND} saved`: your saved papers, newest first, with links",
         _nothing_after("saved"), lambda req, cmd: reply_saved(req.rt.ctx, req.user)),
@@ -641,6 +665,8 @@ def _answer_digest(req: Request, cmd: Command) -> Reply:
         return reply_digest_off(req.rt.ctx, req.user)
     if cmd.name == "digest-now":
         return reply_digest_now(req.rt, req.client, req.user, cmd)
+    if cmd.name == "digest-compact":
+        return reply_digest_compact(req.rt.ctx, req.user, cmd)
     setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
                "digest-daily": reply_digest_daily}
     return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)
