@@ -345,4 +345,8 @@ STEPS: list[Step] = [
     # Issue 23: how many followed authors' new papers a digest holds (`/papers digest authors N`, 0-10);
     # NULL for the default.
     Step("m021_author_picks", (AddColumn("people", Column("author_picks", "integer")),)),
+    # Issue 23: a compact digest, the day's papers in one message (1) rather than a header and one message
+    # a paper (0, the default: people who never set it keep what they had).
+    Step("m022_compact_digests", (AddColumn("people", Column("digest_compact", "integer", not_null=True,
+                                                             default=0)),)),
 ]

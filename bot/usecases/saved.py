@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from bot.errors import NotFound
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE
+from bot.usecases.feeds import label
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
 from bot.usecases.recommend import Recommendation
 from storage import Paper
@@ -139,13 +140,15 @@ class PaperMessage:
 
 def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str,
                   posted_as: PostedAs | None = None) -> PaperMessage | None:
-    """What the paper message ``message_ts`` of this person should show after their feedback; None
-    when it is no paper shown to them (or the paper is gone)."""
+    """What the paper message ``message_ts`` of this person should show after their feedback (the
+    feed it was sent for too, as it said when posted); None when it is no paper shown to them (or
+    the paper is gone)."""
     paper = _paper_on(ctx, user_id, channel, message_ts, posted_as)
     if paper is None:
         return None
     reason = ctx.store.shown_reason(user_id, paper.id) or ""
-    return PaperMessage(Recommendation(paper, 0.0, reason), marks(ctx, user_id, paper.id))
+    rec = label(ctx, user_id, [Recommendation(paper, 0.0, reason)])[0]
+    return PaperMessage(rec, marks(ctx, user_id, paper.id))
 
 
 def _feedback_on(ctx: Context, user_id: str, paper_id: str) -> int | None:

@@ -220,3 +220,24 @@ def save_author_picks(ctx: Context, user_id: str, n: int) -> None:
     """At most ``n`` (checked with :func:`check_author_picks`) followed authors' new papers a digest."""
     with ctx.store.transaction():
         ctx.store.set_person_settings(user_id, author_picks=n)
+
+
+# -- the compact digest ----------------------------------------------------------------------------
+
+def set_compact_digest(ctx: Context, user_id: str, compact: bool) -> bool:
+    """Have a person's digests come as one message (``compact``: a header line, then each paper with
+    its own buttons) or as a header and one message a paper. Returns whether it changed."""
+    with ctx.store.transaction():
+        person = ctx.store.get_person(user_id)
+        if person is not None and person.digest_compact == compact:
+            return False
+        if person is None and not compact:
+            return False  # someone unknown already gets the default: nothing is stored
+        ctx.store.set_person_settings(user_id, digest_compact=compact)
+    return True
+
+
+def compact_digest(ctx: Context, user_id: str) -> bool:
+    """Whether a person's digests come as one message."""
+    person = ctx.store.get_person(user_id)
+    return bool(person and person.digest_compact)

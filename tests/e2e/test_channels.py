@@ -20,6 +20,7 @@ from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, S
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
+from tests.e2e.forgetting import press, pressed, ticket_of
 from tests.e2e.harness import TEAM_ID, _reply, bot_environment, query, table_counts, user_ids
 from tests.fakes import Clock
 
@@ -340,10 +341,12 @@ def test_forgetting_the_person_who_set_up_a_channel_leaves_the_channel_and_help_
         slack, standin, store):
     user, channel = new_user(), new_channel()
     ask_in(slack, user, "channel follow quantum qubits entanglement", channel)
-    assert "Done" in ask_in(slack, user, "forget", channel).text
+    slack.ask(user, "follow robot grasping")  # something of their own to forget
+    assert "Done" in pressed(slack, press(slack, user, ticket_of(ask_in(slack, user, "forget", channel)),
+                                          channel=channel)).text
     assert "quantum qubits entanglement" in ask_in(slack, new_user(), "channel", channel).text
     assert query(store, "select * from channels where ws = ? and channel_id = ?", [TEAM_ID, channel])
-    text = ask_in(slack, user, "help", channel).text
+    text = ask_in(slack, user, "help channel", channel).text
     assert "/papers channel follow" in text and "/papers channel trending on" in text
 
 
@@ -504,4 +507,4 @@ def test_channel_digest_now_where_it_cannot_post_or_for_a_channel_with_no_topics
     assert {t: n for t, n in table_counts(db_path).items() if t != "once_keys"} == {
         t: n for t, n in before.items() if t != "once_keys"}
     standin.not_member.discard(channel)
-    assert "digest now" in ask_in(slack, user, "help", channel).text
+    assert "digest now" in ask_in(slack, user, "help digest", channel).text

@@ -9,7 +9,9 @@ import json
 import time
 from urllib.parse import urlencode
 
+from bot.slack.views.forget import FORGET_ACTION
 from bot.slack.views.messages import LIKE_ACTION
+from tests.e2e.forgetting import ticket_of
 from tests.e2e.harness import FakeSlack, posts_to, user_ids
 from tests.e2e.slack_standin import SlackStandIn
 
@@ -38,13 +40,16 @@ def test_a_replayed_recommend_sends_no_more_papers(slack, standin):
     assert len(standin.responses(key)) == 1
 
 
-def test_a_replayed_forget_keeps_what_was_added_since(slack, store):
+def test_a_replayed_forget_me_press_keeps_what_was_added_since(slack, store):
     user = new_user()
     slack.ask(user, "follow feline cats")
-    body, key = slack.command_body(user, "forget")
+    payload, key = slack.click_payload(user, FORGET_ACTION, "C0GENERAL", "1.000001")
+    payload["actions"][0]["value"] = ticket_of(slack.ask(user, "forget"))
+    body = urlencode({"payload": json.dumps(payload)})
     ts = int(time.time())
     assert slack.post(body, FORM, timestamp=ts)[0] == 200
-    slack.standin.wait_for(lambda: slack.standin.responses(key), what="the forget reply")
+    slack.standin.wait_for(lambda: slack.standin.responses(key), what="the answer to Forget me")
+    assert store.get_topics(user) == []
     slack.ask(user, "follow quantum circuits")
     assert slack.post(body, FORM, timestamp=ts)[0] == 200  # the replay
     time.sleep(0.5)

@@ -29,6 +29,7 @@ import pytest
 from bot.slack.delivery.digests import HEADER_EVENT, PAPER_EVENT
 from bot.state.context import Context
 from bot.usecases import follow
+from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import (
     DIGEST_TOPICS,
     TEAM_ID,
@@ -342,8 +343,8 @@ def test_forget_through_one_replica_leaves_no_row_anywhere_while_the_others_run(
     before = rows_naming(store, user)
     assert {"people", "topics", "shown", "feedback", "digests"} <= set(before), before
 
-    reply = ask(replicas[1], user, "forget")
-    assert reply.text.startswith("Done: I deleted everything I had stored about you"), reply.text
+    reply = forget_me(replicas[1].slack, user, timeout=REPLY_WAIT)
+    assert reply.startswith("Done: I deleted everything I had stored about you"), reply
     assert rows_naming(store, user) == {}
     # The others keep running and serving, and what they answer the forgotten person stores nothing.
     for i in (2, 0):

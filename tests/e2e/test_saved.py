@@ -208,7 +208,7 @@ def test_wrong_arguments_say_what_to_type_and_write_nothing(slack, standin, db_p
     assert "no saved or liked papers" in slack.ask(user, "export").text
     assert "stores nothing about you" in slack.ask(user, "export data").text
     assert counts() == before and not standin.uploaded(dm(user))
-    help_text = slack.ask(user, "help").text
+    help_text = slack.ask(user, "help saved").text + slack.ask(user, "help buttons").text
     assert "/papers saved" in help_text and "/papers export" in help_text and ":bookmark:" in help_text
 
 

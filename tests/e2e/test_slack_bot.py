@@ -15,6 +15,7 @@ import pytest
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 from storage import PERSONAL_TABLES
+from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import (
     FakeSlack,
     bot_environment,
@@ -75,7 +76,8 @@ def test_help_and_empty_text_answer_in_the_ack_only_to_the_caller(slack):
         assert answer.ack["response_type"] == "ephemeral"
         for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget", "saved",
                     "export"):
-            assert f"/papers {sub}" in answer.ack["text"]
+            assert f"/papers {sub}" in answer.ack["text"] or f"`{sub}" in answer.ack["text"]
+        assert "/papers help TOPIC" in answer.ack["text"]
 
 
 def test_follow_reads_the_timezone_once_and_turns_digests_on(slack, standin, store):
@@ -360,8 +362,7 @@ def test_forget_leaves_no_trace_in_any_table(slack, standin, store):
     slack.ask(user, "digest 06:30")
     standin.wait_for(lambda: store.get_feedback(user), what="the like")
     assert sum(store.rows_about(user).values()) >= 1 + 2 + 1 + 3
-    reply = slack.ask(user, "forget")
-    assert "deleted everything" in reply.text
+    assert "deleted everything" in forget_me(slack, user)
     assert not any(store.rows_about(user).values())
     for table, columns in table_columns(store).items():
         if "user_id" in columns:

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import FakeSlack, PostgresTarget, opened, query, serving, table_columns, user_ids
 from tests.fault.probe import scaled
 
@@ -51,7 +52,7 @@ def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_
     standin.delay("users.info", 1.5)
     follow = here.command(user, "follow feline cats, quantum circuits")
     time.sleep(0.5)  # the follow is stored; its timezone lookup is still waiting on Slack
-    assert "deleted everything" in reply(there, there.command(user, "forget"))
+    assert "deleted everything" in forget_me(there, user)
     assert "Now following" in reply(here, follow)  # the follow's lookup came back after the forget
     time.sleep(0.3)
     assert leftovers(db_path, user) == ({}, 0)
@@ -68,7 +69,7 @@ def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_,
     standin.delay("chat.postMessage", 0.4)
     recommend = here.command(user, "recommend 4")
     time.sleep(0.6)  # the header and maybe a paper are out; the rest are on their way
-    assert "deleted everything" in reply(there, there.command(user, "forget"))
+    assert "deleted everything" in forget_me(there, user)
     reply(here, recommend)
     time.sleep(0.3)
     assert leftovers(db_path, user) == ({}, 0)

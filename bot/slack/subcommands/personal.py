@@ -27,6 +27,8 @@ from bot.slack.runtime import Runtime
 from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, quoted
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
 from bot.slack.timezones import refresh_timezone
+from bot.slack.views.forget import NOTHING as FORGET_NOTHING
+from bot.slack.views.forget import confirm_blocks, confirm_text
 from bot.slack.views.messages import (
     FALLBACK_LIMIT,
     MESSAGE_BLOCKS,
@@ -39,7 +41,7 @@ from bot.slack.views.messages import (
     title_of,
 )
 from bot.state.context import Context
-from bot.usecases import follow, forget, interests, recommend, search, unfollow
+from bot.usecases import follow, interests, recommend, search, unfollow
 from bot.usecases.delivery import Delivery
 from bot.usecases.digests.due import local_date, parse_hhmm
 from bot.usecases.digests.run import send_digest_now
@@ -56,11 +58,13 @@ from bot.usecases.digests.schedule import (
 from bot.usecases.digests.send import Outcome
 from bot.usecases.export import bibtex_export, data_export
 from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
+from bot.usecases.forget import forget_ticket, stored_about
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
 from bot.usecases.saved import SavedItem, saved_papers
 from bot.usecases.settings import check_author_picks, save_author_picks
+from bot.usecases.settings import compact_digest, set_compact_digest
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
@@ -70,7 +74,8 @@ ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the 
 @dataclass(frozen=True)
 class Command:
     """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
-    digest-weekly / digest-daily, or export-bibtex / export-data, or feed-add / feed-remove."""
+    digest-weekly / digest-daily / digest-compact (``arg`` on or off), or export-bibtex / export-data, or
+    feed-add / feed-remove."""
 
     name: str
     arg: str = ""
@@ -161,6 +166,11 @@ def _digest(arg: str) -> Command:
         return Command("digest-daily", time=parse_daily(rest))
     if first.lower() == "authors":
         return Command("digest-authors", count=check_author_picks(rest))
+    if first.lower() == "compact":
+        if rest.lower() not in ("on", "off"):
+            raise BadArgument(f"Say `{COMMAND} digest compact on` (the day's papers in one message) or "
+                              f"`{COMMAND} digest compact off` (one message a paper).")
+        return Command("digest-compact", rest.lower())
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -175,8 +185,9 @@ def _digest(arg: str) -> Command:
 # -- replies -----------------------------------------------------------------------------------------
 # Each returns the keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
 
-def reply_help() -> Reply:
-    return {"text": HELP}
+def reply_help(topic: str = "") -> Reply:
+    """The short help, or `/papers help TOPIC`'s details (:func:`help_text`)."""
+    return {"text": help_text(topic)}
 
 
 def reply_interests(ctx: Context, user_id: str) -> Reply:
@@ -198,6 +209,8 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     saved = f", {info.saved} saved (`{COMMAND} saved` lists them)" if info.saved else ""
     lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked{saved}")
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
+    if info.digest_enabled and compact_digest(ctx, user_id):
+        schedule += ", as one message"
     lines.append(f"*Digest:* {schedule}")
     return {"text": "\n".join(lines)}
 
@@ -288,16 +301,31 @@ def reply_unfollow(ctx: Context, user_id: str, cmd: Command) -> Reply:
                     f"`{COMMAND} interests` lists your topics."}
 
 
+def reply_digest_compact(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    on = cmd.arg == "on"
+    changed = set_compact_digest(ctx, user_id, on)
+    if on:
+        what = ("Your digests now come as one message: a header line, then each paper with its own "
+                "buttons (a reaction there can't say which paper, so use the buttons)."
+                if changed else "Your digests already come as one message.")
+        return {"text": f"{what} `{COMMAND} digest compact off` goes back to one message a paper."}
+    what = ("Your digests now come as a header and one message a paper." if changed
+            else "Your digests already come as one message a paper.")
+    return {"text": f"{what} `{COMMAND} digest compact on` puts them in one message."}
+
+
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
     stop_digests(ctx, user_id)  # someone unknown has no digests to stop: nothing is stored
     return {"text": f"Daily digests are off. `{COMMAND} digest HH:MM` turns them back on."}
 
 
 def reply_forget(rt: Runtime, user_id: str) -> Reply:
-    with rt.locks.hold(user_id):  # after any delivery or reaction under way for this person
-        forget(rt.ctx, user_id)
-    return {"text": "Done: I deleted everything I had stored about you (topics, feedback, schedule, "
-                    "papers shown). Your past messages from me stay in Slack until you delete them."}
+    """What forgetting would delete, and the Forget me button that does it (nothing goes before)."""
+    stored = stored_about(rt.ctx, user_id)
+    if stored.nothing:
+        return {"text": FORGET_NOTHING}
+    ticket = forget_ticket(user_id, datetime.now(UTC))
+    return {"text": confirm_text(stored), "blocks": confirm_blocks(stored, ticket)}
 
 
 def reply_follow(ctx: Context, client: WebClient, user_id: str, cmd: Command) -> Reply:
@@ -484,7 +512,8 @@ def _where(tz: str | None) -> str:
 
 #: Every `/papers` subcommand, each declared once: name, help line(s), parser, answer, whether Home
 #: changes after it. The help shows their lines in this order.
-_HELP = Subcommand("help", "", lambda arg: Command("help"), lambda req, cmd: reply_help(), in_ack=True)
+_HELP = Subcommand("help", "", lambda arg: Command("help", arg), lambda req, cmd: reply_help(cmd.arg),
+                   in_ack=True)
 
 REGISTRY = Registry([
     _HELP,
@@ -536,9 +565,11 @@ REGISTRY = Registry([
         "digest",
         f"• `{COMMAND} digest 08:30`: a daily digest at that time in your Slack timezone; `{COMMAND} digest "
         f"off` stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one "
-        f"a week instead (default Monday 09:00), `{COMMAND} digest daily` goes back",
+        f"a week instead (default Monday 09:00), `{COMMAND} digest daily` goes back\n"
+        f"• `{COMMAND} digest compact on`: the digest as one message (a header line, then each paper with "
+        f"its own buttons) instead of one message a paper; `{COMMAND} digest compact off` goes back",
         _digest, lambda req, cmd: _answer_digest(req, cmd),
-        changes_home=lambda cmd: cmd.name != "digest-now"),
+        changes_home=lambda cmd: cmd.name not in ("digest-now", "digest-compact")),
     Subcommand(
         "saved", f"• `{COMMAND} saved`: your saved papers, newest first, with links",
         _nothing_after("saved"), lambda req, cmd: reply_saved(req.rt.ctx, req.user)),
@@ -548,25 +579,83 @@ REGISTRY = Registry([
         "data` a JSON file of everything paperbot stores about you",
         _export, lambda req, cmd: reply_export(req.rt, req.client, req.user, cmd)),
     Subcommand(
-        "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you",
-        _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user),
-        changes_home=True),
+        "forget", f"• `{COMMAND} forget`: delete everything paperbot stores about you, from every table; "
+                  "it shows what would go, and deletes it only once you press *Forget me*",
+        _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user)),
     CHANNEL_SUBCOMMAND,
 ], default=_HELP)
 
 #: The subcommands' names (what a DM's first word must be to be taken as one).
 SUBCOMMANDS = REGISTRY.names
 
-HELP = (f"*paperbot* sends you new papers that match your interests, one message per paper.\n"
-        f"{REGISTRY.help_lines()}\n"
-        "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
-        "papers to rate to get started\n"
-        "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: "
-        "to save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, "
-        "and More like this (similar papers in its thread).\n"
-        "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in "
-        "a message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands "
-        f"without `{COMMAND}`, e.g. `recommend 3`.")
+#: What a paper message offers, and paperbot beyond the subcommands (`/papers help buttons`).
+BUTTONS_HELP = (
+    "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to "
+    "save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and "
+    "More like this (similar papers in its thread).\n"
+    "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
+    "papers to rate to get started\n"
+    "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in a "
+    "message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands "
+    f"without `{COMMAND}`, e.g. `recommend 3`.")
+
+
+@dataclass(frozen=True)
+class HelpTopic:
+    """One group of the help: its line in the short help, and the subcommands whose help lines (from
+    :data:`REGISTRY`, the one place saying what each does) `/papers help NAME` shows, then ``extra``.
+    ``aliases``: other words naming it (each of its subcommands' names does too)."""
+
+    name: str
+    summary: str
+    subcommands: tuple[str, ...] = ()
+    extra: str = ""
+    aliases: tuple[str, ...] = ()
+
+    def details(self) -> str:
+        helps = (REGISTRY.subcommands[name].help for name in self.subcommands)
+        lines = [line for line in helps if line]
+        return "\n".join([f"*{COMMAND} help {self.name}*", *lines, *([self.extra] if self.extra else [])])
+
+
+HELP_TOPICS = (
+    HelpTopic("follow", f"`{COMMAND} follow diffusion models` · `follow author: Andrea Bajcsy` · "
+                        "`unfollow` · `interests`: what you follow", ("follow", "unfollow", "interests"),
+              aliases=("topics", "authors")),
+    HelpTopic("feeds", f"`{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own", ("feed",)),
+    HelpTopic("mute", f"`{COMMAND} mute blockchain` · `unmute`: papers never sent", ("mute", "unmute")),
+    HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning`: papers now",
+              ("recommend", "search")),
+    HelpTopic("digest", f"`{COMMAND} digest 08:30` · `digest weekly friday 16:00` · `digest compact on` · "
+                        "`digest off`: when papers come", ("digest",), aliases=("digests",)),
+    HelpTopic("saved", f"`{COMMAND} saved` · `export`: your reading list, as BibTeX too",
+              ("saved", "export")),
+    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all",
+              extra=BUTTONS_HELP, aliases=("reactions", "home", "dm")),
+    HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
+              aliases=("channels", "trending")),
+    HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",
+              ("forget",)),
+)
+_TOPIC_NAMES = ", ".join(t.name for t in HELP_TOPICS)
+_TOPICS = {word: topic for topic in HELP_TOPICS for word in (topic.name, *topic.subcommands, *topic.aliases)}
+
+HELP = ("*paperbot* sends you new papers that match your interests.\n"
+        + "\n".join(f"• {topic.summary}" for topic in HELP_TOPICS)
+        + f"\n`{COMMAND} help TOPIC` for more: {_TOPIC_NAMES}.")
+
+
+def help_text(topic: str = "") -> str:
+    """The short help, or the details of one topic (named by it, an alias or one of its subcommands);
+    for an unknown topic, which topics there are."""
+    word = " ".join(topic.split()).casefold()
+    if not word:
+        return HELP
+    found = _TOPICS.get(word)
+    if found is None:
+        return (f"I have no help on “{fit(topic, 40)}”. Try `{COMMAND} help TOPIC` with one of: "
+                f"{_TOPIC_NAMES}.")
+    return found.details()
 
 
 def _answer_feed(req: Request, cmd: Command) -> Reply:
@@ -599,6 +688,8 @@ def _answer_digest(req: Request, cmd: Command) -> Reply:
         return reply_digest_off(req.rt.ctx, req.user)
     if cmd.name == "digest-now":
         return reply_digest_now(req.rt, req.client, req.user, cmd)
+    if cmd.name == "digest-compact":
+        return reply_digest_compact(req.rt.ctx, req.user, cmd)
     setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
                "digest-daily": reply_digest_daily}
     return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)

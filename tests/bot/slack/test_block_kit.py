@@ -27,7 +27,15 @@ from bot.slack.oauth.flow import WELCOME
 from bot.slack.subcommands import channel as channel_commands
 from bot.slack.subcommands import personal as commands
 from bot.slack.subcommands.channel import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
-from bot.slack.subcommands.personal import HELP, reply_help, reply_interests, reply_saved, reply_search
+from bot.slack.subcommands.personal import (
+    HELP,
+    HELP_TOPICS,
+    help_text,
+    reply_help,
+    reply_interests,
+    reply_saved,
+    reply_search,
+)
 from bot.slack.views.marks import marked
 from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
 from bot.slack.views.unfurl_card import unfurl_blocks
@@ -233,10 +241,11 @@ def test_the_saved_list(monkeypatch, count):
 
 def test_help_and_the_channel_texts():
     check_message(reply_help())
-    for text in (HELP, USAGE, FROM_DM, INVITE, HELP_LINES):
+    for text in (HELP, USAGE, FROM_DM, INVITE, HELP_LINES, *(help_text(t.name) for t in HELP_TOPICS)):
         check_text(text)
-    for word in ("/papers channel", "Save paper", "DM"):
-        assert word in HELP
+    assert "/papers channel" in HELP
+    for word in ("Save paper", "DM"):
+        assert word in help_text("buttons")
 
 
 def test_interests_with_the_most_anyone_can_have(monkeypatch):

@@ -1,5 +1,5 @@
-"""What people read as help is pinned byte for byte (``golden/``, taken from the output before the
-subcommands were declared in one registry): refactoring how subcommands are declared must not change it."""
+"""What people read as help is pinned byte for byte (``golden/``: the short help of issue 23, each topic's
+details taken from the registry): refactoring how subcommands are declared must not change it."""
 
 import json
 from pathlib import Path
@@ -16,7 +16,7 @@ def golden(name: str) -> str:
     return (GOLDEN / name).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("text", ["", "help", "HELP me please"])
+@pytest.mark.parametrize("text", ["", "help", "HELP", "help  "])
 def test_slash_help_is_the_same_text_byte_for_byte(slack_bot, text):
     response = slack_bot.app.dispatch(command_request(text))
     body = json.loads(response.body)

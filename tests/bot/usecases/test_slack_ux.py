@@ -1,0 +1,91 @@
+"""Issue 23's Slack-facing use cases: a paper message rewritten after feedback keeps its feed, a compact
+digest's click names its own paper, and forget's counts; on both backends (``any_store``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.state.context import Context
+from bot.state.engine import Engine
+from bot.usecases.feeds import add_feed, remember_feeds
+from bot.usecases.saved import paper_message, saved_on_message
+from tests.conftest import make_corpus
+from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
+
+WS = "T1"
+
+
+@pytest.fixture
+def app(any_store):  # noqa: F811
+    any_store.upsert_papers(make_corpus())
+    root = Context(any_store, Engine(any_store), digest_size=3)
+    root.engine.refresh()
+    return root.for_workspace(WS)
+
+
+def show(ctx, user, paper_id, ts, channel="D1"):
+    ctx.store.ensure_person(user)
+    ctx.store.mark_shown(user, paper_id, "Matches your interest “cats”", channel, ts)
+
+
+def test_a_paper_message_rewritten_after_feedback_keeps_the_feed_it_was_sent_for(app):
+    add_feed(app, "U1", "pets: cats, whiskers")
+    show(app, "U1", "cats-1", "1.1")
+    show(app, "U1", "graphs-2", "1.2")
+    remember_feeds(app, "U1", {"cats-1": "pets", "graphs-2": "main"})
+    saved_on_message(app, "U1", "D1", "1.1")
+    found = paper_message(app, "U1", "D1", "1.1")
+    assert found.rec.feed == "pets" and found.marks.saved
+    assert found.rec.reason == "Matches your interest “cats”"
+    assert paper_message(app, "U1", "D1", "1.2").rec.feed == "main"
+
+
+def test_without_named_feeds_a_rewritten_message_names_no_feed(app):
+    show(app, "U1", "cats-1", "1.1")
+    assert paper_message(app, "U1", "D1", "1.1").rec.feed is None
+
+
+# -- forget, with a second thought -----------------------------------------------------------------
+
+def test_forget_counts_what_it_would_delete_and_deletes_nothing(app):
+    from bot.usecases import follow, record_feedback
+    from bot.usecases.forget import stored_about
+    from bot.usecases.mutes import mute
+
+    follow(app, "U1", "cats, whiskers")
+    add_feed(app, "U1", "pets: dogs")
+    mute(app, "U1", "blockchain")
+    record_feedback(app, "U1", "cats-1", 1)
+    record_feedback(app, "U1", "cats-2", -1)
+    show(app, "U1", "cats-3", "1.1")
+    saved_on_message(app, "U1", "D1", "1.1")
+    before = app.store.rows_about("U1")
+    stored = stored_about(app, "U1")
+    assert (stored.topics, stored.feeds, stored.muted, stored.liked, stored.disliked, stored.saved,
+            stored.shown) == (2, 1, 1, 2, 1, 1, 1)
+    assert stored.rows == sum(before.values()) and not stored.nothing
+    assert app.store.rows_about("U1") == before
+    assert stored_about(app, "U2").nothing
+
+
+def test_a_ticket_forgets_only_its_holder_only_while_fresh_and_only_once(app):
+    from datetime import UTC, datetime, timedelta
+
+    from bot.usecases import follow
+    from bot.usecases.forget import TICKET_LIFETIME, forget_ticket, forget_with_ticket
+
+    now = datetime(2030, 1, 1, 12, tzinfo=UTC)
+    for user in ("U1", "U2"):
+        follow(app, user, "cats")
+    ticket = forget_ticket("U1", now)
+    assert forget_with_ticket(app, "U2", ticket, now) is None  # someone else's
+    assert forget_with_ticket(app, "U1", ticket, now + TICKET_LIFETIME + timedelta(seconds=1)) is None
+    for forged in ("", "U1", "U1:x:y", f"U1:{'9' * 30}:n", "U1:1:2:3"):
+        assert forget_with_ticket(app, "U1", forged, now) is None
+    assert any(app.store.rows_about("U1").values())
+    assert forget_with_ticket(app, "U1", ticket, now + timedelta(minutes=14)) > 0
+    assert not any(app.store.rows_about("U1").values())
+    follow(app, "U1", "dogs")  # back again: the same ticket pressed again deletes nothing
+    assert forget_with_ticket(app, "U1", ticket, now + timedelta(minutes=14)) is None
+    assert app.store.get_topics("U1") == ["dogs"] and app.store.get_topics("U2") == ["cats"]
+    assert forget_with_ticket(app, "U1", forget_ticket("U1", now), now) > 0  # a new one works
