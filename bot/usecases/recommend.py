@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from bot.errors import BadArgument, NoInterests, NoPapers
-from bot.presentation.reasons import reason_text
+from bot.presentation.reasons import YOURS, Whose, reason_text
 from bot.state.author_directory import authors_of
 from bot.state.context import Context
-from bot.usecases.feeds import remember_feeds
+from bot.usecases.channel_subjects import is_channel
+from bot.usecases.feeds import MAIN, remember_feeds
 from bot.usecases.picking import (
     Recommendation,
     author_recommendations,
@@ -26,6 +27,7 @@ from bot.usecases.picking import profile_for as profile_for  # where callers hav
 from recommender import Community, Pick, rank
 from recommender import search as search_index
 from recommender.authors import AuthorMatch
+from recommender.surface import worded
 
 MAX_RECOMMEND = 20
 #: Papers published (or, without a date, added) this many days back count as new: a digest prefers
@@ -73,7 +75,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
         taken = who.left_out | {r.paper.id for r in recommendations}
         sections = share(n - len(recommendations), len(who.feeds), pick, taken, key=lambda p: p.paper_id)
     for feed, picks in zip(who.feeds, sections, strict=True):
-        for rec in with_papers(ctx, picks):
+        for rec in with_papers(ctx, picks, whose=whose_interests(user_id, feed.feed)):
             rec.feed = feed.feed
             recommendations.append(rec)
     recommendations = distinct(recommendations, who.left_out)
@@ -140,16 +142,29 @@ def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list
     return out + with_papers(ctx, more, reason_prefix="Matches: ")
 
 
-def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None) -> list[Recommendation]:
-    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out)."""
+def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None,
+                whose: Whose = YOURS) -> list[Recommendation]:
+    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out).
+
+    Each reason is checked against its paper's text: it claims only the interests the paper covers,
+    in the paper's own words (:func:`recommender.surface.worded`). ``reason_prefix`` (a search's
+    "Matches: ") goes before the matching words instead; ``whose``: whose interests the picks were
+    ranked for, a channel's or a named feed's (see :func:`whose_interests`)."""
     papers = ctx.store.get_papers([p.paper_id for p in picks] + [p.similar_to for p in picks if p.similar_to])
     out = []
     for pick in picks:
         paper = papers.get(pick.paper_id)
         if paper is None:  # deleted since it was indexed
             continue
-        reason = reason_text(pick, papers)
+        pick = worded(pick, paper.text)
+        reason = reason_text(pick, papers, whose)
         if reason_prefix and pick.terms:
             reason = reason_prefix + ", ".join(pick.terms)
         out.append(Recommendation(paper, pick.score, reason))
     return out
+
+
+def whose_interests(subject_id: str, feed: str | None) -> Whose:
+    """Whose interests a subject's picks for ``feed`` answer to: a channel's or a person's, and the
+    feed when it is a named one (the main feed is just their interests)."""
+    return Whose(channel=is_channel(subject_id), feed=feed if feed not in (None, MAIN) else None)

@@ -36,6 +36,7 @@ from bot.usecases.recommend import (
     RECENT_DAYS,
     community,
     remember_shown,
+    whose_interests,
     with_papers,
 )
 from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
@@ -155,7 +156,8 @@ class Chooser:
             if small is None:
                 continue
             known = [(pid, score) for pid, score in section.picks if pid in small.row_of]
-            for rec in with_papers(self.ctx, explain_picks(small, section.profile, known)):
+            whose = whose_interests(user_id, section.feed)
+            for rec in with_papers(self.ctx, explain_picks(small, section.profile, known), whose=whose):
                 rec.feed = section.feed
                 recs.append(rec)
         recs = distinct(recs, person.who.left_out)
