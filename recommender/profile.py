@@ -73,6 +73,14 @@ class Pick:
     ``topics`` are the followed topics it matches, best first, and ``terms`` the other words it shares
     with the person's interests. ``liked_by_others`` is True when the pick comes mostly from other
     people's likes: people who liked ``similar_to`` also liked this paper.
+
+    The ranker sees stems, not the paper's text: its ``topics`` are those the paper shares a content
+    word with, its ``terms`` the model's words for its best terms. It records what checking them
+    against the text needs: ``term_stems``, more candidate terms than shown, best first, as stems
+    ("robot model"); ``topic_stems``, each named topic's content words as stems (stop words and words
+    too common to be a reason left out). :func:`recommender.surface.worded` then keeps in ``topics``
+    only those the paper covers, moves the others to ``partial`` as (topic, the paper's words it
+    shares with it), and turns ``terms`` into the paper's own words.
     """
 
     paper_id: str
@@ -81,3 +89,6 @@ class Pick:
     similar_to: str | None = None
     topics: list[str] = field(default_factory=list)
     liked_by_others: bool = False
+    term_stems: list[str] = field(default_factory=list)
+    topic_stems: dict[str, list[str]] = field(default_factory=dict)
+    partial: list[tuple[str, list[str]]] = field(default_factory=list)

@@ -96,6 +96,8 @@ TOPIC_PHRASE_WEIGHT = 3.0
 #: fit's max_df already): never named as an extra reason, nor a topic shared only through it.
 GENERIC_SHARE = 0.25
 GENERIC_MIN_PAPERS = 10
+#: Candidate terms a pick keeps, at least, beyond those it names (see Pick.term_stems).
+TERM_CANDIDATES = 12
 
 
 @dataclass
@@ -625,6 +627,7 @@ class _ExplainContext:
         # with ("learning" for "deep learning") is not named.
         topic_words = ([set(t.indices[~generic[t.indices]].tolist()) for t in self.each_topic]
                        if self.each_topic is not None else [])
+        content = {t: content_stems(index.model, generic, t) for t in self.topics} if topic_words else {}
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -664,19 +667,24 @@ class _ExplainContext:
                 columns, data = columns[keep], data[keep]
             elif not generic[columns].all():
                 columns, data = columns[~generic[columns]], data[~generic[columns]]
-            out.append(Pick(paper_id, score, self._terms(columns, data, n_terms), similar_to, topics,
-                            by_others))
+            ranked = self._best_columns(columns, data)
+            model = index.model
+            out.append(Pick(paper_id, score, _distinct_terms([model.term(c) for c in ranked], n_terms),
+                            similar_to, topics, by_others,
+                            term_stems=[str(model.stem_terms[c]) for c in ranked[:_candidates(n_terms)]],
+                            topic_stems={t: content[t] for t in topics}))
         return out
 
-    def _terms(self, columns: np.ndarray, data: np.ndarray, n_terms: int) -> list[str]:
-        model = self.index.model
-        names = [model.term(c) for c in columns]
+    def _best_columns(self, columns: np.ndarray, data: np.ndarray) -> np.ndarray:
+        """The columns that contribute, best reason first."""
+        terms = self.index.model.stem_terms
+        pairs = np.fromiter((" " in terms[c] for c in columns), dtype=bool, count=len(columns))
         # Two-word terms are down-weighted for ranking; for saying why, a shared phrase is the better
         # reason, so undo that (once for the paper's row, once for the query's).
-        undo = 1.0 / getattr(model, "phrase_weight", 1.0) ** 2
-        values = data * np.array([undo if " " in n else 1.0 for n in names], dtype=np.float32)
-        terms = [names[i] for i in np.argsort(-values, kind="stable") if values[i] > 0]
-        return _distinct_terms(terms, n_terms)
+        undo = 1.0 / getattr(self.index.model, "phrase_weight", 1.0) ** 2
+        values = data * np.where(pairs, undo, 1.0).astype(np.float32)
+        order = np.argsort(-values, kind="stable")
+        return columns[order[values[order] > 0]]
 
     def _collaborative_score(self, paper_id: str) -> float:
         if self._collaborative is None:
@@ -720,6 +728,25 @@ def _generic_terms(model, n_docs: int) -> np.ndarray:
                       count=len(terms))
     _generic[model] = ((len(terms), n_docs), out)
     return out
+
+
+def content_stems(model, generic: np.ndarray, topic: str) -> list[str]:
+    """A topic's content words as the model's stems, in its order: without stop words or words too
+    common to be a reason (see :func:`generic_terms`); all of its words when every one is common."""
+    vectorizer = model.vectorizer
+    stems = list(dict.fromkeys(vectorizer.build_tokenizer()(vectorizer.build_preprocessor()(topic))))
+    vocabulary, pruned = vectorizer.vocabulary_, model.pruned or frozenset()
+
+    def common(s: str) -> bool:
+        col = vocabulary.get(s)
+        return s in pruned or (col is not None and col < len(generic) and bool(generic[col]))
+    return [s for s in stems if not common(s)] or stems
+
+
+def _candidates(n_terms: int) -> int:
+    """How many candidate terms a pick keeps for :func:`recommender.surface.worded`, which drops those
+    the paper's text does not hold together (a stem pair across a full stop)."""
+    return max(4 * n_terms, TERM_CANDIDATES)
 
 
 def _distinct_terms(terms: list[str], n: int) -> list[str]:

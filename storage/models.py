@@ -62,7 +62,7 @@ class Person:
     digest_since: str | None = None  # ISO UTC: when the schedule was last set
     digest_weekday: int | None = None  # a weekly digest's day (0 = Monday); None: daily
     author_picks: int | None = None  # followed authors' new papers a digest holds; None: the default
-    digest_compact: bool = False  # the digest as one message (a header line, then each paper), not one a paper
+    digest_compact: bool = False  # the digest as one message (a header, then each paper), not one a paper
 
 
 @dataclass

@@ -1,34 +1,81 @@
-"""One line on why a paper was picked, in words a reader finds convincing."""
+"""One line on why a paper was picked, in words a reader finds convincing, and true.
+
+A reason claims an interest only when the pick says the paper covers it (its ``topics``, checked
+against the paper by :func:`recommender.surface.worded`); an interest the paper only touches is named
+with the words it shares. It speaks of whoever the interests are: the reader's own, a channel's, or
+one of the reader's named feeds (:class:`Whose`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 
 from bot.presentation.paper_view import shown_title
 from recommender import Pick
 from storage import Paper
 
 MAX_TITLE = 80
+#: Words a reason quotes as shared with an interest it does not claim.
+MAX_SHARED = 3
 
 
-def reason_text(pick: Pick, liked_papers: dict[str, Paper], saved: Collection[str] = frozenset()) -> str:
+@dataclass(frozen=True)
+class Whose:
+    """Whose interests a pick was ranked for: the reader's (the default), a channel's (``channel``),
+    and within those one named feed (``feed``; None for the main feed or no named feeds)."""
+
+    channel: bool = False
+    feed: str | None = None
+
+    @property
+    def owner(self) -> str:
+        """'your' or "this channel's"."""
+        return "this channel's" if self.channel else "your"
+
+    def interests(self, named: list[str]) -> str:
+        """The quoted interests as theirs: 'your interest “X”', '“X” in your feed “robots”'."""
+        which = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        if self.feed:
+            return f"{which} in {self.owner} feed “{self.feed}”"
+        return f"{self.owner} interest{'s' if len(named) > 1 else ''} {which}"
+
+    @property
+    def whole(self) -> str:
+        """All of their interests: 'your interests', 'your feed “robots”'."""
+        return f"{self.owner} feed “{self.feed}”" if self.feed else f"{self.owner} interests"
+
+
+YOURS = Whose()
+
+
+def reason_text(pick: Pick, liked_papers: dict[str, Paper], whose: Whose = YOURS,
+                saved: Collection[str] = frozenset()) -> str:
     """'Like “<a paper you liked>”' (or saved: those in ``saved``) when that drove the pick (or 'People
-    who liked …' when colleagues' likes did), otherwise the topics it matches, otherwise the matching
-    terms."""
+    who liked …' when colleagues' likes did), otherwise the interests it covers, otherwise one it shares
+    words with, otherwise the matching terms. ``whose``: whose interests they are."""
     liked = liked_papers.get(pick.similar_to) if pick.similar_to else None
     if liked is not None:
         title = shorten(shown_title(liked), MAX_TITLE)
         if pick.liked_by_others:
             return f"People who liked “{title}” also liked this"
-        return f"Like “{title}”, which you {'saved' if pick.similar_to in saved else 'liked'}"
+        verb = "saved" if pick.similar_to in saved else "liked"
+        return f"Like “{title}”, which {'this channel' if whose.channel else 'you'} {verb}"
+    also = "; also " + ", ".join(pick.terms) if pick.terms else ""
     if pick.topics:
-        named = [f"“{shorten(t, MAX_TITLE)}”" for t in pick.topics]
-        which = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-        reason = f"Matches your interest{'s' if len(named) > 1 else ''} {which}"
-        return reason + ("; also " + ", ".join(pick.terms) if pick.terms else "")
+        return "Matches " + whose.interests([_quoted(t) for t in pick.topics]) + also
+    if pick.partial:
+        topic, shared = pick.partial[0]
+        words = [f"“{w}”" for w in shared[:MAX_SHARED]]
+        said = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+        return f"Shares {said} with " + whose.interests([_quoted(topic)]) + also
     if pick.terms:
-        return "Matches your interests: " + ", ".join(pick.terms)
-    return "Close to your interests overall"
+        return f"Matches {whose.whole}: " + ", ".join(pick.terms)
+    return f"Close to {whose.whole} overall"
+
+
+def _quoted(topic: str) -> str:
+    return f"“{shorten(topic, MAX_TITLE)}”"
 
 
 def shorten(text: str, limit: int) -> str:

@@ -53,6 +53,7 @@ class Interests:
     digest_weekday: int | None = None
     saved: int = 0  # papers saved
     author_picks: int = DEFAULT_AUTHOR_PICKS  # followed authors' new papers a digest holds at most
+    digest_compact: bool = False  # the digest as one message
 
 
 #: What starts an item of ``follow`` / ``unfollow`` that names an author.
@@ -184,4 +185,5 @@ def interests(ctx: Context, user_id: str) -> Interests:
         digest_weekday=person.digest_weekday if person else None,
         saved=len(store.saved_paper_ids(user_id)),
         author_picks=author_picks(ctx, user_id),
+        digest_compact=bool(person and person.digest_compact),
     )

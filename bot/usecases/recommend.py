@@ -10,10 +10,11 @@ from collections.abc import Collection
 from datetime import datetime
 
 from bot.errors import BadArgument, NoInterests, NoPapers
-from bot.presentation.reasons import reason_text
+from bot.presentation.reasons import YOURS, Whose, reason_text
 from bot.state.author_directory import authors_of
 from bot.state.context import Context
-from bot.usecases.feeds import remember_feeds
+from bot.usecases.channel_subjects import is_channel
+from bot.usecases.feeds import MAIN, remember_feeds
 from bot.usecases.picking import (
     Recommendation,
     author_recommendations,
@@ -27,6 +28,7 @@ from bot.usecases.picking import profile_for as profile_for  # where callers hav
 from recommender import Community, Pick, rank
 from recommender import search as search_index
 from recommender.authors import AuthorMatch
+from recommender.surface import worded
 
 MAX_RECOMMEND = 20
 #: Papers published (or, without a date, added) this many days back count as new: a digest prefers
@@ -74,7 +76,8 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
         taken = who.left_out | {r.paper.id for r in recommendations}
         sections = share(n - len(recommendations), len(who.feeds), pick, taken, key=lambda p: p.paper_id)
     for feed, picks in zip(who.feeds, sections, strict=True):
-        for rec in with_papers(ctx, picks, saved=feed.profile.saved):
+        whose = whose_interests(user_id, feed.feed)
+        for rec in with_papers(ctx, picks, whose=whose, saved=feed.profile.saved):
             rec.feed = feed.feed
             recommendations.append(rec)
     recommendations = distinct(recommendations, who.left_out)
@@ -142,17 +145,29 @@ def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list
 
 
 def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = None,
-                saved: Collection[str] = frozenset()) -> list[Recommendation]:
-    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out;
-    ``saved``: the papers of the profile that are saves, not likes)."""
+                whose: Whose = YOURS, saved: Collection[str] = frozenset()) -> list[Recommendation]:
+    """Ranked picks as recommendations with their papers and reasons (papers deleted since are left out).
+
+    Each reason is checked against its paper's text: it claims only the interests the paper covers,
+    in the paper's own words (:func:`recommender.surface.worded`). ``reason_prefix`` (a search's
+    "Matches: ") goes before the matching words instead; ``whose``: whose interests the picks were
+    ranked for, a channel's or a named feed's (see :func:`whose_interests`); ``saved``: the papers of
+    the profile that are saves, not likes."""
     papers = ctx.store.get_papers([p.paper_id for p in picks] + [p.similar_to for p in picks if p.similar_to])
     out = []
     for pick in picks:
         paper = papers.get(pick.paper_id)
         if paper is None:  # deleted since it was indexed
             continue
-        reason = reason_text(pick, papers, saved)
+        pick = worded(pick, paper.text)
+        reason = reason_text(pick, papers, whose, saved)
         if reason_prefix and pick.terms:
             reason = reason_prefix + ", ".join(pick.terms)
         out.append(Recommendation(paper, pick.score, reason))
     return out
+
+
+def whose_interests(subject_id: str, feed: str | None) -> Whose:
+    """Whose interests a subject's picks for ``feed`` answer to: a channel's or a person's, and the
+    feed when it is a named one (the main feed is just their interests)."""
+    return Whose(channel=is_channel(subject_id), feed=feed if feed not in (None, MAIN) else None)

@@ -235,9 +235,3 @@ def set_compact_digest(ctx: Context, user_id: str, compact: bool) -> bool:
             return False  # someone unknown already gets the default: nothing is stored
         ctx.store.set_person_settings(user_id, digest_compact=compact)
     return True
-
-
-def compact_digest(ctx: Context, user_id: str) -> bool:
-    """Whether a person's digests come as one message."""
-    person = ctx.store.get_person(user_id)
-    return bool(person and person.digest_compact)

@@ -63,8 +63,7 @@ from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
 from bot.usecases.saved import SavedItem, saved_papers
-from bot.usecases.settings import check_author_picks, save_author_picks
-from bot.usecases.settings import compact_digest, set_compact_digest
+from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
@@ -209,7 +208,7 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     saved = f", {info.saved} saved (`{COMMAND} saved` lists them)" if info.saved else ""
     lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked{saved}")
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
-    if info.digest_enabled and compact_digest(ctx, user_id):
+    if info.digest_enabled and info.digest_compact:
         schedule += ", as one message"
     lines.append(f"*Digest:* {schedule}")
     return {"text": "\n".join(lines)}

@@ -36,6 +36,7 @@ from bot.usecases.recommend import (
     RECENT_DAYS,
     community,
     remember_shown,
+    whose_interests,
     with_papers,
 )
 from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
@@ -155,8 +156,9 @@ class Chooser:
             if small is None:
                 continue
             known = [(pid, score) for pid, score in section.picks if pid in small.row_of]
+            whose = whose_interests(user_id, section.feed)
             picks = explain_picks(small, section.profile, known)
-            for rec in with_papers(self.ctx, picks, saved=section.profile.saved):
+            for rec in with_papers(self.ctx, picks, whose=whose, saved=section.profile.saved):
                 rec.feed = section.feed
                 recs.append(rec)
         recs = distinct(recs, person.who.left_out)
