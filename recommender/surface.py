@@ -27,10 +27,12 @@ from recommender.text_model import TOKEN_PATTERN, stem
 
 _WORD = re.compile(r"\w+")
 _MODEL_TOKEN = re.compile(TOKEN_PATTERN)
-#: What may stand between the two words of a shown phrase: spaces, hyphens, slashes, apostrophes and
-#: at most a few words the model skips ("models of the robot", "layer 2 networks"). A full stop, comma
-#: or bracket ends the phrase: "a model. Robots …" shares the stems of "robot models" but not the phrase.
-_JOIN = re.compile(r"[\s\-‐‑–/'’]*(?:\w+[\s\-‐‑–/'’]+){0,3}")
+#: What may stand between the two words of a shown phrase: spaces, hyphens, slashes, apostrophes, and
+#: a preposition or an article or a number ("models of the robot", "layer 2 networks"). Anything else
+#: ends the phrase: "a model. Robots …" and "learn this uncertainty" share the stems of a pair of
+#: words, not a phrase a reader would recognise.
+_GLUE = r"[\s\-‐‑–/'’]"
+_JOIN = re.compile(rf"{_GLUE}*(?:(?:of|the|a|an|for|in|on|to|with|by|\d+){_GLUE}+){{0,2}}", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,8 @@ class PaperWords:
 
     def in_order(self, terms: Iterable[str]) -> list[str]:
         """The terms found in the paper, in its words, in the order they first occur (each once)."""
-        placed = sorted({(self._first[t][0], t) for t in terms if t in self._first})
-        shown = [self.shown(t) for _, t in placed]
+        placed = sorted({(self._first[t][0], -self._first[t][1], t) for t in terms if t in self._first})
+        shown = [self.shown(t) for *_, t in placed]
         return list(dict.fromkeys(s for s in shown if s))
 
     def _cased(self, word: str) -> str:
