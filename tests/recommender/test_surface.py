@@ -78,3 +78,12 @@ def test_the_ranker_records_stems_that_word_back_to_the_papers_text():
     shown = worded(found, texts["a"]).terms
     assert shown and all(t.lower() in texts["a"].lower() for t in shown)
     assert not any(stem in shown for stem in ("robot model", "grasp"))
+
+
+def test_the_papers_words_are_read_as_the_model_reads_them():
+    texts = [TEXT, "Rényi divergences for naïve Bayes: ﬁne-tuning 3D x2 models_v2 in Zürich.",
+             "SGD's rate, O(1/n), with the L2-norm and k-NN; Kelvin’s K-means."]
+    model = PaperIndex.build(["a", "b", "c"], texts).model
+    tokenize, preprocess = model.vectorizer.build_tokenizer(), model.vectorizer.build_preprocessor()
+    for text in texts:
+        assert PaperWords(text).stems == set(tokenize(preprocess(text))), text
