@@ -87,3 +87,15 @@ def test_the_papers_words_are_read_as_the_model_reads_them():
     tokenize, preprocess = model.vectorizer.build_tokenizer(), model.vectorizer.build_preprocessor()
     for text in texts:
         assert PaperWords(text).stems == set(tokenize(preprocess(text))), text
+
+
+def test_a_pair_made_only_by_joining_two_topics_is_never_a_reason():
+    texts = {"g": "Gaussian processes for regression: Gaussian process kernels, noise modelled by a "
+                  "Gaussian.",
+             "h": "Robot models for planning.", "k": "Kernel regression.", "c": "Cats and dogs."}
+    index = PaperIndex.build(list(texts), list(texts.values()))
+    topics = ["robot models", "gaussian processes"]
+    [pick] = [p for p in rank(index, Profile(topics=topics), 4) if p.paper_id == "g"]
+    assert "model gaussian" in index.model.vectorizer.vocabulary_  # the paper has the pair of stems ...
+    assert pick.topics == ["gaussian processes"]
+    assert "model gaussian" not in pick.term_stems  # ... but the profile only by joining its topics
