@@ -582,6 +582,7 @@ class _ExplainContext:
         self.topic_vec = _text_rows(index, [" ; ".join(profile.topics)]) if profile.topics else None
         self.topics = list(profile.topics)
         self.each_topic = _text_rows(index, self.topics) if self.topics and name_topics else None
+        self.stray = _stray_pairs(index, self.topics, self.topic_vec, self.each_topic)
         self.liked = self.parts.liked
         self.liked_rows = index.rows(self.liked) if self.liked else None
         self.query = _queries(index, [self.parts], [profile], weights, self.topic_vec)
@@ -658,6 +659,9 @@ class _ExplainContext:
             data = rows.data[span] * weights[columns]
             shared = data != 0
             columns, data = columns[shared], data[shared]
+            if len(self.stray):
+                kept = ~np.isin(columns, self.stray)
+                columns, data = columns[kept], data[kept]
             if topics:
                 # The named topics' own words go without saying, and generic words add nothing to
                 # them ("…; also model" convinces nobody).
@@ -728,6 +732,19 @@ def _generic_terms(model, n_docs: int) -> np.ndarray:
                       count=len(terms))
     _generic[model] = ((len(terms), n_docs), out)
     return out
+
+
+def _stray_pairs(index: PaperIndex, topics: list[str], joined: sparse.csr_matrix | None,
+                 each: sparse.csr_matrix | None) -> np.ndarray:
+    """The word pairs of the topics' joined row that no one topic has: the last word of one topic and
+    the first of the next ("robot models ; gaussian processes" gives "model gaussian"). They count in
+    ranking, but are nobody's phrase, so never a reason."""
+    if joined is None or len(topics) < 2:
+        return np.zeros(0, dtype=np.int64)
+    each = each if each is not None else _text_rows(index, topics)
+    terms = index.model.stem_terms
+    stray = set(joined.indices.tolist()) - set(each.indices.tolist())
+    return np.array(sorted(c for c in stray if " " in terms[c]), dtype=np.int64)
 
 
 def content_stems(model, generic: np.ndarray, topic: str) -> list[str]:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from functools import lru_cache
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, strip_accents_unicode
 
@@ -27,17 +28,12 @@ from recommender.text_model import TOKEN_PATTERN, stem
 
 _WORD = re.compile(r"\w+")
 _MODEL_TOKEN = re.compile(TOKEN_PATTERN)
-#: What may stand between the two words of a shown phrase: spaces, hyphens, slashes, apostrophes and
-#: at most a few words the model skips ("models of the robot", "layer 2 networks"). A full stop, comma
-#: or bracket ends the phrase: "a model. Robots …" shares the stems of "robot models" but not the phrase.
-_JOIN = re.compile(r"[\s\-‐‑–/'’]*(?:\w+[\s\-‐‑–/'’]+){0,3}")
-
-
-@dataclass(frozen=True)
-class _Token:
-    stem: str
-    start: int
-    end: int
+#: What may stand between the two words of a shown phrase: spaces, hyphens, slashes, apostrophes, and
+#: a preposition or an article or a number ("models of the robot", "layer 2 networks"). Anything else
+#: ends the phrase: "a model. Robots …" and "learn this uncertainty" share the stems of a pair of
+#: words, not a phrase a reader would recognise.
+_GLUE = r"[\s\-‐‑–/'’]"
+_JOIN = re.compile(rf"{_GLUE}*(?:(?:of|the|a|an|for|in|on|to|with|by|\d+){_GLUE}+){{0,2}}", re.IGNORECASE)
 
 
 class PaperWords:
@@ -45,33 +41,41 @@ class PaperWords:
 
     def __init__(self, text: str, stop_words: Collection[str] = ENGLISH_STOP_WORDS):
         self.text = text
-        tokens = list(_tokens(text, frozenset(stop_words)))
-        self.stems = frozenset(t.stem for t in tokens)
-        # Each term's first place: (start, end) of its words in the text.
-        self._first: dict[str, tuple[int, int]] = {}
-        for i, token in enumerate(tokens):
-            self._first.setdefault(token.stem, (token.start, token.end))
-            if i + 1 < len(tokens):
-                after = tokens[i + 1]
-                pair = f"{token.stem} {after.stem}"
-                if pair not in self._first and _JOIN.fullmatch(text, token.end, after.start):
-                    self._first[pair] = (token.start, after.end)
-        # Words the paper writes in lower case somewhere: capitals elsewhere are a sentence's or a title's.
-        self._lower = {w for w in _WORD.findall(text) if w.islower()}
+        self._tokens = _tokens(text, stop_words)
+        # Each single word's first place, (start, end) in the text; pairs are found when asked for.
+        self._first: dict[str, tuple[int, int] | None] = {}
+        for word, start, end in self._tokens:
+            self._first.setdefault(word, (start, end))
+        self.stems = frozenset(self._first)
+        self._lower: set[str] | None = None
+
+    def _place(self, term: str) -> tuple[int, int] | None:
+        if term in self._first:
+            return self._first[term]
+        found = None
+        words = term.split(" ")
+        if len(words) == 2 and words[0] in self.stems and words[1] in self.stems:
+            tokens = self._tokens
+            for (word, start, end), (after, start_after, end_after) in zip(tokens, tokens[1:], strict=False):
+                if word == words[0] and after == words[1] and _JOIN.fullmatch(self.text, end, start_after):
+                    found = (start, end_after)
+                    break
+        self._first[term] = found
+        return found
 
     def has(self, term: str) -> bool:
         """Whether a stem term ("robot", or the pair "robot model") stands in the paper."""
-        return term in self._first
+        return self._place(term) is not None
 
     def where(self, term: str) -> int | None:
         """Where a stem term first stands in the text (None: nowhere)."""
-        found = self._first.get(term)
+        found = self._place(term)
         return found[0] if found else None
 
     def shown(self, term: str) -> str | None:
         """A stem term in the paper's words at its first place ("model robot" -> "models of robots"),
         or None when the paper has no such words together."""
-        found = self._first.get(term)
+        found = self._place(term)
         if found is None:
             return None
         words = " ".join(self.text[found[0]:found[1]].split())
@@ -79,25 +83,45 @@ class PaperWords:
 
     def in_order(self, terms: Iterable[str]) -> list[str]:
         """The terms found in the paper, in its words, in the order they first occur (each once)."""
-        placed = sorted({(self._first[t][0], t) for t in terms if t in self._first})
-        shown = [self.shown(t) for _, t in placed]
-        return list(dict.fromkeys(s for s in shown if s))
+        places = {t: place for t in terms if (place := self._place(t)) is not None}
+        placed = sorted((start, -end, t) for t, (start, end) in places.items())
+        return list(dict.fromkeys(s for *_, t in placed if (s := self.shown(t))))
 
     def _cased(self, word: str) -> str:
-        # "Robot" opening a sentence or a title word is "robot"; "GANs", "BERT", "ImageNet" stay.
+        # "Robot" opening a sentence or a title word is "robot"; "GANs", "BERT", "ImageNet" stay,
+        # unless the paper also writes them in lower case.
+        if self._lower is None:
+            self._lower = {w for w in _WORD.findall(self.text) if w.islower()}
         if word.lower() in self._lower or word[1:].islower() or len(word) == 1:
             return word.lower()
         return word
 
 
-def _tokens(text: str, stop_words: frozenset[str]) -> Iterable[_Token]:
-    """The model's tokens of ``text`` with where each stands. The model lower-cases and strips accents
-    before matching TOKEN_PATTERN; doing so word by word keeps each token's place in the original."""
+def _tokens(text: str, stop_words: Collection[str]) -> list[tuple[str, int, int]]:
+    """The model's tokens of ``text`` as (stem, start, end) of the word each stands in. The model
+    lower-cases and strips accents before matching TOKEN_PATTERN; doing so word by word keeps each
+    token's place in the original."""
+    lower = text.lower()
+    if lower.isascii() and len(lower) == len(text):  # most abstracts: one pass, places unchanged
+        return [(stem(m.group()), m.start(), m.end()) for m in _MODEL_TOKEN.finditer(lower)
+                if m.group() not in stop_words]
+    out: list[tuple[str, int, int]] = []
     for match in _WORD.finditer(text):
-        word = strip_accents_unicode(match.group().lower())
-        for token in _MODEL_TOKEN.findall(word):
-            if token not in stop_words:
-                yield _Token(stem(token), match.start(), match.end())
+        word = match.group().lower()
+        if not word.isascii():
+            word = strip_accents_unicode(word)
+        if word in stop_words:
+            continue
+        tokens = [word] if _MODEL_TOKEN.fullmatch(word) else _MODEL_TOKEN.findall(word)
+        out.extend((stem(token), match.start(), match.end()) for token in tokens if token not in stop_words)
+    return out
+
+
+@lru_cache(maxsize=256)
+def read(text: str, stop_words: frozenset[str] = ENGLISH_STOP_WORDS) -> PaperWords:
+    """:class:`PaperWords` of a text, remembered: a morning's digests pick the same new papers for many
+    people, and reading one costs about half a millisecond."""
+    return PaperWords(text, stop_words)
 
 
 def covers(content: Sequence[str], paper: PaperWords) -> bool:
@@ -118,7 +142,7 @@ def worded(pick: Pick, text: str, stop_words: Collection[str] = ENGLISH_STOP_WOR
     """
     if not pick.term_stems and not pick.topic_stems:
         return pick
-    paper = PaperWords(text, stop_words)
+    paper = read(text, frozenset(stop_words))
     topics, partial = [], []
     for topic in pick.topics:
         content = pick.topic_stems.get(topic)

@@ -234,6 +234,8 @@ def test_reasons_are_the_same_on_a_small_index_of_the_picks(index):
     for pick in picks:
         other = again[pick.paper_id]
         assert (other.similar_to, other.topics, other.terms) == (pick.similar_to, pick.topics, pick.terms)
+        # and what the reason is checked against the paper's text by
+        assert (other.term_stems, other.topic_stems) == (pick.term_stems, pick.topic_stems)
         # Every word, in order, not just the three a reason shows.
         assert (explain(small, profile, pick.paper_id, pick.score, n_terms=20).terms
                 == explain(index, profile, pick.paper_id, pick.score, n_terms=20).terms)
