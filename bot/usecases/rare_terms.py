@@ -39,6 +39,16 @@ def rare_words(index: PaperIndex, text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in words(text) if model.stems(w) and not model.knows(w)))
 
 
+def topic_term(index: PaperIndex, topic: str) -> tuple[str, ...]:
+    """What a paper must hold for a followed ``topic`` to name it: every word of the topic the model
+    reads, when the model doesn't know one of them (else nothing: the ranking matches the topic). All
+    of them, so that "Matches your interest “MeCo pretraining”" is never said of a paper about MeCo
+    alone."""
+    model = index.model
+    read = tuple(dict.fromkeys(w for w in words(topic) if model.stems(w)))
+    return read if any(not model.knows(w) for w in read) else ()
+
+
 def papers_holding(ctx: Context, term: Sequence[str]) -> tuple[str, ...]:
     """The papers holding every word of ``term`` (best first), or none when more than :data:`RARE_MAX`
     do. Looked up once per term and state of the papers."""
@@ -59,8 +69,8 @@ def papers_holding(ctx: Context, term: Sequence[str]) -> tuple[str, ...]:
 
 
 def mentions(ctx: Context, index: PaperIndex, topics: Iterable[str]) -> dict[str, list[str]]:
-    """Paper id -> the followed ``topics`` whose rare words it holds (every one of a topic's rare
-    words), papers in the index only, best first."""
+    """Paper id -> the followed ``topics`` naming it (:func:`topic_term`), papers in the index only,
+    best first."""
     return mentions_of_many(ctx, index, [list(topics)])[0]
 
 
@@ -68,7 +78,7 @@ def mentions_of_many(ctx: Context, index: PaperIndex,
                      topic_lists: Sequence[Sequence[str]]) -> list[dict[str, list[str]]]:
     """:func:`mentions` for many profiles' topics at once: each distinct term is looked up once,
     whoever follows it."""
-    terms = {topic: rare_words(index, topic) for topics in topic_lists for topic in topics}
+    terms = {topic: topic_term(index, topic) for topics in topic_lists for topic in topics}
     found = {term: papers_holding(ctx, term) for term in dict.fromkeys(terms.values()) if term}
     out: list[dict[str, list[str]]] = []
     for topics in topic_lists:

@@ -102,6 +102,16 @@ def test_following_the_name_brings_its_paper_into_recommend_for_that_reason(ctx)
     assert any(r.paper.id.startswith("robots-") for r in recs)  # the other topic still counts
 
 
+def test_a_topic_names_a_paper_only_when_the_paper_holds_all_of_it(ctx):
+    with ctx.engine.index() as index:
+        assert rare_terms.topic_term(index, "MeCo for graph") == ("meco", "graph")
+        assert rare_terms.topic_term(index, "graph neural networks") == ()
+        assert rare_terms.mentions(ctx, index, ["MeCo graph", "MeCo quantum"]) == {"meco-1": ["MeCo graph"]}
+    follow(ctx, "U1", "MeCo quantum")
+    recs = recommend(ctx, "U1", 3, remember=False)
+    assert "meco-1" not in ids(recs)  # about MeCo, not quantum: not put first for that topic
+
+
 def test_following_the_name_brings_its_paper_into_the_digest(ctx):
     follow(ctx, "U1", "MeCo")
     follow(ctx, "U2", "quantum")
@@ -130,7 +140,7 @@ def test_each_rare_term_is_looked_up_once_per_state_of_the_papers(tmp_path, monk
 
         monkeypatch.setattr(ctx.store, "count_text", counted)
         with ctx.engine.index() as index:
-            rare_terms.mentions_of_many(ctx, index, [["Quuxian", "cats"], ["quuxian"], ["QUUXIAN robots"]])
+            rare_terms.mentions_of_many(ctx, index, [["Quuxian", "cats"], ["quuxian"], ["QUUXIAN"]])
             rare_terms.mentions_of_many(ctx, index, [["Quuxian"]])
             assert asked == {("quuxian",): 1}
             assert rare_terms.papers_holding(ctx, ("quuxian",)) == ()
