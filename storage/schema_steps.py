@@ -311,12 +311,16 @@ STEPS: list[Step] = [
                        " values (new.rowid, new.title, new.abstract, new.authors); end"),
         Only("sqlite", "insert into paper_text (paper_text) values ('rebuild')"),
         Only("postgres", "create table paper_text (paper_id text primary key, doc tsvector not null)"),
-        # A title's words weigh most (A), then the abstract's (B), then the authors' (C).
+        # A title's words weigh most (A), then the abstract's (B), then the authors' (C). ASCII
+        # punctuation becomes a space first, so that every run of letters and digits is a word, as in
+        # FTS5: PostgreSQL's parser would keep "github.com/x" or "a@b.org" whole, and their words unfound.
+        Only("postgres", "create function paper_text_words(text text) returns text language sql immutable"
+                         " as $$ select regexp_replace(coalesce(text, ''), '[[:punct:]]+', ' ', 'g') $$"),
         Only("postgres", "create function paper_text_doc(title text, abstract text, authors text)"
                          " returns tsvector language sql immutable as $$"
-                         " select setweight(to_tsvector('simple', coalesce(title, '')), 'A')"
-                         " || setweight(to_tsvector('simple', coalesce(abstract, '')), 'B')"
-                         " || setweight(to_tsvector('simple', coalesce(authors, '')), 'C') $$"),
+                         " select setweight(to_tsvector('simple', paper_text_words(title)), 'A')"
+                         " || setweight(to_tsvector('simple', paper_text_words(abstract)), 'B')"
+                         " || setweight(to_tsvector('simple', paper_text_words(authors)), 'C') $$"),
         Only("postgres", "create function paper_text_sync() returns trigger language plpgsql as $$ begin"
                          " if tg_op <> 'INSERT' then delete from paper_text where paper_id = old.id; end if;"
                          " if tg_op <> 'DELETE' then insert into paper_text (paper_id, doc)"

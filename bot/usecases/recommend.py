@@ -6,13 +6,14 @@ what to leave out, followed authors first, fair shares among feeds, each paper o
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from bot.errors import BadArgument, NoInterests, NoPapers
 from bot.presentation.reasons import YOURS, Whose, reason_text
 from bot.state.author_directory import authors_of
 from bot.state.context import Context
+from bot.usecases import rare_terms
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.feeds import MAIN, remember_feeds
 from bot.usecases.picking import (
@@ -25,10 +26,11 @@ from bot.usecases.picking import (
     wants,
 )
 from bot.usecases.picking import profile_for as profile_for  # where callers have always found it
-from recommender import Community, Pick, rank
+from recommender import Community, PaperIndex, Pick, rank
 from recommender import search as search_index
 from recommender.authors import AuthorMatch
 from recommender.surface import worded
+from storage.fulltext import parse as parse_text_query
 
 MAX_RECOMMEND = 20
 #: Papers published (or, without a date, added) this many days back count as new: a digest prefers
@@ -37,6 +39,8 @@ RECENT_DAYS = 4
 #: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged (docs/quality.md).
 DIVERSITY = 0.15
 MAX_QUERY_LENGTH = 500
+#: Papers holding a search's quoted phrases that its words then rank, at most.
+PHRASE_POOL = 1000
 NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion models, robotics`"
 NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
@@ -68,10 +72,13 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
         if index is None:
             raise NoPapers(NO_PAPERS)
         likes, blend = community(ctx), ctx.blend(index)
+        # A followed topic's rare words (no words of the model) name their papers: those come first.
+        named = rare_terms.mentions_of_many(ctx, index, [f.profile.topics for f in who.feeds])
 
         def pick(i: int, k: int, taken: set[str]) -> list[Pick]:
-            return rank(index, who.feeds[i].profile, k, exclude=taken, community=likes, diversity=DIVERSITY,
-                        blend=blend)
+            picks = rank(index, who.feeds[i].profile, k, exclude=taken, community=likes, diversity=DIVERSITY,
+                         blend=blend)
+            return rare_terms.first(named[i], picks, k, taken)
 
         taken = who.left_out | {r.paper.id for r in recommendations}
         sections = share(n - len(recommendations), len(who.feeds), pick, taken, key=lambda p: p.paper_id)
@@ -108,7 +115,11 @@ def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
     """The papers that best match a free-text query. A query that names an author ("Bajcsy", "Andrea
     Bajcsy", accents and case ignored) gives their papers first: ranked by the query's other words when
     it has some (then other papers matching those words), else newest first. A bare surname among topic
-    words ("bajcsy safety") puts only the author's papers that match those words first."""
+    words ("bajcsy safety") puts only the author's papers that match those words first.
+
+    Otherwise the words rank the papers, and two kinds of words count exactly: a word that only a few
+    papers hold and the ranking doesn't know (a method's name: "MeCo", any case) finds those papers
+    first, and words in double quotes (``"reward model"``) find only papers holding them as a phrase."""
     query = " ".join(query.split())
     if not query:
         raise BadArgument("Say what to search for, e.g. `/papers search contrastive learning`")
@@ -120,10 +131,51 @@ def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
         # A surname inside a longer query names its author only when it is no word of the papers' text.
         named = authors_of(ctx.engine).match(query, is_word=index.model.knows)
         if named is None:
-            return with_papers(ctx, search_index(index, query, n), reason_prefix="Matches: ")
+            return with_papers(ctx, _matching(ctx, index, query, n), reason_prefix="Matches: ")
         picks = search_index(index, named.rest, n, candidates=named.paper_ids) if named.rest else []
         others = search_index(index, named.rest, n) if named.rest else []
     return _by_author(ctx, named, picks, others, n)
+
+
+def _matching(ctx: Context, index: PaperIndex, query: str, n: int) -> list[Pick]:
+    """The ``n`` papers best matching ``query``: those holding its rare words first (the most of them
+    first), then the ranking's; with quoted phrases, only papers holding every one of them."""
+    asked = parse_text_query(query)
+    phrases = [" ".join(p) for p in asked.phrases]
+    quoted = [f'"{p}"' for p in phrases]
+    holding: list[str] | None = None
+    if phrases:
+        holding = [pid for pid, _ in ctx.store.search_text(phrases, PHRASE_POOL)]
+        if not holding:
+            return []
+    ranked = search_index(index, query, n, candidates=holding)
+    for pick in ranked:
+        pick.terms = [*quoted, *pick.terms]
+    if holding is not None:  # phrase holders the words don't rank follow, best phrase match first
+        seen = {p.paper_id for p in ranked}
+        more = [pid for pid in holding if pid not in seen][: n - len(ranked)]
+        ranked += [Pick(pid, 0.0, terms=list(quoted)) for pid in more]
+    front = _rare_first(ctx, index, asked.words, None if holding is None else set(holding), quoted, n)
+    also = {p.paper_id: p for p in ranked}
+    for pick in front:
+        if pick.paper_id in also:
+            pick.terms = list(dict.fromkeys([*pick.terms, *also[pick.paper_id].terms]))
+    chosen = {p.paper_id for p in front}
+    return (front + [p for p in ranked if p.paper_id not in chosen])[:n]
+
+
+def _rare_first(ctx: Context, index: PaperIndex, typed: Sequence[str], holding: set[str] | None,
+                quoted: list[str], n: int) -> list[Pick]:
+    """Papers holding the query's rare words (:mod:`bot.usecases.rare_terms`), those holding most of
+    them first, then in the index's order; among ``holding`` when given."""
+    rare = {w: rare_terms.rare_words(index, w) for w in typed}
+    names: dict[str, list[str]] = {}
+    for word, term in rare.items():
+        for pid in rare_terms.papers_holding(ctx, term) if term else ():
+            if holding is None or pid in holding:
+                names.setdefault(pid, []).append(word)
+    best = sorted(names, key=lambda pid: -len(names[pid]))[:n]
+    return [Pick(pid, 1.0, terms=[*names[pid], *quoted]) for pid in best]
 
 
 def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list[Pick],

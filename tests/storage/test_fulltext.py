@@ -40,6 +40,13 @@ def test_a_word_only_one_paper_holds_finds_it_whatever_its_case(papers):
     assert papers.search_text(["nowhere"], 10) == []
 
 
+def test_a_word_inside_a_link_an_address_or_a_hyphenation_is_a_word(any_store):
+    any_store.upsert_papers([Paper(id="p-link", title="Code", abstract="See github.com/someone/zorbnet-v2 or"
+                                   " mail kim@quuxlab.org; GPT-4o and pre_training.")])
+    for word in ("zorbnet", "v2", "quuxlab", "kim", "4o", "gpt-4o", "GPT 4o", "pre-training"):
+        assert ids(any_store.search_text([word], 10)) == ["p-link"], word
+
+
 def test_a_phrase_matches_its_words_in_order_only(papers):
     assert ids(papers.search_text(["reward model"], 10)) == ["p-meco"]
     assert papers.search_text(["model reward"], 10) == []
@@ -142,3 +149,13 @@ def test_a_query_is_its_quoted_phrases_and_its_loose_words():
     assert parse('NEAR( " * AND OR :* !').words == ("NEAR", "AND", "OR")
     assert parse('"" “”').phrases == () and parse("").words == ()
     assert words("GPT-4o, MeCo's") == ("gpt", "4o", "meco", "s")
+
+
+def test_a_statement_for_one_backend_only_is_left_out_on_the_other():
+    from storage.schema_steps import Only, Step, statements
+
+    step = Step("m999_only", (Only("sqlite", "select 1"), Only("postgres", "select 2")))
+    assert statements(step, "sqlite") == ["select 1"]
+    assert statements(step, "postgres") == ["select 2"]
+    with pytest.raises(ValueError):
+        Only("oracle", "select 3")  # type: ignore[arg-type]

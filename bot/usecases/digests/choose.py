@@ -11,13 +11,14 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
 import numpy as np
 
 from bot.errors import NoInterests, NoPapers
 from bot.state.context import Context
+from bot.usecases import rare_terms
 from bot.usecases.authors import AuthorPick
 from bot.usecases.feeds import remember_feeds
 from bot.usecases.picking import (
@@ -61,6 +62,8 @@ class Section:
     feed: str | None
     picks: list[tuple[str, float]]
     profile: Profile
+    #: Picks that hold a followed topic's rare words (:mod:`bot.usecases.rare_terms`): id -> topics.
+    mentions: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -161,6 +164,7 @@ class Chooser:
             for rec in with_papers(self.ctx, picks, whose=whose, saved=section.profile.saved):
                 rec.feed = section.feed
                 recs.append(rec)
+        rare_terms.credit(recs, {pid: topics for s in sections for pid, topics in s.mentions.items()})
         recs = distinct(recs, person.who.left_out)
         if person.who.named and self.record_feeds:
             remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
@@ -193,10 +197,17 @@ class Chooser:
             profiles = [f.profile for p in people for f in p.who.feeds]
             scores = (score_matrix(index, profiles, community=self._community(), blend=self.ctx.blend(index))
                       if profiles else None)
+            # A followed topic's rare words (no words of the model) name their papers: above the rest, and
+            # as welcome as new ones.
+            named = rare_terms.boost(self.ctx, index, scores, [profile.topics for profile in profiles])
             row = 0
             for p in people:
-                mask = _rows_of(index, recent[(p.today, p.days)])
+                mine = named[row:row + len(p.who.feeds)]
+                mask = rare_terms.as_new(index, _rows_of(index, recent[(p.today, p.days)]), mine)
                 sections = _sections(index, scores, list(range(row, row + len(p.who.feeds))), p, mask)
+                for section, found in zip(sections, mine, strict=True):
+                    chosen = {pid for pid, _ in section.picks}
+                    section.mentions = {pid: t for pid, t in found.items() if pid in chosen}
                 row += len(p.who.feeds)
                 out[(p.who.user_id, p.today)] = (p, sections)
         return out
