@@ -61,7 +61,7 @@ class Person:
     digest_enabled: bool = False
     digest_since: str | None = None  # ISO UTC: when the schedule was last set
     digest_weekday: int | None = None  # a weekly digest's day (0 = Monday); None: daily
-    digest_compact: bool = False  # the digest as one message (a header line, then each paper), not one a paper
+    digest_compact: bool = False  # the digest as one message (header line, then each paper), not one a paper
 
 
 @dataclass

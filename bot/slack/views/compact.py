@@ -5,8 +5,15 @@ place in the message, so a click rewrites that paper's section (its marks) and k
 
 from __future__ import annotations
 
+import http.client
+import logging
+from dataclasses import dataclass
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackClientError
+
 from bot.presentation.paper_view import title_url
-from bot.slack.views.marks import SAVE_LABEL, SAVED_LABEL, mark_line
+from bot.slack.views.marks import SAVE_LABEL, SAVED_LABEL, mark_line, posted_paper
 from bot.slack.views.messages import (
     DISLIKE_ACTION,
     FALLBACK_LIMIT,
@@ -20,8 +27,12 @@ from bot.slack.views.messages import (
     link,
     title_of,
 )
+from bot.state.context import Context
+from bot.usecases.reactions import Named, PostedAs
 from bot.usecases.recommend import Recommendation
-from bot.usecases.saved import Marks
+from bot.usecases.saved import Marks, paper_message
+
+log = logging.getLogger(__name__)
 
 PAPER_BLOCK = "compact_paper_"  # + the paper's place: its section
 ACTIONS_BLOCK = "compact_actions_"  # + the paper's place: its buttons
@@ -96,3 +107,59 @@ def remarked(blocks: list[dict], place: int, rec: Recommendation, marks: Marks) 
         return None
     fresh = iter(paper_section(rec, place, marks))
     return [next(fresh) if b.get("block_id") in ids else b for b in blocks]
+
+
+@dataclass(frozen=True)
+class CompactClick:
+    """A click on a button of one paper of a compact digest: the paper's place in the message, its id
+    (the button's value) and the message as the click's payload carries it (blocks, text)."""
+
+    place: int
+    paper_id: str
+    blocks: list[dict]
+    text: str
+
+    @property
+    def posted_as(self) -> Named:
+        """What names the paper to the use cases (:class:`bot.usecases.reactions.Named`)."""
+        return Named(self.paper_id)
+
+
+def compact_click(body: dict, action: dict) -> CompactClick | None:
+    """The click as a :class:`CompactClick` when it is on a compact digest's paper, else None."""
+    place = clicked_place(action.get("block_id"))
+    paper_id = action.get("value")
+    if place is None or not isinstance(paper_id, str) or not paper_id:
+        return None
+    message = body.get("message") or {}
+    blocks = message.get("blocks")
+    return CompactClick(place, paper_id, blocks if isinstance(blocks, list) else [],
+                        message.get("text") if isinstance(message.get("text"), str) else "")
+
+
+def clicked_paper(client: WebClient, body: dict, action: dict, channel: str,
+                  message_ts: str) -> tuple[CompactClick | None, PostedAs]:
+    """What a click on a paper button names: on a compact digest, the click and its button's paper;
+    else None and the paper the message's metadata carries (asked of Slack only if needed)."""
+    compact = compact_click(body, action)
+    if compact is not None:
+        return compact, compact.posted_as
+    return None, posted_paper(client, channel, message_ts, body.get("message"))
+
+
+def show_compact_feedback(ctx: Context, client: WebClient, user_id: str, channel: str, message_ts: str,
+                          click: CompactClick) -> bool:
+    """Update the compact digest to show the person's feedback on the clicked paper now, in its own
+    section only; False (logged) when it is no paper of theirs there, or Slack would not update it."""
+    found = paper_message(ctx, user_id, channel, message_ts, click.posted_as)
+    blocks = remarked(click.blocks, click.place, found.rec, found.marks) if found else None
+    if blocks is None:
+        log.warning("could not place the paper clicked on %s/%s", channel, message_ts)
+        return False
+    try:
+        client.chat_update(channel=channel, ts=message_ts, text=click.text or found.rec.paper.title,
+                           blocks=blocks)
+    except (SlackClientError, OSError, http.client.HTTPException) as exc:
+        log.warning("could not show the feedback on %s/%s: %s", channel, message_ts, exc)
+        return False
+    return True
