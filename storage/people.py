@@ -183,6 +183,11 @@ class People(Shared):
                             " and message_ts = ? limit 1", [self._ws, channel, message_ts])
         return (row[0], row[1]) if row else None
 
+    def papers_on_message(self, channel: str, message_ts: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self._sql.all("select user_id, paper_id from shown where ws = ?"
+                                                    " and channel = ? and message_ts = ?",
+                                                    [self._ws, channel, message_ts])]
+
     def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
         ids = list(dict.fromkeys(paper_ids))
         if not ids:

@@ -227,6 +227,11 @@ class Store(Protocol):
         """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
         ...
 
+    def papers_on_message(self, channel: str, message_ts: str) -> list[tuple[str, str]]:
+        """(user_id, paper_id) of every paper posted as this Slack message in this workspace (several
+        for a compact digest), in no particular order; [] for none."""
+        ...
+
     def shown_reason(self, user_id: str, paper_id: str) -> str | None:
         """Why a paper shown to a person was picked (as its message says), or None if never shown."""
         ...

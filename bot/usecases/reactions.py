@@ -20,6 +20,18 @@ DISLIKE_REACTIONS = frozenset({"-1", "thumbsdown"})
 PostedAs = Callable[[], str | None]
 
 
+class Named:
+    """``posted_as`` of a click that names its paper: a button of one paper of a message holding several
+    (a compact digest). That paper, when it is one this message showed this person, is the message's
+    paper for the click; a message of several papers names none by itself (a reaction on it)."""
+
+    def __init__(self, paper_id: str):
+        self.paper_id = paper_id
+
+    def __call__(self) -> str | None:
+        return self.paper_id
+
+
 def reaction_value(name: str) -> int | None:
     """+1 for a liking reaction, -1 for a disliking one (skin tones included), None for any other."""
     base = name.strip().strip(":").split("::", 1)[0].lower()
@@ -43,8 +55,15 @@ def paper_on_message(ctx: Context, user_id: str, channel: str, message_ts: str,
 
 def _shown_paper(ctx: Context, user_id: str, channel: str, message_ts: str,
                  posted_as: PostedAs | None = None) -> Paper | None:
-    found = ctx.store.paper_for_message(channel, message_ts)
-    if found is not None:
+    on_message = ctx.store.papers_on_message(channel, message_ts)
+    if isinstance(posted_as, Named):
+        named = ctx.store.get_paper(posted_as.paper_id)  # an alias gives the merged paper
+        mine = {paper_id for user, paper_id in on_message if user == user_id}
+        return named if named is not None and named.id in mine else None
+    if len(on_message) > 1:
+        return None  # a compact digest: which of its papers a reaction means, nobody can say
+    if on_message:
+        found = on_message[0]
         return ctx.store.get_paper(found[1]) if found[0] == user_id else None
     paper_id = posted_as() if posted_as is not None else None
     paper = ctx.store.get_paper(paper_id) if paper_id else None  # an alias gives the merged paper

@@ -26,7 +26,9 @@ from bot.config import Settings
 from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
 from bot.slack.client import build_client
 from bot.slack.team import workspace_key
+from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.messages import paper_blocks, paper_text
+from bot.slack.views.metadata import COMPACT_EVENT, HEADER_EVENT, PAPER_EVENT
 from bot.state.context import Context
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
@@ -66,8 +68,6 @@ TOKEN_REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "to
                            "team_access_not_granted", "team_disabled", "app_uninstalled"})
 RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
 TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
-#: Message metadata on digest messages, so a digest taken over after a crash can see what went out.
-HEADER_EVENT, PAPER_EVENT = "paperbot_digest_header", "paperbot_digest_paper"
 HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this bounds a busy DM
 #: How long a post Slack has received may take to show in the DM's history. Slack carries it out even
 #: when its poster died meanwhile; it usually answers a post well within a second.
@@ -130,6 +130,13 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
                         metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}})
         return response["channel"], response["ts"]
 
+    def post_compact(channel: str, header: str, recs: list[Recommendation]) -> tuple[str, str]:
+        # Its metadata names every paper, in order: a digest taken over finds them all in one message.
+        response = post(channel, text=compact_text(header, recs), blocks=compact_blocks(header, recs),
+                        metadata={"event_type": COMPACT_EVENT,
+                                  "event_payload": {"paper_ids": [r.paper.id for r in recs]}})
+        return response["channel"], response["ts"]
+
     def find_posted(channel: str, since: datetime) -> Posted:
         found = Posted()
         try:
@@ -138,18 +145,30 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
                                                  limit=HISTORY_PAGE, include_all_metadata=True)
             for page in itertools.islice(pages, HISTORY_PAGES):
                 for message in page.get("messages") or []:
-                    metadata = message.get("metadata") or {}
-                    paper_id = (metadata.get("event_payload") or {}).get("paper_id")
-                    if metadata.get("event_type") == PAPER_EVENT and paper_id:
-                        found.papers.setdefault(str(paper_id), (channel, message["ts"]))
-                    elif metadata.get("event_type") == HEADER_EVENT:
-                        found.header_ts = found.header_ts or message["ts"]
+                    _note_posted(found, channel, message)
         except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
             raise _classified(exc) from exc
         return found
 
+    # Only a digest's courier posts compact ones (``header_event``: not `/papers recommend`'s).
     return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted,
-                   settle=POST_SETTLE)
+                   settle=POST_SETTLE, post_compact=post_compact if header_event is not None else None,
+                   compact_most=MOST_PAPERS)
+
+
+def _note_posted(found: Posted, channel: str, message: dict) -> None:
+    """Add to ``found`` what a message of the DM's history is of a digest, by its metadata (the oldest
+    first: ``found`` keeps what it has)."""
+    metadata = message.get("metadata") or {}
+    kind, payload = metadata.get("event_type"), metadata.get("event_payload") or {}
+    if kind == PAPER_EVENT and payload.get("paper_id"):
+        found.papers.setdefault(str(payload["paper_id"]), (channel, message["ts"]))
+    elif kind == HEADER_EVENT:
+        found.header_ts = found.header_ts or message["ts"]
+    elif kind == COMPACT_EVENT:  # the header and its papers at once
+        found.header_ts = found.header_ts or message["ts"]
+        for paper_id in payload.get("paper_ids") or []:
+            found.papers.setdefault(str(paper_id), (channel, message["ts"]))
 
 
 def classified(exc: Exception) -> Exception:

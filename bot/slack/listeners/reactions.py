@@ -1,6 +1,8 @@
 """Reactions and the 👍/👎 buttons on paper messages, as feedback (see :mod:`bot.usecases.reactions`);
 the ``bookmark`` reaction saves the paper (:mod:`bot.usecases.saved`). After each, the message shows the
-feedback (:mod:`bot.slack.views.marks`)."""
+feedback (:mod:`bot.slack.views.marks`). On a compact digest the buttons name their paper and only its
+section is rewritten (:mod:`bot.slack.views.compact`); a reaction there is ignored when the message
+holds several papers (it can't say which one), and counts as usual when it holds one."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
 from bot.slack.runtime import Runtime
+from bot.slack.views.compact import clicked_paper, show_compact_feedback
 from bot.slack.views.marks import posted_paper, show_feedback
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, fit, title_of
 from bot.slack.views.unfurl_card import not_on_card
@@ -87,7 +90,8 @@ def register(app: App, runtime: Runtime) -> None:
         container = body.get("container") or {}
         channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
         message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
-        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
+        # one paper of a compact digest: the button names it
+        compact, posted_as = clicked_paper(client, body, action, channel, message_ts)
 
         def work(rt: Runtime) -> None:
             ctx = rt.ctx
@@ -99,7 +103,10 @@ def register(app: App, runtime: Runtime) -> None:
                 title = fit(title_of(paper), 120)
                 text = (f":+1: Noted: more like “{title}”." if value == LIKE
                         else f":-1: Noted: fewer like “{title}”.")
-                show_feedback(ctx, client, user, channel, message_ts, posted_as)
+                if compact:
+                    show_compact_feedback(ctx, client, user, channel, message_ts, compact)
+                else:
+                    show_feedback(ctx, client, user, channel, message_ts, posted_as)
             respond(text=text, response_type="ephemeral", replace_original=False)
 
         runtime.after_ack(context, body, work, respond)

@@ -13,8 +13,9 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot.slack.delivery.digests import classified
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
+from bot.slack.views.compact import clicked_paper, show_compact_feedback
 from bot.slack.views.home_tab import refresh_home
-from bot.slack.views.marks import posted_paper, show_feedback
+from bot.slack.views.marks import show_feedback
 from bot.slack.views.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, paper_text, title_of
 from bot.slack.views.unfurl_card import not_on_card
 from bot.usecases.channel_subjects import is_channel
@@ -75,10 +76,11 @@ def register(app: App, runtime: Runtime) -> None:
     """Register the Save and More like this buttons."""
 
     @app.action(SAVE_ACTION, matchers=[not_on_card])  # a card's: unfurl_clicks
-    def on_save(ack, body: dict, respond, client: WebClient, context) -> None:
+    def on_save(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
         user, channel, message_ts = where_clicked(body)
-        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
+        # one paper of a compact digest: the button names it
+        compact, posted_as = clicked_paper(client, body, action, channel, message_ts)
 
         def work(rt: Runtime) -> None:
             with rt.locks.hold(user):
@@ -86,7 +88,10 @@ def register(app: App, runtime: Runtime) -> None:
             if toggled is None:
                 respond(text=NO_RECORD, response_type="ephemeral", replace_original=False)
                 return
-            show_feedback(rt.ctx, client, user, channel, message_ts, posted_as)
+            if compact:
+                show_compact_feedback(rt.ctx, client, user, channel, message_ts, compact)
+            else:
+                show_feedback(rt.ctx, client, user, channel, message_ts, posted_as)
             title = fit(title_of(toggled.paper), 120)
             text = (f":bookmark: Saved “{title}”. `{COMMAND} saved` lists your saved papers." if toggled.saved
                     else f"Removed “{title}” from your saved papers.")
@@ -96,10 +101,11 @@ def register(app: App, runtime: Runtime) -> None:
         runtime.after_ack(context, body, work, respond)
 
     @app.action(MORE_ACTION, matchers=[not_on_card])
-    def on_more(ack, body: dict, respond, client: WebClient, context) -> None:
+    def on_more(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
         user, channel, message_ts = where_clicked(body)
-        posted_as = posted_paper(client, channel, message_ts, body.get("message"))
+        # on a compact digest the button names its paper; the papers go in the thread under the message
+        _, posted_as = clicked_paper(client, body, action, channel, message_ts)
 
         # Never the same paper twice, with a digest or recommend under way: the lock of whose papers
         # these are (a channel's paper message is in the channel; a person's is in their DM).

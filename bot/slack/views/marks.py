@@ -11,8 +11,8 @@ import logging
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
-from bot.slack.delivery.digests import PAPER_EVENT
 from bot.slack.views.messages import ACTIONS_BLOCK, SAVE_ACTION, paper_blocks, paper_text
+from bot.slack.views.metadata import PAPER_EVENT
 from bot.state.context import Context
 from bot.usecases.reactions import PostedAs
 from bot.usecases.saved import Marks, paper_message

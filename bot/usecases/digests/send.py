@@ -98,6 +98,10 @@ class Courier:
     since that moment, so a digest taken over after a crash does not post again what went out
     without being recorded. ``settle``: how long a post the service has received may take to show
     in ``find_posted`` (it is carried out even when its poster died meanwhile).
+    ``post_compact(channel, header, recs) -> (channel, ts)`` (optional): a compact digest, the header
+    and every paper in one message, for whoever asked for that; at most ``compact_most`` papers (a
+    digest with more goes out as usual). ``find_posted`` names such a message as the header and as
+    each of its papers.
     """
 
     open: Callable[[str], str]
@@ -105,6 +109,8 @@ class Courier:
     post_paper: Callable[[str, Recommendation], tuple[str, str]]
     find_posted: Callable[[str, datetime], Posted] | None = None
     settle: timedelta = timedelta(0)
+    post_compact: Callable[[str, str, list[Recommendation]], tuple[str, str]] | None = None
+    compact_most: int = 0
 
 
 #: What happened to one digest (see :class:`Outcome`).
@@ -199,10 +205,11 @@ def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock 
 # -- sending ----------------------------------------------------------------------------------------
 
 def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None,
-                weekly: bool = False, channel: bool = False) -> str:
+                weekly: bool = False, channel: bool = False, compact: bool = False) -> str:
     """The digest's first message (mrkdwn); ``by_feed``: its sections, (feed name, papers) in order
     (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`); ``weekly``: the person's
-    weekly digest; ``channel``: a channel's own digest, posted in the channel."""
+    weekly digest; ``channel``: a channel's own digest, posted in the channel; ``compact``: the first
+    line of a compact digest (a reaction on it can't name one of its papers: their buttons can)."""
     papers = f"{n} paper" if n == 1 else f"{n} papers"
     which = "An extra digest" if extra else "Your weekly digest" if weekly else "Your digest"
     if channel:
@@ -210,7 +217,8 @@ def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str,
     if by_feed:
         papers += ", by feed: " + ", ".join(f"{feed} {count}" for feed, count in by_feed)
     tune = ("React :+1: or :-1: on a paper to tune what comes next here (it counts for you too)."
-            if channel else "React :+1: or :-1: on a paper to tune what comes next.")
+            if channel else "Click 👍 or 👎 on a paper to tune what comes next." if compact
+            else "React :+1: or :-1: on a paper to tune what comes next.")
     return f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. {tune}"
 
 
@@ -303,9 +311,67 @@ class _Sending:
         channel, todo, shown = left
         if not self._lease_kept():
             return Outcome(self.record.user_id, self.day, "busy")
+        if self._compact(todo):
+            return self._post_compact(channel, recs, todo, chooser)
         if self.record.header_ts is None and not shown:
             self._post_header(channel, recs, chooser)
         return self._post_papers(channel, todo)
+
+    def _compact(self, todo: list[Recommendation]) -> bool:
+        """Whether what is left goes out as one message: the person asked for that (a channel never
+        does), and the courier can post it."""
+        user_id = self.record.user_id
+        if self.courier.post_compact is None or len(todo) > self.courier.compact_most or is_channel(user_id):
+            return False
+        person = self.ctx.store.get_person(user_id)
+        return bool(person and person.digest_compact)
+
+    def _post_compact(self, channel: str, recs: list[Recommendation], todo: list[Recommendation],
+                      chooser: Chooser) -> Outcome:
+        """The header and every paper left in one message, then all of it recorded in one step: each
+        paper as shown with that message's ts, the header too, the digest "sent". A failure counts
+        against each of its papers (tried again later, as one message again)."""
+        user_id = self.record.user_id
+        header = header_text(len(recs), self.day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
+                             compact=True)
+        assert self.courier.post_compact is not None  # checked by _compact
+        try:
+            posted = self.courier.post_compact(channel, header, todo)
+        except (Unreachable, Outage):
+            raise
+        except Exception:  # counted against each of its papers; the digest is tried again later
+            log.exception("could not post the compact digest of %s", user_id)
+            for rec in todo:
+                self.finish.failed += 1
+                if not self._record_failure(rec):
+                    return Outcome(user_id, self.day, "busy", self.finish.delivered, self.finish.failed)
+            return self.finish.after_posting()
+        if not self._record_compact(todo, posted):
+            log.warning("lost the %s digest of %s to another process; stopping", self.record.local_date,
+                        user_id)
+            return Outcome(user_id, self.day, "busy", self.finish.delivered, self.finish.failed)
+        return Outcome(user_id, self.day, "sent", self.finish.delivered, self.finish.failed)
+
+    def _record_compact(self, todo: list[Recommendation], posted: tuple[str, str]) -> bool:
+        """Record a compact digest Slack has, in one transaction (a crash leaves all of it or none of it
+        recorded; none: whoever resumes finds the message by its metadata): the header, and each paper
+        as shown, the last ending the digest "sent". Whether the digest is still ours; a digest lost
+        meanwhile (not forgotten) still has its papers remembered as shown: they did go out."""
+        store, user_id, key = self.ctx.store, self.record.user_id, self.record.local_date
+        lease = iso_utc(self.clock() + LEASE)
+        with store.transaction():
+            store.lock_person(user_id)  # first, as everywhere (forget takes it first too)
+            mine = store.record_digest_header(user_id, key, self.owner, posted[1], lease)
+            for rec in todo:
+                ended = iso_utc(self.clock()) if rec is todo[-1] else None
+                mine = mine and store.record_posted(user_id, key, self.owner, rec.paper.id, rec.reason,
+                                                    *posted, lease_until=lease, finished_at=ended)
+            if not mine and store.get_digest(user_id, key) is not None:
+                for rec in todo:
+                    remember_shown(self.ctx, user_id, rec, *posted)
+        self.record.header_ts = posted[1]
+        self.finish.delivered += len(todo)
+        return mine
 
     def _papers(self, explicit: bool, chooser: Chooser, fresh: bool) -> list[Recommendation] | Outcome:
         """The digest's papers: those chosen for this claim; else chosen now, for a digest taken over

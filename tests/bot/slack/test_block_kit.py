@@ -255,7 +255,10 @@ def test_interests_with_the_most_anyone_can_have(monkeypatch):
                      feeds={f"{'n' * 18} {'m' * 18}{i}": many for i in range(MAX_FEEDS)},
                      authors=many, muted=many, digest_weekday=4, saved=10**6)
     monkeypatch.setattr(commands, "interests", lambda ctx, user: info)
-    check_message(reply_interests(None, "U1"))
+    monkeypatch.setattr(commands, "compact_digest", lambda ctx, user: True)
+    reply = reply_interests(None, "U1")
+    check_message(reply)
+    assert "as one message" in reply["text"]
 
 
 def test_what_the_shortcut_more_like_this_and_a_channel_digest_now_say():

@@ -89,3 +89,27 @@ def test_a_ticket_forgets_only_its_holder_only_while_fresh_and_only_once(app):
     assert forget_with_ticket(app, "U1", ticket, now + timedelta(minutes=14)) is None
     assert app.store.get_topics("U1") == ["dogs"] and app.store.get_topics("U2") == ["cats"]
     assert forget_with_ticket(app, "U1", forget_ticket("U1", now), now) > 0  # a new one works
+
+
+# -- a compact digest: one message, several papers --------------------------------------------------
+
+def test_a_click_naming_its_paper_acts_on_that_paper_of_a_compact_message_only(app):
+    from bot.usecases.reactions import Named, rate_message, reaction_added
+    from bot.usecases.saved import toggle_saved_on_message
+
+    for pid in ("cats-1", "cats-2", "graphs-2"):
+        show(app, "U1", pid, "5.5")  # one compact message holding three papers
+    assert rate_message(app, "U1", "D1", "5.5", 1, Named("cats-2")).id == "cats-2"
+    assert toggle_saved_on_message(app, "U1", "D1", "5.5", Named("graphs-2")).paper.id == "graphs-2"
+    found = paper_message(app, "U1", "D1", "5.5", Named("graphs-2"))
+    assert found.rec.paper.id == "graphs-2" and found.marks.saved
+    assert {f.paper_id: f.value for f in app.store.get_feedback("U1")} == {"cats-2": 1, "graphs-2": 1}
+    # A paper not on this message, or someone else's click, names nothing.
+    show(app, "U1", "robots-3", "6.6")
+    assert rate_message(app, "U1", "D1", "5.5", 1, Named("robots-3")) is None
+    assert rate_message(app, "U2", "D1", "5.5", 1, Named("cats-1")) is None
+    # A reaction can't say which of its papers it means: ignored; on a message of one paper it counts.
+    assert reaction_added(app, "U1", "D1", "5.5", "-1") is None
+    assert reaction_added(app, "U1", "D1", "6.6", "-1") == "robots-3"
+    assert {f.paper_id: f.value for f in app.store.get_feedback("U1")} == {
+        "cats-2": 1, "graphs-2": 1, "robots-3": -1}
