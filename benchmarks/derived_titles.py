@@ -9,8 +9,12 @@ title derived from it alone, by every method, and is scored as a reader would se
 - cut: share ending in "…" (a line broken off);
 - words, chars: mean and 95th percentile length of the derived line;
 - ROUGE-1 F: unigram overlap (lower case, clipped counts) with the real title, averaged;
-- complete: share of lines that read complete: not cut, not ending on a function word ("of", "the",
-  "and", "we"…), brackets and ``$`` balanced;
+- real words: share of the real title's content words (not function words) found in the derived line,
+  averaged;
+- ends badly: share ending on a function word ("of", "the", "and", "we"…), an auxiliary or a verb
+  left without its object ("is", "can", "enables", "using"…) or a noun that asks for more ("its
+  ability"): a line that stops mid-phrase (:func:`ends_badly`);
+- complete: share of lines that read complete: not cut, not ending badly, brackets and ``$`` balanced;
 - repeats: share where the abstract shown below starts with the title's first words again.
 
 Methods: "first 90 chars" (the oldest way), "first sentence" (the first sentence or its first clause:
@@ -39,12 +43,26 @@ from bot.sources.normalize import collapse_ws
 
 FILES = ("neurips2018.jsonl", "icml2019.jsonl")
 _TOKEN = re.compile(r"[a-z0-9]+")
-# A line ending on one of these reads as broken off (a wider list than the one paperbot avoids).
+# A line ending on one of these reads as broken off. Kept apart from paperbot's own lists, so that the
+# figure measures them rather than repeats them.
 _FUNCTION_WORDS = frozenset(
-    "a an the and or but nor of in on at by for from to with without within into onto via using over under "
-    "as than that which who whose where when while is are was were be been being has have had do does can "
-    "could may might will would should must we our their its this these those such including based".split()
+    "a an the and or but nor of in on at by for from to with without within into onto upon via over under "
+    "about after before during between among across through towards toward against per versus vs unlike "
+    "despite beyond behind as than that which who whom whose where when while whether if how what why "
+    "we our their its his her this these those such including based not no".split()
 )
+# Auxiliaries, modals and verbs that leave their object or complement missing at a line's end.
+_DANGLING_VERBS = frozenset(
+    "is are was were be been being has have had do does did can could may might will would should must "
+    "using use uses enables enable enabling allows allow allowing makes make making provides provide "
+    "providing yields yield achieves achieve requires require leverages leverage exploits exploit gives give "
+    "shows show propose proposes present presents introduce introduces called termed named dubbed known "
+    "aims aim seeks seek tries try lets let involves include includes become becomes consists relies "
+    "depends refers lies".split()
+)
+# Nouns that ask for what follows ("its ability [to …]").
+_WANTING_NOUNS = frozenset(
+    "ability abilities capability capabilities capacity inability tendency propensity".split())
 
 Method = Callable[[str], tuple[str, str]]
 
@@ -92,14 +110,33 @@ def rouge1_f(candidate: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def reads_complete(title: str) -> bool:
-    """Not cut, not ending on a function word, brackets and dollars balanced."""
-    words = title.split()
-    if not words or title.endswith("…"):
+def ends_badly(title: str) -> bool:
+    """Whether ``title`` stops mid-phrase: on a function word, a dangling verb or auxiliary, or a noun
+    that asks for more (a "…" after it is looked through)."""
+    words = title.removesuffix("…").split()
+    if not words:
         return False
-    last = words[-1].strip(".,;:!?\"'").lower()
+    last = words[-1].strip(".,;:!?\"'*").lower()
+    return last in _FUNCTION_WORDS or last in _DANGLING_VERBS or last in _WANTING_NOUNS
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that are no function words, lower case."""
+    return {w for w in tokens(text) if w not in _FUNCTION_WORDS and w not in _DANGLING_VERBS}
+
+
+def real_words_found(candidate: str, reference: str) -> float:
+    """The share of ``reference``'s content words found in ``candidate`` (1 when it has none)."""
+    wanted = content_words(reference)
+    return len(wanted & set(tokens(candidate))) / len(wanted) if wanted else 1.0
+
+
+def reads_complete(title: str) -> bool:
+    """Not cut, not ending badly, brackets and dollars balanced."""
+    if not title.split() or title.endswith("…"):
+        return False
     balanced = title.count("(") == title.count(")") and title.count("[") == title.count("]")
-    return last not in _FUNCTION_WORDS and balanced and title.count("$") % 2 == 0
+    return not ends_badly(title) and balanced and title.count("$") % 2 == 0
 
 
 def repeats(title: str, rest: str) -> bool:
@@ -121,7 +158,8 @@ def score(method: Method, papers: list[tuple[str, str]]) -> dict[str, float]:
         title, rest = method(abstract)
         shown = tex_to_text(title)
         rows.append((shown, len(shown.split()), len(shown), rouge1_f(shown, tex_to_text(real)),
-                     reads_complete(shown), repeats(shown, tex_to_text(rest))))
+                     reads_complete(shown), repeats(shown, tex_to_text(rest)), ends_badly(shown),
+                     real_words_found(shown, tex_to_text(real))))
     n = len(rows)
     return {
         "cut %": 100 * sum(r[0].endswith("…") for r in rows) / n,
@@ -130,6 +168,8 @@ def score(method: Method, papers: list[tuple[str, str]]) -> dict[str, float]:
         "chars mean": statistics.mean(r[2] for r in rows),
         "chars p95": percentile([r[2] for r in rows], 0.95),
         "ROUGE-1 F": statistics.mean(r[3] for r in rows),
+        "real words %": 100 * statistics.mean(r[7] for r in rows),
+        "ends badly %": 100 * sum(r[6] for r in rows) / n,
         "complete %": 100 * sum(r[4] for r in rows) / n,
         "repeats %": 100 * sum(r[5] for r in rows) / n,
         "empty": sum(not r[0].strip() for r in rows),
@@ -145,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(papers)} papers with real titles ({', '.join(FILES)})\n")
     figures = {name: score(method, papers) for name, method in METHODS.items()}
     columns = list(next(iter(figures.values())))
-    print(f"{'method':<16}" + "".join(f"{c:>12}" for c in columns))
+    print(f"{'method':<16}" + "".join(f"{c:>13}" for c in columns))
     for name, row in figures.items():
         print(f"{name:<16}" + "".join(_figure(c, row[c]) for c in columns))
     for real, abstract in random.Random(0).sample(papers, min(args.show, len(papers))):
@@ -156,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _figure(column: str, value: float) -> str:
     places = 0 if column == "empty" else 3 if column == "ROUGE-1 F" else 2
-    return f"{value:>12.{places}f}"
+    return f"{value:>13.{places}f}"
 
 
 if __name__ == "__main__":

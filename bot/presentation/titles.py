@@ -2,13 +2,19 @@
 
 Most abstracts say what the paper contributes in one of their first sentences ("We propose X, a …",
 "This paper studies …"): that object names the paper much as its real title does, so it is the title,
-cut where a part of the phrase ends. Without one, the first sentence's main clause is. Measured against
-real titles by ``benchmarks/derived_titles.py``. Pure string work: no parser, no model.
+cut where a part of the phrase ends. Of several, one that names something particular wins over one made
+of words every paper says ("a principled approach with provable performance guarantees"), and what is
+made or studied over a finding or a question ("how to …"). Without one, the first sentence's main clause
+is, after any opener that says nothing ("It is well known that"). Whichever way, a title never ends on
+a function word, a verb left without its object or a noun asking for more ("for its ability"). Measured
+against real titles by ``benchmarks/derived_titles.py``. Pure string work: no parser, no model.
 """
 
 from __future__ import annotations
 
 import re
+
+from bot.presentation.tex import tex_to_text
 
 #: Longest derived title, "…" included.
 TITLE_LIMIT = 90
@@ -24,23 +30,43 @@ _LEAD_IN_STARTS = frozenset(
     "currently historically consequently therefore thus hence specifically notably importantly "
     "although though while despite unlike to for as over with since given motivated inspired".split()
 )
+# Openers of a first sentence that say nothing of the paper: what follows them is the title.
+_OPENER = re.compile(
+    r"(?:it (?:is|has been|was|has long been) (?:(?:well|widely|commonly|generally|now|often|long|"
+    r"increasingly|empirically) )?(?:known|shown|observed|believed|accepted|recognized|recognised|"
+    r"established|argued|noted|understood|acknowledged|conjectured|reported) that|(?:recent|prior|previous|"
+    r"much|a lot of|a large body of|extensive|empirical) (?:work|works|studies|research|results|evidence|"
+    r"literature) (?:has|have) (?:shown|demonstrated|suggested|found|established) that)\s+",
+    re.IGNORECASE)
 #: A shorter clause says too little to be a title…
 MIN_CLAUSE_WORDS = 3
 #: …and one shorter than this takes the next clause too when that fits.
 ENOUGH_CLAUSE_WORDS = 6
-# Words a title-like line must not end on: it would read as cut off.
+# Words a title-like line must not end on: it would read as cut off. Function words…
 _DANGLING = frozenset(
     "a an and are as at based but by for from in including into is its like of on or our such than that the "
-    "their "
-    "these this to using via was we were which while whose with within without".split()
+    "their these this to using via was we were which while whose with within without onto upon over under "
+    "about after before during between among across through towards toward against per versus vs unlike "
+    "despite beyond behind when where whether if how what why who whom his her those not no".split()
+) | frozenset(  # …verbs left without their object or complement ("to use", "named", "It is well known")…
+    "use uses enables enable enabling allows allow allowing makes make making provides provide providing "
+    "yields yield achieves achieve requires require leverages leverage exploits exploit gives give shows "
+    "show propose proposes present presents introduce introduces called termed named dubbed known aims aim "
+    "seeks seek tries try lets let involves include includes become becomes consists relies depends refers "
+    "lies".split()
+) | frozenset(  # …and words that ask for what follows ("for its ability [to …]", "capable [of]").
+    "ability abilities capability capabilities capacity inability tendency propensity capable able unable"
+    .split()
 )
 # Endings of adverbs ("jointly", "efficiently"), kept apart from "family", "anomaly", "supply".
 _ADVERB_ENDINGS = ("ally", "ently", "antly", "ively", "ously", "ately", "edly", "ingly", "ibly", "ably",
                    "ctly", "rly", "tly", "sely", "vely", "ply")
 
 # A sentence ends at . ! or ? followed by a capitalised word (or the end). Requiring the capital
-# keeps "e.g., route planning" and "en.wikipedia.org" inside their sentence.
-_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z\"'(\[]|\s*$)")
+# keeps "e.g., route planning" and "en.wikipedia.org" inside their sentence; "Merullo et al. (2024)
+# showed", "i.e. X" and "Fig. 2" go on too.
+_SENTENCE_END = re.compile(r"(?<!\bet al)(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\bcf)(?<!\bFig)(?<!\bEq)"
+                           r"(?<!\bresp)[.!?](?=\s+[A-Z\"'(\[]|\s*$)")
 # Where a clause ends inside a sentence: a comma, semicolon or colon, a dash, an opening bracket.
 _CLAUSE_END = re.compile(r"[,;:](?=\s)|\s[–—]\s|\s--?\s|\s(?=\()")
 
@@ -57,9 +83,11 @@ def split_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
     "We propose DRAGO, a novel approach for …" gives "DRAGO: An approach for …", "This paper studies the
     problem of X" gives "X", "We show that X" gives "X", "a framework that casts …" reads "a framework
     casting …". It is cut to at most ``MAX_TITLE_WORDS`` words and ``limit`` characters where a part of
-    the phrase ends (before "that", "for", "by", a bracket, at a comma…), never on a function word nor
-    inside brackets or ``$…$``. Without such a sentence it is the first sentence's main clause (see
-    :func:`first_sentence_title`), cut the same way rather than with "…" when the clause is too long.
+    the phrase ends (before "that", "for", "by", a bracket, at a comma…), never on a function word, a
+    dangling verb ("named", "to use") or a noun asking for more ("its ability"), nor inside brackets or
+    ``$…$``. A contribution naming nothing particular, or a question ("how to …"), gives way to another.
+    Without such a sentence it is the first sentence's main clause (see :func:`first_sentence_title`), cut
+    the same way rather than with "…" when the clause is too long.
 
     What is shown below never repeats the title at its start: when the title came from the first
     sentence, it is the text after what the title took (led by "…" inside a sentence, "" when nothing is
@@ -68,15 +96,81 @@ def split_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
     """
     text = _collapsed(abstract)
     sentences = _sentences(text)
-    found = []  # (how well the kind of verb names the paper, sentence, title, where what it took ends)
+    # (whether it names nothing, how well it names the paper, sentence, title, where what it took ends)
+    found = []
     for k, (begin, end) in enumerate(sentences[:MAX_CONTRIBUTION_SENTENCE]):
         contribution = _contribution_title(text[begin:end], begin, limit)
         if contribution is not None:
-            found.append((_KIND_RANK[contribution[2]], k, contribution[0], contribution[1]))
+            title, taken, kind = contribution
+            # "We study how to X" asks a question; a question names the paper no better than a claim.
+            rank = _KIND_RANK["claim" if title.split()[0].lower() in _QUESTIONS else kind]
+            found.append((_says_little(title), rank, k, title, taken))
     if not found:
-        return _first_sentence_line(text, limit)
-    _rank, k, title, taken = min(found)
-    return title, text if k else _rest_after(text, taken, sentences[0][1])
+        return _whole_phrase(text, *_first_sentence_line(text, limit))
+    *_rank, k, title, taken = min(found)
+    return _whole_phrase(text, title, text if k else _rest_after(text, taken, sentences[0][1]))
+
+
+_QUESTIONS = frozenset("how whether what why when which".split())
+# Words every paper says of its contribution: a title of these only ("A principled approach with
+# provable performance guarantees") names nothing.
+_GENERIC = frozenset(
+    "approach approaches method methods framework frameworks algorithm algorithms technique techniques "
+    "model models principled provable provably performance guarantee guarantees novel new simple effective "
+    "efficient general generic unified unifying theoretical analysis analyses study problem problems task "
+    "tasks way ways scheme strategy solution solutions insight insights result results paper work theory "
+    "practice practical empirical class family set number variety range important key fundamental "
+    "challenging challenge recent widely popular state art strong improved better good first main "
+    "alternative standard typical notion question limits attention significant field area areas "
+    "application applications proposed thorough wide case cases setting settings rather".split()
+)
+
+
+def _is_named(title: str) -> bool:
+    """Whether ``title`` names a method: a word spelled as a name ("DRAGO", "FlexTok", "UCB-TQL")."""
+    return any(_NAME_LIKE.search(word) for word in title.split())
+
+
+_NAME_LIKE = re.compile(r"^[(\[]?[A-Za-z0-9-]*(?:[a-z0-9][A-Z]|[A-Z]{2})")
+
+
+def _says_little(title: str) -> bool:
+    """Whether ``title`` names nothing particular: no name, and fewer than two words that are neither
+    function words nor words every paper uses of its contribution."""
+    if _is_named(title):
+        return False
+    words = [w.strip(".,;:()[]*\"'").lower() for w in title.split()]
+    particular = [w for w in words if w.replace("-", "").isalpha() and w not in _GENERIC and not _dangles(w)
+                  and w not in _ALSO_DANGLING and w not in _EMPTY_OBJECTS]
+    return not particular
+
+
+def _whole_phrase(text: str, title: str, rest: str) -> tuple[str, str]:
+    """``title`` without the words it would end on mid-phrase ("The notion of", a whole abstract that
+    short), which go back to the start of ``rest`` when that goes on from the title; a title of such
+    words only is left as it is."""
+    words = title.removesuffix("…").split(" ")
+    kept = list(words)
+    while len(kept) > 1 and _ends_mid_phrase(kept):
+        kept.pop()
+    if len(kept) == len(words):
+        return title, rest
+    short = " ".join(kept).rstrip(" ,;:-–—(")
+    if rest == text:  # a phrase from a later sentence: the abstract is shown whole below it
+        return short, rest
+    tail = " ".join(words[len(kept):])
+    body = rest.removeprefix("…")
+    at = text.rfind(tail, 0, len(text) - len(body) if body else len(text))
+    return short, ("…" + text[at:] if at >= 0 else rest)
+
+
+def _ends_mid_phrase(words: list[str]) -> bool:
+    """Whether ``words`` end on a word they must not end on, as a reader sees them: a TeX macro the
+    reader never sees ("proving that \\rsgd") does not end them."""
+    if "\\" in words[-1]:
+        shown = tex_to_text(" ".join(words)).split()
+        return not shown or _dangles(shown[-1])
+    return _dangles(words[-1])
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -104,7 +198,7 @@ def _first_sentence_line(text: str, limit: int) -> tuple[str, str]:
         return title, rest
     end = _SENTENCE_END.search(text)
     sentence = text[: end.start()] if end else text
-    start = _lead_in_end(sentence)
+    start = _opener_end(sentence, _lead_in_end(sentence))
     taken = _phrase(_tokens(sentence, start, 0), MAX_TITLE_WORDS, limit, MIN_CLAUSE_WORDS)
     if taken is None:
         return title, rest
@@ -115,9 +209,10 @@ def _first_sentence_line(text: str, limit: int) -> tuple[str, str]:
 def first_sentence_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
     """A title-like line from the start of ``abstract``, and the abstract text after what it took.
 
-    The title is the first sentence when it is short (at most ``MAX_SENTENCE_WORDS`` words and ``limit``
-    characters, full stop dropped), else that sentence's first clause (with the next ones while it is
-    very short), after a short lead-in such as "In this paper," (which is skipped). Only when no clause
+    An opener that says nothing of the paper ("It is well known that", "Recent work has shown that") is
+    left out. The title is the first sentence when it is short (at most ``MAX_SENTENCE_WORDS`` words and
+    ``limit`` characters, full stop dropped), else that sentence's first clause (with the next ones while
+    it is very short), after a short lead-in such as "In this paper," (which is skipped). Only when no clause
     is short enough is it cut at a word, before any dangling "of", "the", "such as"…, ending in "…".
     The rest is what a reader has not seen yet: the next sentences, or the remainder of the first one
     led by "…"; "" when the title took everything.
@@ -126,9 +221,12 @@ def first_sentence_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, 
     end = _SENTENCE_END.search(text)
     sentence = text[: end.start()] if end else text
     after = text[end.end():].strip() if end else ""
-    if _words(sentence) <= MAX_SENTENCE_WORDS and len(sentence) <= limit:
+    lead = _lead_in_end(sentence)
+    start = _opener_end(sentence, lead)
+    if start > lead and _words(sentence[start:]) <= MAX_SENTENCE_WORDS and len(sentence) - start <= limit:
+        return _capitalised(sentence[start:]), after  # "It is well known that X." is X
+    if start == lead and _words(sentence) <= MAX_SENTENCE_WORDS and len(sentence) <= limit:
         return sentence, after
-    start = _lead_in_end(sentence)
     tidy = _capitalised if start else str
     best = None  # (clause, where it ends)
     for boundary in _CLAUSE_END.finditer(sentence, start):
@@ -155,6 +253,13 @@ def _lead_in_end(sentence: str) -> int:
     if first and _is_lead_in(sentence[: first.start()]):
         return len(sentence) - len(sentence[first.end():].lstrip())
     return 0
+
+
+def _opener_end(sentence: str, start: int) -> int:
+    """Where ``sentence`` goes on after an opener that says nothing of the paper ("It is well known
+    that", "Recent work has shown that") at ``start``; ``start`` without one."""
+    found = _OPENER.match(sentence, start)
+    return found.end() if found and found.end() < len(sentence) else start
 
 
 def _is_lead_in(clause: str) -> bool:

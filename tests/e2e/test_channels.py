@@ -396,7 +396,7 @@ def test_save_on_a_channel_paper_saves_it_for_the_clicker_only_and_the_bookmark_
     answer = click_answer(slack, standin, clicker, SAVE_ACTION, channel, first)
     assert answer.startswith(":bookmark: Saved")
     assert _saved(store, clicker) == {by_ts[first]}
-    assert feedback_of(store, clicker) == {by_ts[first]: 1}  # saving is the clicker's like
+    assert feedback_of(store, clicker) == {}  # a save is no like, the clicker's or the channel's
     assert _saved(store, channel) == set() and feedback_of(store, channel) == {}  # the channel's own: 👍/👎
     assert not standin.calls("chat.update", channel=channel)  # the shared message shows nobody's marks
     assert click_answer(slack, standin, clicker, SAVE_ACTION, channel, first).startswith("Removed")

@@ -19,12 +19,13 @@ from tests.e2e.harness import TEAM_ID, bot_environment, posts_to, query, user_id
 new_user = user_ids("UFEED")
 BERLIN = ZoneInfo("Europe/Berlin")  # the stand-in's timezone for everyone
 
+# Recent: a followed author's paper is new when published in the past month (or of this year's venue).
 BAJCSY = {"id": "bajcsy-1", "title": "Zebra herds crossing rivers",
           "abstract": "Migrating zebra herds and river crossings observed over many seasons.",
-          "authors": ["Andréa Bajcsy", "C. Someone"]}
+          "authors": ["Andréa Bajcsy", "C. Someone"], "published": datetime.now(UTC).date().isoformat()}
 BAJCSY_TOO = {"id": "bajcsy-2", "title": "Giraffe necks revisited",
               "abstract": "Giraffe neck length and browsing height in the savanna.",
-              "authors": ["Bajcsy, A."]}
+              "authors": ["Bajcsy, A."], "venue": f"ICML {datetime.now(UTC).year}"}
 
 
 @pytest.fixture(scope="module")

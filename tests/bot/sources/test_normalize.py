@@ -246,8 +246,8 @@ def test_contribution_shapes_read_as_titles():
         "Nets lack theory. In this work, we provide a new paradigm, named Propagation and Optimization based "
         "Deep Model (PODM), to bridge the gap. More.": "Propagation and Optimization based Deep Model (PODM)",
         "K-means is popular. We propose an alternative to Lloyd's algorithm that retains its simplicity and "
-        "mitigates its tendency to get trapped. More.":
-            "An alternative to Lloyd's algorithm retaining its simplicity and mitigating its tendency",
+        "mitigates its tendency to get trapped. More.":  # "its tendency" alone asks for more: it stops before
+            "An alternative to Lloyd's algorithm retaining its simplicity",
         "We propose to jointly learn embeddings and graph structure from noisy data. More.":
             "Jointly learning embeddings and graph structure from noisy data",
         "Data is scarce. We propose CURIOUS , an algorithm that learns modular goal-conditioned policies in "
