@@ -101,7 +101,7 @@ _DELIMITED = {"norm": ("‖", "‖"), "abs": ("|", "|"), "paren": ("(", ")"), "s
 _OPERATORS = set(" +-−=<>±∓×·/,;:|≤≥≠≈∼∝∈∉⊂⊆∪∩→←⇒⇔↦∧∨⊕⊗∘…")
 _SCRIPT_SIMPLE = re.compile(r"(\d+(\.\d+)?|\w[\u0300-\u036f\u20d7]*)[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ₐ-ₜᵢ-ᵪ₀-₎ᵃ-ᶿ′*]*")
 #: What is left out of a text that can't be read: commands' backslashes, braces and dollars.
-_UNREAD = re.compile(r"\\([A-Za-z]+)|(?<!\\)[{}$]")
+_UNREAD = re.compile(r"\\+([A-Za-z]*)|[{}$]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?)\]])(?=\s|$)")
 
 
@@ -144,8 +144,9 @@ def _rendered(text: str) -> str:
         rendered = _tidy("".join(_Reader(chunk, math=is_math).read() for chunk, is_math in chunks))
     except Exception as exc:  # nesting too deep to read, or a reader's bug: never a lost message
         log.warning("showing TeX unrendered (%s: %s)", type(exc).__name__, exc)
-        rendered = _tidy(_UNREAD.sub(r"\1", raw))
-    return rendered or raw
+        rendered = ""
+    # What can't be read, or reads as nothing, shows without its backslashes and braces, else as it is.
+    return rendered or _tidy(_UNREAD.sub(r"\1", raw)) or raw
 
 
 def _tidy(text: str) -> str:
@@ -295,14 +296,14 @@ class _Reader:
             return None
         self.next()
         out = ""
-        while (token := self.peek()) is not None and token != (self.CHAR, "]"):
+        while (token := self.peek()) is not None and token not in ((self.CHAR, "]"), (self.CHAR, "}")):
             out += self.argument()
         if self.peek() is not None:
             self.next()
         return out
 
     def verbatim(self) -> str:
-        """A ``{…}`` argument as typed (a URL)."""
+        """A ``{…}`` argument as typed (a URL), less its backslashes."""
         self.skip_spaces()
         if self.peek() != (self.CHAR, "{"):
             return self.argument()
@@ -313,12 +314,15 @@ class _Reader:
             if kind == self.CHAR and value == "}" and depth == 0:
                 break
             depth += {"{": 1, "}": -1}.get(value, 0) if kind == self.CHAR else 0
-            out += "\\" + value if kind in (self.COMMAND, self.SYMBOL) else value
+            # \_ and \% in a URL are escapes; a command in one is no URL, and its backslash never shows
+            out += "" if value == "\\" else value
         return out
 
     def char(self, ch: str, before: str) -> str:
         if ch == "{":
             return self.group()
+        if ch == "\\":
+            return ""  # a chunk's last character: the backslash of nothing
         if self.math:
             if ch in "^_":
                 return self.script(ch)

@@ -97,3 +97,18 @@ def test_formulas_are_told_apart_from_text():
     assert split_formulas(r"a $x$ b \(y\) c $$z$$ \$ d") == [
         ("a ", False), ("x", True), (" b ", False), ("y", True), (" c ", False), ("z", True),
         (r" \$ d", False)]
+
+
+def test_random_tex_never_raises_hangs_or_shows_a_command():
+    # Seeded scraps of TeX, malformed on purpose: unclosed groups, stray delimiters, commands cut short.
+    import random
+    import re
+
+    scraps = [r"\alpha", r"\frac", "{", "}", "$", "$$", "^", "_", "x", "1", " ", r"\left", r"\right", ".",
+              r"\sqrt", "[", "]", r"\begin", r"\end", r"\text", "\\\\", "\\", "%", "&", "~", "'", "`", "-",
+              r"\mathbb", r"\foo", r"\(", r"\)", r"\[", r"\]", r"\over", r"\not", r"\url", r"\href",
+              r"\cite", '\\"', r"\c", "a", r"\textcolor", r"\SI"]
+    rng = random.Random(23)
+    for _ in range(3000):
+        raw = "".join(rng.choice(scraps) for _ in range(rng.randint(1, 25)))
+        assert not re.search(r"\\[A-Za-z]", tex_to_text(raw)), raw
