@@ -47,7 +47,7 @@ def test_tex_in_titles_abstracts_and_names_is_exported_as_it_reads():
                   abstract=r"We show $O(n^2)$ bounds.", authors=[r'Kurt G\"odel'], published="1931")
     entry = parsed(bibtex([paper])).entries[0]
     fields = {k: f.value for k, f in entry.fields_dict.items()}
-    assert fields["title"] == "Ω(√(T)) regret for bandits"
+    assert fields["title"] == "Ω(√T) regret for bandits"
     assert fields["abstract"] == "We show O(n²) bounds." and fields["author"] == "Kurt Gödel"
     assert entry.key == "godel1931regret"
 

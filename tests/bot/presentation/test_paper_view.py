@@ -24,9 +24,9 @@ def test_a_title_named_from_a_later_sentence_leaves_the_abstract_whole_and_rende
                 "decades. We propose \\textsc{Lucid}, an algorithm that attains $O(\\sqrt{T})$ regret "
                 "against adaptive adversaries. Experiments agree.")
     paper = build_paper(abstract=abstract)
-    assert shown_title(paper) == "Lucid: An algorithm attaining O(√(T)) regret against adaptive adversaries"
+    assert shown_title(paper) == "Lucid: An algorithm attaining O(√T) regret against adaptive adversaries"
     assert shown_abstract(paper).startswith("Bandits are a classic model of sequential decisions. ")
-    assert shown_abstract(paper).endswith("O(√(T)) regret against adaptive adversaries. Experiments agree.")
+    assert shown_abstract(paper).endswith("O(√T) regret against adaptive adversaries. Experiments agree.")
 
 
 def test_titles_derived_the_old_ways_count_as_derived():

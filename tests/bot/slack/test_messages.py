@@ -135,7 +135,7 @@ def test_tex_in_title_abstract_and_authors_reads_as_unicode():
                   abstract=r"We show $x_1^2 + \alpha$ is 50% better & {\em faster}.",
                   authors=[r"Kurt G\"odel"], arxiv_id="2401.00001", url="https://arxiv.org/abs/2401.00001")
     blocks = paper_blocks(Recommendation(paper, 0.1, "r"))
-    assert paper_text(paper) == "An Ω(√(T)) bound for bandits"
+    assert paper_text(paper) == "An Ω(√T) bound for bandits"
     assert "Kurt Gödel" in blocks[0]["text"]["text"]
     assert blocks[2]["text"]["text"] == "We show x₁² + α is 50% better &amp; faster."
 

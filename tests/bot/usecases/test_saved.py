@@ -153,7 +153,7 @@ def test_more_like_this_names_the_paper_as_its_message_shows_it(app):
                                    abstract="Robot grasping manipulation robots grippers.")])
     app.engine.refresh()
     recs = similar_papers(app, "U1", "tex-1")
-    assert recs and all("“Robot grasping with Ω(√(T)) regret”" in r.reason for r in recs)
+    assert recs and all("“Robot grasping with Ω(√T) regret”" in r.reason for r in recs)
 
 
 def test_more_like_this_runs_out_and_then_finds_nothing_new(app):
