@@ -101,9 +101,8 @@ def _age_days(created_at: str, now: datetime) -> float:
 
 def left_out(ctx: Context, user_id: str) -> set[str]:
     """Every paper never to offer a person (or channel), on any path: shown to them, saved (a paper
-    saved from elsewhere than its message, or whose like was taken back, still stays out), liked or
-    disliked (a named feed's profile holds only its own likes, so the others' must be left out here),
-    or holding a word they muted."""
+    saved from elsewhere than its message too, liked or not), liked or disliked (a named feed's profile
+    holds only its own likes, so the others' must be left out here), or holding a word they muted."""
     store = ctx.store
     rated = {f.paper_id for f in store.get_feedback(user_id)}
     return store.shown_paper_ids(user_id) | store.saved_paper_ids(user_id) | rated | muted_ids(ctx, user_id)

@@ -139,6 +139,20 @@ def test_a_followed_authors_paper_is_picked_with_a_reason_naming_them(slack, sta
     assert "weren't following the author" in slack.ask(user, "unfollow author: Andrea Bajcsy").text
 
 
+def test_digest_authors_sets_how_many_followed_authors_papers_come(slack, standin, store):
+    user = new_user()
+    slack.ask(user, "follow graph neural networks, author: Andrea Bajcsy")
+    assert "at most 2 papers of theirs a digest" in slack.ask(user, "interests").text
+    reply = slack.ask(user, "digest authors 1")
+    assert "at most 1 new paper (of the past month) by authors you follow" in reply.text
+    assert "at most 1 paper of theirs a digest" in slack.ask(user, "interests").text
+    _, posts = recommend(slack, standin, user, 3)
+    assert sum(pid.startswith("bajcsy-") for pid in shown_ids(store, user)) == 1
+    assert sum("whom you follow" in context_text(p) for p in posts) == 1
+    wrong = slack.ask(user, "digest authors 11")
+    assert wrong.via == "ack" and "from 0 (none) to 10" in wrong.text
+
+
 # -- several feeds ----------------------------------------------------------------------------------
 
 def test_a_digest_has_a_section_per_feed_that_split_the_size_and_never_repeat_a_paper(slack, standin,

@@ -19,7 +19,6 @@ import pytest
 
 from bot.usecases import follow, recommend, record_feedback
 from bot.usecases.digests.choose import choose_papers
-from bot.usecases.feedback import withdraw_feedback
 from bot.usecases.feeds import MAIN, add_feed
 from bot.usecases.mutes import mute, muted_ids
 from bot.usecases.onboarding import start_round
@@ -59,8 +58,7 @@ def test_shown_saved_liked_disliked_and_muted_papers_are_left_out_on_every_path(
     record_feedback(ctx, "U1", "cats-0", +1)
     record_feedback(ctx, "U1", "cats-1", -1)
     ctx.store.mark_shown("U1", "cats-2", "earlier")
-    save(ctx, "U1", "cats-3")
-    withdraw_feedback(ctx, "U1", "cats-3")  # saved, its like taken back: still out
+    save(ctx, "U1", "cats-3")  # saved, neither liked nor disliked: still out
     add_papers(ctx, Paper(id="cats-zebra", title="Feline cats and zebras", abstract="Kittens, zebras."))
     mute(ctx, "U1", "zebra")
     muted = muted_ids(ctx, "U1")
