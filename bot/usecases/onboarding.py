@@ -17,8 +17,9 @@ REASON = "Rated to get started"
 
 
 def is_new(ctx: Context, user_id: str) -> bool:
-    """Whether a person has given no feedback yet (then Home offers them a round)."""
-    return not ctx.store.get_feedback(user_id)
+    """Whether a person has given no feedback yet, neither a rating nor a save (then Home offers them a
+    round)."""
+    return not ctx.store.get_feedback(user_id) and not ctx.store.saved_paper_ids(user_id)
 
 
 def start_round(ctx: Context, user_id: str, k: int = ROUND_SIZE) -> list[Paper]:

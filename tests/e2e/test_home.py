@@ -142,7 +142,7 @@ def test_opening_home_publishes_the_whole_view(slack, standin, store):
                for e in [b.get("accessory") or {}, *b.get("elements", [])]
                if e.get("type") == "button"}
     assert actions == {TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION}
-    assert ROUND_ACTION not in actions  # they saved (a like): not new any more
+    assert ROUND_ACTION not in actions  # they saved a paper: not new any more
 
 
 def test_each_home_button_opens_its_form_with_what_is_stored(slack, standin):
