@@ -80,7 +80,8 @@ class Pick:
     ("robot model"); ``topic_stems``, each named topic's content words as stems (stop words and words
     too common to be a reason left out). :func:`recommender.surface.worded` then keeps in ``topics``
     only those the paper covers, moves the others to ``partial`` as (topic, the paper's words it
-    shares with it), and turns ``terms`` into the paper's own words.
+    shares with it), and turns ``terms`` into the paper's own words. ``exact``: what a search found
+    word for word (its quoted phrases, a rare name), said before the terms and left as it is.
     """
 
     paper_id: str
@@ -92,3 +93,4 @@ class Pick:
     term_stems: list[str] = field(default_factory=list)
     topic_stems: dict[str, list[str]] = field(default_factory=dict)
     partial: list[tuple[str, list[str]]] = field(default_factory=list)
+    exact: list[str] = field(default_factory=list)

@@ -103,7 +103,9 @@ def first(named: dict[str, list[str]], picks: list[Pick], k: int, taken: Iterabl
             continue
         pick = ranked.get(pid)
         front.append(Pick(pid, max(top, pick.score if pick else 0.0), terms=list(pick.terms) if pick else [],
-                          topics=list(dict.fromkeys([*topics, *(pick.topics if pick else [])]))))
+                          topics=list(dict.fromkeys([*topics, *(pick.topics if pick else [])])),
+                          term_stems=list(pick.term_stems) if pick else [],
+                          topic_stems=dict(pick.topic_stems) if pick else {}))
     front = front[:k]
     chosen = {p.paper_id for p in front}
     return front + [p for p in picks if p.paper_id not in chosen][: k - len(front)]

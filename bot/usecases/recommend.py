@@ -150,16 +150,17 @@ def _matching(ctx: Context, index: PaperIndex, query: str, n: int) -> list[Pick]
             return []
     ranked = search_index(index, query, n, candidates=holding)
     for pick in ranked:
-        pick.terms = [*quoted, *pick.terms]
+        pick.exact = list(quoted)
     if holding is not None:  # phrase holders the words don't rank follow, best phrase match first
         seen = {p.paper_id for p in ranked}
         more = [pid for pid in holding if pid not in seen][: n - len(ranked)]
-        ranked += [Pick(pid, 0.0, terms=list(quoted)) for pid in more]
+        ranked += [Pick(pid, 0.0, exact=list(quoted)) for pid in more]
     front = _rare_first(ctx, index, asked.words, None if holding is None else set(holding), quoted, n)
     also = {p.paper_id: p for p in ranked}
     for pick in front:
         if pick.paper_id in also:
-            pick.terms = list(dict.fromkeys([*pick.terms, *also[pick.paper_id].terms]))
+            pick.terms = also[pick.paper_id].terms
+            pick.term_stems = also[pick.paper_id].term_stems
     chosen = {p.paper_id for p in front}
     return (front + [p for p in ranked if p.paper_id not in chosen])[:n]
 
@@ -175,7 +176,7 @@ def _rare_first(ctx: Context, index: PaperIndex, typed: Sequence[str], holding: 
             if holding is None or pid in holding:
                 names.setdefault(pid, []).append(word)
     best = sorted(names, key=lambda pid: -len(names[pid]))[:n]
-    return [Pick(pid, 1.0, terms=[*names[pid], *quoted]) for pid in best]
+    return [Pick(pid, 1.0, exact=[*names[pid], *quoted]) for pid in best]
 
 
 def _by_author(ctx: Context, named: AuthorMatch, picks: list[Pick], others: list[Pick],
@@ -213,8 +214,9 @@ def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = Non
             continue
         pick = worded(pick, paper.text)
         reason = reason_text(pick, papers, whose, saved)
-        if reason_prefix and pick.terms:
-            reason = reason_prefix + ", ".join(pick.terms)
+        said = list(dict.fromkeys([*pick.exact, *pick.terms]))
+        if reason_prefix and said:
+            reason = reason_prefix + ", ".join(said)
         out.append(Recommendation(paper, pick.score, reason))
     return out
 

@@ -253,9 +253,8 @@ def test_interests_with_the_most_anyone_can_have(monkeypatch):
     info = Interests(topics=many, liked=10**6, disliked=10**6, digest_time="09:00", digest_enabled=True,
                      tz="America/Argentina/ComodRivadavia",
                      feeds={f"{'n' * 18} {'m' * 18}{i}": many for i in range(MAX_FEEDS)},
-                     authors=many, muted=many, digest_weekday=4, saved=10**6)
+                     authors=many, muted=many, digest_weekday=4, saved=10**6, digest_compact=True)
     monkeypatch.setattr(commands, "interests", lambda ctx, user: info)
-    monkeypatch.setattr(commands, "compact_digest", lambda ctx, user: True)
     reply = reply_interests(None, "U1")
     check_message(reply)
     assert "as one message" in reply["text"]
