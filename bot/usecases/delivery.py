@@ -1,7 +1,8 @@
 """Delivering recommendations one message at a time, counting a paper as shown only once it arrived.
 
 :func:`send_papers` is the one way papers reach a person outside the daily digest's claim
-(``/papers recommend``, an extra digest): a header, then :func:`deliver`, through the same
+(``/papers recommend``, an extra digest): a header, then :func:`deliver` (or, for an extra digest of
+someone who asked for compact digests, :func:`send_compact`: one message), through the same
 :class:`~bot.usecases.digests.send.Courier` as the daily digest (:mod:`bot.usecases.digests.send`).
 
 Slack-free: the caller passes ``post(rec) -> (channel, message_ts)``, which raises when a message could
@@ -40,6 +41,33 @@ class Delivery:
     failed: list[Recommendation] = field(default_factory=list)
     unconfirmed: list[Recommendation] = field(default_factory=list)
     outage: str | None = None
+
+
+def send_compact(ctx: Context, user_id: str, recs: list[Recommendation], courier: Courier,
+                 header: str) -> Delivery:
+    """Open the person's DM and post ``header`` and every paper as one message (a compact digest; the
+    courier must offer ``post_compact``). Once Slack has it, all of its papers are shown, with its ts,
+    in one step. A post that may have landed (it timed out) counts them as shown, unconfirmed."""
+    assert courier.post_compact is not None  # the caller asked wants_compact
+    try:
+        posted = courier.post_compact(courier.open(user_id), header, recs)
+    except Outage as exc:
+        log.warning("Slack unavailable for the compact digest of %s: %s", user_id, exc)
+        if not exc.maybe_delivered:
+            return Delivery(failed=recs, outage=str(exc))
+        with ctx.store.transaction():
+            for rec in recs:
+                remember_shown(ctx, user_id, rec)
+        return Delivery(unconfirmed=recs, outage=str(exc))
+    except Unreachable:
+        raise
+    except Exception:  # that message failed: its papers may come again
+        log.exception("could not post the compact digest of %s", user_id)
+        return Delivery(failed=recs)
+    with ctx.store.transaction():
+        for rec in recs:
+            remember_shown(ctx, user_id, rec, *posted)
+    return Delivery(delivered=recs)
 
 
 def deliver(ctx: Context, user_id: str, recommendations: Iterable[Recommendation], post: Post,

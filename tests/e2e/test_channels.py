@@ -225,7 +225,7 @@ def test_trending_now_posts_the_most_liked_with_counts_never_who(slack, standin,
     _like(store, likers[:2], "trendy-1")
     user, channel = new_user(), new_channel()
     reply = ask_in(slack, user, "channel trending now", channel)
-    assert "most-liked papers of the past 7 days here" in reply.text
+    assert "most-liked (then most-saved) papers of the past 7 days here" in reply.text
     post = posted_in(standin, channel)[-1]
     text, blocks = post.params["text"], json.dumps(post.params["blocks"])
     assert "Obsidian tessellation patterns, part 0 (3 likes)" in text

@@ -1,6 +1,5 @@
 """Trending posts in Slack: the message (each paper with how many people liked and saved it, never
-who), the
-poster the weekly run and ``/papers channel trending now`` use, and whether the bot is in a channel.
+who), the poster the weekly run and ``/papers channel trending now`` use, and whether the bot is in a channel.
 The rules of the weekly post are :mod:`bot.usecases.trending`'s."""
 
 from __future__ import annotations

@@ -285,18 +285,19 @@ def reply_trending(ctx: Context, client: WebClient, user: str, channel: str, cmd
             return {"text": "Sorry, Slack isn't answering right now, so nothing was posted. Please try again "
                             "in a few minutes."}
         if not papers:
-            return {"text": f"Nobody in this workspace liked a paper in the past {DAYS} days; I said so "
-                            "here."}
+            return {"text": f"Nobody in this workspace liked or saved a paper in the past {DAYS} days; I "
+                            "said so here."}
         plural = "s" if len(papers) > 1 else ""
-        return {"text": f"Posted the {len(papers)} most-liked paper{plural} of the past {DAYS} days here."}
+        return {"text": f"Posted the {len(papers)} most-liked (then most-saved) paper{plural} of the past "
+                        f"{DAYS} days here."}
     on = cmd.action == "trending-on"
     set_trending(ctx, channel, user, on)
     if not on:
         return {"text": f"No more trending posts here. `{CHANNEL} trending on` brings them back."}
     return _with_membership(client, channel, {
-        "text": f"Every Monday at 09:00 UTC I'll post here the papers people in this workspace liked most in "
-                f"the past {DAYS} days, with how many liked each (never who). `{CHANNEL} trending now` "
-                f"posts it at once, `{CHANNEL} trending off` stops it."})
+        "text": f"Every Monday at 09:00 UTC I'll post here the papers people in this workspace liked (then "
+                f"saved) most in the past {DAYS} days, with how many liked and saved each (never who). "
+                f"`{CHANNEL} trending now` posts it at once, `{CHANNEL} trending off` stops it."})
 
 
 def _with_membership(client: WebClient, channel: str, reply: Reply) -> Reply:

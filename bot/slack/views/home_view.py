@@ -125,7 +125,8 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
     blocks.append(_section(f"*Muted words:* {muted}", _button("Edit muted words", MUTES_ACTION, "edit")))
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
     blocks.append({"type": "context", "elements": [
-        {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"}]})
+        {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"
+                                   + (f", {info.saved} saved" if info.saved else "")}]})
     blocks.append({"type": "divider"})
     if data.latest_saved:
         lines = [_saved_line(item) for item in data.latest_saved]

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, time, timedelta
 from bot.errors import NoInterests, NoPapers
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.delivery import send_papers
+from bot.usecases.delivery import send_compact, send_papers
 from bot.usecases.digests.choose import BATCH, Chooser, choose_papers
 from bot.usecases.digests.due import local_date
 from bot.usecases.digests.schedule import Due, NotDue, find_due
@@ -37,6 +37,7 @@ from bot.usecases.digests.send import (
     send_claimed_digest,
     send_digest,
     utc_now,
+    wants_compact,
 )
 from bot.usecases.feeds import sections
 from bot.usecases.ingest import SourceReport, ingest
@@ -222,8 +223,12 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
     recs = choose_papers(ctx, user_id, today=day)
     if not recs:
         return Outcome(user_id, day, "empty")
-    header = header_text(len(recs), day, extra=True, by_feed=sections(recs))
-    delivery = send_papers(ctx, user_id, recs, courier, header, clock)
+    if wants_compact(ctx, courier, user_id, len(recs)):
+        header = header_text(len(recs), day, extra=True, by_feed=sections(recs), compact=True)
+        delivery = send_compact(ctx, user_id, recs, courier, header)
+    else:
+        header = header_text(len(recs), day, extra=True, by_feed=sections(recs))
+        delivery = send_papers(ctx, user_id, recs, courier, header, clock)
     # Unconfirmed papers count as shown (never repeated) but not as delivered.
     return Outcome(user_id, day, "extra", len(delivery.delivered), len(delivery.failed), delivery.outage,
                    outage=delivery.outage is not None)

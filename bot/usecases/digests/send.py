@@ -113,6 +113,15 @@ class Courier:
     compact_most: int = 0
 
 
+def wants_compact(ctx: Context, courier: Courier, user_id: str, n: int) -> bool:
+    """Whether ``n`` papers go to a person as one message: they asked for that (a channel never does),
+    and the courier can post that many in one."""
+    if courier.post_compact is None or n > courier.compact_most or is_channel(user_id):
+        return False
+    person = ctx.store.get_person(user_id)
+    return bool(person and person.digest_compact)
+
+
 #: What happened to one digest (see :class:`Outcome`).
 OutcomeStatus = Literal["sent", "empty", "failed", "incomplete", "busy", "done", "skipped", "extra"]
 
@@ -318,13 +327,7 @@ class _Sending:
         return self._post_papers(channel, todo)
 
     def _compact(self, todo: list[Recommendation]) -> bool:
-        """Whether what is left goes out as one message: the person asked for that (a channel never
-        does), and the courier can post it."""
-        user_id = self.record.user_id
-        if self.courier.post_compact is None or len(todo) > self.courier.compact_most or is_channel(user_id):
-            return False
-        person = self.ctx.store.get_person(user_id)
-        return bool(person and person.digest_compact)
+        return wants_compact(self.ctx, self.courier, self.record.user_id, len(todo))
 
     def _post_compact(self, channel: str, recs: list[Recommendation], todo: list[Recommendation],
                       chooser: Chooser) -> Outcome:

@@ -11,8 +11,10 @@ import pytest
 
 from bot.state.context import Context
 from bot.usecases import follow
+from bot.usecases.delivery import send_compact
+from bot.usecases.digests.run import send_digest_now
 from bot.usecases.digests.send import RETRY_AFTER, Courier, Posted, send_digest
-from bot.usecases.settings import compact_digest, set_compact_digest
+from bot.usecases.settings import set_compact_digest
 from tests.fakes import Clock, Death
 
 DAY = date(2026, 7, 15)
@@ -72,6 +74,11 @@ def person(ctx: Context, user: str = "U1", compact: bool = True) -> None:
     ctx.store.set_timezone(user, "Asia/Kolkata")
     ctx.store.set_digest_schedule(user, "09:00", True, since="2026-01-01T00:00:00+00:00")
     set_compact_digest(ctx, user, compact)
+
+
+def compact_digest(ctx: Context, user: str) -> bool:
+    person = ctx.store.get_person(user)
+    return bool(person and person.digest_compact)
 
 
 def shown_ts(ctx: Context, user: str = "U1") -> dict[str, str]:
@@ -145,3 +152,32 @@ def test_a_channel_digest_is_never_compact(ctx):
     dm = CompactDM()
     assert send_digest(ctx, channel, DAY, dm.courier(), "me:1:1").status == "sent"
     assert "compact" not in dm.kinds()
+
+
+def test_an_extra_digest_asked_for_after_the_days_goes_out_compact_too(ctx):
+    person(ctx)
+    dm = CompactDM()
+    now = datetime(2026, 7, 15, 4, 0, tzinfo=UTC)
+    assert send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1").status == "sent"
+    from bot.usecases import follow
+    follow(ctx, "U1", "graphs")  # more to send than the day's digest took
+    extra = send_digest_now(ctx, "U1", dm.courier(), now=now, clock=lambda: now)
+    assert extra.status == "extra" and extra.delivered > 0
+    assert dm.kinds() == ["compact", "compact"]
+    _, header, ids, ts = dm.messages[1]
+    assert "Click 👍 or 👎" in header and {p: shown_ts(ctx)[p] for p in ids} == {p: ts for p in ids}
+
+
+def test_a_compact_post_slack_refuses_shows_nothing_and_one_that_timed_out_counts_as_shown(ctx):
+    from bot.errors import Outage
+    from bot.usecases.recommend import Recommendation
+
+    person(ctx)
+    recs = [Recommendation(paper, 1.0, "why") for paper in ctx.store.get_papers(["cats-0", "cats-1"]).values()]
+    assert len(recs) == 2
+    down = send_compact(ctx, "U1", recs, CompactDM(fail=Outage("down")).courier(), "header")
+    assert down.outage and down.failed == recs and shown_ts(ctx) == {}
+    broken = send_compact(ctx, "U1", recs, CompactDM(fail=RuntimeError("invalid_blocks")).courier(), "h")
+    assert broken.failed == recs and not broken.outage and shown_ts(ctx) == {}
+    late = send_compact(ctx, "U1", recs, CompactDM(fail=Outage("timeout", maybe_delivered=True)).courier(), "h")
+    assert late.unconfirmed == recs and set(shown_ts(ctx)) == {r.paper.id for r in recs}
