@@ -173,11 +173,13 @@ def test_a_compact_post_slack_refuses_shows_nothing_and_one_that_timed_out_count
     from bot.usecases.recommend import Recommendation
 
     person(ctx)
-    recs = [Recommendation(paper, 1.0, "why") for paper in ctx.store.get_papers(["cats-0", "cats-1"]).values()]
+    papers = ctx.store.get_papers(["cats-0", "cats-1"])
+    recs = [Recommendation(paper, 1.0, "why") for paper in papers.values()]
     assert len(recs) == 2
     down = send_compact(ctx, "U1", recs, CompactDM(fail=Outage("down")).courier(), "header")
     assert down.outage and down.failed == recs and shown_ts(ctx) == {}
-    broken = send_compact(ctx, "U1", recs, CompactDM(fail=RuntimeError("invalid_blocks")).courier(), "h")
+    refused = CompactDM(fail=RuntimeError("invalid_blocks")).courier()
+    broken = send_compact(ctx, "U1", recs, refused, "h")
     assert broken.failed == recs and not broken.outage and shown_ts(ctx) == {}
     late = send_compact(ctx, "U1", recs, CompactDM(fail=Outage("timeout", maybe_delivered=True)).courier(), "h")
     assert late.unconfirmed == recs and set(shown_ts(ctx)) == {r.paper.id for r in recs}
