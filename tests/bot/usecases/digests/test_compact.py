@@ -181,5 +181,6 @@ def test_a_compact_post_slack_refuses_shows_nothing_and_one_that_timed_out_count
     refused = CompactDM(fail=RuntimeError("invalid_blocks")).courier()
     broken = send_compact(ctx, "U1", recs, refused, "h")
     assert broken.failed == recs and not broken.outage and shown_ts(ctx) == {}
-    late = send_compact(ctx, "U1", recs, CompactDM(fail=Outage("timeout", maybe_delivered=True)).courier(), "h")
+    timed_out = CompactDM(fail=Outage("timeout", maybe_delivered=True)).courier()
+    late = send_compact(ctx, "U1", recs, timed_out, "h")
     assert late.unconfirmed == recs and set(shown_ts(ctx)) == {r.paper.id for r in recs}
