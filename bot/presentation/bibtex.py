@@ -27,8 +27,7 @@ from pylatexenc.latexencode import (
     UnicodeToLatexEncoder,
 )
 
-from bot.presentation.paper_view import shown_title
-from bot.presentation.tex import tex_to_text
+from bot.presentation.paper_view import shown_text, shown_title
 from storage import Paper
 from storage.identity import is_published_venue
 
@@ -151,12 +150,12 @@ def _fields(paper: Paper, kind: str = "misc") -> list[tuple[str, str]]:
     if paper.url:
         fields.append(("url", _url(paper.url)))
     if paper.abstract and paper.title:
-        fields.append(("abstract", latex(tex_to_text(paper.abstract))))
+        fields.append(("abstract", latex(shown_text(paper.abstract))))
     return fields
 
 
 def _author(name: str) -> str:
-    text = latex(tex_to_text(name))
+    text = latex(shown_text(name))
     # A literal "and" inside one name would split it into two authors; braces keep it whole.
     return "{" + text + "}" if re.search(r"\band\b", name, re.IGNORECASE) else text
 

@@ -158,15 +158,26 @@ def split_formulas(text: str) -> list[tuple[str, bool]]:
     """``text`` as (chunk, is a formula) pairs, formulas without their delimiters. A ``$`` without a
     partner, or one opening "$10 … $" (money, not maths), is text."""
     out: list[tuple[str, bool]] = []
-    i = last = 0
+    last = 0
+    for start, body, end, after in formula_spans(text):
+        out += [(text[last:start], False), (text[body:end], True)]
+        last = after
+    out.append((text[last:], False))
+    return [(chunk, is_math) for chunk, is_math in out if chunk]
+
+
+def formula_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """Where each formula of ``text`` is: (its start, its body's start, its body's end, its end)."""
+    spans = []
+    i = 0
     while i < len(text):
         ch = text[i]
         if ch == "\\" and text[i + 1:i + 2] in ("(", "["):
             closer = "\\)" if text[i + 1] == "(" else "\\]"
             end = text.find(closer, i + 2)
             if end > 0:
-                out += [(text[last:i], False), (text[i + 2:end], True)]
-                i = last = end + 2
+                spans.append((i, i + 2, end, end + 2))
+                i = end + 2
                 continue
             i += 2
         elif ch == "\\":
@@ -176,14 +187,13 @@ def split_formulas(text: str) -> list[tuple[str, bool]]:
             start = i + len(delimiter)
             end = _closing(text, delimiter, start)
             if end > 0 and not (text[start:start + 1].isdigit() and text[end - 1].isspace()):
-                out += [(text[last:i], False), (text[start:end], True)]
-                i = last = end + len(delimiter)
+                spans.append((i, start, end, end + len(delimiter)))
+                i = end + len(delimiter)
                 continue
             i = start
         else:
             i += 1
-    out.append((text[last:], False))
-    return [(chunk, is_math) for chunk, is_math in out if chunk]
+    return spans
 
 
 def _closing(text: str, delimiter: str, start: int) -> int:
@@ -347,20 +357,8 @@ class _Reader:
         return (pairs[1] * (run // 2)) + (pairs[0] * (run % 2)) if ch == "`" or run > 1 else "'"
 
     def script(self, mark: str, body: str | None = None) -> str:
-        """A sub- or superscript (``body``, else the next argument): in Unicode when every character has
-        a form, else ``_(…)``."""
-        body = " ".join((self.argument(math=True) if body is None else body).split())
-        table = _SUPERSCRIPT if mark == "^" else _SUBSCRIPT
-        compact = body.replace(" ", "")
-        if not compact:
-            return ""
-        if all(ch in table for ch in compact):
-            return "".join(table[ch] for ch in compact)
-        if compact in ("*", "∗", "′", "′′") and mark == "^":
-            return compact
-        if len(compact) == 1 or _bracketed(body):
-            return mark + body
-        return f"{mark}({body})"
+        """A sub- or superscript: ``body``, else the next argument (see :func:`scripted`)."""
+        return scripted(mark, self.argument(math=True) if body is None else body)
 
     def symbol(self, ch: str) -> str:
         if not self.math and ch in _TEXT_ACCENTS:
@@ -459,6 +457,23 @@ _HANDLERS = {
     "href": _Reader.link, "textcolor": _Reader.second, "footnote": _Reader.footnote, "SI": _Reader.units,
     "si": _Reader.units,
 }
+
+
+def scripted(mark: str, body: str) -> str:
+    """``body`` as a superscript (``mark`` "^") or subscript ("_"): in Unicode when every character has
+    a form (``ₜ₊₁``), else kept readable as ``^x`` or ``_(t+s)``."""
+    body = " ".join(body.split())
+    table = _SUPERSCRIPT if mark == "^" else _SUBSCRIPT
+    compact = body.replace(" ", "")
+    if not compact:
+        return ""
+    if all(ch in table for ch in compact):
+        return "".join(table[ch] for ch in compact)
+    if compact in ("*", "∗", "′", "′′") and mark == "^":
+        return compact
+    if len(compact) == 1 or _bracketed(body):
+        return mark + body
+    return f"{mark}({body})"
 
 
 def _mapped(text: str, alphabet: dict[str, str]) -> str:
