@@ -102,6 +102,8 @@ _OPERATORS = set(" +-−=<>±∓×·/,;:|≤≥≠≈∼∝∈∉⊂⊆∪∩→
 _SCRIPT_SIMPLE = re.compile(r"(\d+(\.\d+)?|\w[\u0300-\u036f\u20d7]*)[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ₐ-ₜᵢ-ᵪ₀-₎ᵃ-ᶿ′*]*")
 #: What is left out of a text that can't be read: commands' backslashes, braces and dollars.
 _UNREAD = re.compile(r"\\+([A-Za-z]*)|[{}$]")
+#: One term as a denominator: "1/√n", "∂f/∂x".
+_TERM = re.compile("[∂∇√]?" + _SCRIPT_SIMPLE.pattern)
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?)\]])(?=\s|$)")
 
 
@@ -414,8 +416,13 @@ class _Reader:
 
     def fraction(self, name: str) -> str:
         if name == "binom":
-            return f"({self.argument().strip()} choose {self.argument().strip()})"
-        return _fraction(self.argument(), self.argument())
+            shown = f"({self.argument().strip()} choose {self.argument().strip()})"
+        else:
+            shown = _fraction(self.argument(), self.argument())
+        following = self.peek()
+        if following is not None and (following[0] == self.COMMAND or following[1].isalnum()):
+            shown += " "  # \frac{1}{2}\log n: what follows is no part of the denominator
+        return shown
 
     def root(self, name: str) -> str:
         return _root(self.optional(), self.argument())
@@ -443,7 +450,8 @@ class _Reader:
         return self.argument()
 
     def footnote(self, name: str) -> str:
-        return f" ({self.argument()})"
+        # No brackets around it: a footnote holding a formula is read in pieces, around the formula.
+        return " " + self.argument()
 
     def units(self, name: str) -> str:
         return self.argument() + (" " + self.argument() if name == "SI" else "")
@@ -508,10 +516,13 @@ def _simple(text: str) -> bool:
 
 
 def _fraction(numerator: str, denominator: str) -> str:
-    parts = []
-    for part in (" ".join(numerator.split()), " ".join(denominator.split())):
-        parts.append(part if _simple(part) or _bracketed(part) else f"({part})")
-    return "/".join(parts)
+    """a/b, a part in parentheses where it would read wrong: a numerator with an operator ("(n-1)/n"),
+    a denominator of more than one term ("1/(αϵ)")."""
+    top, bottom = " ".join(numerator.split()), " ".join(denominator.split())
+    top = top if _simple(top) or _bracketed(top) else f"({top})"
+    if not (not bottom or _TERM.fullmatch(bottom) or _bracketed(bottom.lstrip("∂∇√"))):
+        bottom = f"({bottom})"
+    return f"{top}/{bottom}"
 
 
 def _root(degree: str | None, body: str) -> str:

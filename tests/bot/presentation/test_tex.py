@@ -27,6 +27,8 @@ def test_tex_reads_as_unicode(raw, shown):
     (r"\frac{1}{2}", "1/2"),
     (r"\frac{n-1}{n+1}", "(n-1)/(n+1)"),
     (r"\frac{\partial f}{\partial x}", "∂f/∂x"),
+    (r"\frac{1}{\alpha\epsilon}k \frac{1}{\sqrt{n+1}}", "1/(αϵ) k 1/√(n+1)"),
+    (r"\frac{1}{2}\log n", "1/2 log n"),
     (r"\sqrt{x+1}", "√(x+1)"),
     (r"\sqrt[3]{x}", "³√x"),
     (r"x^{\top} A x", "xᵀ A x"),
