@@ -91,6 +91,7 @@ _ACCENTS = {"hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde"
             "bar": "\u0304", "overline": "\u0305", "vec": "\u20d7", "overrightarrow": "\u20d7",
             "dot": "\u0307", "ddot": "\u0308", "check": "\u030c", "breve": "\u0306", "acute": "\u0301",
             "grave": "\u0300", "mathring": "\u030a"}
+_LINES = {"\u0304", "\u0305", "\u0331"}
 _TEXT_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
                  "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
                  "c": "\u0327", "k": "\u0328", "r": "\u030a", "d": "\u0323", "b": "\u0331"}
@@ -388,6 +389,8 @@ class _Reader:
         if name in _DELIMITED:
             opening, closing = _DELIMITED[name]
             return opening + self.argument() + closing
+        if self.math and name in ("l", "r") and (self.peek() or (0, ""))[1] in ("(", ")", "[", "]", "|"):
+            return ""  # \l( … \r): a paper's shorthand for \left( … \right)
         handler = _HANDLERS.get(name)
         if handler is not None:
             return handler(self, name)
@@ -489,8 +492,15 @@ def _mapped(text: str, alphabet: dict[str, str]) -> str:
 
 
 def _accented(body: str, mark: str) -> str:
+    """``body`` with ``mark`` (a combining accent) on its first letter, or on every letter for a line
+    over or under it (``\\overline{AB}`` as A̅B̅)."""
     body = body.replace("ı", "i").replace("ȷ", "j")  # \"\i is ï
-    return "".join(ch + mark if ch.isalnum() else ch for ch in body)
+    every = mark in _LINES
+    out, marked = [], False
+    for ch in body:
+        out.append(ch + mark if ch.isalnum() and (every or not marked) else ch)
+        marked = marked or ch.isalnum()
+    return "".join(out)
 
 
 def _bracketed(text: str) -> bool:
