@@ -10,11 +10,12 @@ money, not a formula). Each paper is shown with the code paper messages use (``s
 ``shown_abstract``), with an invisible marker around each formula, so that the span each formula became
 can be told apart from the words around it. A formula
 
-- **lost a letter or digit** when the letters and digits of its source, outside command names (``\\alpha``)
-  and the environment names of ``\\begin{…}`` / ``\\end{…}``, do not all appear, in order, among the
-  letters and digits of its shown span, once that span is NFKD-normalised (so ``²`` counts as ``2``,
-  ``ₜ`` as ``t``, ``ℝ`` as ``R``, ``Õ`` as ``O``; what the commands became, α or ≤, is extra and never
-  in the way); a formula whose span is nowhere to be seen lost everything;
+- **lost a letter or digit** when the letters and digits of its source (HTML entities decoded: ``&lt;``
+  is ``<``), outside command names (``\\alpha``) and the environment names of ``\\begin{…}`` /
+  ``\\end{…}``, do not all appear, in order, among the letters and digits of its shown span, once that
+  span is NFKD-normalised (so ``²`` counts as ``2``, ``ₜ`` as ``t``, ``ℝ`` as ``R``, ``Õ`` as ``O``;
+  what the commands became, α or ≤, is extra and never in the way); a formula whose span is nowhere to
+  be seen lost everything;
 - **shows a command** when its shown span holds a backslash followed by a letter.
 
 Beside the formulas, every title and abstract holding a backslash is counted ("TeX texts"), and so are
@@ -24,6 +25,7 @@ those whose shown text holds a ``\\command`` anywhere, inside a formula or not (
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import sys
@@ -65,8 +67,8 @@ class Formula:
     @property
     def lost(self) -> bool:
         """Whether a letter or digit of the source is missing from the shown span (see the module)."""
-        return self.shown is None or not _in_order(_alnum(_ENVIRONMENT.sub(" ", self.source), True),
-                                                   _alnum(self.shown))
+        source = html.unescape(_ENVIRONMENT.sub(" ", self.source))
+        return self.shown is None or not _in_order(_alnum(source, True), _alnum(self.shown))
 
     @property
     def command_shown(self) -> bool:

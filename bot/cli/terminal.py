@@ -10,9 +10,8 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_title
+from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_text, shown_title
 from bot.presentation.reasons import shorten
-from bot.presentation.tex import tex_to_text
 from bot.usecases import DailyRun, Recommendation, SourceReport
 from bot.usecases.digests.run import Preview
 from bot.usecases.digests.schedule import NotDue
@@ -33,9 +32,9 @@ def show_recommendations(recs: list[Recommendation], title: str, abstract_chars:
         paper = rec.paper
         # The title is the panel's first line, not its border's: a border crops a long title mid-word.
         body = Text(shown_title(paper) + "\n", style="bold")
-        byline = ", ".join(tex_to_text(name) for name in paper.authors[:4])
+        byline = ", ".join(shown_text(name) for name in paper.authors[:4])
         byline += " et al." if len(paper.authors) > 4 else ""
-        meta = " · ".join(x for x in (byline, tex_to_text(paper.venue or ""), published_on(paper)) if x)
+        meta = " · ".join(x for x in (byline, shown_text(paper.venue), published_on(paper)) if x)
         if meta:
             body.append(meta + "\n", style="dim")
         for each in paper_links(paper):

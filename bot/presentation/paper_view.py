@@ -1,5 +1,8 @@
-"""How a paper reads wherever it is shown (Slack, the terminal): TeX as Unicode, a title that is not
-repeated by the abstract below it, the publication date, and links to the paper and its PDF.
+"""How a paper reads wherever it is shown (Slack, App Home, unfurls, BibTeX, the terminal): TeX as
+Unicode and markup (Markdown, HTML) as plain text, a title that is not repeated by the abstract below
+it, the publication date, and links to the paper and its PDF. Every surface shows a paper's text
+through :func:`shown_title`, :func:`shown_abstract` or :func:`shown_text`; Slack then escapes it with
+:func:`bot.presentation.markup.mrkdwn`.
 
 Papers are stored as ingested; all of this is worked out when a paper is shown, so papers ingested
 before titles were derived this way read the same.
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from urllib.parse import quote
 
+from bot.presentation.markup import clean_markup
 from bot.presentation.tex import tex_to_text
 from bot.presentation.titles import split_title
 from bot.sources.normalize import collapse_ws
@@ -30,15 +34,21 @@ class PaperLink:
     url: str
 
 
+def shown_text(text: str | None) -> str:
+    """Any text of a paper (an author's name, a venue) as shown: markup read as plain text, TeX
+    rendered, whitespace collapsed."""
+    return tex_to_text(clean_markup(text or ""))
+
+
 def shown_title(paper: Paper) -> str:
-    """The title to show: TeX rendered; for an untitled paper, or one whose title was derived from its
-    abstract, a title-like line from the abstract; the id when there is neither."""
+    """The title to show: markup read, TeX rendered; for an untitled paper, or one whose title was
+    derived from its abstract, a title-like line from the abstract; the id when there is neither."""
     return _title_and_rest(paper)[0]
 
 
 def shown_abstract(paper: Paper) -> str:
-    """The abstract to show under :func:`shown_title`, TeX rendered, without the words the title already
-    took from it ("" when the title took all of it)."""
+    """The abstract to show under :func:`shown_title`, markup read, TeX rendered, without the words the
+    title already took from it ("" when the title took all of it)."""
     return _title_and_rest(paper)[1]
 
 
@@ -47,7 +57,7 @@ def _title_and_rest(paper: Paper) -> tuple[str, str]:
     title = collapse_ws(paper.title)
     if abstract and (not title or title_is_derived(title, abstract)):
         title, abstract = split_title(abstract)
-    return tex_to_text(title) or paper.id, tex_to_text(abstract)
+    return shown_text(title) or paper.id, shown_text(abstract)
 
 
 def title_is_derived(title: str, abstract: str) -> bool:

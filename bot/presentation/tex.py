@@ -91,6 +91,7 @@ _ACCENTS = {"hat": "\u0302", "widehat": "\u0302", "tilde": "\u0303", "widetilde"
             "bar": "\u0304", "overline": "\u0305", "vec": "\u20d7", "overrightarrow": "\u20d7",
             "dot": "\u0307", "ddot": "\u0308", "check": "\u030c", "breve": "\u0306", "acute": "\u0301",
             "grave": "\u0300", "mathring": "\u030a"}
+_LINES = {"\u0304", "\u0305", "\u0331"}
 _TEXT_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~": "\u0303",
                  "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
                  "c": "\u0327", "k": "\u0328", "r": "\u030a", "d": "\u0323", "b": "\u0331"}
@@ -102,6 +103,8 @@ _OPERATORS = set(" +-−=<>±∓×·/,;:|≤≥≠≈∼∝∈∉⊂⊆∪∩→
 _SCRIPT_SIMPLE = re.compile(r"(\d+(\.\d+)?|\w[\u0300-\u036f\u20d7]*)[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ₐ-ₜᵢ-ᵪ₀-₎ᵃ-ᶿ′*]*")
 #: What is left out of a text that can't be read: commands' backslashes, braces and dollars.
 _UNREAD = re.compile(r"\\+([A-Za-z]*)|[{}$]")
+#: One term as a denominator: "1/√n", "∂f/∂x".
+_TERM = re.compile("[∂∇√]?" + _SCRIPT_SIMPLE.pattern)
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?)\]])(?=\s|$)")
 
 
@@ -158,15 +161,26 @@ def split_formulas(text: str) -> list[tuple[str, bool]]:
     """``text`` as (chunk, is a formula) pairs, formulas without their delimiters. A ``$`` without a
     partner, or one opening "$10 … $" (money, not maths), is text."""
     out: list[tuple[str, bool]] = []
-    i = last = 0
+    last = 0
+    for start, body, end, after in formula_spans(text):
+        out += [(text[last:start], False), (text[body:end], True)]
+        last = after
+    out.append((text[last:], False))
+    return [(chunk, is_math) for chunk, is_math in out if chunk]
+
+
+def formula_spans(text: str) -> list[tuple[int, int, int, int]]:
+    """Where each formula of ``text`` is: (its start, its body's start, its body's end, its end)."""
+    spans = []
+    i = 0
     while i < len(text):
         ch = text[i]
         if ch == "\\" and text[i + 1:i + 2] in ("(", "["):
             closer = "\\)" if text[i + 1] == "(" else "\\]"
             end = text.find(closer, i + 2)
             if end > 0:
-                out += [(text[last:i], False), (text[i + 2:end], True)]
-                i = last = end + 2
+                spans.append((i, i + 2, end, end + 2))
+                i = end + 2
                 continue
             i += 2
         elif ch == "\\":
@@ -176,14 +190,13 @@ def split_formulas(text: str) -> list[tuple[str, bool]]:
             start = i + len(delimiter)
             end = _closing(text, delimiter, start)
             if end > 0 and not (text[start:start + 1].isdigit() and text[end - 1].isspace()):
-                out += [(text[last:i], False), (text[start:end], True)]
-                i = last = end + len(delimiter)
+                spans.append((i, start, end, end + len(delimiter)))
+                i = end + len(delimiter)
                 continue
             i = start
         else:
             i += 1
-    out.append((text[last:], False))
-    return [(chunk, is_math) for chunk, is_math in out if chunk]
+    return spans
 
 
 def _closing(text: str, delimiter: str, start: int) -> int:
@@ -347,20 +360,8 @@ class _Reader:
         return (pairs[1] * (run // 2)) + (pairs[0] * (run % 2)) if ch == "`" or run > 1 else "'"
 
     def script(self, mark: str, body: str | None = None) -> str:
-        """A sub- or superscript (``body``, else the next argument): in Unicode when every character has
-        a form, else ``_(…)``."""
-        body = " ".join((self.argument(math=True) if body is None else body).split())
-        table = _SUPERSCRIPT if mark == "^" else _SUBSCRIPT
-        compact = body.replace(" ", "")
-        if not compact:
-            return ""
-        if all(ch in table for ch in compact):
-            return "".join(table[ch] for ch in compact)
-        if compact in ("*", "∗", "′", "′′") and mark == "^":
-            return compact
-        if len(compact) == 1 or _bracketed(body):
-            return mark + body
-        return f"{mark}({body})"
+        """A sub- or superscript: ``body``, else the next argument (see :func:`scripted`)."""
+        return scripted(mark, self.argument(math=True) if body is None else body)
 
     def symbol(self, ch: str) -> str:
         if not self.math and ch in _TEXT_ACCENTS:
@@ -388,6 +389,8 @@ class _Reader:
         if name in _DELIMITED:
             opening, closing = _DELIMITED[name]
             return opening + self.argument() + closing
+        if self.math and name in ("l", "r") and (self.peek() or (0, ""))[1] in ("(", ")", "[", "]", "|"):
+            return ""  # \l( … \r): a paper's shorthand for \left( … \right)
         handler = _HANDLERS.get(name)
         if handler is not None:
             return handler(self, name)
@@ -416,8 +419,13 @@ class _Reader:
 
     def fraction(self, name: str) -> str:
         if name == "binom":
-            return f"({self.argument().strip()} choose {self.argument().strip()})"
-        return _fraction(self.argument(), self.argument())
+            shown = f"({self.argument().strip()} choose {self.argument().strip()})"
+        else:
+            shown = _fraction(self.argument(), self.argument())
+        following = self.peek()
+        if following is not None and (following[0] == self.COMMAND or following[1].isalnum()):
+            shown += " "  # \frac{1}{2}\log n: what follows is no part of the denominator
+        return shown
 
     def root(self, name: str) -> str:
         return _root(self.optional(), self.argument())
@@ -445,7 +453,8 @@ class _Reader:
         return self.argument()
 
     def footnote(self, name: str) -> str:
-        return f" ({self.argument()})"
+        # No brackets around it: a footnote holding a formula is read in pieces, around the formula.
+        return " " + self.argument()
 
     def units(self, name: str) -> str:
         return self.argument() + (" " + self.argument() if name == "SI" else "")
@@ -461,13 +470,37 @@ _HANDLERS = {
 }
 
 
+def scripted(mark: str, body: str) -> str:
+    """``body`` as a superscript (``mark`` "^") or subscript ("_"): in Unicode when every character has
+    a form (``ₜ₊₁``), else kept readable as ``^x`` or ``_(t+s)``."""
+    body = " ".join(body.split())
+    table = _SUPERSCRIPT if mark == "^" else _SUBSCRIPT
+    compact = body.replace(" ", "")
+    if not compact:
+        return ""
+    if all(ch in table for ch in compact):
+        return "".join(table[ch] for ch in compact)
+    if compact in ("*", "∗", "′", "′′") and mark == "^":
+        return compact
+    if len(compact) == 1 or _bracketed(body):
+        return mark + body
+    return f"{mark}({body})"
+
+
 def _mapped(text: str, alphabet: dict[str, str]) -> str:
     return "".join(alphabet.get(ch, ch) for ch in text)
 
 
 def _accented(body: str, mark: str) -> str:
+    """``body`` with ``mark`` (a combining accent) on its first letter, or on every letter for a line
+    over or under it (``\\overline{AB}`` as A̅B̅)."""
     body = body.replace("ı", "i").replace("ȷ", "j")  # \"\i is ï
-    return "".join(ch + mark if ch.isalnum() else ch for ch in body)
+    every = mark in _LINES
+    out, marked = [], False
+    for ch in body:
+        out.append(ch + mark if ch.isalnum() and (every or not marked) else ch)
+        marked = marked or ch.isalnum()
+    return "".join(out)
 
 
 def _bracketed(text: str) -> bool:
@@ -493,10 +526,13 @@ def _simple(text: str) -> bool:
 
 
 def _fraction(numerator: str, denominator: str) -> str:
-    parts = []
-    for part in (" ".join(numerator.split()), " ".join(denominator.split())):
-        parts.append(part if _simple(part) or _bracketed(part) else f"({part})")
-    return "/".join(parts)
+    """a/b, a part in parentheses where it would read wrong: a numerator with an operator ("(n-1)/n"),
+    a denominator of more than one term ("1/(αϵ)")."""
+    top, bottom = " ".join(numerator.split()), " ".join(denominator.split())
+    top = top if _simple(top) or _bracketed(top) else f"({top})"
+    if not (not bottom or _TERM.fullmatch(bottom) or _bracketed(bottom.lstrip("∂∇√"))):
+        bottom = f"({bottom})"
+    return f"{top}/{bottom}"
 
 
 def _root(degree: str | None, body: str) -> str:

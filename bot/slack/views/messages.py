@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import re
 
-from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_title, title_url
+from bot.presentation.markup import mrkdwn
+from bot.presentation.paper_view import (
+    paper_links,
+    published_on,
+    shown_abstract,
+    shown_text,
+    shown_title,
+    title_url,
+)
 from bot.presentation.reasons import shorten
-from bot.presentation.tex import tex_to_text
 from bot.usecases.recommend import Recommendation
 from storage import Paper
 
@@ -49,10 +56,11 @@ def unescape(text: str) -> str:
 
 
 def fit(text: str, limit: int) -> str:
-    """``text`` shortened at a word boundary and escaped so that the escaped result fits ``limit``."""
+    """``text`` shortened at a word boundary and escaped (formatting characters too, :func:`mrkdwn`) so
+    that the escaped result fits ``limit``."""
     budget = limit
     while True:
-        escaped = escape(shorten(text, budget))
+        escaped = mrkdwn(shorten(text, budget))
         if len(escaped) <= limit:
             return escaped
         budget -= len(escaped) - limit
@@ -74,12 +82,12 @@ def byline(paper: Paper) -> str:
     """Authors and venue, escaped, or '' when neither is known."""
     parts = []
     if paper.authors:
-        names = ", ".join(tex_to_text(name) for name in paper.authors[:AUTHORS_SHOWN])
+        names = ", ".join(shown_text(name) for name in paper.authors[:AUTHORS_SHOWN])
         if len(paper.authors) > AUTHORS_SHOWN:
             names += " et al."
         parts.append(fit(names, AUTHORS_LIMIT))
     if paper.venue:
-        parts.append(fit(tex_to_text(paper.venue), VENUE_LIMIT))
+        parts.append(fit(shown_text(paper.venue), VENUE_LIMIT))
     return " · ".join(parts)
 
 

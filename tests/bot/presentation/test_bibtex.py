@@ -92,7 +92,7 @@ def test_keys_are_surname_year_word_and_unique():
               Paper(id="s", title="a", abstract="x", authors=["Ann Smith"], published="2024")]
     keys = [e.key for e in parsed(bibtex(same + others)).entries]
     assert keys[:3] == ["smith2024cats", "smith2024catsa", "smith2024catsb"]
-    assert keys[3] == "muller1999fog" and keys[4] == "anonnduntitled"
+    assert keys[3] == "muller1999fog" and keys[4] == "anonuntitled"
     assert len(set(keys)) == len(keys)
     assert all(k.isascii() and k.isalnum() for k in keys)
 
@@ -156,3 +156,59 @@ def test_a_journal_paper_is_an_article_with_its_journal_and_a_preprint_stays_mis
     assert "booktitle" not in article.fields_dict and "howpublished" not in article.fields_dict
     assert preprint.entry_type == "misc" and "howpublished" not in preprint.fields_dict
     assert preprint.fields_dict["eprint"].value == "2401.01234"
+
+
+def _entry(paper: Paper):
+    entry = parsed(bibtex([paper])).entries[0]
+    return entry, {k: f.value for k, f in entry.fields_dict.items()}
+
+
+def test_a_corl_paper_gets_its_year_from_the_venue_a_readable_key_and_unicode_maths():
+    # What a tester exported: a CoRL 2025 paper with no date, Markdown in its title, TeX in its abstract.
+    paper = Paper(id="corl-1", title="*A **Blockwise Learning Rate (LR)** strategy*",
+                  abstract=r"We train on $10^{4}$ episodes with step size $\alpha_t$ & 50% fewer.",
+                  authors=["Zhang, Wei", "Ann Smith"], venue="CoRL 2025")
+    text = bibtex([paper])
+    entry, fields = _entry(paper)
+    assert entry.key == "zhang2025blockwise" and fields["year"] == "2025"
+    assert fields["title"] == "A Blockwise Learning Rate (LR) strategy"
+    assert fields["abstract"] == "We train on 10⁴ episodes with step size αₜ & 50% fewer."
+    assert "10{⁴}" not in text and "{" + "⁴" not in text and "**" not in text and "\\alpha" not in text
+    assert "10⁴" in text and r"\& 50\% fewer" in text
+
+
+@pytest.mark.parametrize(("published", "venue", "year"), [
+    ("2024-05-01", "CoRL 2025", "2024"),  # the date wins
+    (None, "Proceedings of the 2023 Conference on Robot Learning", "2023"),
+    (None, "ICML", None), ("soon", None, None), (None, "Volume 12345", None),
+])
+def test_the_year_comes_from_the_date_else_the_venue_else_is_left_out(published, venue, year):
+    fields = _entry(Paper(id="p", title="Cats", abstract="x", published=published, venue=venue))[1]
+    assert fields.get("year") == year
+
+
+@pytest.mark.parametrize(("author", "key"), [
+    ("Zhang, Wei", "zhang2025cats"),
+    ("Ludwig van der Maaten", "vandermaaten2025cats"),
+    ("van der Maaten, Laurens", "vandermaaten2025cats"),
+    ("Martin Luther King Jr.", "king2025cats"),
+    ("Łukasz Kaiser", "kaiser2025cats"),
+    ("Jürgen Schmidhuber", "schmidhuber2025cats"),
+    ("Le Song", "song2025cats"),
+    (r"Kurt G\"odel", "godel2025cats"),
+    ("Ann Smith and Bob Jones", "smith2025cats"),  # several names in one string: the first's
+    ("张伟", "anon2025cats"),  # no ASCII spelling to fold to
+])
+def test_keys_take_the_first_authors_surname_folded_to_ascii(author, key):
+    paper = Paper(id="p", title="The Cats of Rome", abstract="x", authors=[author], published="2025")
+    assert _entry(paper)[0].key == key
+
+
+def test_keys_without_authors_year_or_a_title_word_stay_valid_and_unique():
+    papers = [Paper(id="a", title="On the Of", abstract="x"),
+              Paper(id="b", title="On the Of", abstract="y"),
+              Paper(id="c", title="$\\Omega(\\sqrt{T})$ for all", abstract="z", authors=["Ann Smith"]),
+              Paper(id="d", title="Is it?", abstract="w", authors=["Ann Smith"], published="2020")]
+    entries = parsed(bibtex(papers)).entries
+    assert [e.key for e in entries] == ["anon", "anona", "smith", "smith2020"]
+    assert all("year" not in e.fields_dict for e in entries[:3])

@@ -27,6 +27,8 @@ def test_tex_reads_as_unicode(raw, shown):
     (r"\frac{1}{2}", "1/2"),
     (r"\frac{n-1}{n+1}", "(n-1)/(n+1)"),
     (r"\frac{\partial f}{\partial x}", "∂f/∂x"),
+    (r"\frac{1}{\alpha\epsilon}k \frac{1}{\sqrt{n+1}}", "1/(αϵ) k 1/√(n+1)"),
+    (r"\frac{1}{2}\log n", "1/2 log n"),
     (r"\sqrt{x+1}", "√(x+1)"),
     (r"\sqrt[3]{x}", "³√x"),
     (r"x^{\top} A x", "xᵀ A x"),
@@ -45,6 +47,7 @@ def test_tex_reads_as_unicode(raw, shown):
     (r"\cO(\sqrt{T}) \R^n \eps", "𝒪(√T) ℝⁿ ε"),
     (r"x^{(k)} y^{2/3}", "x⁽ᵏ⁾ y^(2/3)"),
     (r"f^* g^\prime", "f* g′"),
+    (r"\widetilde{O}(m) \overline{AB} \mathcal{O}\l(\varepsilon\r)", "Õ(m) A̅B̅ 𝒪(ε)"),
 ])
 def test_formulas_read_as_text(formula, shown):
     assert math_to_text(formula) == shown
