@@ -98,6 +98,8 @@ _TEXT_ACCENTS = {'"': "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", "~"
 _FRACTIONS = {"frac", "dfrac", "tfrac", "cfrac", "nicefrac", "sfrac"}
 _DELIMITED = {"norm": ("‖", "‖"), "abs": ("|", "|"), "paren": ("(", ")"), "set": ("{", "}"),
               "ceil": ("⌈", "⌉"), "floor": ("⌊", "⌋"), }
+#: Relations and operators given a space on both sides when the source spaced either side.
+_SPACED = set("≤≥≠≈∼∝∈∉⊂⊆⊃⊇→←⇒⇐⇔↔↦⟹⟺⟶≪≫≲≳≡≃≅≜≔⩽⩾≦≧∋∖×±∓∪∩∧∨⊕⊗")
 #: Outside brackets, any of these makes a fraction's part or a root's body need parentheses.
 _OPERATORS = set(" +-−=<>±∓×·/,;:|≤≥≠≈∼∝∈∉⊂⊆∪∩→←⇒⇔↦∧∨⊕⊗∘…")
 _SCRIPT_SIMPLE = re.compile(r"(\d+(\.\d+)?|\w[\u0300-\u036f\u20d7]*)[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ₐ-ₜᵢ-ᵪ₀-₎ᵃ-ᶿ′*]*")
@@ -269,9 +271,14 @@ class _Reader:
                 rest = self.sequence()  # a declaration ({\cal O}, {\bf x}) holds to the group's end
                 return out + _mapped(rest, _ALPHABET_DECLARATIONS.get(value, {}))
             else:
-                if value in _WORDS and out[-1:] not in ("", " ", "(", "[", "{", "⟨", "|", "/"):
+                if value in _WORDS and (out[-1:].isalnum() or out[-1:] in (")", "]", "′")):
                     out += " "  # \Delta_i\log T: the operator is a word of its own
-                out += self.command(value)
+                shown = self.command(value)
+                if shown in _SPACED and (out[-1:] == " " or (self.peek() or (0, ""))[0] == self.SPACE):
+                    out = out.rstrip() + f" {shown} "  # "x ≤y" and "x≤ y" read as "x ≤ y"
+                    self.skip_spaces()
+                    continue
+                out += shown
                 if out[-1:] in ("∂", "∇", "¬"):
                     self.skip_spaces()  # \partial f is ∂f: the operator binds to what follows
         return out

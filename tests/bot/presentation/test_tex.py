@@ -47,6 +47,8 @@ def test_tex_reads_as_unicode(raw, shown):
     (r"\cO(\sqrt{T}) \R^n \eps", "𝒪(√T) ℝⁿ ε"),
     (r"x^{(k)} y^{2/3}", "x⁽ᵏ⁾ y^(2/3)"),
     (r"f^* g^\prime", "f* g′"),
+    (r"\|x\|\leq \epsilon, S\setminus U, \alpha,\beta\in(0,1), 2\log n",
+     "‖x‖ ≤ ϵ, S ∖ U, α,β∈(0,1), 2 log n"),
     (r"\widetilde{O}(m) \overline{AB} \mathcal{O}\l(\varepsilon\r)", "Õ(m) A̅B̅ 𝒪(ε)"),
 ])
 def test_formulas_read_as_text(formula, shown):
