@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from urllib.parse import quote
 
 from bot.presentation.markup import clean_markup
@@ -22,6 +23,8 @@ from storage import Paper
 
 #: Most words of a lead-in ("In this paper,") a title used to be derived after.
 _LEAD_IN_WORDS = 4
+#: Papers whose shown title and abstract are kept (a few MB at most).
+SHOWN_KEPT = 4096
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
 
@@ -53,11 +56,19 @@ def shown_abstract(paper: Paper) -> str:
 
 
 def _title_and_rest(paper: Paper) -> tuple[str, str]:
-    abstract = collapse_ws(paper.abstract)
-    title = collapse_ws(paper.title)
+    title, abstract = _shown(paper.title or "", paper.abstract or "")
+    return title or paper.id, abstract
+
+
+@lru_cache(maxsize=SHOWN_KEPT)
+def _shown(title: str, abstract: str) -> tuple[str, str]:
+    # Kept: a paper is shown many times over (its message, the rewrite after each click, Home, the
+    # saved list), and deriving and rendering costs a millisecond or more a paper.
+    abstract = collapse_ws(abstract)
+    title = collapse_ws(title)
     if abstract and (not title or title_is_derived(title, abstract)):
         title, abstract = split_title(abstract)
-    return shown_text(title) or paper.id, shown_text(abstract)
+    return shown_text(title), shown_text(abstract)
 
 
 def title_is_derived(title: str, abstract: str) -> bool:
