@@ -156,6 +156,15 @@ def worded(pick: Pick, text: str, stop_words: Collection[str] = ENGLISH_STOP_WOR
                    terms=paper.in_order(_distinct(pick.term_stems, paper, len(pick.terms))))
 
 
+def as_written(word: str, text: str) -> str:
+    """``word`` (one word a search matched exactly, in any case: "meco") as ``text`` first writes it
+    ("MeCo"); as it is when the text doesn't hold it as a whole word, or for anything but one word."""
+    if not word or not word.replace("-", "").isalnum():
+        return word
+    found = re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, flags=re.IGNORECASE)
+    return found.group(0) if found else word
+
+
 def _distinct(stems: Sequence[str], paper: PaperWords, n: int) -> list[str]:
     """The first ``n`` stem terms the paper has, skipping a word already said in a chosen phrase."""
     chosen: list[str] = []

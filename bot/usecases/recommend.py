@@ -29,7 +29,7 @@ from bot.usecases.picking import profile_for as profile_for  # where callers hav
 from recommender import Community, PaperIndex, Pick, rank
 from recommender import search as search_index
 from recommender.authors import AuthorMatch
-from recommender.surface import worded
+from recommender.surface import as_written, worded
 from storage.fulltext import parse as parse_text_query
 
 MAX_RECOMMEND = 20
@@ -214,7 +214,7 @@ def with_papers(ctx: Context, picks: list[Pick], reason_prefix: str | None = Non
             continue
         pick = worded(pick, paper.text)
         reason = reason_text(pick, papers, whose, saved)
-        said = list(dict.fromkeys([*pick.exact, *pick.terms]))
+        said = list(dict.fromkeys([*(as_written(w, paper.text) for w in pick.exact), *pick.terms]))
         if reason_prefix and said:
             reason = reason_prefix + ", ".join(said)
         out.append(Recommendation(paper, pick.score, reason))

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from recommender import PaperIndex, Pick, Profile, rank, search
-from recommender.surface import PaperWords, covers, worded
+from recommender.surface import PaperWords, as_written, covers, worded
 
 TEXT = ("Robot Models for Grasping. We train models of robots with GANs on ImageNet; the robot models "
         "then transfer. A learned model. Robots act.")
@@ -99,3 +101,13 @@ def test_a_pair_made_only_by_joining_two_topics_is_never_a_reason():
     assert "model gaussian" in index.model.vectorizer.vocabulary_  # the paper has the pair of stems ...
     assert pick.topics == ["gaussian processes"]
     assert "model gaussian" not in pick.term_stems  # ... but the profile only by joining its topics
+
+
+@pytest.mark.parametrize(("word", "text", "written"), [
+    ("meco", "We propose MeCo, a method; meco again.", "MeCo"),
+    ("x-net", "the X-Net model", "X-Net"),
+    ("drago", "DRAGOn flies", "drago"),  # not a whole word there: as asked
+    ('"reward model"', "A Reward Model", '"reward model"'),  # a phrase stays as quoted
+])
+def test_a_word_searched_for_is_said_as_the_paper_writes_it(word, text, written):
+    assert as_written(word, text) == written
