@@ -13,8 +13,9 @@ cold: the kept titles and TeX renderings are forgotten before each run, as after
 list never shown before. PostgreSQL is the server at $PAPERBOT_BENCH_POSTGRES or ``--postgres URL``,
 else the local one; its throwaway database is dropped at the end (skipped when no server answers).
 
-Printed per backend: the p50 and the slowest of the runs, how many papers the reply rendered (shown
-titles worked out) and how many titles it derived from an abstract (``split_title`` calls).
+Printed per backend: the p50 and the slowest of the runs, how many papers the reply shows, how many it
+rendered (shown titles worked out) and its ``split_title`` calls: a title derived from an abstract for
+an untitled paper, or the check that a stored title was not derived from its abstract.
 """
 
 from __future__ import annotations
@@ -146,8 +147,8 @@ def measure(target: str, label: str, runs: int) -> None:
         print(f"{label}: {intro}")
         print(f"  reply_saved, cold, {runs} runs: p50 {1000 * statistics.median(times):.0f} ms,"
               f" slowest {1000 * max(times):.0f} ms")
-        print(f"  papers shown {shown}; rendered {rendered}; titles derived (split_title calls)"
-              f" {counts['split_title']}")
+        print(f"  papers shown {shown}; rendered {rendered} (shown titles worked out); split_title calls"
+              f" {counts['split_title']} (a title derived, or checked not to be)")
     finally:
         ctx.store.dispose()
 
