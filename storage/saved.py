@@ -21,6 +21,13 @@ UNSAVE = "delete from saved where ws = ? and user_id = ? and paper_id = ?"
 LIST = ("select paper_id, saved_at from saved where ws = ? and user_id = ?"
         " order by saved_at desc, paper_id desc")
 IDS = "select paper_id from saved where ws = ? and user_id = ?"
+#: A stretch of the reading list, newest first, of papers still stored (as the list shows them): what a
+#: reply shows without reading the whole list. The index on (ws, user_id, saved_at) gives the order.
+PAGE = ("select paper_id, saved_at from saved where ws = ? and user_id = ?"
+        " and exists (select 1 from papers p where p.id = saved.paper_id)"
+        " order by saved_at desc, paper_id desc limit ? offset ?")
+COUNT = ("select count(*) from saved where ws = ? and user_id = ?"
+         " and exists (select 1 from papers p where p.id = saved.paper_id)")
 #: A week's likes and saves per paper, of people (a channel's feedback is nobody's), each person once:
 #: by their like, else by their save when they neither liked nor disliked the paper (as a profile counts
 #: them). Most-liked first, then most-saved, then the latest.
@@ -67,6 +74,15 @@ class SavedPapers(Shared):
 
     def saved_paper_ids(self, user_id: str) -> set[str]:
         return {r[0] for r in self._sql.all(IDS, [self._ws, user_id])}
+
+    def saved_page(self, user_id: str, limit: int, offset: int = 0) -> list[SavedPaper]:
+        if limit <= 0:
+            return []
+        return [SavedPaper(*r) for r in self._sql.all(PAGE, [self._ws, user_id, limit, max(offset, 0)])]
+
+    def count_saved(self, user_id: str) -> int:
+        row = self._sql.one(COUNT, [self._ws, user_id])
+        return int(row[0]) if row else 0
 
     def liked_or_saved_since(self, since: str, limit: int) -> list[tuple[str, int, int]]:
         return [(r[0], int(r[1]), int(r[2]))

@@ -255,6 +255,15 @@ class Store(Protocol):
         """Every paper on a person's reading list."""
         ...
 
+    def saved_page(self, user_id: str, limit: int, offset: int = 0) -> list[SavedPaper]:
+        """At most ``limit`` papers of a person's reading list, newest first, after the first ``offset``;
+        papers no longer stored are left out (as :meth:`count_saved` leaves them out)."""
+        ...
+
+    def count_saved(self, user_id: str) -> int:
+        """How many papers a person's reading list holds (of papers still stored)."""
+        ...
+
     def liked_or_saved_since(self, since: str, limit: int) -> list[tuple[str, int, int]]:
         """The papers people of this workspace liked or saved since ``since`` (ISO UTC): (paper id, how
         many liked it, how many saved it without liking or disliking it), most-liked first, then

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from bot.state.context import Context
 from bot.usecases.interests import Interests, interests
 from bot.usecases.onboarding import is_new
-from bot.usecases.saved import SavedItem, saved_papers
+from bot.usecases.saved import SavedItem, saved_page
 
 LATEST_SAVED = 5
 
@@ -26,5 +26,5 @@ class HomeData:
 
 def home_data(ctx: Context, user_id: str) -> HomeData:
     """Everything the person's Home tab shows."""
-    saved = saved_papers(ctx, user_id)
-    return HomeData(interests(ctx, user_id), saved[:LATEST_SAVED], len(saved), is_new(ctx, user_id))
+    saved = saved_page(ctx, user_id, LATEST_SAVED)  # the few shown read, not the whole list
+    return HomeData(interests(ctx, user_id), saved.items, saved.total, is_new(ctx, user_id))

@@ -23,6 +23,22 @@ def test_a_paper_is_saved_once_and_listed_newest_first(any_store):
     assert any_store.saved_papers("U2") == []
 
 
+def test_the_reading_list_is_read_a_page_at_a_time_newest_first(any_store):
+    _papers(any_store, "a", "b", "c", "d", "e")
+    for paper_id in ("a", "b", "c", "d", "e", "gone"):  # "gone": a paper no longer stored
+        any_store.save_paper("U1", paper_id)
+    any_store.save_paper("U2", "a")
+    assert any_store.count_saved("U1") == 5 and any_store.count_saved("U2") == 1
+    assert any_store.count_saved("U3") == 0
+    page = lambda limit, offset=0: [s.paper_id for s in any_store.saved_page("U1", limit, offset)]  # noqa: E731
+    assert page(2) == ["e", "d"] and page(2, 2) == ["c", "b"] and page(2, 4) == ["a"]
+    assert page(10) == ["e", "d", "c", "b", "a"] and page(10, 5) == [] and page(0) == []
+    listed = [(s.paper_id, s.saved_at) for s in any_store.saved_papers("U1") if s.paper_id != "gone"]
+    assert [(s.paper_id, s.saved_at) for s in any_store.saved_page("U1", 10)] == listed
+    assert any_store.for_workspace("T2").count_saved("U1") == 0
+    assert any_store.for_workspace("T2").saved_page("U1", 10) == []
+
+
 def test_a_save_writes_no_feedback_and_unsaving_takes_only_the_save(any_store):
     _papers(any_store, "a", "b")
     any_store.set_feedback("U1", "b", -1)

@@ -62,11 +62,14 @@ from bot.usecases.forget import forget_ticket, stored_about
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
-from bot.usecases.saved import SavedItem, saved_papers
+from bot.usecases.saved import SavedItem, saved_page
 from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
+#: Newest saved papers `saved` lists at most (fewer when the message is full first); the rest are counted
+#: and left to `export`. A cold title costs about a millisecond: this keeps the answer well under 0.3 s.
+SAVED_SHOWN = 100
 FEEDS_BUDGET = 1500  # characters for the named feeds' topics in `interests` (shared among them)
 ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
 
@@ -414,12 +417,14 @@ def reply_search(ctx: Context, user_id: str, cmd: Command) -> Reply:
 
 
 def reply_saved(ctx: Context, user_id: str) -> Reply:
-    items = saved_papers(ctx, user_id)
+    page = saved_page(ctx, user_id, SAVED_SHOWN)
+    items = page.items
     if not items:
         return {"text": "You have no saved papers yet: click Save on a paper I sent you, or react to it "
                         "with :bookmark:."}
-    intro = f"*Your saved papers* ({len(items)}), newest first:"
-    # Lines are made only as far as they fit (a title costs ms): a list of thousands stays quick.
+    intro = f"*Your saved papers* ({page.total}), newest first:"
+    # Only the newest are read, and lines are made only as far as they fit (a title costs about a
+    # millisecond): a list of thousands answers as fast as a short one.
     lines: list[str] = []
     blocks: list[dict] = [{"type": "section", "text": {"type": "mrkdwn", "text": intro}}]
     chunk: list[str] = []
@@ -435,9 +440,9 @@ def reply_saved(ctx: Context, user_id: str) -> Reply:
     shown = len(lines)
     if chunk:
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": "\n".join(chunk)}})
-    if shown < len(items):
+    if shown < page.total:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text":
-                       f"and {len(items) - shown} more: `{COMMAND} export` has them all."}]})
+                       f"and {page.total - shown} more: `{COMMAND} export` has them all."}]})
     return {"text": f"{intro}\n" + "\n".join(lines[:20])[:FALLBACK_LIMIT - 200], "blocks": blocks}
 
 

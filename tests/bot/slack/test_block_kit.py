@@ -47,7 +47,7 @@ from bot.usecases.feeds import MAX_FEEDS
 from bot.usecases.interests import FollowResult, Interests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.save_named import NamedSave
-from bot.usecases.saved import Marks, SavedItem
+from bot.usecases.saved import Marks, SavedItem, SavedPage
 from bot.usecases.similar import MoreLikeThis
 from bot.usecases.trending import TrendingPaper
 from storage import Paper
@@ -230,7 +230,7 @@ def test_search_results_as_many_as_fit(monkeypatch):
 @pytest.mark.parametrize("count", [1, 7, 500, 3000])
 def test_the_saved_list(monkeypatch, count):
     items = [SavedItem(list(PAPERS.values())[i % len(PAPERS)], "2026-12-01T09:00:00Z") for i in range(count)]
-    monkeypatch.setattr(commands, "saved_papers", lambda ctx, user: items)
+    monkeypatch.setattr(commands, "saved_page", lambda ctx, user, limit: SavedPage(items[:limit], len(items)))
     reply = reply_saved(None, "U1")
     check_message(reply)
     if count == 3000:  # not all fit: the last block says how many more, and where they are
@@ -280,7 +280,7 @@ def test_a_dm_answer_is_a_message_too(monkeypatch):
     answer = dm_commands.dm_reply(None, None, "U1", "what can you do?")
     check_message(answer)
     items = [SavedItem(PAPERS["long tex"], "2026")] * 99
-    monkeypatch.setattr(commands, "saved_papers", lambda ctx, user: items)
+    monkeypatch.setattr(commands, "saved_page", lambda ctx, user, limit: SavedPage(items[:limit], len(items)))
     check_message(dm_commands.dm_reply(None, None, "U1", "saved"))
 
 

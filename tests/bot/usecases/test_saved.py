@@ -19,6 +19,7 @@ from bot.usecases.saved import (
     paper_message,
     save,
     saved_on_message,
+    saved_page,
     saved_papers,
     toggle_saved_on_message,
     unsave,
@@ -101,6 +102,15 @@ def test_the_bookmark_reaction_saves_and_its_removal_unsaves(app):
     assert [i.paper.id for i in saved_papers(app, "U1")] == ["cats-1"]
     assert saved_on_message(app, "U1", "D1", "1.1", saving=False) == "cats-1"
     assert saved_papers(app, "U1") == [] and likes(app, "U1") == {}
+
+
+def test_a_page_of_the_reading_list_is_its_newest_papers_and_the_whole_count(app):
+    for pid in ["cats-1", "graphs-2", "robots-3"]:
+        save(app, "U1", pid)
+    page = saved_page(app, "U1", 2)
+    assert [i.paper.id for i in page.items] == ["robots-3", "graphs-2"] and page.total == 3
+    assert saved_page(app, "U1", 10).items == saved_papers(app, "U1")
+    assert saved_page(app, "U2", 5).items == [] and saved_page(app, "U2", 5).total == 0
 
 
 def test_saved_papers_come_newest_first_and_a_paper_message_shows_its_marks(app):
