@@ -120,7 +120,7 @@ def forget_renderings() -> None:
     import bot.presentation.paper_view as view
     import bot.presentation.tex as tex
 
-    view._shown.cache_clear()
+    view.clear_kept()
     tex._rendered.cache_clear()
 
 
@@ -140,7 +140,7 @@ def measure(target: str, label: str, runs: int) -> None:
                 start = time.perf_counter()
                 reply = reply_saved(ctx, USER)
                 times.append(time.perf_counter() - start)
-            rendered = view._shown.cache_info().misses
+            rendered = view._split.cache_info().misses
         intro = reply["blocks"][0]["text"]["text"]
         shown = sum(block["text"]["text"].count("\n• ") + block["text"]["text"].startswith("• ")
                     for block in reply["blocks"][1:] if block["type"] == "section")

@@ -55,7 +55,7 @@ def derivations(monkeypatch):
     """How many titles are worked out (``split_title`` calls from the shown-title code), cold."""
     import bot.presentation.paper_view as view
 
-    view._shown.cache_clear()  # a title kept from another test would not be counted
+    view.clear_kept()  # a title kept from another test would not be counted
     calls = {"split_title": 0}
     original = view.split_title
 

@@ -86,7 +86,7 @@ def people(ctx: Context, prefix: str, n: int) -> list[str]:
 def run(ctx: Context, users: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, int]:
     """One digest run for ``users``, each paper message built as Slack would get it: the statements it
     ran, the papers rendered afresh, and the papers sent."""
-    paper_view._shown.cache_clear()
+    paper_view.clear_kept()
     courier = FakeCourier()
     courier.on_paper = paper_blocks
     with Counted().counting(monkeypatch) as counted:
@@ -94,7 +94,7 @@ def run(ctx: Context, users: list[str], monkeypatch: pytest.MonkeyPatch) -> tupl
     statuses = [(o.user_id, o.status) for o in outcome.outcomes]
     assert [status for _, status in statuses] == ["sent"] * len(users), statuses
     sent = [p for _, kind, p in courier.posts if kind == "paper"]
-    return counted.statements, paper_view._shown.cache_info().misses, len(sent)
+    return counted.statements, paper_view._split.cache_info().misses, len(sent)
 
 
 def test_a_digest_run_costs_no_more_per_person_for_a_bigger_crowd(ctx, monkeypatch):
