@@ -1,0 +1,133 @@
+"""The inbox (storage.inbox, issue 24) on both backends: an idempotent put, claims that never hand one item
+to two stores, one subject's items in arrival order, a lapsed lease taken over, and the owner-checked
+done, failed, renew and release."""
+
+import threading
+
+from storage import open_store
+from storage.models import InboxEntry
+from tests.storage.conftest import dispose
+
+T0, T1, T2, T3 = (f"2026-07-15T08:{m:02d}:00+00:00" for m in (0, 10, 20, 30))
+
+
+def entry(key: str, subject: str = "U1", ws: str = "T1", kind: str = "command") -> InboxEntry:
+    return InboxEntry(ws, key, kind, subject, '{"text": "follow ' + key + '"}', T0)  # type: ignore[arg-type]
+
+
+def keys(items) -> list[str]:
+    return [i.entry.key for i in items]
+
+
+def test_a_put_keeps_each_key_once_per_workspace_and_says_which_were_new(any_store):
+    assert any_store.inbox_put([entry("a"), entry("b")]) == [entry("a"), entry("b")]
+    again = [entry("b"), entry("c"), entry("c"), entry("a", ws="T2")]
+    assert any_store.inbox_put(again) == [entry("c"), entry("a", ws="T2")]
+    assert any_store.inbox_pending_count() == 4
+    item = any_store.inbox_item("T1", "a")
+    assert item is not None and item.entry == entry("a")
+    assert (item.status, item.owner, item.attempts) == ("waiting", None, 0)
+    assert any_store.inbox_item("T1", "nope") is None
+
+
+def test_a_claim_takes_the_oldest_item_of_each_subject_and_nothing_of_a_later_one(any_store):
+    any_store.inbox_put([entry("u1-1", "U1"), entry("u2-1", "U2"), entry("u1-2", "U1"), entry("u1-3", "U1")])
+    claimed = any_store.inbox_claim("a", T2, T0, 10)
+    assert keys(claimed) == ["u1-1", "u2-1"]
+    assert all((i.status, i.owner, i.lease_until, i.attempts) == ("running", "a", T2, 1) for i in claimed)
+    assert any_store.inbox_claim("b", T2, T0, 10) == []  # U1's next waits for its first
+    assert any_store.inbox_done("T1", "u1-1", "a", T1)
+    assert keys(any_store.inbox_claim("b", T2, T0, 10)) == ["u1-2"]
+    assert any_store.inbox_claim("b", T2, T0, 10) == []
+
+
+def test_the_same_subject_in_another_workspace_is_another_line(any_store):
+    any_store.inbox_put([entry("x", "U1", ws="T1"), entry("y", "U1", ws="T2")])
+    assert keys(any_store.inbox_claim("a", T2, T0, 10)) == ["x", "y"]
+
+
+def test_a_claim_takes_at_most_its_limit_oldest_first(any_store):
+    any_store.inbox_put([entry(f"k{i}", f"U{i}") for i in range(5)])
+    assert keys(any_store.inbox_claim("a", T2, T0, 2)) == ["k0", "k1"]
+    assert keys(any_store.inbox_claim("a", T2, T0, 0)) == []
+    assert keys(any_store.inbox_claim("b", T2, T0, 9)) == ["k2", "k3", "k4"]
+
+
+def test_a_lapsed_lease_is_taken_over_and_its_first_owner_can_no_longer_finish(any_store):
+    any_store.inbox_put([entry("a")])
+    assert keys(any_store.inbox_claim("dead", T1, T0, 10)) == ["a"]
+    assert any_store.inbox_claim("b", T3, T0, 10) == []  # held until T1
+    taken = any_store.inbox_claim("b", T3, T1, 10)
+    assert keys(taken) == ["a"] and (taken[0].owner, taken[0].attempts) == ("b", 2)
+    assert not any_store.inbox_done("T1", "a", "dead")
+    assert not any_store.inbox_renew("T1", "a", "dead", T3)
+    assert any_store.inbox_renew("T1", "a", "b", T3)
+    assert any_store.inbox_claim("c", T3, T2, 10) == []  # renewed past T2
+    assert any_store.inbox_done("T1", "a", "b", T2)
+    item = any_store.inbox_item("T1", "a")
+    assert (item.status, item.owner, item.lease_until) == ("done", "b", None)
+    assert any_store.inbox_pending_count() == 0
+    assert any_store.inbox_claim("c", T3, T3, 10) == []  # done is done
+
+
+def test_a_failure_is_retried_from_its_time_and_one_for_good_lets_the_subject_go_on(any_store):
+    any_store.inbox_put([entry("a"), entry("b")])
+    any_store.inbox_claim("x", T1, T0, 10)
+    assert not any_store.inbox_failed("T1", "a", "y", "not mine", T1)
+    assert any_store.inbox_failed("T1", "a", "x", "Slack said no", T1)
+    item = any_store.inbox_item("T1", "a")
+    assert (item.status, item.owner, item.lease_until, item.error) == ("waiting", None, T1, "Slack said no")
+    assert any_store.inbox_claim("y", T3, T0, 10) == []  # not before T1, and "b" waits behind it
+    assert keys(any_store.inbox_claim("y", T3, T1, 10)) == ["a"]
+    assert any_store.inbox_failed("T1", "a", "y", "still no", None, T2)
+    assert any_store.inbox_item("T1", "a").status == "failed"
+    assert keys(any_store.inbox_claim("y", T3, T2, 10)) == ["b"]
+    assert any_store.inbox_pending_count() == 1
+
+
+def test_a_stopping_process_hands_back_what_it_holds_and_only_that(any_store):
+    any_store.inbox_put([entry("a", "U1"), entry("b", "U2"), entry("c", "U3")])
+    any_store.inbox_claim("stopping", T3, T0, 2)
+    any_store.inbox_claim("other", T3, T0, 5)
+    assert any_store.inbox_release("stopping") == 2
+    assert any_store.inbox_release("stopping") == 0
+    assert keys(any_store.inbox_claim("next", T3, T0, 10)) == ["a", "b"]  # at once, not at T3
+    assert any_store.inbox_item("T1", "c").owner == "other"
+
+
+def test_two_stores_claiming_at_once_never_carry_out_one_item_twice_and_keep_each_subjects_order(
+        any_store, store_target):
+    # 40 subjects of 5 items each, arrivals interleaved; four threads, each with a store (and connections)
+    # of its own, claim, carry out and finish until nothing is left.
+    subjects = [f"U{s}" for s in range(40)]
+    any_store.inbox_put([entry(f"{u}-{n}", u) for n in range(5) for u in subjects])
+    done: list[str] = []
+    log = threading.Lock()
+    errors: list[BaseException] = []
+
+    def worker(name: str) -> None:
+        store = open_store(store_target)
+        try:
+            idle = 0
+            while idle < 3:
+                claimed = store.inbox_claim(name, T3, T0, 7)
+                idle = 0 if claimed else idle + 1
+                for item in claimed:
+                    with log:
+                        done.append(item.entry.key)
+                    assert store.inbox_done(item.entry.ws, item.entry.key, name, T1)
+        except BaseException as exc:  # reported by the test below
+            errors.append(exc)
+        finally:
+            dispose(store)
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors
+    assert sorted(done) == sorted(f"{u}-{n}" for n in range(5) for u in subjects)  # each once
+    for u in subjects:
+        assert [k for k in done if k.startswith(f"{u}-")] == [f"{u}-{n}" for n in range(5)]
+    assert any_store.inbox_pending_count() == 0
