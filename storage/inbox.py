@@ -63,6 +63,8 @@ GIVE_UP = ("update inbox set status = 'failed', finished_at = ?, lease_until = n
 #: the owner may have begun it.
 RELEASE = ("update inbox set status = 'waiting', owner = null, lease_until = null"
            " where owner = ? and status = 'running'")
+#: Finished items (done or failed for good) before a time: their keys no longer guard against a replay.
+PURGE = "delete from inbox where status in ('done', 'failed') and finished_at < ?"
 PENDING = "select count(*) from inbox where status in ('waiting', 'running')"
 GET = f"select {_COLUMNS} from inbox where ws = ? and key = ?"  # noqa: S608
 
@@ -105,6 +107,9 @@ class Inbox(Shared):
 
     def inbox_release(self, owner: str) -> int:
         return self._sql.write(RELEASE, [owner])
+
+    def inbox_purge(self, finished_before: str) -> int:
+        return self._sql.run(PURGE, [finished_before])
 
     def inbox_pending_count(self) -> int:
         row = self._sql.one(PENDING)

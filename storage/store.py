@@ -727,6 +727,11 @@ class Store(Protocol):
         how many."""
         ...
 
+    def inbox_purge(self, finished_before: str) -> int:
+        """Delete the items done or failed for good before ``finished_before`` (their keys then no longer
+        turn a replay away); how many."""
+        ...
+
     def inbox_pending_count(self) -> int:
         """How many items are waiting or running, in every workspace."""
         ...

@@ -131,3 +131,35 @@ def test_two_stores_claiming_at_once_never_carry_out_one_item_twice_and_keep_eac
     for u in subjects:
         assert [k for k in done if k.startswith(f"{u}-")] == [f"{u}-{n}" for n in range(5)]
     assert any_store.inbox_pending_count() == 0
+
+
+def test_finished_items_are_purged_after_a_time_and_unfinished_ones_never(any_store):
+    any_store.inbox_put([entry("a", "U1"), entry("b", "U2"), entry("c", "U3")])
+    any_store.inbox_claim("x", T3, T0, 10)
+    any_store.inbox_done("T1", "a", "x", T0)
+    any_store.inbox_failed("T1", "b", "x", "no", None, T2)
+    assert any_store.inbox_purge(T1) == 1  # "b" ended at T2, "c" runs still
+    assert any_store.inbox_item("T1", "a") is None and any_store.inbox_item("T1", "b") is not None
+    assert any_store.inbox_purge(T3) == 1
+    assert keys([any_store.inbox_item("T1", "c")]) == ["c"]
+
+
+def test_on_postgresql_a_claim_skips_what_an_open_claim_holds_and_waits_for_nothing(pg_store, pg_url):
+    # Store ``a`` claims in a transaction left open (its rows locked, its changes unseen); ``b`` claims
+    # meanwhile: it takes neither a's item nor the later item of a's subject, and it does not wait.
+    pg_store.inbox_put([entry("u1-1", "U1"), entry("u2-1", "U2"), entry("u1-2", "U1")])
+    other = open_store(pg_url)
+    got: list[list[str]] = []
+    try:
+        with pg_store.transaction():
+            assert keys(pg_store.inbox_claim("a", T3, T0, 1)) == ["u1-1"]
+            claimer = threading.Thread(target=lambda: got.append(keys(other.inbox_claim("b", T3, T0, 10))))
+            claimer.start()
+            claimer.join(10)
+            assert not claimer.is_alive()
+        assert got == [["u2-1"]]
+        assert other.inbox_claim("b", T3, T0, 10) == []  # u1-2 waits for u1-1, now running for a
+        assert pg_store.inbox_done("T1", "u1-1", "a", T1)
+        assert keys(other.inbox_claim("b", T3, T0, 10)) == ["u1-2"]
+    finally:
+        dispose(other)

@@ -3,6 +3,8 @@ inbox once, a torn line is skipped alone, two processes appending lose nothing, 
 for the database's write lock."""
 
 import multiprocessing
+import os
+import signal
 import sqlite3
 import threading
 import time
@@ -121,6 +123,31 @@ def test_two_processes_and_a_drain_at_once_lose_nothing(store):
     assert sorted(keys) == sorted(f"{p}-{i}" for p in ("p1", "p2", "t1", "t2") for i in range(n))
     for p in ("p1", "p2", "t1", "t2"):  # each sender's entries in the order it wrote them
         assert [k for k in keys if k.startswith(p + "-")] == [f"{p}-{i}" for i in range(n)]
+
+
+def _append_and_ack(database: str, acks) -> None:
+    journal = Journal(database)
+    for i in range(100_000):
+        journal.append(entry(f"k-{i}"))
+        acks.send(i)  # the ack goes only once the entry is written down
+
+
+def test_every_entry_acknowledged_before_a_kill_9_reaches_the_inbox(store):
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe(duplex=False)
+    writer = context.Process(target=_append_and_ack, args=(store.path, theirs))
+    writer.start()
+    acked = -1
+    while acked < 150:
+        assert ours.poll(30)
+        acked = ours.recv()
+    os.kill(writer.pid, signal.SIGKILL)  # mid-append, most likely
+    writer.join(10)
+    while ours.poll(0):
+        acked = ours.recv()
+    Journal(store.path).drain(store)
+    kept = set(inbox_keys(store))
+    assert {f"k-{i}" for i in range(acked + 1)} <= kept
 
 
 def test_an_append_completes_while_another_connection_holds_the_write_lock(store, capsys):
