@@ -35,9 +35,9 @@ import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, get_args
 
-from storage.models import InboxEntry
+from storage.models import InboxEntry, InboxKind
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,8 @@ def decode(line: bytes) -> InboxEntry | None:
     except ValueError:  # a torn line; UnicodeDecodeError is one
         return None
     if not isinstance(data, dict) or not all(isinstance(data.get(f), str) for f in _FIELDS):
+        return None
+    if data["kind"] not in get_args(InboxKind):
         return None
     return InboxEntry(**{f: data[f] for f in _FIELDS})
 

@@ -5,6 +5,7 @@ done, failed, renew and release."""
 import threading
 
 from storage import open_store
+from storage.copy import copy_database
 from storage.models import InboxEntry
 from tests.storage.conftest import dispose
 
@@ -163,3 +164,19 @@ def test_on_postgresql_a_claim_skips_what_an_open_claim_holds_and_waits_for_noth
         assert keys(other.inbox_claim("b", T3, T0, 10)) == ["u1-2"]
     finally:
         dispose(other)
+
+
+def test_a_copy_to_postgresql_carries_the_inbox_and_new_items_arrive_after_it(tmp_path, pg_store):
+    source = open_store(str(tmp_path / "source.db"))
+    try:
+        source.inbox_put([entry("a", "U1"), entry("b", "U1"), entry("c", "U2")])
+        source.inbox_claim("x", T3, T0, 1)
+        source.inbox_done("T1", "a", "x", T1)
+        copy_database(source, pg_store)
+    finally:
+        dispose(source)
+    assert pg_store.inbox_item("T1", "a").status == "done"
+    assert pg_store.inbox_put([entry("d", "U1")]) == [entry("d", "U1")]  # numbered after the copied
+    assert keys(pg_store.inbox_claim("y", T3, T0, 10)) == ["b", "c"]
+    pg_store.inbox_done("T1", "b", "y", T1)
+    assert keys(pg_store.inbox_claim("y", T3, T0, 10)) == ["d"]

@@ -93,6 +93,7 @@ def test_a_line_is_one_whole_entry_or_nothing():
     assert decode(encode(entry("a")).strip()) == entry("a")
     assert decode(b'{"ws": "T1"}') is None
     assert decode(b"[1, 2]") is None
+    assert decode(encode(entry("a")).strip().replace(b'"command"', b'"poke"')) is None
     assert decode(b'{"ws": "T1", "key": "\xff') is None
 
 
