@@ -67,7 +67,7 @@ def derived(table: str) -> bool:
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
-                    "trending_posts")
+                    "trending_posts", "inbox")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).

@@ -180,3 +180,9 @@ def test_a_copy_to_postgresql_carries_the_inbox_and_new_items_arrive_after_it(tm
     assert keys(pg_store.inbox_claim("y", T3, T0, 10)) == ["b", "c"]
     pg_store.inbox_done("T1", "b", "y", T1)
     assert keys(pg_store.inbox_claim("y", T3, T0, 10)) == ["d"]
+
+
+def test_deleting_a_workspace_drops_its_unfinished_work_and_no_other(any_store):
+    any_store.inbox_put([entry("a", ws="T1"), entry("b", ws="T2")])
+    assert any_store.delete_workspace("T1")["inbox"] == 1
+    assert any_store.inbox_item("T1", "a") is None and any_store.inbox_item("T2", "b") is not None
