@@ -22,6 +22,10 @@ LeaseTaken = Literal["new", "taken"]
 LeaseEnd = DigestStatus | JobStatus | TrendingStatus
 #: A feedback's value: a like (+1) or a dislike (-1).
 FeedbackValue = Literal[1, -1]
+#: What an inbox item carries out: a slash command, an event, or a click (an action).
+InboxKind = Literal["command", "event", "action"]
+#: Where an inbox item is: waiting to be claimed (or retried), claimed, carried out, given up.
+InboxStatus = Literal["waiting", "running", "done", "failed"]
 
 
 @dataclass
@@ -146,3 +150,31 @@ class SavedPaper:
 
     paper_id: str
     saved_at: str
+
+
+@dataclass(frozen=True)
+class InboxEntry:
+    """A piece of work acknowledged to Slack and not yet carried out: ``key`` (the request's idempotency
+    key, unique in workspace ``ws``), its ``kind``, its ``subject`` (the person or channel whose work it
+    is: their items run in arrival order), ``payload`` (text, typically JSON: what carrying it out needs)
+    and when it was received (ISO UTC)."""
+
+    ws: str
+    key: str
+    kind: InboxKind
+    subject: str
+    payload: str
+    received_at: str
+
+
+@dataclass(frozen=True)
+class InboxItem:
+    """An inbox row: its entry, its arrival number ``seq``, and where its lease stands."""
+
+    entry: InboxEntry
+    seq: int
+    status: InboxStatus
+    owner: str | None
+    lease_until: str | None
+    attempts: int
+    error: str | None = None

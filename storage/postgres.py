@@ -51,6 +51,7 @@ from storage.dialect import PostgresDialect, native
 from storage.digests import Digests
 from storage.errors import StorageError
 from storage.fulltext import FullText
+from storage.inbox import Inbox
 from storage.models import Feedback, Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
@@ -75,7 +76,7 @@ from storage.workspaces import Workspaces
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Artifacts, Workspaces, Snapshots, Store):
+                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -359,6 +360,9 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
                 if table == "papers" and rows:
                     conn.execute("update counters set value = greatest(value, %s) where name = 'papers'",
                                  [max(int(r["seq"]) for r in rows)])
+                if table == "inbox" and rows:  # new items number after the copied ones
+                    conn.execute("select setval(pg_get_serial_sequence('inbox', 'seq'),"
+                                 " (select max(seq) from inbox))")
         except (psycopg.errors.IntegrityError, psycopg.errors.DataError) as exc:
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise StorageError(f"{self.path}: rows of {table} could not be copied ({reason})") from exc

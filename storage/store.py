@@ -18,6 +18,8 @@ from storage.models import (
     DigestRecord,
     DigestStatus,
     Feedback,
+    InboxEntry,
+    InboxItem,
     JobRecord,
     JobStatus,
     LeaseEnd,
@@ -697,4 +699,52 @@ class Store(Protocol):
 
     def count_paper_vectors(self, model: str) -> int:
         """How many papers have a vector of ``model`` (current or not)."""
+        ...
+
+    # -- the inbox (issue 24): acknowledged work, each item carried out once ----------------------
+    # Shared by every view: each item names its workspace. Items of one subject run in arrival order.
+
+    def inbox_put(self, entries: Iterable[InboxEntry]) -> list[InboxEntry]:
+        """Keep these entries to be carried out, in one transaction, in the order given (their arrival
+        order). An entry whose key its workspace holds already is ignored (a request sent again, a
+        journal replayed); returns the entries that were new."""
+        ...
+
+    def inbox_claim(self, owner: str, lease_until: str, now: str, limit: int) -> list[InboxItem]:
+        """Claim up to ``limit`` items for ``owner`` until ``lease_until``, as of ``now``, oldest first:
+        waiting ones due and running ones whose lease ran out, but never one whose subject has an earlier
+        item waiting or running (so at most one per subject). Each item is claimed by one caller only,
+        whatever the number of processes claiming at once; each claim counts an attempt."""
+        ...
+
+    def inbox_renew(self, ws: str, key: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s lease of an item; False if it is no longer theirs (they must stop)."""
+        ...
+
+    def inbox_done(self, ws: str, key: str, owner: str, at: str | None = None) -> bool:
+        """``owner`` carried the item out (at ``at``, now by default); False if it was not theirs."""
+        ...
+
+    def inbox_failed(self, ws: str, key: str, owner: str, error: str, retry_at: str | None,
+                     at: str | None = None) -> bool:
+        """``owner`` failed the item with ``error``: to be claimed again by anyone from ``retry_at``, or,
+        without one, failed for good (its subject's later items may then run). False if not theirs."""
+        ...
+
+    def inbox_release(self, owner: str) -> int:
+        """Hand back every item ``owner`` holds (a stopping process), to be claimed at once by anyone;
+        how many."""
+        ...
+
+    def inbox_purge(self, finished_before: str) -> int:
+        """Delete the items done or failed for good before ``finished_before`` (their keys then no longer
+        turn a replay away); how many."""
+        ...
+
+    def inbox_pending_count(self) -> int:
+        """How many items are waiting or running, in every workspace."""
+        ...
+
+    def inbox_item(self, ws: str, key: str) -> InboxItem | None:
+        """The item keyed ``key`` in workspace ``ws``, or None."""
         ...
