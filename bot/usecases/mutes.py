@@ -129,16 +129,19 @@ def muted_ids(ctx: Context, user_id: str) -> set[str]:
     found = muter(ctx, user_id)
     if not found:
         return set()
+    seq = ctx.store.max_paper_seq()
     hidden: set[str] = set()
     for word in found.words:
-        hidden |= hidden_by(ctx, word)
+        hidden |= hidden_by(ctx, word, seq)
     return hidden
 
 
-def hidden_by(ctx: Context, word: str) -> frozenset[str]:
-    """The papers one muted word or phrase (as stored) hides. Looked up once per word and state of the
-    papers, so a run of digests asks the papers once per word, however many people mute it."""
-    seq = ctx.store.max_paper_seq()
+def hidden_by(ctx: Context, word: str, seq: int | None = None) -> frozenset[str]:
+    """The papers one muted word or phrase (as stored) hides, with the papers in state ``seq`` (their
+    newest change, :meth:`storage.Store.max_paper_seq`; by default now). Looked up once per word and
+    state, so a run of digests asks the papers once per word, however many people mute it."""
+    if seq is None:
+        seq = ctx.store.max_paper_seq()
     cache: dict[str, frozenset[str]] = ctx.engine.memo("muted words", seq, dict)
     with _lock:
         hidden = cache.get(word)
