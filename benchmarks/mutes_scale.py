@@ -1,7 +1,7 @@
 """How long the muted-word filter takes for a crowd: 1,000 people each muting 3 of 50 words over 100,000
 papers, before (a LIKE scan of every paper per person, then the muter) and after (the full-text index,
-each word looked up once per state of the papers), on SQLite and on PostgreSQL. Run by hand; prints
-figures.
+each word looked up once per state of the papers), on SQLite and on PostgreSQL; and the followed-author
+filter for 1,000 people over 10,000 recent papers (SQLite). Run by hand; prints figures.
 
     .venv/bin/python benchmarks/mutes_scale.py                      # 100,000 papers, both backends
     .venv/bin/python benchmarks/mutes_scale.py --papers 20000 --backend sqlite --before 100
@@ -22,6 +22,7 @@ import random
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,6 +41,8 @@ WORDS = ["blockchain", "transformer", "transformers", "graph neural network", "r
          "finance", "stock", "emotion", "twitter", "social network", "recommender", "genome", "brain",
          "eeg", "mri", "drug", "molecule", "chemistry", "policies"]
 BATCH = 5000
+#: People the old followed-author match is timed for (it takes about a second a person at 10,000 papers).
+SAMPLE = 20
 
 
 def mutes(people: int, seed: int = 0) -> list[list[str]]:
@@ -107,11 +110,56 @@ def measure(target: str, crowd: list[list[str]], before: int, label: str) -> Non
         root.close()
 
 
+def followed_authors(db: Path, papers: int, people: int, seed: int = 0) -> None:
+    """The followed-author filter on SQLite: ``papers`` recent papers of 5 authors each (of 20,000
+    names), ``people`` people following 5 each; the old match of every recent author against every
+    followed name, and the surname map."""
+    from bot.state.context import Context
+    from bot.usecases.authors import NEW_DAYS, _recent_authors, add_author, new_papers_by, same_person
+    from storage import Paper
+
+    rng = random.Random(seed)
+    names = [f"{rng.choice('ABCDEFGHJKLMNPRSTVW')}{i:05d}x Surname{i % 7000:04d}y" for i in range(20_000)]
+    today = datetime.now(UTC).date()
+    root = Context.open(str(db))
+    ctx = root.for_workspace("TBENCH")
+    try:
+        days = [(today - timedelta(days=d)).isoformat() for d in range(NEW_DAYS)]
+        ctx.store.upsert_papers([Paper(id=f"a{i:06d}", title=f"Paper {i}", abstract="Text.",
+                                       authors=rng.sample(names, 5), published=rng.choice(days))
+                                 for i in range(papers)])
+        users = [f"UAUTH{i:05d}" for i in range(people)]
+        for user in users:
+            for name in rng.sample(names, 5):
+                add_author(ctx, user, name)
+        since = (today - timedelta(days=NEW_DAYS)).isoformat()
+
+        def old(user: str) -> int:
+            followed = [key for key, _ in ctx.store.get_followed_authors(user)]
+            return sum(1 for authors, _ in _recent_authors(ctx, since).values()
+                       if any(same_person(k, a) for a in authors for k in followed))
+
+        start = time.perf_counter()
+        found = [len(new_papers_by(ctx, user, today, set())) for user in users]
+        after = time.perf_counter() - start
+        sample = users[:SAMPLE]
+        start = time.perf_counter()
+        before = [old(user) for user in sample]
+        took = (time.perf_counter() - start) * len(users) / len(sample)
+        print(f"\nFollowed authors, SQLite: {papers:,} recent papers, {people:,} people following 5 each")
+        print(f"  before (every author against every name)  {took:7.2f} s (timed for {len(sample)}, scaled)")
+        print(f"  after (surname map, made once)             {after:7.2f} s, {sum(found):,} papers found;"
+              f" the same for the first {len(sample)}: {found[:len(sample)] == before}")
+    finally:
+        root.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--people", type=int, default=1000)
     parser.add_argument("--before", type=int, help="time the old scan for this many people (default: all)")
+    parser.add_argument("--recent", type=int, default=10_000, help="recent papers for the authors' part")
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--postgres",
                         help=f"the PostgreSQL server (default: ${pg.ENV}, else {pg.DEFAULT_SERVER})")
@@ -128,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ingested in {fill_sqlite(db, records):.0f} s (SQLite, not timed below)")
         if args.backend != "postgres":
             measure(str(db), crowd, before, "SQLite")
+            followed_authors(Path(tmp) / "authors.db", args.recent, args.people)
         if server_url:
             server = stack.enter_context(pg.server(server_url))
             name = server.create("mutes")
