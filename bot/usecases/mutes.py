@@ -2,7 +2,12 @@
 included) is never sent to the person, whichever path picks it.
 
 Every path that picks papers asks :func:`muted_filter` (one paper at a time) or :func:`muted_ids` (the
-whole corpus at once, for ranking).
+whole corpus at once, for ranking). :func:`muted_ids` finds each muted word's papers through the papers'
+full-text index (:meth:`storage.Store.text_holders`), once per word and state of the papers however many
+people mute it, and keeps those the muter holds: the index reads text more loosely than the muter (any
+punctuation between a phrase's words, accents ignored on SQLite), so it finds all of them and more,
+except where a text holds a character the two may read otherwise (:func:`plain`): those few papers are
+read once per state and tried with every word, and a word of such characters is found by the old scan.
 """
 
 from __future__ import annotations
