@@ -29,11 +29,18 @@ MAX_PHRASES = 32
 
 RANKED = "select paper_id, score from {matches} order by score desc, paper_id limit ?"
 COUNTED = "select count(*) from (select paper_id from {matches} limit ?) c"
+#: Papers in one page of :meth:`FullText.paper_texts`.
+PAGE = 5000
 
 
 def words(text: str) -> tuple[str, ...]:
     """The index's words of ``text``, lowercased, in order (``"MeCo-2!"`` → ``("meco", "2")``)."""
     return tuple(w.casefold() for w in _WORD.findall(text))
+
+
+def paper_text(title: str | None, abstract: str | None) -> str:
+    """What muted words are matched against: ``"title. abstract"`` (the abstract alone without a title)."""
+    return f"{title}. {abstract}" if title else (abstract or "")
 
 
 @dataclass(frozen=True)
@@ -80,3 +87,20 @@ class FullText(Shared):
             return 0
         matches, args = self._sql.text_matches(found, every)
         return int(self._sql.all(COUNTED.format(matches=matches), [*args, int(at_most)])[0][0])
+
+    def text_holders(self, phrases: Sequence[str]) -> dict[str, str]:
+        found = self._phrases(phrases)
+        if not found:
+            return {}
+        matches, args = self._sql.text_matches(found, False)
+        # ``matches`` is the dialect's own relation; the phrases are its arguments.
+        rows = self._sql.all("select id, coalesce(title, ''), abstract from papers"  # noqa: S608
+                             f" where id in (select paper_id from {matches})", args)
+        return {pid: paper_text(title, abstract) for pid, title, abstract in rows}
+
+    def paper_texts(self, after: str = "", limit: int = PAGE) -> list[tuple[str, str]]:
+        if limit <= 0:
+            return []
+        rows = self._sql.all("select id, coalesce(title, ''), abstract from papers where id > ?"
+                             " order by id limit ?", [after, int(limit)])
+        return [(pid, paper_text(title, abstract)) for pid, title, abstract in rows]

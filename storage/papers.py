@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from storage import identity, merging
 from storage.dialect import Shared
+from storage.fulltext import paper_text
 from storage.models import Paper
 from storage.records import paper_from_row
 
@@ -88,4 +89,4 @@ class Papers(Shared):
                 for f in fragments]
         # Only the fixed condition above is repeated into the statement.
         rows = self._sql.all(f"select id, coalesce(title, ''), abstract from papers where {like}", args)  # noqa: S608
-        return {pid: f"{title}. {abstract}" if title else abstract for pid, title, abstract in rows}
+        return {pid: paper_text(title, abstract) for pid, title, abstract in rows}

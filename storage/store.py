@@ -624,6 +624,17 @@ class Store(Protocol):
         """How many papers :meth:`search_text` would find for ``phrases``, counted up to ``at_most``
         (cheap whatever the real number: enough to tell a rare word from a common one)."""
         ...
+
+    def text_holders(self, phrases: Sequence[str]) -> dict[str, str]:
+        """Title and abstract (``"title. abstract"``) of every paper whose title, abstract or authors
+        hold any of ``phrases`` (as :meth:`search_text` reads them), by id, with no limit: the
+        candidates for a muted word."""
+        ...
+
+    def paper_texts(self, after: str = "", limit: int = 5000) -> list[tuple[str, str]]:
+        """Up to ``limit`` papers with an id after ``after``, in id order, as (id, ``"title. abstract"``):
+        every paper's text, a page at a time."""
+        ...
     # -- one person at once ----------------------------------------------------------------------
 
     def person_snapshot(self, user_id: str) -> PersonSnapshot:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -47,7 +48,11 @@ def same_person(followed: str, author: str) -> bool:
     """Whether an author's name (as a paper writes it) is someone followed as ``followed`` (a key):
     the same surname, and the first given names agree or one is the other's initial (a missing given
     name agrees with any)."""
-    mine, theirs = followed.split(), name_key(author).split()
+    return _same(followed.split(), name_key(author).split())
+
+
+def _same(mine: Sequence[str], theirs: Sequence[str]) -> bool:
+    """:func:`same_person` of two keys cut into words."""
     if not mine or not theirs or mine[-1] != theirs[-1]:
         return False
     if len(mine) == 1 or len(theirs) == 1:
@@ -142,13 +147,15 @@ def new_papers_by(ctx: Context, user_id: str, today: date, exclude: set[str]) ->
     if not followed:
         return []
     since = (today - timedelta(days=NEW_DAYS)).isoformat()
-    dated = []
-    for pid, (authors, day) in _recent_authors(ctx, since).items():
-        if pid in exclude:
-            continue
-        author = next((a for a in authors if any(same_person(key, a) for key in followed)), None)
-        if author is not None:
-            dated.append((day or "", pid, AuthorPick(pid, author)))
+    recent = _recent_authors(ctx, since)
+    by_surname = _recent_surnames(ctx, since, recent)
+    first: dict[str, tuple[int, str]] = {}  # paper id -> its first author someone followed, and where
+    for key in followed:
+        mine = key.split()
+        for pid, position, author, theirs in by_surname.get(mine[-1], ()) if mine else ():
+            if pid not in exclude and _same(mine, theirs) and position < first.get(pid, (position + 1,))[0]:
+                first[pid] = (position, author)
+    dated = [(recent[pid][1] or "", pid, AuthorPick(pid, author)) for pid, (_, author) in first.items()]
     papers = ctx.store.get_papers([pid for _, pid, _ in dated]) if dated else {}
     # Read by id, a paper merged since comes under the id it went into: that one must be new.
     new = [d for d in dated if d[1] in papers and is_new(papers[d[1]], today)]
@@ -163,6 +170,27 @@ def _recent_authors(ctx: Context, since: str) -> dict[str, tuple[list[str], str]
         return {pid: (_names(text), day) for pid, (text, day) in rows.items()}
 
     return ctx.engine.memo("recent authors", (since, ctx.store.max_paper_seq()), read)
+
+
+#: A recent paper's author as the surname map holds it: paper id, place among its authors, the name as
+#: written, and its key's words.
+_Written = tuple[str, int, str, tuple[str, ...]]
+
+
+def _recent_surnames(ctx: Context, since: str,
+                     recent: dict[str, tuple[list[str], str]]) -> dict[str, list[_Written]]:
+    """The recent papers' authors by surname (the last word of their key): a person's followed authors
+    are looked up there, not matched against every recent paper's every author. Made once a run."""
+    def make() -> dict[str, list[_Written]]:
+        found: dict[str, list[_Written]] = {}
+        for pid, (authors, _) in recent.items():
+            for position, author in enumerate(authors):
+                theirs = tuple(name_key(author).split())
+                if theirs:
+                    found.setdefault(theirs[-1], []).append((pid, position, author, theirs))
+        return found
+
+    return ctx.engine.memo("recent surnames", (since, ctx.store.max_paper_seq()), make)
 
 
 def _names(text: str | None) -> list[str]:

@@ -2,23 +2,39 @@
 included) is never sent to the person, whichever path picks it.
 
 Every path that picks papers asks :func:`muted_filter` (one paper at a time) or :func:`muted_ids` (the
-whole corpus at once, for ranking).
+whole corpus at once, for ranking). :func:`muted_ids` finds each muted word's papers through the papers'
+full-text index (:meth:`storage.Store.text_holders`), once per word and state of the papers however many
+people mute it, and keeps those the muter holds: the index reads text more loosely than the muter (any
+punctuation between a phrase's words, accents ignored on SQLite), so it finds all of them and more,
+except where a text holds a character the two may read otherwise (:func:`plain`): those few papers are
+read once per state and tried with every word, and a word of such characters is found by the old scan.
 """
 
 from __future__ import annotations
 
 import re
+import threading
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.errors import BadArgument
 from bot.state.context import Context
 from storage import Paper
+from storage.fulltext import words as index_words
 
 MAX_MUTES = 50
 MAX_MUTE_LENGTH = 60
 
 _SIBILANT = ("s", "x", "z", "ch", "sh")
+#: Letters and digits without case: folding can't change them, and both indexes read them as letters.
+_CASELESS = frozenset({"Ll", "Lo", "Lm", "Nd", "Nl", "No"})
+#: ASCII control characters other than tab and line breaks (rare; the indexes may read them otherwise).
+_ASCII_UNPLAIN = re.compile(r"[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f]")
+#: Papers read at a time while looking for those the index can't serve alone.
+_PAGE = 5000
+
+_lock = threading.Lock()
 
 
 @dataclass
@@ -118,8 +134,77 @@ def muted_ids(ctx: Context, user_id: str) -> set[str]:
     found = muter(ctx, user_id)
     if not found:
         return set()
-    candidates = ctx.store.papers_containing(found.fragments())
-    return {pid for pid, text in candidates.items() if found.holds(text)}
+    seq = ctx.store.max_paper_seq()
+    hidden: set[str] = set()
+    for word in found.words:
+        hidden |= hidden_by(ctx, word, seq)
+    return hidden
+
+
+def hidden_by(ctx: Context, word: str, seq: int | None = None) -> frozenset[str]:
+    """The papers one muted word or phrase (as stored) hides, with the papers in state ``seq`` (their
+    newest change, :meth:`storage.Store.max_paper_seq`; by default now). Looked up once per word and
+    state, so a run of digests asks the papers once per word, however many people mute it."""
+    if seq is None:
+        seq = ctx.store.max_paper_seq()
+    cache: dict[str, frozenset[str]] = ctx.engine.memo("muted words", seq, dict)
+    with _lock:
+        hidden = cache.get(word)
+    if hidden is None:
+        one = Muter([word])
+        if indexable(word):
+            candidates = {**ctx.store.text_holders(index_phrases(word)), **_unplain_papers(ctx, seq)}
+        else:
+            candidates = ctx.store.papers_containing(one.fragments())
+        hidden = frozenset(pid for pid, text in candidates.items() if one.holds(text))
+        with _lock:
+            cache[word] = hidden
+    return hidden
+
+
+def index_phrases(word: str) -> list[str]:
+    """What the full-text index is asked for ``word``: each form its muter accepts (the last word's
+    singular and plurals), as a phrase. The index cuts at every non-letter and ignores case (and on
+    SQLite accents), so the papers holding any of them are all those :meth:`Muter.holds` accepts
+    (and more), wherever :func:`plain` holds of the text."""
+    words = word.split()
+    return [" ".join([*words[:-1], form]) for form in sorted(forms(words[-1]))]
+
+
+def plain(char: str) -> bool:
+    """Whether the full-text index reads ``char`` as the muter does, on both backends: printable ASCII
+    or a layout space; else a lowercase or caseless letter or digit that case folding keeps as it is.
+    Anything else (a capital, a symbol or space beyond ASCII, a combining mark, "ß" or a ligature that
+    folding expands) may be a word's edge to one and inside a word to the other, or fold otherwise."""
+    if " " <= char <= "~" or char in "\t\n\r":
+        return True
+    return (not char.isascii() and unicodedata.category(char) in _CASELESS
+            and char.casefold() == char)
+
+
+def indexable(word: str) -> bool:
+    """Whether the index can find every paper holding the muted ``word``: it holds only plain
+    characters (see :func:`plain`) and a letter or digit the index reads."""
+    return all(plain(c) for c in word) and bool(index_words(word))
+
+
+def _unplain_papers(ctx: Context, seq: int) -> dict[str, str]:
+    """The papers whose text holds a character that isn't :func:`plain`, by id, with their text: for
+    these the index may miss a muted word, so each muted word is tried on them all. Read once per state
+    of the papers, a page at a time (most papers are plain)."""
+    def read() -> dict[str, str]:
+        found: dict[str, str] = {}
+        after = ""
+        while page := ctx.store.paper_texts(after, _PAGE):
+            found.update((pid, text) for pid, text in page if not _is_plain(text))
+            after = page[-1][0]
+        return found
+
+    return ctx.engine.memo("unplain papers", seq, read)
+
+
+def _is_plain(text: str) -> bool:
+    return (text.isascii() and not _ASCII_UNPLAIN.search(text)) or all(plain(c) for c in set(text))
 
 
 def mute(ctx: Context, user_id: str, text: str) -> MuteResult:

@@ -159,3 +159,19 @@ def test_a_statement_for_one_backend_only_is_left_out_on_the_other():
     assert statements(step, "postgres") == ["select 2"]
     with pytest.raises(ValueError):
         Only("oracle", "select 3")  # type: ignore[arg-type]
+
+
+def test_text_holders_are_every_paper_holding_any_phrase_with_its_text(papers):
+    assert papers.text_holders(["meco", "rlhf"]) == {
+        "p-meco": f"{MECO.title}. {MECO.abstract}", "p-rlhf": f"{RLHF.title}. {RLHF.abstract}"}
+    assert set(papers.text_holders(["model"])) == {"p-meco", "p-rlhf", "p-drago"}  # no limit
+    assert set(papers.text_holders(["reward model", "nowhere"])) == {"p-meco"}
+    assert papers.text_holders(["ouyang"]) == {"p-rlhf": f"{RLHF.title}. {RLHF.abstract}"}
+    assert papers.text_holders([]) == {} and papers.text_holders(["!!"]) == {}
+
+
+def test_paper_texts_pages_through_every_paper_in_id_order(papers):
+    first = papers.paper_texts("", 2)
+    assert [pid for pid, _ in first] == ["p-drago", "p-meco"]
+    assert papers.paper_texts(first[-1][0], 2) == [("p-rlhf", f"{RLHF.title}. {RLHF.abstract}")]
+    assert papers.paper_texts("p-rlhf") == [] and papers.paper_texts("", 0) == []
