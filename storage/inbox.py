@@ -65,9 +65,8 @@ RELEASE = ("update inbox set status = 'waiting', owner = null, lease_until = nul
            " where owner = ? and status = 'running'")
 #: Finished items (done or failed for good) before a time: their keys no longer guard against a replay.
 PURGE = "delete from inbox where status in ('done', 'failed') and finished_at < ?"
-#: A person's (or channel's) requests, counted and deleted by ``forget`` (storage.people).
+#: A person's (or channel's) requests, deleted by ``forget`` (storage.people).
 INBOX = "inbox"
-INBOX_COUNT = "select count(*) from inbox where ws = ? and subject = ?"
 INBOX_FORGET = "delete from inbox where ws = ? and subject = ?"
 PENDING = "select count(*) from inbox where status in ('waiting', 'running')"
 GET = f"select {_COLUMNS} from inbox where ws = ? and key = ?"  # noqa: S608

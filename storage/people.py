@@ -13,7 +13,7 @@ from typing import Any
 
 from storage import merging
 from storage.dialect import Shared
-from storage.inbox import INBOX, INBOX_COUNT, INBOX_FORGET
+from storage.inbox import INBOX, INBOX_FORGET
 from storage.models import Feedback, Person
 from storage.records import person_from_row, person_values, utcnow
 from storage.saved import rows_of_person
@@ -216,11 +216,9 @@ class People(Shared):
 
     def rows_about(self, user_id: str) -> dict[str, int]:
         # Table names come from PERSONAL_TABLES, never from input.
-        rows = {t: int(self._sql.all(f"select count(*) from {t} where ws = ? and user_id = ?",  # noqa: S608
+        return {t: int(self._sql.all(f"select count(*) from {t} where ws = ? and user_id = ?",  # noqa: S608
                                      [self._ws, user_id])[0][0])
                 for t in PERSONAL_TABLES}
-        rows[INBOX] = int(self._sql.all(INBOX_COUNT, [self._ws, user_id])[0][0])
-        return rows
 
     def forget_person(self, user_id: str) -> dict[str, int]:
         # Delete every row about a person from every table; returns rows deleted per table. Holds the person's
@@ -234,7 +232,8 @@ class People(Shared):
                 # Table names come from PERSONAL_TABLES, never from input.
                 deleted[table] = self._sql.run(f"delete from {table} where ws = ? and user_id = ?",  # noqa: S608
                                                [self._ws, user_id])
-            # Their requests as received (a slash command's text), done or still to do, go too.
+            # Their requests as received (a slash command's text), done or still to do, go too: work in
+            # passing, not data about them (so neither counted in rows_about nor exported).
             deleted[INBOX] = self._sql.run(INBOX_FORGET, [self._ws, user_id])
         self.scrub_log()
         return deleted
