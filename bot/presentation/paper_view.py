@@ -23,7 +23,7 @@ from storage import Paper
 
 #: Most words of a lead-in ("In this paper,") a title used to be derived after.
 _LEAD_IN_WORDS = 4
-#: Papers whose shown title and abstract are kept (a few MB at most).
+#: Papers whose split into title and abstract is kept; twice as many rendered texts (some tens of MB at most).
 SHOWN_KEPT = 4096
 _MONTHS = ("January February March April May June July August September October November "
            "December").split()
