@@ -163,10 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         print("No papers found in ../shared/data; nothing to measure.")
         return 0
     backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
-    server_url = pg.server_url(args.postgres) if "postgres" in backends else None
-    if server_url and (why := pg.problem(server_url)):
-        raise SystemExit(f"no PostgreSQL server at {server_url} ({why}): set {pg.ENV} or --postgres to a "
-                         "postgresql:// URL, or pass --backend sqlite")
+    server_url = (pg.answering_server(args.postgres, "pass --backend sqlite") if "postgres" in backends
+                  else None)
     persons = people(args.people)
     runs: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="paperbot-scale-") as tmp_dir, contextlib.ExitStack() as stack:

@@ -485,10 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     if not real:
         print("No papers found in ../shared/data; nothing to measure.")
         return 0
-    server_url = None if args.no_postgres else pg.server_url(args.postgres)
-    if server_url and (why := pg.problem(server_url)):
-        raise SystemExit(f"no PostgreSQL server at {server_url} ({why}): set {pg.ENV} or --postgres to a "
-                         "postgresql:// URL, or pass --no-postgres")
+    server_url = None if args.no_postgres else pg.answering_server(args.postgres, "pass --no-postgres")
     persons = people(args.people)
     with contextlib.ExitStack() as stack:
         result = measure(stack, args, records, real, persons, server_url)

@@ -168,9 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     crowd = mutes(args.people)
     before = args.people if args.before is None else args.before
     print(f"{len(records):,} papers ({real:,} real, the rest perturbed copies); {machine()}")
-    server_url = pg.server_url(args.postgres) if args.backend != "sqlite" else None
-    if server_url and (why := pg.problem(server_url)):
-        raise SystemExit(f"no PostgreSQL server at {server_url} ({why}): set {pg.ENV} or --postgres")
+    server_url = (pg.answering_server(args.postgres, "pass --backend sqlite") if args.backend != "sqlite"
+                  else None)
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         db = Path(tmp) / "mutes.db"
         print(f"ingested in {fill_sqlite(db, records):.0f} s (SQLite, not timed below)")

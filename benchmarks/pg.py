@@ -27,6 +27,16 @@ def server_url(given: str | None = None) -> str:
     return given or os.environ.get(ENV) or DEFAULT_SERVER
 
 
+def answering_server(given: str | None, otherwise: str) -> str:
+    """:func:`server_url` once it answers; else the benchmark stops in one line naming the settings and
+    ``otherwise`` (how to run it without PostgreSQL, e.g. "pass --backend sqlite")."""
+    url = server_url(given)
+    if why := problem(url):
+        raise SystemExit(f"no PostgreSQL server at {url} ({why}): set {ENV} or --postgres to a "
+                         f"postgresql:// URL, or {otherwise}")
+    return url
+
+
 def _admin(url: str, sql: str) -> list[tuple]:
     import psycopg
 

@@ -139,9 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     records, real = corpus(args.papers)
     print(f"{len(records):,} papers ({real:,} real, the rest perturbed copies); {machine()}")
-    server_url = pg.server_url(args.postgres) if args.backend != "sqlite" else None
-    if server_url and (why := pg.problem(server_url)):
-        raise SystemExit(f"no PostgreSQL server at {server_url} ({why}): set {pg.ENV} or --postgres")
+    server_url = (pg.answering_server(args.postgres, "pass --backend sqlite") if args.backend != "sqlite"
+                  else None)
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         db = Path(tmp) / "search.db"
         print(f"ingested and fitted in {fill_sqlite(db, records):.0f} s (SQLite, not timed below)")
