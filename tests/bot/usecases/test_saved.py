@@ -8,8 +8,6 @@ import bibtexparser
 import pytest
 
 from bot.errors import BadArgument, NotFound
-from bot.state.context import Context
-from bot.state.engine import Engine
 from bot.usecases import follow, recommend, record_feedback, withdraw_feedback
 from bot.usecases.export import bibtex_export, data_export, export_papers, person_context
 from bot.usecases.interests import interests
@@ -26,19 +24,10 @@ from bot.usecases.saved import (
 )
 from bot.usecases.similar import more_like_this, similar_papers
 from storage import Paper
-from tests.conftest import make_corpus
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
 
 WS = "T1"
 
-
-@pytest.fixture
-def app(any_store):  # noqa: F811
-    """A context of workspace T1 over a store holding the five-topic corpus, its index built."""
-    any_store.upsert_papers(make_corpus())
-    root = Context(any_store, Engine(any_store), digest_size=3)
-    root.engine.refresh()
-    return root.for_workspace(WS)
 
 
 def likes(ctx, user):

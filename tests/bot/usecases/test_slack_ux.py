@@ -3,24 +3,9 @@ digest's click names its own paper, and forget's counts; on both backends (``any
 
 from __future__ import annotations
 
-import pytest
-
-from bot.state.context import Context
-from bot.state.engine import Engine
 from bot.usecases.feeds import add_feed, remember_feeds
 from bot.usecases.saved import paper_message, saved_on_message
-from tests.conftest import make_corpus
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
-
-WS = "T1"
-
-
-@pytest.fixture
-def app(any_store):  # noqa: F811
-    any_store.upsert_papers(make_corpus())
-    root = Context(any_store, Engine(any_store), digest_size=3)
-    root.engine.refresh()
-    return root.for_workspace(WS)
 
 
 def show(ctx, user, paper_id, ts, channel="D1"):
