@@ -22,6 +22,7 @@ Items are shared by every view of the store: each carries its own workspace.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime, timedelta
 
 from storage.dialect import Shared
 from storage.models import InboxEntry, InboxItem
@@ -29,8 +30,8 @@ from storage.records import utcnow
 
 #: A new item, unless its key is there already in its workspace (a request Slack sent again, or a
 #: journal replayed): then nothing happens, and no row is returned.
-PUT = ("insert into inbox (ws, key, kind, subject, payload, received_at) values (?, ?, ?, ?, ?, ?)"
-       " on conflict (ws, key) do nothing returning seq")
+PUT = ("insert into inbox (ws, key, kind, subject, payload, received_at, lease_until, owner)"
+       " values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (ws, key) do nothing returning seq")
 
 _COLUMNS = "seq, ws, key, kind, subject, payload, received_at, status, owner, lease_until, attempts, error"
 
@@ -49,20 +50,40 @@ _CLAIM = (
 )
 CLAIM = {"sqlite": _CLAIM.format(lock=""), "postgres": _CLAIM.format(lock=" for update of i skip locked")}
 
-# Each write after the claim names the item, its owner and the "running" status.
+#: One waiting item, by its key, for an owner (the process that took it claims it at once, held back
+#: or not), unless an earlier item of its subject still waits to be claimed (left by a process that
+#: died, say): then it goes after that one, through :data:`CLAIM`. An earlier one running elsewhere
+#: doesn't hold it back (the process that took each runs its own in order).
+CLAIM_ONE = (
+    "update inbox set status = 'running', owner = ?, lease_until = ?, attempts = attempts + 1"  # noqa: S608
+    " where ws = ? and key = ? and status = 'waiting'"
+    " and not exists (select 1 from inbox e where e.ws = inbox.ws and e.subject = inbox.subject"
+    " and e.seq < inbox.seq and e.status = 'waiting')"
+    f" returning {_COLUMNS}"
+)
+
+# Each write after the claim names the item, its owner and the "running" status. A finished item keeps
+# its key (a replay is turned away) but neither what the request said nor whose it was.
 RENEW = "update inbox set lease_until = ? where ws = ? and key = ? and owner = ? and status = 'running'"
-DONE = ("update inbox set status = 'done', finished_at = ?, lease_until = null, error = null"
+DONE = ("update inbox set status = 'done', finished_at = ?, lease_until = null, error = null, payload = '',"
+        " subject = ''"
         " where ws = ? and key = ? and owner = ? and status = 'running'")
 #: Failed, to be claimed again from ``lease_until`` by anyone (the owner lets go).
 RETRY = ("update inbox set status = 'waiting', owner = null, lease_until = ?, error = ?"
          " where ws = ? and key = ? and owner = ? and status = 'running'")
 #: Failed for good: never claimed again, and the subject's later items may run.
-GIVE_UP = ("update inbox set status = 'failed', finished_at = ?, lease_until = null, error = ?"
+GIVE_UP = ("update inbox set status = 'failed', finished_at = ?, lease_until = null, error = ?, payload = '',"
+           " subject = ''"
            " where ws = ? and key = ? and owner = ? and status = 'running'")
 #: Everything an owner holds, handed back to be claimed at once by anyone. The attempt still counts:
 #: the owner may have begun it.
+#: Every lease an owner holds, extended (its heartbeat).
+RENEW_ALL = "update inbox set lease_until = ? where owner = ? and status = 'running'"
+#: Who holds items now (running, or waiting for the process that took them): a stopping or dead owner's
+#: are handed back (:data:`RELEASE`).
+OWNERS = "select distinct owner from inbox where status in ('waiting', 'running') and owner is not null"
 RELEASE = ("update inbox set status = 'waiting', owner = null, lease_until = null"
-           " where owner = ? and status = 'running'")
+           " where owner = ? and status in ('waiting', 'running')")
 #: Finished items (done or failed for good) before a time: their keys no longer guard against a replay.
 PURGE = "delete from inbox where status in ('done', 'failed') and finished_at < ?"
 #: A person's (or channel's) requests, deleted by ``forget`` (storage.people).
@@ -82,11 +103,13 @@ def item_from_row(row: tuple) -> InboxItem:
 class Inbox(Shared):
     """The inbox's part of a store (see the module); the contracts are :class:`storage.store.Store`'s."""
 
-    def inbox_put(self, entries: Iterable[InboxEntry]) -> list[InboxEntry]:
+    def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
         new: list[InboxEntry] = []
         with self.transaction():
             for e in entries:
-                if self._sql.all(PUT, [e.ws, e.key, e.kind, e.subject, e.payload, e.received_at]):
+                held = _after(e.received_at, hold) if hold else None
+                args = [e.ws, e.key, e.kind, e.subject, e.payload, e.received_at, held, e.taker or None]
+                if self._sql.all(PUT, args):
                     new.append(e)
         return new
 
@@ -95,6 +118,16 @@ class Inbox(Shared):
             return []
         rows = self._sql.returning(CLAIM[self._sql.name], [now, now, limit, owner, lease_until])
         return sorted((item_from_row(r) for r in rows), key=lambda item: item.seq)
+
+    def inbox_claim_one(self, ws: str, key: str, owner: str, lease_until: str) -> InboxItem | None:
+        rows = self._sql.returning(CLAIM_ONE, [owner, lease_until, ws, key])
+        return item_from_row(rows[0]) if rows else None
+
+    def inbox_renew_all(self, owner: str, lease_until: str) -> int:
+        return self._sql.write(RENEW_ALL, [lease_until, owner])
+
+    def inbox_owners(self) -> list[str]:
+        return [row[0] for row in self._sql.all(OWNERS) if row[0]]
 
     def inbox_renew(self, ws: str, key: str, owner: str, lease_until: str) -> bool:
         return self._sql.write(RENEW, [lease_until, ws, key, owner]) > 0
@@ -121,3 +154,8 @@ class Inbox(Shared):
     def inbox_item(self, ws: str, key: str) -> InboxItem | None:
         row = self._sql.one(GET, [ws, key])
         return item_from_row(row) if row else None
+
+
+def _after(iso: str, hold: timedelta) -> str:
+    """``hold`` after the ISO UTC time ``iso`` (as written by :func:`storage.records.utcnow`)."""
+    return (datetime.fromisoformat(iso) + hold).isoformat(timespec="seconds")

@@ -156,8 +156,9 @@ class SavedPaper:
 class InboxEntry:
     """A piece of work acknowledged to Slack and not yet carried out: ``key`` (the request's idempotency
     key, unique in workspace ``ws``), its ``kind``, its ``subject`` (the person or channel whose work it
-    is: their items run in arrival order), ``payload`` (text, typically JSON: what carrying it out needs)
-    and when it was received (ISO UTC)."""
+    is: their items run in arrival order), ``payload`` (text, typically JSON: what carrying it out needs),
+    when it was received (ISO UTC), and ``taker``, the process that received it and will carry it out
+    ("" for none): while it lives, others leave the entry to it."""
 
     ws: str
     key: str
@@ -165,6 +166,7 @@ class InboxEntry:
     subject: str
     payload: str
     received_at: str
+    taker: str = ""
 
 
 @dataclass(frozen=True)

@@ -205,6 +205,10 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         if in_transaction and self._local.depth == 1:  # one taken in a savepoint goes if it is rolled back
             self._local.locked.add(key)
 
+    @property
+    def local_file(self) -> str | None:
+        return None  # a server's: it takes the inbox's writes whatever else holds locks
+
     @contextlib.contextmanager
     def hold_person(self, user_id: str) -> Iterator[None]:
         # Hold off every other process's ``hold_person`` for this person until the block ends: for work that

@@ -62,6 +62,10 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
         with translated(self.path):
             migrations.apply(self.db)
 
+    @property
+    def local_file(self) -> str | None:
+        return None if self.path == ":memory:" or self.path.startswith("file:") else self.path
+
     # -- connections and transactions ------------------------------------------------------------
 
     @property

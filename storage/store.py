@@ -47,6 +47,13 @@ class Store(Protocol):
     #: password.
     path: str
 
+    @property
+    def local_file(self) -> str | None:
+        """The database's file, when it is one file on this machine with one writer at a time (SQLite;
+        None for PostgreSQL and an in-memory database): what must not wait on its write lock is written
+        beside it."""
+        ...
+
     # -- workspaces ------------------------------------------------------------------------------
 
     @property
@@ -715,10 +722,28 @@ class Store(Protocol):
     # -- the inbox (issue 24): acknowledged work, each item carried out once ----------------------
     # Shared by every view: each item names its workspace. Items of one subject run in arrival order.
 
-    def inbox_put(self, entries: Iterable[InboxEntry]) -> list[InboxEntry]:
+    def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
         """Keep these entries to be carried out, in one transaction, in the order given (their arrival
         order). An entry whose key its workspace holds already is ignored (a request sent again, a
-        journal replayed); returns the entries that were new."""
+        journal replayed); returns the entries that were new. Each is held by its ``taker`` (see
+        :meth:`inbox_release`). With ``hold``, :meth:`inbox_claim` leaves
+        each alone until ``hold`` after it was received (the process that took it claims it at once
+        with :meth:`inbox_claim_one`; the others only when it didn't)."""
+        ...
+
+    def inbox_claim_one(self, ws: str, key: str, owner: str, lease_until: str) -> InboxItem | None:
+        """Claim the waiting item keyed ``key`` in ``ws`` for ``owner`` until ``lease_until``, held back or
+        not, unless an earlier item of its subject is waiting (it then goes after that one, through
+        :meth:`inbox_claim`); None when it is not there, not waiting (claimed, done, failed) or must wait
+        for an earlier one."""
+        ...
+
+    def inbox_renew_all(self, owner: str, lease_until: str) -> int:
+        """Extend every lease ``owner`` holds to ``lease_until``; how many."""
+        ...
+
+    def inbox_owners(self) -> list[str]:
+        """Who holds items now, running or taken (each owner once), to hand back a dead one's."""
         ...
 
     def inbox_claim(self, owner: str, lease_until: str, now: str, limit: int) -> list[InboxItem]:
@@ -743,8 +768,8 @@ class Store(Protocol):
         ...
 
     def inbox_release(self, owner: str) -> int:
-        """Hand back every item ``owner`` holds (a stopping process), to be claimed at once by anyone;
-        how many."""
+        """Hand back every item ``owner`` holds (a stopping or dead process): those it runs and those it
+        took and has not claimed yet (an entry's ``taker``), to be claimed at once by anyone; how many."""
         ...
 
     def inbox_purge(self, finished_before: str) -> int:

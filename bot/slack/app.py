@@ -38,6 +38,7 @@ from bot.slack.listeners import (
 )
 from bot.slack.oauth.flow import oauth_setup
 from bot.slack.oauth.installations import PaperbotInstallationStore
+from bot.slack.replay import replayer
 from bot.slack.runtime import Background, Runtime
 from bot.slack.workspace import NOT_INSTALLED, Workspace, only_installed
 from bot.state.context import Context
@@ -50,7 +51,7 @@ __all__ = ["BOLT_LOGGER", "BUSY", "SORRY", "UNSAVED", "Background", "Runtime", "
 
 log = logging.getLogger(__name__)
 
-LISTENER_THREADS = 16  # Bolt's threads: parse, quick replies, ack
+LISTENER_THREADS = 4  # Bolt's own threads (lazy listeners; paperbot's listeners run before the answer)
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
 LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
                     dm_commands)
@@ -71,9 +72,14 @@ class SlackBot:
     def ctx(self) -> Context:
         return self.runtime.ctx
 
-    def close(self) -> None:
-        self.listener_executor.shutdown(wait=True)  # listeners under way (they may queue more work)
-        self.runtime.background.shutdown()  # the slow work under way and queued
+    def close(self, grace: float | None = None) -> None:
+        """Stop: with ``grace`` (SIGTERM), let the work under way run that many seconds and leave the
+        rest in the inbox for the next process; without, finish everything queued first."""
+        self.listener_executor.shutdown(wait=True)  # lazy listeners under way
+        if grace is None:
+            self.runtime.background.shutdown()
+        else:
+            self.runtime.background.stop(grace)
         self.runtime.ctx.close()
 
 
@@ -102,7 +108,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
             app = App(
                 client=client,
                 signing_secret=settings.signing_secret or "",
-                process_before_response=False,
+                process_before_response=True,  # the answer goes once the work is written down
                 listener_executor=executor,
                 logger=BOLT_LOGGER,
             )
@@ -116,6 +122,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
                           "check SLACK_API_URL and the network") from None
     settle_workspace(ctx, workspace.key)  # rows from before workspaces are the token's
     runtime = Runtime(ctx)
+    runtime.background.replay = replayer(app)
     app.middleware(only_installed(workspace))  # a foreign request writes nothing, not even its key
     app.middleware(_in_workspace(lambda context: workspace.key))
     app.error(report_error)
@@ -135,12 +142,13 @@ def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None
         client=client,
         signing_secret=settings.signing_secret or "",
         oauth_flow=setup.flow,
-        process_before_response=False,
+        process_before_response=True,  # the answer goes once the work is written down
         listener_executor=executor,
         logger=BOLT_LOGGER,
         user_facing_authorize_error_message=NOT_INSTALLED,  # a workspace without an installation
     )
     runtime = Runtime(ctx)
+    runtime.background.replay = replayer(app)
     app.middleware(_in_workspace(lambda context: setup.installations.workspace_of(
         context.enterprise_id, context.team_id, context.is_enterprise_install) or ""))
     app.error(report_error)

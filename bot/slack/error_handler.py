@@ -20,6 +20,9 @@ HELP_POINTER = " See `/papers help`."
 
 BUSY = ("Sorry, paperbot's database is busy right now, so I couldn't do that. "
         "Please try again in a minute.")
+#: A request written down but not yet carried out, because the database can't be written now.
+KEPT_FOR_LATER = ("paperbot's database is busy right now: I've kept your request and will carry it out "
+                  "as soon as it can be written.")
 UNSAVED = ("Sorry, paperbot can't save anything right now (a problem with its database). "
            "Please tell its admins.")
 

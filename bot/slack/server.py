@@ -33,6 +33,7 @@ from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
 from bot.slack import gate
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
+from bot.slack.background import STOP_SECONDS
 from bot.slack.delivery.digests import (
     TICK_SECONDS,
     DigestScheduler,
@@ -76,13 +77,15 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
                 announce(f"paperbot's Add to Slack page is http://{host}:{runner.port}"
                          f"{bot.app.oauth_flow.install_path}")
         scheduler = start_scheduler(bot, settings)
+        bot.runtime.background.start()  # acknowledged work that no process carried out, and what comes
         try:
             runner.run()
             announce("paperbot is stopping: finishing the work under way")
         finally:
+            bot.runtime.background.stop_taking()  # what is queued waits in the inbox for the next process
             scheduler.shutdown()
     finally:
-        bot.close()
+        bot.close(grace=STOP_SECONDS)  # counted from stop_taking, when there was one
     announce("paperbot stopped")
 
 

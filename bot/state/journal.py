@@ -34,6 +34,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Protocol, get_args
 
@@ -51,7 +52,7 @@ BATCH = 500
 class InboxWriter(Protocol):
     """What a drain needs of a store."""
 
-    def inbox_put(self, entries: list[InboxEntry]) -> list[InboxEntry]: ...
+    def inbox_put(self, entries: list[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]: ...
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,8 @@ def decode(line: bytes) -> InboxEntry | None:
         return None
     if data["kind"] not in get_args(InboxKind):
         return None
-    return InboxEntry(**{f: data[f] for f in _FIELDS})
+    taker = data.get("taker")
+    return InboxEntry(**{f: data[f] for f in _FIELDS}, taker=taker if isinstance(taker, str) else "")
 
 
 class Journal:
@@ -118,18 +120,21 @@ class Journal:
 
     # -- draining ---------------------------------------------------------------------------------
 
-    def drain(self, store: InboxWriter) -> Drained:
-        """Move every complete entry of the journal into ``store``'s inbox, then delete what was moved.
-        Waits for the database's write lock as long as the store does (it raises then, and the journal
-        keeps everything); returns at once, having done nothing, while another drain runs."""
-        with self._drain_lock() as mine:
+    def drain(self, store: InboxWriter, hold: timedelta | None = None, wait: bool = False) -> Drained:
+        """Move every complete entry of the journal into ``store``'s inbox (each held back ``hold`` after
+        it was received, see :meth:`storage.store.Store.inbox_put`), then delete what was moved. Waits for
+        the database's write lock as long as the store does (it raises then, and the journal keeps
+        everything). While another drain runs it returns at once, having done nothing; with ``wait`` it
+        waits for that one, then drains what is left (so an entry appended before the call is in the
+        inbox when it returns)."""
+        with self._drain_lock(wait) as mine:
             if not mine:
                 return Drained()
             total = Drained()
             for _ in range(2):  # what an earlier drain left, then the journal
                 if not self.draining.exists() and not self._take_journal():
                     break
-                total = _sum(total, self._put_draining(store))
+                total = _sum(total, self._put_draining(store, hold))
             return total
 
     def pending(self) -> bool:
@@ -147,7 +152,7 @@ class Journal:
         _sync_directory(self.path.parent)
         return True
 
-    def _put_draining(self, store: InboxWriter) -> Drained:
+    def _put_draining(self, store: InboxWriter, hold: timedelta | None) -> Drained:
         entries: list[InboxEntry] = []
         skipped = 0
         for line in self.draining.read_bytes().split(b"\n"):
@@ -162,22 +167,22 @@ class Journal:
             log.warning("inbox journal %s: skipped %d torn or unreadable line(s)", self.draining, skipped)
         new = 0
         for start in range(0, len(entries), BATCH):
-            new += len(store.inbox_put(entries[start:start + BATCH]))
+            new += len(store.inbox_put(entries[start:start + BATCH], hold))
         self.draining.unlink()
         _sync_directory(self.path.parent)
         return Drained(len(entries), new, skipped)
 
     @contextlib.contextmanager
-    def _drain_lock(self) -> Iterator[bool]:
+    def _drain_lock(self, wait: bool) -> Iterator[bool]:
         # flock excludes other processes; threads of this one share it per open file, hence the lock.
-        if not self._drain_thread_lock.acquire(blocking=False):
+        if not self._drain_thread_lock.acquire(blocking=wait):
             yield False
             return
         try:
             fd = os.open(self._drain_lock_path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
                 except BlockingIOError:
                     yield False
                     return

@@ -195,3 +195,51 @@ def test_forgetting_a_person_deletes_their_requests_and_no_one_elses(any_store):
     assert store.forget_person("U1")["inbox"] == 1
     assert any_store.inbox_item("T1", "a") is None
     assert any_store.inbox_item("T1", "b") is not None and any_store.inbox_item("T2", "c") is not None
+
+
+def taken(key: str, subject: str = "U1", taker: str = "p1") -> InboxEntry:
+    return InboxEntry("T1", key, "command", subject, "{}", T0, taker)
+
+
+def test_an_entry_held_back_is_left_to_its_taker_until_its_hold_runs_out(any_store):
+    from datetime import timedelta
+
+    any_store.inbox_put([taken("a")], hold=timedelta(minutes=15))  # held until 08:15
+    item = any_store.inbox_item("T1", "a")
+    assert item is not None and (item.status, item.owner) == ("waiting", "p1")
+    assert any_store.inbox_claim("other", T3, T1, 10) == []  # 08:10: still the taker's
+    claimed = any_store.inbox_claim_one("T1", "a", "p1", T3)  # the taker claims it at once, held or not
+    assert claimed is not None and (claimed.status, claimed.owner, claimed.attempts) == ("running", "p1", 1)
+    assert any_store.inbox_claim_one("T1", "a", "p2", T3) is None  # once
+    assert any_store.inbox_claim_one("T1", "nope", "p1", T3) is None
+    any_store.inbox_put([taken("b", "U2")], hold=timedelta(minutes=15))
+    assert keys(any_store.inbox_claim("other", T3, T2, 10)) == ["b"]  # 08:20: the hold is over
+
+
+def test_a_taker_waits_for_an_earlier_waiting_item_of_its_subject_not_a_running_one(any_store):
+    any_store.inbox_put([taken("first"), taken("second")])
+    assert any_store.inbox_claim_one("T1", "second", "p1", T3) is None  # "first" was never claimed
+    assert any_store.inbox_claim_one("T1", "first", "p1", T3) is not None
+    assert any_store.inbox_claim_one("T1", "second", "p2", T3) is not None  # "first" runs elsewhere
+
+
+def test_a_dead_takers_entries_and_claims_are_handed_back_and_renewed_only_by_their_owner(any_store):
+    any_store.inbox_put([taken("a", "U1", "dead"), taken("b", "U2", "dead"), taken("c", "U3", "live")])
+    assert any_store.inbox_claim_one("T1", "a", "dead", T1) is not None
+    assert sorted(any_store.inbox_owners()) == ["dead", "live"]
+    assert any_store.inbox_renew_all("dead", T3) == 1 and any_store.inbox_item("T1", "a").lease_until == T3
+    assert any_store.inbox_renew_all("live", T3) == 0  # nothing running
+    assert any_store.inbox_release("dead") == 2  # the running one and the one only taken
+    assert any_store.inbox_owners() == ["live"]
+    assert keys(any_store.inbox_claim("new", T3, T0, 10)) == ["a", "b", "c"]
+
+
+def test_a_finished_item_keeps_its_key_but_not_what_it_said_nor_whose_it_was(any_store):
+    any_store.inbox_put([taken("a"), taken("b", "U2")])
+    any_store.inbox_claim_one("T1", "a", "p1", T3)
+    any_store.inbox_claim_one("T1", "b", "p1", T3)
+    assert any_store.inbox_done("T1", "a", "p1") and any_store.inbox_failed("T1", "b", "p1", "boom", None)
+    for key in ("a", "b"):
+        item = any_store.inbox_item("T1", key)
+        assert item is not None and (item.entry.payload, item.entry.subject) == ("", "")
+    assert any_store.inbox_put([taken("a")]) == []  # a replay is still turned away

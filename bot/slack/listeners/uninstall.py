@@ -9,6 +9,7 @@ token is already dead), and the work runs after the ack like every listener's.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from slack_bolt import App
 
@@ -30,15 +31,17 @@ def register(app: App, runtime: Runtime, installations: PaperbotInstallationStor
             team_id=context.team_id, enterprise_id=context.enterprise_id,
             is_enterprise_install=context.is_enterprise_install)
 
-    def forget(ws: str, why: str) -> None:
-        log.info("%s: deleted workspace %s (%d rows)", why, ws, remove_workspace(runtime.ctx, ws))
+    def forget(ws: str, why: str) -> Callable[[Runtime], None]:
+        # The root runtime's context, whatever the request's workspace: the whole workspace goes.
+        return lambda rt: log.info("%s: deleted workspace %s (%d rows)", why, ws,
+                                   remove_workspace(runtime.ctx, ws))
 
     @app.event("app_uninstalled")
     def uninstalled(ack, body: dict, context) -> None:
         ack()
         ws = workspace(context)
         if ws:
-            runtime.background.submit(lambda: forget(ws, "app_uninstalled"), body)
+            runtime.after_ack(context, body, forget(ws, "app_uninstalled"))
 
     @app.event("tokens_revoked")
     def revoked(ack, body: dict, event: dict, context) -> None:
@@ -48,13 +51,13 @@ def register(app: App, runtime: Runtime, installations: PaperbotInstallationStor
         if not ws:
             return
         if tokens.get("bot"):
-            runtime.background.submit(lambda: forget(ws, "tokens_revoked"), body)
+            runtime.after_ack(context, body, forget(ws, "tokens_revoked"))
             return
         users = [u for u in tokens.get("oauth") or [] if isinstance(u, str) and u]
 
-        def forget_user_tokens() -> None:
+        def forget_user_tokens(rt: Runtime) -> None:
             for user in users:
                 installations.delete_user(ws, user)
 
         if users:
-            runtime.background.submit(forget_user_tokens, body)
+            runtime.after_ack(context, body, forget_user_tokens)

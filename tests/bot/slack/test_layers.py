@@ -38,11 +38,11 @@ def test_nothing_in_the_adapter_imports_the_app_but_the_server():
 
 
 def test_the_adapter_reaches_the_store_only_through_use_cases():
-    # Only what runs the app touches the store itself: claiming a request's key once (the runtime),
+    # Only what runs the app touches the store itself: the inbox of acknowledged work (the background),
     # closing the store at the end (the app, the server), and Bolt's installation and OAuth state
     # stores, which are Bolt's interfaces implemented over paperbot's storage (installations).
     touching = {p.name for p in SLACK.rglob("*.py") if re.search(r"\.store\b", p.read_text())}
-    assert touching <= {"runtime.py", "app.py", "server.py", "installations.py"}
+    assert touching <= {"background.py", "runtime.py", "app.py", "server.py", "installations.py"}
 
 
 def test_listener_modules_import_no_other_listener_module():

@@ -67,7 +67,7 @@ def test_a_drain_the_database_refuses_keeps_every_entry_for_the_next(store):
     journal.append(entry("a"))
 
     class Refusing:
-        def inbox_put(self, entries):
+        def inbox_put(self, entries, hold=None):
             raise RuntimeError("database is locked")
 
     try:
