@@ -115,3 +115,25 @@ def test_sigterm_hands_back_what_it_holds_within_its_grace_and_the_next_process_
                    "everyone to follow their topic", pause=0.5)
     finally:
         assert second.stop() == 0, second.log
+
+
+def test_two_replicas_given_the_same_requests_do_each_once(standin: SlackStandIn, fresh_db, tmp_path):
+    """Every signed command goes to both replicas at once (a load balancer's retry, a replayed request):
+    each is carried out by one of them, once."""
+    replicas = [Replica(name, standin, fresh_db, tmp_path / name) for name in ("one", "two")]
+    try:
+        sends = [FakeSlack(r.wait_until_listening(), standin) for r in replicas]
+        bodies = [sends[0].command_body(f"UTWICE{i:03d}", "follow robot grasping") for i in range(200)]
+        form = "application/x-www-form-urlencoded"
+        with ThreadPoolExecutor(SENDERS) as pool:
+            statuses = list(pool.map(lambda job: job[0].post(job[1][0], form)[0],
+                                     [(send, body) for body in bodies for send in sends]))
+        assert Counter(statuses) == {200: 2 * len(bodies)}
+        wait_until(lambda: len(_following(fresh_db)) == len(bodies), RECOVERY_SECONDS, "every follow",
+                   pause=0.5)
+        time.sleep(2.0)  # time enough for a second run of any of them to show
+        answered = Counter(c.key for c in standin.calls("response_url"))
+        assert answered == {key: 1 for _, key in bodies}, [k for k, n in answered.items() if n != 1][:10]
+    finally:
+        for replica in replicas:
+            assert replica.stop() == 0, replica.log
