@@ -6,11 +6,19 @@ answer (Slack gives up after 3 s). The work after the ack (ranking, posting pape
 the script also waits until every reply has been posted. Nothing leaves 127.0.0.1.
 
     .venv/bin/python benchmarks/ack_latency.py [--commands 300] [--senders 8]
+    .venv/bin/python benchmarks/ack_latency.py --during-digests 3000     # while `paperbot digest` runs
+    .venv/bin/python benchmarks/ack_latency.py --lock 40                 # while another process holds the
+                                                                         # SQLite write lock for 40 s
+    .venv/bin/python benchmarks/ack_latency.py --backend postgres [--postgres URL]
+
+Every acknowledged command is written down before its answer (issue 24: the journal beside a SQLite
+file, the inbox table on PostgreSQL), so these times include that write.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import re
@@ -25,8 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import pg  # noqa: E402
 from tests.conftest import make_corpus  # noqa: E402
-from tests.e2e.harness import FakeSlack, bot_environment, seed_papers  # noqa: E402
+from tests.e2e.harness import FakeSlack, add_people, bot_environment, seed_papers  # noqa: E402
 from tests.e2e.slack_standin import SlackStandIn  # noqa: E402
 
 TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
@@ -51,26 +60,55 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
 
 
+#: Holds a SQLite file's write lock for argv[2] seconds: says "locked" once it holds it.
+HOLD_LOCK = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=60)
+db.execute("begin immediate")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+db.execute("rollback")
+"""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commands", type=int, default=300)
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--users", type=int, default=40)
+    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--postgres", help="the server (default: $PAPERBOT_BENCH_POSTGRES, else local)")
+    parser.add_argument("--during-digests", type=int, default=0, metavar="PEOPLE",
+                        help="send while `paperbot digest --force` serves this many more people")
+    parser.add_argument("--lock", type=float, default=0.0, metavar="SECONDS",
+                        help="send while another process holds the SQLite write lock this long")
     args = parser.parse_args()
+    if args.lock and args.backend != "sqlite":
+        raise SystemExit("--lock is about SQLite's one write lock; use it with --backend sqlite")
+    url = pg.answering_server(args.postgres, "pass --backend sqlite") if args.backend == "postgres" else None
 
-    with tempfile.TemporaryDirectory() as tmp, SlackStandIn() as standin:
+    with tempfile.TemporaryDirectory() as tmp, SlackStandIn() as standin, \
+            (pg.server(url) if url else contextlib.nullcontext()) as server:
         db = Path(tmp) / "bench.db"
         more = make_corpus(per_topic=30)  # 200 papers in all, so repeated recommends keep finding some
         seed_papers(db, extra=[{"id": f"extra-{p.id}", "title": f"{p.title} revisited",
                                 "abstract": p.abstract} for p in more])
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "PYTHONPATH": str(ROOT),
                **bot_environment(standin, db, digest_size=3)}
-        server = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--port", "0"], cwd=tmp, env=env,
-                                  stderr=subprocess.PIPE, text=True)
+        target: str = str(db)
+        if server is not None:
+            target = server.url_of(server.create("ack"))
+            pg.db_copy(db, target, env, Path(tmp))
+            env["PAPERBOT_DB"] = target
+        if args.during_digests:
+            add_people(target, [f"UDIGEST{i:05d}" for i in range(args.during_digests)])
+        server_process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--port", "0"], cwd=tmp,
+                                          env=env, stderr=subprocess.PIPE, text=True)
+        background: list[subprocess.Popen] = []
         try:
             line = ""
             while not (match := re.search(r"listening on http://[\d.]+:(\d+)(/\S+)", line)):
-                line = server.stderr.readline()
+                line = server_process.stderr.readline()
                 if not line:
                     raise SystemExit("the bot did not start")
             slack = FakeSlack(f"http://127.0.0.1:{match[1]}{match[2]}", standin)
@@ -79,23 +117,46 @@ def main() -> int:
                 list(pool.map(lambda iu: slack.ask(iu[1], f"follow {TOPICS[iu[0] % len(TOPICS)]}"),
                               enumerate(users)))
             work = commands(args.commands, users)
+            if args.lock:
+                holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(db), str(args.lock)],
+                                          stdout=subprocess.PIPE, text=True)
+                background.append(holder)
+                assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+            if args.during_digests:
+                digests = subprocess.Popen([sys.executable, "-m", "bot.cli", "digest", "--force"], cwd=tmp,
+                                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                background.append(digests)
+                standin.wait_for(lambda: standin.calls("chat.postMessage", channel="DUDIGEST00000"), 120,
+                                 "the digests to begin")
             start = time.perf_counter()
             with ThreadPoolExecutor(args.senders) as pool:
                 answers = list(pool.map(lambda uc: slack.command(*uc), work))
             sending = time.perf_counter() - start
+            during = [p.poll() is None for p in background]
             slow = [a for a in answers if not (a.ack and a.ack.get("text"))]
-            standin.wait_for(lambda: all(standin.responses(a.key) for a in slow), timeout=300,
+            standin.wait_for(lambda: all(standin.responses(a.key) for a in slow), timeout=300 + args.lock,
                              what="every reply after the ack")
             finished = time.perf_counter() - start
+            for process in background:
+                process.wait(timeout=600)
         finally:
-            server.terminate()
-            server.wait(timeout=60)
+            for process in background:
+                if process.poll() is None:
+                    process.kill()
+            server_process.terminate()
+            server_process.wait(timeout=60)
 
     bad = [a for a in answers if a.status != 200]
     times = [a.seconds * 1000 for a in answers]
     posts = len(standin.calls("chat.postMessage"))
-    print(f"{len(answers)} signed /papers commands from {args.senders} concurrent senders "
-          f"({len(slow)} with work after the ack; {posts} messages posted)")
+    print(f"{len(answers)} signed /papers commands from {args.senders} concurrent senders on {args.backend} "
+          f"({len(slow)} with work after the ack; {posts} messages posted in all)")
+    if args.lock:
+        print(f"another process held the write lock for {args.lock:.0f} s from before the first command"
+              f" (still held after the last ack: {during[0]})")
+    if args.during_digests:
+        print(f"`paperbot digest --force` for {args.during_digests} people ran from before the first command"
+              f" (still running after the last ack: {during[-1]})")
     print(f"ack time ms: p50 {percentile(times, 50):.1f}  p95 {percentile(times, 95):.1f}  "
           f"p99 {percentile(times, 99):.1f}  max {max(times):.1f}  (mean {statistics.mean(times):.1f})")
     print(f"all acks in {sending:.2f} s; every reply posted after {finished:.2f} s; "

@@ -238,6 +238,10 @@ class Background:
             return  # handed back by stop()
         assert self.replay is not None and self.store is not None
         entry = item.entry
+        if item.attempts > MAX_ATTEMPTS:  # it was claimed that often and never finished: it may be what kills
+            log.warning("giving up on %s after %d attempts", entry.key, item.attempts - 1)
+            self._give_up(item, "never finished")
+            return
         log.info("carrying out %s, acknowledged at %s (attempt %d)", entry.key, entry.received_at,
                  item.attempts)
         try:

@@ -65,21 +65,27 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
     if not settings.app_token:
         settings.require("SLACK_SIGNING_SECRET")
     bot = open_bot(settings)
+    stopping = threading.Event()
     try:
-        if settings.app_token:
-            runner: HttpServer | SocketModeServer = SocketModeServer(bot, settings.app_token)
-            announce("paperbot is connecting to Slack in Socket Mode (Ctrl+C or SIGTERM stops it)")
-        else:
-            runner = HttpServer(bot, host, settings.port if port is None else port)
-            announce(f"paperbot is listening on http://{host}:{runner.port}{EVENTS_PATH} "
-                     "(Ctrl+C or SIGTERM stops it)")
-            if bot.app.oauth_flow is not None:
-                announce(f"paperbot's Add to Slack page is http://{host}:{runner.port}"
-                         f"{bot.app.oauth_flow.install_path}")
-        scheduler = start_scheduler(bot, settings)
-        bot.runtime.background.start()  # acknowledged work that no process carried out, and what comes
+        # A signal while starting (after the announcement, say) stops it as soon as it runs.
+        with _signals(lambda: stopping.set()):
+            if settings.app_token:
+                runner: HttpServer | SocketModeServer = SocketModeServer(bot, settings.app_token)
+                lines = ["paperbot is connecting to Slack in Socket Mode (Ctrl+C or SIGTERM stops it)"]
+            else:
+                runner = HttpServer(bot, host, settings.port if port is None else port)
+                lines = [f"paperbot is listening on http://{host}:{runner.port}{EVENTS_PATH} "
+                         "(Ctrl+C or SIGTERM stops it)"]
+                if bot.app.oauth_flow is not None:
+                    lines.append(f"paperbot's Add to Slack page is http://{host}:{runner.port}"
+                                 f"{bot.app.oauth_flow.install_path}")
+            scheduler = start_scheduler(bot, settings)
+            bot.runtime.background.start()  # acknowledged work no process carried out, and what comes
+            for line in lines:
+                announce(line)
         try:
-            runner.run()
+            if not stopping.is_set():
+                runner.run()  # takes the signals itself while it runs
             announce("paperbot is stopping: finishing the work under way")
         finally:
             bot.runtime.background.stop_taking()  # what is queued waits in the inbox for the next process

@@ -4,8 +4,8 @@ become replies seen only by the caller.
 
 Only what needs no database is answered inside the ack: help, and a command that can't be parsed.
 Every other subcommand acks at once with nothing and answers through ``respond`` when done, so the
-ack never waits on the database (another process may hold its write lock) and the command runs at
-most once, however often the same signed request arrives (see :class:`bot.slack.runtime.Background`).
+ack never waits on the database (another process may hold its write lock) and the command is carried
+out once, however often the same signed request arrives (see :mod:`bot.slack.background`).
 """
 
 from __future__ import annotations

@@ -146,3 +146,21 @@ def test_work_held_up_by_a_locked_database_runs_once_it_frees(any_store, monkeyp
         wait_for(lambda: status(store, "held") == "done")
     finally:
         background.shutdown()
+
+
+def test_an_item_claimed_again_and_again_without_finishing_is_given_up(any_store):  # noqa: F811
+    from bot.slack.background import MAX_ATTEMPTS
+
+    store = any_store.for_workspace(WS)
+    store.inbox_put([InboxEntry(WS, "trigger:poison", "command", "U1", "{}", utcnow())])
+    for _ in range(MAX_ATTEMPTS):  # each time its process died on it
+        assert store.inbox_claim("gone", utcnow(), utcnow(), 1)
+        store.inbox_release("gone")
+    background, replayed = Background(store, workers=1), []
+    background.replay = lambda item: replayed.append(item) or 200
+    background.start()
+    try:
+        wait_for(lambda: status(store, "poison") == "failed")
+    finally:
+        background.shutdown()
+    assert replayed == []
