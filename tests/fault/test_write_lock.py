@@ -12,8 +12,11 @@ change (and for the per-person advisory locks, tested in tests/storage/test_pers
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -34,6 +37,8 @@ conn.execute("COMMIT")
 """
 
 new_user = user_ids("ULOCK", 3)
+#: How long the lock of the long-lock test is held (issue 24: 40 s delays no ack).
+LONG_LOCK = float(os.environ.get("PAPERBOT_FAULT_LOCK_SECONDS") or 40)
 
 
 @contextlib.contextmanager
@@ -136,3 +141,36 @@ def test_a_lock_longer_than_a_write_waits_keeps_the_request_and_carries_it_out_a
         finally:
             store.close()
         tally.held(2)
+
+
+def test_a_40_s_lock_delays_no_ack_and_every_command_is_carried_out_after_it(standin, db_path, monkeypatch,
+                                                                           tally):
+    """Commands from 8 senders all through a long lock (PAPERBOT_FAULT_LOCK_SECONDS, 40 by default): each
+    answer comes back while the lock is still held, and every command is carried out once it is gone."""
+    users = [new_user() for _ in range(8)]
+    tally.tried(len(users) * 4)
+    with bot_with_write_wait(standin, db_path, monkeypatch, busy_seconds=1.0) as slack:
+        with write_lock(db_path, LONG_LOCK) as holder:
+            ends = time.monotonic() + LONG_LOCK - 3  # the last commands go well before the lock ends
+
+            def send(user: str) -> list[tuple[object, bool]]:
+                sent = []
+                for topic in ("feline cats", "quantum circuits", "robot grasping", "graph networks"):
+                    answer = slack.command(user, f"follow {topic}")
+                    sent.append((answer, holder.poll() is None))  # answered while the lock is held
+                    time.sleep(max(0.0, (ends - time.monotonic()) / 4))
+                return sent
+
+            with ThreadPoolExecutor(len(users)) as pool:
+                answers = [pair for sent in pool.map(send, users) for pair in sent]
+        assert all(answer.status == 200 and held for answer, held in answers)
+        store = SqliteStore(db_path).for_workspace(TEAM_ID)
+        try:
+            standin.wait_for(lambda: all(len(store.get_topics(u)) == 4 for u in users), 60,
+                             "every follow, after the lock")
+        finally:
+            store.close()
+        for answer, _ in answers:
+            last = standin.wait_for(lambda a=answer: standin.responses(a.key)[1:], 30, "the answer")[-1]
+            assert last.params["text"].startswith("Now following"), last.params["text"]
+        tally.held(len(answers))
