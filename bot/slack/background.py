@@ -192,8 +192,11 @@ class Background:
                 log.exception("sweeping the inbox failed")
 
     def _sweep(self) -> bool:
-        """One sweep; whether it claimed as much as it had room for."""
+        """One sweep; whether to look again soon (it claimed as much as it had room for, or had none)."""
         assert self.store is not None and self.intake is not None
+        room = self.workers * QUEUED_PER_THREAD - self._busy()
+        if room <= 0:  # busy enough: look again soon, when some of it is done
+            return True
         self.intake.settle(wait=False)
         self._resume_deferred()
         for owner in self.store.inbox_owners():
@@ -201,9 +204,8 @@ class Background:
                 handed = self.store.inbox_release(owner)
                 if handed:
                     log.info("took back %d item(s) of %s, which is gone", handed, owner)
-        room = self.workers * QUEUED_PER_THREAD - self._busy()
-        if room <= 0 or self._stopping.is_set():
-            return room <= 0
+        if self._stopping.is_set():
+            return False
         claimed = self.store.inbox_claim(self.owner, self._lease(), _iso(datetime.now(UTC)), room)
         for item in claimed:
             self._enqueue(item.entry.subject, functools.partial(self._replay_item, item), item.entry.ws)
@@ -217,6 +219,8 @@ class Background:
             deferred = list(self._deferred.items())
         for ref, (entry, work, body, respond) in deferred:
             item = self.store.inbox_claim_one(entry.ws, entry.key, self.owner, self._lease())
+            if item is None and self.store.inbox_item(entry.ws, entry.key) is None:
+                continue  # still in the journal (another drain has it): the next sweep
             with self._guard:
                 self._deferred.pop(ref, None)
             if item is not None:  # else done elsewhere, or after an earlier item (the claims above get it)
