@@ -237,6 +237,16 @@ class RunningBot:
 
 
 @contextlib.contextmanager
+def standin_of_its_own(monkeypatch, **options) -> Iterator[SlackStandIn]:
+    """A Slack stand-in for one test alone (its record of calls is that test's), with the developer's Slack
+    variables cleared meanwhile: for a test that runs paperbot's own processes against it."""
+    for name in SLACK_ENVIRONMENT:
+        monkeypatch.delenv(name, raising=False)
+    with SlackStandIn(**options) as standin:
+        yield standin
+
+
+@contextlib.contextmanager
 def serving(standin: SlackStandIn, db_path: Path | str,
             digest_interval: float | None = None) -> Iterator[RunningBot]:
     """A :class:`RunningBot` over ``db_path`` talking to ``standin``, stopped on the way out; the developer's
@@ -466,5 +476,5 @@ def posts_to(standin: SlackStandIn, channel: str) -> list:
 
 
 __all__ = ["RESPONSE_URL", "Answer", "FakeSlack", "LogCapture", "Reply", "RunningBot", "add_people",
-           "bot_environment", "listening_url", "posts_to", "seed_papers", "serving",
+           "bot_environment", "listening_url", "posts_to", "seed_papers", "serving", "standin_of_its_own",
            "table_counts", "user_ids", "zone_far_from_midnight"]

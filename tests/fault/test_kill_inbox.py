@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.e2e.harness import SLACK_ENVIRONMENT, FakeSlack, opened, query
+from tests.e2e.harness import FakeSlack, opened, query, standin_of_its_own
 from tests.e2e.replicas import Replica
 from tests.e2e.slack_standin import SlackStandIn, wait_until
 
@@ -30,9 +30,7 @@ RECOVERY_SECONDS = 120.0  # a hang guard: the second process starts, then works 
 @pytest.fixture
 def standin(monkeypatch):
     """A stand-in of this test's own: its record of response_url calls is this test's alone."""
-    for name in SLACK_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    with SlackStandIn() as s:
+    with standin_of_its_own(monkeypatch) as s:
         yield s
 
 

@@ -22,12 +22,12 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
     add_people,
     bot_environment,
     opened,
     process_environment,
     query,
+    standin_of_its_own,
     zone_far_from_midnight,
 )
 from tests.e2e.slack_standin import SlackStandIn
@@ -44,9 +44,7 @@ TZ = zone_far_from_midnight(("Asia/Kolkata", "Europe/Berlin", "America/New_York"
 
 @pytest.fixture
 def standin(monkeypatch):
-    for name in SLACK_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    with SlackStandIn(default_tz=TZ) as s:
+    with standin_of_its_own(monkeypatch, default_tz=TZ) as s:
         yield s
 
 

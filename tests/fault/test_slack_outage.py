@@ -28,13 +28,13 @@ from bot.usecases.digests.send import (
 )
 from tests.conftest import make_corpus
 from tests.e2e.harness import (
-    SLACK_ENVIRONMENT,
     bot_environment,
     new_database,
     opened,
     posts_to,
     process_environment,
     query,
+    standin_of_its_own,
     zone_far_from_midnight,
 )
 from tests.e2e.slack_standin import SlackStandIn
@@ -222,9 +222,7 @@ def test_digest_now_in_an_outage_says_so_and_the_digest_still_comes_later(ctx):
 
 @pytest.fixture
 def standin(monkeypatch):
-    for name in SLACK_ENVIRONMENT:
-        monkeypatch.delenv(name, raising=False)
-    with SlackStandIn() as s:
+    with standin_of_its_own(monkeypatch) as s:
         yield s
 
 
