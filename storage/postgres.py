@@ -7,9 +7,10 @@ machinery :mod:`storage.pg_connections`.
 What it guarantees:
 
 - No global write lock. Outside :meth:`PostgresStore.transaction` each call runs on a pooled connection
-  in autocommit; inside it, on one connection that the thread holds until the end (nested levels are
-  savepoints). Correctness comes from the database row by row: ``claim_once``, ``start_digest``,
-  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; claimed
+  in autocommit (inside :meth:`PostgresStore.hold_person`, on the hold's connection, in autocommit too);
+  inside it, on one connection that the thread holds until the end (nested levels are savepoints).
+  Correctness comes from the database row by row: ``claim_once``, ``start_digest(s)``, ``ensure_person``,
+  feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; claimed
   work (digests, daily jobs, refits) goes through the lease primitive (:mod:`storage.leases`), each
   operation one compare-and-set statement; every digest and job write names its owner; counters are
   bumped in the writer's own transaction.
