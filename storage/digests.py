@@ -9,6 +9,7 @@ What differs between backends stays with them: recording a posted paper and coun
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from storage import leases
 from storage.jobs import Jobs
@@ -43,6 +44,15 @@ class Digests(Jobs):
         # the row exists already (another process won the race: it owns the digest).
         lease, key = leases.keyed(leases.DIGEST, (user_id, local_date), self._ws)
         return self._sql.run(*leases.take_insert(lease, key, owner, lease_until, {"started_at": at})) > 0
+
+    def start_digests(self, keys: Iterable[tuple[str, str]], owner: str, lease_until: str,
+                      at: str) -> set[tuple[str, str]]:
+        wanted = [(self._ws, user_id, local_date) for user_id, local_date in keys]
+        if not wanted:
+            return set()
+        statement = leases.take_inserts(leases.KINDS[leases.DIGEST], wanted, owner, lease_until,
+                                        {"started_at": at})
+        return {(row[1], row[2]) for row in self._sql.returning(*statement)}
 
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
         self._sql.run("update digests set owner = ?, lease_until = ? where ws = ? and user_id = ?"

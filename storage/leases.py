@@ -111,13 +111,30 @@ def _where_key(kind: LeaseKind, key: Sequence[str]) -> tuple[str, list]:
 def take_insert(kind: LeaseKind, key: Sequence[str], owner: str, until: str,
                 fresh: Mapping[str, object] | None) -> Statement:
     """Start the work when no row is there yet."""
-    columns = {**dict(zip(kind.keys, key, strict=True)), "status": kind.held, "owner": owner,
-               "lease_until": until, **kind.starts_with, **_columns(kind, fresh)}
-    marks = ", ".join("?" * len(columns))
-    keys = ", ".join(kind.keys)
-    sql = (f"insert into {kind.table} ({', '.join(columns)}) values ({marks})"  # noqa: S608
-           f" on conflict ({keys}) do nothing")
-    return sql, list(columns.values())
+    return take_inserts(kind, [key], owner, until, fresh, returning=False)
+
+
+def take_inserts(kind: LeaseKind, keys: Sequence[Sequence[str]], owner: str, until: str,
+                 fresh: Mapping[str, object] | None, returning: bool = True) -> Statement:
+    """Start each of several works (whole ``keys``, at least one) that has no row yet, in one statement,
+    each row a lease of its own as :func:`take_insert` makes it; with ``returning``, the statement returns
+    the key columns of each row it inserted (those taken). Rows go in in key order: two processes
+    inserting overlapping keys at once (PostgreSQL waits on the other's uncommitted row) then wait in
+    the same order, never on each other."""
+    columns = {**dict.fromkeys(kind.keys), "status": kind.held, "owner": owner, "lease_until": until,
+               **kind.starts_with, **_columns(kind, fresh)}
+    common = list(columns.values())[len(kind.keys):]
+    rows = [[*whole, *common] for whole in sorted(dict.fromkeys(tuple(k) for k in keys))]
+    for whole in rows:
+        if len(whole) != len(columns):
+            raise ValueError(f"a lease of {kind.table} is keyed by {', '.join(kind.keys)}")
+    marks = ", ".join(["(" + ", ".join("?" * len(columns)) + ")"] * len(rows))
+    names = ", ".join(kind.keys)
+    sql = (f"insert into {kind.table} ({', '.join(columns)}) values {marks}"  # noqa: S608
+           f" on conflict ({names}) do nothing")
+    if returning:
+        sql += f" returning {names}"
+    return sql, [value for row in rows for value in row]
 
 
 def take_update(kind: LeaseKind, key: Sequence[str], owner: str, until: str, now: str, dead: Iterable[str],

@@ -109,13 +109,14 @@ def check_if_idle(conn: psycopg.Connection) -> None:
 
 
 class HoldConnections:
-    """The connections :meth:`PostgresStore.hold_person` takes its session locks on: opened when none is
+    """The connections :meth:`PostgresStore.hold_person` takes its session locks on (``options`` as the
+    pool's: the holder's statements run there too): opened when none is
     idle (never waited for, so a hold never times out behind other deliveries), and kept for the next
     hold once every lock on them is released, since opening one costs a server process start for each
     delivery. Closing a connection releases its locks; a kept one found broken when used is replaced once."""
 
-    def __init__(self, url: str, keep: int):
-        self.url, self.keep = url, keep
+    def __init__(self, url: str, keep: int, options: str = ""):
+        self.url, self.keep, self.options = url, keep, options
         self._idle: list[psycopg.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
@@ -130,7 +131,8 @@ class HoldConnections:
 
     def connect(self) -> psycopg.Connection:
         """A new connection for holds."""
-        return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS)
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_SECONDS,
+                               options=self.options)
 
     def run(self, conn: psycopg.Connection, sql: str, args: list) -> psycopg.Connection:
         """Run ``sql`` on a taken ``conn``; if that connection turns out broken (the server restarted

@@ -7,9 +7,10 @@ machinery :mod:`storage.pg_connections`.
 What it guarantees:
 
 - No global write lock. Outside :meth:`PostgresStore.transaction` each call runs on a pooled connection
-  in autocommit; inside it, on one connection that the thread holds until the end (nested levels are
-  savepoints). Correctness comes from the database row by row: ``claim_once``, ``start_digest``,
-  ``ensure_person``, feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; claimed
+  in autocommit (inside :meth:`PostgresStore.hold_person`, on the hold's connection, in autocommit too);
+  inside it, on one connection that the thread holds until the end (nested levels are savepoints).
+  Correctness comes from the database row by row: ``claim_once``, ``start_digest(s)``, ``ensure_person``,
+  feedback and saved models are single ``INSERT ... ON CONFLICT`` statements; claimed
   work (digests, daily jobs, refits) goes through the lease primitive (:mod:`storage.leases`), each
   operation one compare-and-set statement; every digest and job write names its owner; counters are
   bumped in the writer's own transaction.
@@ -106,7 +107,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             except BaseException:
                 self._pool.close()
                 raise
-        self._holds = HoldConnections(url, keep=pool_size)
+        self._holds = HoldConnections(url, keep=pool_size, options=options)
 
     def _person_key(self, user_id: str) -> str:
         """What a person's advisory locks hash: their id within their workspace (the bare id in "", as
@@ -127,8 +128,9 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
 
     @contextlib.contextmanager
     def _conn(self) -> Iterator[psycopg.Connection]:
-        """The thread's transaction connection, or a pooled one in autocommit for one call."""
-        conn = getattr(self._local, "conn", None)
+        """The thread's transaction connection; else, inside :meth:`hold_person`, the hold's own (in
+        autocommit); else a pooled one in autocommit for one call."""
+        conn = getattr(self._local, "conn", None) or getattr(self._local, "held", None)
         if conn is not None:
             with self._translated():
                 yield conn
@@ -139,7 +141,8 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         # Group one use case's writes in one real transaction on one connection, held by this thread until the
-        # end; nested levels are savepoints. Nothing else is locked: rows are, as written.
+        # end (inside a person's hold, the hold's connection); nested levels are savepoints. Nothing else is
+        # locked: rows are, as written.
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             self._local.depth += 1
@@ -149,7 +152,9 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             finally:
                 self._local.depth -= 1
             return
-        with self._translated(), lent(self._pool) as conn:
+        held = getattr(self._local, "held", None)
+        lending = contextlib.nullcontext(held) if held is not None else lent(self._pool)
+        with self._translated(), lending as conn:
             self._local.conn, self._local.depth, self._local.locked = conn, 1, set()
             try:
                 with conn.transaction():
@@ -217,18 +222,23 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         # (deliveries holding pooled connections while needing more could starve the pool), kept for a later
         # hold once the lock is released (:class:`~storage.pg_connections.HoldConnections`); a process that
         # dies loses its connection and so its lock. Waits as long as the holder takes.
+        # Meanwhile the thread's statements run on that connection (in autocommit, as on a pooled one):
+        # a digest's dozen statements then cost no lending from the pool each, which was a tenth of the
+        # digests' own CPU (issue 24), and the hold needs nothing of the pool.
         with self._translated():
             conn = self._holds.take()
         try:
             with self._translated():
-                conn = self._holds.run(conn, "select pg_advisory_lock(%s, hashtext(%s))",
-                                       [pg_migrations.PERSON_HOLD_SPACE, self._person_key(user_id)])
+                conn = self._holds.run(conn, _HOLD, [pg_migrations.PERSON_HOLD_SPACE,
+                                                     self._person_key(user_id)])
         except BaseException:
             conn.close()
             raise
+        outer, self._local.held = getattr(self._local, "held", None), conn
         try:
             yield
         finally:
+            self._local.held = outer
             self._holds.give_back(conn)
 
     def person_snapshot(self, user_id: str) -> PersonSnapshot:
@@ -375,6 +385,12 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
 
 __all__ = ["BUSY_SECONDS", "PostgresStore", "redacted", "translate"]
 
+
+# A person's hold: its connection gives up waiting for a row lock as a pooled one does (the statements
+# run there meanwhile), but this wait lasts as long as the other holder takes. A materialized CTE is
+# evaluated first, so the setting (local to this one statement's transaction) is made before the wait.
+_HOLD = ("with unlimited as materialized (select set_config('lock_timeout', '0', true))"
+         " select pg_advisory_lock(%s, hashtext(%s)) from unlimited")
 
 # A person's rows for :meth:`PostgresStore.person_snapshot`: one subselect per table, each as that
 # table's own method reads it.

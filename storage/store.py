@@ -438,6 +438,14 @@ class Store(Protocol):
         when the row exists already (someone else claimed it first: it owns the digest)."""
         ...
 
+    def start_digests(self, keys: Iterable[tuple[str, str]], owner: str, lease_until: str,
+                      at: str) -> set[tuple[str, str]]:
+        """Claim for ``owner``, in one statement, each day's digest keyed (user id, local date) in ``keys``
+        that has no row yet, as :meth:`start_digest` claims one (each is a lease of its own); returns
+        the keys claimed. Those with a row already are left as they are (take them with
+        :meth:`take_lease`, which decides whether they can be taken over)."""
+        ...
+
     def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
         """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
         take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""

@@ -165,3 +165,53 @@ def test_m007_gives_jobs_finished_before_it_their_time_to_run_again(backend, sto
                                 "2026-07-16T00:00:00+00:00") == "taken"
     finally:
         dispose(store)
+
+
+def test_digests_not_begun_are_claimed_at_once_each_as_a_lease_of_its_own(any_store):
+    any_store.take_lease(DIGEST, ("U2", "2026-07-15"), "a:1:1", T1, T0)  # begun already: left alone
+    any_store.take_lease(DIGEST, ("U3", "2026-07-15"), "a:1:1", T1, T0)
+    any_store.finish_lease(DIGEST, ("U3", "2026-07-15"), "a:1:1", "sent", T0)  # ended: left alone too
+    keys = [("U4", "2026-07-15"), ("U2", "2026-07-15"), ("U1", "2026-07-15"), ("U3", "2026-07-15"),
+            ("U1", "2026-07-16"), ("U1", "2026-07-15")]
+    assert any_store.start_digests(keys, "b:2:2", T2, T0) == {("U1", "2026-07-15"), ("U1", "2026-07-16"),
+                                                              ("U4", "2026-07-15")}
+    for key in [("U1", "2026-07-15"), ("U1", "2026-07-16"), ("U4", "2026-07-15")]:
+        record = any_store.get_digest(*key)
+        assert (record.status, record.owner, record.lease_until, record.started_at) == ("sending", "b:2:2",
+                                                                                          T2, T0)
+        assert (record.failures, record.attempts, record.papers) == ({}, 0, None)  # as start_digest
+        assert any_store.renew_lease(DIGEST, key, "b:2:2", T3)  # each its own: renewed alone
+    assert any_store.get_digest("U2", "2026-07-15").owner == "a:1:1"
+    assert any_store.get_digest("U3", "2026-07-15").status == "sent"
+    assert any_store.start_digests(keys, "c:3:3", T2, T0) == set()  # every one begun now
+    assert any_store.start_digests([], "c:3:3", T2, T0) == set()
+    # Only this workspace's: another's rows of the same people and day are its own.
+    assert any_store.for_workspace("T2").start_digests(keys[:1], "c:3:3", T2, T0) == {keys[0]}
+
+
+def test_processes_claiming_overlapping_digests_at_once_claim_each_exactly_once(store_target):
+    # Each its own store (connections), the same people in orders of their own, as run_daily's processes.
+    stores = [open_store(store_target) for _ in range(4)]
+    keys = [(f"U{i:02d}", "2026-07-15") for i in range(40)]
+    try:
+        start = threading.Barrier(len(stores))
+        got: list[set] = [set() for _ in stores]
+
+        def claim(i):
+            start.wait(10)
+            mine = keys[i::2] + keys[::3]  # overlapping, in different orders
+            for at in range(0, len(mine), 7):
+                got[i] |= stores[i].start_digests(mine[at:at + 7][::-1 if i % 2 else 1], f"p:{i}:{i}", T3, T1)
+
+        threads = [threading.Thread(target=claim, args=(i,)) for i in range(len(stores))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        claimed = [key for mine in got for key in mine]
+        assert sorted(claimed) == sorted(set(claimed)) == keys  # each once, by someone
+        for i, mine in enumerate(got):
+            assert all(stores[0].get_digest(*key).owner == f"p:{i}:{i}" for key in mine)
+    finally:
+        for store in stores:
+            dispose(store)

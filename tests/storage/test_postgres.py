@@ -386,3 +386,54 @@ def test_a_hold_replaces_a_cut_connection_without_a_pause(pg_store, pg_url):
     _terminate_sessions(pg_url)
     with pg_store.hold_person("U1"), pg_store.hold_person("U2"):
         pass
+
+
+def test_a_hold_s_statements_and_transactions_run_on_its_own_connection_not_the_pool_s(pg_store):
+    # A digest's dozen statements, each lent a pooled connection, cost a tenth of its CPU (issue 24).
+    def backend() -> int:
+        return pg_store._sql.one("select pg_backend_pid()")[0]
+
+    pooled = backend()
+    with pg_store.hold_person("U1"):
+        held = pg_store._sql.one("select pid from pg_locks where locktype = 'advisory' and granted"
+                                 " and pid = pg_backend_pid()")
+        assert held is not None  # the statement ran on the session holding the person
+        with pg_store.hold_person("U2"):  # a hold within a hold: the inner one's, then the outer's again
+            inner = backend()
+        assert backend() == held[0] != inner
+        with pg_store.transaction():
+            pg_store.ensure_person("U1")
+            assert backend() == held[0]
+            pg_store.lock_person("U1")
+        with pytest.raises(RuntimeError), pg_store.transaction():
+            pg_store.ensure_person("U9")
+            raise RuntimeError("rolled back")
+        assert pg_store.get_person("U9") is None and pg_store.get_person("U1") is not None
+    assert backend() != held[0] and pg_store._sql.one("select count(*) from pg_locks where locktype ="
+                                                      " 'advisory' and pid = ?", [held[0]])[0] == 0
+    assert pooled != held[0]
+
+
+def test_a_hold_waits_as_long_as_the_other_holder_takes_while_its_statements_give_up_as_pooled_ones_do(
+        pg_url, monkeypatch):
+    monkeypatch.setattr(storage.postgres, "BUSY_SECONDS", 1)  # the stores' lock timeout: one second
+    first, second = open_store(pg_url), open_store(pg_url)
+    try:
+        done: list[str] = []
+
+        def other_process() -> None:
+            with second.hold_person("U1"):
+                done.append(second._sql.one("show lock_timeout")[0])
+
+        with first.hold_person("U1"):
+            assert first._sql.one("show lock_timeout")[0] == "1s"  # the hold's statements: as pooled ones
+            waiter = threading.Thread(target=other_process, daemon=True)
+            waiter.start()
+            assert waiting_for_a_lock(first)
+            time.sleep(2.5)  # longer than the lock timeout: the other hold still waits, no error
+            assert done == [] and waiter.is_alive()
+        waiter.join(30)
+        assert done == ["1s"]
+    finally:
+        first.dispose()
+        second.dispose()

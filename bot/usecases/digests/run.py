@@ -9,6 +9,7 @@ every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import random
 import threading
@@ -26,10 +27,12 @@ from bot.usecases.digests.due import local_date
 from bot.usecases.digests.schedule import Due, NotDue, find_due
 from bot.usecases.digests.send import (
     Alive,
+    Claimed,
     Clock,
     Courier,
     Outcome,
     claim_ahead,
+    claim_new_ahead,
     end_past_digests,
     header_text,
     iso_utc,
@@ -121,12 +124,11 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
                 running = wait(running, return_when=FIRST_COMPLETED).not_done
             chunk: list[tuple[Due, DigestRecord | None, bool, datetime | None]] = []
             claimed = 0
-            for item in ahead:
-                record, new, last_heard = _claim_or_skip(ctx, item, owner, clock, alive, stop)
-                chunk.append((item, record, new, last_heard))
-                claimed += record is not None
-                if claimed == BATCH:
-                    break
+            while claimed < BATCH and (items := list(itertools.islice(ahead, BATCH - claimed))):
+                for item, (record, new, last_heard) in zip(items, _claim_or_skip(ctx, items, owner, clock,
+                                                                                 alive, stop), strict=True):
+                    chunk.append((item, record, new, last_heard))
+                    claimed += record is not None
             if not chunk:
                 break
             chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, *_ in chunk if record])
@@ -144,17 +146,30 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     return run
 
 
-def _claim_or_skip(ctx: Context, item: Due, owner: str, clock: Clock, alive: Alive,
-                   stop: threading.Event | None) -> tuple[DigestRecord | None, bool, datetime | None]:
-    """Claim a due digest ahead of sending it (as :func:`claim_ahead` returns it); (None, False, None)
-    once stopping or if it can't be claimed."""
+def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, alive: Alive,
+                   stop: threading.Event | None) -> list[Claimed]:
+    """Claim due digests ahead of sending them (each as :func:`claim_ahead` returns it), those not begun
+    yet all at once; (None, False, None) for each once stopping, and for one that can't be claimed."""
     if stop is not None and stop.is_set():
-        return None, False, None
+        return [(None, False, None)] * len(items)
     try:
-        return claim_ahead(ctx, item.user_id, item.local_date, owner, clock, alive)
-    except Exception:  # its worker reports what it finds; one person never stops the others
-        log.exception("could not claim the digest of %s", item.user_id)
-        return None, False, None
+        new = claim_new_ahead(ctx, [(item.user_id, item.local_date) for item in items], owner, clock)
+    except Exception:  # the one statement failed: each on its own, so that one person stops no other
+        log.warning("could not claim %d digests at once; claiming them one by one", len(items), exc_info=True)
+        new = {}
+    claims: list[Claimed] = []
+    for item in items:
+        if (item.user_id, item.local_date) in new:
+            claims.append(new[item.user_id, item.local_date])
+        elif stop is not None and stop.is_set():
+            claims.append((None, False, None))
+        else:
+            try:
+                claims.append(claim_ahead(ctx, item.user_id, item.local_date, owner, clock, alive))
+            except Exception:  # its worker reports what it finds; one person never stops the others
+                log.exception("could not claim the digest of %s", item.user_id)
+                claims.append((None, False, None))
+    return claims
 
 
 def _not_claimed(ctx: Context, item: Due) -> Outcome:

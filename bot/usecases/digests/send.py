@@ -189,8 +189,7 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
     taken = store.take_lease(DIGEST, (user_id, key), owner, lease, at, dead=dead, early=now_asked,
                              fresh=fresh)
     if taken == "new":
-        return DigestRecord(user_id, key, "sending", owner, lease, papers=fresh.get("papers"),
-                            reasons=fresh.get("reasons", {}), started_at=at), True, None
+        return _claimed_new(user_id, key, owner, lease, at, fresh), True, None
     if taken is None:
         return None, False, None
     log.info("taking over the %s digest of %s from %s (%s)", key, user_id, record.owner,
@@ -209,6 +208,29 @@ def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock 
     those it got): the record as claimed, or None; whether the claim is new; and for one taken over
     from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`."""
     return _claim(ctx, user_id, day, owner, clock, alive, None, lease_for=AHEAD_LEASE)
+
+
+Claimed = tuple[DigestRecord | None, bool, datetime | None]
+
+
+def claim_new_ahead(ctx: Context, wanted: list[tuple[str, date]], owner: str,
+                    clock: Clock = utc_now) -> dict[tuple[str, date], Claimed]:
+    """:func:`claim_ahead` at once for every digest of ``wanted`` (user id, local day) not begun yet, in
+    one statement (each still a claim of its own: a row, a lease, an owner): what it returns for each
+    claimed, by (user id, day). Those begun already are left out, for :func:`claim_ahead` to look at
+    one by one (taken over, or not, as it decides)."""
+    now = clock()
+    lease, at = iso_utc(now + AHEAD_LEASE), iso_utc(now)
+    new = ctx.store.start_digests([(user_id, day.isoformat()) for user_id, day in wanted], owner, lease, at)
+    return {(user_id, day): (_claimed_new(user_id, day.isoformat(), owner, lease, at, {}), True, None)
+            for user_id, day in wanted if (user_id, day.isoformat()) in new}
+
+
+def _claimed_new(user_id: str, key: str, owner: str, lease: str, at: str, fresh: dict) -> DigestRecord:
+    """The record of a digest just claimed new, as its row now holds it (``fresh``: the papers and
+    reasons it was claimed with, if any)."""
+    return DigestRecord(user_id, key, "sending", owner, lease, papers=fresh.get("papers"),
+                        reasons=fresh.get("reasons", {}), started_at=at)
 
 
 # -- sending ----------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from bot.usecases.digests.send import (
     send_digest,
 )
 from bot.usecases.mutes import mute
-from storage import Paper, Person
+from storage import Paper, Person, StorageError
 from tests.conftest import make_corpus
 from tests.fakes import Clock, Death, FakeCourier
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
@@ -750,6 +750,36 @@ def test_a_run_scores_only_the_digests_it_claimed(two_processes, monkeypatch):
         ("U0", "busy"), ("U1", "busy"), ("U2", "busy"), ("U3", "sent"), ("U4", "sent"), ("U5", "sent")]
     assert sorted(scored) == ["U3", "U4", "U5"]
     assert courier.papers("DU0") == [] and len(courier.papers("DU3")) == a.digest_size
+
+
+def test_a_run_claims_the_digests_not_begun_yet_in_one_statement_and_the_others_one_by_one(ctx, monkeypatch):
+    for i in range(5):
+        person(ctx, f"U{i}", "feline cats", "Europe/Berlin", "09:00")
+    now = utc(2026, 7, 15, 8, 0)
+    assert claim_digest(ctx, "U0", DAY, "gone:1:1", Clock(now), ALIVE) is not None  # its sender died
+    batches = []
+    real = ctx.store.start_digests
+    monkeypatch.setattr(ctx.store, "start_digests", lambda keys, *rest: batches.append(sorted(keys))
+                        or real(keys, *rest))
+    courier = recorder()
+    run = send_due_digests(ctx, now, courier.courier(), owner="a:1:1", clock=Clock(now), alive=DEAD)
+    assert [o.status for o in run.outcomes] == ["sent"] * 5
+    assert batches == [[(f"U{i}", "2026-07-15") for i in range(5)]]  # U0 then taken over on its own
+    assert all(len(courier.papers(f"DU{i}")) == ctx.digest_size for i in range(5))
+
+    # When that one statement fails, each digest is claimed on its own: every one still goes out once.
+    for i in range(5, 8):
+        person(ctx, f"U{i}", "feline cats", "Europe/Berlin", "09:00")
+
+    def failing(*args):
+        raise StorageError("busy")
+
+    monkeypatch.setattr(ctx.store, "start_digests", failing)
+    courier = recorder()
+    run = send_due_digests(ctx, now, courier.courier(), users=["U5", "U6", "U7"], owner="a:1:1",
+                           clock=Clock(now), alive=ALIVE)
+    assert [o.status for o in run.outcomes] == ["sent"] * 3
+    assert all(len(courier.papers(f"DU{i}")) == ctx.digest_size for i in range(5, 8))
 
 
 def test_stopping_withdraws_the_digests_claimed_ahead(ctx):
