@@ -16,6 +16,7 @@ import numpy as np
 
 from recommender.index import PaperIndex
 from recommender.profile import Pick
+from recommender.rows import take_rows
 
 T = TypeVar("T", Pick, tuple, str)
 
@@ -72,7 +73,8 @@ def _similarities(index: PaperIndex, rows: list[int | None]) -> np.ndarray:
     known = [i for i, r in enumerate(rows) if r is not None]
     out = np.zeros((len(rows), len(rows)))
     if known:
-        matrix = index.matrix[[rows[i] for i in known]]
+        # take_rows, not scipy's fancy indexing: the same rows without its checks, at every digest.
+        matrix = take_rows(index.matrix, [r for r in rows if r is not None])
         out[np.ix_(known, known)] = (matrix @ matrix.T).toarray()
     return out
 

@@ -211,7 +211,9 @@ def _idf_power(index: PaperIndex, power: float) -> np.ndarray:
         n = min(width, len(idf))
         values[:n] = np.maximum(idf[:n], 1.0) ** power
         return values
-    return _memoised(_idf_powers, index, (id(index.model), width, power), compute)
+    # Kept per model, not per index: explaining picks builds a small index of a few rows per person
+    # on the same model.
+    return _memoised(_idf_powers, index.model, (width, power), compute)
 
 
 def _sharpened(index: PaperIndex, query: sparse.csr_matrix, power: float) -> sparse.csr_matrix:
@@ -239,9 +241,47 @@ def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     and a paper on Langevin diffusion that shares only the word "diffusion" should rank below one
     using the phrase. In a paper's row a word pair is down-weighted (a pair's rarity would otherwise
     let one shared phrase outweigh several shared words); in a topic the pair is the point.
+
+    Each text's row is worked out once per model and kept (:data:`TEXT_ROWS` of them): a run of
+    digests asks for the same few topics for every person, twice (ranking, then explaining).
     """
+    width = index.matrix.shape[1]
     if not texts:
-        return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
+        return sparse.csr_matrix((0, width), dtype=np.float32)
+    model = index.model
+    with _text_lock:
+        cached = _text_cache.get(model)
+        if cached is None or cached[0] != width:
+            cached = (width, {})
+            _text_cache[model] = cached
+        known: dict[str, sparse.csr_matrix] = cached[1]
+        found = {t: row for t in texts if (row := known.get(t)) is not None}
+    missing = list(dict.fromkeys(t for t in texts if t not in found))
+    if missing:
+        rows = _text_rows_now(index, missing)
+        new = {t: take_rows(rows, [i]) for i, t in enumerate(missing)}
+        with _text_lock:
+            if len(known) + len(new) > TEXT_ROWS:
+                known.clear()
+            known.update(new)
+        found.update(new)
+    if len(texts) == 1:
+        return found[texts[0]]
+    parts = [found[t] for t in texts]
+    indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([p.nnz for p in parts], out=indptr[1:])
+    return sparse.csr_matrix((np.concatenate([p.data for p in parts]).astype(np.float32, copy=False),
+                              np.concatenate([p.indices for p in parts]), indptr),
+                             shape=(len(parts), width))
+
+
+#: Free texts whose rows are kept per model (see _text_rows).
+TEXT_ROWS = 4096
+_text_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_text_lock = threading.Lock()
+
+
+def _text_rows_now(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     rows = index.model.transform_short(texts)
     if rows.nnz == 0 or TOPIC_PHRASE_WEIGHT == 1.0:
         return rows
@@ -626,8 +666,10 @@ class _ExplainContext:
         generic = generic_terms(index.model, index.fitted_on)
         # Per topic, its words that can be a reason: a topic the paper shares only generic words
         # with ("learning" for "deep learning") is not named.
-        topic_words = ([set(t.indices[~generic[t.indices]].tolist()) for t in self.each_topic]
-                       if self.each_topic is not None else [])
+        each = self.each_topic
+        topic_words = ([set(cols[~generic[cols]].tolist()) for cols in
+                        (each.indices[each.indptr[j]:each.indptr[j + 1]] for j in range(each.shape[0]))]
+                       if each is not None else [])
         content = {t: content_stems(index.model, generic, t) for t in self.topics} if topic_words else {}
         out = []
         for i, (paper_id, score) in enumerate(picks):
