@@ -9,10 +9,13 @@ top few times ``k`` of a ranking.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
+from scipy import sparse
 
 from recommender.index import PaperIndex
 from recommender.profile import Pick
@@ -73,10 +76,68 @@ def _similarities(index: PaperIndex, rows: list[int | None]) -> np.ndarray:
     known = [i for i, r in enumerate(rows) if r is not None]
     out = np.zeros((len(rows), len(rows)))
     if known:
-        # take_rows, not scipy's fancy indexing: the same rows without its checks, at every digest.
-        matrix = take_rows(index.matrix, [r for r in rows if r is not None])
-        out[np.ix_(known, known)] = (matrix @ matrix.T).toarray()
+        out[np.ix_(known, known)] = _kept_for(index).among([r for r in rows if r is not None])
     return out
+
+
+#: Papers whose similarities to each other are kept per index (see _Kept); past this many, it starts over.
+KEPT_PAPERS = 2048
+
+
+class _Kept:
+    """Similarities between papers' rows, kept: a morning's digests diversify the same few hundred
+    candidates for thousands of people, and each sparse product of some twenty rows costs a quarter
+    of a millisecond. A pair's value is the one a product of any rows holding both gives (each entry
+    of a sparse product depends on its two rows alone), so keeping it changes no choice."""
+
+    def __init__(self, matrix: sparse.csr_matrix):
+        self.matrix = matrix
+        self.slot: dict[int, int] = {}
+        self.values = np.zeros((0, 0), dtype=np.float32)
+        self.known = np.zeros((0, 0), dtype=bool)
+        self.lock = threading.Lock()
+
+    def _room(self, more: int) -> None:
+        """Room for ``more`` papers: grown (a small index never holds the largest block), or emptied."""
+        size, need = len(self.values), len(self.slot) + more
+        if need <= size:
+            return
+        if need > KEPT_PAPERS:
+            self.slot.clear()
+            self.known[:] = False
+            need = more
+            if need <= size:
+                return
+        grown = min(max(2 * size, need, 64), max(KEPT_PAPERS, need))
+        values = np.zeros((grown, grown), dtype=np.float32)
+        known = np.zeros((grown, grown), dtype=bool)
+        values[:size, :size], known[:size, :size] = self.values, self.known
+        self.values, self.known = values, known
+
+    def among(self, rows: list[int]) -> np.ndarray:
+        """The rows' pairwise dot products, as ``take_rows(rows) @ take_rows(rows).T`` gives them."""
+        with self.lock:
+            self._room(len(rows))
+            slots = np.array([self.slot.setdefault(r, len(self.slot)) for r in rows], dtype=np.int64)
+            grid = np.ix_(slots, slots)
+            if not self.known[grid].all():
+                matrix = take_rows(self.matrix, rows)
+                self.values[grid] = (matrix @ matrix.T).toarray()
+                self.known[grid] = True
+            return self.values[grid]
+
+
+_kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_kept_lock = threading.Lock()
+
+
+def _kept_for(index: PaperIndex) -> _Kept:
+    """The index's kept similarities, started afresh whenever its matrix is another (papers added)."""
+    with _kept_lock:
+        kept = _kept.get(index)
+        if kept is None or kept.matrix is not index.matrix:
+            kept = _kept[index] = _Kept(index.matrix)
+        return kept
 
 
 def intra_list_similarity(index: PaperIndex, paper_ids: Sequence[str]) -> float:
