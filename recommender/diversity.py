@@ -85,46 +85,47 @@ KEPT_PAPERS = 2048
 
 
 class _Kept:
-    """Similarities between papers' rows, kept: a morning's digests diversify the same few hundred
+    """Similarities between papers' rows, kept: a morning's digests diversify the same few thousand
     candidates for thousands of people, and each sparse product of some twenty rows costs a quarter
-    of a millisecond. A pair's value is the one a product of any rows holding both gives (each entry
-    of a sparse product depends on its two rows alone), so keeping it changes no choice."""
+    of a millisecond. A paper met for the first time is compared with every paper kept, at once.
+
+    Each entry of a sparse product depends on its two rows alone, the left one's order included: a
+    kept value is the one a product of any rows holding both gives, so keeping it changes no choice."""
 
     def __init__(self, matrix: sparse.csr_matrix):
         self.matrix = matrix
-        self.slot: dict[int, int] = {}
+        self.slot: dict[int, int] = {}  # index row -> its place in ``values``
+        self.rows: list[int] = []       # index rows, by place
         self.values = np.zeros((0, 0), dtype=np.float32)
-        self.known = np.zeros((0, 0), dtype=bool)
         self.lock = threading.Lock()
-
-    def _room(self, more: int) -> None:
-        """Room for ``more`` papers: grown (a small index never holds the largest block), or emptied."""
-        size, need = len(self.values), len(self.slot) + more
-        if need <= size:
-            return
-        if need > KEPT_PAPERS:
-            self.slot.clear()
-            self.known[:] = False
-            need = more
-            if need <= size:
-                return
-        grown = min(max(2 * size, need, 64), max(KEPT_PAPERS, need))
-        values = np.zeros((grown, grown), dtype=np.float32)
-        known = np.zeros((grown, grown), dtype=bool)
-        values[:size, :size], known[:size, :size] = self.values, self.known
-        self.values, self.known = values, known
 
     def among(self, rows: list[int]) -> np.ndarray:
         """The rows' pairwise dot products, as ``take_rows(rows) @ take_rows(rows).T`` gives them."""
         with self.lock:
-            self._room(len(rows))
-            slots = np.array([self.slot.setdefault(r, len(self.slot)) for r in rows], dtype=np.int64)
-            grid = np.ix_(slots, slots)
-            if not self.known[grid].all():
-                matrix = take_rows(self.matrix, rows)
-                self.values[grid] = (matrix @ matrix.T).toarray()
-                self.known[grid] = True
-            return self.values[grid]
+            new = [r for r in dict.fromkeys(rows) if r not in self.slot]
+            if len(self.rows) + len(new) > KEPT_PAPERS:  # start over, with these
+                self.slot.clear()
+                self.rows.clear()
+                new = list(dict.fromkeys(rows))
+            if new:
+                self._keep(new)
+            slots = np.array([self.slot[r] for r in rows], dtype=np.int64)
+            return self.values[np.ix_(slots, slots)]
+
+    def _keep(self, new: list[int]) -> None:
+        start, end = len(self.rows), len(self.rows) + len(new)
+        if end > len(self.values):  # grown as needed: a small index never holds the largest block
+            size = min(max(2 * len(self.values), end, 64), max(KEPT_PAPERS, end))
+            values = np.zeros((size, size), dtype=np.float32)
+            values[:start, :start] = self.values[:start, :start]
+            self.values = values
+        for row in new:
+            self.slot[row] = len(self.rows)
+            self.rows.append(row)
+        kept, fresh = take_rows(self.matrix, self.rows), take_rows(self.matrix, new)
+        # Both ways round: the left row's order of terms is the order of the sum.
+        self.values[start:end, :end] = (fresh @ kept.T).toarray()
+        self.values[:end, start:end] = (kept @ fresh.T).toarray()
 
 
 _kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
