@@ -146,16 +146,14 @@ def profile_vectors(index: PaperIndex, profiles: Sequence[Profile],
     return _queries(index, [_parts(index, p, weights) for p in profiles], profiles, weights)
 
 
-def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile], weights: Weights,
-             topic_rows: sparse.csr_matrix | None = None) -> sparse.csr_matrix:
+def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile],
+             weights: Weights) -> sparse.csr_matrix:
     n_terms = index.matrix.shape[1]
-    if topic_rows is None:
-        topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
     # Each part leans on its rarer words; its length, so its weight in the sum, stays as it was.
     def sharpen(rows: sparse.csr_matrix) -> sparse.csr_matrix:
         return _sharpened(index, rows, weights.query_idf) if weights.query_idf else rows
 
-    topic_rows = sharpen(topic_rows)
+    topic_rows = _topic_rows(index, [" ; ".join(p.topics) for p in profiles], weights.query_idf)
     keep = np.array([1.0 - p.model for p in parts], dtype=np.float32)
     feedback_c = np.array([p.feedback for p in parts], dtype=np.float32)
     query = scale_rows(topic_rows, [p.topics for p in parts])
@@ -245,6 +243,22 @@ def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     Each text's row is worked out once per model and kept (:data:`TEXT_ROWS` of them): a run of
     digests asks for the same few topics for every person, twice (ranking, then explaining).
     """
+    return _kept_rows(index, texts, None, lambda missing: _text_rows_now(index, missing))
+
+
+def _topic_rows(index: PaperIndex, texts: list[str], power: float) -> sparse.csr_matrix:
+    """:func:`_text_rows` sharpened (:func:`_sharpened`) with ``power``, kept per text in the same way."""
+    if not power:
+        return _text_rows(index, texts)
+    def compute(missing: list[str]) -> sparse.csr_matrix:
+        return _sharpened(index, _text_rows(index, missing), power)
+    return _kept_rows(index, texts, power, compute)
+
+
+def _kept_rows(index: PaperIndex, texts: list[str], kind: float | None,
+               compute: Callable[[list[str]], sparse.csr_matrix]) -> sparse.csr_matrix:
+    """One row per text, each worked out (row by row: ``compute`` of some texts) once per model and
+    ``kind``, then kept (:data:`TEXT_ROWS` of them)."""
     width = index.matrix.shape[1]
     if not texts:
         return sparse.csr_matrix((0, width), dtype=np.float32)
@@ -254,16 +268,16 @@ def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
         if cached is None or cached[0] != width:
             cached = (width, {})
             _text_cache[model] = cached
-        known: dict[str, sparse.csr_matrix] = cached[1]
-        found = {t: row for t in texts if (row := known.get(t)) is not None}
+        known: dict[tuple[float | None, str], sparse.csr_matrix] = cached[1]
+        found = {t: row for t in texts if (row := known.get((kind, t))) is not None}
     missing = list(dict.fromkeys(t for t in texts if t not in found))
     if missing:
-        rows = _text_rows_now(index, missing)
+        rows = compute(missing)
         new = {t: take_rows(rows, [i]) for i, t in enumerate(missing)}
         with _text_lock:
             if len(known) + len(new) > TEXT_ROWS:
                 known.clear()
-            known.update(new)
+            known.update(((kind, t), row) for t, row in new.items())
         found.update(new)
     if len(texts) == 1:
         return found[texts[0]]
@@ -625,12 +639,11 @@ class _ExplainContext:
         self.stray = _stray_pairs(index, self.topics, self.topic_vec, self.each_topic)
         self.liked = self.parts.liked
         self.liked_rows = index.rows(self.liked) if self.liked else None
-        self.query = _queries(index, [self.parts], [profile], weights, self.topic_vec)
+        self.query = _queries(index, [self.parts], [profile], weights)
         # Words are explained against the similarity part alone: the person's model only re-weighs
         # the same words, and this way a reason depends on nothing but the profile's own papers.
         self.similarity_query = (self.query if self.parts.model == 0 else
-                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights,
-                                          self.topic_vec))
+                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights))
         self._collaborative: np.ndarray | None = None
 
     def scores(self) -> np.ndarray:
