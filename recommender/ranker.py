@@ -733,7 +733,7 @@ class _ExplainContext:
         topic_words = ([set(cols[~generic[cols]].tolist()) for cols in
                         (each.indices[each.indptr[j]:each.indptr[j + 1]] for j in range(each.shape[0]))]
                        if each is not None else [])
-        content = {t: content_stems(index.model, generic, t) for t in self.topics} if topic_words else {}
+        content = {t: _topic_content(index.model, generic, t) for t in self.topics} if topic_words else {}
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -863,6 +863,27 @@ def content_stems(model, generic: np.ndarray, topic: str) -> list[str]:
         col = vocabulary.get(s)
         return s in pruned or (col is not None and col < len(generic) and bool(generic[col]))
     return [s for s in stems if not common(s)] or stems
+
+
+_content: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_content_lock = threading.Lock()
+
+
+def _topic_content(model, generic: np.ndarray, topic: str) -> list[str]:
+    """:func:`content_stems`, kept per model and topic: a run of digests explains the same topics for many
+    people, and the tokenizer is built anew at each call."""
+    with _content_lock:
+        kept: tuple[np.ndarray, dict[str, list[str]]] | None = _content.get(model)
+        if kept is None or kept[0] is not generic:
+            kept = _content[model] = (generic, {})
+        stems = kept[1].get(topic)
+    if stems is None:
+        stems = content_stems(model, generic, topic)
+        with _content_lock:
+            if len(kept[1]) >= TEXT_ROWS:
+                kept[1].clear()
+            kept[1][topic] = stems
+    return list(stems)
 
 
 def _candidates(n_terms: int) -> int:
