@@ -81,7 +81,8 @@ def _similarities(index: PaperIndex, rows: list[int | None]) -> np.ndarray:
 
 
 #: Papers whose similarities to each other are kept per index (see _Kept); past this many, it starts over.
-KEPT_PAPERS = 2048
+#: 1,024 hold 4 MB; a morning's popular candidates come back within that many new ones.
+KEPT_PAPERS = 1024
 
 
 class _Kept:

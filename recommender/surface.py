@@ -28,8 +28,8 @@ from recommender.text_model import TOKEN_PATTERN, stem
 
 #: Papers' readings kept (see :func:`read`): a morning's digests pick some hundreds of distinct papers
 #: (698 for 3,000 people over 100,000 papers), each read for every person it is picked for. A reading
-#: holds about 23 kB (a typical abstract's words and places), so this is some 24 MB at most.
-READ_KEPT = 1024
+#: holds about 23 kB (a typical abstract's words and places), so this is some 18 MB at most.
+READ_KEPT = 768
 _WORD = re.compile(r"\w+")
 _MODEL_TOKEN = re.compile(TOKEN_PATTERN)
 #: What may stand between the two words of a shown phrase: spaces, hyphens, slashes, apostrophes, and
