@@ -289,8 +289,9 @@ def _kept_rows(index: PaperIndex, texts: list[str], kind: float | None,
                              shape=(len(parts), width))
 
 
-#: Free texts whose rows are kept per model (see _text_rows).
-TEXT_ROWS = 4096
+#: Free texts whose rows are kept per model (see _text_rows): a person's topics together are mostly
+#: theirs alone, wanted again only when their picks are explained, soon after.
+TEXT_ROWS = 1024
 _text_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _text_lock = threading.Lock()
 
