@@ -80,8 +80,7 @@ def _similarities(index: PaperIndex, rows: list[int | None]) -> np.ndarray:
     return out
 
 
-#: Papers whose similarities to each other are kept per index (see _Kept); past this many, it starts over.
-#: 1,024 hold 4 MB; a morning's popular candidates come back within that many new ones.
+#: Papers whose similarities to each other are kept per index (see _Kept): the first this many met (4 MB).
 KEPT_PAPERS = 1024
 
 
@@ -104,10 +103,11 @@ class _Kept:
         """The rows' pairwise dot products, as ``take_rows(rows) @ take_rows(rows).T`` gives them."""
         with self.lock:
             new = [r for r in dict.fromkeys(rows) if r not in self.slot]
-            if len(self.rows) + len(new) > KEPT_PAPERS:  # start over, with these
-                self.slot.clear()
-                self.rows.clear()
-                new = list(dict.fromkeys(rows))
+            if len(self.rows) + len(new) > KEPT_PAPERS:
+                # Full: these are worked out as they come, and the papers kept (met first, so mostly
+                # the popular ones) stay. Starting over instead had every later digest pay to refill.
+                matrix = take_rows(self.matrix, rows)
+                return (matrix @ matrix.T).toarray()
             if new:
                 self._keep(new)
             slots = np.array([self.slot[r] for r in rows], dtype=np.int64)

@@ -24,7 +24,7 @@ def fresh(index: PaperIndex, rows: list[int]) -> np.ndarray:
 
 @pytest.mark.parametrize("kept", [7, 2048])
 def test_kept_similarities_are_those_of_a_fresh_product(index, monkeypatch, kept):
-    # 7 papers kept at most: the store starts over again and again, and still answers the same.
+    # 7 papers kept at most: most calls find it full and work their rows out as they come, the same.
     monkeypatch.setattr(diversity_module, "KEPT_PAPERS", kept)
     rng = np.random.default_rng(0)
     for _ in range(200):
