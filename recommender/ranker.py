@@ -146,16 +146,14 @@ def profile_vectors(index: PaperIndex, profiles: Sequence[Profile],
     return _queries(index, [_parts(index, p, weights) for p in profiles], profiles, weights)
 
 
-def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile], weights: Weights,
-             topic_rows: sparse.csr_matrix | None = None) -> sparse.csr_matrix:
+def _queries(index: PaperIndex, parts: list[_Parts], profiles: Sequence[Profile],
+             weights: Weights) -> sparse.csr_matrix:
     n_terms = index.matrix.shape[1]
-    if topic_rows is None:
-        topic_rows = _text_rows(index, [" ; ".join(p.topics) for p in profiles])
     # Each part leans on its rarer words; its length, so its weight in the sum, stays as it was.
     def sharpen(rows: sparse.csr_matrix) -> sparse.csr_matrix:
         return _sharpened(index, rows, weights.query_idf) if weights.query_idf else rows
 
-    topic_rows = sharpen(topic_rows)
+    topic_rows = _topic_rows(index, [" ; ".join(p.topics) for p in profiles], weights.query_idf)
     keep = np.array([1.0 - p.model for p in parts], dtype=np.float32)
     feedback_c = np.array([p.feedback for p in parts], dtype=np.float32)
     query = scale_rows(topic_rows, [p.topics for p in parts])
@@ -211,7 +209,9 @@ def _idf_power(index: PaperIndex, power: float) -> np.ndarray:
         n = min(width, len(idf))
         values[:n] = np.maximum(idf[:n], 1.0) ** power
         return values
-    return _memoised(_idf_powers, index, (id(index.model), width, power), compute)
+    # Kept per model, not per index: explaining picks builds a small index of a few rows per person
+    # on the same model.
+    return _memoised(_idf_powers, index.model, (width, power), compute)
 
 
 def _sharpened(index: PaperIndex, query: sparse.csr_matrix, power: float) -> sparse.csr_matrix:
@@ -239,9 +239,64 @@ def _text_rows(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     and a paper on Langevin diffusion that shares only the word "diffusion" should rank below one
     using the phrase. In a paper's row a word pair is down-weighted (a pair's rarity would otherwise
     let one shared phrase outweigh several shared words); in a topic the pair is the point.
+
+    Each text's row is worked out once per model and kept (:data:`TEXT_ROWS` of them): a run of
+    digests asks for the same few topics for every person, twice (ranking, then explaining).
     """
+    return _kept_rows(index, texts, None, lambda missing: _text_rows_now(index, missing))
+
+
+def _topic_rows(index: PaperIndex, texts: list[str], power: float) -> sparse.csr_matrix:
+    """:func:`_text_rows` sharpened (:func:`_sharpened`) with ``power``, kept per text in the same way."""
+    if not power:
+        return _text_rows(index, texts)
+    def compute(missing: list[str]) -> sparse.csr_matrix:
+        return _sharpened(index, _text_rows(index, missing), power)
+    return _kept_rows(index, texts, power, compute)
+
+
+def _kept_rows(index: PaperIndex, texts: list[str], kind: float | None,
+               compute: Callable[[list[str]], sparse.csr_matrix]) -> sparse.csr_matrix:
+    """One row per text, each worked out (row by row: ``compute`` of some texts) once per model and
+    ``kind``, then kept (:data:`TEXT_ROWS` of them)."""
+    width = index.matrix.shape[1]
     if not texts:
-        return sparse.csr_matrix((0, index.matrix.shape[1]), dtype=np.float32)
+        return sparse.csr_matrix((0, width), dtype=np.float32)
+    model = index.model
+    with _text_lock:
+        cached = _text_cache.get(model)
+        if cached is None or cached[0] != width:
+            cached = (width, {})
+            _text_cache[model] = cached
+        known: dict[tuple[float | None, str], sparse.csr_matrix] = cached[1]
+        found = {t: row for t in texts if (row := known.get((kind, t))) is not None}
+    missing = list(dict.fromkeys(t for t in texts if t not in found))
+    if missing:
+        rows = compute(missing)
+        new = {t: take_rows(rows, [i]) for i, t in enumerate(missing)}
+        with _text_lock:
+            if len(known) + len(new) > TEXT_ROWS:
+                known.clear()
+            known.update(((kind, t), row) for t, row in new.items())
+        found.update(new)
+    if len(texts) == 1:
+        return found[texts[0]]
+    parts = [found[t] for t in texts]
+    indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([p.nnz for p in parts], out=indptr[1:])
+    return sparse.csr_matrix((np.concatenate([p.data for p in parts]).astype(np.float32, copy=False),
+                              np.concatenate([p.indices for p in parts]), indptr),
+                             shape=(len(parts), width))
+
+
+#: Free texts whose rows are kept per model (see _text_rows): a person's topics together are mostly
+#: theirs alone, wanted again only when their picks are explained, soon after.
+TEXT_ROWS = 1024
+_text_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_text_lock = threading.Lock()
+
+
+def _text_rows_now(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     rows = index.model.transform_short(texts)
     if rows.nnz == 0 or TOPIC_PHRASE_WEIGHT == 1.0:
         return rows
@@ -378,12 +433,50 @@ def _scores(index: PaperIndex, queries: sparse.csr_matrix, weights: Weights) -> 
     else:
         terms = np.unique(queries.indices)
         if _dense_pays(index, queries, terms):
-            scores = _dense_scores(matrix[:, terms], queries[:, terms])
+            columns, corpus = _columns(index, terms)
+            scores = _dense_scores(corpus, queries[:, columns])
         else:
             scores = np.asarray((queries @ matrix.T).todense(), dtype=np.float32)
     if weights.length or weights.generic:
         scores *= paper_prior(index, weights)[None, :]
     return scores
+
+
+#: A kept slice of the corpus's columns serves a batch while it holds at most this many times the
+#: stored values the batch's own terms reach (see _columns).
+COLUMNS_SLACK = 1.5
+_column_slices: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_column_lock = threading.Lock()
+
+
+def _columns(index: PaperIndex, terms: np.ndarray) -> tuple[np.ndarray, sparse.csr_matrix]:
+    """Columns holding ``terms`` (sorted) and the corpus's slice to them, kept between batches.
+
+    Slicing 100,000 papers to a batch's terms cost more than scoring the batch on them, and a morning's
+    batches ask for much the same terms. Extra columns change no score: a query is zero there, and a
+    row's sum over its terms, in the row's own order, only gains exact zeros. A slice is kept while it
+    reaches at most COLUMNS_SLACK times the values the batch's own terms do (else it costs more
+    multiply-adds than it saves); then the batch's terms, with the kept ones when that still holds,
+    are sliced afresh.
+    """
+    matrix = index.matrix
+    doc_freq = _memoised(_doc_freqs, index, (id(matrix), matrix.shape, matrix.nnz),
+                         lambda: np.bincount(matrix.indices, minlength=matrix.shape[1]))
+    need = float(doc_freq[terms].sum())
+    with _column_lock:
+        kept = _column_slices.get(index)
+        if kept is not None and kept[0] is matrix:
+            columns, corpus = kept[1], kept[2]
+            if (np.isin(terms, columns, assume_unique=True).all()
+                    and float(doc_freq[columns].sum()) <= COLUMNS_SLACK * need):
+                return columns, corpus
+            both = np.union1d(columns, terms)
+            columns = both if float(doc_freq[both].sum()) <= COLUMNS_SLACK * need else terms
+        else:
+            columns = terms
+        corpus = matrix[:, columns]
+        _column_slices[index] = (matrix, columns, corpus)
+        return columns, corpus
 
 
 def _dense_scores(matrix: sparse.csr_matrix, queries: sparse.csr_matrix) -> np.ndarray:
@@ -394,8 +487,20 @@ def _dense_scores(matrix: sparse.csr_matrix, queries: sparse.csr_matrix) -> np.n
     for start in range(0, queries.shape[0], step):
         # Terms × queries in C order: scipy would copy an F-order block (the plain .T) first.
         block = queries[start:start + step].T.tocsr().toarray()
-        scores[start:start + step] = (matrix @ block).T
+        _transposed_into(scores[start:start + step], matrix @ block)
     return scores
+
+
+#: Papers' rows transposed at a time (see _transposed_into).
+TRANSPOSE_ROWS = 256
+
+
+def _transposed_into(out: np.ndarray, papers_by_queries: np.ndarray) -> None:
+    """``out[:] = papers_by_queries.T`` a slab of papers at a time: numpy's whole-array transposed copy
+    strides through memory and took five times as long (13 ms of a 32-person batch's 29 over 100,000
+    papers)."""
+    for start in range(0, papers_by_queries.shape[0], TRANSPOSE_ROWS):
+        out[:, start:start + TRANSPOSE_ROWS] = papers_by_queries[start:start + TRANSPOSE_ROWS].T
 
 
 _doc_freqs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -585,12 +690,11 @@ class _ExplainContext:
         self.stray = _stray_pairs(index, self.topics, self.topic_vec, self.each_topic)
         self.liked = self.parts.liked
         self.liked_rows = index.rows(self.liked) if self.liked else None
-        self.query = _queries(index, [self.parts], [profile], weights, self.topic_vec)
+        self.query = _queries(index, [self.parts], [profile], weights)
         # Words are explained against the similarity part alone: the person's model only re-weighs
         # the same words, and this way a reason depends on nothing but the profile's own papers.
         self.similarity_query = (self.query if self.parts.model == 0 else
-                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights,
-                                          self.topic_vec))
+                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights))
         self._collaborative: np.ndarray | None = None
 
     def scores(self) -> np.ndarray:
@@ -626,9 +730,11 @@ class _ExplainContext:
         generic = generic_terms(index.model, index.fitted_on)
         # Per topic, its words that can be a reason: a topic the paper shares only generic words
         # with ("learning" for "deep learning") is not named.
-        topic_words = ([set(t.indices[~generic[t.indices]].tolist()) for t in self.each_topic]
-                       if self.each_topic is not None else [])
-        content = {t: content_stems(index.model, generic, t) for t in self.topics} if topic_words else {}
+        each = self.each_topic
+        topic_words = ([set(cols[~generic[cols]].tolist()) for cols in
+                        (each.indices[each.indptr[j]:each.indptr[j + 1]] for j in range(each.shape[0]))]
+                       if each is not None else [])
+        content = {t: _topic_content(index.model, generic, t) for t in self.topics} if topic_words else {}
         out = []
         for i, (paper_id, score) in enumerate(picks):
             topic_part = float(topic_parts[i])
@@ -758,6 +864,27 @@ def content_stems(model, generic: np.ndarray, topic: str) -> list[str]:
         col = vocabulary.get(s)
         return s in pruned or (col is not None and col < len(generic) and bool(generic[col]))
     return [s for s in stems if not common(s)] or stems
+
+
+_content: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_content_lock = threading.Lock()
+
+
+def _topic_content(model, generic: np.ndarray, topic: str) -> list[str]:
+    """:func:`content_stems`, kept per model and topic: a run of digests explains the same topics for many
+    people, and the tokenizer is built anew at each call."""
+    with _content_lock:
+        kept: tuple[np.ndarray, dict[str, list[str]]] | None = _content.get(model)
+        if kept is None or kept[0] is not generic:
+            kept = _content[model] = (generic, {})
+        stems = kept[1].get(topic)
+    if stems is None:
+        stems = content_stems(model, generic, topic)
+        with _content_lock:
+            if len(kept[1]) >= TEXT_ROWS:
+                kept[1].clear()
+            kept[1][topic] = stems
+    return list(stems)
 
 
 def _candidates(n_terms: int) -> int:

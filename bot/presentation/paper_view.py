@@ -10,6 +10,7 @@ before titles were derived this way read the same.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -78,6 +79,18 @@ def clear_kept() -> None:
     (what a benchmark or a counting test measures)."""
     _split.cache_clear()
     _rendered.cache_clear()
+    for clear in _cleared_too:
+        clear()
+
+
+#: What surfaces keep of a paper's rendering (see :func:`keep_cleared`).
+_cleared_too: list[Callable[[], None]] = []
+
+
+def keep_cleared(clear: Callable[[], None]) -> None:
+    """Have :func:`clear_kept` call ``clear`` too: a surface that keeps what it renders of a paper (a
+    message's texts) forgets it with the titles and renderings it was made from."""
+    _cleared_too.append(clear)
 
 
 def title_is_derived(title: str, abstract: str) -> bool:

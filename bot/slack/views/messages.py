@@ -10,6 +10,8 @@ import re
 
 from bot.presentation.markup import mrkdwn
 from bot.presentation.paper_view import (
+    SHOWN_KEPT,
+    keep_cleared,
     paper_links,
     published_on,
     shown_abstract,
@@ -107,11 +109,7 @@ def paper_text(paper: Paper) -> str:
 
 def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
     """One paper as a message: linked title, authors and venue, why it was picked, start of abstract."""
-    paper = rec.paper
-    head = f"*{link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
-    for line in (byline(paper), dateline(paper)):
-        if line:
-            head += "\n" + line
+    head, abstract = _paper_texts(rec.paper)
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": head}},
     ]
@@ -120,9 +118,8 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
         why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
         text = f"*Feed:* {fit(feed, 60)}" + (" · " + why if why else "") if feed else why
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
-    abstract = shown_abstract(paper)
     if abstract:
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": fit(abstract, ABSTRACT_LIMIT)}})
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": abstract}})
     if buttons:
         blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": [
             {"type": "button", "action_id": SAVE_ACTION, "value": "save",
@@ -135,6 +132,38 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
              "text": {"type": "plain_text", "text": "More like this", "emoji": True}},
         ]})
     return blocks
+
+
+def _paper_texts(paper: Paper) -> tuple[str, str]:
+    """A paper message's texts that depend on the paper alone: the head (linked title, byline,
+    dateline) and the start of the abstract ("" without one), escaped and fitted."""
+    key = (paper.id, paper.title, paper.abstract, tuple(paper.authors), paper.url, paper.venue,
+           paper.published, paper.arxiv_id, paper.arxiv_version, paper.doi)
+    return _texts_of(key, paper)
+
+
+# Kept per paper, not worked out per message: a morning's digests post the same few hundred papers to
+# thousands of people, and fitting an abstract costs more than the rest of the message. Keyed by every
+# field the texts read, so an edited paper is worked out afresh.
+_kept: dict[tuple, tuple[str, str]] = {}
+
+
+def _texts_of(key: tuple, paper: Paper) -> tuple[str, str]:
+    found = _kept.get(key)
+    if found is None:
+        head = f"*{link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
+        for line in (byline(paper), dateline(paper)):
+            if line:
+                head += "\n" + line
+        abstract = shown_abstract(paper)
+        found = (head, fit(abstract, ABSTRACT_LIMIT) if abstract else "")
+        if len(_kept) >= SHOWN_KEPT:
+            _kept.clear()
+        _kept[key] = found
+    return found
+
+
+keep_cleared(_kept.clear)
 
 
 def results_blocks(intro: str, recs: list[Recommendation]) -> list[dict]:
