@@ -156,6 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run", metavar="DB", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.run:
+        from bot.allocator import limit_arenas
+
+        limit_arenas()  # as the paperbot command does at start
         print(json.dumps(timed_run(args.run)))
         return 0
     records, real = corpus(args.papers)

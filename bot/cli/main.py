@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import logs
+from bot.allocator import limit_arenas
 from bot.cli import terminal
 from bot.config import Settings
 from bot.errors import PaperbotError
@@ -458,6 +459,7 @@ def _dispose(store: Store) -> None:
 
 def main() -> None:
     """Console-script entry point."""
+    limit_arenas()  # before any thread starts
     cli(obj={})
 
 
