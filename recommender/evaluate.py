@@ -160,6 +160,10 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
     users = list(users)
     batch = max(1, int(batch))
     community = Community([u.liked for u in users]) if collaborative else None
+    if community is not None and community.is_empty:
+        # No two papers share a liker (one like each, as in P1): every collaborative score is 0, and
+        # adding a batch of zeros cost P1 a tenth of its ranking time.
+        community = None
     allowed: np.ndarray | None = None
     if candidates is not None:
         allowed = np.zeros(len(index.ids), dtype=bool)
