@@ -48,3 +48,20 @@ def test_scores_are_the_same_once_the_transpose_is_remembered(index):
 
     assert _transposed(index) is _transposed(index)
     assert np.array_equal(_transposed(index).toarray(), index.matrix.T.toarray())
+
+
+def test_users_with_the_same_profile_get_the_same_list_in_their_order(index):
+    users = [EvalUser("a", ["cats-0"]), EvalUser("b", ["quantum-1"], ["quantum-2"]),
+             EvalUser("c", ["cats-0"]), EvalUser("d", ["quantum-1"]),
+             EvalUser("e", ["cats-0"], topics=["quantum"]),
+             EvalUser("f", ["quantum-1"], ["quantum-2"])]
+    seen = []
+    ranked = list(evaluate(index, users, k=10, batch=2,
+                           progress=lambda done, total: seen.append((done, total))))
+    assert [name for name, _ in ranked] == list("abcdef")
+    # One like each: no community either way, so ranking a user alone is the reference.
+    alone = {u.user: dict(evaluate(index, [u], k=10))[u.user] for u in users}
+    assert dict(ranked) == alone
+    assert ranked[0][1] == ranked[2][1] and ranked[0][1] is not ranked[2][1]
+    assert ranked[1][1] == ranked[5][1] and ranked[1][1] != ranked[3][1]
+    assert seen[-1] == (6, 6) and [d for d, _ in seen] == sorted(d for d, _ in seen)
