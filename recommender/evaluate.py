@@ -171,6 +171,7 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
         rows = [index.row_of[c] for c in candidates if c in index.row_of]
         allowed[rows] = True
     ids = np.array(index.ids, dtype=object)
+    columns = None if allowed is None or diversity > 0 else np.flatnonzero(allowed & index.alive)
     # Users with the same profile get the same list: each distinct profile is ranked once (P1's 5,551
     # users hold 4,327 distinct ones), and the lists are handed out in the users' order.
     slot_of: dict[tuple, int] = {}
@@ -184,8 +185,8 @@ def evaluate(index: PaperIndex, users: Sequence[EvalUser], k: int = 100,
     handed = 0
     for start in range(0, len(distinct), batch):
         chunk = distinct[start:start + batch]
-        for offset, ranked in enumerate(_rank_batch(index, chunk, k, allowed, ids, weights, community,
-                                                    diversity, diverse_head, blend)):
+        for offset, ranked in enumerate(_rank_batch(index, chunk, k, allowed, columns, ids, weights,
+                                                    community, diversity, diverse_head, blend)):
             lists[start + offset] = ranked
         ready = start + len(chunk)
         while handed < len(users) and slots[handed] < ready:
@@ -207,16 +208,29 @@ def _profile_key(user: EvalUser) -> tuple:
 
 
 def _rank_batch(index: PaperIndex, chunk: list[EvalUser], k: int, allowed: np.ndarray | None,
-                ids: np.ndarray, weights: Weights, community: Community | None, diversity: float,
-                diverse_head: int, blend: Blend | None) -> Iterator[list[str]]:
-    """The ranked ids of each user of ``chunk``, in order."""
+                columns: np.ndarray | None, ids: np.ndarray, weights: Weights, community: Community | None,
+                diversity: float, diverse_head: int, blend: Blend | None) -> Iterator[list[str]]:
+    """The ranked ids of each user of ``chunk``, in order. With ``columns`` (the rankable candidates'
+    rows, ascending), the top-k looks at those scores alone: a fifth of each row for cold start, in
+    the same order, so ties fall as in the whole row."""
     scores = score_matrix(index, [u.profile for u in chunk], weights, community, blend)
-    if allowed is not None:
-        # Same effect as top_k(candidates=...), without rebuilding the mask for every user.
-        scores[:, ~allowed] = -np.inf
-    scores[:, ~index.alive] = -np.inf
+    place = None
+    if columns is not None:
+        scores = scores[:, columns]
+        ids = ids[columns]
+        place = np.full(len(index.ids), -1, dtype=np.int64)
+        place[columns] = np.arange(len(columns))
+    else:
+        if allowed is not None:
+            # Same effect as top_k(candidates=...), without rebuilding the mask for every user.
+            scores[:, ~allowed] = -np.inf
+        scores[:, ~index.alive] = -np.inf
     for i, user in enumerate(chunk):
-        own = [index.row_of[pid] for pid in (*user.liked, *user.disliked) if pid in index.row_of]
+        own = np.array([index.row_of[pid] for pid in (*user.liked, *user.disliked) if pid in index.row_of],
+                       dtype=np.int64)
+        if place is not None:
+            own = place[own]
+            own = own[own >= 0]
         scores[i, own] = -np.inf
     if diversity > 0:
         for best in best_of_matrix(index, scores, max(k, 3 * diverse_head)):
@@ -224,8 +238,8 @@ def _rank_batch(index: PaperIndex, chunk: list[EvalUser], k: int, allowed: np.nd
             chosen = {pid for pid, _ in head}
             yield [pid for pid, _ in (head + [b for b in best if b[0] not in chosen])[:k]]
     else:
-        for columns in best_columns(scores, k):
-            yield ids[columns].tolist()
+        for picked in best_columns(scores, k):
+            yield ids[picked].tolist()
 
 
 def intra_list_similarity(index: PaperIndex, ranked: Mapping[str, Sequence[str]], n: int = 10) -> float:

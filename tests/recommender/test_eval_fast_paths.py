@@ -65,3 +65,19 @@ def test_users_with_the_same_profile_get_the_same_list_in_their_order(index):
     assert ranked[0][1] == ranked[2][1] and ranked[0][1] is not ranked[2][1]
     assert ranked[1][1] == ranked[5][1] and ranked[1][1] != ranked[3][1]
     assert seen[-1] == (6, 6) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_candidates_rank_as_a_mask_of_the_whole_row_does(index):
+    from recommender import best_of_matrix, score_matrix
+
+    users = [EvalUser("a", ["cats-0", "cats-3"]), EvalUser("b", ["quantum-1"], ["cats-5"])]
+    candidates = [p for p in index.ids if not p.endswith(("-1", "-6"))]
+    ranked = dict(evaluate(index, users, k=20, candidates=candidates, collaborative=False))
+    scores = score_matrix(index, [u.profile for u in users])
+    allowed = np.isin(np.array(index.ids), candidates)
+    scores[:, ~allowed] = -np.inf
+    for i, u in enumerate(users):
+        scores[i, [index.row_of[p] for p in (*u.liked, *u.disliked)]] = -np.inf
+    expected = [[pid for pid, _ in best] for best in best_of_matrix(index, scores, 20)]
+    assert [ranked["a"], ranked["b"]] == expected
+    assert "cats-5" not in ranked["b"] and not any(p.endswith(("-1", "-6")) for p in ranked["a"])
