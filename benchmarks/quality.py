@@ -125,11 +125,18 @@ def load_split(split: str, ids: list[str]) -> tuple[list[EvalUser], list[EvalUse
     if split != "cold":
         return train, test, None
     new = {pid for pid in ids if held_out_bucket(pid)}
+    return (*cold_split(train, test, new), sorted(new))
+
+
+def cold_split(train: list[EvalUser], test: list[EvalUser],
+               new: set[str]) -> tuple[list[EvalUser], list[EvalUser]]:
+    """The ``new`` papers out of every training set, and only those in the truth; users left with no
+    given like are dropped."""
     train = [EvalUser(u.user, [i for i in u.liked if i not in new]) for u in train]
     known = {u.user for u in train if u.liked}
     train = [u for u in train if u.user in known]
     test = [EvalUser(u.user, [i for i in u.liked if i in new]) for u in test if u.user in known]
-    return train, test, sorted(new)
+    return train, test
 
 
 def load_conf() -> tuple[list[str], list[str], list[list[str]]]:
@@ -284,11 +291,13 @@ def one_digest(index: PaperIndex, train: list[EvalUser], test: list[EvalUser], d
     return new_train, new_test
 
 
-def simulated_split(split: str, index: PaperIndex, ids: list[str]):
-    """feedback / foreign / drift (see the module's docstring): (train, truth, None)."""
-    train, test, _ = load_split("P10", ids)
+def simulated_split(split: str, index: PaperIndex, ids: list[str],
+                    p10: tuple[list[EvalUser], list[EvalUser]] | None = None, sample: int = SIM_USERS):
+    """feedback / foreign / drift (see the module's docstring): (train, truth, None). ``p10`` (given,
+    held out) are citeulike-a's P10 users unless given; ``sample`` of them are used."""
+    train, test = p10 if p10 is not None else load_split("P10", ids)[:2]
     own = {u.user: u.liked for u in train}
-    train = random.Random(0).sample(train, min(SIM_USERS, len(train)))
+    train = random.Random(0).sample(train, min(sample, len(train)))
     if split == "feedback":
         return (*one_digest(index, train, test, lambda u, p: True), None)
     if split == "drift":

@@ -81,8 +81,16 @@ class Community:
         the weighted mean co-like cosine between the row's paper and those liked papers.
         """
         out = np.zeros((len(liked), len(index.ids)), dtype=np.float32)
+        self.add_scores(out, index, liked, weights)
+        return out
+
+    def add_scores(self, out: np.ndarray, index: PaperIndex, liked: Sequence[Sequence[str]],
+                   weights: Sequence[Sequence[float]], factor: float = 1.0) -> None:
+        """``out += factor * self.scores(index, liked, weights)``, touching only the scores that are
+        not 0: a batch's other scores are most of its row (a full array of zeros added to a batch was
+        ~7% of P10's ranking time on the larger eval set)."""
         if self.is_empty:
-            return out
+            return
         data, cols, ptr = [], [], [0]
         for ids, ws in zip(liked, weights, strict=True):
             total = float(sum(ws)) or 1.0
@@ -93,15 +101,15 @@ class Community:
                     cols.append(col)
             ptr.append(len(data))
         if not data:
-            return out
+            return
         select = sparse.csr_matrix((np.array(data, np.float32), np.array(cols, np.int64), ptr),
                                    shape=(len(liked), len(self.papers)))
         found = (select @ self.similar).tocoo()
         rows = self._index_rows(index)
         target = rows[found.col]
         known = target >= 0
-        out[found.row[known], target[known]] = found.data[known]
-        return out
+        # The same float32 product as ``factor * scores`` makes; no (row, column) comes twice.
+        out[found.row[known], target[known]] += np.float32(factor) * found.data[known]
 
     def because_of(self, liked: Sequence[str], weights: Sequence[float],
                    paper_id: str) -> tuple[str | None, float]:
