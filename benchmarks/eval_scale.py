@@ -82,10 +82,10 @@ def users(n: int, copies: dict[str, list[str]],
     return out
 
 
-def prepare(splits: list[str], where: Path, write_users, n_papers: int = PAPERS, n_users: int = USERS,
+def prepare(splits: list[str], where: Path, written, n_papers: int = PAPERS, n_users: int = USERS,
             seed: int = 0) -> dict[str, tuple[Path, Path, Path | None]]:
     """(papers file, users file, candidates file or None) per split, all on the one larger papers file;
-    ``write_users(path, users)`` writes a users file."""
+    ``written(where, split, papers file, users, candidates)`` writes a split's files and names them."""
     records, copies = papers(n_papers, seed)
     papers_file = where / "papers.jsonl"
     papers_file.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -116,9 +116,5 @@ def prepare(splits: list[str], where: Path, write_users, n_papers: int = PAPERS,
             train, test = libraries["P10"]
             sample = round(quality.SIM_USERS * len(train) / 5551)
             train, _, _ = quality.simulated_split(split, index, ids, (train, test), sample)
-        candidates = None
-        if cand is not None:
-            candidates = where / f"{split}-candidates.txt"
-            candidates.write_text("\n".join(cand) + "\n", encoding="utf-8")
-        out[split] = (papers_file, write_users(where / f"{split}-users.jsonl", train), candidates)
+        out[split] = written(where, split, papers_file, train, cand)
     return out

@@ -63,7 +63,6 @@ def prepare(splits: list[str], where: Path) -> dict[str, tuple[Path, Path, Path 
     conf_papers = where / "conf.jsonl"
     conf = None
     for split in splits:
-        candidates = None
         if split.startswith("conf-"):
             if conf is None:
                 conf_papers.write_text("".join((SHARED_DATA / name).read_text(encoding="utf-8")
@@ -82,11 +81,19 @@ def prepare(splits: list[str], where: Path) -> dict[str, tuple[Path, Path, Path 
                     index = PaperIndex.build(ids, texts)
                 train, _, cand = quality.simulated_split(split, index, ids)
             papers = cite
-        if cand is not None:
-            candidates = where / f"{split}-candidates.txt"
-            candidates.write_text("\n".join(cand) + "\n", encoding="utf-8")
-        out[split] = (papers, _write_users(where / f"{split}-users.jsonl", train), candidates)
+        out[split] = _written(where, split, papers, train, cand)
     return out
+
+
+def _written(where: Path, split: str, papers: Path, train: list[EvalUser],
+             cand: list[str] | None) -> tuple[Path, Path, Path | None]:
+    """A split's files in ``where``: its papers file as given, its users (with their dislikes), and its
+    candidates when it has some."""
+    candidates = None
+    if cand is not None:
+        candidates = where / f"{split}-candidates.txt"
+        candidates.write_text("\n".join(cand) + "\n", encoding="utf-8")
+    return papers, _write_users(where / f"{split}-users.jsonl", train), candidates
 
 
 def _seconds(command: list[str]) -> float:
@@ -112,7 +119,7 @@ def run(splits: list[str], repeat: int,
     with tempfile.TemporaryDirectory() as tmp:
         where = Path(tmp)
         files = (prepare(splits, where) if scale is None
-                 else eval_scale.prepare(splits, where, _write_users, *scale))
+                 else eval_scale.prepare(splits, where, _written, *scale))
         for split, (papers, users, candidates) in files.items():
             ours, theirs = commands(papers, users, candidates, where / "ranked.jsonl")
             best_ours = best_theirs = float("inf")
