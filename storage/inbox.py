@@ -75,13 +75,13 @@ RETRY = ("update inbox set status = 'waiting', owner = null, lease_until = ?, er
 GIVE_UP = ("update inbox set status = 'failed', finished_at = ?, lease_until = null, error = ?, payload = '',"
            " subject = ''"
            " where ws = ? and key = ? and owner = ? and status = 'running'")
-#: Everything an owner holds, handed back to be claimed at once by anyone. The attempt still counts:
-#: the owner may have begun it.
 #: Every lease an owner holds, extended (its heartbeat).
 RENEW_ALL = "update inbox set lease_until = ? where owner = ? and status = 'running'"
 #: Who holds items now (running, or waiting for the process that took them): a stopping or dead owner's
 #: are handed back (:data:`RELEASE`).
 OWNERS = "select distinct owner from inbox where status in ('waiting', 'running') and owner is not null"
+#: Everything an owner holds (running, or taken and not yet claimed), handed back to be claimed at once
+#: by anyone. The attempt still counts: the owner may have begun it.
 RELEASE = ("update inbox set status = 'waiting', owner = null, lease_until = null"
            " where owner = ? and status in ('waiting', 'running')")
 #: Finished items (done or failed for good) before a time: their keys no longer guard against a replay.
