@@ -82,8 +82,7 @@ def main() -> int:
     parser.add_argument("--commands", type=int, default=300)
     parser.add_argument("--senders", type=int, default=8)
     parser.add_argument("--users", type=int, default=40)
-    parser.add_argument("--backend", choices=("sqlite", "postgres"), default="sqlite")
-    parser.add_argument("--postgres", help="the server (default: $PAPERBOT_BENCH_POSTGRES, else local)")
+    pg.add_backend_options(parser, default="sqlite")
     parser.add_argument("--during-digests", type=int, default=0, metavar="PEOPLE",
                         help="send while the bot's own scheduler sends this many more people their digest")
     parser.add_argument("--lock", type=float, default=0.0, metavar="SECONDS",
@@ -91,7 +90,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.lock and args.backend != "sqlite":
         raise SystemExit("--lock is about SQLite's one write lock; use it with --backend sqlite")
-    url = pg.answering_server(args.postgres, "pass --backend sqlite") if args.backend == "postgres" else None
+    url = pg.chosen_server(args)
 
     with tempfile.TemporaryDirectory() as tmp, SlackStandIn() as standin, \
             (pg.server(url) if url else contextlib.nullcontext()) as server:

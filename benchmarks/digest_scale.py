@@ -148,10 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--people", type=int, default=PEOPLE)
     parser.add_argument("--papers", type=int, default=PAPERS)
-    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--postgres", metavar="URL",
-                        help=f"the PostgreSQL server for the throwaway database (default: ${pg.ENV}, else "
-                             f"{pg.DEFAULT_SERVER})")
+    pg.add_backend_options(parser)
     add_write_option(parser)
     parser.add_argument("--run", metavar="DB", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -166,8 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print("No papers found in ../shared/data; nothing to measure.")
         return 0
     backends = ["sqlite", "postgres"] if args.backend == "both" else [args.backend]
-    server_url = (pg.answering_server(args.postgres, "pass --backend sqlite") if "postgres" in backends
-                  else None)
+    server_url = pg.chosen_server(args)
     persons = people(args.people)
     runs: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="paperbot-scale-") as tmp_dir, contextlib.ExitStack() as stack:

@@ -160,16 +160,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--people", type=int, default=1000)
     parser.add_argument("--before", type=int, help="time the old scan for this many people (default: all)")
     parser.add_argument("--recent", type=int, default=10_000, help="recent papers for the authors' part")
-    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--postgres",
-                        help=f"the PostgreSQL server (default: ${pg.ENV}, else {pg.DEFAULT_SERVER})")
+    pg.add_backend_options(parser)
     args = parser.parse_args(argv)
     records, real = corpus(args.papers)
     crowd = mutes(args.people)
     before = args.people if args.before is None else args.before
     print(f"{len(records):,} papers ({real:,} real, the rest perturbed copies); {machine()}")
-    server_url = (pg.answering_server(args.postgres, "pass --backend sqlite") if args.backend != "sqlite"
-                  else None)
+    server_url = pg.chosen_server(args)
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         db = Path(tmp) / "mutes.db"
         print(f"ingested in {fill_sqlite(db, records):.0f} s (SQLite, not timed below)")

@@ -8,6 +8,7 @@ timed run starts from the same state in a fraction of a second (no re-ingest, no
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import secrets
@@ -35,6 +36,20 @@ def answering_server(given: str | None, otherwise: str) -> str:
         raise SystemExit(f"no PostgreSQL server at {url} ({why}): set {ENV} or --postgres to a "
                          f"postgresql:// URL, or {otherwise}")
     return url
+
+
+def add_backend_options(parser: argparse.ArgumentParser, default: str = "both") -> None:
+    """``--backend`` (sqlite, postgres, and both unless ``default`` names one) and ``--postgres URL``."""
+    choices = ["sqlite", "postgres"] + (["both"] if default == "both" else [])
+    parser.add_argument("--backend", choices=choices, default=default)
+    parser.add_argument("--postgres", metavar="URL",
+                        help=f"the PostgreSQL server for the throwaway database (default: ${ENV}, else "
+                             f"{DEFAULT_SERVER})")
+
+
+def chosen_server(args: argparse.Namespace) -> str | None:
+    """The answering server when ``--backend`` asks for PostgreSQL (:func:`answering_server`), else None."""
+    return answering_server(args.postgres, "pass --backend sqlite") if args.backend != "sqlite" else None
 
 
 def _admin(url: str, sql: str) -> list[tuple]:

@@ -157,9 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saved", type=int, default=3000, help="papers the person saved (default 3000)")
     parser.add_argument("--runs", type=int, default=RUNS)
-    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--postgres",
-                        help=f"the PostgreSQL server (default: ${pg.ENV}, else {pg.DEFAULT_SERVER})")
+    pg.add_backend_options(parser)
     args = parser.parse_args(argv)
     chosen = papers(args.saved)
     untitled = sum(1 for p in chosen if not p.title)

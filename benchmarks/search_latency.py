@@ -133,14 +133,11 @@ def measure(target: str, records: list[dict], label: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=100_000)
-    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
-    parser.add_argument("--postgres",
-                        help=f"the PostgreSQL server (default: ${pg.ENV}, else {pg.DEFAULT_SERVER})")
+    pg.add_backend_options(parser)
     args = parser.parse_args(argv)
     records, real = corpus(args.papers)
     print(f"{len(records):,} papers ({real:,} real, the rest perturbed copies); {machine()}")
-    server_url = (pg.answering_server(args.postgres, "pass --backend sqlite") if args.backend != "sqlite"
-                  else None)
+    server_url = pg.chosen_server(args)
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         db = Path(tmp) / "search.db"
         print(f"ingested and fitted in {fill_sqlite(db, records):.0f} s (SQLite, not timed below)")
