@@ -12,11 +12,16 @@ from tests.storage.conftest import any_store, backend, pg_database, pg_url, stor
 WS = "T1"
 
 
+def workspace_context(store, papers, digest_size: int = 3) -> Context:
+    """A context of workspace :data:`WS` over ``store`` holding ``papers``, its index built."""
+    store.upsert_papers(papers)
+    root = Context(store, Engine(store), digest_size=digest_size)
+    root.engine.refresh()
+    return root.for_workspace(WS)
+
+
 @pytest.fixture
 def app(any_store):  # noqa: F811
     """A context of workspace T1 over a store holding the five-topic corpus, its index built, on each
     backend in turn."""
-    any_store.upsert_papers(make_corpus())
-    root = Context(any_store, Engine(any_store), digest_size=3)
-    root.engine.refresh()
-    return root.for_workspace(WS)
+    return workspace_context(any_store, make_corpus())

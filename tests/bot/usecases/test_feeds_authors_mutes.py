@@ -25,28 +25,8 @@ from bot.usecases.feeds import MAIN, add_feed, feed_profiles, remove_feed, share
 from bot.usecases.mutes import Muter, mute, muted_filter, muted_ids, unmute
 from bot.usecases.recommend import profile_for
 from storage import Paper, Person
-from tests.conftest import make_corpus
-from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 
 TODAY = datetime.now(UTC).date()
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_ctx(request, tmp_path):
-    """The five-topic corpus, index built, on either backend (a workspace's view, as the bot has it)."""
-    if request.param == "sqlite":
-        target = str(tmp_path / "ctx.db")
-    else:
-        from tests.storage.conftest import reset_schema
-
-        target = request.getfixturevalue("pg_database")
-        reset_schema(target)
-    root = Context.open(target, digest_size=3)
-    ctx = root.for_workspace("T1")
-    ctx.store.upsert_papers(make_corpus())
-    ctx.engine.refresh()
-    yield ctx
-    root.close()
 
 
 def ids(recs):
@@ -77,38 +57,38 @@ def test_a_mute_matches_whole_words_any_case_and_plurals(word, text, held):
     assert Muter([word]).holds(text) is held
 
 
-def test_mute_then_recommend_never_shows_the_word_and_unmute_all_brings_it_back(any_ctx):
-    follow(any_ctx, "U1", "feline cats kittens, robot grasping")
-    assert mute(any_ctx, "U1", "Kitten, whiskers").added == ["kitten", "whiskers"]
-    assert mute(any_ctx, "U1", "kittens").added == ["kittens"]  # a word of its own, matching the same
-    hidden = muted_ids(any_ctx, "U1")
+def test_mute_then_recommend_never_shows_the_word_and_unmute_all_brings_it_back(app):
+    follow(app, "U1", "feline cats kittens, robot grasping")
+    assert mute(app, "U1", "Kitten, whiskers").added == ["kitten", "whiskers"]
+    assert mute(app, "U1", "kittens").added == ["kittens"]  # a word of its own, matching the same
+    hidden = muted_ids(app, "U1")
     assert hidden and all(pid.startswith("cats-") for pid in hidden)
-    papers = any_ctx.store.get_papers(hidden)
+    papers = app.store.get_papers(hidden)
     assert all("kitten" in p.text.lower() or "whiskers" in p.text.lower() for p in papers.values())
-    recs = recommend(any_ctx, "U1", 20, remember=False)
+    recs = recommend(app, "U1", 20, remember=False)
     assert recs and not set(ids(recs)) & hidden
     assert not any(Muter(["kitten", "whiskers"]).holds(r.paper.text) for r in recs)
-    assert not set(ids(choose_papers(any_ctx, "U1"))) & hidden
-    is_muted = muted_filter(any_ctx, "U1")
+    assert not set(ids(choose_papers(app, "U1"))) & hidden
+    is_muted = muted_filter(app, "U1")
     assert all(is_muted(p) for p in papers.values()) and not is_muted(Paper(id="x", abstract="dogs"))
-    assert sorted(unmute(any_ctx, "U1", "all")) == ["kitten", "kittens", "whiskers"]
-    assert muted_ids(any_ctx, "U1") == set()
-    assert set(ids(recommend(any_ctx, "U1", 20, remember=False))) & hidden
+    assert sorted(unmute(app, "U1", "all")) == ["kitten", "kittens", "whiskers"]
+    assert muted_ids(app, "U1") == set()
+    assert set(ids(recommend(app, "U1", 20, remember=False))) & hidden
 
 
-def test_mute_and_unmute_answer_a_wrong_argument_writing_nothing(any_ctx):
+def test_mute_and_unmute_answer_a_wrong_argument_writing_nothing(app):
     for text in ("", " , ", "x" * 61, "!!!"):
         with pytest.raises(BadArgument):
-            mute(any_ctx, "U1", text)
+            mute(app, "U1", text)
     with pytest.raises(BadArgument):
-        mute(any_ctx, "U1", ", ".join(f"word{i}" for i in range(51)))
+        mute(app, "U1", ", ".join(f"word{i}" for i in range(51)))
     with pytest.raises(BadArgument):
-        unmute(any_ctx, "U1", " ")
-    assert any_ctx.store.get_person("U1") is None and not any(any_ctx.store.rows_about("U1").values())
-    assert unmute(any_ctx, "U1", "cats") == [] and unmute(any_ctx, "U1", "ALL") == []
-    mute(any_ctx, "U1", "kitten, box, large language model")
-    assert unmute(any_ctx, "U1", "Kittens") == ["kitten"]  # any spelling the mute covers
-    assert unmute(any_ctx, "U1", "boxing") == [] and unmute(any_ctx, "U1", "large language models") == [
+        unmute(app, "U1", " ")
+    assert app.store.get_person("U1") is None and not any(app.store.rows_about("U1").values())
+    assert unmute(app, "U1", "cats") == [] and unmute(app, "U1", "ALL") == []
+    mute(app, "U1", "kitten, box, large language model")
+    assert unmute(app, "U1", "Kittens") == ["kitten"]  # any spelling the mute covers
+    assert unmute(app, "U1", "boxing") == [] and unmute(app, "U1", "large language models") == [
         "large language model"]
 
 
@@ -133,50 +113,50 @@ def test_names_match_as_people_write_them(followed, author, same):
     assert same_person(name_key(followed), author) is same
 
 
-def test_a_followed_authors_new_paper_is_picked_whatever_it_is_about_with_a_reason_naming_them(any_ctx):
-    add_papers(any_ctx,
+def test_a_followed_authors_new_paper_is_picked_whatever_it_is_about_with_a_reason_naming_them(app):
+    add_papers(app,
                Paper(id="bajcsy-new", title="Safe human-robot interaction",
                      abstract="Zebras crossing rivers.", authors=["Andréa Bajcsy", "C. Other"],
                      published=TODAY.isoformat()),
                Paper(id="bajcsy-old", title="Old work", abstract="Zebras of old.", authors=["A. Bajcsy"],
                      published="2019-05-01"))
-    follow(any_ctx, "U1", "feline cats")
-    before = choose_papers(any_ctx, "U1")
+    follow(app, "U1", "feline cats")
+    before = choose_papers(app, "U1")
     assert "bajcsy-new" not in ids(before)
-    result = follow(any_ctx, "U1", "author: andrea bajcsy")
+    result = follow(app, "U1", "author: andrea bajcsy")
     assert result.authors == ["andrea bajcsy"] and not result.added
-    assert follow(any_ctx, "U1", "author: Andrea  Bajcsy").authors_already == ["Andrea Bajcsy"]
-    recs = choose_papers(any_ctx, "U1")
+    assert follow(app, "U1", "author: Andrea  Bajcsy").authors_already == ["Andrea Bajcsy"]
+    recs = choose_papers(app, "U1")
     assert ids(recs)[0] == "bajcsy-new" and "bajcsy-old" not in ids(recs)
     assert recs[0].reason == "New from Andréa Bajcsy, whom you follow"
-    assert len(recs) == any_ctx.digest_size
-    rec = recommend(any_ctx, "U1", 3, remember=True)
+    assert len(recs) == app.digest_size
+    rec = recommend(app, "U1", 3, remember=True)
     assert ids(rec)[0] == "bajcsy-new"
-    assert "bajcsy-new" not in ids(recommend(any_ctx, "U1", 3, remember=False))  # shown: not again
-    assert interests(any_ctx, "U1").authors == ["andrea bajcsy"]
-    assert unfollow(any_ctx, "U1", "author: A. Bajcsy") == ["andrea bajcsy"]
-    assert interests(any_ctx, "U1").authors == []
+    assert "bajcsy-new" not in ids(recommend(app, "U1", 3, remember=False))  # shown: not again
+    assert interests(app, "U1").authors == ["andrea bajcsy"]
+    assert unfollow(app, "U1", "author: A. Bajcsy") == ["andrea bajcsy"]
+    assert interests(app, "U1").authors == []
 
 
-def test_a_followed_author_written_in_tex_on_the_paper_is_found_and_named_as_they_read(any_ctx):
-    add_papers(any_ctx, Paper(id="godel-1", title="Logic", abstract="Zebras of logic.",
+def test_a_followed_author_written_in_tex_on_the_paper_is_found_and_named_as_they_read(app):
+    add_papers(app, Paper(id="godel-1", title="Logic", abstract="Zebras of logic.",
                               authors=[r'Kurt G\"odel'], published=TODAY.isoformat()))
-    follow(any_ctx, "U1", "author: Kurt Godel")
-    recs = recommend(any_ctx, "U1", remember=False)
+    follow(app, "U1", "author: Kurt Godel")
+    recs = recommend(app, "U1", remember=False)
     assert ids(recs) == ["godel-1"] and recs[0].reason == "New from Kurt Gödel, whom you follow"
 
 
-def test_following_only_an_author_is_enough_for_papers(any_ctx):
-    add_papers(any_ctx, Paper(id="lecun-1", title="Energy", abstract="Energy based zebras.",
+def test_following_only_an_author_is_enough_for_papers(app):
+    add_papers(app, Paper(id="lecun-1", title="Energy", abstract="Energy based zebras.",
                               authors=["Yann LeCun"], published=TODAY.isoformat()))
     with pytest.raises(NoInterests):
-        recommend(any_ctx, "U1")
-    result = follow(any_ctx, "U1", "author: LeCun, Yann")  # one name, commas and all
+        recommend(app, "U1")
+    result = follow(app, "U1", "author: LeCun, Yann")  # one name, commas and all
     assert result.authors == ["LeCun, Yann"] and result.digest_turned_on
-    assert ids(recommend(any_ctx, "U1", remember=False)) == ["lecun-1"]
+    assert ids(recommend(app, "U1", remember=False)) == ["lecun-1"]
     with pytest.raises(BadArgument):
-        follow(any_ctx, "U2", "author:  ")
-    assert any_ctx.store.get_person("U2") is None
+        follow(app, "U2", "author:  ")
+    assert app.store.get_person("U2") is None
 
 
 # -- several feeds ----------------------------------------------------------------------------------
@@ -186,13 +166,13 @@ def test_shares_split_fairly():
     assert shares(5, 1) == [5] and shares(4, 0) == []
 
 
-def test_a_digest_has_a_section_per_feed_sharing_its_size_and_never_repeating_a_paper(any_ctx):
-    follow(any_ctx, "U1", "feline cats kittens")
-    result = add_feed(any_ctx, "U1", "Robot Lab: robot grasping manipulation, locomotion")
+def test_a_digest_has_a_section_per_feed_sharing_its_size_and_never_repeating_a_paper(app):
+    follow(app, "U1", "feline cats kittens")
+    result = add_feed(app, "U1", "Robot Lab: robot grasping manipulation, locomotion")
     assert result.feed == "Robot Lab" and result.added == ["robot grasping manipulation", "locomotion"]
-    add_feed(any_ctx, "U1", "qubits: quantum circuits qubits")
-    any_ctx.digest_size = 5
-    recs = choose_papers(any_ctx, "U1")
+    add_feed(app, "U1", "qubits: quantum circuits qubits")
+    app.digest_size = 5
+    recs = choose_papers(app, "U1")
     assert len(recs) == 5 and len(set(ids(recs))) == 5
     by_feed = {}
     for rec in recs:
@@ -202,63 +182,63 @@ def test_a_digest_has_a_section_per_feed_sharing_its_size_and_never_repeating_a_
     assert all(p.startswith("cats-") for p in by_feed[MAIN])
     assert all(p.startswith("robots-") for p in by_feed["Robot Lab"])
     assert all(p.startswith("quantum-") for p in by_feed["qubits"])
-    assert any_ctx.store.paper_feeds("U1") == {r.paper.id: r.feed for r in recs}
-    follow(any_ctx, "U2", "feline cats kittens")
-    add_feed(any_ctx, "U2", "qubits: quantum circuits qubits")
-    previews, _ = preview_digests(any_ctx, datetime.now(UTC), ["U2"], force=True)
+    assert app.store.paper_feeds("U1") == {r.paper.id: r.feed for r in recs}
+    follow(app, "U2", "feline cats kittens")
+    add_feed(app, "U2", "qubits: quantum circuits qubits")
+    previews, _ = preview_digests(app, datetime.now(UTC), ["U2"], force=True)
     assert {r.feed for r in previews[0].recommendations} == {MAIN, "qubits"}
-    assert any_ctx.store.paper_feeds("U2") == {}  # a preview (`paperbot digest --dry-run`) records nothing
+    assert app.store.paper_feeds("U2") == {}  # a preview (`paperbot digest --dry-run`) records nothing
     # recommend draws on every feed too, never repeating what the digest showed
-    build_digest(any_ctx, "U1")
-    more = recommend(any_ctx, "U1", 6, remember=False)
+    build_digest(app, "U1")
+    more = recommend(app, "U1", 6, remember=False)
     assert {r.feed for r in more} == {MAIN, "Robot Lab", "qubits"} and not set(ids(more)) & set(ids(recs))
 
 
-def test_feedback_on_a_paper_sent_for_a_feed_trains_that_feed_and_dislikes_all(any_ctx):
-    follow(any_ctx, "U1", "feline cats")
-    add_feed(any_ctx, "U1", "robots: robot grasping")
-    recs = build_digest(any_ctx, "U1").recommendations
+def test_feedback_on_a_paper_sent_for_a_feed_trains_that_feed_and_dislikes_all(app):
+    follow(app, "U1", "feline cats")
+    add_feed(app, "U1", "robots: robot grasping")
+    recs = build_digest(app, "U1").recommendations
     robot = next(r.paper.id for r in recs if r.feed == "robots")
     cat = next(r.paper.id for r in recs if r.feed == MAIN)
-    record_feedback(any_ctx, "U1", robot, +1)
-    record_feedback(any_ctx, "U1", cat, -1)
-    profiles = {f.feed: f.profile for f in feed_profiles(any_ctx, "U1", profile_for(any_ctx, "U1"))}
+    record_feedback(app, "U1", robot, +1)
+    record_feedback(app, "U1", cat, -1)
+    profiles = {f.feed: f.profile for f in feed_profiles(app, "U1", profile_for(app, "U1"))}
     assert profiles["robots"].liked == [robot] and profiles[MAIN].liked == []
     assert profiles["robots"].disliked == [cat] == profiles[MAIN].disliked
     assert profiles[MAIN].topics == ["feline cats"] and profiles["robots"].topics == ["robot grasping"]
-    assert remove_feed(any_ctx, "U1", "ROBOTS") == "robots"
-    assert remove_feed(any_ctx, "U1", "robots") is None
-    only = feed_profiles(any_ctx, "U1", profile_for(any_ctx, "U1"))
+    assert remove_feed(app, "U1", "ROBOTS") == "robots"
+    assert remove_feed(app, "U1", "robots") is None
+    only = feed_profiles(app, "U1", profile_for(app, "U1"))
     assert [f.feed for f in only] == [None]  # no named feed left: one profile, as before
-    whole = profile_for(any_ctx, "U1")
+    whole = profile_for(app, "U1")
     assert (only[0].profile.topics, only[0].profile.liked, only[0].profile.disliked) == (
         whole.topics, whole.liked, whole.disliked)
 
 
-def test_a_person_without_feeds_authors_or_mutes_is_ranked_as_before(any_ctx):
-    follow(any_ctx, "U1", "graph neural networks")
-    recs = choose_papers(any_ctx, "U1")
-    assert all(r.feed is None for r in recs) and any_ctx.store.paper_feeds("U1") == {}
-    assert [f.feed for f in feed_profiles(any_ctx, "U1", profile_for(any_ctx, "U1"))] == [None]
+def test_a_person_without_feeds_authors_or_mutes_is_ranked_as_before(app):
+    follow(app, "U1", "graph neural networks")
+    recs = choose_papers(app, "U1")
+    assert all(r.feed is None for r in recs) and app.store.paper_feeds("U1") == {}
+    assert [f.feed for f in feed_profiles(app, "U1", profile_for(app, "U1"))] == [None]
 
 
 @pytest.mark.parametrize("text", ["", "robots", "robots:", "three word name: x", "main: cats", "a<b>: x",
                                   ": cats", "x" * 41 + ": cats"])
-def test_feed_add_answers_a_wrong_argument_writing_nothing(any_ctx, text):
+def test_feed_add_answers_a_wrong_argument_writing_nothing(app, text):
     with pytest.raises(BadArgument):
-        add_feed(any_ctx, "U1", text)
-    assert any_ctx.store.get_person("U1") is None
+        add_feed(app, "U1", text)
+    assert app.store.get_person("U1") is None
 
 
-def test_feed_add_adds_to_a_feed_ignoring_case_and_caps_the_feeds(any_ctx):
-    add_feed(any_ctx, "U1", "robots: grasping")
-    again = add_feed(any_ctx, "U1", "ROBOTS: Grasping, sim2real")
+def test_feed_add_adds_to_a_feed_ignoring_case_and_caps_the_feeds(app):
+    add_feed(app, "U1", "robots: grasping")
+    again = add_feed(app, "U1", "ROBOTS: Grasping, sim2real")
     assert again.feed == "robots" and again.added == ["sim2real"] and again.already == ["Grasping"]
     for i in range(9):
-        add_feed(any_ctx, "U1", f"feed{i}: topic")
+        add_feed(app, "U1", f"feed{i}: topic")
     with pytest.raises(BadArgument):
-        add_feed(any_ctx, "U1", "one more: topic")
-    assert len(interests(any_ctx, "U1").feeds) == 10
+        add_feed(app, "U1", "one more: topic")
+    assert len(interests(app, "U1").feeds) == 10
 
 
 # -- weekly digests ---------------------------------------------------------------------------------
@@ -290,36 +270,36 @@ def test_a_weekly_digest_is_due_on_its_day_at_its_time_once():
     assert not_due == []
 
 
-def test_weekly_and_daily_schedules_and_the_next_one(any_ctx):
-    follow(any_ctx, "U1", "cats")
-    any_ctx.store.set_timezone("U1", "Europe/Berlin")
-    set_weekly(any_ctx, "U1", 4, "16:00")
-    person = any_ctx.store.get_person("U1")
+def test_weekly_and_daily_schedules_and_the_next_one(app):
+    follow(app, "U1", "cats")
+    app.store.set_timezone("U1", "Europe/Berlin")
+    set_weekly(app, "U1", 4, "16:00")
+    person = app.store.get_person("U1")
     assert (person.digest_weekday, person.digest_time, person.digest_enabled) == (4, "16:00", True)
     now = at(MONDAY, 12)
-    assert next_digest(any_ctx, "U1", now) == MONDAY + timedelta(days=4)
-    assert interests(any_ctx, "U1").digest_weekday == 4
-    assert set_daily(any_ctx, "U1", None) == "16:00"  # keeps the time
-    assert any_ctx.store.get_person("U1").digest_weekday is None
-    set_weekly(any_ctx, "U1", 0, "09:00")
-    set_digest_time(any_ctx, "U1", "07:00")  # `digest HH:MM`: daily at that time
-    assert any_ctx.store.get_person("U1").digest_weekday is None
+    assert next_digest(app, "U1", now) == MONDAY + timedelta(days=4)
+    assert interests(app, "U1").digest_weekday == 4
+    assert set_daily(app, "U1", None) == "16:00"  # keeps the time
+    assert app.store.get_person("U1").digest_weekday is None
+    set_weekly(app, "U1", 0, "09:00")
+    set_digest_time(app, "U1", "07:00")  # `digest HH:MM`: daily at that time
+    assert app.store.get_person("U1").digest_weekday is None
 
 
-def test_a_weekly_digest_is_the_weeks_best_new_papers_up_to_twice_the_daily_size(any_ctx):
+def test_a_weekly_digest_is_the_weeks_best_new_papers_up_to_twice_the_daily_size(app):
     old = [Paper(id=f"oldcat-{i}", title=f"Feline cats {i}", abstract="feline cats whiskers purring kittens",
                  published="2020-01-01") for i in range(3)]
     week = [Paper(id=f"weekcat-{i}", title=f"Feline cats week {i}", abstract="feline cats whiskers purring",
                   published=(TODAY - timedelta(days=6)).isoformat()) for i in range(3)]
-    add_papers(any_ctx, *old, *week)
-    follow(any_ctx, "U1", "feline cats")
-    set_weekly(any_ctx, "U1", TODAY.weekday(), "09:00")
-    recs = choose_papers(any_ctx, "U1", today=TODAY)
-    assert len(recs) == 2 * any_ctx.digest_size
+    add_papers(app, *old, *week)
+    follow(app, "U1", "feline cats")
+    set_weekly(app, "U1", TODAY.weekday(), "09:00")
+    recs = choose_papers(app, "U1", today=TODAY)
+    assert len(recs) == 2 * app.digest_size
     assert not any(r.paper.id.startswith("oldcat") for r in recs)  # that week's papers only
     assert {f"weekcat-{i}" for i in range(3)} <= set(ids(recs))
-    set_daily(any_ctx, "U1", "09:00")
-    assert len(choose_papers(any_ctx, "U1", today=TODAY)) == any_ctx.digest_size
+    set_daily(app, "U1", "09:00")
+    assert len(choose_papers(app, "U1", today=TODAY)) == app.digest_size
 
 
 @pytest.mark.parametrize("text", ["funday", "25:00", "monday tuesday", "09:00 10:00", "mo 09:00",
@@ -338,31 +318,31 @@ def test_digest_weekly_and_daily_read_their_day_and_time():
             parse_daily(text)
 
 
-def test_follow_mixes_topics_and_authors_and_unfollow_tells_them_apart(any_ctx):
-    result = follow(any_ctx, "U1", "feline cats, author: Andrea Bajcsy, author: Yann LeCun")
+def test_follow_mixes_topics_and_authors_and_unfollow_tells_them_apart(app):
+    result = follow(app, "U1", "feline cats, author: Andrea Bajcsy, author: Yann LeCun")
     assert result.added == ["feline cats"] and result.authors == ["Andrea Bajcsy", "Yann LeCun"]
-    info = interests(any_ctx, "U1")
+    info = interests(app, "U1")
     assert info.topics == ["feline cats"] and info.authors == ["Andrea Bajcsy", "Yann LeCun"]
-    assert unfollow(any_ctx, "U1", "author: feline cats") == []
-    assert unfollow(any_ctx, "U1", "Andrea Bajcsy") == []  # a topic of that name: there is none
-    assert unfollow(any_ctx, "U1", "author: y. lecun") == ["Yann LeCun"]
-    assert unfollow(any_ctx, "U1", "all") == ["feline cats"]
-    assert interests(any_ctx, "U1").authors == ["Andrea Bajcsy"]  # `unfollow all` is about topics
+    assert unfollow(app, "U1", "author: feline cats") == []
+    assert unfollow(app, "U1", "Andrea Bajcsy") == []  # a topic of that name: there is none
+    assert unfollow(app, "U1", "author: y. lecun") == ["Yann LeCun"]
+    assert unfollow(app, "U1", "all") == ["feline cats"]
+    assert interests(app, "U1").authors == ["Andrea Bajcsy"]  # `unfollow all` is about topics
 
 
-def test_more_like_this_never_offers_a_muted_paper_and_interests_count_the_saved(any_ctx):
+def test_more_like_this_never_offers_a_muted_paper_and_interests_count_the_saved(app):
     from bot.usecases.saved import save
     from bot.usecases.similar import similar_papers
 
-    follow(any_ctx, "U1", "feline cats")
-    before = similar_papers(any_ctx, "U1", "cats-0")
+    follow(app, "U1", "feline cats")
+    before = similar_papers(app, "U1", "cats-0")
     assert before and all(r.paper.id.startswith("cats-") for r in before)
-    mute(any_ctx, "U1", "kitten")  # every cats paper says "kittens"
-    after = similar_papers(any_ctx, "U1", "cats-0")
+    mute(app, "U1", "kitten")  # every cats paper says "kittens"
+    after = similar_papers(app, "U1", "cats-0")
     assert not any(r.paper.id.startswith("cats-") for r in after)
-    assert interests(any_ctx, "U1").saved == 0
-    save(any_ctx, "U1", "robots-1")
-    assert interests(any_ctx, "U1").saved == 1
+    assert interests(app, "U1").saved == 0
+    save(app, "U1", "robots-1")
+    assert interests(app, "U1").saved == 1
 
 
 def test_a_database_emptied_and_filled_again_at_the_same_place_is_read_afresh(tmp_path):

@@ -10,7 +10,8 @@ import pytest
 from bot.state.context import Context
 from bot.usecases.mutes import Muter, hidden_by, indexable, mute, muted_ids
 from storage import Paper
-from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
+from tests.bot.usecases.conftest import workspace_context
+from tests.storage.conftest import any_store  # noqa: F401 - a fixture (each backend in turn)
 
 TEXTS = {
     "hyphen": ("Self-supervised learning of transformers", "We pretrain."),
@@ -47,21 +48,11 @@ WORDS = ["self-supervised", "self supervised", "supervised", "gödel", "godel", 
          "stanbul", "日本語", "α", "helix", "xl", "σίσυφος", "bayes", "numbering", "self"]
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def ctx(request, tmp_path):
-    if request.param == "sqlite":
-        target = str(tmp_path / "mutes.db")
-    else:
-        from tests.storage.conftest import reset_schema
-
-        target = request.getfixturevalue("pg_database")
-        reset_schema(target)
-    root = Context.open(target)
-    ctx = root.for_workspace("T1")
-    ctx.store.upsert_papers([Paper(id=pid, title=title, abstract=abstract)
-                             for pid, (title, abstract) in TEXTS.items()])
-    yield ctx
-    root.close()
+@pytest.fixture
+def ctx(any_store):  # noqa: F811
+    """The papers of :data:`TEXTS` on each backend in turn (a workspace's view, as the bot has it)."""
+    return workspace_context(any_store, [Paper(id=pid, title=title, abstract=abstract)
+                                         for pid, (title, abstract) in TEXTS.items()])
 
 
 def truth(ctx: Context, words: list[str]) -> set[str]:
