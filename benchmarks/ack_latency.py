@@ -102,8 +102,7 @@ def main() -> int:
                **bot_environment(standin, db, digest_size=3)}
         target: str = str(db)
         if server is not None:
-            target = server.url_of(server.create("ack"))
-            pg.db_copy(db, target, env, Path(tmp))
+            target = server.url_of(server.filled_from("ack", db, env, Path(tmp)))
             env["PAPERBOT_DB"] = target
         if args.during_digests:
             add_people(target, [f"UDIGEST{i:05d}" for i in range(args.during_digests)])

@@ -177,10 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         if server_url:
             server = stack.enter_context(pg.server(server_url))
             start = time.perf_counter()
-            name = server.create("scale")
             env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp), "PYTHONPATH": str(ROOT)}
-            pg.db_copy(db, server.url_of(name), env, tmp)
-            server.vacuum_analyze(name)
+            name = server.filled_from("scale", db, env, tmp)
             copy = time.perf_counter() - start
             print(f"copied into PostgreSQL in {copy:.0f} s", flush=True)
         for backend in backends:  # the SQLite run changes its file: PostgreSQL was copied from it before

@@ -546,9 +546,7 @@ def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list
     if server_url:
         server = stack.enter_context(pg.server(server_url))
         start = time.perf_counter()
-        template = server.create("template")
-        pg.db_copy(snapshot, server.url_of(template), env, tmp)
-        server.vacuum_analyze(template)
+        template = server.filled_from("template", snapshot, env, tmp)
         pg_setup = time.perf_counter() - start
 
         def fresh_pg() -> str:

@@ -175,9 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             followed_authors(Path(tmp) / "authors.db", args.recent, args.people)
         if server_url:
             server = stack.enter_context(pg.server(server_url))
-            name = server.create("mutes")
-            pg.db_copy(db, server.url_of(name), dict(os.environ), ROOT)
-            server.vacuum_analyze(name)
+            name = server.filled_from("mutes", db, dict(os.environ), ROOT)
             measure(server.url_of(name), crowd, before, f"PostgreSQL ({pg.version(server_url)})")
     return 0
 

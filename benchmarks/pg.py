@@ -86,6 +86,14 @@ class Server:
         self.made.append(name)
         return name
 
+    def filled_from(self, suffix: str, sqlite_file: str | Path, env: dict, cwd: Path) -> str:
+        """A new database ``<prefix>_<suffix>`` holding what the SQLite file holds (:func:`db_copy`), its
+        planner statistics made (:meth:`vacuum_analyze`); returns its name."""
+        name = self.create(suffix)
+        db_copy(sqlite_file, self.url_of(name), env, cwd)
+        self.vacuum_analyze(name)
+        return name
+
     def drop(self, name: str) -> None:
         """Drop database ``name`` if it exists, closing any connection left to it."""
         _admin(self.url, f'drop database if exists "{name}" with (force)')

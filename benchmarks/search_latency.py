@@ -145,10 +145,8 @@ def main(argv: list[str] | None = None) -> int:
             measure(str(db), records, "SQLite")
         if server_url:
             server = stack.enter_context(pg.server(server_url))
-            name = server.create("search")
             start = time.perf_counter()
-            pg.db_copy(db, server.url_of(name), dict(os.environ), ROOT)
-            server.vacuum_analyze(name)
+            name = server.filled_from("search", db, dict(os.environ), ROOT)
             print(f"copied to PostgreSQL in {time.perf_counter() - start:.0f} s ({pg.version(server_url)})")
             measure(server.url_of(name), records, "PostgreSQL")
     return 0
