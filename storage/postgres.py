@@ -92,7 +92,10 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         self._ws = ""
         self._local = threading.local()
         self._sql = PostgresDialect(self._conn)
-        options = f"-c lock_timeout={int(BUSY_SECONDS * 1000)}"
+        # Every statement planned for its own arguments and the tables as they are now: psycopg prepares a
+        # statement run five times, and PostgreSQL would then keep one generic plan, made while a table was
+        # near empty (a seq scan of the day's first digests), for the rest of the morning as it grows.
+        options = f"-c lock_timeout={int(BUSY_SECONDS * 1000)} -c plan_cache_mode=force_custom_plan"
         # Migrate on a connection of its own first: a refused login or an unknown database then fails
         # here with libpq's own reason, where a pool would only report that it timed out.
         with self._translated():
