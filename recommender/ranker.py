@@ -282,11 +282,12 @@ def _kept_rows(index: PaperIndex, texts: list[str], kind: float | None,
     if len(texts) == 1:
         return found[texts[0]]
     parts = [found[t] for t in texts]
-    indptr = np.zeros(len(parts) + 1, dtype=np.int64)
+    indices = np.concatenate([p.indices for p in parts])
+    # Offsets of the indices' own type (a few texts' words always fit): scipy then checks no ranges.
+    indptr = np.zeros(len(parts) + 1, dtype=indices.dtype)
     np.cumsum([p.nnz for p in parts], out=indptr[1:])
     return sparse.csr_matrix((np.concatenate([p.data for p in parts]).astype(np.float32, copy=False),
-                              np.concatenate([p.indices for p in parts]), indptr),
-                             shape=(len(parts), width))
+                              indices, indptr), shape=(len(parts), width))
 
 
 #: Free texts whose rows are kept per model (see _text_rows): a person's topics together are mostly
