@@ -437,3 +437,27 @@ def test_a_hold_waits_as_long_as_the_other_holder_takes_while_its_statements_giv
     finally:
         first.dispose()
         second.dispose()
+
+
+
+def test_a_digests_updates_find_its_row_by_index_however_empty_the_table_looked(pg_store):
+    # A first morning: the digests table starts empty and never analysed, then a day's digests arrive. Each
+    # digest's update must go straight to its row: not read the whole day's digests (an index on the day
+    # without the person), and not through a generic plan made while the table was empty (psycopg prepares
+    # a statement run five times; PostgreSQL would keep the plan it first found cheapest).
+    day = "2026-07-15"
+    with pg_store.hold_person("U0000"):  # the hold's own connection: where psycopg prepares statements
+        assert pg_store.start_digests([("U0000", day)], "a:1:1", LEASE, AT)
+        for _ in range(8):
+            assert pg_store.set_digest_papers("U0000", day, "a:1:1", ["P1"], {"P1": "why"})
+        users = [f"U{i:04d}" for i in range(1, 600)]
+        assert len(pg_store.start_digests([(u, day) for u in users], "a:1:1", LEASE, AT)) == len(users)
+        for _ in range(4):
+            assert pg_store.set_digest_papers("U0000", day, "a:1:1", ["P1"], {"P1": "why"})
+        plans = pg_store._sql.all("select generic_plans, custom_plans from pg_prepared_statements"
+                                  " where starts_with(statement, ?)", ["update digests set papers"])
+        plan = "\n".join(row[0] for row in pg_store._sql.all(
+            "explain update digests set papers = '[]' where ws = '' and user_id = 'U0001'"
+            " and local_date = '2026-07-15' and owner = 'a:1:1' and status = 'sending'"))
+    assert plans and all(generic == 0 and custom > 0 for generic, custom in plans), plans
+    assert "Index Cond" in plan and "user_id" in plan.split("Index Cond", 1)[1], plan
