@@ -301,8 +301,7 @@ def _text_rows_now(index: PaperIndex, texts: list[str]) -> sparse.csr_matrix:
     rows = index.model.transform_short(texts)
     if rows.nnz == 0 or TOPIC_PHRASE_WEIGHT == 1.0:
         return rows
-    terms = index.model.stem_terms
-    pairs = np.fromiter((" " in terms[c] for c in rows.indices), dtype=bool, count=rows.nnz)
+    pairs = pair_columns(index.model)[rows.indices]
     if not pairs.any():
         return rows
     out = sparse.csr_matrix(rows, dtype=np.float32, copy=True)
@@ -775,7 +774,9 @@ class _ExplainContext:
             shared = data != 0
             columns, data = columns[shared], data[shared]
             if len(self.stray):
-                kept = ~np.isin(columns, self.stray)
+                kept = np.ones(len(columns), dtype=bool)
+                for col in self.stray:  # a few pairs at most: np.isin costs more in checks than this
+                    kept &= columns != col
                 columns, data = columns[kept], data[kept]
             if topics:
                 # The named topics' own words go without saying, and generic words add nothing to
@@ -796,8 +797,7 @@ class _ExplainContext:
 
     def _best_columns(self, columns: np.ndarray, data: np.ndarray) -> np.ndarray:
         """The columns that contribute, best reason first."""
-        terms = self.index.model.stem_terms
-        pairs = np.fromiter((" " in terms[c] for c in columns), dtype=bool, count=len(columns))
+        pairs = pair_columns(self.index.model)[columns]
         # Two-word terms are down-weighted for ranking; for saying why, a shared phrase is the better
         # reason, so undo that (once for the paper's row, once for the query's).
         undo = 1.0 / getattr(self.index.model, "phrase_weight", 1.0) ** 2
@@ -812,8 +812,23 @@ class _ExplainContext:
         return float(self._collaborative[self.index.row_of[paper_id]])
 
 
-_generic: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _generic_lock = threading.Lock()  # worked out once per model: a digest run's threads all ask at once
+_pairs: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def pair_columns(model) -> np.ndarray:
+    """Per column of ``model``: True for a two-word term. Worked out once per vocabulary, not per row
+    (ranking and explaining ask for every topic's and every pick's columns)."""
+    terms = model.stem_terms
+    with _generic_lock:
+        cached = _pairs.get(model)
+        if cached is None or len(cached) != len(terms):
+            cached = np.fromiter((" " in t for t in terms), dtype=bool, count=len(terms))
+            _pairs[model] = cached
+        return cached
+
+
+_generic: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def generic_terms(model, n_docs: int) -> np.ndarray:
