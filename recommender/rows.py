@@ -45,7 +45,7 @@ def take_rows(matrix: sparse.csr_matrix, rows: Sequence[int] | np.ndarray) -> sp
 
 def _offsets_dtype(matrix: sparse.csr_matrix, nnz: int) -> np.dtype:
     """The indices' own integer type when ``nnz`` fits it: scipy then takes the arrays as they are, where
-    offsets of a wider type make it scan both arrays for their range (a third of a few rows' cost)."""
+    offsets of a wider type make it scan both arrays for their range (a quarter of a few rows' cost)."""
     dtype = matrix.indices.dtype
     return dtype if nnz <= np.iinfo(dtype).max else np.dtype(np.int64)
 
