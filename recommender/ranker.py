@@ -698,12 +698,19 @@ class _ExplainContext:
         self.stray = _stray_pairs(index, self.topics, self.topic_vec, self.each_topic)
         self.liked = self.parts.liked
         self.liked_rows = index.rows(self.liked) if self.liked else None
-        self.query = _queries(index, [self.parts], [profile], weights)
         # Words are explained against the similarity part alone: the person's model only re-weighs
-        # the same words, and this way a reason depends on nothing but the profile's own papers.
-        self.similarity_query = (self.query if self.parts.model == 0 else
-                                 _queries(index, [replace(self.parts, model=0.0)], [profile], weights))
+        # the same words, and this way a reason depends on nothing but the profile's own papers. The whole
+        # query (with the model) is needed only to score, which explaining a digest's picks never does.
+        self.similarity_query = _queries(index, [replace(self.parts, model=0.0)], [profile], weights)
+        self._query = self.similarity_query if self.parts.model == 0 else None
         self._collaborative: np.ndarray | None = None
+
+    @property
+    def query(self) -> sparse.csr_matrix:
+        """The profile's whole query (its model included), made when first asked for."""
+        if self._query is None:
+            self._query = _queries(self.index, [self.parts], [self.profile], self.weights)
+        return self._query
 
     def scores(self) -> np.ndarray:
         # Expansion changes what ranks, not how a pick is explained (that stays with the profile's
