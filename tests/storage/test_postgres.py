@@ -439,7 +439,6 @@ def test_a_hold_waits_as_long_as_the_other_holder_takes_while_its_statements_giv
         second.dispose()
 
 
-
 def test_a_digests_updates_find_its_row_by_index_however_empty_the_table_looked(pg_store):
     # A first morning: the digests table starts empty and never analysed, then a day's digests arrive. Each
     # digest's update must go straight to its row: not read the whole day's digests (an index on the day
