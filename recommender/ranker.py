@@ -38,7 +38,7 @@ from recommender.diversity import diversify
 from recommender.index import PaperIndex
 from recommender.model import Feedback, person_vectors
 from recommender.profile import Pick, Profile
-from recommender.rows import dense_row, scale_rows, take_rows, unit_rows
+from recommender.rows import dense_row, offsets_dtype, scale_rows, take_rows, unit_rows
 
 
 @dataclass(frozen=True)
@@ -283,8 +283,7 @@ def _kept_rows(index: PaperIndex, texts: list[str], kind: float | None,
         return found[texts[0]]
     parts = [found[t] for t in texts]
     indices = np.concatenate([p.indices for p in parts])
-    # Offsets of the indices' own type (a few texts' words always fit): scipy then checks no ranges.
-    indptr = np.zeros(len(parts) + 1, dtype=indices.dtype)
+    indptr = np.zeros(len(parts) + 1, dtype=offsets_dtype(indices.dtype, len(indices)))
     np.cumsum([p.nnz for p in parts], out=indptr[1:])
     return sparse.csr_matrix((np.concatenate([p.data for p in parts]).astype(np.float32, copy=False),
                               indices, indptr), shape=(len(parts), width))
@@ -879,9 +878,9 @@ def _stray_pairs(index: PaperIndex, topics: list[str], joined: sparse.csr_matrix
     if joined is None or len(topics) < 2:
         return np.zeros(0, dtype=np.int64)
     each = each if each is not None else _text_rows(index, topics)
-    terms = index.model.stem_terms
+    pairs = pair_columns(index.model)
     stray = set(joined.indices.tolist()) - set(each.indices.tolist())
-    return np.array(sorted(c for c in stray if " " in terms[c]), dtype=np.int64)
+    return np.array(sorted(c for c in stray if pairs[c]), dtype=np.int64)
 
 
 def content_stems(model, generic: np.ndarray, topic: str) -> list[str]:

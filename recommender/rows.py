@@ -36,18 +36,18 @@ def take_rows(matrix: sparse.csr_matrix, rows: Sequence[int] | np.ndarray) -> sp
     rows = np.asarray(rows, dtype=np.int64)
     starts, ends = matrix.indptr[rows], matrix.indptr[rows + 1]
     lengths = ends - starts
-    indptr = np.zeros(len(rows) + 1, dtype=_offsets_dtype(matrix, int(lengths.sum())))
+    indptr = np.zeros(len(rows) + 1, dtype=offsets_dtype(matrix.indices.dtype, int(lengths.sum())))
     np.cumsum(lengths, out=indptr[1:])
     take = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
     return sparse.csr_matrix((matrix.data[take], matrix.indices[take], indptr),
                              shape=(len(rows), matrix.shape[1]))
 
 
-def _offsets_dtype(matrix: sparse.csr_matrix, nnz: int) -> np.dtype:
-    """The indices' own integer type when ``nnz`` fits it: scipy then takes the arrays as they are, where
-    offsets of a wider type make it scan both arrays for their range (a quarter of a few rows' cost)."""
-    dtype = matrix.indices.dtype
-    return dtype if nnz <= np.iinfo(dtype).max else np.dtype(np.int64)
+def offsets_dtype(indices: np.dtype, nnz: int) -> np.dtype:
+    """The type for a CSR matrix's row offsets: the ``indices``' own integer type when ``nnz`` fits it.
+    scipy then takes the arrays as they are, where offsets of a wider type make it scan both arrays for
+    their range (a quarter of a few rows' cost)."""
+    return np.dtype(indices) if nnz <= np.iinfo(indices).max else np.dtype(np.int64)
 
 
 def dense_row(matrix: sparse.csr_matrix, row: int = 0) -> np.ndarray:
