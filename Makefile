@@ -19,7 +19,7 @@ demo: install
 	$(BIN)/paperbot demo
 
 # Parallel workers: much of the suite waits on subprocesses, servers and PostgreSQL, so four workers pay on
-# two cores (the whole suite costs about 5 CPU-minutes; 3 workers took 5m14, 4 took 4m41 on a quiet machine).
+# two cores (the whole suite costs about 5 CPU-minutes; with the long suites first 4 workers took 4m04, 5 took 5m48).
 # Tests marked with one xdist_group share a worker.
 TEST_WORKERS ?= 4
 

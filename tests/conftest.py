@@ -59,6 +59,7 @@ def pytest_collection_modifyitems(config, items):
     neither backend in particular (SQLite unit tests) always run."""
     from tests.e2e.harness import BACKENDS, test_backends
 
+    start_the_long_suites_first(items)
     chosen = test_backends()
     if chosen == BACKENDS:
         return
@@ -69,6 +70,20 @@ def pytest_collection_modifyitems(config, items):
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
+
+
+# The fault and end-to-end suites hold most of the suite's long tests (real processes, kills, a 40-s lock):
+# started first, they spread over the workers from the start instead of leaving one worker a long tail.
+LONG_SUITES = ("tests/fault/", "tests/e2e/")
+
+
+def start_the_long_suites_first(items) -> None:
+    """Put the long suites' tests before the rest, each part in its own order (a stable sort: every xdist
+    worker collects the same order)."""
+    def rank(item) -> int:
+        path = item.nodeid
+        return next((i for i, suite in enumerate(LONG_SUITES) if path.startswith(suite)), len(LONG_SUITES))
+    items.sort(key=rank)
 
 
 def backend_of(item) -> str | None:
