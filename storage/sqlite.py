@@ -30,6 +30,7 @@ from storage.models import Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
+from storage.person_holds import holds_of
 from storage.preferences import Preferences
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
@@ -129,9 +130,13 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
     @contextlib.contextmanager
     def hold_person(self, user_id: str) -> Iterator[None]:
         # Hold off every other process's ``hold_person`` for this person until the block ends (work spanning
-        # many transactions and Slack calls: a delivery). A SQLite file serves one bot process, whose own
-        # threads :class:`bot.slack.runtime.UserLocks` serialises; nothing to take here.
-        yield
+        # many transactions and Slack calls: a delivery): the bot beside `paperbot digest` from cron, or a
+        # run's digest helpers. A byte of a lock file beside the database (:mod:`storage.person_holds`).
+        if self.local_file is None:  # in memory: one process only
+            yield
+            return
+        with holds_of(self.local_file).hold(f"{self._ws}\x00{user_id}"):
+            yield
 
     def lock_person(self, user_id: str) -> None:
         # Serialise this transaction with every other that locks the same person, in any process, until it

@@ -201,3 +201,67 @@ def test_a_hold_lets_go_of_the_person_when_it_ends_though_its_connection_is_kept
     finally:
         dispose(first)
         dispose(second)
+
+
+_HOLDER = """
+import sys, time
+from storage import open_store
+store = open_store(sys.argv[1]).for_workspace(sys.argv[2])
+with store.hold_person(sys.argv[3]):
+    print("held", flush=True)
+    time.sleep(300)
+"""
+
+
+def _waited(store, user_id: str, seconds: float) -> bool:
+    """Whether ``store.hold_person(user_id)`` has to wait longer than ``seconds`` (it is then given up on,
+    in a daemon thread, and taken once its holder lets go)."""
+    got = threading.Event()
+
+    def take() -> None:
+        with store.hold_person(user_id):
+            got.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    return not got.wait(seconds)
+
+
+def test_a_person_held_in_one_process_is_held_off_in_another_until_that_process_dies(store_target):
+    """Both backends: a digest helper, or `paperbot digest` beside the bot, never delivers to a person the
+    bot is delivering to; the hold goes with its process, even killed."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    store = open_store(store_target)
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, store_target, "T1", "U1"], cwd=ROOT,
+                              stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert _waited(store.for_workspace("T1"), "U1", 1.0)
+        assert not _waited(store.for_workspace("T1"), "U2", 10)  # someone else is not held off
+        assert not _waited(store.for_workspace("T2"), "U1", 10)  # nor the same id in another workspace
+        holder.kill()
+        holder.wait(30)
+        assert not _waited(store.for_workspace("T1"), "U1", 10)  # the process is gone, and its hold
+    finally:
+        holder.kill()
+        holder.wait(30)
+        dispose(store)
+
+
+def test_threads_of_one_process_hold_a_sqlite_person_in_turn_and_two_people_at_once(tmp_path):
+    first, second = open_store(str(tmp_path / "a.db")), open_store(str(tmp_path / "a.db"))
+    try:
+        with first.hold_person("U1"):
+            assert _waited(second, "U1", 0.5)  # another store of this process on the file: its threads too
+            with first.hold_person("U2"):  # a hold within a hold
+                assert _waited(second, "U2", 0.5)
+            assert not _waited(second, "U2", 10)
+        assert not _waited(second, "U1", 10)
+    finally:
+        dispose(first)
+        dispose(second)
