@@ -24,6 +24,7 @@ from bot.state.owner import owner_alive, owner_id
 from bot.usecases.delivery import send_compact, send_papers
 from bot.usecases.digests.choose import BATCH, Chooser, choose_papers
 from bot.usecases.digests.due import local_date
+from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.schedule import Due, NotDue, find_due
 from bot.usecases.digests.send import (
     Alive,
@@ -73,8 +74,9 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
                      force: bool = False, owner: str | None = None, workers: int = WORKERS,
                      hold: Callable[[str], contextlib.AbstractContextManager] | None = None,
                      stop: threading.Event | None = None, clock: Clock = utc_now,
-                     alive: Alive = owner_alive) -> DailyRun:
-    """Send every digest due at ``now`` (see :func:`due_digests`), ``workers`` at a time.
+                     alive: Alive = owner_alive, helpers: Helpers | None = None) -> DailyRun:
+    """Send every digest due at ``now`` (see :func:`due_digests`), ``workers`` at a time; with
+    ``helpers``, a big run also in helper processes (:mod:`bot.usecases.digests.helpers`).
 
     ``hold(user)`` is entered around each person's digest (the bot's per-person lock; by default the
     store's ``hold_person``, so a `paperbot digest` run and a running bot on one PostgreSQL database
@@ -92,6 +94,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     # or `paperbot digest` beside the bot) would otherwise walk the same list in step, each waiting on
     # the others' hold of the same person, and serve one at a time between them.
     order = random.sample(due, len(due))
+    helping = helpers.start(len(due), now, users, force, workers, stop) if helpers is not None else None
     outcomes: dict[int, Outcome] = {}
     futures: dict[int, Future] = {}
 
@@ -139,7 +142,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
                 futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser)
                 running.add(futures[id(item)])
     outcomes.update({key: future.result() for key, future in futures.items()})
-    run.outcomes += [outcomes[id(item)] for item in due]  # reported in the schedule's order
+    own = [outcomes[id(item)] for item in due]  # reported in the schedule's order
+    run.outcomes += merged(own, helping.outcomes()) if helping is not None else own
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
                  outcome.delivered, f": {outcome.error}" if outcome.error else "")

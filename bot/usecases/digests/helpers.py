@@ -1,0 +1,164 @@
+"""Helper processes for a big run of digests.
+
+Choosing a digest is CPU work, and the threads of one process take turns on one core (Python's GIL):
+at thousands of digests a run would use one core however many the machine has. A run with at least
+:attr:`Helpers.min_due` digests due therefore starts helper processes that send the same run's digests
+beside it. Each claims digests in the database as replicas do (:mod:`bot.usecases.digests.send`), so
+every digest goes out once whichever process sends it, and each holds the person as the bot does
+(``Store.hold_person``, across processes on both backends). Each helper reports what it did; the run
+reports every digest as the process that sent it found it.
+
+A helper that dies leaves the digests it had claimed to the next run, as a replica's would be left; a
+run that is stopped stops its helpers (SIGTERM: they finish what is under way and give back the rest).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING, Protocol
+
+from bot import logs
+from bot.state.context import Context
+from bot.usecases.digests.send import Courier, Outcome
+
+if TYPE_CHECKING:
+    from bot.usecases.digests.run import DailyRun
+
+log = logging.getLogger(__name__)
+
+#: Below this many due digests a run is over before a helper would be ready (starting one takes about
+#: two seconds: Python, scikit-learn and the index).
+MIN_DUE = 1000
+#: What a process reports of a digest it did not send (another process had it or ended it, or this one
+#: was stopping): the outcome of the process that handled it says more.
+ELSEWHERE = frozenset({"busy", "done", "skipped"})
+
+
+def default_processes() -> int:
+    """How many processes send a big run by default: the cores this process may use, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
+class Stop(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Helpers:
+    """How a run starts its helpers: ``count`` processes, each opening its context with ``open()`` and
+    building its courier with ``courier(ctx, stop)`` (``stop``: set when the helper must stop, e.g. by a
+    courier whose token Slack refuses). Both are pickled into the new process: module-level functions,
+    or partials of them."""
+
+    count: int
+    open: Callable[[], Context]
+    courier: Callable[[Context, threading.Event], Courier]
+    min_due: int = MIN_DUE
+
+    def start(self, due: int, now: datetime, users: list[str] | None, force: bool, workers: int,
+              stop: Stop | None) -> Running | None:
+        """Start the helpers for a run of ``due`` digests at ``now`` (None: too few to be worth it)."""
+        if self.count < 1 or due < self.min_due:
+            return None
+        job = _Job(self, now, users, force, workers, logging.getLogger().getEffectiveLevel())
+        return Running(job, stop)
+
+
+@dataclass(frozen=True)
+class _Job:
+    helpers: Helpers
+    now: datetime
+    users: list[str] | None
+    force: bool
+    workers: int
+    log_level: int
+
+
+class Running:
+    """The helpers of one run, started at once; :meth:`outcomes` waits for them."""
+
+    def __init__(self, job: _Job, stop: Stop | None):
+        spawn = multiprocessing.get_context("spawn")  # the bot's threads make forking unsafe
+        self._helpers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        for _ in range(job.helpers.count):
+            receive, send = spawn.Pipe(duplex=False)
+            process = spawn.Process(target=_helper, args=(job, send), name="paperbot-digest-helper",
+                                    daemon=True)
+            process.start()
+            send.close()
+            self._helpers.append((process, receive))
+        log.info("%d digest helper process(es) started", len(self._helpers))
+        self._done = threading.Event()
+        if stop is not None:
+            threading.Thread(target=self._stop_when, args=(stop,), name="paperbot-digest-helpers",
+                             daemon=True).start()
+
+    def _stop_when(self, stop: Stop) -> None:
+        while not self._done.wait(0.2):
+            if stop.is_set():
+                for process, _ in self._helpers:
+                    if process.is_alive():
+                        process.terminate()  # SIGTERM: the helper stops as the run does
+                return
+
+    def outcomes(self) -> list[Outcome]:
+        """Wait for every helper to end; the outcomes of the digests they handled."""
+        found: list[Outcome] = []
+        try:
+            for process, receive in self._helpers:
+                try:
+                    found += receive.recv()
+                except (EOFError, OSError):
+                    process.join()
+                    log.warning("a digest helper process ended without a report (exit code %s): the digests "
+                                "it had claimed go out at the next run", process.exitcode)
+                receive.close()
+                process.join()
+        finally:
+            self._done.set()
+        return found
+
+
+def merged(own: list[Outcome], theirs: list[Outcome]) -> list[Outcome]:
+    """The run's outcomes in its own order: each digest as the process that handled it found it (a
+    helper's outcome replaces "busy", "done" or "skipped" here), then those only a helper found due."""
+    by_key: dict[tuple[str, date], Outcome] = {(o.user_id, o.local_date): o for o in theirs}
+    out = []
+    for outcome in own:
+        other = by_key.pop((outcome.user_id, outcome.local_date), None)
+        out.append(other if other is not None and outcome.status in ELSEWHERE else outcome)
+    return out + list(by_key.values())
+
+
+def _helper(job: _Job, report: Connection) -> None:
+    """A helper process: the run's due digests, as many as it can claim; then its report."""
+    from bot.usecases.digests.run import send_due_digests  # imported here: run imports this module
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the run, which stops us
+    logs.configure(job.log_level)
+    try:
+        ctx = job.helpers.open()
+        try:
+            run: DailyRun = send_due_digests(ctx, job.now, job.helpers.courier(ctx, stop), users=job.users,
+                                             force=job.force, workers=job.workers, stop=stop)
+        finally:
+            ctx.close()
+    except Exception as exc:  # the run carries on without this helper; the next run takes what it held
+        log.warning("a digest helper process stopped: %s: %s", type(exc).__name__, exc)
+        raise SystemExit(1) from None
+    report.send([o for o in run.outcomes if o.status not in ELSEWHERE])
+    report.close()
