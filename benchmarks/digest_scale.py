@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -51,31 +52,46 @@ START, END = "<!-- scale:start -->", "<!-- scale:end -->"
 PEOPLE, PAPERS = 10_000, 100_000
 
 
-def timed_run(db: str) -> dict:
-    """In this process: `paperbot digest --force` for everyone, through a courier without Slack, on the
-    database ``db`` (a SQLite file or a PostgreSQL URL)."""
-    start = time.perf_counter()
-    from bot.state.context import Context
-    from bot.usecases.digests.run import send_due_digests
+def instant_courier(ctx, stop):
+    """A courier that answers at once, without Slack (module level: a helper process builds its own)."""
     from bot.usecases.digests.send import Courier
 
-    imported = time.perf_counter()
     ts = itertools.count(1)
-    courier = Courier(open=lambda user: "D" + user, post_text=lambda channel, text: f"{next(ts)}.0",
-                      post_paper=lambda channel, rec: (channel, f"{next(ts)}.0"))
-    opened = Context.open(str(db), DIGEST_SIZE)
-    ctx = opened.for_workspace(WORKSPACE)  # where prepare() put the people
+    return Courier(open=lambda user: "D" + user, post_text=lambda channel, text: f"{next(ts)}.0",
+                   post_paper=lambda channel, rec: (channel, f"{next(ts)}.0"))
+
+
+def open_workspace(db: str):
+    """What each process of the run opens: ``db``, the workspace where prepare() put the people."""
+    from bot.state.context import Context
+
+    return Context.open(str(db), DIGEST_SIZE).for_workspace(WORKSPACE)
+
+
+def timed_run(db: str, processes: int) -> dict:
+    """In this process: `paperbot digest --force` for everyone, through a courier without Slack, on the
+    database ``db`` (a SQLite file or a PostgreSQL URL), with ``processes - 1`` helper processes."""
+    start = time.perf_counter()
+    from bot.usecases.digests.helpers import Helpers
+    from bot.usecases.digests.run import send_due_digests
+
+    imported = time.perf_counter()
+    ctx = open_workspace(db)
     with ctx.engine.index():
         pass
     loaded = time.perf_counter()
-    run = send_due_digests(ctx, datetime.now(UTC), courier, force=True)
+    helpers = Helpers(processes - 1, open=functools.partial(open_workspace, db), courier=instant_courier)
+    run = send_due_digests(ctx, datetime.now(UTC), instant_courier(ctx, None), force=True, helpers=helpers)
     if not run.outcomes:
         raise SystemExit("no digest was due: the people are not where the run looked for them")
     done = time.perf_counter()
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    opened.close()
+    helped = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ctx.close()
     return {"imports": imported - start, "load": loaded - imported, "send": done - loaded,
-            "total": done - start, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
+            "total": done - start, "cpu": usage.ru_utime + usage.ru_stime,
+            "helpers_cpu": helped.ru_utime + helped.ru_stime, "processes": processes,
+            "rss": usage.ru_maxrss / 1024, "helper_rss": helped.ru_maxrss / 1024,
             "sent": run.count("sent"), "papers": sum(o.delivered for o in run.outcomes),
             "other": len(run.outcomes) - run.count("sent")}
 
@@ -98,7 +114,8 @@ def markdown(runs: dict[str, dict], command: str) -> str:
         "",
         f"Command: `{command}` ({machine()}). {first['people']:,} people with 3 topics each, "
         f"{first['papers_n']:,} papers ({first['real']:,} real, the rest perturbed copies), {DIGEST_SIZE} "
-        "papers a digest, 8 workers; Slack replaced by a courier that answers at once, so this is "
+        f"papers a digest, {first['processes']} process(es) (the run and {first['processes'] - 1} helper(s), "
+        "8 workers each); Slack replaced by a courier that answers at once, so this is "
         f"everything paperbot does itself. Setup, not timed: {setups}.",
         "",
         "| | " + " | ".join(BACKENDS[b] for b in runs) + " |",
@@ -107,8 +124,10 @@ def markdown(runs: dict[str, dict], command: str) -> str:
         row("imports, then loading the saved index", lambda r: f"{r['imports']:.1f} s, {r['load']:.1f} s"),
         row("choosing, explaining, claiming and recording every digest",
             lambda r: f"{r['send']:.0f} s ({1000 * r['send'] / max(r['sent'], 1):.1f} ms a person)"),
-        row("whole process: wall / CPU", lambda r: f"{r['total']:.0f} s / {r['cpu']:.0f} s"),
-        row("peak RSS", lambda r: f"{r['rss']:.0f} MB"),
+        row("whole run: wall / CPU (the run's process + its helpers)",
+            lambda r: f"{r['total']:.0f} s / {r['cpu']:.0f} + {r['helpers_cpu']:.0f} s"),
+        row("peak RSS: the run's process + its largest helper",
+            lambda r: f"{r['rss']:.0f} + {r['helper_rss']:.0f} = {r['rss'] + r['helper_rss']:.0f} MB"),
         row("database size after the run", lambda r: f"{r['db_bytes'] / 2**20:,.0f} MB"),
         "",
         *([f"PostgreSQL: {runs['postgres']['server']} on this machine, over TCP on 127.0.0.1; its CPU "
@@ -135,9 +154,10 @@ def sqlite_bytes(db: Path) -> int:
     return sum(p.stat().st_size for p in (db, Path(f"{db}-wal")) if p.exists())
 
 
-def run_timed(target: str) -> dict:
-    """The timed run on ``target``, as a process of its own; its figures."""
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--run", target],
+def run_timed(target: str, processes: int) -> dict:
+    """The timed run on ``target``, as a process of its own (with its helpers); its figures."""
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--run", target,
+                           "--processes", str(processes)],
                           capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"the timed run failed:\n{done.stderr}")
@@ -150,13 +170,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=PAPERS)
     pg.add_backend_options(parser)
     add_write_option(parser)
+    parser.add_argument("--processes", type=int,
+                        help="processes sending the run, helpers included (default: as paperbot's, "
+                             "PAPERBOT_DIGEST_PROCESSES: the cores, at most 4)")
     parser.add_argument("--run", metavar="DB", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.processes is None:
+        from bot.config import default_processes
+
+        args.processes = default_processes()
     if args.run:
         from bot.allocator import limit_arenas
 
         limit_arenas()  # as the paperbot command does at start
-        print(json.dumps(timed_run(args.run)))
+        print(json.dumps(timed_run(args.run, args.processes)))
         return 0
     records, real = corpus(args.papers)
     if not real:
@@ -184,17 +211,17 @@ def main(argv: list[str] | None = None) -> int:
         for backend in backends:  # the SQLite run changes its file: PostgreSQL was copied from it before
             print(f"timing the run on {BACKENDS[backend]}…", flush=True)
             if backend == "sqlite":
-                result = run_timed(str(db))
+                result = run_timed(str(db), args.processes)
                 result["db_bytes"] = sqlite_bytes(db)
             else:
-                result = run_timed(server.url_of(name))
+                result = run_timed(server.url_of(name), args.processes)
                 result.update(db_bytes=server.size(name), copy=copy, server=pg.version(server_url))
             result.update(common, papers_sent=result.pop("papers"))
             runs[backend] = result
             print(f"{BACKENDS[backend]}: {result['sent']:,} digests in {result['send']:.1f} s "
                   f"({1000 * result['send'] / max(result['sent'], 1):.1f} ms a person); whole process "
-                  f"{result['total']:.1f} s wall, {result['cpu']:.1f} s CPU, "
-                  f"peak RSS {result['rss']:.0f} MB; "
+                  f"{result['total']:.1f} s wall, {result['cpu']:.1f} + {result['helpers_cpu']:.1f} s CPU "
+                  f"(helpers), peak RSS {result['rss']:.0f} + {result['helper_rss']:.0f} MB; "
                   f"database {result['db_bytes'] / 2**20:,.0f} MB", flush=True)
     default = (args.people, args.papers, args.backend) == (PEOPLE, PAPERS, "both")
     if wants_write(args, default):

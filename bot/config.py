@@ -36,6 +36,9 @@ class Settings:
     secret_key: str | None = None
     arxiv_api_url: str = DEFAULT_ARXIV_API_URL
     embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
+    #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
+    #: (:mod:`bot.usecases.digests.helpers`); from the environment it defaults to :func:`default_processes`.
+    digest_processes: int = 1
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env") -> Settings:
@@ -87,6 +90,8 @@ class Settings:
             secret_key=secret_key,
             arxiv_api_url=arxiv_api_url,
             embeddings=embeddings,
+            digest_processes=_int_setting("PAPERBOT_DIGEST_PROCESSES", get("PAPERBOT_DIGEST_PROCESSES"),
+                                          default_processes(), 1, 64),
         )
 
     @property
@@ -120,6 +125,16 @@ _ATTRIBUTE = {
     "SLACK_CLIENT_SECRET": "client_secret",
     "PAPERBOT_SECRET_KEY": "secret_key",
 }
+
+
+def default_processes() -> int:
+    """How many processes send a big run of digests by default: the cores this process may use, at
+    most 4 (each holds its own copy of the index)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
 
 
 def _embeddings_setting(raw: str | None) -> bool:

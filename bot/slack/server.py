@@ -41,6 +41,7 @@ from bot.slack.delivery.digests import (
     Served,
     Workspaces,
     digest_client,
+    digest_helpers,
 )
 from bot.slack.manifest import EVENTS_PATH
 from bot.state.context import Context
@@ -103,7 +104,8 @@ def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SE
         served = [Served(bot.workspace.key, digest_client(settings))]
         workspaces = lambda: served  # noqa: E731
     scheduler = DigestScheduler(bot.ctx, workspaces, settings.feeds, interval,
-                                hold_for=lambda ws: bot.runtime.for_workspace(ws).locks.hold)
+                                hold_for=lambda ws: bot.runtime.for_workspace(ws).locks.hold,
+                                helpers=digest_helpers(settings))
     scheduler.start()
     return scheduler
 

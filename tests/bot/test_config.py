@@ -1,6 +1,6 @@
 import pytest
 
-from bot.config import Settings
+from bot.config import Settings, default_processes
 from bot.errors import ConfigError
 
 
@@ -8,6 +8,14 @@ def test_defaults():
     s = Settings.load({}, dotenv=None)
     assert (s.api_url, s.db_path, s.port, s.digest_size, s.feeds) == (
         "https://slack.com/api/", "paperbot.db", 3000, 5, [])
+
+
+def test_digest_processes_default_to_the_cores_at_most_four(monkeypatch):
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert Settings.load({}, dotenv=None).digest_processes == default_processes() == 4
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert Settings.load({}, dotenv=None).digest_processes == 2
+    assert Settings.load({"PAPERBOT_DIGEST_PROCESSES": "1"}, dotenv=None).digest_processes == 1
 
 
 def test_values_and_dotenv(tmp_path):
@@ -23,6 +31,8 @@ def test_values_and_dotenv(tmp_path):
     ({"PORT": "eighty"}, "PORT"),
     ({"PORT": "70000"}, "PORT"),
     ({"PAPERBOT_DIGEST_SIZE": "0"}, "PAPERBOT_DIGEST_SIZE"),
+    ({"PAPERBOT_DIGEST_PROCESSES": "0"}, "PAPERBOT_DIGEST_PROCESSES"),
+    ({"PAPERBOT_DIGEST_PROCESSES": "two"}, "PAPERBOT_DIGEST_PROCESSES"),
     ({"SLACK_BOT_TOKEN": "xapp-wrong"}, "SLACK_BOT_TOKEN"),
     ({"SLACK_APP_TOKEN": "xoxb-wrong"}, "SLACK_APP_TOKEN"),
     ({"SLACK_API_URL": "ftp://x"}, "SLACK_API_URL"),

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -18,15 +19,18 @@ from bot.config import Settings
 from bot.slack import client as slack_client
 from bot.slack.delivery.digests import (
     DigestScheduler,
+    Served,
     digest_client,
+    digest_helpers,
     one_workspace,
     send_digests,
     slack_courier,
 )
 from bot.state.context import Context
-from bot.usecases.digests.run import run_daily
+from bot.usecases.digests.run import run_daily, send_due_digests
 from storage import open_store
 from tests.e2e.harness import (
+    BOT_TOKEN,
     SLACK_ENVIRONMENT,
     TEAM_ID,
     FakeSlack,
@@ -256,6 +260,35 @@ def test_paperbot_digest_twice_sends_nothing_twice_and_skips_who_slack_cant_reac
     assert len(standin.calls("chat.postMessage")) == posted
     assert len(standin.calls("conversations.open", users=gone)) == 1  # not retried that day
     assert not headers(standin, later)
+
+
+def test_a_big_run_s_helper_process_posts_with_the_workspace_s_token_and_each_digest_goes_out_once(
+        standin, fresh_db):
+    users = [new_user() for _ in range(40)]  # more than a batch (32), which a process claims at once
+    add_people(fresh_db, users)
+    settings = Settings(bot_token=BOT_TOKEN, api_url=standin.base_url, db_path=str(fresh_db), digest_size=3,
+                        digest_processes=2)
+    client = digest_client(settings)
+    made = digest_helpers(settings)(Served(TEAM_ID, client))
+    assert made is not None and made.count == 1  # two processes: the run's own and one helper
+    ctx = Context.open(str(fresh_db), 3).for_workspace(TEAM_ID)
+    courier, before, waited = slack_courier(ctx, client), len(standin.calls("chat.postMessage")), []
+
+    def after_the_helper_s_first(channel: str, text: str) -> str:  # so both processes surely send some
+        if not waited:
+            standin.wait_for(lambda: len(standin.calls("chat.postMessage")) > before, 60, "the helper's post")
+            waited.append(True)
+        return courier.post_text(channel, text)
+
+    try:
+        run = send_due_digests(ctx, datetime.now(UTC), replace(courier, post_text=after_the_helper_s_first),
+                               force=True, helpers=replace(made, min_due=len(users)))
+    finally:
+        ctx.close()
+    assert run.count("sent") == len(users)
+    for user in users:
+        assert len(headers(standin, user)) == 1 and len(papers(standin, user)) == 3
+    assert {c.token for c in standin.calls("chat.postMessage")[before:]} == {BOT_TOKEN}
 
 
 def test_paperbot_digest_force_ignores_the_time_of_day_but_not_the_once_a_day_rule(standin, db):

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from urllib.error import URLError
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -32,6 +33,7 @@ from bot.slack.views.metadata import COMPACT_EVENT, HEADER_EVENT, PAPER_EVENT
 from bot.state.context import Context
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
+from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
 from bot.usecases.digests.send import Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation
@@ -230,13 +232,15 @@ Workspaces = Callable[[], Iterable[Served]]
 def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str], *,
                      hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
                      refused: Callable[[str, str], None] | None = None, stop: threading.Event | None = None,
-                     clock: Clock = utc_now, **options) -> DailyRun:
+                     clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None,
+                     **options) -> DailyRun:
     """The feeds (once a day, shared), then every workspace's due digests, each with its own token and
     its own people, :data:`WORKSPACES_AT_ONCE` workspaces at a time: one whose token Slack refuses, or
     which is rate limited, holds up its own threads only. A refused workspace stops at its first
     refusal (its claimed digests wait, counted against no one) and is reported to ``refused(ws, why)``.
     ``hold_for(ws)``: that workspace's per-person lock; ``clock``: what time it is (the digests' due
-    times, claims and leases); ``options`` go to :func:`~bot.usecases.digests.run.send_due_digests`
+    times, claims and leases); ``helpers(served)``: how a big run of that workspace starts helper
+    processes (:func:`digest_helpers`); ``options`` go to :func:`~bot.usecases.digests.run.send_due_digests`
     (users, force, workers)."""
     run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds, clock=clock))
     workspaces = list(workspaces)
@@ -249,7 +253,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         courier = slack_courier(wctx, served.client, refused=gone.set)
         try:
             done = send_due_digests(wctx, clock(), courier, stop=gone, clock=clock,
-                                    hold=hold_for(served.ws) if hold_for else None, **options)
+                                    hold=hold_for(served.ws) if hold_for else None,
+                                    helpers=helpers(served) if helpers else None, **options)
         except Exception:  # one workspace's failure never stops another's
             log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
             return DailyRun()
@@ -266,6 +271,31 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             run.outcomes += done.outcomes
             run.not_due += done.not_due
     return run
+
+
+def digest_helpers(settings: Settings) -> Callable[[Served], Helpers | None]:
+    """How a big run of a workspace's digests starts its helper processes (PAPERBOT_DIGEST_PROCESSES, the
+    run's own process included): each opens the database of ``settings`` and posts with the
+    workspace's token, as the run does."""
+
+    def helpers(served: Served) -> Helpers | None:
+        if settings.digest_processes <= 1:
+            return None
+        return Helpers(settings.digest_processes - 1, open=partial(open_workspace, settings, served.ws),
+                       courier=partial(helper_courier, settings, served.client.token))
+
+    return helpers
+
+
+def open_workspace(settings: Settings, ws: str) -> Context:
+    """A digest helper's context: the database of ``settings``, workspace ``ws``."""
+    ctx = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
+    return ctx.for_workspace(ws)
+
+
+def helper_courier(settings: Settings, token: str | None, ctx: Context, stop: threading.Event) -> Courier:
+    """A digest helper's courier: Slack with the workspace's ``token``; a refused token stops the helper."""
+    return slack_courier(ctx, digest_client(settings, token), refused=stop.set)
 
 
 def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:
@@ -342,7 +372,8 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
     if not settings.oauth and len(served) == 1:
         settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
     return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
-                            refused=lambda ws, why: log.warning("workspace %s: %s", ws, why))
+                            refused=lambda ws, why: log.warning("workspace %s: %s", ws, why),
+                            helpers=digest_helpers(settings))
 
 
 def tick_trigger(interval: float, now: datetime | None = None) -> IntervalTrigger:
@@ -368,11 +399,11 @@ class DigestScheduler:
                  interval: float = TICK_SECONDS,
                  hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
                  hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
-                 clock: Clock = utc_now):
+                 clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None):
         if hold is not None and hold_for is None:
             hold_for = lambda ws: hold  # noqa: E731
         self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
-        self.hold_for, self.workers, self.clock = hold_for, workers, clock
+        self.hold_for, self.workers, self.clock, self.helpers = hold_for, workers, clock, helpers
         self._stop = threading.Event()
         self._ticking = threading.Lock()
         self._scheduler = BackgroundScheduler(timezone=UTC)
@@ -402,7 +433,7 @@ class DigestScheduler:
             served = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
             return serve_workspaces(self.ctx, served, self.feeds, hold_for=self.hold_for,
                                     refused=self._set_aside, stop=self._stop, workers=self.workers,
-                                    clock=self.clock)
+                                    clock=self.clock, helpers=self.helpers)
         except Exception:
             log.exception("the digest run failed; trying again at the next tick")
             return None

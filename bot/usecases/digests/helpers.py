@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 import signal
 import threading
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Protocol
 
 from bot import logs
+from bot.allocator import limit_arenas
 from bot.state.context import Context
 from bot.usecases.digests.send import Courier, Outcome
 
@@ -40,15 +40,6 @@ MIN_DUE = 1000
 #: What a process reports of a digest it did not send (another process had it or ended it, or this one
 #: was stopping): the outcome of the process that handled it says more.
 ELSEWHERE = frozenset({"busy", "done", "skipped"})
-
-
-def default_processes() -> int:
-    """How many processes send a big run by default: the cores this process may use, at most 4."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(4, cores))
 
 
 class Stop(Protocol):
@@ -146,6 +137,7 @@ def _helper(job: _Job, report: Connection) -> None:
     """A helper process: the run's due digests, as many as it can claim; then its report."""
     from bot.usecases.digests.run import send_due_digests  # imported here: run imports this module
 
+    limit_arenas()  # as the paperbot command does at its start, before any thread
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the run, which stops us
