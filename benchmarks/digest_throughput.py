@@ -136,7 +136,15 @@ def prepare(db: Path, papers: Path, persons: list[dict]) -> float:
 # -- running and measuring --------------------------------------------------------------------------
 
 def peak_rss(pid: int) -> float | None:
-    """The process's peak resident set so far (VmHWM, Linux), in MB; None once it is gone."""
+    """The peak resident set so far (VmHWM, Linux) of the process and of its child processes (a big run's
+    digest helpers), in MB, summed; None once the process is gone."""
+    peak = _vm_hwm(pid)
+    if peak is None:
+        return None
+    return peak + sum(_vm_hwm(child) or 0.0 for child in _children(pid))
+
+
+def _vm_hwm(pid: int) -> float | None:
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as f:
             for line in f:
@@ -145,6 +153,21 @@ def peak_rss(pid: int) -> float | None:
     except (OSError, ValueError):
         return None
     return None
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as f:
+                found += [int(child) for child in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
 
 
 def timed(command: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:

@@ -2,4 +2,5 @@
 
 from bot.cli.main import main
 
-main()
+if __name__ == "__main__":  # not again in a helper process, which imports the main module
+    main()
