@@ -271,6 +271,8 @@ def test_a_big_run_s_helper_process_posts_with_the_workspace_s_token_and_each_di
     client = digest_client(settings)
     made = digest_helpers(settings)(Served(TEAM_ID, client))
     assert made is not None and made.count == 1  # two processes: the run's own and one helper
+    bots = digest_helpers(settings, alone=True)(Served(TEAM_ID, client))  # the bot's: both are helpers
+    assert bots is not None and bots.count == 2 and bots.alone
     ctx = Context.open(str(fresh_db), 3).for_workspace(TEAM_ID)
     courier, before, waited = slack_courier(ctx, client), len(standin.calls("chat.postMessage")), []
 

@@ -273,16 +273,18 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
     return run
 
 
-def digest_helpers(settings: Settings) -> Callable[[Served], Helpers | None]:
-    """How a big run of a workspace's digests starts its helper processes (PAPERBOT_DIGEST_PROCESSES, the
-    run's own process included): each opens the database of ``settings`` and posts with the
-    workspace's token, as the run does."""
+def digest_helpers(settings: Settings, alone: bool = False) -> Callable[[Served], Helpers | None]:
+    """How a big run of a workspace's digests starts its helper processes, each opening the database of
+    ``settings`` and posting with the workspace's token as the run does. PAPERBOT_DIGEST_PROCESSES
+    processes send the run: the run's own and the rest as helpers, or with ``alone`` (the bot, whose
+    own process keeps answering Slack) all of them helpers."""
+    count = settings.digest_processes if alone else settings.digest_processes - 1
 
     def helpers(served: Served) -> Helpers | None:
-        if settings.digest_processes <= 1:
+        if count < 1:
             return None
-        return Helpers(settings.digest_processes - 1, open=partial(open_workspace, settings, served.ws),
-                       courier=partial(helper_courier, settings, served.client.token))
+        return Helpers(count, open=partial(open_workspace, settings, served.ws),
+                       courier=partial(helper_courier, settings, served.client.token), alone=alone)
 
     return helpers
 

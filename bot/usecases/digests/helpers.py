@@ -57,6 +57,9 @@ class Helpers:
     open: Callable[[], Context]
     courier: Callable[[Context, threading.Event], Courier]
     min_due: int = MIN_DUE
+    #: The run's own process sends none of a big run itself, only waits for its helpers: the bot's, whose
+    #: process answers Slack (every request within Slack's 3 s, and at once) while they work.
+    alone: bool = False
 
     def start(self, due: int, now: datetime, users: list[str] | None, force: bool, workers: int,
               stop: Stop | None) -> Running | None:
@@ -81,6 +84,7 @@ class Running:
     """The helpers of one run, started at once; :meth:`outcomes` waits for them."""
 
     def __init__(self, job: _Job, stop: Stop | None):
+        self.alone = job.helpers.alone
         spawn = multiprocessing.get_context("spawn")  # the bot's threads make forking unsafe
         self._helpers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
         for _ in range(job.helpers.count):

@@ -52,6 +52,9 @@ from storage.leases import JOB
 log = logging.getLogger(__name__)
 
 WORKERS = 8  # digests sent at once
+#: What a run that leaves its digests to helper processes reports of one no helper reported on (a helper
+#: that died: the next run takes over what it had claimed).
+LEFT_TO_HELPERS = "left to the digest helper processes"
 
 FEED_JOB = "ingest-feeds"
 FEED_LEASE = timedelta(minutes=30)
@@ -95,6 +98,22 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     # the others' hold of the same person, and serve one at a time between them.
     order = random.sample(due, len(due))
     helping = helpers.start(len(due), now, users, force, workers, stop) if helpers is not None else None
+    if helping is not None and helping.alone:  # this process answers Slack meanwhile: only waits
+        own = [Outcome(item.user_id, item.local_date, "skipped", error=LEFT_TO_HELPERS) for item in due]
+    else:
+        own = _send_here(ctx, due, order, courier, owner, workers, hold, stop, clock, alive)
+    run.outcomes += merged(own, helping.outcomes()) if helping is not None else own
+    for outcome in run.outcomes:
+        log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
+                 outcome.delivered, f": {outcome.error}" if outcome.error else "")
+    return run
+
+
+def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier, owner: str, workers: int,
+               hold: Callable[[str], contextlib.AbstractContextManager] | None,
+               stop: threading.Event | None, clock: Clock, alive: Alive) -> list[Outcome]:
+    """The digests of ``due`` that this process can claim, sent in the order of ``order``, ``workers``
+    at a time; an outcome for each of ``due``, in its order."""
     outcomes: dict[int, Outcome] = {}
     futures: dict[int, Future] = {}
 
@@ -142,12 +161,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
                 futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser)
                 running.add(futures[id(item)])
     outcomes.update({key: future.result() for key, future in futures.items()})
-    own = [outcomes[id(item)] for item in due]  # reported in the schedule's order
-    run.outcomes += merged(own, helping.outcomes()) if helping is not None else own
-    for outcome in run.outcomes:
-        log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
-                 outcome.delivered, f": {outcome.error}" if outcome.error else "")
-    return run
+    return [outcomes[id(item)] for item in due]  # reported in the schedule's order
 
 
 def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, alive: Alive,

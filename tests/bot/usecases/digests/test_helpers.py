@@ -14,7 +14,7 @@ from pathlib import Path
 from bot.state.context import Context
 from bot.usecases import follow
 from bot.usecases.digests.helpers import Helpers, merged
-from bot.usecases.digests.run import send_due_digests
+from bot.usecases.digests.run import LEFT_TO_HELPERS, send_due_digests
 from bot.usecases.digests.send import Courier, Outcome
 from tests.bot.usecases.conftest import WS
 
@@ -46,10 +46,10 @@ def file_courier(posts: str, ctx: Context, stop: threading.Event, wait_for: str 
                    post_paper=lambda channel, rec: (channel, write(channel, "paper")))
 
 
-def one_helper(target: str, posts: Path, min_due: int) -> Helpers:
+def one_helper(target: str, posts: Path, min_due: int, alone: bool = False) -> Helpers:
     """One helper on the database ``target``, posting into ``posts``, for runs of ``min_due`` or more."""
     return Helpers(1, open=partial(open_workspace, target), courier=partial(file_courier, str(posts)),
-                   min_due=min_due)
+                   min_due=min_due, alone=alone)
 
 
 def everyone(app: Context, n: int) -> list[str]:
@@ -81,6 +81,31 @@ def test_a_big_run_is_shared_with_a_helper_process_and_each_digest_goes_out_once
     # A second run finds every digest done: nothing is sent again.
     again = send_due_digests(app, NOW, mine, force=True, helpers=helpers)
     assert headers(posts) == sent and again.count("sent") == 0
+
+
+def test_a_run_left_to_its_helper_sends_nothing_itself_and_reports_what_the_helper_did(app, store_target,
+                                                                                      tmp_path):
+    users = everyone(app, 40)
+    posts = tmp_path / "posts.txt"
+    posts.touch()
+    run = send_due_digests(app, NOW, file_courier(str(posts), app, threading.Event()), force=True,
+                           helpers=one_helper(store_target, posts, 40, alone=True))
+    sent = headers(posts)
+    assert sorted(user for _, user in sent) == users
+    assert os.getpid() not in {pid for pid, _ in sent}  # the bot's process answers Slack meanwhile
+    assert {o.status for o in run.outcomes} == {"sent"} and sorted(o.user_id for o in run.outcomes) == users
+
+
+def test_what_a_failed_helper_was_left_is_reported_skipped_and_sent_by_the_next_run(app, tmp_path):
+    users = everyone(app, 10)
+    posts = tmp_path / "posts.txt"
+    posts.touch()
+    missing = str(tmp_path / "no such folder" / "paperbot.db")
+    courier = file_courier(str(posts), app, threading.Event())
+    run = send_due_digests(app, NOW, courier, force=True, helpers=one_helper(missing, posts, 1, alone=True))
+    assert {(o.status, o.error) for o in run.outcomes} == {("skipped", LEFT_TO_HELPERS)}
+    assert not headers(posts)
+    assert send_due_digests(app, NOW, courier, force=True).count("sent") == len(users)
 
 
 def test_too_small_a_run_starts_no_helper(app, store_target, tmp_path):
