@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Callable
@@ -37,6 +38,8 @@ log = logging.getLogger(__name__)
 #: Below this many due digests a run is over before a helper would be ready (starting one takes about
 #: two seconds: Python, scikit-learn and the index).
 MIN_DUE = 1000
+#: How much a bot's helpers lower their CPU priority (``nice``): answering Slack comes before digests.
+NICE = 10
 #: What a process reports of a digest it did not send (another process had it or ended it, or this one
 #: was stopping): the outcome of the process that handled it says more.
 ELSEWHERE = frozenset({"busy", "done", "skipped"})
@@ -58,7 +61,8 @@ class Helpers:
     courier: Callable[[Context, threading.Event], Courier]
     min_due: int = MIN_DUE
     #: The run's own process sends none of a big run itself, only waits for its helpers: the bot's, whose
-    #: process answers Slack (every request within Slack's 3 s, and at once) while they work.
+    #: process answers Slack (every request within Slack's 3 s, and at once) while they work. Its helpers
+    #: then run at a lower CPU priority (:data:`NICE`), so the bot's answers come first on a busy machine.
     alone: bool = False
 
     def start(self, due: int, now: datetime, users: list[str] | None, force: bool, workers: int,
@@ -93,6 +97,8 @@ class Running:
                                     daemon=True)
             process.start()
             send.close()
+            if job.helpers.alone:  # at once, from here: its start-up (imports, the index) is work too
+                _lower_priority(process.pid)
             self._helpers.append((process, receive))
         log.info("%d digest helper process(es) started", len(self._helpers))
         self._done = threading.Event()
@@ -124,6 +130,13 @@ class Running:
         finally:
             self._done.set()
         return found
+
+
+def _lower_priority(pid: int | None) -> None:
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid or 0, NICE) if pid else None
+    except (OSError, AttributeError):  # gone already, or not a POSIX system: it runs as it is
+        pass
 
 
 def merged(own: list[Outcome], theirs: list[Outcome]) -> list[Outcome]:
