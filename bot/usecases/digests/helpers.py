@@ -46,6 +46,8 @@ ELSEWHERE = frozenset({"busy", "done", "skipped"})
 
 
 class Stop(Protocol):
+    """What stops a run: a :class:`threading.Event`, or anything else that says whether it is set."""
+
     def is_set(self) -> bool: ...
 
 
@@ -71,7 +73,8 @@ class Helpers:
         if self.count < 1 or due < self.min_due:
             return None
         job = _Job(self, now, users, force, workers, logging.getLogger().getEffectiveLevel())
-        return Running(job, stop)
+        running = Running(job, stop)
+        return running if running.started else None  # none could start: the run sends its digests itself
 
 
 @dataclass(frozen=True)
@@ -92,17 +95,23 @@ class Running:
         spawn = multiprocessing.get_context("spawn")  # the bot's threads make forking unsafe
         self._helpers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
         for _ in range(job.helpers.count):
-            receive, send = spawn.Pipe(duplex=False)
-            process = spawn.Process(target=_helper, args=(job, send), name="paperbot-digest-helper",
-                                    daemon=True)
-            process.start()
+            try:
+                receive, send = spawn.Pipe(duplex=False)
+                process = spawn.Process(target=_helper, args=(job, send), name="paperbot-digest-helper",
+                                        daemon=True)
+                process.start()
+            except Exception as exc:  # out of processes or memory: the run goes on with those it has
+                log.warning("could not start a digest helper process (%s: %s)", type(exc).__name__, exc)
+                break
             send.close()
             if job.helpers.alone:  # at once, from here: its start-up (imports, the index) is work too
                 _lower_priority(process.pid)
             self._helpers.append((process, receive))
-        log.info("%d digest helper process(es) started", len(self._helpers))
+        if self._helpers:
+            log.info("%d digest helper process(es) started", len(self._helpers))
+        self.started = len(self._helpers)
         self._done = threading.Event()
-        if stop is not None:
+        if stop is not None and self.started:
             threading.Thread(target=self._stop_when, args=(stop,), name="paperbot-digest-helpers",
                              daemon=True).start()
 
@@ -133,9 +142,12 @@ class Running:
 
 
 def _lower_priority(pid: int | None) -> None:
+    """Run process ``pid`` at ``nice`` :data:`NICE`; where that can't be done, it runs as it is."""
+    if pid is None:
+        return
     try:
-        os.setpriority(os.PRIO_PROCESS, pid or 0, NICE) if pid else None
-    except (OSError, AttributeError):  # gone already, or not a POSIX system: it runs as it is
+        os.setpriority(os.PRIO_PROCESS, pid, NICE)
+    except (OSError, AttributeError):  # gone already, or not a POSIX system
         pass
 
 
@@ -169,5 +181,8 @@ def _helper(job: _Job, report: Connection) -> None:
     except Exception as exc:  # the run carries on without this helper; the next run takes what it held
         log.warning("a digest helper process stopped: %s: %s", type(exc).__name__, exc)
         raise SystemExit(1) from None
-    report.send([o for o in run.outcomes if o.status not in ELSEWHERE])
-    report.close()
+    try:
+        report.send([o for o in run.outcomes if o.status not in ELSEWHERE])
+        report.close()
+    except OSError:  # the run is gone (Ctrl-C in a terminal): its digests are in the database all the same
+        pass

@@ -108,6 +108,23 @@ def test_what_a_failed_helper_was_left_is_reported_skipped_and_sent_by_the_next_
     assert send_due_digests(app, NOW, courier, force=True).count("sent") == len(users)
 
 
+def test_a_run_whose_helpers_cannot_start_sends_its_digests_itself(app, store_target, tmp_path, monkeypatch,
+                                                                    caplog):
+    import multiprocessing.context
+
+    def refused(self) -> None:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.context.SpawnProcess, "start", refused)
+    users = everyone(app, 10)
+    posts = tmp_path / "posts.txt"
+    posts.touch()
+    run = send_due_digests(app, NOW, file_courier(str(posts), app, threading.Event()), force=True,
+                           helpers=one_helper(store_target, posts, 1, alone=True))
+    assert run.count("sent") == len(users) and {pid for pid, _ in headers(posts)} == {os.getpid()}
+    assert "could not start a digest helper process (OSError: Resource temporarily" in caplog.text
+
+
 def test_too_small_a_run_starts_no_helper(app, store_target, tmp_path):
     users = everyone(app, 5)
     posts = tmp_path / "posts.txt"
