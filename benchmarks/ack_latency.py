@@ -11,6 +11,9 @@ the script also waits until every reply has been posted. Nothing leaves 127.0.0.
                                                                          # SQLite write lock for 40 s
     .venv/bin/python benchmarks/ack_latency.py --backend postgres [--postgres URL]
 
+The senders are processes of their own (as Slack's servers are not in the bot's machine's Python);
+``--sender-threads`` sends from threads of this process, beside the Slack stand-in, as before 2026-12-04.
+
 Every acknowledged command is written down before its answer (issue 24: the journal beside a SQLite
 file, the inbox table on PostgreSQL), so these times include that write.
 """
@@ -20,6 +23,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import json
+import multiprocessing
 import os
 import re
 import statistics
@@ -27,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import pg  # noqa: E402
 from tests.conftest import make_corpus  # noqa: E402
-from tests.e2e.harness import FakeSlack, add_people, bot_environment, seed_papers  # noqa: E402
+from tests.e2e.harness import Answer, FakeSlack, add_people, bot_environment, seed_papers  # noqa: E402
 from tests.e2e.slack_standin import SlackStandIn  # noqa: E402
 
 TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
@@ -71,6 +76,31 @@ db.execute("rollback")
 """
 
 
+def send_share(url: str, bodies: list[str]) -> list[tuple[int, bytes, float]]:
+    """One sender process: post each of ``bodies`` as Slack does (signed), one after another; each one's
+    status, answer and seconds. In a process of its own, so that a sender's timing never waits for the
+    GIL of the process that runs the Slack stand-in (whose work for the bot is not Slack's servers' here)."""
+    slack = FakeSlack(url, standin=None)  # type: ignore[arg-type]  # it only signs and posts here
+    return [slack.post(body, "application/x-www-form-urlencoded") for body in bodies]
+
+
+def send_all(pool: ProcessPoolExecutor | None, slack: FakeSlack, work: list[tuple[str, str]],
+             senders: int) -> list[Answer]:
+    """Every command of ``work``, ``senders`` at a time: from the sender processes of ``pool``, or (None)
+    from threads of this process."""
+    if pool is None:
+        with ThreadPoolExecutor(senders) as threads:
+            return list(threads.map(lambda uc: slack.command(*uc), work))
+    made = [slack.command_body(user, text) for user, text in work]
+    shares = [pool.submit(send_share, slack.url, [body for body, _ in made[i::senders]])
+              for i in range(senders)]
+    sent: list[Answer | None] = [None] * len(made)
+    for i, share in enumerate(shares):
+        for j, (status, data, seconds) in zip(range(i, len(made), senders), share.result(), strict=True):
+            sent[j] = Answer(status, json.loads(data) if data.startswith(b"{") else None, made[j][1], seconds)
+    return [a for a in sent if a is not None]
+
+
 def digest_posts(standin: SlackStandIn) -> int:
     """Messages posted so far into the DMs of the people added for --during-digests."""
     return sum(1 for c in standin.calls("chat.postMessage")
@@ -87,13 +117,21 @@ def main() -> int:
                         help="send while the bot's own scheduler sends this many more people their digest")
     parser.add_argument("--lock", type=float, default=0.0, metavar="SECONDS",
                         help="send while another process holds the SQLite write lock this long")
+    parser.add_argument("--sender-threads", action="store_true",
+                        help="send from threads of this process (which also runs the Slack stand-in), not "
+                             "from sender processes of their own")
     args = parser.parse_args()
     if args.lock and args.backend != "sqlite":
         raise SystemExit("--lock is about SQLite's one write lock; use it with --backend sqlite")
     url = pg.chosen_server(args)
 
     with tempfile.TemporaryDirectory() as tmp, SlackStandIn() as standin, \
-            (pg.server(url) if url else contextlib.nullcontext()) as server:
+            (pg.server(url) if url else contextlib.nullcontext()) as server, \
+            (contextlib.nullcontext() if args.sender_threads else
+             ProcessPoolExecutor(args.senders, mp_context=multiprocessing.get_context("spawn"))) as senders:
+        if senders is not None:  # every sender process started (and its imports done) before any timing
+            for done in [senders.submit(time.sleep, 1.0) for _ in range(args.senders)]:
+                done.result()
         db = Path(tmp) / "bench.db"
         more = make_corpus(per_topic=30)  # 200 papers in all, so repeated recommends keep finding some
         seed_papers(db, extra=[{"id": f"extra-{p.id}", "title": f"{p.title} revisited",
@@ -129,8 +167,7 @@ def main() -> int:
             if args.during_digests:  # the bot's own scheduler serves them (they are due): once it has begun
                 standin.wait_for(lambda: digest_posts(standin), 300, "the digests to begin")
             start = time.perf_counter()
-            with ThreadPoolExecutor(args.senders) as pool:
-                answers = list(pool.map(lambda uc: slack.command(*uc), work))
+            answers = send_all(senders, slack, work, args.senders)
             sending = time.perf_counter() - start
             during = [p.poll() is None for p in background]
             digests_then = digest_posts(standin)
