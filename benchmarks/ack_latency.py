@@ -197,6 +197,8 @@ def main() -> int:
               f"command: {digests_then} of their {args.during_digests * 4} messages were out at the last ack")
     print(f"ack time ms: p50 {percentile(times, 50):.1f}  p95 {percentile(times, 95):.1f}  "
           f"p99 {percentile(times, 99):.1f}  max {max(times):.1f}  (mean {statistics.mean(times):.1f})")
+    slowest = sorted(zip(times, range(len(work)), strict=True), reverse=True)[:5]
+    print("slowest: " + ", ".join(f"#{i + 1} {work[i][1].split()[0]} {ms:.0f} ms" for ms, i in slowest))
     print(f"all acks in {sending:.2f} s; every reply posted after {finished:.2f} s; "
           f"non-200 answers: {len(bad)}")
     return 1 if bad or percentile(times, 99) >= 1000 else 0
