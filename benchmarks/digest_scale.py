@@ -73,13 +73,14 @@ def timed_run(db: str, processes: int) -> dict:
     """In this process: `paperbot digest --force` for everyone, through a courier without Slack, on the
     database ``db`` (a SQLite file or a PostgreSQL URL), with ``processes - 1`` helper processes."""
     start = time.perf_counter()
+    from bot.allocator import freeze_startup
     from bot.usecases.digests.helpers import Helpers
     from bot.usecases.digests.run import send_due_digests
 
     imported = time.perf_counter()
     ctx = open_workspace(db)
     with ctx.engine.index():
-        pass
+        freeze_startup()  # as `paperbot digest` does once it has started
     loaded = time.perf_counter()
     helpers = Helpers(processes - 1, open=functools.partial(open_workspace, db), courier=instant_courier)
     peaks = _Peaks()

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bot import logs
-from bot.allocator import limit_arenas
+from bot.allocator import freeze_startup, limit_arenas
 from bot.cli import terminal
 from bot.config import Settings
 from bot.errors import PaperbotError
@@ -305,6 +305,7 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
         settings.require("SLACK_BOT_TOKEN")
     app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
     ctx.call_on_close(app.close)
+    freeze_startup()
     wanted = list(users) or None
     if dry_run:
         previews, not_due = [], []

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gc
 import logging
 import signal
 import socket
@@ -29,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot.allocator import freeze_startup
 from bot.config import Settings
 from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
@@ -83,9 +83,7 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
                                  f"{bot.app.oauth_flow.install_path}")
             scheduler = start_scheduler(bot, settings)
             bot.runtime.background.start()  # acknowledged work no process carried out, and what comes
-            # What start-up made (the modules, the app) lives as long as the process: kept out of the
-            # collector's way, a full collection no longer holds up every request for 20-90 ms.
-            gc.freeze()
+            freeze_startup()
             for line in lines:
                 announce(line)
         try:

@@ -26,7 +26,7 @@ from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Protocol
 
 from bot import logs
-from bot.allocator import limit_arenas
+from bot.allocator import freeze_startup, limit_arenas
 from bot.state.context import Context
 from bot.usecases.digests.send import Courier, Outcome
 
@@ -174,6 +174,8 @@ def _helper(job: _Job, report: Connection) -> None:
     try:
         ctx = job.helpers.open()
         try:
+            with ctx.engine.index():  # loaded before its objects are put out of the collector's way
+                freeze_startup()
             run: DailyRun = send_due_digests(ctx, job.now, job.helpers.courier(ctx, stop), users=job.users,
                                              force=job.force, workers=job.workers, stop=stop)
         finally:
