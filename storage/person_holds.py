@@ -48,17 +48,24 @@ class PersonHolds:
         number = zlib.crc32(key.encode("utf-8")) % SLOTS
         with self._guard:
             slot = self._slots.setdefault(number, _Slot())
-        with slot.lock:  # re-entrant: a thread holding two people whose bytes collide holds it twice
-            fd = self._file() if slot.depth == 0 else None
-            if fd is not None:
-                fcntl.lockf(fd, fcntl.LOCK_EX, 1, number)
-            slot.depth += 1
-            try:
-                yield
-            finally:
-                slot.depth -= 1
+            slot.users += 1
+        try:
+            with slot.lock:  # re-entrant: a thread holding two people whose bytes collide holds it twice
+                fd = self._file() if slot.depth == 0 else None
                 if fd is not None:
-                    fcntl.lockf(fd, fcntl.LOCK_UN, 1, number)
+                    fcntl.lockf(fd, fcntl.LOCK_EX, 1, number)
+                slot.depth += 1
+                try:
+                    yield
+                finally:
+                    slot.depth -= 1
+                    if fd is not None:
+                        fcntl.lockf(fd, fcntl.LOCK_UN, 1, number)
+        finally:
+            with self._guard:  # kept only while someone holds or waits for it: memory for the busy bytes only
+                slot.users -= 1
+                if slot.users == 0:
+                    del self._slots[number]
 
     def _file(self) -> int | None:
         """The lock file, opened once for the process (closing any descriptor of it would drop every
@@ -77,7 +84,8 @@ class PersonHolds:
 class _Slot:
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.depth = 0
+        self.depth = 0  # holds of this byte by the thread that has the lock
+        self.users = 0  # threads holding or waiting for it
 
 
 _guard = threading.Lock()

@@ -265,3 +265,16 @@ def test_threads_of_one_process_hold_a_sqlite_person_in_turn_and_two_people_at_o
     finally:
         dispose(first)
         dispose(second)
+
+
+def test_a_process_keeps_no_lock_for_a_person_nobody_holds(tmp_path):
+    from storage.person_holds import holds_of
+
+    store = open_store(str(tmp_path / "a.db"))
+    try:
+        for i in range(100):
+            with store.hold_person(f"U{i}"):
+                pass
+        assert holds_of(str(tmp_path / "a.db"))._slots == {}
+    finally:
+        dispose(store)
