@@ -13,9 +13,11 @@ their own for each byte first, and only one of them at a time takes it from the 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import threading
+import time
 import zlib
 from collections.abc import Iterator
 
@@ -53,7 +55,7 @@ class PersonHolds:
             with slot.lock:  # re-entrant: a thread holding two people whose bytes collide holds it twice
                 fd = self._file() if slot.depth == 0 else None
                 if fd is not None:
-                    fcntl.lockf(fd, fcntl.LOCK_EX, 1, number)
+                    _lock(fd, number)
                 slot.depth += 1
                 try:
                     yield
@@ -79,6 +81,20 @@ class PersonHolds:
                     log.warning("can't open %s (%s): other processes on this database are not held off "
                                 "one person's deliveries", self.path, exc.strerror or exc)
             return self._fd
+
+
+def _lock(fd: int, number: int) -> None:
+    """Take byte ``number`` of the lock file, waiting as long as its holder takes. The kernel's deadlock
+    check counts a process's threads as one owner: a thread waiting for another process, which waits for a
+    byte some other thread here holds, is told EDEADLK though that thread lets go on its own. So wait on."""
+    while True:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX, 1, number)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EDEADLK:
+                raise
+            time.sleep(0.05)
 
 
 class _Slot:

@@ -278,3 +278,26 @@ def test_a_process_keeps_no_lock_for_a_person_nobody_holds(tmp_path):
         assert holds_of(str(tmp_path / "a.db"))._slots == {}
     finally:
         dispose(store)
+
+
+def test_a_hold_told_deadlock_by_the_kernel_waits_on(tmp_path, monkeypatch):
+    """Linux counts a process's threads as one owner and may answer EDEADLK where no deadlock is."""
+    import errno
+
+    import storage.person_holds as holds
+
+    real, told = holds.fcntl.lockf, []
+
+    def once_deadlocked(fd, cmd, *args):
+        if cmd == holds.fcntl.LOCK_EX and not told:
+            told.append(True)
+            raise OSError(errno.EDEADLK, "Resource deadlock avoided")
+        return real(fd, cmd, *args)
+
+    monkeypatch.setattr(holds.fcntl, "lockf", once_deadlocked)
+    store = open_store(str(tmp_path / "a.db"))
+    try:
+        with store.hold_person("U1"):
+            assert told == [True]
+    finally:
+        dispose(store)
