@@ -94,11 +94,12 @@ def send_all(pool: ProcessPoolExecutor | None, slack: FakeSlack, work: list[tupl
     made = [slack.command_body(user, text) for user, text in work]
     shares = [pool.submit(send_share, slack.url, [body for body, _ in made[i::senders]])
               for i in range(senders)]
-    sent: list[Answer | None] = [None] * len(made)
-    for i, share in enumerate(shares):
-        for j, (status, data, seconds) in zip(range(i, len(made), senders), share.result(), strict=True):
-            sent[j] = Answer(status, json.loads(data) if data.startswith(b"{") else None, made[j][1], seconds)
-    return [a for a in sent if a is not None]
+    results = [share.result() for share in shares]  # command j: sender j % senders, its (j // senders)th
+    answers = []
+    for j, (_, key) in enumerate(made):
+        status, data, seconds = results[j % senders][j // senders]
+        answers.append(Answer(status, json.loads(data) if data.startswith(b"{") else None, key, seconds))
+    return answers
 
 
 def digest_posts(standin: SlackStandIn) -> int:

@@ -47,7 +47,7 @@ from benchmarks.common import (  # noqa: E402
     wants_write,
     write_section,
 )
-from benchmarks.digest_throughput import DIGEST_SIZE, WORKSPACE, corpus, peak_rss, people, prepare  # noqa: E402
+from benchmarks.digest_throughput import DIGEST_SIZE, WORKSPACE, corpus, peak_rss, people, prepare, vm_hwm  # noqa: E402
 
 START, END = "<!-- scale:start -->", "<!-- scale:end -->"
 PEOPLE, PAPERS = 10_000, 100_000
@@ -118,7 +118,7 @@ class _Peaks(threading.Thread):
     def stop(self) -> tuple[float, float]:
         self._done.set()
         self.join()
-        return peak_rss(os.getpid(), children=False) or 0.0, self.together
+        return vm_hwm(os.getpid()) or 0.0, self.together
 
 
 BACKENDS = {"sqlite": "SQLite", "postgres": "PostgreSQL"}

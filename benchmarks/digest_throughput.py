@@ -135,16 +135,17 @@ def prepare(db: Path, papers: Path, persons: list[dict]) -> float:
 
 # -- running and measuring --------------------------------------------------------------------------
 
-def peak_rss(pid: int, children: bool = True) -> float | None:
-    """The peak resident set so far (VmHWM, Linux) of the process and (unless not ``children``) of its
-    child processes (a big run's digest helpers), in MB, summed; None once the process is gone."""
-    peak = _vm_hwm(pid)
-    if peak is None or not children:
-        return peak
-    return peak + sum(_vm_hwm(child) or 0.0 for child in _children(pid))
+def peak_rss(pid: int) -> float | None:
+    """The peak resident set so far of the process and of its child processes (a big run's digest
+    helpers), in MB, summed; None once the process is gone."""
+    peak = vm_hwm(pid)
+    if peak is None:
+        return None
+    return peak + sum(vm_hwm(child) or 0.0 for child in _children(pid))
 
 
-def _vm_hwm(pid: int) -> float | None:
+def vm_hwm(pid: int) -> float | None:
+    """The process's own peak resident set so far (VmHWM, Linux), in MB; None once it is gone."""
     try:
         with open(f"/proc/{pid}/status", encoding="ascii") as f:
             for line in f:
