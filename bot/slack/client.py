@@ -22,6 +22,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 
 from bot.config import Settings
+from bot.slack.keepalive import KeepAliveWebClient
 
 API_TIMEOUT = 15  # seconds per Web API call
 RATE_LIMIT_RETRIES = 3  # 429s a listener's call waits out (each sleeps Retry-After)
@@ -62,9 +63,10 @@ def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIE
                  token: str | None = None) -> WebClient:
     """A Web API client for ``SLACK_API_URL`` that retries 429s (honouring Retry-After, up to
     ``rate_limit_retries`` times), 500/503 and dropped connections (a post only when it cannot have
-    reached Slack). ``token``: a workspace's bot token (default: SLACK_BOT_TOKEN)."""
+    reached Slack), over the process's kept-alive connections. ``token``: a workspace's bot token
+    (default: SLACK_BOT_TOKEN)."""
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
-    return WebClient(
+    return KeepAliveWebClient(
         token=token or settings.bot_token,
         base_url=settings.api_url,
         timeout=API_TIMEOUT,

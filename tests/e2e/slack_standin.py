@@ -139,6 +139,11 @@ class SlackStandIn:
         self._server.server_close()
 
     @property
+    def connections(self) -> int:
+        """How many connections clients have opened to the stand-in so far."""
+        return self._server.connections
+
+    @property
     def root(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
@@ -496,6 +501,11 @@ class SlackStandIn:
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # http.server's backlog of 5 can overflow with many concurrent senders
+    connections = 0  # accepted so far
+
+    def process_request(self, request, client_address) -> None:
+        self.connections += 1  # only serve_forever's thread accepts
+        super().process_request(request, client_address)
 
 
 def _params(query: str, raw: bytes, headers: dict) -> dict:
@@ -519,6 +529,9 @@ class _Handler(BaseHTTPRequestHandler):
     """One request to the stand-in (:func:`_handler` makes the class of one stand-in's requests)."""
 
     standin: SlackStandIn
+    protocol_version = "HTTP/1.1"  # connections kept alive between calls, as Slack's are
+    disable_nagle_algorithm = True  # headers and body are two writes: don't hold the second for an ACK
+    timeout = 60  # an idle kept-alive connection's thread gives up after this
 
     def log_message(self, format, *args) -> None:  # quiet
         pass

@@ -1,0 +1,71 @@
+"""Web API calls over kept-alive connections.
+
+slack_sdk's ``WebClient`` sends each call through ``urllib``, which opens a new connection (and, to
+Slack, a new TLS handshake) per call and closes it after the answer. A morning's digests make seven
+calls a person, so :class:`KeepAliveWebClient` sends them through one ``urllib3`` pool shared by the
+process, reusing connections (urllib3 checks that an idle one is still open before reusing it). What
+the client's retry handlers and callers see stays urllib's: the same dict for an answer, the same
+``HTTPError`` for a non-2xx status, ``URLError`` when nothing can have reached Slack and the
+connection's own error when it broke after the request went out (a post that may have landed).
+
+A client with a proxy or its own SSL context, and a call that urllib would send through a proxy from
+the environment (``HTTPS_PROXY``), goes the SDK's own way.
+"""
+
+from __future__ import annotations
+
+import http.client
+import io
+import ssl
+import urllib.request
+from typing import Any
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlsplit
+
+import urllib3
+from slack_sdk import WebClient
+from urllib3.exceptions import ConnectTimeoutError, ProtocolError, ReadTimeoutError
+
+#: Connections kept per host: the digest workers, the listeners' calls and a helper's, with room.
+CONNECTIONS_PER_HOST = 16
+
+_pool = urllib3.PoolManager(num_pools=8, maxsize=CONNECTIONS_PER_HOST, block=False,
+                            ssl_context=ssl.create_default_context())
+
+
+class KeepAliveWebClient(WebClient):
+    """A ``WebClient`` whose calls reuse the process's kept-alive connections."""
+
+    def _perform_urllib_http_request_internal(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
+        if self.proxy is not None or self.ssl is not None or _proxied(url):
+            return super()._perform_urllib_http_request_internal(url, req)
+        try:
+            answer = _pool.request(req.get_method(), url, body=req.data, headers=dict(req.header_items()),
+                                   timeout=self.timeout, retries=False, redirect=False)
+        except ConnectTimeoutError as e:  # nothing was sent (NewConnectionError is one too)
+            raise URLError(e.__cause__ if isinstance(e.__cause__, OSError) else e) from e
+        except ReadTimeoutError as e:  # sent, and no answer in time: it may have been carried out
+            raise TimeoutError(str(e)) from e
+        except ProtocolError as e:  # the connection broke after the request went out
+            cause = e.args[1] if len(e.args) > 1 else None
+            if isinstance(cause, (OSError, http.client.HTTPException)):
+                raise cause from e
+            raise http.client.RemoteDisconnected(str(e)) from e
+        except urllib3.exceptions.HTTPError as e:  # TLS, a bad URL: refused before anything was sent
+            raise URLError(e) from e
+        headers = http.client.HTTPMessage()
+        for name, value in answer.headers.items():
+            headers[name] = value
+        if not 200 <= answer.status < 300:
+            raise HTTPError(url, answer.status, answer.reason or "", headers, io.BytesIO(answer.data))
+        if headers.get_content_type() == "application/gzip":
+            return {"status": answer.status, "headers": headers, "body": answer.data}
+        body = answer.data.decode(headers.get_content_charset() or "utf-8")
+        return {"status": answer.status, "headers": headers, "body": body}
+
+
+def _proxied(url: str) -> bool:
+    """Whether urllib would send a request for ``url`` through a proxy named in the environment."""
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies()
+    return parts.scheme in proxies and not urllib.request.proxy_bypass(parts.hostname or "")

@@ -1,0 +1,132 @@
+"""Web API calls over kept-alive connections: reused, and failing the way urllib's calls fail."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+from urllib.error import URLError
+
+import pytest
+from slack_sdk.errors import SlackApiError
+
+from bot.config import Settings
+from bot.slack import keepalive
+from bot.slack.client import build_client
+from tests.e2e.slack_standin import SlackStandIn
+
+TOKEN = "xoxb-keepalive"
+
+
+@pytest.fixture
+def standin():
+    with SlackStandIn() as s:
+        yield s
+
+
+def client_for(url: str, **kwargs):
+    settings = Settings.load(environ={"SLACK_BOT_TOKEN": TOKEN, "SLACK_API_URL": url}, dotenv=None)
+    return build_client(settings, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch):
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+                 "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_calls_reuse_one_connection(standin):
+    client = client_for(standin.base_url)
+    before = standin.connections
+    for i in range(20):
+        assert client.chat_postMessage(channel="DU1", text=f"hello {i}")["ok"]
+    assert len(standin.calls("chat.postMessage")) == 20
+    assert standin.connections - before <= 1  # urllib opened 20
+
+
+def test_threads_share_the_pool_without_mixing_answers(standin):
+    client = client_for(standin.base_url)
+    answers: dict[int, str] = {}
+
+    def send(i: int) -> None:
+        answers[i] = client.conversations_open(users=f"U{i:03d}")["channel"]["id"]
+
+    threads = [threading.Thread(target=send, args=(i,)) for i in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert answers == {i: f"DU{i:03d}" for i in range(12)}
+
+
+def test_a_server_error_is_retried_and_a_refusal_is_an_api_error(standin):
+    client = client_for(standin.base_url)
+    standin.fail("chat.postMessage", 500)
+    assert client.chat_postMessage(channel="DU1", text="again")["ok"]
+    assert [c.status for c in standin.calls("chat.postMessage")] == [500, 200]
+    standin.fail("chat.postMessage", 429, times=5, retry_after=0)
+    with pytest.raises(SlackApiError) as refused:
+        client_for(standin.base_url, rate_limit_retries=1).chat_postMessage(channel="DU1", text="x")
+    assert refused.value.response.status_code == 429
+    assert refused.value.response.headers.get("Retry-After") == "0"
+
+
+def test_nothing_listening_is_a_urlerror_as_with_urllib():
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        with pytest.raises(URLError) as failed:
+            client_for(f"http://127.0.0.1:{port}/api/").auth_test()
+    assert isinstance(failed.value.reason, ConnectionRefusedError)
+
+
+def test_a_post_cut_off_after_it_was_sent_is_not_sent_again(standin):
+    client = client_for(standin.base_url)
+    standin.land_late("chat.postMessage", 0.01, drop=True)
+    with pytest.raises((ConnectionError, http.client.HTTPException)):
+        client.chat_postMessage(channel="DU1", text="once")
+    assert len(standin.calls("chat.postMessage")) == 1  # it landed; the caller looks before posting again
+    standin.land_late("conversations.open", 0.01, drop=True)
+    assert client.conversations_open(users="U1")["ok"]  # not a post: safe to ask again
+    assert len(standin.calls("conversations.open")) == 2
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_reused():
+    """Slack closes kept-alive connections it no longer wants; the next call opens a new one."""
+    answered = []
+
+    def serve(listener: socket.socket) -> None:
+        for _ in range(2):  # each connection: one answer, said to stay open, then closed anyway
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n"
+                             b"Connection: keep-alive\r\n\r\n{\"ok\":true}")
+                answered.append(1)
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        server = threading.Thread(target=serve, args=(listener,), daemon=True)
+        server.start()
+        client = client_for(f"http://127.0.0.1:{listener.getsockname()[1]}/api/")
+        assert client.auth_test()["ok"]
+        server_closed = threading.Event()
+        threading.Timer(0.2, server_closed.set).start()
+        server_closed.wait()
+        assert client.auth_test()["ok"]
+        server.join(5)
+    assert len(answered) == 2
+
+
+def test_a_proxy_from_the_environment_is_honoured(standin, monkeypatch):
+    """urllib sends through $HTTP_PROXY; so do these calls (the stand-in plays the proxy)."""
+    monkeypatch.setenv("HTTP_PROXY", standin.root)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the pool was used despite the proxy")
+
+    monkeypatch.setattr(keepalive._pool, "request", refuse)
+    assert client_for("http://slack.invalid/api/").auth_test()["ok"]
+    assert standin.calls("auth.test")[-1].headers["host"] == "slack.invalid"
