@@ -41,6 +41,7 @@ from bot.usecases.recommend import (
     with_papers,
 )
 from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
+from storage import Person
 
 #: A weekly digest: the best of this many days' new papers (those only), up to this many times the
 #: daily size.
@@ -118,7 +119,7 @@ class Chooser:
         self._taken: set[tuple[str, date]] = set()  # chosen and handed out: never scored again in a batch
         self._lock = threading.Lock()
         self._likes: Community | None = None
-        self._weekly: dict[str, bool] = {}  # whose digest is weekly, as scoring found it
+        self._people: dict[str, Person | None] = {}  # as scoring read them
 
     def _community(self) -> Community:
         """Everyone's likes, read once for the whole run."""
@@ -172,11 +173,15 @@ class Chooser:
 
     def weekly(self, user_id: str) -> bool:
         """Whether the person's digest is a weekly one: as scoring found it, else read now."""
-        known = self._weekly.get(user_id)
-        if known is not None:
-            return known
-        person = self.ctx.store.get_person(user_id)
+        person = self.person(user_id)
         return person is not None and person.digest_weekday is not None
+
+    def person(self, user_id: str) -> Person | None:
+        """The person's settings as scoring read them moments ago (else read now): what sending asks
+        of them costs no second read."""
+        if user_id in self._people:
+            return self._people[user_id]
+        return self.ctx.store.get_person(user_id)
 
     def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
         out: dict[tuple[str, date], Choice] = {}
@@ -217,7 +222,7 @@ class Chooser:
         ctx = self.ctx.reading(user_id)  # their rows read once (one round trip on PostgreSQL)
         person = ctx.store.get_person(user_id)
         weekly = person is not None and person.digest_weekday is not None
-        self._weekly[user_id] = weekly  # under self._lock: _score runs in choose's hold of it
+        self._people[user_id] = person  # under self._lock: _score runs in choose's hold of it
         n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
         who = wants(ctx, user_id)
         if who is None:

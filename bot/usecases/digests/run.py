@@ -256,7 +256,7 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
     recs = choose_papers(ctx, user_id, today=day)
     if not recs:
         return Outcome(user_id, day, "empty")
-    if wants_compact(ctx, courier, user_id, len(recs)):
+    if wants_compact(courier, user_id, person, len(recs)):
         header = header_text(len(recs), day, extra=True, by_feed=sections(recs), compact=True)
         delivery = send_compact(ctx, user_id, recs, courier, header)
     else:

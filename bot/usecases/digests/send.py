@@ -43,7 +43,7 @@ from bot.usecases.digests.due import zone
 from bot.usecases.feeds import label, sections
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
-from storage import DigestRecord
+from storage import DigestRecord, Person
 from storage.leases import DIGEST
 from storage.moments import iso_utc
 
@@ -113,12 +113,11 @@ class Courier:
     compact_most: int = 0
 
 
-def wants_compact(ctx: Context, courier: Courier, user_id: str, n: int) -> bool:
-    """Whether ``n`` papers go to a person as one message: they asked for that (a channel never does),
-    and the courier can post that many in one."""
+def wants_compact(courier: Courier, user_id: str, person: Person | None, n: int) -> bool:
+    """Whether ``n`` papers go to a person (``person``: their settings) as one message: they asked for
+    that (a channel never does), and the courier can post that many in one."""
     if courier.post_compact is None or n > courier.compact_most or is_channel(user_id):
         return False
-    person = ctx.store.get_person(user_id)
     return bool(person and person.digest_compact)
 
 
@@ -342,14 +341,11 @@ class _Sending:
         channel, todo, shown = left
         if not self._lease_kept():
             return Outcome(self.record.user_id, self.day, "busy")
-        if self._compact(todo):
+        if wants_compact(self.courier, self.record.user_id, chooser.person(self.record.user_id), len(todo)):
             return self._post_compact(channel, recs, todo, chooser)
         if self.record.header_ts is None and not shown:
             self._post_header(channel, recs, chooser)
         return self._post_papers(channel, todo)
-
-    def _compact(self, todo: list[Recommendation]) -> bool:
-        return wants_compact(self.ctx, self.courier, self.record.user_id, len(todo))
 
     def _post_compact(self, channel: str, recs: list[Recommendation], todo: list[Recommendation],
                       chooser: Chooser) -> Outcome:
