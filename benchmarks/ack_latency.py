@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -154,6 +155,9 @@ def main() -> int:
                 line = server_process.stderr.readline()
                 if not line:
                     raise SystemExit("the bot did not start")
+            # The bot's log goes on after this; a pipe nobody reads fills up, and a bot blocked writing to it
+            # stops answering (and stopping).
+            threading.Thread(target=server_process.stderr.read, daemon=True).start()
             slack = FakeSlack(f"http://127.0.0.1:{match[1]}{match[2]}", standin)
             users = [f"UBENCH{i:03d}" for i in range(args.users)]
             with ThreadPoolExecutor(args.senders) as pool:  # warm-up, not timed: everyone follows a topic

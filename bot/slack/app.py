@@ -24,6 +24,7 @@ from bot.config import Settings
 from bot.errors import ConfigError
 from bot.slack.client import build_client
 from bot.slack.error_handler import BUSY, SORRY, UNSAVED, report_error
+from bot.slack.keepalive import KeepAliveWebClient, kept_alive
 from bot.slack.listeners import (
     commands,
     dm_commands,
@@ -125,6 +126,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
     runtime.background.replay = replayer(app)
     app.middleware(only_installed(workspace))  # a foreign request writes nothing, not even its key
     app.middleware(_in_workspace(lambda context: workspace.key))
+    _keep_alive(app, client)
     app.error(report_error)
     for listeners in LISTENER_MODULES:
         listeners.register(app, runtime)
@@ -151,11 +153,19 @@ def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None
     runtime.background.replay = replayer(app)
     app.middleware(_in_workspace(lambda context: setup.installations.workspace_of(
         context.enterprise_id, context.team_id, context.is_enterprise_install) or ""))
+    _keep_alive(app, client)
     app.error(report_error)
     for listeners in LISTENER_MODULES:
         listeners.register(app, runtime)
     uninstall.register(app, runtime, setup.installations)
     return SlackBot(app, runtime, executor, settings.signing_secret or "", installations=setup.installations)
+
+
+def _keep_alive(app: App, client: WebClient) -> None:
+    """Listeners' calls over kept-alive connections, as the app's own client's (not a test's stand-in
+    client's: Bolt copies only a plain WebClient's settings)."""
+    if isinstance(client, KeepAliveWebClient):
+        app.middleware(kept_alive)
 
 
 def _in_workspace(key_of: Callable) -> Callable:

@@ -28,8 +28,9 @@ import urllib3
 from slack_sdk import WebClient
 from urllib3.exceptions import ConnectTimeoutError, ProtocolError, ReadTimeoutError
 
-#: Connections kept per host: the digest workers, the listeners' calls and a helper's, with room.
-CONNECTIONS_PER_HOST = 16
+#: Connections kept per host: the digest workers of every workspace served at once (4 × 8), with room.
+#: A call beyond them gets a connection of its own, closed after it (urllib3 then logs a warning).
+CONNECTIONS_PER_HOST = 40
 
 #: What urllib's proxy choice for a Web API call depends on (its names are case-insensitive).
 _PROXY_SETTINGS = tuple(spelling for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
@@ -82,3 +83,17 @@ def _proxied_host(scheme: str, host: str, settings: tuple) -> bool:
     # urllib's reading of the proxy settings scans the whole environment: a tenth of a call's own work
     # when done every call. Keyed by the settings, so that a changed one is seen.
     return scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(host)
+
+
+def kept_alive(context, next):  # names Bolt passes
+    """A Bolt middleware: the request's client (Bolt makes a plain ``WebClient`` for each request) is
+    swapped for a :class:`KeepAliveWebClient` with the same token and settings, so that a listener's
+    calls (a recommendation's papers, one post each) reuse connections too."""
+    plain = context.client
+    if type(plain) is WebClient:
+        kept = KeepAliveWebClient(token=plain.token, base_url=plain.base_url, timeout=plain.timeout,
+                                  ssl=plain.ssl, proxy=plain.proxy, headers=plain.headers,
+                                  logger=plain.logger, retry_handlers=plain.retry_handlers)
+        kept.default_params = dict(plain.default_params)  # the request's team_id, as Bolt set it
+        context["client"] = kept
+    return next()

@@ -150,6 +150,18 @@ def test_recommend_posts_a_header_then_one_message_per_paper_into_the_dm(slack, 
     assert not {p.params["text"] for p in second} & {p.params["text"] for p in posts}
 
 
+def test_a_listeners_calls_reuse_kept_alive_connections(slack, standin):
+    user = new_user()
+    slack.ask(user, "follow feline cats whiskers")
+    before, calls = standin.connections, len(standin.calls())
+    recommend(slack, standin, user, 3)
+    made = len(standin.calls()) - calls
+    assert made >= 5  # the DM opened, a header and 3 papers, the reply to the command
+    # Bolt's own client would open one connection a call; the reply goes to its response_url through
+    # Bolt's webhook client, on one of its own.
+    assert standin.connections - before <= 2, f"{standin.connections - before} connections for {made} calls"
+
+
 def test_recommend_before_following_says_what_to_do(slack):
     reply = slack.ask(new_user(), "recommend")
     assert "don't follow anything yet" in reply.text and "/papers follow" in reply.text

@@ -101,7 +101,12 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     if helping is not None and helping.alone:  # this process answers Slack meanwhile: only waits
         own = [Outcome(item.user_id, item.local_date, "skipped", error=LEFT_TO_HELPERS) for item in due]
     else:
-        own = _send_here(ctx, due, order, courier, owner, workers, hold, stop, clock, alive)
+        try:
+            own = _send_here(ctx, due, order, courier, owner, workers, hold, stop, clock, alive)
+        except Exception:
+            if helping is not None:  # they carry on with what they claimed; their reports are read
+                helping.outcomes()  # so that they can end, and none outlives the run
+            raise
     run.outcomes += merged(own, helping.outcomes()) if helping is not None else own
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,

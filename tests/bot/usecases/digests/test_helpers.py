@@ -4,12 +4,15 @@ stopping its helpers. Real processes; the couriers write what they post into one
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import threading
 import time
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
+
+import pytest
 
 from bot.state.context import Context
 from bot.usecases import follow
@@ -167,6 +170,24 @@ def test_a_helper_that_cannot_open_the_database_leaves_the_run_to_this_process(a
                            helpers=helpers)
     assert run.count("sent") == len(users) and sorted(u for _, u in headers(posts)) == users
     assert "a digest helper process ended without a report (exit code 1)" in caplog.text
+
+
+def test_a_run_that_fails_here_still_waits_for_its_helper(app, store_target, tmp_path, monkeypatch):
+    users = everyone(app, 20)
+    posts = tmp_path / "posts.txt"
+    posts.touch()
+    started = []
+
+    def broken(*args, **kwargs):
+        started.extend(multiprocessing.active_children())
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr("bot.usecases.digests.run._send_here", broken)
+    with pytest.raises(RuntimeError):
+        send_due_digests(app, NOW, file_courier(str(posts), app, threading.Event()), force=True, workers=2,
+                         helpers=one_helper(store_target, posts, 20))
+    assert started and not any(p.is_alive() for p in started)  # the helper ran, and ended with the run
+    assert sorted(user for _, user in headers(posts)) == users  # it sent what it claimed: everyone
 
 
 def test_merged_takes_the_senders_outcome_and_keeps_the_runs_order():
