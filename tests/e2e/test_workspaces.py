@@ -132,11 +132,8 @@ def test_a_rate_limited_workspace_holds_up_no_other_workspaces_digests(running, 
     # on a loaded machine). Both workspaces' digests fall due together.
     standin.fail("chat.postMessage", status=429, times=10, retry_after=2, token=first.token)
     slow, quick = [new_user()], [new_user(), new_user()]
-    # Due at one tick: while the set-up holds the scheduler's tick lock a tick does nothing, so no tick can
-    # find the first workspace's digest due and not yet the others (they would then wait for its end).
-    with running.scheduler._ticking:
-        in_workspace(db_path, first.key, due_now(slow))
-        in_workspace(db_path, second.key, due_now(quick))
+    in_workspace(db_path, first.key, due_now(slow))
+    in_workspace(db_path, second.key, due_now(quick))
     for user in quick:
         standin.wait_for(lambda u=user: len(posts(standin, second, u)) >= 3, timeout=30, what="a digest")
     standin.wait_for(lambda: len(posts(standin, first, slow[0])) >= 3, timeout=60, what="the waited digest")
@@ -145,6 +142,25 @@ def test_a_rate_limited_workspace_holds_up_no_other_workspaces_digests(running, 
     quick_done = max(c.at for user in quick for c in posts(standin, second, user))
     assert quick_done < max(c.at for c in refused(standin, first))
     assert len(headers(standin, first, slow[0])) == 1 and len(posts(standin, first, slow[0])) == 3
+
+
+def test_digests_due_while_another_workspace_waits_out_slack_go_out_at_once(running, workspaces, standin,
+                                                                            db_path):
+    """The first workspace's run is under way, waiting out 429s, when the second's digest falls due: the
+    next tick serves it (a run of the scheduler used to serve every workspace, and the next waited for
+    the whole run to end)."""
+    first, second = workspaces
+    before = len(refused(standin, first))
+    standin.fail("chat.postMessage", status=429, times=10, retry_after=2, token=first.token)
+    slow, quick = [new_user()], [new_user()]
+    in_workspace(db_path, first.key, due_now(slow))
+    standin.wait_for(lambda: len(refused(standin, first)) > before, timeout=30, what="the first 429")
+    in_workspace(db_path, second.key, due_now(quick))
+    standin.wait_for(lambda: len(posts(standin, second, quick[0])) >= 3, timeout=30, what="a digest")
+    quick_done = max(c.at for c in posts(standin, second, quick[0]))
+    standin.wait_for(lambda: len(posts(standin, first, slow[0])) >= 3, timeout=60, what="the waited digest")
+    assert quick_done < max(c.at for c in refused(standin, first))  # out while the first still waited
+    assert len(headers(standin, first, slow[0])) == 1 and len(headers(standin, second, quick[0])) == 1
 
 
 def refused(standin, workspace) -> list:

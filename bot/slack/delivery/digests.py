@@ -44,8 +44,8 @@ log = logging.getLogger(__name__)
 
 
 class _QuietOverlap(logging.Filter):
-    """A run of digests may outlast the interval; APScheduler then skips the next run (max_instances=1,
-    as meant) and warns each time. Those warnings say nothing wrong."""
+    """Runs of digests may outlast the interval; once :data:`TICKS_AT_ONCE` are under way APScheduler
+    skips the next (as meant) and warns each time. Those warnings say nothing wrong."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         return "maximum number of running instances reached" not in record.getMessage()
@@ -75,6 +75,9 @@ HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this 
 #: when its poster died meanwhile; it usually answers a post well within a second.
 POST_SETTLE = timedelta(seconds=2)
 WORKSPACES_AT_ONCE = 4  # workspaces whose digests go out at once (each with its own WORKERS threads)
+#: Ticks under way at once: one held up (a workspace waiting out Slack's 429s) leaves the next tick to
+#: serve the other workspaces' newly due digests.
+TICKS_AT_ONCE = 3
 REFUSED_PAUSE = 600  # seconds a workspace whose token was refused is left alone
 JOB_ID = "daily-digests"
 CATCH_UP_ID = "catch-up-digests"
@@ -233,21 +236,28 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
                      hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
                      refused: Callable[[str, str], None] | None = None, stop: threading.Event | None = None,
                      clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None,
-                     **options) -> DailyRun:
+                     finished: Callable[[str], None] | None = None, **options) -> DailyRun:
     """The feeds (once a day, shared), then every workspace's due digests, each with its own token and
     its own people, :data:`WORKSPACES_AT_ONCE` workspaces at a time: one whose token Slack refuses, or
     which is rate limited, holds up its own threads only. A refused workspace stops at its first
     refusal (its claimed digests wait, counted against no one) and is reported to ``refused(ws, why)``.
     ``hold_for(ws)``: that workspace's per-person lock; ``clock``: what time it is (the digests' due
     times, claims and leases); ``helpers(served)``: how a big run of that workspace starts helper
-    processes (:func:`digest_helpers`); ``options`` go to :func:`~bot.usecases.digests.run.send_due_digests`
-    (users, force, workers)."""
+    processes (:func:`digest_helpers`); ``finished(ws)`` is called as each workspace's run ends; ``options``
+    go to :func:`~bot.usecases.digests.run.send_due_digests` (users, force, workers)."""
     run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds, clock=clock))
     workspaces = list(workspaces)
     if not workspaces:
         return run
 
     def one(served: Served) -> DailyRun:
+        try:
+            return _serve(served)
+        finally:
+            if finished is not None:
+                finished(served.ws)
+
+    def _serve(served: Served) -> DailyRun:
         wctx = ctx.for_workspace(served.ws)
         gone = _Either(stop)
         courier = slack_courier(wctx, served.client, refused=gone.set)
@@ -407,7 +417,8 @@ class DigestScheduler:
         self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
         self.hold_for, self.workers, self.clock, self.helpers = hold_for, workers, clock, helpers
         self._stop = threading.Event()
-        self._ticking = threading.Lock()
+        self._lock = threading.Lock()
+        self._busy: set[str] = set()  # workspaces a tick of this process is serving
         self._scheduler = BackgroundScheduler(timezone=UTC)
         self._refused: dict[str, float] = {}  # workspace -> when to try it again (monotonic)
         self.runs = 0
@@ -417,7 +428,7 @@ class DigestScheduler:
             self.tick, tick_trigger(self.interval), id=JOB_ID,
             misfire_grace_time=max(60, int(self.interval * 4)),  # the default, 1 s, would skip late runs
             coalesce=True,  # runs missed while one was long become one run
-            max_instances=1,
+            max_instances=TICKS_AT_ONCE,
         )
         # Catch up at once after a restart, as a job of its own: a first run of the interval job now
         # would move its whole grid off the minute.
@@ -426,22 +437,35 @@ class DigestScheduler:
         log.info("digest scheduler started: every %.0f s", self.interval)
 
     def tick(self) -> DailyRun | None:
-        """One look for due digests (and the day's feeds); errors are logged, never raised. A tick that
-        comes while another is still running (the catch-up beside the first regular one) does nothing."""
-        if self._stop.is_set() or not self._ticking.acquire(blocking=False):
+        """One look for due digests (and the day's feeds) in every workspace no other tick is serving:
+        one held up by Slack holds up no other workspace's digests. Errors are logged, never raised."""
+        if self._stop.is_set():
             return None
+        mine: set[str] = set()  # the workspaces this tick took and has not finished
         try:
             now = time.monotonic()
-            served = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
+            listed = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
+            with self._lock:
+                served = [s for s in listed if s.ws not in self._busy]
+                mine.update(s.ws for s in served)
+                self._busy |= mine
             return serve_workspaces(self.ctx, served, self.feeds, hold_for=self.hold_for,
                                     refused=self._set_aside, stop=self._stop, workers=self.workers,
-                                    clock=self.clock, helpers=self.helpers)
+                                    clock=self.clock, helpers=self.helpers,
+                                    finished=lambda ws: self._let_go(mine, {ws}))
         except Exception:
             log.exception("the digest run failed; trying again at the next tick")
             return None
         finally:
-            self.runs += 1
-            self._ticking.release()
+            self._let_go(mine, set(mine))  # those it never got to
+            with self._lock:  # ticks may overlap
+                self.runs += 1
+
+    def _let_go(self, mine: set[str], done: set[str]) -> None:
+        """Workspaces ``done`` of a tick that took ``mine`` may be served by the next tick."""
+        with self._lock:
+            mine -= done
+            self._busy -= done
 
     def _set_aside(self, ws: str, why: str) -> None:
         if ws not in self._refused:  # logged once, not at every tick

@@ -1,3 +1,4 @@
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -30,5 +31,50 @@ def test_a_started_scheduler_catches_up_at_once_and_stays_on_the_grid(tmp_path):
         assert upcoming.second in (0, 30) and upcoming.microsecond == 0
         assert upcoming - datetime.now(UTC) <= timedelta(seconds=TICK_SECONDS)
     finally:
+        scheduler.shutdown()
+        ctx.store.close()
+
+
+def test_a_tick_serves_only_workspaces_no_other_tick_is_serving(tmp_path, monkeypatch):
+    """Tick 1 takes A and B; B's run ends while A's goes on; tick 2 takes B (not A); when tick 1 ends,
+    B stays taken by tick 2, and a third tick finds nothing to take."""
+    ctx = Context.open(str(tmp_path / "p.db"))
+    client = WebClient(token="xoxb-unused", base_url="http://127.0.0.1:9/")
+    served: list[list[str]] = []
+    a_waits, b_done, second_running, second_may_end = (threading.Event() for _ in range(4))
+
+    def serve(ctx, workspaces, feeds, *, finished, **options):
+        names = [w.ws for w in workspaces]
+        served.append(names)
+        if "A" in names:  # tick 1: B ends at once, A waits until tick 2 has taken B
+            finished("B")
+            b_done.set()
+            a_waits.wait(10)
+            finished("A")
+        elif names:  # tick 2
+            second_running.set()
+            second_may_end.wait(10)
+            for name in names:
+                finished(name)
+        return None
+
+    monkeypatch.setattr("bot.slack.delivery.digests.serve_workspaces", serve)
+    scheduler = DigestScheduler(ctx, lambda: [Served("A", client), Served("B", client)])
+    try:
+        first = threading.Thread(target=scheduler.tick)
+        first.start()
+        assert b_done.wait(10)
+        second = threading.Thread(target=scheduler.tick)
+        second.start()
+        assert second_running.wait(10)
+        a_waits.set()
+        first.join(10)
+        scheduler.tick()  # A is free again, B is still tick 2's
+        second_may_end.set()
+        second.join(10)
+        assert served == [["A", "B"], ["B"], ["A"]]
+    finally:
+        a_waits.set()
+        second_may_end.set()
         scheduler.shutdown()
         ctx.store.close()
