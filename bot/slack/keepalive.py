@@ -28,9 +28,10 @@ import urllib3
 from slack_sdk import WebClient
 from urllib3.exceptions import ConnectTimeoutError, ProtocolError, ReadTimeoutError
 
-#: Connections kept per host: the digest workers of every workspace served at once (4 × 8), with room.
-#: A call beyond them gets a connection of its own, closed after it (urllib3 then logs a warning).
-CONNECTIONS_PER_HOST = 40
+#: Connections kept per host: the digest workers of every workspace served at once (4 × 8) and the bot's
+#: threads for the work after an ack (8), with room. A call beyond them gets a connection of its own,
+#: closed after it (urllib3 then logs a warning).
+CONNECTIONS_PER_HOST = 48
 
 #: What urllib's proxy choice for a Web API call depends on (its names are case-insensitive).
 _PROXY_SETTINGS = tuple(spelling for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")

@@ -151,7 +151,8 @@ def test_digests_due_while_another_workspace_waits_out_slack_go_out_at_once(runn
     the whole run to end)."""
     first, second = workspaces
     before = len(refused(standin, first))
-    standin.fail("chat.postMessage", status=429, times=10, retry_after=2, token=first.token)
+    # Six 429s of 1 s each: the first workspace's run waits about 6 s, the second's digest takes well under.
+    standin.fail("chat.postMessage", status=429, times=6, retry_after=1, token=first.token)
     slow, quick = [new_user()], [new_user()]
     in_workspace(db_path, first.key, due_now(slow))
     standin.wait_for(lambda: len(refused(standin, first)) > before, timeout=30, what="the first 429")
