@@ -127,10 +127,10 @@ def due_now(users: list[str]):
 
 def test_a_rate_limited_workspace_holds_up_no_other_workspaces_digests(running, workspaces, standin, db_path):
     first, second = workspaces
-    # Every post with the first workspace's token is refused with 429 ten times (Retry-After 2 s: about
-    # 20 s of waiting, within what a digest waits out, and longer than the other workspace's digests take
+    # Every post with the first workspace's token is refused with 429 eight times (Retry-After 1 s: about
+    # 8 s of waiting, within what a digest waits out, and longer than the other workspace's digests take
     # on a loaded machine). Both workspaces' digests fall due together.
-    standin.fail("chat.postMessage", status=429, times=10, retry_after=2, token=first.token)
+    standin.fail("chat.postMessage", status=429, times=8, retry_after=1, token=first.token)
     slow, quick = [new_user()], [new_user(), new_user()]
     in_workspace(db_path, first.key, due_now(slow))
     in_workspace(db_path, second.key, due_now(quick))
