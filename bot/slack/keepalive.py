@@ -3,7 +3,8 @@
 slack_sdk's ``WebClient`` sends each call through ``urllib``, which opens a new connection (and, to
 Slack, a new TLS handshake) per call and closes it after the answer. A morning's digests make seven
 calls a person, so :class:`KeepAliveWebClient` sends them through one ``urllib3`` pool shared by the
-process, reusing connections (urllib3 checks that an idle one is still open before reusing it). What
+process, reusing connections (urllib3 checks that an idle one is still open before reusing it, and the
+kernel probes idle ones, so that one dropped silently on the way is found closed too). What
 the client's retry handlers and callers see stays urllib's: the same dict for an answer, the same
 ``HTTPError`` for a non-2xx status, ``URLError`` when nothing can have reached Slack and the
 connection's own error when it broke after the request went out (a post that may have landed).
@@ -18,6 +19,7 @@ import functools
 import http.client
 import io
 import os
+import socket
 import ssl
 import urllib.request
 from typing import Any
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 
 import urllib3
 from slack_sdk import WebClient
+from urllib3.connection import HTTPConnection
 from urllib3.exceptions import ConnectTimeoutError, ProtocolError, ReadTimeoutError
 
 #: Connections kept per host: the digest workers of every workspace served at once (4 × 8) and the bot's
@@ -37,8 +40,22 @@ CONNECTIONS_PER_HOST = 48
 _PROXY_SETTINGS = tuple(spelling for name in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
                         for spelling in (name, name.upper())) + ("REQUEST_METHOD",)
 
+#: A kept connection idle this long is probed by the kernel (TCP keepalive), so that one a NAT or a
+#: firewall dropped silently is found closed before a call would wait out its timeout on it, and the
+#: probes keep a live one's NAT entry from lapsing.
+IDLE_PROBE_SECONDS = 30
+
+
+def _socket_options() -> list[tuple[int, int, int]]:
+    options = [*HTTPConnection.default_socket_options, (socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)]
+    for name, value in (("TCP_KEEPIDLE", IDLE_PROBE_SECONDS), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):  # Linux; elsewhere the system's own keepalive timing
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
+
+
 _pool = urllib3.PoolManager(num_pools=8, maxsize=CONNECTIONS_PER_HOST, block=False,
-                            ssl_context=ssl.create_default_context())
+                            ssl_context=ssl.create_default_context(), socket_options=_socket_options())
 
 
 class KeepAliveWebClient(WebClient):

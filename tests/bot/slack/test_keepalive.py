@@ -130,3 +130,16 @@ def test_a_proxy_from_the_environment_is_honoured(standin, monkeypatch):
     monkeypatch.setattr(keepalive._pool, "request", refuse)
     assert client_for("http://slack.invalid/api/").auth_test()["ok"]
     assert standin.calls("auth.test")[-1].headers["host"] == "slack.invalid"
+
+
+def test_kept_connections_are_probed_when_idle(standin):
+    """A connection a NAT dropped silently would make the next call wait out its timeout: the kernel
+    probes idle kept connections (TCP keepalive), so such a one is found closed first."""
+    assert client_for(standin.base_url).auth_test()["ok"]
+    idle = [c for c in keepalive._pool.connection_from_url(standin.base_url).pool.queue if c and c.sock]
+    assert idle
+    for conn in idle:
+        assert conn.sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE)
+        if hasattr(socket, "TCP_KEEPIDLE"):
+            idle_for = conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE)
+            assert idle_for == keepalive.IDLE_PROBE_SECONDS
