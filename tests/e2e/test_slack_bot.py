@@ -157,9 +157,9 @@ def test_a_listeners_calls_reuse_kept_alive_connections(slack, standin):
     recommend(slack, standin, user, 3)
     made = len(standin.calls()) - calls
     assert made >= 5  # the DM opened, a header and 3 papers, the reply to the command
-    # Bolt's own client would open one connection a call; the reply goes to its response_url through
-    # Bolt's webhook client, on one of its own.
-    assert standin.connections - before <= 2, f"{standin.connections - before} connections for {made} calls"
+    # Bolt's own client would open one connection a call (6 here); the reply goes to its response_url
+    # through Bolt's webhook client, on one of its own; work of the bot's own meanwhile may add one.
+    assert standin.connections - before <= 3, f"{standin.connections - before} connections for {made} calls"
 
 
 def test_recommend_before_following_says_what_to_do(slack):
