@@ -75,6 +75,9 @@ from storage.store import Store
 from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
+#: How much of a saved blob one statement reads (see :meth:`PostgresStore.load_artifact`).
+ARTIFACT_SLICE = 4 * 2**20
+
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Store):
@@ -262,15 +265,35 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
         # (version, data) of a named blob, or None when there is none; ``data`` is None for NULL (judging
         # whether it is usable is the caller's business).
-        # In binary: as text the server hex-encodes the blob (the index: megabytes) and the client
-        # decodes it again, which cost every process a few tenths of a second at start.
+        # In slices of ARTIFACT_SLICE bytes: libpq reads a row whole into its connection's input buffer and
+        # keeps that buffer as large for the connection's life, so one read of the index (tens of MB) left
+        # a pooled connection holding as much again all run. In binary: as text the server hex-encodes it.
         with self._conn() as conn:
-            row = conn.execute("select coalesce(version, 0), data from artifacts where name = %s", [name],
+            while True:
+                row = conn.execute("select coalesce(version, 0), octet_length(data) from artifacts"
+                                   " where name = %s", [name]).fetchone()
+                if row is None:
+                    return None
+                version, size = int(row[0]), row[1]
+                if size is None:
+                    return version, None
+                data = self._artifact_slices(conn, name, version, size)
+                if data is not None:
+                    return version, data
+                # a new version was saved while this one was read: read that one
+
+    @staticmethod
+    def _artifact_slices(conn: psycopg.Connection, name: str, version: int, size: int) -> bytes | None:
+        """Version ``version`` of the blob ``name``, ``size`` bytes, slice by slice; None once it is gone."""
+        slices = []
+        for start in range(0, size, ARTIFACT_SLICE):
+            row = conn.execute("select substring(data from %s for %s) from artifacts where name = %s"
+                               " and coalesce(version, 0) = %s", [start + 1, ARTIFACT_SLICE, name, version],
                                binary=True).fetchone()
-        if row is None:
-            return None
-        version, data = row
-        return int(version), (bytes(data) if data is not None else None)
+            if row is None:
+                return None
+            slices.append(bytes(row[0]))
+        return b"".join(slices)
 
     def scrub_log(self) -> None:
         # Nothing, on PostgreSQL. SQLite's version empties its write-ahead log so deleted rows survive nowhere

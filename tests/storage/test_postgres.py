@@ -359,6 +359,32 @@ def test_a_blob_set_to_null_loads_as_none(pg_store):
     assert pg_store.load_artifact("m") == (1, None)
 
 
+
+def test_a_blob_larger_than_a_slice_loads_whole(pg_store, monkeypatch):
+    # Read in slices, so that no connection's input buffer grows to the whole blob and stays so.
+    monkeypatch.setattr(storage.postgres, "ARTIFACT_SLICE", 5)
+    blob = bytes(range(256)) * 3 + b"tail"
+    pg_store.save_artifact("m", blob)
+    assert pg_store.load_artifact("m") == (1, blob)
+    pg_store.save_artifact("m", b"")
+    assert pg_store.load_artifact("m") == (2, b"")
+
+
+def test_a_blob_saved_again_while_read_in_slices_loads_as_the_new_version(pg_store, monkeypatch):
+    monkeypatch.setattr(storage.postgres, "ARTIFACT_SLICE", 4)
+    pg_store.save_artifact("m", b"old version, read in slices")
+    read_slices = PostgresStore._artifact_slices
+    saved = []
+
+    def saved_meanwhile(conn, name, version, size):
+        if not saved:  # another process saves a new model after this one asked the version
+            saved.append(pg_store.save_artifact("m", b"the new one"))
+        return read_slices(conn, name, version, size)
+
+    monkeypatch.setattr(PostgresStore, "_artifact_slices", staticmethod(saved_meanwhile))
+    assert pg_store.load_artifact("m") == (2, b"the new one")
+
+
 def _terminate_sessions(url: str) -> int:
     """Cut every other session of the database, as a server restart does; how many were cut."""
     with psycopg.connect(url, autocommit=True) as admin:
