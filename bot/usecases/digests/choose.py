@@ -194,11 +194,11 @@ class Chooser:
                 people.append(person)
         if not people:
             return out
-        recent = {when: _recent(self.ctx, (when[0] - timedelta(days=when[1])).isoformat())
-                  for when in {(p.today, p.days) for p in people}}  # once a day, not once a person
         with self.ctx.engine.index() as index:
             if index is None:
                 return {**out, **{(p.who.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
+            recent = {when: _recent_rows(self.ctx, index, (when[0] - timedelta(days=when[1])).isoformat())
+                      for when in {(p.today, p.days) for p in people}}  # once a day, not once a person
             profiles = [f.profile for p in people for f in p.who.feeds]
             scores = (score_matrix(index, profiles, community=self._community(), blend=self.ctx.blend(index))
                       if profiles else None)
@@ -208,7 +208,7 @@ class Chooser:
             row = 0
             for p in people:
                 mine = named[row:row + len(p.who.feeds)]
-                mask = rare_terms.as_new(index, _rows_of(index, recent[(p.today, p.days)]), mine)
+                mask = rare_terms.as_new(index, recent[(p.today, p.days)], mine)
                 sections = _sections(index, scores, list(range(row, row + len(p.who.feeds))), p, mask)
                 for section, found in zip(sections, mine, strict=True):
                     chosen = {pid for pid, _ in section.picks}
@@ -283,28 +283,25 @@ def _rows(index: PaperIndex, ids) -> list[int]:
 
 
 # Which papers are recent changes only with the day and with new papers: worked out once for a run of
-# digests, not per person (a set of ids from the store, then a mask over the index's rows).
+# digests, not per person, and kept as a mask over the index's rows (a set of 100,000 ids would be 15 MB).
 _lock = threading.Lock()
-_recent_rows: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_recent_masks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _recent(ctx: Context, since: str) -> frozenset[str]:
-    return ctx.engine.memo("recent papers", (since, ctx.store.max_paper_seq()),
-                           lambda: frozenset(ctx.store.recent_paper_ids(since)))
-
-
-def _rows_of(index: PaperIndex, ids: frozenset[str]) -> np.ndarray:
-    """A boolean mask over the index's rows: those whose paper is in ``ids``."""
+def _recent_rows(ctx: Context, index: PaperIndex, since: str) -> np.ndarray:
+    """A boolean mask over the index's rows: the papers published (or, undated, added) since ``since``."""
+    key = (since, ctx.store.max_paper_seq(), len(index.ids))
     with _lock:
-        cached = _recent_rows.get(index, {}).get(id(ids))
-        if cached is not None and cached[0] is ids and len(cached[1]) == len(index.ids):
-            return cached[1]
+        cached = _recent_masks.get(index, {}).get(key)
+    if cached is not None:
+        return cached
+    ids = ctx.store.recent_paper_ids(since)
     mask = np.fromiter((pid in ids for pid in index.ids), dtype=bool, count=len(index.ids))
     with _lock:
-        masks = _recent_rows.setdefault(index, {})
+        masks = _recent_masks.setdefault(index, {})
         if len(masks) > 4:
             masks.clear()
-        masks[id(ids)] = (ids, mask)
+        masks[key] = mask
     return mask
 
 
