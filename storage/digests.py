@@ -35,6 +35,15 @@ class Digests(Jobs):
         found = self._digests("user_id = ? and local_date = ?", [user_id, local_date])
         return found[0] if found else None
 
+    def get_digests(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DigestRecord]:
+        wanted = set(keys)
+        if not wanted:
+            return {}
+        listed, args = self._sql.listed(sorted({user_id for user_id, _ in wanted}))
+        found = self._digests(f"user_id in (select c.id from {listed}) and local_date >= ?",
+                              [*args, min(day for _, day in wanted)])
+        return {key: record for record in found if (key := (record.user_id, record.local_date)) in wanted}
+
     def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
         return self._digests("local_date >= ? and status = 'sending' order by local_date, user_id",
                              [since_date])

@@ -433,6 +433,11 @@ class Store(Protocol):
         """One person's digest for one local day, or None if none was started."""
         ...
 
+    def get_digests(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DigestRecord]:
+        """:meth:`get_digest` for each (user id, local day) of ``keys``, in one statement: those started,
+        by key."""
+        ...
+
     def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
         """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
         when the row exists already (someone else claimed it first: it owns the digest)."""

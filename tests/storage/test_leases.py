@@ -189,6 +189,21 @@ def test_digests_not_begun_are_claimed_at_once_each_as_a_lease_of_its_own(any_st
     assert any_store.for_workspace("T2").start_digests(keys[:1], "c:3:3", T2, T0) == {keys[0]}
 
 
+
+def test_the_digests_of_a_batch_are_read_in_one_statement_each_as_get_digest_reads_it(any_store):
+    any_store.take_lease(DIGEST, ("U1", "2026-07-15"), "a:1:1", T1, T0)
+    any_store.take_lease(DIGEST, ("U2", "2026-07-15"), "a:1:1", T1, T0)
+    any_store.finish_lease(DIGEST, ("U2", "2026-07-15"), "a:1:1", "sent", T0)
+    any_store.take_lease(DIGEST, ("U1", "2026-07-14"), "a:1:1", T1, T0)  # another day: not asked
+    any_store.take_lease(DIGEST, ("U3", "2026-07-16"), "a:1:1", T1, T0)  # nor this one
+    any_store.for_workspace("T2").take_lease(DIGEST, ("U4", "2026-07-15"), "a:1:1", T1, T0)  # another's
+    keys = [("U1", "2026-07-15"), ("U2", "2026-07-15"), ("U3", "2026-07-15"), ("U4", "2026-07-15"),
+            ("U1", "2026-07-16")]
+    found = any_store.get_digests(keys)
+    assert found == {key: any_store.get_digest(*key) for key in [("U1", "2026-07-15"), ("U2", "2026-07-15")]}
+    assert (found["U1", "2026-07-15"].owner, found["U2", "2026-07-15"].status) == ("a:1:1", "sent")
+    assert any_store.get_digests([]) == {}
+
 def test_processes_claiming_overlapping_digests_at_once_claim_each_exactly_once(store_target):
     # Each its own store (connections), the same people in orders of their own, as run_daily's processes.
     stores = [open_store(store_target) for _ in range(4)]

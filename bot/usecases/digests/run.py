@@ -27,11 +27,13 @@ from bot.usecases.digests.due import local_date
 from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.schedule import Due, NotDue, find_due
 from bot.usecases.digests.send import (
+    UNREAD,
     Alive,
     Claimed,
     Clock,
     Courier,
     Outcome,
+    Unread,
     claim_ahead,
     claim_new_ahead,
     end_past_digests,
@@ -71,6 +73,10 @@ class DailyRun:
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
+
+
+#: A digest's row as a run read it (None: it had none), or UNREAD.
+Seen = DigestRecord | None | Unread
 
 
 def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: Iterable[str] | None = None,
@@ -123,10 +129,10 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
     futures: dict[int, Future] = {}
 
     def one(item: Due, record: DigestRecord | None, new: bool, last_heard: datetime | None,
-            chooser: Chooser) -> Outcome:
+            chooser: Chooser, seen: Seen) -> Outcome:
         try:
             if record is None:  # not ours to send: ended, or someone else is on it
-                return _not_claimed(ctx, item)
+                return _not_claimed(ctx, item, seen)
             if stop is not None and stop.is_set():
                 return _give_back(ctx, item, record, new, owner)
             with (hold or ctx.store.hold_person)(item.user_id):
@@ -149,55 +155,70 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
             # product scores a batch for about what it costs for one person).
             while len(running) >= workers:
                 running = wait(running, return_when=FIRST_COMPLETED).not_done
-            chunk: list[tuple[Due, DigestRecord | None, bool, datetime | None]] = []
+            chunk: list[tuple[Due, DigestRecord | None, bool, datetime | None, Seen]] = []
             claimed = 0
             while claimed < BATCH and (items := list(itertools.islice(ahead, BATCH - claimed))):
-                for item, (record, new, last_heard) in zip(items, _claim_or_skip(ctx, items, owner, clock,
-                                                                                 alive, stop), strict=True):
-                    chunk.append((item, record, new, last_heard))
+                claims, seen_rows = _claim_or_skip(ctx, items, owner, clock, alive, stop)
+                for item, (record, new, last_heard), seen in zip(items, claims, seen_rows, strict=True):
+                    chunk.append((item, record, new, last_heard, seen))
                     claimed += record is not None
             if not chunk:
                 break
             chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, *_ in chunk if record])
-            for item, record, new, last_heard in chunk:
+            for item, record, new, last_heard, seen in chunk:
                 if record is None and stop is not None and stop.is_set():
                     outcomes[id(item)] = Outcome(item.user_id, item.local_date, "skipped", error="stopping")
                     continue
-                futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser)
+                futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser, seen)
                 running.add(futures[id(item)])
     outcomes.update({key: future.result() for key, future in futures.items()})
     return [outcomes[id(item)] for item in due]  # reported in the schedule's order
 
 
 def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, alive: Alive,
-                   stop: threading.Event | None) -> list[Claimed]:
+                   stop: threading.Event | None) -> tuple[list[Claimed], list[Seen]]:
     """Claim due digests ahead of sending them (each as :func:`claim_ahead` returns it), those not begun
-    yet all at once; (None, False, None) for each once stopping, and for one that can't be claimed."""
+    yet all at once; (None, False, None) for each once stopping, and for one that can't be claimed.
+    Also each one's row as it was read here (the rest's rows are read at once), or UNREAD."""
+    unread: list[Seen] = [UNREAD] * len(items)
     if stop is not None and stop.is_set():
-        return [(None, False, None)] * len(items)
+        return [(None, False, None)] * len(items), unread
     try:
         new = claim_new_ahead(ctx, [(item.user_id, item.local_date) for item in items], owner, clock)
     except Exception:  # the one statement failed: each on its own, so that one person stops no other
         log.warning("could not claim %d digests at once; claiming them one by one", len(items), exc_info=True)
         new = {}
+    begun = [(item.user_id, item.local_date.isoformat()) for item in items
+             if (item.user_id, item.local_date) not in new]
+    try:  # those begun already (elsewhere, or an earlier run): their rows at once, not one by one
+        rows: dict[tuple[str, str], DigestRecord] | None = ctx.store.get_digests(begun) if begun else {}
+    except Exception:
+        log.warning("could not read %d digests at once; reading them one by one", len(begun), exc_info=True)
+        rows = None
     claims: list[Claimed] = []
-    for item in items:
+    seen = list(unread)
+    for at, item in enumerate(items):
         if (item.user_id, item.local_date) in new:
             claims.append(new[item.user_id, item.local_date])
         elif stop is not None and stop.is_set():
             claims.append((None, False, None))
         else:
+            if rows is not None:
+                seen[at] = rows.get((item.user_id, item.local_date.isoformat()))
             try:
-                claims.append(claim_ahead(ctx, item.user_id, item.local_date, owner, clock, alive))
+                claims.append(claim_ahead(ctx, item.user_id, item.local_date, owner, clock, alive, seen[at]))
             except Exception:  # its worker reports what it finds; one person never stops the others
                 log.exception("could not claim the digest of %s", item.user_id)
                 claims.append((None, False, None))
-    return claims
+                seen[at] = UNREAD
+    return claims, seen
 
 
-def _not_claimed(ctx: Context, item: Due) -> Outcome:
-    """What became of a due digest this run could not claim (as :func:`send_digest` reports it)."""
-    current = ctx.store.get_digest(item.user_id, item.local_date.isoformat())
+def _not_claimed(ctx: Context, item: Due, seen: Seen = UNREAD) -> Outcome:
+    """What became of a due digest this run could not claim (as :func:`send_digest` reports it), as its
+    row was ``seen`` when the claim was tried (read now if it was not)."""
+    key = item.local_date.isoformat()
+    current = ctx.store.get_digest(item.user_id, key) if isinstance(seen, Unread) else seen
     if current is not None and current.status == "sending" and current.owner is None:
         return Outcome(item.user_id, item.local_date, "incomplete",
                        error=current.error or "waiting for Slack", outage=True)

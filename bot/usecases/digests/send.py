@@ -147,6 +147,13 @@ class Outcome:
 
 # -- claiming ---------------------------------------------------------------------------------------
 
+class Unread:
+    """A digest's row not read yet (:func:`claim_ahead`'s ``seen`` when the caller has not read it)."""
+
+
+UNREAD = Unread()
+
+
 def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
                  alive: Alive = owner_alive,
                  chosen: list[Recommendation] | None = None) -> DigestRecord | None:
@@ -160,17 +167,19 @@ def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock
 
 def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
            chosen: list[Recommendation] | None, now_asked: bool = False,
-           lease_for: timedelta = LEASE) -> tuple[DigestRecord | None, bool, datetime | None]:
+           lease_for: timedelta = LEASE,
+           seen: DigestRecord | None | Unread = UNREAD) -> tuple[DigestRecord | None, bool, datetime | None]:
     """:func:`claim_digest`, whether the claim is new (False when taken over), and for a digest taken
     over from an owner whose process is gone, when that owner last renewed it (else None).
-    ``now_asked``: the person asked for it, so a digest waiting out an outage's pause is tried at once."""
+    ``now_asked``: the person asked for it, so a digest waiting out an outage's pause is tried at once.
+    ``seen``: its row as the caller read it just now (None: there was none), not to be read again."""
     store = ctx.store
     now = clock()
     lease, at, key = iso_utc(now + lease_for), iso_utc(now), day.isoformat()
     fresh: dict = {"started_at": at}
     if chosen is not None:
         fresh.update(papers=[r.paper.id for r in chosen], reasons={r.paper.id: r.reason for r in chosen})
-    record = store.get_digest(user_id, key)
+    record = store.get_digest(user_id, key) if isinstance(seen, Unread) else seen
     dead: set[str] = set()
     expired = False
     if record is not None:
@@ -202,11 +211,13 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
 
 
 def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
-                alive: Alive = owner_alive) -> tuple[DigestRecord | None, bool, datetime | None]:
+                alive: Alive = owner_alive, seen: DigestRecord | None | Unread = UNREAD,
+                ) -> tuple[DigestRecord | None, bool, datetime | None]:
     """Claim the day's digest before choosing its papers (a run claims a few ahead, then scores only
     those it got): the record as claimed, or None; whether the claim is new; and for one taken over
-    from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`."""
-    return _claim(ctx, user_id, day, owner, clock, alive, None, lease_for=AHEAD_LEASE)
+    from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`.
+    ``seen``: the digest's row as read just now (None: none), when the caller read a batch's at once."""
+    return _claim(ctx, user_id, day, owner, clock, alive, None, lease_for=AHEAD_LEASE, seen=seen)
 
 
 Claimed = tuple[DigestRecord | None, bool, datetime | None]
