@@ -40,7 +40,7 @@ class Digests(Jobs):
         if not wanted:
             return {}
         listed, args = self._sql.listed(sorted({user_id for user_id, _ in wanted}))
-        found = self._digests(f"user_id in (select c.id from {listed}) and local_date >= ?",
+        found = self._digests(f"user_id in (select c.id from {listed}) and local_date >= ?",  # noqa: S608
                               [*args, min(day for _, day in wanted)])
         return {key: record for record in found if (key := (record.user_id, record.local_date)) in wanted}
 
