@@ -60,7 +60,7 @@ class Engine:
 
     def memo(self, kind: str, key: Hashable, make: Callable[[], T]) -> T:
         """``make()``, kept for ``key`` among the last few of ``kind``: for what a run of digests reads
-        once rather than once a person (the recent papers of a day, their authors). Per engine, that is
+        once rather than once a person (the recent papers' authors, muted words). Per engine, that is
         per process and database: a path and a newest change could also be another database's, emptied
         and filled again at the same address. Two threads may both make it once; either result is kept."""
         with self._memo_lock:
