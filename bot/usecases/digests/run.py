@@ -33,9 +33,10 @@ from bot.usecases.digests.send import (
     Clock,
     Courier,
     Outcome,
-    Unread,
+    Seen,
     claim_ahead,
     claim_new_ahead,
+    digest_row,
     end_past_digests,
     header_text,
     iso_utc,
@@ -73,10 +74,6 @@ class DailyRun:
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o.status == status)
-
-
-#: A digest's row as a run read it (None: it had none), or UNREAD.
-Seen = DigestRecord | None | Unread
 
 
 def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: Iterable[str] | None = None,
@@ -180,9 +177,9 @@ def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, ali
     """Claim due digests ahead of sending them (each as :func:`claim_ahead` returns it), those not begun
     yet all at once; (None, False, None) for each once stopping, and for one that can't be claimed.
     Also each one's row as it was read here (the rest's rows are read at once), or UNREAD."""
-    unread: list[Seen] = [UNREAD] * len(items)
+    seen: list[Seen] = [UNREAD] * len(items)
     if stop is not None and stop.is_set():
-        return [(None, False, None)] * len(items), unread
+        return [(None, False, None)] * len(items), seen
     try:
         new = claim_new_ahead(ctx, [(item.user_id, item.local_date) for item in items], owner, clock)
     except Exception:  # the one statement failed: each on its own, so that one person stops no other
@@ -196,7 +193,6 @@ def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, ali
         log.warning("could not read %d digests at once; reading them one by one", len(begun), exc_info=True)
         rows = None
     claims: list[Claimed] = []
-    seen = list(unread)
     for at, item in enumerate(items):
         if (item.user_id, item.local_date) in new:
             claims.append(new[item.user_id, item.local_date])
@@ -217,8 +213,7 @@ def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, ali
 def _not_claimed(ctx: Context, item: Due, seen: Seen = UNREAD) -> Outcome:
     """What became of a due digest this run could not claim (as :func:`send_digest` reports it), as its
     row was ``seen`` when the claim was tried (read now if it was not)."""
-    key = item.local_date.isoformat()
-    current = ctx.store.get_digest(item.user_id, key) if isinstance(seen, Unread) else seen
+    current = digest_row(ctx, item.user_id, item.local_date.isoformat(), seen)
     if current is not None and current.status == "sending" and current.owner is None:
         return Outcome(item.user_id, item.local_date, "incomplete",
                        error=current.error or "waiting for Slack", outage=True)

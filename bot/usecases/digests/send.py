@@ -152,6 +152,13 @@ class Unread:
 
 
 UNREAD = Unread()
+#: A digest's row as a caller read it (None: it had none), or UNREAD.
+Seen = DigestRecord | None | Unread
+
+
+def digest_row(ctx: Context, user_id: str, local_date: str, seen: Seen) -> DigestRecord | None:
+    """The digest's row as ``seen``, or as it is now when it was not read."""
+    return ctx.store.get_digest(user_id, local_date) if isinstance(seen, Unread) else seen
 
 
 def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
@@ -167,8 +174,7 @@ def claim_digest(ctx: Context, user_id: str, day: date, owner: str, clock: Clock
 
 def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, alive: Alive,
            chosen: list[Recommendation] | None, now_asked: bool = False,
-           lease_for: timedelta = LEASE,
-           seen: DigestRecord | None | Unread = UNREAD) -> tuple[DigestRecord | None, bool, datetime | None]:
+           lease_for: timedelta = LEASE, seen: Seen = UNREAD) -> Claimed:
     """:func:`claim_digest`, whether the claim is new (False when taken over), and for a digest taken
     over from an owner whose process is gone, when that owner last renewed it (else None).
     ``now_asked``: the person asked for it, so a digest waiting out an outage's pause is tried at once.
@@ -179,7 +185,7 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
     fresh: dict = {"started_at": at}
     if chosen is not None:
         fresh.update(papers=[r.paper.id for r in chosen], reasons={r.paper.id: r.reason for r in chosen})
-    record = store.get_digest(user_id, key) if isinstance(seen, Unread) else seen
+    record = digest_row(ctx, user_id, key, seen)
     dead: set[str] = set()
     expired = False
     if record is not None:
@@ -211,8 +217,7 @@ def _claim(ctx: Context, user_id: str, day: date, owner: str, clock: Clock, aliv
 
 
 def claim_ahead(ctx: Context, user_id: str, day: date, owner: str, clock: Clock = utc_now,
-                alive: Alive = owner_alive, seen: DigestRecord | None | Unread = UNREAD,
-                ) -> tuple[DigestRecord | None, bool, datetime | None]:
+                alive: Alive = owner_alive, seen: Seen = UNREAD) -> Claimed:
     """Claim the day's digest before choosing its papers (a run claims a few ahead, then scores only
     those it got): the record as claimed, or None; whether the claim is new; and for one taken over
     from a dead owner, when that owner was last heard of. Send it with :func:`send_claimed_digest`.
