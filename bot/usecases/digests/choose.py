@@ -220,9 +220,8 @@ class Chooser:
     def _person(self, user_id: str, today: date) -> _Person | None:
         """What scoring needs of one person (see :class:`_Person`), or None when they follow nothing."""
         ctx = self.ctx.reading(user_id)  # their rows read once (one round trip on PostgreSQL)
-        person = ctx.store.get_person(user_id)
-        weekly = person is not None and person.digest_weekday is not None
-        self._people[user_id] = person  # under self._lock: _score runs in choose's hold of it
+        self._people[user_id] = ctx.store.get_person(user_id)  # under self._lock: choose's hold of it
+        weekly = self.weekly(user_id)
         n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
         who = wants(ctx, user_id)
         if who is None:
