@@ -22,6 +22,16 @@ def escape_controls(text: str) -> str:
     return _UNSAFE.sub(_escaped, text)
 
 
+def strip_controls(text: str) -> str:
+    """``text`` without the characters :func:`escape_controls` escapes, but for newlines and tabs: for a
+    terminal, where an escape sequence in a paper's title would rewrite the screen or plant a link."""
+    return _UNSAFE.sub(_kept_or_dropped, text)
+
+
+def _kept_or_dropped(match: re.Match) -> str:
+    return match.group() if match.group() in "\n\t" else ""
+
+
 def _escaped(match: re.Match) -> str:
     char = match.group()
     return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(char) or (

@@ -341,8 +341,8 @@ def export_command(ctx: click.Context, user_id: str, team: str | None, fmt: str,
     from bot.usecases.export import export, person_context
 
     file = export(person_context(_open(ctx), user_id, team), user_id, fmt)
-    if out_path is None:
-        click.echo(file.content, nl=False)
+    if out_path is None:  # to a terminal without control characters; piped, the file as it is
+        click.echo(logs.strip_controls(file.content) if sys.stdout.isatty() else file.content, nl=False)
         return
     try:
         Path(out_path).write_text(file.content, encoding="utf-8")

@@ -1,15 +1,23 @@
-"""Rich terminal output shared by the command line and the demo."""
+"""Rich terminal output shared by the command line and the demo.
+
+Whatever these consoles print has its control characters removed (:func:`bot.logs.strip_controls`):
+papers come from feeds and files anyone can write, and a title holding an escape sequence would otherwise
+reach the admin's terminal as one (clear the screen, plant a hyperlink, blink). Rich passes them through.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from bot.logs import strip_controls
 from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_text, shown_title
 from bot.presentation.reasons import shorten
 from bot.usecases import DailyRun, Recommendation, SourceReport
@@ -17,8 +25,20 @@ from bot.usecases.digests.run import Preview
 from bot.usecases.digests.schedule import NotDue
 from storage import WorkspaceSummary
 
-console = Console()
-errors = Console(stderr=True)
+
+class CleanConsole(Console):
+    """A rich Console whose text reaches the terminal without control characters (its own styling, which
+    rich adds when writing, and its cursor controls are kept)."""
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control is None and segment.text != (text := strip_controls(segment.text)):
+                segment = Segment(text, segment.style)
+            yield segment
+
+
+console = CleanConsole()
+errors = CleanConsole(stderr=True)
 
 
 def show_recommendations(recs: list[Recommendation], title: str, abstract_chars: int = 220,

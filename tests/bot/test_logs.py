@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from bot.logs import FORMAT, EscapingFormatter, NoSuggestions, escape_controls
+from bot.logs import FORMAT, EscapingFormatter, NoSuggestions, escape_controls, strip_controls
 
 HOSTILE = "frob\nERROR forged line\r\x1b[2J\x07\x00\x7f\x85\u2028\u2029\u202eevil\u2066x\u200f\tend"
 
@@ -51,3 +51,7 @@ def test_bolts_suggestions_are_left_out(caplog):
         logger.warning("kept %s", "whole")
     assert caplog.messages == ["Unhandled request ({'type': 'block_actions', 'action_id': 'foo'})",
                                "kept whole"]
+
+
+def test_text_for_a_terminal_keeps_its_lines_and_tabs_and_loses_every_other_control():
+    assert strip_controls("a\tb\nc\r\x1b[2J\x9b31m\u202ed\x00\x7f\u2028") == "a\tb\nc[2J31md"

@@ -486,3 +486,18 @@ def test_eval_names_the_ids_no_paper_has_and_still_ranks(tmp_path):
     assert "2 paper id(s) in" in result.output and "ghost-1, ghost-2" in result.output
     assert "1 paper id(s) in" in result.output and "nowhere" in result.output
     assert [json.loads(line)["user"] for line in out.read_text().splitlines()] == ["u1"]
+
+
+def test_search_prints_a_papers_text_without_its_control_characters(tmp_path):
+    # A feed's title can hold escape sequences: a hyperlink, clear-screen, blink, a C1 CSI, a bidi override.
+    hostile = "Cats \x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ \x1b[2J\x1b[5mpurr\x07 \x9b31m \u202eodd"
+    papers = tmp_path / "papers.jsonl"
+    papers.write_text(json.dumps({"id": "a", "title": hostile, "authors": ["Ada \x1b[8mHidden"],
+                                  "abstract": "Feline cats purr a lot. \x1b[2J"}) + "\n")
+    db = str(tmp_path / "x.db")
+    assert run("--db", db, "ingest", str(papers)).exit_code == 0
+    result = run("--db", db, "search", "cats")
+    assert result.exit_code == 0, result.output
+    assert "click" in result.output and "purr" in result.output and "Hidden" in result.output
+    for control in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert control not in result.output, (control, result.output)
