@@ -490,7 +490,8 @@ def test_eval_names_the_ids_no_paper_has_and_still_ranks(tmp_path):
 
 def test_search_prints_a_papers_text_without_its_control_characters(tmp_path):
     # A feed's title can hold escape sequences: a hyperlink, clear-screen, blink, a C1 CSI, a bidi override.
-    hostile = "Cats \x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ \x1b[2J\x1b[5mpurr\x07 \x9b31m \u202eodd"
+    hostile = ("Cats \x1b]8;;http://evil.example\x1b\\click\x1b]8;;\x1b\\ \x1b[2J\x1b[5mpurr\x07"
+               " \x9b31m \u202eodd")
     papers = tmp_path / "papers.jsonl"
     papers.write_text(json.dumps({"id": "a", "title": hostile, "authors": ["Ada \x1b[8mHidden"],
                                   "abstract": "Feline cats purr a lot. \x1b[2J"}) + "\n")
