@@ -9,6 +9,7 @@ finish, then closes the database.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
 import logging
@@ -24,7 +25,7 @@ from slack_bolt.request.internals import build_context
 from slack_sdk.errors import SlackApiError, SlackClientError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -32,7 +33,7 @@ from bot.allocator import freeze_startup
 from bot.config import Settings
 from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
-from bot.slack import gate
+from bot.slack import gate, http_limits
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
 from bot.slack.background import STOP_SECONDS
 from bot.slack.delivery.digests import (
@@ -133,11 +134,15 @@ def asgi_app(app: App, signing_secret: str) -> Starlette:
 
     async def slack_events(request: Request) -> Response:
         body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                log.info("refused a request (413): a body over %d bytes", MAX_BODY)
-                return PlainTextResponse("request too large", status_code=413)
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_BODY:
+                    log.info("refused a request (413): a body over %d bytes", MAX_BODY)
+                    return PlainTextResponse("request too large", status_code=413)
+        except ClientDisconnect:  # gone before its body was in (or closed for taking too long)
+            log.info("a request's client went away before its body was in")
+            return Response(status_code=400)
         verdict = gate.judge(request.headers, bytes(body), signing_secret)
         if not verdict.admitted:
             log.info("%s a request (%d): %s", "ignored" if verdict.status == 200 else "refused",
@@ -193,16 +198,20 @@ def _bolt_request(request: Request, body: bytes, verdict: gate.Verdict) -> BoltR
 
 
 class HttpServer:
-    """uvicorn on a socket bound at construction (port 0 picks a free one; see :attr:`port`)."""
+    """uvicorn on a socket bound at construction (port 0 picks a free one; see :attr:`port`), with limits
+    on its connections (:mod:`bot.slack.http_limits`; ``most_connections``: the cap, else as the
+    descriptors allow)."""
 
     def __init__(self, bot: SlackBot, host: str = "127.0.0.1", port: int = 0,
-                 graceful_seconds: float = GRACEFUL_SECONDS):
+                 graceful_seconds: float = GRACEFUL_SECONDS, most_connections: int | None = None):
         import uvicorn
 
         self.socket = _bind(host, port)
         self.port: int = self.socket.getsockname()[1]
+        limited = http_limits.protocol_class(most_connections or http_limits.max_connections())
         config = uvicorn.Config(asgi_app(bot.app, bot.signing_secret), log_level="warning", access_log=False,
-                                lifespan="off", timeout_graceful_shutdown=graceful_seconds)
+                                lifespan="off", timeout_graceful_shutdown=graceful_seconds, http=limited,
+                                timeout_keep_alive=http_limits.KEEP_ALIVE_SECONDS)
         self.server = uvicorn.Server(config)
 
     @property
@@ -212,7 +221,11 @@ class HttpServer:
     def run(self) -> None:
         """Serve until :meth:`stop`, or SIGTERM/SIGINT when run in the main thread."""
         with _signals(self.stop):  # uvicorn takes the signals while it runs, then hands them back here
-            self.server.run(sockets=[self.socket])
+            asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        asyncio.get_running_loop().set_exception_handler(http_limits.AcceptAlarm())
+        await self.server.serve(sockets=[self.socket])
 
     def stop(self) -> None:
         self.server.should_exit = True
