@@ -20,6 +20,7 @@ import logging
 import resource
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -60,9 +61,10 @@ class LimitedH11Protocol(H11Protocol):
     most = MOST_CONNECTIONS
     headers_seconds = HEADERS_SECONDS
     body_seconds = BODY_SECONDS
+    #: This server's connections with no request under way, oldest first (the class is the server's own).
+    idle: OrderedDict[LimitedH11Protocol, None] = OrderedDict()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        self._since = time.monotonic()
         self._cycle = 0  # which request the armed deadline is for
         self._deadline: asyncio.TimerHandle | None = None
         super().connection_made(transport)
@@ -72,39 +74,39 @@ class LimitedH11Protocol(H11Protocol):
             transport.write(_BUSY)
             transport.close()
             return
+        self.idle[self] = None
         self._arm(self.headers_seconds, h11.IDLE)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self.idle.pop(self, None)
         super().connection_lost(exc)
 
     def handle_events(self) -> None:
         before = self.conn.their_state
         super().handle_events()
+        if self.conn.their_state is not h11.IDLE:  # a request under way: not to be closed for room
+            self.idle.pop(self, None)
         if before is not h11.SEND_BODY and self.conn.their_state is h11.SEND_BODY:
             self._arm(self.body_seconds, h11.SEND_BODY)  # headers in: the body's own time starts
 
     def on_response_complete(self) -> None:
         self._cycle += 1
         self._disarm()
-        self._since = time.monotonic()
         super().on_response_complete()
         if not self.transport.is_closing():  # kept alive: the next request's headers have their time
+            self.idle[self] = None  # idle again, and the newest
+            self.idle.move_to_end(self)
             self._arm(self.headers_seconds, h11.IDLE)
 
-    def _idle(self) -> bool:
-        """No request under way: its headers not all in yet, or between requests."""
-        return self.conn.their_state is h11.IDLE and (self.cycle is None or self.cycle.response_complete)
-
     def _evict_one(self) -> bool:
-        """Close the oldest other connection with no request under way; False when there is none."""
-        idle = [p for p in self.connections
-                if p is not self and isinstance(p, LimitedH11Protocol) and not p.transport.is_closing()
-                and p._idle()]
-        if not idle:
-            return False
-        min(idle, key=lambda p: p._since).transport.close()
-        return True
+        """Close the oldest connection with no request under way; False when there is none."""
+        while self.idle:
+            oldest, _ = self.idle.popitem(last=False)
+            if not oldest.transport.is_closing():
+                oldest.transport.close()
+                return True
+        return False
 
     def _arm(self, seconds: float, state: object) -> None:
         self._disarm()
@@ -127,7 +129,8 @@ def protocol_class(most: int) -> type[LimitedH11Protocol]:
     """The protocol for uvicorn's ``http`` setting: at most ``most`` connections, and the deadlines of
     :data:`HEADERS_SECONDS` and :data:`BODY_SECONDS` as they are set now."""
     return type("LimitedH11Protocol", (LimitedH11Protocol,),
-                {"most": most, "headers_seconds": HEADERS_SECONDS, "body_seconds": BODY_SECONDS})
+                {"most": most, "headers_seconds": HEADERS_SECONDS, "body_seconds": BODY_SECONDS,
+                 "idle": OrderedDict()})
 
 
 class AcceptAlarm:

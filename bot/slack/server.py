@@ -55,6 +55,7 @@ BOLT_LOGGER.addFilter(NoSuggestions())
 ALL_INTERFACES = "0.0.0.0"  # noqa: S104 - Slack must reach the bot; put it behind a TLS proxy
 MAX_BODY = 1_000_000  # bytes; Slack's requests are a few kB
 GRACEFUL_SECONDS = 25  # for requests under way at SIGTERM
+BACKLOG = 2048  # connections the kernel queues for accept() (uvicorn's default): a flood queues, not drops
 
 
 def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACES,
@@ -269,7 +270,7 @@ def _bind(host: str, port: int) -> socket.socket:
         if exc.errno == errno.EADDRINUSE:
             raise ConfigError(f"Port {port} is already in use: set PORT or pass --port") from None
         raise ConfigError(f"Can't listen on {host}:{port} ({exc.strerror})") from None
-    sock.listen(128)
+    sock.listen(BACKLOG)
     sock.set_inheritable(True)
     return sock
 
