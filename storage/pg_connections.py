@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 import psycopg.errors
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
@@ -44,6 +45,18 @@ def redacted(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def check_url(url: str) -> None:
+    """Raise StoreUnavailable, in one line naming the database without its password, when libpq can't
+    read ``url`` (a bracket left open, an unknown parameter): psycopg's own message quotes it whole."""
+    try:
+        conninfo_to_dict(url)
+    except psycopg.ProgrammingError as exc:
+        shown = redacted(url)
+        why = str(exc).split(" in URI:", 1)[0].replace(url, shown).strip()
+        named = f"the database URL {shown}" if "://" in shown else "the database URL"
+        raise StoreUnavailable(f"can't read {named} ({why})") from None
+
+
 def reason(exc: BaseException) -> str:
     """Why a connection failed, in a few words (libpq's message is several lines and names hosts)."""
     text = str(exc)
@@ -70,6 +83,9 @@ def translate(exc: BaseException, where: str) -> BaseException:
                                 " (the server is down, or every connection is in use)")
     if isinstance(exc, psycopg.errors.DiskFull):
         return StoreFull(f"{where}: the disk is full, so nothing more could be saved")
+    if isinstance(exc, psycopg.errors.QueryCanceled) and "statement timeout" in str(exc):
+        return StoreBusy(f"{where}: a statement ran past the server's statement_timeout (raise it for "
+                         "paperbot's user, or look for what slows the server)")
     if isinstance(exc, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
                   | psycopg.errors.DeadlockDetected | psycopg.errors.SerializationFailure):
         return StoreBusy(f"{where} is busy: another transaction has held the rows it needs too long")

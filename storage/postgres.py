@@ -63,6 +63,7 @@ from storage.pg_connections import (
     POOL_SIZE,
     HoldConnections,
     check_if_idle,
+    check_url,
     lent,
     redacted,
     translate,
@@ -90,6 +91,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
     states are shared by every view."""
 
     def __init__(self, url: str, pool_size: int = POOL_SIZE):
+        check_url(url)
         self.url = url
         self.path = redacted(url)  # what errors and logs name; the SQLite store's file path
         self._ws = ""

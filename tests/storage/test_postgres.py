@@ -352,6 +352,27 @@ def test_server_errors_become_storage_errors():
     assert translate(unique, where) is unique  # a programming error stays one
 
 
+
+@pytest.mark.parametrize(("url", "named"), [
+    ("postgresql://user:S3cret@[host:5432/db", "can't read the database URL (end of string reached"),
+    ("postgresql://user:S3cret@127.0.0.1:5432/db?sslmod=require",
+     "can't read the database URL postgresql://user@127.0.0.1:5432/db?sslmod=require (invalid URI query"
+     " parameter: \"sslmod\")"),
+])
+def test_a_malformed_database_url_is_one_line_without_its_password(url, named):
+    with pytest.raises(StoreUnavailable) as caught:
+        PostgresStore(url)
+    said = str(caught.value)
+    assert said.startswith(named) and "S3cret" not in said and "\n" not in said, said
+
+
+def test_a_statement_timeout_says_so_and_a_lock_timeout_names_the_other_transaction():
+    where = "postgresql://u@h/db"
+    timeout = translate(psycopg.errors.QueryCanceled("canceling statement due to statement timeout"), where)
+    assert isinstance(timeout, StoreBusy) and "statement_timeout" in str(timeout)
+    lock = translate(psycopg.errors.LockNotAvailable("canceling statement due to lock timeout"), where)
+    assert isinstance(lock, StoreBusy) and "another transaction" in str(lock)
+
 def test_a_blob_set_to_null_loads_as_none(pg_store):
     pg_store.save_artifact("m", b"\x00\xffbinary")
     assert pg_store.load_artifact("m") == (1, b"\x00\xffbinary")

@@ -502,3 +502,12 @@ def test_search_prints_a_papers_text_without_its_control_characters(tmp_path):
     assert "click" in result.output and "purr" in result.output and "Hidden" in result.output
     for control in ("\x1b", "\x07", "\x9b", "\u202e"):
         assert control not in result.output, (control, result.output)
+
+
+def test_a_malformed_database_url_is_one_line_naming_it_without_its_password(tmp_path):
+    result = CliRunner().invoke(cli, ["search", "cats"], obj={},
+                                env={"PAPERBOT_DB": "postgresql://user:S3cret@[host:5432/db"})
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: PAPERBOT_DB: can't read the database URL (end of string reached")
+    assert result.output.count("\n") == 1, result.output
+    assert "S3cret" not in result.output and "Traceback" not in result.output
