@@ -89,32 +89,42 @@ class Engine:
         with ``must_save`` raised as the :class:`~storage.StorageError` after the index is in place.
         """
         with self._lock:
-            self._checked = time.monotonic()
-            saved_version = self.store.artifact_version(ARTIFACT)
-            if saved_version > self._version:
-                self._load()
-            if self._index is None:
-                if self.store.count_papers():
-                    self.rebuild(must_save)
-                return
-            changed = list(self.store.papers_changed_since(self._seq))
-            # Read after the changes: a paper merged away is named with a change number no lower than
-            # the paper it went into, so none is missed.
-            merged_away = self.store.papers_merged_since(self._seq)
-            if merged_away:
-                self._index.remove(merged_away)
-            if changed:
-                # New words in them get columns here (the vocabulary grows): searchable now, not at the refit.
-                width = self._index.matrix.shape[1]
-                self._index.add([p.id for _, p in changed], [p.text for _, p in changed])
-                self._seq = changed[-1][0]
-                log.info("indexed %d new or changed papers (%d new words)", len(changed),
-                         self._index.matrix.shape[1] - width)
-            if self._index.needs_refit():
-                if self.background_refit:
-                    self._refit_in_background()
-                else:
-                    self.rebuild(must_save)
+            checked, self._checked = self._checked, time.monotonic()
+            try:
+                self._refresh(must_save)
+            except BaseException:
+                # Not fresh after all: the next use tries again, rather than serving no index for
+                # ``refresh_every`` (which users would be told is "no papers yet").
+                self._checked = checked
+                raise
+
+    def _refresh(self, must_save: bool) -> None:
+        """:meth:`refresh`, under its lock."""
+        saved_version = self.store.artifact_version(ARTIFACT)
+        if saved_version > self._version:
+            self._load()
+        if self._index is None:
+            if self.store.count_papers():
+                self.rebuild(must_save)
+            return
+        changed = list(self.store.papers_changed_since(self._seq))
+        # Read after the changes: a paper merged away is named with a change number no lower than
+        # the paper it went into, so none is missed.
+        merged_away = self.store.papers_merged_since(self._seq)
+        if merged_away:
+            self._index.remove(merged_away)
+        if changed:
+            # New words in them get columns here (the vocabulary grows): searchable now, not at the refit.
+            width = self._index.matrix.shape[1]
+            self._index.add([p.id for _, p in changed], [p.text for _, p in changed])
+            self._seq = changed[-1][0]
+            log.info("indexed %d new or changed papers (%d new words)", len(changed),
+                     self._index.matrix.shape[1] - width)
+        if self._index.needs_refit():
+            if self.background_refit:
+                self._refit_in_background()
+            else:
+                self.rebuild(must_save)
 
     def rebuild(self, must_save: bool = False) -> None:
         """Fit a new model on every stored paper and save it (see :meth:`refresh` for ``must_save``)."""
@@ -144,7 +154,10 @@ class Engine:
 
     def _load(self) -> None:
         """Take the saved index, or, when it is unusable in any way, leave none so it is refitted."""
-        saved = self.store.load_artifact(ARTIFACT)
+        try:
+            saved = self.store.load_artifact(ARTIFACT)
+        except StorageError as exc:  # the same kind of error (busy, unavailable), saying what failed
+            raise type(exc)(f"the saved model could not be loaded: {exc}") from None
         if saved is None:  # removed since its version was read
             return
         version, data = saved

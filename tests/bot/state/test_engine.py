@@ -322,3 +322,24 @@ def test_engines_of_two_processes_due_a_refit_together_refit_once(tmp_path, monk
         with e.index() as index:
             assert index.fitted_on == 40  # one fitted it, the other loaded it
     assert store.artifact_version(ARTIFACT) == 2
+
+
+def test_a_saved_model_the_database_fails_to_give_is_asked_for_again_not_taken_for_no_papers(tmp_path,
+                                                                                             monkeypatch):
+    store = SqliteStore(tmp_path / "e.db")
+    store.upsert_papers(make_corpus())
+    Engine(store, refresh_every=0).refresh()  # another process fitted and saved it
+    engine = Engine(SqliteStore(tmp_path / "e.db"), refresh_every=3600)
+    load, failures = engine.store.load_artifact, [StoreBusy("e.db: a statement ran past statement_timeout")]
+
+    def timing_out(name):
+        if failures:
+            raise failures.pop()
+        return load(name)
+
+    monkeypatch.setattr(engine.store, "load_artifact", timing_out)
+    with pytest.raises(StoreBusy, match="^the saved model could not be loaded: e.db: a statement ran past"), \
+            engine.index():
+        pass
+    with engine.index() as index:  # at once, not an hour later: no index would read as "no papers yet"
+        assert index is not None and len(index.ids) == len(make_corpus())
