@@ -27,6 +27,10 @@ class Context:
     #: The embedding option's paper vectors (PAPERBOT_EMBEDDINGS=1); None: TF-IDF alone.
     embeddings: Embeddings | None = None
     colleagues: Colleagues = field(init=False, repr=False)
+    #: Digests this process claimed and could not give back while the database was away: (user id, local
+    #: date, owner), given back by the next run (bot.usecases.digests.send.give_back_unreturned).
+    unreturned_digests: set[tuple[str, str, str]] = field(default_factory=set, init=False, repr=False)
+    unreturned_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _views: dict[str, Context] = field(default_factory=dict, init=False, repr=False)
     _views_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 

@@ -27,6 +27,7 @@ from bot.usecases.digests.due import local_date
 from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.schedule import Due, NotDue, find_due
 from bot.usecases.digests.send import (
+    DATABASE_AWAY,
     UNREAD,
     Alive,
     Claimed,
@@ -38,8 +39,10 @@ from bot.usecases.digests.send import (
     claim_new_ahead,
     digest_row,
     end_past_digests,
+    give_back_unreturned,
     header_text,
     iso_utc,
+    remember_unreturned,
     resumed,
     send_claimed_digest,
     send_digest,
@@ -91,6 +94,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     """
     owner = owner or owner_id()
     users = list(users) if users is not None else None
+    give_back_unreturned(ctx, clock())  # what an earlier run could not give back while the database was away
     ended = end_past_digests(ctx, now, owner, clock, alive, set(users) if users is not None else None)
     due, not_due = find_due(ctx, now, users, force)
     run = DailyRun(outcomes=ended, not_due=not_due)
@@ -137,6 +141,11 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
                                            last_heard)
         except NoPapers as exc:  # nothing ingested yet: try again at the next run
             return Outcome(item.user_id, item.local_date, "skipped", error=str(exc))
+        except DATABASE_AWAY as exc:  # claimed, and not given back: the next run gives it back first
+            if record is not None:
+                remember_unreturned(ctx, item.user_id, record.local_date, owner)
+            log.warning("the digest of %s waits for the database: %s", item.user_id, exc)
+            return Outcome(item.user_id, item.local_date, "incomplete", error=str(exc))
         except Exception as exc:  # never let one person stop the others; the log has the traceback
             log.exception("the digest of %s failed", item.user_id)
             return Outcome(item.user_id, item.local_date, "incomplete", error=f"{type(exc).__name__}: {exc}")

@@ -43,7 +43,7 @@ from bot.usecases.digests.due import zone
 from bot.usecases.feeds import label, sections
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
-from storage import DigestRecord, Person
+from storage import DigestRecord, Person, StoreBusy, StoreUnavailable
 from storage.leases import DIGEST
 from storage.moments import iso_utc
 
@@ -146,6 +146,37 @@ class Outcome:
 
 
 # -- claiming ---------------------------------------------------------------------------------------
+
+#: Errors that say the database is away for a while (down, restarting, a connection cut, a lock held
+#: too long), not that this digest is at fault: it is given back, uncounted, to go out when it answers.
+DATABASE_AWAY = (StoreUnavailable, StoreBusy)
+
+
+def remember_unreturned(ctx: Context, user_id: str, local_date: str, owner: str) -> None:
+    """A digest ``owner`` (this process) claimed and could not give back, the database being away: the
+    next run gives it back first (:func:`give_back_unreturned`), instead of it waiting out its lease."""
+    with ctx.unreturned_lock:
+        ctx.unreturned_digests.add((user_id, local_date, owner))
+
+
+def give_back_unreturned(ctx: Context, now: datetime) -> int:
+    """Give back the digests :func:`remember_unreturned` kept, to be taken again at once; those the
+    database still can't take stay kept. Returns how many were given back."""
+    with ctx.unreturned_lock:
+        kept = sorted(ctx.unreturned_digests)
+    given = 0
+    for user_id, local_date, owner in kept:
+        try:
+            ctx.store.release_lease(DIGEST, (user_id, local_date), owner, iso_utc(now))
+        except DATABASE_AWAY as exc:
+            log.warning("%d digest(s) of this process wait for the database to be given back: %s",
+                        len(kept) - given, exc)
+            return given
+        with ctx.unreturned_lock:
+            ctx.unreturned_digests.discard((user_id, local_date, owner))
+        given += 1
+    return given
+
 
 class Unread:
     """A digest's row not read yet (:func:`claim_ahead`'s ``seen`` when the caller has not read it)."""
@@ -323,6 +354,10 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         return sending.finish.postpone(str(exc))
     except (NoInterests, NoPapers):
         raise
+    except DATABASE_AWAY as exc:  # the database's trouble, not this digest's: count nothing
+        log.warning("the %s digest of %s stopped: %s; it goes out again once the database answers",
+                    record.local_date, record.user_id, exc)
+        return sending.finish.give_back(str(exc))
     except Exception as exc:
         log.exception("the %s digest of %s failed; it will be tried again", record.local_date, record.user_id)
         return sending.finish.retry(error=f"{type(exc).__name__}: {exc}")
@@ -722,6 +757,14 @@ class _Finisher:
         log.warning("the %s digest of %s waits for Slack: %s", record.local_date, record.user_id, note)
         return Outcome(record.user_id, self.day, "incomplete" if mine else "busy", self.delivered,
                        self.failed, note, outage=True)
+
+    def give_back(self, error: str) -> Outcome:
+        """The database failed mid-digest: give the digest back to be taken again at once (by this
+        process's next run, or any other's), not when its lease runs out. Raises the database's error
+        when it can't be given back either; :func:`remember_unreturned` is then the caller's to call."""
+        user_id, key = self.record.user_id, self.record.local_date
+        self.ctx.store.release_lease(DIGEST, (user_id, key), self.owner, iso_utc(self.clock()))
+        return Outcome(user_id, self.day, "incomplete", self.delivered, self.failed, error)
 
     def retry(self, error: str | None = None) -> Outcome:
         """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""

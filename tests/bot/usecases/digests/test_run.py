@@ -35,7 +35,7 @@ from bot.usecases.digests.send import (
     send_digest,
 )
 from bot.usecases.mutes import mute
-from storage import Paper, Person, StorageError
+from storage import Paper, Person, StorageError, StoreUnavailable
 from tests.conftest import make_corpus
 from tests.fakes import Clock, Death, FakeCourier
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
@@ -792,3 +792,36 @@ def test_stopping_withdraws_the_digests_claimed_ahead(ctx):
     assert sorted(o.status for o in run.outcomes) == ["sent", "skipped"]
     skipped = next(o for o in run.outcomes if o.status == "skipped")
     assert ctx.store.get_digest(skipped.user_id, "2026-07-15") is None  # the next run sends it at once
+
+
+def test_a_digest_the_database_failed_mid_send_goes_out_at_the_next_run_not_after_its_lease(ctx, monkeypatch):
+    # A blip: the database fails while a paper is recorded, and again when the digest is given back. The
+    # process knows the claim is its own: its next run gives it back first and sends the rest at once.
+    person(ctx, "U1", "feline cats whiskers", "Europe/Berlin", "09:00")
+    clock, away = Clock(utc(2026, 7, 15, 7, 0)), [True]
+    store = ctx.store
+    record_posted, release_lease = store.record_posted, store.release_lease
+
+    def blip(write):
+        def written(*args, **kwargs):
+            if away[0]:
+                raise StoreUnavailable(f"can't reach the database {store.path}: connection refused")
+            return write(*args, **kwargs)
+        return written
+
+    monkeypatch.setattr(store, "record_posted", blip(record_posted))
+    monkeypatch.setattr(store, "release_lease", blip(release_lease))
+    first = recorder()
+    run = send_due_digests(ctx, clock(), first.courier(), owner="me:1:1", clock=clock, alive=ALIVE)
+    assert [o.status for o in run.outcomes] == ["incomplete"]
+    record = store.get_digest("U1", "2026-07-15")
+    assert record.status == "sending" and record.owner == "me:1:1" and len(first.papers("DU1")) == 1
+    away[0] = False
+    clock.advance(timedelta(minutes=1))  # the lease has 9 more minutes to run
+    second = recorder(history=first)  # the same DM: the paper whose record failed went out
+    run = send_due_digests(ctx, clock(), second.courier(), owner="me:1:1", clock=clock, alive=ALIVE)
+    assert [(o.status, o.delivered) for o in run.outcomes] == [("sent", 2)]  # the first was found in the DM
+    posted_again = [p for _, kind, p in second.posts if kind == "paper"]
+    assert second.headers("DU1") == [] and len(posted_again) == 2
+    assert not set(posted_again) & set(first.papers("DU1"))  # nothing posted twice
+    assert store.get_digest("U1", "2026-07-15").status == "sent"
