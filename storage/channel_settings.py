@@ -56,6 +56,11 @@ LIKED_SINCE = (
 )
 
 
+#: Forgetting a person: the channels they set up keep their settings (they are the channel's), without
+#: the name of who set them up.
+FORGET_SETTER = "update channels set set_by = null where ws = ? and set_by = ?"
+
+
 class ChannelSettings(Shared):
     """Channels' settings and trending counts of one workspace (see the module)."""
 

@@ -12,12 +12,14 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from storage import merging
+from storage.channel_settings import FORGET_SETTER
 from storage.dialect import Shared
 from storage.inbox import INBOX, INBOX_FORGET
 from storage.models import Feedback, Person
 from storage.records import person_from_row, person_values, utcnow
 from storage.saved import rows_of_person
-from storage.tables import PERSONAL_TABLES
+from storage.tables import PERSONAL_TABLES, TABLES_ABOUT_A_PERSON, person_column
+from storage.workspaces import FORGET_INSTALLER, FORGET_INSTALLER_CLASH
 
 
 class People(Shared):
@@ -208,23 +210,28 @@ class People(Shared):
 
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:
         found = {}
-        for table in PERSONAL_TABLES:
-            sql, names = rows_of_person(self._sql.name, table)
-            found[table] = [dict(zip(names, row, strict=True))
-                            for row in self._sql.all(sql, [self._ws, user_id])]
+        with self.transaction():  # one consistent read of every table
+            for table in TABLES_ABOUT_A_PERSON:
+                sql, names = rows_of_person(self._sql.name, table)
+                found[table] = [dict(zip(names, row, strict=True))
+                                for row in self._sql.all(sql, [self._ws, user_id])]
         return found
 
     def rows_about(self, user_id: str) -> dict[str, int]:
-        # Table names come from PERSONAL_TABLES, never from input.
-        return {t: int(self._sql.all(f"select count(*) from {t} where ws = ? and user_id = ?",  # noqa: S608
-                                     [self._ws, user_id])[0][0])
-                for t in PERSONAL_TABLES}
+        return {t: self._count_about(t, user_id) for t in TABLES_ABOUT_A_PERSON}
+
+    def _count_about(self, table: str, user_id: str) -> int:
+        """How many rows of ``table`` (one of TABLES_ABOUT_A_PERSON) name ``user_id`` in this workspace."""
+        # Table and column names come from storage.tables, never from input.
+        sql = f"select count(*) from {table} where ws = ? and {person_column(table)} = ?"  # noqa: S608
+        return int(self._sql.all(sql, [self._ws, user_id])[0][0])
 
     def forget_person(self, user_id: str) -> dict[str, int]:
-        # Delete every row about a person from every table; returns rows deleted per table. Holds the person's
-        # lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as shown, a like)
-        # finishes first, or waits and then finds them gone, never adding a row after. Then the store's
-        # :meth:`scrub_log` leaves nothing of them where it can reach.
+        # Delete every row about a person from every table, and their id from the rows of the workspace's
+        # that name them (NAMING_COLUMNS); returns rows deleted (or cleared of them) per table. Holds the
+        # person's lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as
+        # shown, a like) finishes first, or waits and then finds them gone, never adding a row after. Then
+        # the store's :meth:`scrub_log` leaves nothing of them where it can reach.
         deleted = {}
         with self.transaction():
             self.lock_person(user_id)
@@ -235,5 +242,12 @@ class People(Shared):
             # Their requests as received (a slash command's text), done or still to do, go too: work in
             # passing, not data about them (so neither counted in rows_about nor exported).
             deleted[INBOX] = self._sql.run(INBOX_FORGET, [self._ws, user_id])
+            if user_id:  # "" is no one's id: it is what an installation without an installer holds
+                # Rows of the workspace's that name them (an installation, a channel's settings) stay,
+                # without their id; counted as the rows that named them.
+                deleted["installations"] = self._count_about("installations", user_id)
+                self._sql.run(FORGET_INSTALLER_CLASH, [self._ws, user_id, self._ws, user_id])
+                self._sql.run(FORGET_INSTALLER, [self._ws, user_id])
+                deleted["channels"] = self._sql.run(FORGET_SETTER, [self._ws, user_id])
         self.scrub_log()
         return deleted

@@ -36,6 +36,7 @@ background refit) no longer rely on an exclusive transaction: they take leases.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -75,6 +76,8 @@ from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
 from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
+
+log = logging.getLogger(__name__)
 
 #: How much of a saved blob one statement reads (see :meth:`PostgresStore.load_artifact`).
 ARTIFACT_SLICE = 4 * 2**20
@@ -298,11 +301,21 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         return b"".join(slices)
 
     def scrub_log(self) -> None:
-        # Nothing, on PostgreSQL. SQLite's version empties its write-ahead log so deleted rows survive nowhere
-        # in the file. Here deleted rows linger as dead tuples until autovacuum reclaims them, and in the
-        # server's WAL until it is recycled; neither is reachable through SQL, and a VACUUM would not
-        # overwrite the freed space nor touch the WAL, so it is left to the server.
-        pass
+        # After a forget or an uninstall: vacuum the tables holding people's rows now, rather than whenever
+        # autovacuum's thresholds say (a few deleted rows in a big table may wait for days). The deleted
+        # versions (and the old versions of a row that named the person) then leave the tables' pages and
+        # their indexes, and their space is free for the next writes to overwrite. A VACUUM leaves those bytes
+        # in the free space until they are, and never touches the WAL or backups: the README says how those
+        # age out. It can't run inside a transaction: when a caller's is open, autovacuum's pass does it.
+        # Errors are logged, not raised: the deletion is committed, and a lock wait or a lost server here
+        # must not tell the person it failed.
+        if getattr(self._local, "conn", None) is not None:
+            return
+        try:
+            with self._conn() as conn:
+                conn.execute(_VACUUM)
+        except StorageError as exc:
+            log.warning("deleted, but could not vacuum the tables afterwards (autovacuum will): %s", exc)
 
     def _adopt(self, ws: str) -> int:
         # Each table moves in one statement that deletes the old rows and inserts exactly those, so a row
@@ -413,6 +426,10 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
 
 __all__ = ["BUSY_SECONDS", "PostgresStore", "redacted", "translate"]
 
+
+# The tables a forget or an uninstall deletes from (every table with a workspace's rows, installations
+# included). Table names come from storage.workspaces, never from input.
+_VACUUM = "vacuum " + ", ".join(workspaces.DELETED_TABLES)
 
 # A person's hold: its connection gives up waiting for a row lock as a pooled one does (the statements
 # run there meanwhile), but this wait lasts as long as the other holder takes. A materialized CTE is

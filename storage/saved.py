@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 from storage.dialect import Shared
 from storage.models import SavedPaper
-from storage.tables import columns, order_by
+from storage.tables import UNEXPORTED_COLUMNS, columns, order_by, person_column
 
 #: A paper saved once: the second save of the same paper changes nothing (and says so). A save is its
 #: own signal: it writes no feedback (``like_from_save`` stays 0; it told, before m020, that the save
@@ -51,11 +51,12 @@ def saved_now() -> str:
 
 
 def rows_of_person(backend: str, table: str) -> tuple[str, tuple[str, ...]]:
-    """The ``select`` of every row of personal ``table`` about one person (``ws = ? and user_id = ?``),
-    in the order it is copied, and its column names."""
-    names = columns(table)
+    """The ``select`` of every row of ``table`` (one of :data:`~storage.tables.TABLES_ABOUT_A_PERSON`)
+    about or naming one person (``ws = ?`` and their id ``= ?``), in the order it is copied, and its
+    column names (all that are exported)."""
+    names = tuple(c for c in columns(table) if c not in UNEXPORTED_COLUMNS.get(table, ()))
     # Table and column names come from storage.tables, never from input.
-    sql = (f"select {', '.join(names)} from {table} where ws = ? and user_id = ?"  # noqa: S608
+    sql = (f"select {', '.join(names)} from {table} where ws = ? and {person_column(table)} = ?"  # noqa: S608
            f" order by {order_by(backend, table)}")
     return sql, names
 

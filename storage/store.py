@@ -280,8 +280,9 @@ class Store(Protocol):
         ...
 
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:
-        """Every row about a person, per personal table (each row its copied columns): what they may
-        ask to see of themselves."""
+        """Every row about a person, per personal table, and every row of the workspace's naming them (an
+        installation they made, a channel they set up: :data:`~storage.tables.NAMING_COLUMNS`), each row
+        its copied columns but an installation's sealed tokens: what they may ask to see of themselves."""
         ...
 
     # -- saved models ----------------------------------------------------------------------------
@@ -304,20 +305,25 @@ class Store(Protocol):
     # -- forgetting ------------------------------------------------------------------------------
 
     def forget_person(self, user_id: str) -> dict[str, int]:
-        """Delete every row about a person from every table; returns rows deleted per table. Holds the
+        """Delete every row about a person from every table, and take their id out of the rows of the
+        workspace's that name them (an installation keeps its token under the installer id "", a
+        channel its settings with ``set_by`` NULL); returns rows deleted or cleared per table. Holds the
         person's lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as
         shown, a like) finishes first, or waits and then finds them gone, never adding a row after.
-        Then :meth:`scrub_log`, so nothing of the person lingers in the file."""
+        Then :meth:`scrub_log`, so nothing of the person lingers where it can reach."""
         ...
 
     def scrub_log(self) -> None:
         """Leave rows deleted before now nowhere a reader of the database could find them: SQLite folds
         its write-ahead log into the file and truncates it (waiting for readers, up to the busy
-        timeout); PostgreSQL leaves that to the server."""
+        timeout); PostgreSQL vacuums the tables holding people's rows (outside a transaction only; inside
+        one, autovacuum's later pass does it), so their dead versions leave the tables and indexes. What
+        the server keeps beyond that (free space not yet reused, WAL, backups) is the README's."""
         ...
 
     def rows_about(self, user_id: str) -> dict[str, int]:
-        """How many rows each personal table holds about a person (for checks and `forget`)."""
+        """How many rows each personal table holds about a person, and each table naming them (see
+        :meth:`person_rows`), for checks and `forget`."""
         ...
 
     # -- whole workspaces ------------------------------------------------------------------------

@@ -74,6 +74,26 @@ WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_ke
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers")
 
+#: Columns outside the personal tables that name a person, by table: who installed paperbot (an
+#: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
+#: schedule) and stay when the person is forgotten; only their id goes (``forget_person``), and
+#: ``person_rows`` hands over the rows naming them. A new column naming a person must be added here.
+NAMING_COLUMNS: dict[str, str] = {"installations": "installer_id", "channels": "set_by"}
+
+#: Every table with rows about a person or naming one: what ``rows_about`` counts and ``person_rows``
+#: hands over.
+TABLES_ABOUT_A_PERSON = (*PERSONAL_TABLES, *NAMING_COLUMNS)
+
+
+def person_column(table: str) -> str:
+    """The column of ``table`` (one of :data:`TABLES_ABOUT_A_PERSON`) holding the person's id."""
+    return NAMING_COLUMNS.get(table, "user_id")
+
+
+#: Columns of those rows an export leaves out, by table: an installation's sealed tokens are the
+#: workspace's credentials, not the person's data, and its ``seq`` only orders the saves.
+UNEXPORTED_COLUMNS: dict[str, frozenset[str]] = {"installations": frozenset({"data", "seq"})}
+
 #: The order rows are read in: insertion order where it is shown (topics, feedback: the SQLite rowid,
 #: PostgreSQL's ``pos``), else the key, so that a copy of a copy lists the same rows the same way.
 ORDER_BY: dict[str, dict[str, str]] = {

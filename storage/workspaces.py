@@ -78,6 +78,21 @@ DELETE_INSTALLATIONS = "delete from installations where ws = ?"
 DELETE_INSTALLATION = "delete from installations where ws = ? and installer_id = ?"
 INSTALLATION_KEYS = "select distinct ws from installations order by ws"
 
+# Forgetting an installer (``forget_person``). Their installation row stays: it holds the workspace's bot
+# token, and deleting it could leave the workspace uninstalled. Their id goes from its key: it becomes
+# "", the installer id of an installation saved without one (``save_installation``, Bolt's ``save_bot``),
+# a value no Slack user id takes, so the row no longer names anyone, the workspace is still served by
+# its latest row (``seq`` unchanged) and nobody's user-scoped lookup finds it. NULL can't be a key column.
+# The key (ws, installer_id) must stay unique: where the workspace has a row of "" already, the older of
+# the two goes first. Both are nobody's then, and the latest of the two is kept, so the workspace's
+# latest installation, the one that serves it, is never the one deleted. The sealed ``data`` is opaque
+# here: the installer's id inside it (Bolt's Installation.user_id) goes only when it is sealed again
+# without it, which needs the key (the OAuth layer's).
+FORGET_INSTALLER_CLASH = (
+    "delete from installations where ws = ? and installer_id in ('', ?) and installer_id <> ("  # noqa: S608
+    f"select installer_id from installations where ws = ? and installer_id in ('', ?) {LATEST} limit 1)")
+FORGET_INSTALLER = "update installations set installer_id = '' where ws = ? and installer_id = ?"
+
 ISSUE_STATE = "insert into oauth_states (state, expires_at) values (?, ?) on conflict (state) do nothing"
 #: One statement takes the state away: of two consumers at once, one gets its row.
 TAKE_STATE = "delete from oauth_states where state = ? returning expires_at"

@@ -22,9 +22,9 @@ from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.digests.run import preview_digests
 from bot.usecases.lookup import use_arxiv_api
-from bot.usecases.workspaces import list_workspaces, remove_workspace
+from bot.usecases.workspaces import list_workspaces, remove_workspace, settle_workspace
 from recommender.evaluate import BadEvalInput
-from storage import StorageError, Store, StoreUnavailable, is_postgres_url, open_store
+from storage import StorageError, Store, StoreUnavailable, WorkspaceSummary, is_postgres_url, open_store
 
 
 def _one_line(exc: BaseException) -> str:
@@ -358,9 +358,18 @@ def export_command(ctx: click.Context, user_id: str, team: str | None, fmt: str,
 def workspaces(ctx: click.Context) -> None:
     """The workspaces paperbot serves, with their people and latest digest.
 
-    `paperbot workspaces remove TID` uninstalls one and deletes its data."""
+    `paperbot workspaces remove TID` uninstalls one and deletes its data; `paperbot workspaces adopt TID`
+    gives it the rows stored before workspaces."""
     if ctx.invoked_subcommand is None:
         terminal.show_workspaces(list_workspaces(_open(ctx)))
+
+
+def _known_workspace(app: Context, team: str) -> WorkspaceSummary:
+    """The workspace ``team`` names, or a one-line error. The rows of no workspace yet ("") are none."""
+    found = {w.ws: w for w in list_workspaces(app) if w.ws}
+    if team not in found:
+        raise click.ClickException(f"no workspace {team!r} here: `paperbot workspaces` lists them")
+    return found[team]
 
 
 @workspaces.command(name="remove")
@@ -373,14 +382,31 @@ def workspaces_remove(ctx: click.Context, team: str, yes: bool) -> None:
     about its people, as Slack's uninstall does, after asking (--yes: without). The papers and the
     model stay."""
     app = _open(ctx)
-    found = {w.ws: w for w in list_workspaces(app)}
-    if team not in found:
-        raise click.ClickException(f"no workspace {team!r} here: `paperbot workspaces` lists them")
+    found = _known_workspace(app, team)
     if not yes:  # no answer (not a terminal, end of input) is a no: nothing is deleted
         click.confirm(f"Remove workspace {team} and delete everything stored about its "
-                      f"{found[team].people:,} people?", abort=True, err=True)
+                      f"{found.people:,} people?", abort=True, err=True)
     rows = remove_workspace(app, team)
     terminal.console.print(f"Removed workspace {escape(team)}: {rows:,} rows deleted.", highlight=False)
+
+
+@workspaces.command(name="adopt")
+@_db_option()
+@click.argument("team")
+@click.pass_context
+def workspaces_adopt(ctx: click.Context, team: str) -> None:
+    """Give workspace TEAM (a team id, or an org's enterprise id) the rows stored before workspaces
+    existed: the people of an older, one-workspace paperbot, with their topics, likes and schedules.
+    An OAuth install never takes them; where TEAM already has a row with the same key, its own is kept.
+    Running it again moves nothing."""
+    app = _open(ctx)
+    _known_workspace(app, team)
+    moved = settle_workspace(app, team)
+    if moved:
+        said = f"Moved {moved:,} rows stored before workspaces into workspace {escape(team)}."
+    else:
+        said = f"Nothing moved into workspace {escape(team)}: no rows stored before workspaces are left."
+    terminal.console.print(said, highlight=False)
 
 
 @cli.group()

@@ -18,7 +18,9 @@ _TICKET_KEY = "forget-ticket:"
 @dataclass(frozen=True)
 class Stored:
     """What paperbot stores about a person, counted: what :func:`forget` deletes. ``topics`` are the
-    main feed's; ``feeds`` the named feeds; ``digests`` the days a digest was recorded."""
+    main feed's; ``feeds`` the named feeds; ``digests`` the days a digest was recorded; ``named`` the
+    workspace's rows that name them (an installation they made, a channel they set up), which stay
+    without their name."""
 
     topics: int = 0
     feeds: int = 0
@@ -29,6 +31,7 @@ class Stored:
     saved: int = 0
     shown: int = 0
     digests: int = 0
+    named: int = 0
     rows: int = 0  # every row about them, in every table (settings included)
 
     @property
@@ -47,11 +50,12 @@ def stored_about(ctx: Context, user_id: str) -> Stored:
                   authors=rows.get("followed_authors", 0), muted=rows.get("mutes", 0),
                   liked=sum(1 for v in feedback if v > 0), disliked=sum(1 for v in feedback if v < 0),
                   saved=rows.get("saved", 0), shown=rows.get("shown", 0), digests=rows.get("digests", 0),
-                  rows=sum(rows.values()))
+                  named=rows.get("installations", 0) + rows.get("channels", 0), rows=sum(rows.values()))
 
 
 def forget(ctx: Context, user_id: str) -> int:
-    """Delete everything stored about a person, from every table. Returns how many rows went."""
+    """Delete everything stored about a person, from every table, and their name from the rows of the
+    workspace's that name them (those rows stay). Returns how many rows went or lost their name."""
     return sum(ctx.store.forget_person(user_id).values())
 
 

@@ -12,8 +12,9 @@ log = logging.getLogger(__name__)
 
 def settle_workspace(ctx: Context, ws: str) -> int:
     """Make the rows stored before workspaces existed (a database of an older paperbot, which served
-    one workspace) workspace ``ws``'s: the one SLACK_BOT_TOKEN serves, or the first installed through
-    OAuth. Safe to call at every start, from several processes at once; returns how many rows moved."""
+    one workspace) workspace ``ws``'s: the one SLACK_BOT_TOKEN serves, or the one the operator names with
+    `paperbot workspaces adopt` (never an OAuth install: the first to install may be anyone). Safe to
+    call at every start, from several processes at once; returns how many rows moved."""
     moved = ctx.store.adopt_workspace(ws)
     if moved:
         log.info("moved %d rows stored before workspaces into workspace %s", moved, ws)

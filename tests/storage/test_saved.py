@@ -5,6 +5,7 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 from storage import PERSONAL_TABLES, Paper
+from storage.tables import TABLES_ABOUT_A_PERSON
 from tests.storage.conftest import sql_rows
 
 
@@ -95,10 +96,10 @@ def test_person_rows_hold_every_row_about_the_person_and_no_one_elses(any_store)
     ws.add_topics("U2", ["dogs"])
     any_store.for_workspace("T2").add_topics("U1", ["not this workspace"])
     rows = ws.person_rows("U1")
-    assert set(rows) == set(PERSONAL_TABLES)
+    assert set(rows) == set(TABLES_ABOUT_A_PERSON)
     assert {t: len(r) for t, r in rows.items()} == ws.rows_about("U1")
     assert rows["topics"][0]["topic"] == "cats" and rows["saved"][0]["paper_id"] == "b"
-    assert all(r["user_id"] == "U1" and r["ws"] == "T1" for table in rows.values() for r in table)
+    assert all(r["user_id"] == "U1" and r["ws"] == "T1" for table in PERSONAL_TABLES for r in rows[table])
 
 
 def test_the_saved_table_is_keyed_by_workspace(any_store):

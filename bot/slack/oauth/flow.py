@@ -8,7 +8,8 @@ row in the state store), checks both when Slack sends the browser back, exchange
 org).
 
 paperbot adds one thing on success: the first install of a workspace sends the installer a short DM
-saying how to start.
+saying how to start. An install never takes the rows stored before workspaces existed: only
+``paperbot workspaces adopt TID`` gives them to a workspace.
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ class Welcome:
         try:
             if not self._store.for_workspace(ws).claim_once(WELCOME_KEY, WELCOME_KEPT):
                 return False
-            self._adopt_if_first(ws)
+            self._tell_of_unassigned_rows(ws)
         except StorageError as exc:
             log.warning("installed %s, but could not record its welcome: %s", ws, exc)
             return False
@@ -160,11 +161,11 @@ class Welcome:
         log.info("installed %s; welcomed its installer", ws)
         return True
 
-    def _adopt_if_first(self, ws: str) -> None:
-        # A database from the one-workspace set-up holds rows of no workspace yet: they are the first
-        # installed workspace's, but only when that is plainly the only one (two first installs at
-        # once: neither takes them, rather than the wrong one).
-        if self._store.installation_keys() == [ws]:
-            moved = self._store.adopt_workspace(ws)
-            if moved:
-                log.info("moved %d rows of the one-workspace set-up into %s", moved, ws)
+    def _tell_of_unassigned_rows(self, ws: str) -> None:
+        # Rows stored before workspaces (a one-workspace database) are never given to an install: with
+        # public distribution the first to install may be a stranger, and those rows are people's likes
+        # and schedules. The operator gives them to their workspace by hand; this says how, once per
+        # workspace installed.
+        if any(w.ws == "" and w.people for w in self._store.workspaces()):
+            log.warning("installed %s; people stored before workspaces are no workspace's yet:"
+                        " `paperbot workspaces adopt TID` gives them to theirs", ws)

@@ -4,7 +4,14 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import cli
-from tests.storage.conftest import pg_database, reset_schema  # noqa: F401 (a fixture, used by name)
+from storage import Paper
+from tests.storage.conftest import (  # noqa: F401 (fixtures, used by name)
+    backend,
+    pg_database,
+    pg_url,
+    reset_schema,
+    store_target,
+)
 
 
 def run(*args, env=None):
@@ -60,7 +67,8 @@ def test_search_on_an_empty_database_says_so(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["search", "cats"], ["digest", "--dry-run"], ["export", "--user", "U1"],
-                                     ["workspaces"], ["workspaces", "remove", "T1", "--yes"]])
+                                     ["workspaces"], ["workspaces", "remove", "T1", "--yes"],
+                                     ["workspaces", "adopt", "T1"]])
 def test_a_sqlite_path_that_is_not_there_is_refused_in_one_line_and_nothing_is_made(tmp_path, command):
     typo = tmp_path / "paperbto.db"
     result = run("--db", str(typo), *command)
@@ -445,6 +453,65 @@ def test_workspaces_remove_after_a_yes_or_with_yes_deletes_the_workspace(tmp_pat
     assert result.exit_code == 0 and "Removed workspace T0REMOVE" in result.output, result.output
     assert ("?" in result.output) == (how == [])  # --yes asks nothing
     assert _workspace_keys(db) == set()
+
+
+def test_workspaces_remove_refuses_the_rows_of_no_workspace_in_one_line(tmp_path):
+    db = str(tmp_path / "x.db")
+    _workspace_with_people(db, ws="")
+    result = CliRunner().invoke(cli, ["--db", db, "workspaces", "remove", "", "--yes"], obj={}, env={})
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert result.output.strip() == "Error: no workspace '' here: `paperbot workspaces` lists them"
+
+
+def _old_database(target: str) -> None:
+    """A database from before workspaces (two people of workspace "", one with a like), and workspace
+    T0ADOPT installed, with one person of its own."""
+    from storage import open_store
+    from tests.storage.conftest import dispose
+
+    store = open_store(target)
+    try:
+        store.upsert_papers([Paper(id="p1", title="Cats", abstract="Feline cats purr.")])
+        store.ensure_person("U1")
+        store.add_topics("U1", ["cats"])
+        store.set_feedback("U1", "p1", 1)
+        store.ensure_person("U2")
+        store.save_installation("T0ADOPT", None, "T0ADOPT", "U9", False, "sealed", "2026-07-01T00:00:00Z")
+        store.for_workspace("T0ADOPT").ensure_person("U9")
+    finally:
+        dispose(store)
+
+
+def _people_of(target: str, ws: str) -> list[str]:
+    from storage import open_store
+    from tests.storage.conftest import dispose
+
+    store = open_store(target).for_workspace(ws)
+    try:
+        return [p.user_id for p in store.list_people()]
+    finally:
+        dispose(store)
+
+
+def test_workspaces_adopt_gives_the_rows_from_before_workspaces_to_one_and_says_so(store_target):  # noqa: F811
+    _old_database(store_target)
+    result = run("--db", store_target, "workspaces", "adopt", "T0ADOPT")
+    assert result.exit_code == 0, result.output
+    # people U1 and U2, U1's topic and like
+    assert result.output == "Moved 4 rows stored before workspaces into workspace T0ADOPT.\n"
+    assert _people_of(store_target, "T0ADOPT") == ["U1", "U2", "U9"] and _people_of(store_target, "") == []
+    again = run("--db", store_target, "workspaces", "adopt", "T0ADOPT")
+    assert again.exit_code == 0 and again.output == (
+        "Nothing moved into workspace T0ADOPT: no rows stored before workspaces are left.\n")
+
+
+@pytest.mark.parametrize("team", ["T0NOSUCH", ""])
+def test_workspaces_adopt_into_an_unknown_workspace_is_one_line_and_moves_nothing(store_target, team):  # noqa: F811
+    _old_database(store_target)
+    result = CliRunner().invoke(cli, ["--db", store_target, "workspaces", "adopt", team], obj={}, env={})
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert result.output.strip() == f"Error: no workspace {team!r} here: `paperbot workspaces` lists them"
+    assert _people_of(store_target, "") == ["U1", "U2"] and _people_of(store_target, "T0ADOPT") == ["U9"]
 
 
 def test_search_wants_at_least_one_paper_and_says_plainly_when_none_matches(tmp_path):

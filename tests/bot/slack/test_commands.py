@@ -109,6 +109,15 @@ def test_forget_reply(ctx):
     assert "nothing to forget" in reply_forget(Runtime(ctx), "U2")["text"]
 
 
+def test_forget_reply_counts_the_rows_naming_someone_who_set_up_a_channel_and_nothing_else(ctx):
+    from bot.slack.runtime import Runtime
+
+    ctx.store.add_channel("C1", "U3")
+    reply = reply_forget(Runtime(ctx), "U3")
+    assert "1 mention of you as who installed me or set up a channel" in reply["text"]
+    assert "Forget me" in str(reply["blocks"])
+
+
 def test_control_characters_nobody_types_are_dropped_from_a_command():
     from bot.slack.subcommands import clean
 

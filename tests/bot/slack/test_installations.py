@@ -162,3 +162,18 @@ def test_two_hosts_consuming_one_state_at_once_one_wins(any_store, store_target)
         assert sorted(results) == [False, True]
     finally:
         getattr(other, "dispose", other.close)()
+
+
+def test_the_first_install_takes_no_row_stored_before_workspaces_and_tells_the_operator(
+        installations, any_store, caplog):  # noqa: F811
+    from bot.slack.oauth.flow import Welcome
+
+    any_store.ensure_person("UOLD")  # a one-workspace database: its people are workspace ""'s
+    any_store.add_topics("UOLD", ["private interests"])
+    install = workspace_install(token=None)  # no bot token: no welcome DM to send (no Slack needed)
+    installations.save(install)
+    with caplog.at_level(logging.WARNING, logger="bot.slack.oauth.flow"):
+        Welcome(None, any_store).once(install)
+    assert any_store.get_topics("UOLD") == ["private interests"]
+    assert any_store.for_workspace("T1").get_person("UOLD") is None
+    assert any("`paperbot workspaces adopt TID`" in r.getMessage() for r in caplog.records), caplog.text

@@ -201,6 +201,25 @@ def test_the_data_export_holds_every_row_about_the_person_and_no_one_else_s(app)
         data_export(app, "U9")
 
 
+def test_the_data_export_holds_the_rows_naming_the_person_and_forget_takes_their_name_from_them(app):
+    from bot.usecases.channel_subjects import set_trending
+    from bot.usecases.forget import forget, stored_about
+
+    app.store.save_installation(WS, None, WS, "U1", False, "sealed tokens", "2026-07-01T00:00:00+00:00")
+    set_trending(app, "C1", "U1", True)  # U1 sets up a channel's trending post: nothing else about them
+    data = json.loads(data_export(app, "U1").content)
+    assert [(r["channel_id"], r["set_by"]) for r in data["tables"]["channels"]] == [("C1", "U1")]
+    assert [(r["ws"], r["installer_id"]) for r in data["tables"]["installations"]] == [(WS, "U1")]
+    assert "sealed tokens" not in json.dumps(data)
+    assert stored_about(app, "U1").named == 2 and not stored_about(app, "U1").nothing
+    assert forget(app, "U1") >= 2
+    assert stored_about(app, "U1").nothing
+    with pytest.raises(NotFound):
+        data_export(app, "U1")
+    assert app.store.get_channel("C1").trending and app.store.get_channel("C1").set_by is None
+    assert app.store.find_installation(WS) == "sealed tokens"
+
+
 def test_the_person_s_workspace_is_found_or_must_be_named(app):
     root = app.for_workspace("")
     follow(app, "U1", "cats")
