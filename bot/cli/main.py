@@ -358,7 +358,8 @@ def export_command(ctx: click.Context, user_id: str, team: str | None, fmt: str,
 def workspaces(ctx: click.Context) -> None:
     """The workspaces paperbot serves, with their people and latest digest.
 
-    `paperbot workspaces remove TID` uninstalls one and deletes its data."""
+    `paperbot workspaces remove TID` uninstalls one and deletes its data; `paperbot workspaces rekey`
+    re-seals every stored token under PAPERBOT_SECRET_KEY."""
     if ctx.invoked_subcommand is None:
         terminal.show_workspaces(list_workspaces(_open(ctx)))
 
@@ -381,6 +382,28 @@ def workspaces_remove(ctx: click.Context, team: str, yes: bool) -> None:
                       f"{found[team].people:,} people?", abort=True, err=True)
     rows = remove_workspace(app, team)
     terminal.console.print(f"Removed workspace {escape(team)}: {rows:,} rows deleted.", highlight=False)
+
+
+@workspaces.command(name="rekey")
+@_db_option()
+@click.pass_context
+def workspaces_rekey(ctx: click.Context) -> None:
+    """Re-seal every stored Slack token under PAPERBOT_SECRET_KEY now, opening those an earlier key
+    sealed with PAPERBOT_OLD_SECRET_KEYS (`paperbot run` does it at each start too). Prints how many
+    were re-sealed and names the workspaces no key opens; exit status 1 if there are any. Safe while
+    paperbot runs."""
+    from bot.slack.oauth.installations import PaperbotInstallationStore
+    from bot.slack.oauth.token_crypto import TokenBox
+
+    box = TokenBox.of(_settings(ctx))  # a missing or short key is one line, before the database opens
+    found = PaperbotInstallationStore(_open(ctx).store, box).rekey()
+    line = f"Re-sealed {found.resealed_text} under PAPERBOT_SECRET_KEY"
+    if found.unopened:
+        line += (f"; no key opens the installation of {', '.join(found.unopened)}: add the key it was saved "
+                 "with to PAPERBOT_OLD_SECRET_KEYS, or install the app there again")
+    click.echo(line + ".")  # one line, however wide the terminal
+    if found.unopened:
+        ctx.exit(1)
 
 
 @cli.group()
