@@ -11,7 +11,7 @@ from pathlib import Path
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
-from bot.slack.oauth.token_crypto import check_secret_key
+from bot.slack.oauth.token_crypto import check_old_secret_keys, check_secret_key
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
@@ -34,6 +34,8 @@ class Settings:
     client_id: str | None = None
     client_secret: str | None = None
     secret_key: str | None = None
+    #: PAPERBOT_OLD_SECRET_KEYS: earlier values of PAPERBOT_SECRET_KEY, still read (and re-sealed from).
+    old_secret_keys: tuple[str, ...] = ()
     arxiv_api_url: str = DEFAULT_ARXIV_API_URL
     embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
     #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
@@ -71,6 +73,7 @@ class Settings:
                               "(16 to 64 letters and digits)")
         if secret_key:
             check_secret_key(secret_key)
+        old_secret_keys = _old_secret_keys(get("PAPERBOT_OLD_SECRET_KEYS"), secret_key)
         arxiv_api_url = get("PAPERBOT_ARXIV_API_URL") or DEFAULT_ARXIV_API_URL
         if not arxiv_api_url.lower().startswith(("http://", "https://")) or any(
                 ch.isspace() for ch in arxiv_api_url):
@@ -88,6 +91,7 @@ class Settings:
             client_id=client_id,
             client_secret=client_secret,
             secret_key=secret_key,
+            old_secret_keys=old_secret_keys,
             arxiv_api_url=arxiv_api_url,
             embeddings=embeddings,
             digest_processes=_int_setting("PAPERBOT_DIGEST_PROCESSES", get("PAPERBOT_DIGEST_PROCESSES"),
@@ -135,6 +139,17 @@ def default_processes() -> int:
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
     return max(1, min(4, cores))
+
+
+def _old_secret_keys(raw: str | None, secret_key: str | None) -> tuple[str, ...]:
+    """PAPERBOT_OLD_SECRET_KEYS: comma-separated earlier keys (blanks around them and empty items are
+    ignored), each validated as PAPERBOT_SECRET_KEY is; they need a current key to re-seal under."""
+    keys = tuple(key.strip() for key in (raw or "").split(",") if key.strip())
+    if keys and not secret_key:
+        raise ConfigError("PAPERBOT_OLD_SECRET_KEYS is set but PAPERBOT_SECRET_KEY is not: set the new key "
+                          "as PAPERBOT_SECRET_KEY and keep the earlier ones in PAPERBOT_OLD_SECRET_KEYS")
+    check_old_secret_keys(keys)
+    return keys
 
 
 def _embeddings_setting(raw: str | None) -> bool:

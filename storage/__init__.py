@@ -9,6 +9,7 @@ from storage.models import (
            Paper,
            Person,
            SavedPaper,
+           StoredInstallation,
            UpsertCounts,
            WorkspaceSummary,
 )
@@ -32,4 +33,4 @@ def __getattr__(name: str):
 
 __all__ = ["PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person", "PostgresStore",
            "SavedPaper", "SqliteStore", "StorageError", "Store", "StoreBusy", "StoreFull", "StoreUnavailable",
-           "UpsertCounts", "WorkspaceSummary", "is_postgres_url", "open_store"]
+           "StoredInstallation", "UpsertCounts", "WorkspaceSummary", "is_postgres_url", "open_store"]

@@ -145,6 +145,16 @@ class WorkspaceSummary:
 
 
 @dataclass(frozen=True)
+class StoredInstallation:
+    """One installation row as stored: its workspace key ``ws``, ``installer_id`` (the installing user;
+    "" for none) and ``data``, what the caller saved there (encrypted by it, never read here)."""
+
+    ws: str
+    installer_id: str
+    data: str
+
+
+@dataclass(frozen=True)
 class SavedPaper:
     """A paper on a person's reading list, and when they saved it (ISO UTC)."""
 

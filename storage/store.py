@@ -28,6 +28,7 @@ from storage.models import (
     Paper,
     Person,
     SavedPaper,
+    StoredInstallation,
     UpsertCounts,
     WorkspaceSummary,
 )
@@ -368,6 +369,17 @@ class Store(Protocol):
 
     def installation_keys(self) -> list[str]:
         """Every workspace key with an installation, in order."""
+        ...
+
+    def installations(self) -> list[StoredInstallation]:
+        """Every installation row (each installer's in each workspace), by workspace key and installer."""
+        ...
+
+    def replace_installation(self, ws: str, user_id: str, expected: str, data: str) -> bool:
+        """Replace the data of ``user_id``'s installation in ``ws`` by ``data``, only while it is still
+        ``expected`` (what the caller read): True if replaced. Its time and place in the order of saves
+        stay, so the latest saved stays the latest; a save or a replacement made meanwhile is never
+        overwritten, and of racing replacements of the same data exactly one wins."""
         ...
 
     def issue_oauth_state(self, state: str, expires_at: str) -> None:

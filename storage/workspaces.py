@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from storage.dialect import Shared
-from storage.models import WorkspaceSummary
+from storage.models import StoredInstallation, WorkspaceSummary
 from storage.tables import COPIED_TABLES, PERSON_SETTINGS, WORKSPACE_TABLES
 
 #: Every table ``delete_workspace`` empties of a workspace's rows.
@@ -77,6 +77,10 @@ FIND_INSTALLATION = "select data from installations where ws = ? and installer_i
 DELETE_INSTALLATIONS = "delete from installations where ws = ?"
 DELETE_INSTALLATION = "delete from installations where ws = ? and installer_id = ?"
 INSTALLATION_KEYS = "select distinct ws from installations order by ws"
+INSTALLATIONS = "select ws, installer_id, data from installations order by ws, installer_id"
+#: Only while the row still holds what the caller read: a save (or another process's replacement) made
+#: since is kept. On PostgreSQL a second update waiting on the first sees its row and matches nothing.
+REPLACE_INSTALLATION = "update installations set data = ? where ws = ? and installer_id = ? and data = ?"
 
 # Forgetting an installer (``forget_person``). Their installation row stays: it holds the workspace's bot
 # token, and deleting it could leave the workspace uninstalled. Their id goes from its key: it becomes
@@ -186,6 +190,12 @@ class Workspaces(Shared):
 
     def installation_keys(self) -> list[str]:
         return [r[0] for r in self._sql.all(INSTALLATION_KEYS)]
+
+    def installations(self) -> list[StoredInstallation]:
+        return [StoredInstallation(*row) for row in self._sql.all(INSTALLATIONS)]
+
+    def replace_installation(self, ws: str, user_id: str, expected: str, data: str) -> bool:
+        return self._sql.write(REPLACE_INSTALLATION, [data, ws, user_id or "", expected]) == 1
 
     def issue_oauth_state(self, state: str, expires_at: str) -> None:
         self._sql.run(ISSUE_STATE, [state, expires_at])

@@ -359,7 +359,8 @@ def workspaces(ctx: click.Context) -> None:
     """The workspaces paperbot serves, with their people and latest digest.
 
     `paperbot workspaces remove TID` uninstalls one and deletes its data; `paperbot workspaces adopt TID`
-    gives it the rows stored before workspaces."""
+    gives it the rows stored before workspaces; `paperbot workspaces rekey` re-seals every stored token
+    under PAPERBOT_SECRET_KEY."""
     if ctx.invoked_subcommand is None:
         terminal.show_workspaces(list_workspaces(_open(ctx)))
 
@@ -407,6 +408,28 @@ def workspaces_adopt(ctx: click.Context, team: str) -> None:
     else:
         said = f"Nothing moved into workspace {escape(team)}: no rows stored before workspaces are left."
     terminal.console.print(said, highlight=False)
+
+
+@workspaces.command(name="rekey")
+@_db_option()
+@click.pass_context
+def workspaces_rekey(ctx: click.Context) -> None:
+    """Re-seal every stored Slack token under PAPERBOT_SECRET_KEY now, opening those an earlier key
+    sealed with PAPERBOT_OLD_SECRET_KEYS (`paperbot run` does it at each start too). Prints how many
+    were re-sealed and names the workspaces no key opens; exit status 1 if there are any. Safe while
+    paperbot runs."""
+    from bot.slack.oauth.installations import PaperbotInstallationStore
+    from bot.slack.oauth.token_crypto import TokenBox
+
+    box = TokenBox.of(_settings(ctx))  # a missing or short key is one line, before the database opens
+    found = PaperbotInstallationStore(_open(ctx).store, box).rekey()
+    line = f"Re-sealed {found.resealed_text} under PAPERBOT_SECRET_KEY"
+    if found.unopened:
+        line += (f"; no key opens the installation of {', '.join(found.unopened)}: add the key it was saved "
+                 "with to PAPERBOT_OLD_SECRET_KEYS, or install the app there again")
+    click.echo(line + ".")  # one line, however wide the terminal
+    if found.unopened:
+        ctx.exit(1)
 
 
 @cli.group()

@@ -135,10 +135,11 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
 
 def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None) -> SlackBot:
     """The app for many workspaces: Bolt's OAuth flow installs it, and authorizes each request with
-    its workspace's token from the installation store. Raises ConfigError (or WrongSecretKey) in one line."""
+    its workspace's token from the installation store. Raises ConfigError (or WrongSecretKey, when no
+    installation opens with any key) in one line."""
     client = client or build_client(settings)  # no token: Bolt sets each request's own
     setup = oauth_setup(settings, ctx.store, client, BOLT_LOGGER)
-    setup.installations.check_key()
+    setup.installations.check_keys()  # re-seals what an old key sealed; names what no key opens
     executor = ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="paperbot-bolt")
     app = App(
         client=client,

@@ -90,6 +90,20 @@ def test_a_malformed_oauth_setting_is_named(name, value):
         Settings.load({**OAUTH, name: value}, dotenv=None)
 
 
+def test_old_secret_keys_are_read_comma_separated_and_each_validated_without_showing_it():
+    old, older = "o" * 40, "p" * 33
+    s = Settings.load({**OAUTH, "PAPERBOT_OLD_SECRET_KEYS": f" {old} ,{older},"}, dotenv=None)
+    assert s.old_secret_keys == (old, older)
+    assert Settings.load(OAUTH, dotenv=None).old_secret_keys == ()
+    short = "only-thirty-one-characters-long"
+    with pytest.raises(ConfigError) as raised:
+        Settings.load({**OAUTH, "PAPERBOT_OLD_SECRET_KEYS": f"{old},{short}"}, dotenv=None)
+    message = str(raised.value)
+    assert "PAPERBOT_OLD_SECRET_KEYS" in message and "key 2 of 2" in message and short not in message
+    with pytest.raises(ConfigError, match="PAPERBOT_SECRET_KEY is not"):
+        Settings.load({"PAPERBOT_OLD_SECRET_KEYS": old}, dotenv=None)
+
+
 def test_socket_mode_with_oauth_is_refused_in_one_line():
     s = Settings.load({**OAUTH, "SLACK_APP_TOKEN": "xapp-1"}, dotenv=None)
     with pytest.raises(ConfigError) as raised:

@@ -37,13 +37,16 @@ def oauth_environment(standin: SlackStandIn, db_path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def oauth_bot(standin: SlackStandIn, db_path, digest_interval: float | None = None) -> Iterator[RunningBot]:
-    """The bot in OAuth mode (with ``digest_interval``, its digest scheduler too); the stand-in knows its
-    credentials and redirect URL, as Slack would. The developer's Slack variables are cleared meanwhile."""
+def oauth_bot(standin: SlackStandIn, db_path, digest_interval: float | None = None,
+              settings: dict[str, str] | None = None) -> Iterator[RunningBot]:
+    """The bot in OAuth mode (with ``digest_interval``, its digest scheduler too; ``settings`` over its
+    environment's); the stand-in knows its credentials and redirect URL, as Slack would. The developer's
+    Slack variables are cleared meanwhile."""
     with pytest.MonkeyPatch.context() as mp:
         for name in SLACK_ENVIRONMENT:
             mp.delenv(name, raising=False)
-        bot = RunningBot(oauth_environment(standin, db_path), digest_interval=digest_interval)
+        bot = RunningBot({**oauth_environment(standin, db_path), **(settings or {})},
+                         digest_interval=digest_interval)
         standin.client_id, standin.client_secret = CLIENT_ID, CLIENT_SECRET
         standin.redirect_url = f"http://127.0.0.1:{bot.server.port}{REDIRECT_PATH}"
         try:

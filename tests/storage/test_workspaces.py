@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from storage import Paper, SqliteStore, WorkspaceSummary, open_store
+from storage import Paper, SqliteStore, StoredInstallation, WorkspaceSummary, open_store
 from storage.leases import DIGEST, JOB
 from tests.storage.conftest import database_before, dispose, rows_mentioning, sql_rows
 
@@ -398,6 +398,49 @@ def test_installations_are_saved_found_replaced_and_deleted(any_store):
     assert any_store.find_installation("T1") == "by U2"
     assert any_store.delete_installations("T1") == 1 and any_store.delete_installations("T1") == 0
     assert any_store.find_installation("T1") is None and any_store.installation_keys() == ["T2"]
+
+
+def test_every_installation_row_is_listed_and_replaced_only_while_it_holds_what_was_read(any_store):
+    any_store.save_installation("T2", None, "T2", "", False, "bot only", "2026-07-01T00:00:00+00:00")
+    any_store.save_installation("T1", None, "T1", "U2", False, "by U2", "2026-07-01T00:00:00+00:00")
+    any_store.save_installation("T1", None, "T1", "U1", False, "by U1", "2026-07-02T00:00:00+00:00")
+    assert any_store.installations() == [StoredInstallation("T1", "U1", "by U1"),
+                                         StoredInstallation("T1", "U2", "by U2"),
+                                         StoredInstallation("T2", "", "bot only")]
+    # Replacing an older installer's row keeps the latest saved the workspace's.
+    assert any_store.replace_installation("T1", "U2", "by U2", "by U2, again")
+    assert any_store.find_installation("T1") == "by U1"
+    assert any_store.find_installation("T1", "U2") == "by U2, again"
+    # Only while the row holds what was read: a second replacement of the same, or one of a row saved
+    # anew since, changes nothing.
+    assert not any_store.replace_installation("T1", "U2", "by U2", "stale")
+    any_store.save_installation("T2", None, "T2", "", False, "installed again", "2026-07-03T00:00:00+00:00")
+    assert not any_store.replace_installation("T2", "", "bot only", "stale")
+    assert any_store.find_installation("T2") == "installed again"
+    assert not any_store.replace_installation("T9", "", "bot only", "nowhere")
+    assert [i.ws for i in any_store.installations()] == ["T1", "T1", "T2"]
+
+
+def test_of_two_processes_replacing_one_installation_at_once_one_wins(any_store, store_target):
+    any_store.save_installation("T1", None, "T1", "U1", False, "old", "2026-07-01T00:00:00+00:00")
+    other = open_store(store_target)  # another process's connection to the same database
+    try:
+        won: dict[str, bool] = {}
+        barrier = threading.Barrier(2)
+
+        def replace(store, data: str) -> None:
+            barrier.wait()
+            won[data] = store.replace_installation("T1", "U1", "old", data)
+
+        threads = [threading.Thread(target=replace, args=(s, d)) for s, d in ((any_store, "a"), (other, "b"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(won.values()) == [False, True]
+        assert any_store.find_installation("T1") == ("a" if won["a"] else "b")
+    finally:
+        dispose(other)
 
 
 def test_an_oauth_state_is_used_once_and_only_before_it_expires(any_store):

@@ -371,8 +371,8 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
         from bot.slack.oauth.token_crypto import TokenBox
 
         settings.require_oauth()
-        installations = PaperbotInstallationStore.of(ctx, TokenBox(settings.secret_key or ""))
-        installations.check_key()
+        installations = PaperbotInstallationStore.of(ctx, TokenBox.of(settings))
+        installations.check_keys()
         workspaces = InstalledWorkspaces(settings, installations)
     if workspaces is None:
         settings.require("SLACK_BOT_TOKEN")

@@ -18,7 +18,9 @@ import dataclasses
 import html
 import logging
 from datetime import timedelta
+from typing import Any
 
+from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.authorization.authorize import InstallationStoreAuthorize
 from slack_bolt.oauth.callback_options import CallbackOptions, FailureArgs, SuccessArgs
 from slack_bolt.oauth.oauth_flow import OAuthFlow
@@ -35,6 +37,7 @@ from bot.slack.manifest import COMMAND, INSTALL_PATH, REDIRECT_PATH, SCOPES
 from bot.slack.oauth.installations import (
     PaperbotInstallationStore,
     PaperbotOAuthStateStore,
+    WorkspaceUnreadable,
     installation_key,
 )
 from bot.slack.oauth.token_crypto import TokenBox
@@ -100,7 +103,7 @@ def oauth_setup(settings: Settings, store, client: WebClient, logger: logging.Lo
     ``client`` (no token; SLACK_API_URL) is the one Bolt exchanges codes and refreshes tokens with.
     Raises ConfigError for a missing or malformed setting."""
     settings.require_oauth()
-    installations = PaperbotInstallationStore(store, TokenBox(settings.secret_key or ""))
+    installations = PaperbotInstallationStore(store, TokenBox.of(settings))
     welcome = Welcome(settings, store)
 
     def success(args: SuccessArgs) -> BoltResponse:
@@ -121,11 +124,28 @@ def oauth_setup(settings: Settings, store, client: WebClient, logger: logging.Lo
     )
     # Bolt's own authorize would refresh rotated tokens through a client of its own, at slack.com
     # whatever SLACK_API_URL says; this one uses ours.
-    oauth.authorize = InstallationStoreAuthorize(
+    oauth.authorize = PaperbotAuthorize(
         logger=logger, installation_store=installations, client_id=oauth.client_id,
         client_secret=oauth.client_secret, client=client,
         token_rotation_expiration_minutes=oauth.token_rotation_expiration_minutes)
     return OAuthSetup(PaperbotOAuthFlow(client=client, logger=logger, settings=oauth), installations)
+
+
+class PaperbotAuthorize(InstallationStoreAuthorize):
+    """Bolt's authorize over the installation store, telling apart a workspace that isn't installed
+    (Bolt's "not installed" answer) from one whose installation no key opens: that one raises
+    :class:`WorkspaceUnreadable`, which the app's error handler turns into one line to the person."""
+
+    installation_store: PaperbotInstallationStore
+
+    def __call__(self, **kwargs: Any) -> AuthorizeResult | None:
+        found = super().__call__(**kwargs)
+        if found is None:
+            ws = self.installation_store.unreadable(kwargs.get("enterprise_id"), kwargs.get("team_id"),
+                                                    kwargs["context"].is_enterprise_install)
+            if ws is not None:
+                raise WorkspaceUnreadable(ws)
+        return found
 
 
 class Welcome:

@@ -8,6 +8,10 @@ Slack's SDK defines the interfaces (:class:`~slack_sdk.oauth.installation_store.
 Every installation belongs to a *workspace key* (:func:`bot.slack.team.workspace_key`): the team id
 of a workspace install, or the enterprise id of an org-wide (Enterprise Grid) install, which then serves every
 workspace of that org.
+
+When PAPERBOT_SECRET_KEY changes, :meth:`PaperbotInstallationStore.rekey` seals what an old key sealed
+again under the new one (at each start, and by ``paperbot workspaces rekey``); a workspace whose
+installation no key opens is named, not served, and its people are told why when they ask.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from slack_bolt.error import BoltError
 from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
 from slack_sdk.oauth.state_store import OAuthStateStore
 
+from bot.errors import PaperbotError
 from bot.slack.oauth.token_crypto import TokenBox, WrongSecretKey
 from bot.slack.team import workspace_key
 from storage import StorageError
@@ -31,6 +37,36 @@ STATE_SECONDS = 10 * 60  # an install started more than 10 minutes ago must star
 #: What Bolt's Bot holds of an Installation: copied back when Bolt saves a refreshed bot token.
 _BOT_FIELDS = ("bot_token", "bot_id", "bot_user_id", "bot_scopes", "bot_refresh_token",
                "bot_token_expires_at")
+
+
+class WorkspaceUnreadable(PaperbotError):
+    """A request from a workspace whose stored installation no key opens: its message is what the
+    person who asked is told."""
+
+    def __init__(self, ws: str):
+        super().__init__("paperbot is installed in this workspace but can't read its installation: whoever "
+                         "runs paperbot changed the key it was stored with. Please tell them; until they "
+                         "give it the old key, or the app is installed here again, paperbot can't answer "
+                         "here or send digests.")
+        self.ws = ws
+
+
+@dataclass(frozen=True)
+class Rekeyed:
+    """What sealing every installation under the current key found: ``resealed``, the installations this
+    call sealed again (an old key had sealed them); ``opened``, those some key opens (``resealed``
+    included); ``unopened``, the workspaces whose installation no key opens (not served); ``stale``, the
+    workspaces served by a newer installation that still keep an earlier one no key opens."""
+
+    resealed: int
+    opened: int
+    unopened: tuple[str, ...]
+    stale: tuple[str, ...] = ()
+
+    @property
+    def resealed_text(self) -> str:
+        """"1 Slack installation", "3 Slack installations": what was re-sealed, in words."""
+        return f"{self.resealed} Slack installation{'' if self.resealed == 1 else 's'}"
 
 
 def installation_key(installation: Installation | Bot) -> str:
@@ -51,6 +87,8 @@ class PaperbotInstallationStore(InstallationStore):
         self._store = store
         self._box = box
         self._logger = logger
+        #: (workspace, installer) whose installation was logged as opening with no key, so each is said once.
+        self._reported: set[tuple[str, str | None]] = set()
 
     @classmethod
     def of(cls, ctx, box: TokenBox) -> PaperbotInstallationStore:
@@ -79,7 +117,7 @@ class PaperbotInstallationStore(InstallationStore):
     def save_bot(self, bot: Bot) -> None:
         """Store a refreshed bot token (token rotation) into the workspace's latest installation."""
         ws = installation_key(bot)
-        installation = self._load(self._find(ws, None)) or Installation(
+        installation = self._load(self._find(ws, None), ws) or Installation(
             user_id="", app_id=bot.app_id, enterprise_id=bot.enterprise_id,
             enterprise_name=bot.enterprise_name, team_id=bot.team_id, team_name=bot.team_name,
             is_enterprise_install=bot.is_enterprise_install)
@@ -92,7 +130,7 @@ class PaperbotInstallationStore(InstallationStore):
         """The installation serving a request from this team (or org): the workspace's own, else its
         org's org-wide one; with ``user_id``, that person's installation there."""
         for ws in _candidates(enterprise_id, team_id, is_enterprise_install):
-            installation = self._load(self._find(ws, user_id))
+            installation = self._load(self._find(ws, user_id), ws, user_id)
             if installation is not None:
                 return installation
         return None
@@ -141,28 +179,90 @@ class PaperbotInstallationStore(InstallationStore):
 
     def bot_token(self, ws: str) -> str | None:
         """The bot token of workspace key ``ws`` (for work outside a request: digests)."""
-        installation = self._load(self._find(ws, None))
+        installation = self._load(self._find(ws, None), ws)
         return installation.bot_token if installation is not None else None
 
-    def check_key(self) -> None:
-        """Raise WrongSecretKey unless the stored installations open with this key: checked at start,
-        so a wrong PAPERBOT_SECRET_KEY stops ``paperbot run`` with one line, not each request."""
-        for ws in self._store.installation_keys()[:1]:
-            data = self._store.find_installation(ws)
+    def rekey(self) -> Rekeyed:
+        """Seal every installation an old key (PAPERBOT_OLD_SECRET_KEYS) sealed again under the current
+        key, and name the workspaces whose installation no key opens. Safe beside other processes doing
+        the same: a row is replaced only while it holds what was read here, so sealing one twice is
+        harmless and a save made meanwhile is never undone."""
+        resealed = opened = 0
+        failed: dict[str, None] = {}
+        for row in self._store.installations():
+            try:
+                fresh = self._box.reseal(row.data)
+            except WrongSecretKey:
+                failed[row.ws] = None
+                continue
+            opened += 1
+            if fresh is not None and self._store.replace_installation(
+                    row.ws, row.installer_id, row.data, fresh):
+                resealed += 1
+        # A workspace is served by its latest installation: only when that one doesn't open is it lost.
+        unopened = tuple(ws for ws in failed if not self._opens(self._find(ws, None)))
+        stale = tuple(ws for ws in failed if ws not in unopened)
+        return Rekeyed(resealed, opened, unopened, stale)
+
+    def check_keys(self) -> Rekeyed:
+        """At start: :meth:`rekey`, logging one line for each workspace no key opens (it is not served;
+        the others are). Raises WrongSecretKey, in one line naming the settings to check, only when
+        there are installations and none opens."""
+        found = self.rekey()
+        if found.unopened and not found.opened:
+            raise WrongSecretKey("no stored Slack installation opens with PAPERBOT_SECRET_KEY or any of "
+                                 "PAPERBOT_OLD_SECRET_KEYS: check those two settings (the key the "
+                                 "installations were saved with must be one of them)")
+        for ws in found.unopened:
+            self._reported.add((ws, None))  # said here: a request or a digest from it won't say it again
+            self._logger.error("workspace %s is not served: %s", ws, _UNOPENED)
+        if found.stale:
+            self._logger.info("workspaces %s are served by a newer installation, but keep an earlier one "
+                              "no key opens", ", ".join(found.stale))
+        if found.resealed:
+            self._logger.info("re-sealed %s under the current PAPERBOT_SECRET_KEY", found.resealed_text)
+        return found
+
+    def unreadable(self, enterprise_id: str | None, team_id: str | None,
+                   is_enterprise_install: bool | None = None) -> str | None:
+        """The workspace key whose installation would serve this team (or org) but no key opens; None
+        when one opens, or there is none (the workspace is simply not installed)."""
+        for ws in _candidates(enterprise_id, team_id, is_enterprise_install):
+            data = self._find(ws, None)
             if data is not None:
-                self._box.open(data)
+                return None if self._opens(data) else ws
+        return None
+
+    def _opens(self, data: str | None) -> bool:
+        if data is None:
+            return False
+        try:
+            self._box.open(data)
+        except WrongSecretKey:
+            return False
+        return True
 
     def _find(self, ws: str, user_id: str | None) -> str | None:
         return self._store.find_installation(ws, user_id) if ws else None
 
-    def _load(self, data: str | None) -> Installation | None:
+    def _load(self, data: str | None, ws: str = "", user_id: str | None = None) -> Installation | None:
         if data is None:
             return None
         try:
-            return Installation(**json.loads(self._box.open(data)))
-        except WrongSecretKey as exc:  # a request gets "not installed"; the admin gets this line
-            self._logger.error("%s", exc)
+            installation = Installation(**json.loads(self._box.open(data)))
+        except WrongSecretKey:  # a request gets "not installed"; the admin gets this line, once
+            if (ws, user_id) not in self._reported:
+                self._reported.add((ws, user_id))
+                whose = f" (installed by {user_id})" if user_id else ""
+                self._logger.error("workspace %s%s: %s", ws or "?", whose, _UNOPENED)
             return None
+        self._reported.discard((ws, user_id))
+        return installation
+
+
+#: Why a workspace is not served, and what the admin can do.
+_UNOPENED = ("neither PAPERBOT_SECRET_KEY nor any of PAPERBOT_OLD_SECRET_KEYS opens its stored installation "
+             "(add the key it was saved with to PAPERBOT_OLD_SECRET_KEYS, or install the app there again)")
 
 
 def _candidates(enterprise_id: str | None, team_id: str | None,

@@ -68,7 +68,7 @@ def test_search_on_an_empty_database_says_so(tmp_path):
 
 @pytest.mark.parametrize("command", [["search", "cats"], ["digest", "--dry-run"], ["export", "--user", "U1"],
                                      ["workspaces"], ["workspaces", "remove", "T1", "--yes"],
-                                     ["workspaces", "adopt", "T1"]])
+                                     ["workspaces", "adopt", "T1"], ["workspaces", "rekey"]])
 def test_a_sqlite_path_that_is_not_there_is_refused_in_one_line_and_nothing_is_made(tmp_path, command):
     typo = tmp_path / "paperbto.db"
     result = run("--db", str(typo), *command)
@@ -512,6 +512,57 @@ def test_workspaces_adopt_into_an_unknown_workspace_is_one_line_and_moves_nothin
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert result.output.strip() == f"Error: no workspace {team!r} here: `paperbot workspaces` lists them"
     assert _people_of(store_target, "") == ["U1", "U2"] and _people_of(store_target, "T0ADOPT") == ["U9"]
+
+
+NEW_KEY, OLD_KEY, LOST_KEY = "n" * 40, "o" * 40, "l" * 40
+
+
+def _installed(db: str, key: str, team: str) -> None:
+    from slack_sdk.oauth.installation_store import Installation
+
+    from bot.slack.oauth.installations import PaperbotInstallationStore
+    from bot.slack.oauth.token_crypto import TokenBox
+    from storage import SqliteStore
+
+    store = SqliteStore(db)
+    try:
+        PaperbotInstallationStore(store, TokenBox(key)).save(
+            Installation(team_id=team, bot_token=f"xoxb-{team}", user_id="U1"))
+    finally:
+        store.dispose()
+
+
+def test_workspaces_rekey_reseals_under_the_new_key_and_names_what_no_key_opens(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no .env file
+    db = str(tmp_path / "x.db")
+    _installed(db, OLD_KEY, "T1")
+    _installed(db, NEW_KEY, "T2")
+    _installed(db, LOST_KEY, "T3")
+    env = {"PAPERBOT_SECRET_KEY": NEW_KEY, "PAPERBOT_OLD_SECRET_KEYS": OLD_KEY}
+    result = run("--db", db, "workspaces", "rekey", env=env)
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines() == [
+        "Re-sealed 1 Slack installation under PAPERBOT_SECRET_KEY; no key opens the installation of T3: add "
+        "the key it was saved with to PAPERBOT_OLD_SECRET_KEYS, or install the app there again."]
+    assert NEW_KEY not in result.output and OLD_KEY not in result.output
+    _installed(db, NEW_KEY, "T3")  # installed again there
+    again = run("--db", db, "workspaces", "rekey", env={"PAPERBOT_SECRET_KEY": NEW_KEY})
+    assert again.exit_code == 0
+    assert again.output == "Re-sealed 0 Slack installations under PAPERBOT_SECRET_KEY.\n"
+
+
+@pytest.mark.parametrize("env, named", [
+    ({}, "PAPERBOT_SECRET_KEY is not set"),
+    ({"PAPERBOT_SECRET_KEY": NEW_KEY, "PAPERBOT_OLD_SECRET_KEYS": "short"}, "PAPERBOT_OLD_SECRET_KEYS")])
+def test_workspaces_rekey_without_a_good_key_is_one_line(tmp_path, monkeypatch, env, named):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PAPERBOT_SECRET_KEY", raising=False)
+    monkeypatch.delenv("PAPERBOT_OLD_SECRET_KEYS", raising=False)
+    db = str(tmp_path / "x.db")
+    _installed(db, OLD_KEY, "T1")
+    result = run("--db", db, "workspaces", "rekey", env=env)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1 and named in result.output, result.output
 
 
 def test_search_wants_at_least_one_paper_and_says_plainly_when_none_matches(tmp_path):

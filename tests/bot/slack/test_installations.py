@@ -8,7 +8,7 @@ import threading
 import pytest
 from slack_sdk.oauth.installation_store import Bot, Installation
 
-from bot.slack.oauth.installations import PaperbotInstallationStore, PaperbotOAuthStateStore
+from bot.slack.oauth.installations import PaperbotInstallationStore, PaperbotOAuthStateStore, Rekeyed
 from bot.slack.oauth.token_crypto import TokenBox, WrongSecretKey
 from bot.slack.team import workspace_key
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
@@ -122,8 +122,8 @@ def test_another_key_finds_nothing_and_says_so_in_one_line(any_store, caplog):  
         assert other.find_installation(enterprise_id=None, team_id="T1") is None
     assert any("PAPERBOT_SECRET_KEY" in r.getMessage() and not r.exc_info for r in caplog.records)
     with pytest.raises(WrongSecretKey):
-        other.check_key()
-    PaperbotInstallationStore(any_store, TokenBox(KEY)).check_key()  # the right key: nothing raised
+        other.check_keys()
+    PaperbotInstallationStore(any_store, TokenBox(KEY)).check_keys()  # the right key: nothing raised
 
 
 def test_a_state_is_good_once(any_store):  # noqa: F811
@@ -177,3 +177,95 @@ def test_the_first_install_takes_no_row_stored_before_workspaces_and_tells_the_o
     assert any_store.get_topics("UOLD") == ["private interests"]
     assert any_store.for_workspace("T1").get_person("UOLD") is None
     assert any("`paperbot workspaces adopt TID`" in r.getMessage() for r in caplog.records), caplog.text
+
+
+# -- a changed PAPERBOT_SECRET_KEY (PAPERBOT_OLD_SECRET_KEYS) -------------------------------------------
+
+OLD, UNKNOWN = KEY + "-old", KEY + "-unknown"
+
+
+def sealed_under(any_store, key: str, *installs: Installation) -> None:  # noqa: F811
+    for installation in installs:
+        PaperbotInstallationStore(any_store, TokenBox(key)).save(installation)
+
+
+def test_rekey_reseals_what_an_old_key_sealed_and_names_what_no_key_opens(any_store):  # noqa: F811
+    sealed_under(any_store, OLD, workspace_install(user="UA", token="xoxb-a"),
+                 workspace_install(user="UB", token="xoxb-b"))
+    sealed_under(any_store, KEY, workspace_install(team="T2", token="xoxb-t2"))
+    sealed_under(any_store, UNKNOWN, workspace_install(team="T3", token="xoxb-t3"))
+    rotated = PaperbotInstallationStore(any_store, TokenBox(KEY, [OLD]))
+    assert rotated.rekey() == Rekeyed(resealed=2, opened=3, unopened=("T3",))
+    # The new key alone opens them now, and the latest saved still serves the workspace.
+    new_only = PaperbotInstallationStore(any_store, TokenBox(KEY))
+    assert new_only.bot_token("T1") == "xoxb-b" and new_only.bot_token("T2") == "xoxb-t2"
+    assert new_only.find_installation(enterprise_id=None, team_id="T1", user_id="UA").bot_token == "xoxb-a"
+    assert rotated.rekey() == Rekeyed(resealed=0, opened=3, unopened=("T3",))  # twice: nothing more to do
+    assert rotated.unreadable(None, "T3") == "T3"
+    assert rotated.unreadable(None, "T1") is None and rotated.unreadable(None, "T9") is None
+
+
+def test_a_workspace_installed_again_under_the_new_key_is_served_and_its_old_row_only_mentioned(
+        any_store):  # noqa: F811
+    sealed_under(any_store, UNKNOWN, workspace_install(user="UA", token="xoxb-lost"))
+    sealed_under(any_store, KEY, workspace_install(user="UB", token="xoxb-again"))
+    installations = PaperbotInstallationStore(any_store, TokenBox(KEY))
+    assert installations.check_keys() == Rekeyed(resealed=0, opened=1, unopened=(), stale=("T1",))
+    assert installations.bot_token("T1") == "xoxb-again" and installations.unreadable(None, "T1") is None
+
+
+def test_at_start_each_workspace_no_key_opens_is_named_once_and_the_others_are_served(
+        any_store, caplog):  # noqa: F811
+    sealed_under(any_store, OLD, workspace_install(team="T1", token="xoxb-t1"))
+    sealed_under(any_store, UNKNOWN, workspace_install(team="T2"), workspace_install(team="T3"))
+    installations = PaperbotInstallationStore(any_store, TokenBox(KEY, [OLD]))
+    with caplog.at_level(logging.INFO):
+        found = installations.check_keys()
+        assert installations.bot_token("T2") is None  # a digest run asking again: not said again
+    assert found.unopened == ("T2", "T3") and found.resealed == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 2 and all("PAPERBOT_OLD_SECRET_KEYS" in e and "\n" not in e for e in errors)
+    assert "workspace T2 is not served" in errors[0] and "workspace T3 is not served" in errors[1]
+    assert any("re-sealed 1 Slack installation under" in r.getMessage() for r in caplog.records)
+    assert installations.bot_token("T1") == "xoxb-t1"
+
+
+def test_rows_resealed_by_one_process_open_in_another_that_knows_the_new_key_only_as_an_old_one(
+        any_store):  # noqa: F811
+    # Rotating with several processes: first every process gets the new key among the old ones (it
+    # still seals under the current one), then each in turn gets it as the current key.
+    sealed_under(any_store, OLD, workspace_install())
+    staged = PaperbotInstallationStore(any_store, TokenBox(OLD, [KEY]))
+    assert staged.rekey().resealed == 0  # nothing to do while the old key is still the current one
+    PaperbotInstallationStore(any_store, TokenBox(KEY, [OLD])).rekey()
+    assert staged.bot_token("T1") == "xoxb-t1-secret"  # a process not restarted yet still reads it
+    staged.save(workspace_install(user="UB", token="xoxb-by-the-old-process"))
+    assert PaperbotInstallationStore(any_store, TokenBox(KEY, [OLD])).bot_token("T1") == \
+        "xoxb-by-the-old-process"
+
+
+def test_two_processes_resealing_at_once_each_row_once_and_all_open_with_the_new_key(
+        any_store, store_target):  # noqa: F811
+    from storage import open_store
+
+    sealed_under(any_store, OLD, *(workspace_install(team=f"T{i}", token=f"xoxb-{i}") for i in range(20)))
+    other = open_store(store_target)  # another process's connection to the same database
+    try:
+        found: list[Rekeyed] = []
+        barrier = threading.Barrier(2)
+
+        def rekey(store) -> None:
+            installations = PaperbotInstallationStore(store, TokenBox(KEY, [OLD]))
+            barrier.wait()
+            found.append(installations.rekey())
+
+        threads = [threading.Thread(target=rekey, args=(s,)) for s in (any_store, other)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sum(f.resealed for f in found) == 20 and all(f.unopened == () for f in found)
+        new_only = PaperbotInstallationStore(any_store, TokenBox(KEY))
+        assert [new_only.bot_token(f"T{i}") for i in range(20)] == [f"xoxb-{i}" for i in range(20)]
+    finally:
+        getattr(other, "dispose", other.close)()

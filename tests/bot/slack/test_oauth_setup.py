@@ -64,7 +64,8 @@ def test_run_with_a_wrong_secret_key_is_one_line(clean_env, tmp_path):
             Installation(team_id="T1", bot_token="xoxb-1", user_id="U1"))
     finally:
         store.close()
-    assert "PAPERBOT_SECRET_KEY can't decrypt" in run({**OAUTH, "PAPERBOT_DB": db})
+    said = run({**OAUTH, "PAPERBOT_DB": db})
+    assert "no stored Slack installation opens" in said and "PAPERBOT_OLD_SECRET_KEYS" in said
 
 
 def test_the_authorize_page_is_beside_the_web_api():
