@@ -31,10 +31,11 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime, timedelta
 
 from bot.slack.error_handler import KEPT_FOR_LATER, report_error
+from bot.slack.request_keys import actor, kind_of, once_key
 from bot.state.intake import Intake
 from bot.state.owner import owner_alive, owner_id
-from storage import StorageError, Store, StoreBusy
-from storage.models import InboxEntry, InboxItem, InboxKind
+from storage import StorageError, Store, StoreBusy, StoreUnavailable
+from storage.models import InboxEntry, InboxItem
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,9 @@ EVENT_RETRY_PAUSE = 5.0  # seconds between those tries
 #: :data:`MAX_ATTEMPTS` claims in all.
 RETRY_LATER = timedelta(seconds=30)
 MAX_ATTEMPTS = 5
+#: Work the database was away for is tried again after RETRY_LATER times its attempts so far, at most
+#: this many times RETRY_LATER (5 minutes), for as long as it takes: it was acknowledged.
+AWAY_PAUSES = 10
 #: Finished items are kept this long: while kept, their keys turn a request sent again away (Slack
 #: redelivers an event for minutes; a signed request is accepted for 5 minutes either side of its time).
 KEPT = timedelta(hours=24)
@@ -63,31 +67,6 @@ PURGE_SECONDS = 600.0
 
 #: Hands an item to the Bolt app again (see the module); the status Bolt answered.
 Replay = Callable[[InboxItem], int]
-
-
-def once_key(body: dict) -> str | None:
-    """What makes this request the same request when it comes again: an event's id (Slack's
-    redeliveries) or a slash command's or click's trigger id (a replayed signed request)."""
-    if body.get("type") == "event_callback":
-        event_id = body.get("event_id")
-        return f"event:{event_id}" if isinstance(event_id, str) and event_id else None
-    trigger_id = body.get("trigger_id")
-    return f"trigger:{trigger_id}" if isinstance(trigger_id, str) and trigger_id else None
-
-
-def actor(body: dict) -> str | None:
-    """Who a request is from (a slash command's caller, a clicker, an event's user), if anyone."""
-    user = body.get("user_id") or body.get("user") or (body.get("event") or {}).get("user")
-    if isinstance(user, dict):
-        user = user.get("id")
-    return user if isinstance(user, str) and user else None
-
-
-def kind_of(body: dict) -> InboxKind:
-    """What a request is, as the inbox records it."""
-    if body.get("type") == "event_callback":
-        return "event"
-    return "command" if body.get("command") else "action"
 
 
 def _iso(when: datetime) -> str:
@@ -388,21 +367,26 @@ class Background:
                 return
 
     def _failed(self, item: InboxItem, exc: StorageError, body: dict, respond, event: bool) -> None:
-        """The database could not take the work: an event is tried again later; a person who asked is
-        told (and need not be surprised by it happening later)."""
-        if event:
-            self._retry_later(item, str(exc))
+        """The database could not take the work. While it is away (busy, down, restarting) any work is
+        tried again later, with a growing pause, for as long as it takes; a person who asked is told so
+        once. Otherwise an event is tried again a few times, and a person who asked is told it failed."""
+        away = isinstance(exc, StoreBusy | StoreUnavailable)
+        if away or event:
+            if away and not event and item.attempts <= 1 and respond is not None:
+                self._tell(respond, KEPT_FOR_LATER)
+            self._retry_later(item, str(exc), away)
             return
         self._report(exc, body, respond)
         self._give_up(item, exc)
 
-    def _retry_later(self, item: InboxItem, why: str) -> None:
+    def _retry_later(self, item: InboxItem, why: str, away: bool = False) -> None:
         entry = item.entry
-        if item.attempts >= MAX_ATTEMPTS:
+        if item.attempts >= MAX_ATTEMPTS and not away:
             log.warning("giving up on %s after %d attempts: %s", entry.key, item.attempts, why)
             self._give_up(item, why)
             return
-        at = _iso(datetime.now(UTC) + RETRY_LATER)
+        pause = RETRY_LATER * (min(item.attempts, AWAY_PAUSES) if away else 1)
+        at = _iso(datetime.now(UTC) + pause)
         log.warning("%s: %s is tried again from %s", why, entry.key, at)
         self._quietly(lambda: self.store.inbox_failed(entry.ws, entry.key, self.owner, why[:500], at))
 

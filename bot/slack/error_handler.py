@@ -12,8 +12,9 @@ from slack_bolt import BoltResponse
 from slack_sdk.errors import SlackClientError
 
 from bot.errors import BadArgument, PaperbotError
+from bot.slack.request_keys import once_key
 from bot.slack.views.messages import escape
-from storage import StorageError, StoreBusy
+from storage import StorageError, StoreBusy, StoreUnavailable
 
 SORRY = "Sorry, something went wrong on my side. Please try again in a minute."
 HELP_POINTER = " See `/papers help`."
@@ -25,6 +26,9 @@ KEPT_FOR_LATER = ("paperbot's database is busy right now: I've kept your request
                   "as soon as it can be written.")
 UNSAVED = ("Sorry, paperbot can't save anything right now (a problem with its database). "
            "Please tell its admins.")
+#: The database can't be reached (down, restarting, a connection cut): nothing was taken.
+UNREACHABLE = ("Sorry, paperbot can't reach its database right now, so I couldn't take that. "
+               "Please try again in a minute.")
 
 
 def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
@@ -37,8 +41,9 @@ def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
             text = text + ("" if text.endswith((".", "!", "?")) else ".") + HELP_POINTER
         logger.info("answered with an error: %s", error)
     elif isinstance(error, StorageError):  # the admins' problem, said in one line; the user hears what to do
-        logger.warning("%s", error)
-        text = BUSY if isinstance(error, StoreBusy) else UNSAVED
+        logger.warning("%s (%s)", error, once_key(body) or "a request")
+        text = (BUSY if isinstance(error, StoreBusy) else UNREACHABLE if isinstance(error, StoreUnavailable)
+                else UNSAVED)
     else:
         logger.error("a Slack listener failed", exc_info=error)
         text = SORRY

@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
-from bot.slack.background import Background, actor, once_key
+from bot.slack.background import Background
+from bot.slack.request_keys import actor, once_key
 from bot.slack.team import workspace_key
 from bot.state.context import Context
 from storage import Store

@@ -4,13 +4,14 @@ import logging
 import threading
 import time
 
+import pytest
 from slack_bolt import BoltResponse
 
 from bot.errors import BadArgument, NoInterests
-from bot.slack.error_handler import BUSY, SORRY, report_error
+from bot.slack.error_handler import KEPT_FOR_LATER, SORRY, report_error
 from bot.slack.runtime import Background
 from bot.slack.server import MAX_BODY, HttpServer
-from storage import StoreBusy
+from storage import StoreBusy, StoreUnavailable
 from tests.bot.slack.conftest import command_request, event_request
 
 log = logging.getLogger("test")
@@ -114,12 +115,15 @@ def test_an_event_is_tried_again_while_the_database_stays_busy(store, caplog):
     assert len(tries) == 3
 
 
-def test_a_command_the_database_is_too_busy_for_says_so(store):
+@pytest.mark.parametrize("away", [StoreBusy("x.db is busy"), StoreUnavailable("can't open x.db")])
+def test_a_command_the_database_is_away_for_is_kept_and_tried_again_and_the_person_told_so(store, away):
     respond, background = Respond(), Background(store, workers=1)
-    background.submit(lambda: (_ for _ in ()).throw(StoreBusy("x.db is busy")),
-                      {"command": "/papers", "trigger_id": "T.9"}, respond)
+    command = {"command": "/papers", "trigger_id": "T.9"}
+    background.submit(lambda: (_ for _ in ()).throw(away), command, respond)
     background.shutdown()
-    assert respond.sent[-1]["text"] == BUSY
+    assert [sent["text"] for sent in respond.sent] == [KEPT_FOR_LATER]
+    rows = store.db.execute("select status, error from inbox where key = 'trigger:T.9'").fetchall()
+    assert rows == [("waiting", str(away))]  # to be claimed again after its pause, not given up
 
 
 def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slack(slack_bot):

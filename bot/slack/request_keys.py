@@ -1,0 +1,30 @@
+"""What identifies a Slack request, and whom and what it is about: read of its parsed body alone."""
+
+from __future__ import annotations
+
+from storage.models import InboxKind
+
+
+def once_key(body: dict) -> str | None:
+    """What makes this request the same request when it comes again: an event's id (Slack's
+    redeliveries) or a slash command's or click's trigger id (a replayed signed request)."""
+    if body.get("type") == "event_callback":
+        event_id = body.get("event_id")
+        return f"event:{event_id}" if isinstance(event_id, str) and event_id else None
+    trigger_id = body.get("trigger_id")
+    return f"trigger:{trigger_id}" if isinstance(trigger_id, str) and trigger_id else None
+
+
+def actor(body: dict) -> str | None:
+    """Who a request is from (a slash command's caller, a clicker, an event's user), if anyone."""
+    user = body.get("user_id") or body.get("user") or (body.get("event") or {}).get("user")
+    if isinstance(user, dict):
+        user = user.get("id")
+    return user if isinstance(user, str) and user else None
+
+
+def kind_of(body: dict) -> InboxKind:
+    """What a request is, as the inbox records it."""
+    if body.get("type") == "event_callback":
+        return "event"
+    return "command" if body.get("command") else "action"
