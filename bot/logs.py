@@ -11,6 +11,8 @@ import logging
 import re
 import sys
 
+from storage.errors import StorageError
+
 FORMAT = "%(levelname)s %(message)s"
 
 # C0 and C1 controls, DEL, the line and paragraph separators, and the bidi controls.
@@ -50,10 +52,19 @@ class NoSuggestions(logging.Filter):
 
 
 class EscapingFormatter(logging.Formatter):
-    """A Formatter whose formatted message (not the traceback after it) has control characters escaped."""
+    """A Formatter whose formatted message (not the traceback after it) has control characters escaped,
+    and where the error logged is the database's (a :class:`~storage.StorageError`: down, busy, full),
+    one line that says it instead of a traceback: it is the admin's to act on, never a bug of ours."""
 
     def formatMessage(self, record: logging.LogRecord) -> str:
         return escape_controls(super().formatMessage(record))
+
+    def format(self, record: logging.LogRecord) -> str:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, StorageError):
+            record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None,
+                                            "msg": f"{record.getMessage()}: {error}", "args": None})
+        return super().format(record)
 
 
 def configure(level: int, stream=None) -> None:
@@ -62,3 +73,6 @@ def configure(level: int, stream=None) -> None:
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(EscapingFormatter(FORMAT))
     logging.basicConfig(level=level, handlers=[handler])
+    # psycopg's pool warns at each attempt to reconnect while the server is away (a line a second, each
+    # quoting libpq's three-line message); paperbot's own lines say the database is away, once a request.
+    logging.getLogger("psycopg.pool").setLevel(max(level, logging.ERROR))

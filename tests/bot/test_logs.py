@@ -6,6 +6,7 @@ import io
 import logging
 
 from bot.logs import FORMAT, EscapingFormatter, NoSuggestions, escape_controls, strip_controls
+from storage import StoreUnavailable
 
 HOSTILE = "frob\nERROR forged line\r\x1b[2J\x07\x00\x7f\x85\u2028\u2029\u202eevil\u2066x\u200f\tend"
 
@@ -55,3 +56,25 @@ def test_bolts_suggestions_are_left_out(caplog):
 
 def test_text_for_a_terminal_keeps_its_lines_and_tabs_and_loses_every_other_control():
     assert strip_controls("a\tb\nc\r\x1b[2J\x9b31m\u202ed\x00\x7f\u2028") == "a\tb\nc[2J31md"
+
+
+def test_the_databases_error_is_one_line_not_a_traceback():
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(EscapingFormatter(FORMAT))
+    logger = logging.getLogger("test.logs.database")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        try:
+            try:
+                raise OSError("server closed the connection unexpectedly")
+            except OSError as exc:
+                raise StoreUnavailable("can't open the database db (server closed the connection)") from exc
+        except StoreUnavailable:
+            logger.exception("the digests of workspace %s failed; trying again at the next run", "T1")
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+    assert stream.getvalue() == ("ERROR the digests of workspace T1 failed; trying again at the next run: "
+                                 "can't open the database db (server closed the connection)\n")

@@ -1,0 +1,103 @@
+"""Nothing acknowledged is lost while PostgreSQL is away (issue 25): people react 👍 to their papers while
+the database goes down for a while, its connections are terminated, and it restarts, seen by `paperbot run`
+through a proxy the test cuts (tests/fault/pg_proxy.py; the shared server is never touched).
+
+A reaction the bot can't write down is answered with an error, so Slack delivers it again; Slack's own
+retries (at once, then after a minute, then after five) are scaled down to this outage. In the end every
+reaction is feedback, once, and the bot's log holds no traceback.
+
+How long the outage lasts: PAPERBOT_OUTAGE_SECONDS (5 by default; CI: 15).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import psycopg
+
+from tests.conftest import make_corpus
+from tests.e2e.harness import FakeSlack, new_database, opened, query, seed_papers
+from tests.e2e.replicas import Replica
+from tests.e2e.slack_standin import SlackStandIn, wait_until
+from tests.fault.pg_proxy import proxy_to
+
+OUTAGE = float(os.environ.get("PAPERBOT_OUTAGE_SECONDS") or 5)
+PEOPLE = 60
+RESTART = 2.0  # seconds the server is away while it restarts
+#: Slack's redeliveries of an event it got no 200 for: at once, after a minute, after five; scaled.
+SLACK_RETRIES = (0.0, 0.0, OUTAGE + 5.0, 3 * OUTAGE + 15.0)
+
+
+def _terminate_backends(url: str) -> int:
+    """pg_terminate_backend for every other connection to ``url``'s database: what a DBA's kill does."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        return len(conn.execute("select pg_terminate_backend(pid) from pg_stat_activity"
+                                " where datname = current_database() and pid <> pg_backend_pid()").fetchall())
+
+
+def test_reactions_through_an_outage_terminated_connections_and_a_restart_are_all_kept(tmp_path):
+    paper = make_corpus()[0].id
+    users = [f"UAWAY{i:03d}" for i in range(PEOPLE)]
+    with SlackStandIn() as standin, new_database(tmp_path, "postgres") as target:
+        seed_papers(target)
+        with opened(target) as store:
+            for i, user in enumerate(users):
+                store.ensure_person(user)
+                store.mark_shown(user, paper, "why", "D" + user, f"1700000000.{i:06d}")
+        with proxy_to(str(target)) as proxy:
+            replica = Replica("away", standin, proxy.url(str(target)), tmp_path / "bot")
+            try:
+                slack = FakeSlack(replica.wait_until_listening(), standin)
+                first_answers: dict[str, int | None] = {}
+                lock = threading.Lock()
+
+                def deliver(i: int) -> bool:
+                    user = users[i]
+                    for attempt, pause in enumerate(SLACK_RETRIES):
+                        time.sleep(pause)
+                        try:
+                            status = slack.reaction(user, "+1", "D" + user, f"1700000000.{i:06d}",
+                                                    event_id=f"EvAWAY{i:03d}", retry_num=attempt or None)
+                        except OSError:  # no answer at all: Slack retries that too
+                            status = None
+                        with lock:
+                            first_answers.setdefault(user, status)
+                        if status == 200:
+                            return True
+                    return False
+
+                spread = OUTAGE + RESTART + 4.0  # the reactions come all through the faults
+                with ThreadPoolExecutor(PEOPLE) as pool:
+                    sent = []
+                    started = time.monotonic()
+                    for i in range(PEOPLE):
+                        time.sleep(max(0.0, started + i * spread / PEOPLE - time.monotonic()))
+                        sent.append(pool.submit(deliver, i))
+                        if i == PEOPLE // 6:  # the database goes away
+                            proxy.cut()
+                            threading.Timer(OUTAGE, proxy.restore).start()
+                        if i == PEOPLE // 6 + int(PEOPLE * OUTAGE / spread) + 2:  # back; a DBA kills sessions
+                            _terminate_backends(str(target))
+                        if i == PEOPLE * 5 // 6:  # and then it restarts
+                            proxy.cut()
+                            threading.Timer(RESTART, proxy.restore).start()
+                    delivered = [f.result() for f in sent]
+                refused_first = sum(1 for status in first_answers.values() if status != 200)
+                print(f"{PEOPLE} reactions through a {OUTAGE:.0f}-s outage, terminated sessions and a "
+                      f"{RESTART:.0f}-s restart: {refused_first} answered with an error at first "
+                      f"({proxy.refused} connections refused meanwhile)")
+                assert all(delivered), first_answers
+                assert refused_first > 0, "the faults reached no reaction: the test tested nothing"
+                with opened(target) as store:
+                    def kept():
+                        return query(store, "select user_id, paper_id, value from feedback")
+                    wait_until(lambda: len(kept()) >= PEOPLE, timeout=120, what="every reaction kept")
+                    assert sorted((r["user_id"], r["paper_id"], r["value"]) for r in kept()) == [
+                        (user, paper, 1) for user in users]
+                assert "Traceback" not in replica.log, "\n".join(
+                    line for line in replica.lines if "Job" not in line)  # the scheduler's ticks aside
+            finally:
+                replica.stop()
