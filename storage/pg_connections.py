@@ -79,7 +79,7 @@ def reason(exc: BaseException) -> str:
 def translate(exc: BaseException, where: str) -> BaseException:
     """The storage error for a psycopg (or pool) error ``exc``; other errors come back unchanged."""
     if isinstance(exc, PoolTimeout):
-        return StoreUnavailable(f"can't reach the database {where}: no connection within {CONNECT_SECONDS} s"
+        return StoreUnavailable(f"can't reach the database {where}: no connection in time"
                                 " (the server is down, or every connection is in use)")
     if isinstance(exc, psycopg.errors.DiskFull):
         return StoreFull(f"{where}: the disk is full, so nothing more could be saved")
@@ -103,10 +103,11 @@ _RETURNED = "_paperbot_returned"
 
 
 @contextlib.contextmanager
-def lent(pool: ConnectionPool) -> Iterator[psycopg.Connection]:
-    """A connection from ``pool``, noting when it goes back (for :func:`check_if_idle`). Not the pool's
-    ``reset`` callback: with one, the pool hands every return to a worker thread."""
-    with pool.connection() as conn:
+def lent(pool: ConnectionPool, wait: float | None = None) -> Iterator[psycopg.Connection]:
+    """A connection from ``pool`` (waiting ``wait`` seconds at most, else the pool's own timeout), noting
+    when it goes back (for :func:`check_if_idle`). Not the pool's ``reset`` callback: with one, the pool
+    hands every return to a worker thread."""
+    with pool.connection(timeout=wait) as conn:
         try:
             yield conn
         finally:

@@ -146,8 +146,17 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             with self._translated():
                 yield conn
             return
-        with self._translated(), lent(self._pool) as conn:
+        with self._translated(), lent(self._pool, getattr(self._local, "wait", None)) as conn:
             yield conn
+
+    @contextlib.contextmanager
+    def waiting_at_most(self, seconds: float) -> Iterator[None]:
+        previous = getattr(self._local, "wait", None)
+        self._local.wait = seconds
+        try:
+            yield
+        finally:
+            self._local.wait = previous
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

@@ -12,6 +12,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -89,6 +90,9 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
                     raise
             self._local.db = db
         return db
+
+    def waiting_at_most(self, seconds: float) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()  # no pool to wait for: the journal takes what must be soon
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

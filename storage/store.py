@@ -753,6 +753,12 @@ class Store(Protocol):
     # -- the inbox (issue 24): acknowledged work, each item carried out once ----------------------
     # Shared by every view: each item names its workspace. Items of one subject run in arrival order.
 
+    def waiting_at_most(self, seconds: float) -> AbstractContextManager[None]:
+        """Inside the block, a statement waits at most ``seconds`` for a connection of PostgreSQL's pool
+        (else StoreUnavailable), not the pool's own timeout: for an answer that must come soon. SQLite
+        has no pool: nothing changes there."""
+        ...
+
     def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
         """Keep these entries to be carried out, in one transaction, in the order given (their arrival
         order). An entry whose key its workspace holds already is ignored (a request sent again, a

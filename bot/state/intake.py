@@ -16,6 +16,10 @@ from bot.state.journal import Journal
 from storage import Store
 from storage.models import InboxEntry
 
+#: How long an ack waits for a connection to the database (PostgreSQL's pool): Slack gives up on an answer
+#: after 3 s, and an error before then (the database away) makes it deliver the request again.
+ACK_WAIT_SECONDS = 2.0
+
 
 class Intake:
     """How acknowledged work reaches ``store``'s inbox (see the module). Every entry is held back from
@@ -33,7 +37,8 @@ class Intake:
         if self.journal is not None:
             self.journal.append(entry)
             return True
-        return bool(self.store.inbox_put([entry], self.hold))
+        with self.store.waiting_at_most(ACK_WAIT_SECONDS):
+            return bool(self.store.inbox_put([entry], self.hold))
 
     def settle(self, wait: bool) -> None:
         """Move what the journal holds into the inbox (nothing to do on PostgreSQL). With ``wait``, after

@@ -269,6 +269,23 @@ def test_a_write_waiting_on_a_held_row_past_busy_seconds_is_store_busy(pg_url, m
         store.dispose()
 
 
+
+def test_a_statement_waiting_at_most_a_while_for_a_connection_is_unavailable_after_it(pg_url):
+    # What an ack needs while the database is away or every connection busy: an answer in time (Slack then
+    # delivers the request again), not the pool's own wait of CONNECT_SECONDS.
+    store = PostgresStore(pg_url, pool_size=1)
+    try:
+        holder = Holder(store, store.count_papers)  # the pool's one connection, held
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable, match="no connection in time"), store.waiting_at_most(0.3):
+            store.count_papers()
+        waited = time.monotonic() - started
+        holder.end()
+        assert waited < storage.pg_connections.CONNECT_SECONDS, waited  # not the pool's own timeout
+        assert store.count_papers() == 0  # and after the block, as before
+    finally:
+        store.dispose()
+
 # -- migrations -------------------------------------------------------------------------------------
 
 def test_several_processes_starting_together_migrate_once(pg_url):
