@@ -19,7 +19,15 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 
 from tests.conftest import make_corpus
-from tests.e2e.harness import FakeSlack, new_database, opened, query, seed_papers
+from tests.e2e.harness import (
+    FakeSlack,
+    add_people,
+    new_database,
+    opened,
+    query,
+    seed_papers,
+    zone_far_from_midnight,
+)
 from tests.e2e.replicas import Replica
 from tests.e2e.slack_standin import SlackStandIn, wait_until
 from tests.fault.pg_proxy import proxy_to
@@ -104,5 +112,48 @@ def test_reactions_through_an_outage_terminated_connections_and_a_restart_are_al
                         (user, paper, 1) for user in users]
                 assert "Traceback" not in replica.log, "\n".join(
                     line for line in replica.lines if "Job" not in line)  # the scheduler's ticks aside
+            finally:
+                replica.stop()
+
+
+BLIP = 6.0  # seconds the database is away in the middle of a morning's digests
+DUE = 40
+
+
+def test_digests_cut_short_by_a_database_blip_go_out_once_soon_after_it_not_after_their_lease(tmp_path):
+    # The bot's own claims (10-minute leases) must not keep the digests it was sending when the database
+    # went away waiting out those leases: it knows they are its own, and gives them back once it answers.
+    users = [f"UBLIP{i:03d}" for i in range(DUE)]
+    with SlackStandIn() as standin, new_database(tmp_path, "postgres") as target:
+        seed_papers(target)
+        add_people(target, users, tz=zone_far_from_midnight(("Asia/Kolkata", "America/New_York", "UTC")))
+        standin.delay("chat.postMessage", 0.1)  # the run is under way when the blip comes
+        with proxy_to(str(target)) as proxy:
+            replica = Replica("blip", standin, proxy.url(str(target)), tmp_path / "bot")
+            try:
+                replica.wait_until_listening()
+
+                def posted() -> list[str]:
+                    return [str(c.params.get("channel")) for c in standin.calls("chat.postMessage")
+                            if str(c.params.get("channel")).startswith("DUBLIP")]
+
+                wait_until(lambda: len(posted()) >= 20, timeout=120, what="the digests under way")
+                proxy.cut()
+                with opened(target) as store:  # the test's own way in, past the proxy
+                    def sent() -> int:
+                        return len(query(store, "select user_id from digests where status = 'sent'"))
+                    cut_short = DUE - sent()
+                    time.sleep(BLIP)
+                    proxy.restore()
+                    back = time.monotonic()
+                    wait_until(lambda: sent() == DUE, timeout=300, what="every digest sent")
+                took = time.monotonic() - back
+                print(f"{DUE} digests, a {BLIP:.0f}-s database blip while {cut_short} were still to go out: "
+                      f"the last sent {took:.0f} s after the database answered again")
+                assert cut_short > 0, "the blip came after the digests: the test tested nothing"
+                per_person = {user: posted().count("D" + user) for user in users}
+                assert set(per_person.values()) == {1 + 3}, per_person  # a header and 3 papers, each once
+                assert "Traceback" not in replica.log, "\n".join(
+                    line for line in replica.lines if "Job" not in line)
             finally:
                 replica.stop()
