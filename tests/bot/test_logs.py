@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
+from collections.abc import Iterator
 
 from bot.logs import FORMAT, EscapingFormatter, NoSuggestions, escape_controls, strip_controls
 from storage import StoreUnavailable
@@ -18,22 +20,29 @@ def test_control_characters_become_visible_escapes():
     assert escape_controls(text) == text
 
 
-def test_the_formatter_escapes_the_message_but_not_the_traceback():
+@contextlib.contextmanager
+def formatted(name: str) -> Iterator[tuple[logging.Logger, io.StringIO]]:
+    """A logger of its own writing through an EscapingFormatter, and what it wrote."""
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     handler.setFormatter(EscapingFormatter(FORMAT))
-    logger = logging.getLogger("test.logs")
+    logger = logging.getLogger(name)
     logger.addHandler(handler)
     logger.propagate = False
     try:
+        yield logger, stream
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = True
+
+
+def test_the_formatter_escapes_the_message_but_not_the_traceback():
+    with formatted("test.logs") as (logger, stream):
         logger.warning("answered with an error: %s", HOSTILE)
         try:
             raise ValueError("boom")
         except ValueError:
             logger.exception("failed on %r", "a\nb")
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = True
     lines = stream.getvalue().splitlines()
     assert lines[0].startswith("WARNING answered with an error: frob\\nERROR forged line\\r\\x1b[2J")
     assert not any(line.startswith("ERROR forged") for line in lines)
@@ -59,13 +68,7 @@ def test_text_for_a_terminal_keeps_its_lines_and_tabs_and_loses_every_other_cont
 
 
 def test_the_databases_error_is_one_line_not_a_traceback():
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(EscapingFormatter(FORMAT))
-    logger = logging.getLogger("test.logs.database")
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
+    with formatted("test.logs.database") as (logger, stream):
         try:
             try:
                 raise OSError("server closed the connection unexpectedly")
@@ -73,8 +76,5 @@ def test_the_databases_error_is_one_line_not_a_traceback():
                 raise StoreUnavailable("can't open the database db (server closed the connection)") from exc
         except StoreUnavailable:
             logger.exception("the digests of workspace %s failed; trying again at the next run", "T1")
-    finally:
-        logger.removeHandler(handler)
-        logger.propagate = True
     assert stream.getvalue() == ("ERROR the digests of workspace T1 failed; trying again at the next run: "
                                  "can't open the database db (server closed the connection)\n")
