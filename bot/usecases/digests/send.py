@@ -159,6 +159,12 @@ def remember_unreturned(ctx: Context, user_id: str, local_date: str, owner: str)
         ctx.unreturned_digests.add((user_id, local_date, owner))
 
 
+def hand_back(ctx: Context, user_id: str, local_date: str, owner: str, now: datetime) -> None:
+    """Give ``owner``'s claim of a digest back, to be taken again from ``now`` by any process (this one's
+    next run too), uncounted: the database, not the digest, stopped it."""
+    ctx.store.release_lease(DIGEST, (user_id, local_date), owner, iso_utc(now))
+
+
 def give_back_unreturned(ctx: Context, now: datetime) -> int:
     """Give back the digests :func:`remember_unreturned` kept, to be taken again at once; those the
     database still can't take stay kept. Returns how many were given back."""
@@ -167,7 +173,7 @@ def give_back_unreturned(ctx: Context, now: datetime) -> int:
     given = 0
     for user_id, local_date, owner in kept:
         try:
-            ctx.store.release_lease(DIGEST, (user_id, local_date), owner, iso_utc(now))
+            hand_back(ctx, user_id, local_date, owner, now)
         except DATABASE_AWAY as exc:
             log.warning("%d digest(s) of this process wait for the database to be given back: %s",
                         len(kept) - given, exc)
@@ -762,9 +768,8 @@ class _Finisher:
         """The database failed mid-digest: give the digest back to be taken again at once (by this
         process's next run, or any other's), not when its lease runs out. Raises the database's error
         when it can't be given back either; :func:`remember_unreturned` is then the caller's to call."""
-        user_id, key = self.record.user_id, self.record.local_date
-        self.ctx.store.release_lease(DIGEST, (user_id, key), self.owner, iso_utc(self.clock()))
-        return Outcome(user_id, self.day, "incomplete", self.delivered, self.failed, error)
+        hand_back(self.ctx, self.record.user_id, self.record.local_date, self.owner, self.clock())
+        return Outcome(self.record.user_id, self.day, "incomplete", self.delivered, self.failed, error)
 
     def retry(self, error: str | None = None) -> Outcome:
         """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""
