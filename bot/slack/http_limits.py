@@ -93,8 +93,9 @@ class LimitedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         self._cycle += 1
         self._disarm()
-        super().on_response_complete()
-        if not self.transport.is_closing():  # kept alive: the next request's headers have their time
+        super().on_response_complete()  # may go on with a pipelined request (handle_events)
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            # Kept alive, waiting for the next request: its headers have their time.
             self.idle[self] = None  # idle again, and the newest
             self.idle.move_to_end(self)
             self._arm(self.headers_seconds, h11.IDLE)
