@@ -90,8 +90,8 @@ REPLACE_INSTALLATION = "update installations set data = ? where ws = ? and insta
 # The key (ws, installer_id) must stay unique: where the workspace has a row of "" already, the older of
 # the two goes first. Both are nobody's then, and the latest of the two is kept, so the workspace's
 # latest installation, the one that serves it, is never the one deleted. The sealed ``data`` is opaque
-# here: the installer's id inside it (Bolt's Installation.user_id) goes only when it is sealed again
-# without it, which needs the key (the OAuth layer's).
+# here: the installer's id inside it (Bolt's Installation.user_id) goes when the OAuth layer, which holds
+# the key, seals it again without it (PaperbotInstallationStore.forget_installer, after a forget).
 FORGET_INSTALLER_CLASH = (
     "delete from installations where ws = ? and installer_id in ('', ?) and installer_id <> ("  # noqa: S608
     f"select installer_id from installations where ws = ? and installer_id in ('', ?) {LATEST} limit 1)")

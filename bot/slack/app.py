@@ -150,7 +150,7 @@ def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None
         logger=BOLT_LOGGER,
         user_facing_authorize_error_message=NOT_INSTALLED,  # a workspace without an installation
     )
-    runtime = Runtime(ctx)
+    runtime = Runtime(ctx, forgotten=setup.installations.forget_installer)
     runtime.background.replay = replayer(app)
     app.middleware(_in_workspace(lambda context: setup.installations.workspace_of(
         context.enterprise_id, context.team_id, context.is_enterprise_install) or ""))

@@ -68,6 +68,9 @@ class Runtime:
     ctx: Context
     background: Background = None  # type: ignore[assignment]  # made from ctx when not given
     locks: UserLocks = field(default_factory=UserLocks)
+    #: Called with (workspace, user id) once a person is forgotten, for what the Slack layer keeps of them
+    #: outside the store's rows (with OAuth: the installer's id inside a sealed installation).
+    forgotten: Callable[[str, str], object] | None = None
     _views: dict[str, Runtime] = field(default_factory=dict, init=False, repr=False)
     _views_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
@@ -85,7 +88,8 @@ class Runtime:
             view = self._views.get(ws)
             if view is None:
                 ctx = self.ctx.for_workspace(ws)
-                view = Runtime(ctx, self.background.for_store(ctx.store), self.locks.for_store(ctx.store))
+                view = Runtime(ctx, self.background.for_store(ctx.store), self.locks.for_store(ctx.store),
+                               self.forgotten)
                 self._views[ws] = view
             return view
 

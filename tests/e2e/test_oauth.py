@@ -226,3 +226,31 @@ def test_slack_failing_the_code_exchange_installs_nothing_and_logs_no_traceback(
     assert 400 <= result.finished.status < 500
     assert store.find_installation(unlucky.key) is None and not welcomes(standin, unlucky)
     assert "Traceback" not in logs.text and "invalid_code" in logs.text
+
+
+def test_the_installer_forgotten_is_named_nowhere_and_the_workspace_still_served(running, slack, standin,
+                                                                                   store):
+    from bot.slack.oauth.token_crypto import TokenBox
+    from bot.slack.views.forget import FORGET_ACTION, FORGOTTEN
+    from tests.e2e.forgetting import pressed, ticket_of
+    from tests.e2e.harness import _reply
+    from tests.e2e.oauth_flow import SECRET_KEY
+
+    team = standin.add_workspace("T0FORGET", installer="UFORGOT")
+    assert install(running, team).finished.status == 200
+    status, ack, key = command(slack, team.installer, "forget", team.team_id)
+    assert status == 200
+    question = ack if isinstance(ack, dict) and ack.get("blocks") else standin.wait_for(
+        lambda: standin.responses(key), what="forget's question")[0].params
+    payload, pressed_key = slack.click_payload(team.installer, FORGET_ACTION, "C0GENERAL", "1.000001",
+                                               team_id=team.team_id)
+    payload["container"]["is_ephemeral"] = True
+    payload.pop("message")
+    payload["actions"][0].update(value=ticket_of(_reply(question, "ack")), block_id="forget_actions")
+    assert slack.interaction(payload)[0] == 200
+    assert pressed(slack, pressed_key).text == FORGOTTEN
+    sealed = store.find_installation(team.key)
+    assert query(store, "select installer_id from installations where ws = ?", [team.key]) == [
+        {"installer_id": ""}]
+    assert team.installer not in TokenBox(SECRET_KEY).open(sealed)  # nor inside the sealed data
+    follow_and_check_token(slack, standin, team)  # the workspace is still served

@@ -26,6 +26,7 @@ from bot.slack.subcommands.personal import REGISTRY
 from bot.slack.views.forget import CANCEL_ACTION, CANCELLED, EXPIRED, FORGET_ACTION, FORGOTTEN, NOT_YOURS
 from bot.slack.views.home_tab import refresh_home
 from bot.usecases.forget import forget_with_ticket
+from storage import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,11 @@ def register(app: App, runtime: Runtime) -> None:
                 respond(text=EXPIRED, replace_original=True)
                 return
             log.info("forgot %s (%d rows)", user, deleted)
+            if rt.forgotten is not None:
+                try:
+                    rt.forgotten(rt.ctx.workspace, user)
+                except StorageError as exc:  # their rows are gone; their id stays sealed in that installation
+                    log.warning("forgot %s, but could not seal their installation again: %s", user, exc)
             respond(text=FORGOTTEN, replace_original=True)
             refresh_home(rt.ctx, client, user)
 

@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 STATE_SECONDS = 10 * 60  # an install started more than 10 minutes ago must start again
 #: What Bolt's Bot holds of an Installation: copied back when Bolt saves a refreshed bot token.
+#: What an installation holds of the person who installed it, besides their id (Bolt's Installation).
+_INSTALLER_FIELDS = ("user_token", "user_refresh_token", "user_token_expires_at")
 _BOT_FIELDS = ("bot_token", "bot_id", "bot_user_id", "bot_scopes", "bot_refresh_token",
                "bot_token_expires_at")
 
@@ -203,6 +205,27 @@ class PaperbotInstallationStore(InstallationStore):
         unopened = tuple(ws for ws in failed if not self._opens(self._find(ws, None)))
         stale = tuple(ws for ws in failed if ws not in unopened)
         return Rekeyed(resealed, opened, unopened, stale)
+
+    def forget_installer(self, ws: str, user_id: str) -> int:
+        """Seal again, without ``user_id`` and the user token that came with them, each installation of
+        ``ws`` whose sealed data names them as its installer: a forgotten person's id stays nowhere (the
+        row's ``installer_id`` column is storage's to clear, :meth:`storage.Store.forget_person`), and a
+        token refresh can't write it back. The workspace's bot token stays. Returns how many."""
+        forgotten = 0
+        for row in self._store.installations():
+            if row.ws != ws or not user_id:
+                continue
+            try:
+                fields = json.loads(self._box.open(row.data))
+            except WrongSecretKey:  # named at start; nothing of it can be read, so nothing to clear
+                continue
+            if fields.get("user_id") != user_id:
+                continue
+            fields.update(dict.fromkeys(_INSTALLER_FIELDS), user_id="", user_scopes=[])
+            sealed = self._box.seal(json.dumps(fields))
+            if self._store.replace_installation(ws, row.installer_id, row.data, sealed):
+                forgotten += 1
+        return forgotten
 
     def check_keys(self) -> Rekeyed:
         """At start: :meth:`rekey`, logging one line for each workspace no key opens (it is not served;

@@ -269,3 +269,17 @@ def test_two_processes_resealing_at_once_each_row_once_and_all_open_with_the_new
         assert [new_only.bot_token(f"T{i}") for i in range(20)] == [f"xoxb-{i}" for i in range(20)]
     finally:
         getattr(other, "dispose", other.close)()
+
+
+def test_forgetting_the_installer_seals_their_installation_again_without_their_id_or_user_token(
+        installations, any_store):  # noqa: F811
+    installations.save(workspace_install(user="UADMIN", user_token="xoxp-admin", user_scopes="search:read"))
+    installations.save(workspace_install(team="T2", user="UADMIN"))  # another workspace's: left alone
+    any_store.for_workspace("T1").forget_person("UADMIN")  # the rows, and the installer_id column
+    assert installations.forget_installer("T1", "UADMIN") == 1
+    kept = installations.find_installation(enterprise_id=None, team_id="T1")
+    assert (kept.user_id, kept.user_token, kept.user_scopes) == ("", None, [])
+    assert kept.bot_token == "xoxb-t1-secret"  # the workspace is still served
+    assert "UADMIN" not in TokenBox(KEY).open(any_store.find_installation("T1"))
+    assert installations.forget_installer("T1", "UADMIN") == 0  # nothing left naming them
+    assert installations.find_installation(enterprise_id=None, team_id="T2").user_id == "UADMIN"
