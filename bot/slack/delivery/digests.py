@@ -35,7 +35,7 @@ from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
-from bot.usecases.digests.send import Clock, Courier, Posted, utc_now
+from bot.usecases.digests.send import DATABASE_AWAY, Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation
 from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
@@ -317,6 +317,8 @@ def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:
 
     try:
         post_due_trending(ctx, clock(), trending_poster(served.client), clock=clock)
+    except DATABASE_AWAY as exc:
+        log.warning("the trending posts of workspace %s wait for the database: %s", served.ws, exc)
     except Exception:
         log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
 

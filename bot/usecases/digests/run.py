@@ -43,6 +43,7 @@ from bot.usecases.digests.send import (
     header_text,
     iso_utc,
     remember_unreturned,
+    report_database_away,
     resumed,
     send_claimed_digest,
     send_digest,
@@ -114,6 +115,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
             if helping is not None:  # they carry on with what they claimed; their reports are read
                 helping.outcomes()  # so that they can end, and none outlives the run
             raise
+    report_database_away(own)  # a helper process reports its own
     run.outcomes += merged(own, helping.outcomes()) if helping is not None else own
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
@@ -144,8 +146,8 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
         except DATABASE_AWAY as exc:  # claimed, and not given back: the next run gives it back first
             if record is not None:
                 remember_unreturned(ctx, item.user_id, record.local_date, owner)
-            log.warning("the digest of %s waits for the database: %s", item.user_id, exc)
-            return Outcome(item.user_id, item.local_date, "incomplete", error=str(exc))
+            log.info("the digest of %s waits for the database: %s", item.user_id, exc)
+            return Outcome(item.user_id, item.local_date, "incomplete", error=str(exc), database_away=True)
         except Exception as exc:  # never let one person stop the others; the log has the traceback
             log.exception("the digest of %s failed", item.user_id)
             return Outcome(item.user_id, item.local_date, "incomplete", error=f"{type(exc).__name__}: {exc}")

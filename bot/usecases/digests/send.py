@@ -133,7 +133,8 @@ class Outcome:
     reach the person; recorded for the day), "incomplete" (something left, retried later), "busy"
     (another process is sending it), "done" (it had already ended), "skipped" (not started: stopping),
     "extra" (an explicit request after the day's digest: sent outside the daily claim). ``outage``:
-    Slack was unavailable (the digest is "incomplete", or an extra one stopped short).
+    Slack was unavailable (the digest is "incomplete", or an extra one stopped short). ``database_away``:
+    the database failed under it (it is "incomplete", and goes out once the database answers).
     """
 
     user_id: str
@@ -143,6 +144,7 @@ class Outcome:
     failed: int = 0
     error: str | None = None
     outage: bool = False
+    database_away: bool = False
 
 
 # -- claiming ---------------------------------------------------------------------------------------
@@ -182,6 +184,15 @@ def give_back_unreturned(ctx: Context, now: datetime) -> int:
             ctx.unreturned_digests.discard((user_id, local_date, owner))
         given += 1
     return given
+
+
+def report_database_away(outcomes: list[Outcome]) -> None:
+    """One warning for the digests of a run that the database failed under (the first one's error names
+    the database and what to do), rather than one per person: a restart stops them all at once."""
+    away = [outcome for outcome in outcomes if outcome.database_away]
+    if away:
+        log.warning("%d digest(s) stopped when the database failed: %s; they go out again once it answers",
+                    len(away), away[0].error)
 
 
 class Unread:
@@ -329,8 +340,10 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
         if current is not None and current.status == "sending" and current.owner is None:
             return Outcome(user_id, day, "incomplete", error=_waiting(current), outage=True)
         return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
-    return _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
-                         chosen if new and chosen is not None else None, last_heard)
+    outcome = _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
+                            chosen if new and chosen is not None else None, last_heard)
+    report_database_away([outcome])
+    return outcome
 
 
 def send_claimed_digest(ctx: Context, record: DigestRecord, new: bool, day: date, courier: Courier,
@@ -361,8 +374,9 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
     except (NoInterests, NoPapers):
         raise
     except DATABASE_AWAY as exc:  # the database's trouble, not this digest's: count nothing
-        log.warning("the %s digest of %s stopped: %s; it goes out again once the database answers",
-                    record.local_date, record.user_id, exc)
+        # One line per digest only at INFO: a run's caller says it once for all (see report_database_away).
+        log.info("the %s digest of %s stopped: %s; it goes out again once the database answers",
+                 record.local_date, record.user_id, exc)
         return sending.finish.give_back(str(exc))
     except Exception as exc:
         log.exception("the %s digest of %s failed; it will be tried again", record.local_date, record.user_id)
@@ -769,7 +783,8 @@ class _Finisher:
         process's next run, or any other's), not when its lease runs out. Raises the database's error
         when it can't be given back either; :func:`remember_unreturned` is then the caller's to call."""
         hand_back(self.ctx, self.record.user_id, self.record.local_date, self.owner, self.clock())
-        return Outcome(self.record.user_id, self.day, "incomplete", self.delivered, self.failed, error)
+        return Outcome(self.record.user_id, self.day, "incomplete", self.delivered, self.failed, error,
+                       database_away=True)
 
     def retry(self, error: str | None = None) -> Outcome:
         """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""
