@@ -103,15 +103,39 @@ _RETURNED = "_paperbot_returned"
 
 
 @contextlib.contextmanager
-def lent(pool: ConnectionPool, wait: float | None = None) -> Iterator[psycopg.Connection]:
-    """A connection from ``pool`` (waiting ``wait`` seconds at most, else the pool's own timeout), noting
-    when it goes back (for :func:`check_if_idle`). Not the pool's ``reset`` callback: with one, the pool
+def lent(pool: ConnectionPool, wait: float | None = None, where: str = "the database"
+         ) -> Iterator[psycopg.Connection]:
+    """A connection from ``pool``, noting when it goes back (for :func:`check_if_idle`). With ``wait``, it
+    is waited for ``wait`` seconds at most (else the pool's own timeout), and each statement on it may
+    take as long only (:func:`answering_within`). Not the pool's ``reset`` callback: with one, the pool
     hands every return to a worker thread."""
     with pool.connection(timeout=wait) as conn:
         try:
-            yield conn
+            if wait is None:
+                yield conn
+            else:
+                with answering_within(conn, wait, where):
+                    yield conn
         finally:
             setattr(conn, _RETURNED, time.monotonic())
+
+
+@contextlib.contextmanager
+def answering_within(conn: psycopg.Connection, seconds: float, where: str) -> Iterator[None]:
+    """Inside the block, a statement on ``conn`` (autocommit) that waits on a lock or runs longer than
+    ``seconds`` is cancelled by the server and raises StoreBusy: an ack must answer within Slack's 3 s
+    whatever holds the table (a DBA's LOCK TABLE, a migration). The connection's own limits come back
+    after."""
+    ms = max(1, round(seconds * 1000))
+    conn.execute(f"set statement_timeout = {ms}; set lock_timeout = {ms}")
+    try:
+        yield
+    except (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable):
+        raise StoreBusy(f"{where} did not answer within {seconds:g} s (a lock held, or the server slow); "
+                        "asked again later") from None
+    finally:
+        with contextlib.suppress(psycopg.Error):  # a broken connection is the pool's to discard
+            conn.execute("reset statement_timeout; reset lock_timeout")
 
 
 def check_if_idle(conn: psycopg.Connection) -> None:

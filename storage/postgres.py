@@ -146,7 +146,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             with self._translated():
                 yield conn
             return
-        with self._translated(), lent(self._pool, getattr(self._local, "wait", None)) as conn:
+        with self._translated(), lent(self._pool, getattr(self._local, "wait", None), self.path) as conn:
             yield conn
 
     @contextlib.contextmanager

@@ -755,8 +755,9 @@ class Store(Protocol):
 
     def waiting_at_most(self, seconds: float) -> AbstractContextManager[None]:
         """Inside the block, a statement waits at most ``seconds`` for a connection of PostgreSQL's pool
-        (else StoreUnavailable), not the pool's own timeout: for an answer that must come soon. SQLite
-        has no pool: nothing changes there."""
+        (else StoreUnavailable), not the pool's own timeout, and at most as long for a lock or for its
+        answer (else StoreBusy): for an answer that must come soon. Outside a transaction only (one
+        begun earlier keeps its own limits). SQLite has no pool: nothing changes there."""
         ...
 
     def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:

@@ -157,3 +157,51 @@ def test_digests_cut_short_by_a_database_blip_go_out_once_soon_after_it_not_afte
                     line for line in replica.lines if "Job" not in line)
             finally:
                 replica.stop()
+
+
+LOCKED = 5.0  # seconds a DBA holds the inbox table locked
+LOCKED_PEOPLE = 4
+
+
+def test_reactions_while_a_dba_holds_the_inbox_locked_are_refused_in_time_and_kept_when_sent_again(tmp_path):
+    # The connections answer, but the table the ack writes to is locked (LOCK TABLE, a long migration):
+    # the ack must still answer within Slack's 3 s, with an error that makes Slack send the event again.
+    paper = make_corpus()[0].id
+    users = [f"ULOCK{i:03d}" for i in range(LOCKED_PEOPLE)]
+    with SlackStandIn() as standin, new_database(tmp_path, "postgres") as target:
+        seed_papers(target)
+        with opened(target) as store:
+            for i, user in enumerate(users):
+                store.ensure_person(user)
+                store.mark_shown(user, paper, "why", "D" + user, f"1700000000.{i:06d}")
+        replica = Replica("locked", standin, str(target), tmp_path / "bot")
+        try:
+            slack = FakeSlack(replica.wait_until_listening(), standin)
+            answers: list[tuple[int, float]] = []
+            with psycopg.connect(str(target)) as dba:
+                dba.execute("lock table inbox in access exclusive mode")
+                for i, user in enumerate(users):
+                    asked = time.monotonic()
+                    status = slack.reaction(user, "+1", "D" + user, f"1700000000.{i:06d}",
+                                            event_id=f"EvLOCK{i:03d}")
+                    answers.append((status, time.monotonic() - asked))
+                time.sleep(max(0.0, LOCKED - sum(took for _, took in answers)))
+                dba.rollback()
+            for i, user in enumerate(users):  # Slack's next try, after the lock
+                again = slack.reaction(user, "+1", "D" + user, f"1700000000.{i:06d}",
+                                       event_id=f"EvLOCK{i:03d}", retry_num=1)
+                assert again == 200
+            print(f"{LOCKED_PEOPLE} reactions while the inbox was locked: answered "
+                  f"{sorted({status for status, _ in answers})}, the slowest in "
+                  f"{max(took for _, took in answers):.1f} s")
+            assert all(status != 200 for status, _ in answers), answers
+            assert max(took for _, took in answers) < 3.0, answers  # within Slack's wait
+            with opened(target) as store:
+                def kept():
+                    return query(store, "select user_id, paper_id, value from feedback")
+                wait_until(lambda: len(kept()) >= LOCKED_PEOPLE, timeout=60, what="every reaction kept")
+                assert sorted((r["user_id"], r["paper_id"], r["value"]) for r in kept()) == [
+                    (user, paper, 1) for user in users]
+            assert "Traceback" not in replica.log, replica.log
+        finally:
+            replica.stop()

@@ -286,6 +286,28 @@ def test_a_statement_waiting_at_most_a_while_for_a_connection_is_unavailable_aft
     finally:
         store.dispose()
 
+def test_a_statement_waiting_at_most_a_while_gives_up_on_a_locked_table_and_then_has_its_limits_back(pg_url):
+    # A DBA's LOCK TABLE (or a long migration) holds the inbox: an ack's write must fail within its
+    # bound, so that Slack delivers the request again, not wait out lock_timeout's 90 s.
+    store = PostgresStore(pg_url, pool_size=1)
+    try:
+        with psycopg.connect(pg_url) as dba:
+            dba.execute("lock table papers in access exclusive mode")
+            started = time.monotonic()
+            with pytest.raises(StoreBusy, match=r"did not answer within 0\.5 s") as caught, \
+                    store.waiting_at_most(0.5):
+                store.count_papers()
+            waited = time.monotonic() - started
+            dba.rollback()
+        assert waited < 3, waited
+        assert "\n" not in str(caught.value) and store.path in str(caught.value)
+        with store._conn() as conn:  # the pool's one connection, its own limits back
+            assert conn.execute("show lock_timeout").fetchone()[0] == f"{storage.pg_connections.BUSY_SECONDS}s"
+            assert conn.execute("show statement_timeout").fetchone()[0] == "0"
+        assert store.count_papers() == 0
+    finally:
+        store.dispose()
+
 # -- migrations -------------------------------------------------------------------------------------
 
 def test_several_processes_starting_together_migrate_once(pg_url):
