@@ -302,7 +302,8 @@ def test_a_statement_waiting_at_most_a_while_gives_up_on_a_locked_table_and_then
         assert waited < 3, waited
         assert "\n" not in str(caught.value) and store.path in str(caught.value)
         with store._conn() as conn:  # the pool's one connection, its own limits back
-            assert conn.execute("show lock_timeout").fetchone()[0] == f"{storage.pg_connections.BUSY_SECONDS}s"
+            limit = conn.execute("show lock_timeout").fetchone()[0]
+            assert limit == f"{storage.pg_connections.BUSY_SECONDS}s"
             assert conn.execute("show statement_timeout").fetchone()[0] == "0"
         assert store.count_papers() == 0
     finally:
