@@ -17,6 +17,8 @@ DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
 _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
+_CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
+LOG_FORMATS = ("text", "json")
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,12 @@ class Settings:
     #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
     #: (:mod:`bot.usecases.digests.helpers`); from the environment it defaults to :func:`default_processes`.
     digest_processes: int = 1
+    #: PAPERBOT_LOG_FORMAT: "text" (the default) or "json" (one JSON object a line on stdout).
+    log_format: str = "text"
+    #: PAPERBOT_METRICS_PORT: serve /metrics on this port instead of the bot's (None: the bot's own).
+    metrics_port: int | None = None
+    #: PAPERBOT_ADMIN_CHANNEL: a channel id told once a day of failed feeds, empty days, failed digests.
+    admin_channel: str | None = None
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env") -> Settings:
@@ -79,6 +87,14 @@ class Settings:
                 ch.isspace() for ch in arxiv_api_url):
             raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {arxiv_api_url!r}")
         embeddings = _embeddings_setting(get("PAPERBOT_EMBEDDINGS"))
+        log_format = (get("PAPERBOT_LOG_FORMAT") or "text").lower()
+        if log_format not in LOG_FORMATS:
+            raise ConfigError(f"PAPERBOT_LOG_FORMAT must be text or json, got {log_format!r}")
+        admin_channel = get("PAPERBOT_ADMIN_CHANNEL")
+        if admin_channel and not _CHANNEL_ID.fullmatch(admin_channel):
+            raise ConfigError("PAPERBOT_ADMIN_CHANNEL must be a channel id such as C0123456789 (in Slack: "
+                              f"the channel's details, at the bottom), got {admin_channel!r}")
+        metrics_port = get("PAPERBOT_METRICS_PORT")
         return cls(
             bot_token=bot_token,
             signing_secret=get("SLACK_SIGNING_SECRET"),
@@ -96,6 +112,10 @@ class Settings:
             embeddings=embeddings,
             digest_processes=_int_setting("PAPERBOT_DIGEST_PROCESSES", get("PAPERBOT_DIGEST_PROCESSES"),
                                           default_processes(), 1, 64),
+            log_format=log_format,
+            metrics_port=_int_setting("PAPERBOT_METRICS_PORT", metrics_port, 0, 1, 65535) if metrics_port
+            else None,
+            admin_channel=admin_channel,
         )
 
     @property

@@ -10,6 +10,14 @@ def test_defaults():
         "https://slack.com/api/", "paperbot.db", 3000, 5, [])
 
 
+def test_the_operations_settings():
+    s = Settings.load({}, dotenv=None)
+    assert (s.log_format, s.metrics_port, s.admin_channel) == ("text", None, None)
+    s = Settings.load({"PAPERBOT_LOG_FORMAT": "JSON", "PAPERBOT_METRICS_PORT": "9100",
+                       "PAPERBOT_ADMIN_CHANNEL": "C0ADMIN01"}, dotenv=None)
+    assert (s.log_format, s.metrics_port, s.admin_channel) == ("json", 9100, "C0ADMIN01")
+
+
 def test_digest_processes_default_to_the_cores_at_most_four(monkeypatch):
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: set(range(16)), raising=False)
     assert Settings.load({}, dotenv=None).digest_processes == default_processes() == 4
@@ -36,6 +44,10 @@ def test_values_and_dotenv(tmp_path):
     ({"SLACK_BOT_TOKEN": "xapp-wrong"}, "SLACK_BOT_TOKEN"),
     ({"SLACK_APP_TOKEN": "xoxb-wrong"}, "SLACK_APP_TOKEN"),
     ({"SLACK_API_URL": "ftp://x"}, "SLACK_API_URL"),
+    ({"PAPERBOT_LOG_FORMAT": "xml"}, "PAPERBOT_LOG_FORMAT"),
+    ({"PAPERBOT_METRICS_PORT": "0"}, "PAPERBOT_METRICS_PORT"),
+    ({"PAPERBOT_METRICS_PORT": "nine"}, "PAPERBOT_METRICS_PORT"),
+    ({"PAPERBOT_ADMIN_CHANNEL": "#general"}, "PAPERBOT_ADMIN_CHANNEL"),
 ])
 def test_malformed_settings_name_the_variable(env, word):
     with pytest.raises(ConfigError, match=word):
