@@ -5,6 +5,7 @@ It drives the very use cases the Slack bot uses, on the bundled ICML 2025 sample
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from bot.cli import terminal
+from bot.errors import ConfigError
 from bot.presentation.paper_view import shown_title
 from bot.state.context import Context
 from bot.usecases import DISLIKE, LIKE, build_digest, follow, ingest, record_feedback
@@ -26,10 +28,20 @@ def sample_path() -> Path:
     return Path(str(resources.files("bot") / "data" / "icml2025-abstracts.txt"))
 
 
+def _scratch_folder() -> tempfile.TemporaryDirectory[str]:
+    """A temporary folder for the throwaway database; ConfigError when none is writable (a read-only
+    container without a tmpfs at /tmp, say)."""
+    try:
+        return tempfile.TemporaryDirectory(prefix="paperbot-demo-")
+    except OSError as exc:
+        raise ConfigError(f"paperbot demo needs a writable temporary folder ({exc.strerror}): set TMPDIR to "
+                          "one, or give --keep FILE in a writable folder") from None
+
+
 def run_demo(keep: str | None = None) -> None:
     """Ingest the sample, follow a few topics, show a digest, react, show the next digest."""
     console = terminal.console
-    with tempfile.TemporaryDirectory(prefix="paperbot-demo-") as tmp:
+    with contextlib.nullcontext(None) if keep else _scratch_folder() as tmp:
         db_path = keep or str(Path(tmp) / "demo.db")
         ctx = Context.open(db_path, digest_size=DIGEST_SIZE)
         console.print("[bold]paperbot demo[/bold]: no Slack, no network; a throwaway database.\n")
