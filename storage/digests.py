@@ -31,6 +31,10 @@ class Digests(Jobs):
                              " and local_date >= ?", [self._ws, since_date])
         return {(user, day): status for user, day, status in rows}
 
+    def failed_digests(self, since_date: str, finished_since: str) -> list[DigestRecord]:
+        return self._digests("local_date >= ? and status = 'failed' and finished_at >= ?",
+                             [since_date, finished_since])
+
     def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
         found = self._digests("user_id = ? and local_date = ?", [user_id, local_date])
         return found[0] if found else None

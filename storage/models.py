@@ -67,6 +67,7 @@ class Person:
     digest_weekday: int | None = None  # a weekly digest's day (0 = Monday); None: daily
     author_picks: int | None = None  # followed authors' new papers a digest holds; None: the default
     digest_compact: bool = False  # the digest as one message (a header, then each paper), not one a paper
+    digest_quiet: bool = False  # no word on a day nothing new matched (by default they are told)
 
 
 @dataclass

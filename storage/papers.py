@@ -26,6 +26,9 @@ class Papers(Shared):
     def count_papers(self) -> int:
         return int(self._sql.all("select count(*) from papers")[0][0])
 
+    def newest_paper_added(self) -> str | None:
+        return self._sql.all("select max(added_at) from papers")[0][0]
+
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
         ids = list(dict.fromkeys(ids))
         if not ids:

@@ -384,4 +384,10 @@ STEPS: list[Step] = [
         Sql("drop index idx_digests_ws_local_date"),
         CreateIndex("digests", ("ws", "local_date", "user_id")),
     )),
+    # Issue 26: no silent days. A person whose digest had nothing worth sending is told so, unless they
+    # asked for quiet (1); and the newest paper's arrival (Home, the admin channel) is read by an index.
+    Step("m025_no_silent_days", (
+        AddColumn("people", Column("digest_quiet", "integer", not_null=True, default=0)),
+        CreateIndex("papers", ("added_at",)),
+    )),
 ]

@@ -103,6 +103,10 @@ class Store(Protocol):
         """How many papers are stored."""
         ...
 
+    def newest_paper_added(self) -> str | None:
+        """When the newest paper was stored (ISO UTC), of every workspace's; None with no papers."""
+        ...
+
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
         """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
         another) gives that paper, with its own id; unknown ids are left out."""
@@ -445,6 +449,11 @@ class Store(Protocol):
 
     def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
         """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
+        ...
+
+    def failed_digests(self, since_date: str, finished_since: str) -> list[DigestRecord]:
+        """This workspace's digests of local days from ``since_date`` on that ended "failed" at
+        ``finished_since`` (ISO UTC) or later."""
         ...
 
     def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:

@@ -54,6 +54,7 @@ class Interests:
     saved: int = 0  # papers saved
     author_picks: int = DEFAULT_AUTHOR_PICKS  # followed authors' new papers a digest holds at most
     digest_compact: bool = False  # the digest as one message
+    digest_quiet: bool = False  # no note on a day nothing new matched
 
 
 #: What starts an item of ``follow`` / ``unfollow`` that names an author.
@@ -186,4 +187,5 @@ def interests(ctx: Context, user_id: str) -> Interests:
         saved=len(store.saved_paper_ids(user_id)),
         author_picks=author_picks(ctx, user_id),
         digest_compact=bool(person and person.digest_compact),
+        digest_quiet=bool(person and person.digest_quiet),
     )

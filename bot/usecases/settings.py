@@ -227,11 +227,22 @@ def save_author_picks(ctx: Context, user_id: str, n: int) -> None:
 def set_compact_digest(ctx: Context, user_id: str, compact: bool) -> bool:
     """Have a person's digests come as one message (``compact``: a header line, then each paper with
     its own buttons) or as a header and one message a paper. Returns whether it changed."""
+    return _set_flag(ctx, user_id, "digest_compact", compact)
+
+
+def set_quiet_days(ctx: Context, user_id: str, quiet: bool) -> bool:
+    """Whether a person is left alone on a day their digest had nothing worth sending (``quiet``), or
+    told so (the default). Returns whether it changed."""
+    return _set_flag(ctx, user_id, "digest_quiet", quiet)
+
+
+def _set_flag(ctx: Context, user_id: str, name: str, on: bool) -> bool:
+    """Set a person's on/off setting ``name`` (off by default); whether it changed."""
     with ctx.store.transaction():
         person = ctx.store.get_person(user_id)
-        if person is not None and person.digest_compact == compact:
+        if person is not None and getattr(person, name) == on:
             return False
-        if person is None and not compact:
+        if person is None and not on:
             return False  # someone unknown already gets the default: nothing is stored
-        ctx.store.set_person_settings(user_id, digest_compact=compact)
+        ctx.store.set_person_settings(user_id, **{name: on})
     return True

@@ -380,3 +380,25 @@ def test_a_post_that_timed_out_inside_a_digest_is_found_not_posted_again_on_the_
     messages = standin.history[dm(user)]
     assert len(messages) == 4 == len({m["text"] for m in messages})  # the header and 3 papers, once each
     assert standin.calls("conversations.history", channel=dm(user))
+
+
+def test_a_day_nothing_matched_brings_one_short_note_unless_the_person_asked_for_quiet(standin, db):
+    from bot.usecases import follow
+    from bot.usecases.settings import set_quiet_days
+
+    told, quiet = new_user(), new_user()
+    opened_ctx = Context.open(str(db))
+    ctx = opened_ctx.for_workspace(TEAM_ID)
+    try:
+        for user in (told, quiet):
+            follow(ctx, user, "volcano magma eruptions")  # no paper matches
+        set_quiet_days(ctx, quiet, True)
+    finally:
+        opened_ctx.close()
+    for _ in range(2):  # the second run finds the day's digests ended: nothing more
+        code, out, err = cli(standin, db, "--force")
+        assert code == 0, err
+    notes = [c.params["text"] for c in standin.calls("chat.postMessage", channel=dm(told))]
+    assert len(notes) == 1 and notes[0].startswith("Nothing new matched your interests today")
+    assert "/papers digest quiet on" in notes[0]
+    assert standin.calls("chat.postMessage", channel=dm(quiet)) == []

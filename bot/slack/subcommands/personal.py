@@ -63,7 +63,7 @@ from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.mutes import mute, split_words, unmute
 from bot.usecases.recommend import MAX_RECOMMEND
 from bot.usecases.saved import SavedItem, saved_page
-from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest
+from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest, set_quiet_days
 
 DEFAULT_RECOMMEND = 5
 SEARCH_RESULTS = 5
@@ -76,8 +76,8 @@ ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the 
 @dataclass(frozen=True)
 class Command:
     """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
-    digest-weekly / digest-daily / digest-compact (``arg`` on or off), or export-bibtex / export-data, or
-    feed-add / feed-remove."""
+    digest-weekly / digest-daily / digest-compact / digest-quiet (``arg`` on or off), or export-bibtex /
+    export-data, or feed-add / feed-remove."""
 
     name: str
     arg: str = ""
@@ -173,6 +173,11 @@ def _digest(arg: str) -> Command:
             raise BadArgument(f"Say `{COMMAND} digest compact on` (the day's papers in one message) or "
                               f"`{COMMAND} digest compact off` (one message a paper).")
         return Command("digest-compact", rest.lower())
+    if first.lower() == "quiet":
+        if rest.lower() not in ("on", "off"):
+            raise BadArgument(f"Say `{COMMAND} digest quiet on` (no note on a day nothing new matched) or "
+                              f"`{COMMAND} digest quiet off` (a short note on such a day).")
+        return Command("digest-quiet", rest.lower())
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -213,6 +218,8 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
     if info.digest_enabled and info.digest_compact:
         schedule += ", as one message"
+    if info.digest_enabled and info.digest_quiet:
+        schedule += ", no note on days nothing matched"
     lines.append(f"*Digest:* {schedule}")
     return {"text": "\n".join(lines)}
 
@@ -314,6 +321,18 @@ def reply_digest_compact(ctx: Context, user_id: str, cmd: Command) -> Reply:
     what = ("Your digests now come as a header and one message a paper." if changed
             else "Your digests already come as one message a paper.")
     return {"text": f"{what} `{COMMAND} digest compact on` puts them in one message."}
+
+
+def reply_digest_quiet(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    on = cmd.arg == "on"
+    changed = set_quiet_days(ctx, user_id, on)
+    if on:
+        what = ("On a day nothing new matches your interests, you'll hear nothing." if changed
+                else "You already hear nothing on a day nothing new matches.")
+        return {"text": f"{what} `{COMMAND} digest quiet off` brings back the short note."}
+    what = ("On a day nothing new matches your interests, you'll get a short note saying so." if changed
+            else "You already get a short note on a day nothing new matches.")
+    return {"text": f"{what} `{COMMAND} digest quiet on` stops it."}
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
@@ -571,9 +590,11 @@ REGISTRY = Registry([
         f"off` stops it, `{COMMAND} digest now` sends one now; `{COMMAND} digest weekly friday 16:00`: one "
         f"a week instead (default Monday 09:00), `{COMMAND} digest daily` goes back\n"
         f"• `{COMMAND} digest compact on`: the digest as one message (a header line, then each paper with "
-        f"its own buttons) instead of one message a paper; `{COMMAND} digest compact off` goes back",
+        f"its own buttons) instead of one message a paper; `{COMMAND} digest compact off` goes back\n"
+        f"• `{COMMAND} digest quiet on`: no note on a day nothing new matched your interests (by default "
+        f"you get one); `{COMMAND} digest quiet off` brings it back",
         _digest, lambda req, cmd: _answer_digest(req, cmd),
-        changes_home=lambda cmd: cmd.name not in ("digest-now", "digest-compact")),
+        changes_home=lambda cmd: cmd.name not in ("digest-now", "digest-compact", "digest-quiet")),
     Subcommand(
         "saved", f"• `{COMMAND} saved`: your saved papers, newest first, with links",
         _nothing_after("saved"), lambda req, cmd: reply_saved(req.rt.ctx, req.user)),
@@ -694,6 +715,8 @@ def _answer_digest(req: Request, cmd: Command) -> Reply:
         return reply_digest_now(req.rt, req.client, req.user, cmd)
     if cmd.name == "digest-compact":
         return reply_digest_compact(req.rt.ctx, req.user, cmd)
+    if cmd.name == "digest-quiet":
+        return reply_digest_quiet(req.rt.ctx, req.user, cmd)
     setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
                "digest-daily": reply_digest_daily}
     return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)

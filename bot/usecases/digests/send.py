@@ -121,6 +121,11 @@ def wants_compact(courier: Courier, user_id: str, person: Person | None, n: int)
     return bool(person and person.digest_compact)
 
 
+#: A person's note on a day their digest had nothing worth sending (see _Sending._tell_nothing_matched).
+NOTHING_MATCHED = ("Nothing new matched your interests {when}, so there is no digest. `/papers follow` more "
+                   "topics to widen it, or `/papers recommend` for the best papers anyway. "
+                   "(`/papers digest quiet on` stops these notes.)")
+
 #: What happened to one digest (see :class:`Outcome`).
 OutcomeStatus = Literal["sent", "empty", "failed", "incomplete", "busy", "done", "skipped", "extra"]
 
@@ -405,7 +410,12 @@ class _Sending:
         if isinstance(recs, Outcome):
             return recs
         if not recs:
-            return self.finish.done() if self.finish.skipped else self.finish("empty")
+            if self.finish.skipped:
+                return self.finish.done()
+            outcome = self.finish("empty")
+            if outcome.status == "empty":  # this process ended it: the one note of the day, if any
+                self._tell_nothing_matched(chooser)
+            return outcome
         left = self._left(recs, last_heard)
         if isinstance(left, Outcome):
             return left
@@ -417,6 +427,20 @@ class _Sending:
         if self.record.header_ts is None and not shown:
             self._post_header(channel, recs, chooser)
         return self._post_papers(channel, todo)
+
+    def _tell_nothing_matched(self, chooser: Chooser) -> None:
+        """Tell a person (not a channel) whose digest had nothing worth sending, unless they asked for
+        quiet: silence reads as a broken bot. Told at most once (after the day's digest ended "empty",
+        by the process that ended it); a note that can't be posted is let go."""
+        user_id = self.record.user_id
+        person = chooser.person(user_id)
+        if is_channel(user_id) or (person is not None and person.digest_quiet):
+            return
+        when = "this week" if chooser.weekly(user_id) else "today"
+        try:
+            self.courier.post_text(self.courier.open(user_id), NOTHING_MATCHED.format(when=when))
+        except Exception as exc:  # a note, not a digest: nothing to retry
+            log.info("could not tell %s that nothing matched: %s", user_id, exc)
 
     def _post_compact(self, channel: str, recs: list[Recommendation], todo: list[Recommendation],
                       chooser: Chooser) -> Outcome:

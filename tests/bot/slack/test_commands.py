@@ -6,6 +6,7 @@ from bot.slack.subcommands.personal import (
     Command,
     parse,
     reply_digest_off,
+    reply_digest_quiet,
     reply_forget,
     reply_interests,
     reply_search,
@@ -31,6 +32,8 @@ from bot.usecases import follow
     ("digest 23:59", Command("digest-at", time="23:59")),
     ("digest OFF", Command("digest-off")),
     ("digest now", Command("digest-now")),
+    ("digest quiet ON", Command("digest-quiet", "on")),
+    ("digest quiet off", Command("digest-quiet", "off")),
     ("forget", Command("forget")),
     ("follow a &amp; b &lt;x&gt;", Command("follow", "a & b <x>")),  # Slack's entities decoded
 ])
@@ -51,6 +54,8 @@ def test_parse(text, expected):
     ("digest 123:00", "not a time"),
     ("digest 9", "not a time"),
     ("digest " + "9" * 7000, "not a time"),
+    ("digest quiet", "digest quiet on"),
+    ("digest quiet please", "digest quiet off"),
     ("forget everything", "takes nothing after it"),
     ("interests please", "takes nothing after it"),
 ])
@@ -76,6 +81,15 @@ def test_interests_reply_escapes_topics_and_shows_the_schedule(ctx):
     reply_digest_off(ctx, "U1")
     assert "off" in reply_interests(ctx, "U1")["text"]
     assert ctx.store.get_person("U1").digest_time == "09:00"  # kept for when it's turned back on
+
+
+def test_quiet_days_reply_and_show_in_interests(ctx):
+    follow(ctx, "U1", "cats")
+    assert "you'll hear nothing" in reply_digest_quiet(ctx, "U1", Command("digest-quiet", "on"))["text"]
+    assert "already hear nothing" in reply_digest_quiet(ctx, "U1", Command("digest-quiet", "on"))["text"]
+    assert "no note on days nothing matched" in reply_interests(ctx, "U1")["text"]
+    assert "short note" in reply_digest_quiet(ctx, "U1", Command("digest-quiet", "off"))["text"]
+    assert "nothing matched" not in reply_interests(ctx, "U1")["text"]
 
 
 def test_interests_reply_fits_a_section_with_fifty_long_topics(ctx):

@@ -27,6 +27,7 @@ from bot.usecases.digests.send import (
     AHEAD_LEASE,
     LEASE,
     MAX_ATTEMPTS,
+    NOTHING_MATCHED,
     RETRY_AFTER,
     Courier,
     claim_ahead,
@@ -35,6 +36,7 @@ from bot.usecases.digests.send import (
     send_digest,
 )
 from bot.usecases.mutes import mute
+from bot.usecases.settings import set_quiet_days
 from storage import Paper, Person, StorageError, StoreUnavailable
 from tests.conftest import make_corpus
 from tests.fakes import Clock, Death, FakeCourier
@@ -446,13 +448,31 @@ def test_a_person_slack_cant_reach_for_a_while_is_tried_three_times(ctx):
     assert courier.posts == []
 
 
-def test_nothing_worth_sending_posts_nothing_and_is_recorded_for_the_day(ctx):
+def test_nothing_worth_sending_is_recorded_for_the_day_and_said_once_in_a_short_note(ctx):
     person(ctx, "U1", "volcano magma eruptions", "Europe/Berlin", "09:00")  # matches no paper
     courier = recorder()
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier())
-    assert [o.status for o in run.outcomes] == ["empty"] and courier.posts == []
+    assert [o.status for o in run.outcomes] == ["empty"]
+    assert courier.posts == [("DU1", "header", NOTHING_MATCHED.format(when="today"))]  # no paper, one note
     assert ctx.store.get_digest("U1", "2026-07-15").status == "empty"
     assert send_due_digests(ctx, utc(2026, 7, 15, 12, 0), courier.courier()).outcomes == []
+    assert len(courier.posts) == 1  # not again that day
+
+
+def test_nothing_worth_sending_to_someone_who_asked_for_quiet_posts_nothing(ctx):
+    person(ctx, "U1", "volcano magma eruptions", "Europe/Berlin", "09:00")
+    set_quiet_days(ctx, "U1", True)
+    courier = recorder()
+    run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier())
+    assert [o.status for o in run.outcomes] == ["empty"] and courier.posts == []
+
+
+def test_a_note_slack_refuses_is_let_go_and_the_day_stays_empty(ctx):
+    person(ctx, "U1", "volcano magma eruptions", "Europe/Berlin", "09:00")
+    courier = recorder(fail={"header": RuntimeError("channel_not_found")})
+    run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier())
+    assert [o.status for o in run.outcomes] == ["empty"] and courier.posts == []
+    assert ctx.store.get_digest("U1", "2026-07-15").status == "empty"
 
 
 def test_digests_prefer_recent_papers_and_skip_weak_matches(ctx):
