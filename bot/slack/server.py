@@ -109,7 +109,8 @@ def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SE
         workspaces = lambda: served  # noqa: E731
     scheduler = DigestScheduler(bot.ctx, workspaces, settings.feeds, interval,
                                 hold_for=lambda ws: bot.runtime.for_workspace(ws).locks.hold,
-                                helpers=digest_helpers(settings, alone=True))
+                                helpers=digest_helpers(settings, alone=True),
+                                admin_channel=settings.admin_channel)
     scheduler.start()
     return scheduler
 

@@ -1,5 +1,5 @@
 """What the App Home tab shows a person, as plain data: what they follow, their schedule, their latest
-saved papers, and whether they are new (no feedback yet)."""
+saved papers, whether they are new (no feedback yet), and when the newest paper arrived."""
 
 from __future__ import annotations
 
@@ -16,15 +16,18 @@ LATEST_SAVED = 5
 @dataclass
 class HomeData:
     """A person's Home: their :class:`Interests`, their latest saved papers (newest first, at most
-    :data:`LATEST_SAVED`), how many they saved in all, and whether they have rated nothing yet."""
+    :data:`LATEST_SAVED`), how many they saved in all, whether they have rated nothing yet, and when the
+    newest paper was stored (ISO UTC; None without papers): a person can see new papers still come in."""
 
     interests: Interests
     latest_saved: list[SavedItem]
     saved_count: int
     new: bool
+    newest_paper: str | None = None
 
 
 def home_data(ctx: Context, user_id: str) -> HomeData:
     """Everything the person's Home tab shows."""
     saved = saved_page(ctx, user_id, LATEST_SAVED)  # the few shown read, not the whole list
-    return HomeData(interests(ctx, user_id), saved.items, saved.total, is_new(ctx, user_id))
+    return HomeData(interests(ctx, user_id), saved.items, saved.total, is_new(ctx, user_id),
+                    ctx.store.newest_paper_added())

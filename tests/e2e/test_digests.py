@@ -402,3 +402,15 @@ def test_a_day_nothing_matched_brings_one_short_note_unless_the_person_asked_for
     assert len(notes) == 1 and notes[0].startswith("Nothing new matched your interests today")
     assert "/papers digest quiet on" in notes[0]
     assert standin.calls("chat.postMessage", channel=dm(quiet)) == []
+
+
+def test_the_admin_channel_hears_once_a_day_that_the_feeds_failed(standin, db):
+    admin = "C0ADMIN01"
+    settings = {"PAPERBOT_ADMIN_CHANNEL": admin, "PAPERBOT_FEEDS": "http://127.0.0.1:9/nothing-listens.xml"}
+    for _ in range(2):  # the second run finds the day's word said
+        code, out, err = cli(standin, db, env=settings)
+        assert "Traceback" not in out + err
+    posts = [c.params["text"] for c in standin.calls("chat.postMessage", channel=admin)]
+    assert len(posts) == 1, posts
+    assert "something needs an admin" in posts[0] and "today's feeds failed" in posts[0]
+    assert "127.0.0.1:9/nothing-listens.xml" in posts[0] and "paperbot doctor" in posts[0]

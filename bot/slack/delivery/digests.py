@@ -31,6 +31,7 @@ from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.messages import paper_blocks, paper_text
 from bot.slack.views.metadata import COMPACT_EVENT, HEADER_EVENT, PAPER_EVENT
 from bot.state.context import Context
+from bot.usecases.admin_report import report_problems
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.digests.helpers import Helpers
@@ -236,14 +237,16 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
                      hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
                      refused: Callable[[str, str], None] | None = None, stop: threading.Event | None = None,
                      clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None,
-                     finished: Callable[[str], None] | None = None, **options) -> DailyRun:
+                     finished: Callable[[str], None] | None = None, admin_channel: str | None = None,
+                     **options) -> DailyRun:
     """The feeds (once a day, shared), then every workspace's due digests, each with its own token and
     its own people, :data:`WORKSPACES_AT_ONCE` workspaces at a time: one whose token Slack refuses, or
     which is rate limited, holds up its own threads only. A refused workspace stops at its first
     refusal (its claimed digests wait, counted against no one) and is reported to ``refused(ws, why)``.
     ``hold_for(ws)``: that workspace's per-person lock; ``clock``: what time it is (the digests' due
     times, claims and leases); ``helpers(served)``: how a big run of that workspace starts helper
-    processes (:func:`digest_helpers`); ``finished(ws)`` is called as each workspace's run ends; ``options``
+    processes (:func:`digest_helpers`); ``finished(ws)`` is called as each workspace's run ends;
+    ``admin_channel`` hears once a day of what went wrong (:mod:`bot.usecases.admin_report`); ``options``
     go to :func:`~bot.usecases.digests.run.send_due_digests` (users, force, workers)."""
     run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds, clock=clock))
     workspaces = list(workspaces)
@@ -270,6 +273,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             return DailyRun()
         if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
             _post_trending(wctx, served, clock)
+        if admin_channel and not gone.is_set():
+            _report_to_admins(wctx, served, feeds, admin_channel, len(workspaces) > 1, clock)
         if gone.mine.is_set() and refused is not None:
             why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
             refused(served.ws, why)
@@ -281,6 +286,20 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             run.outcomes += done.outcomes
             run.not_due += done.not_due
     return run
+
+
+def _report_to_admins(ctx: Context, served: Served, feeds: list[str], channel: str, many: bool,
+                      clock: Clock) -> None:
+    """The workspace's daily word to its admins, if anything went wrong; a failure is logged only."""
+    from bot.slack.delivery.admin_report import admin_poster  # imported here: it imports this module
+
+    try:
+        report_problems(ctx, feeds, clock(), admin_poster(served.client, channel, elsewhere_ok=many))
+    except DATABASE_AWAY as exc:
+        log.warning("the admin channel's report for workspace %s waits for the database: %s", served.ws, exc)
+    except Exception:
+        log.exception("the admin channel's report for workspace %s failed; trying again at the next run",
+                      served.ws)
 
 
 def digest_helpers(settings: Settings, alone: bool = False) -> Callable[[Served], Helpers | None]:
@@ -387,7 +406,7 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
         settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
     return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
                             refused=lambda ws, why: log.warning("workspace %s: %s", ws, why),
-                            helpers=digest_helpers(settings))
+                            helpers=digest_helpers(settings), admin_channel=settings.admin_channel)
 
 
 def tick_trigger(interval: float, now: datetime | None = None) -> IntervalTrigger:
@@ -413,11 +432,13 @@ class DigestScheduler:
                  interval: float = TICK_SECONDS,
                  hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
                  hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
-                 clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None):
+                 clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None,
+                 admin_channel: str | None = None):
         if hold is not None and hold_for is None:
             hold_for = lambda ws: hold  # noqa: E731
         self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
         self.hold_for, self.workers, self.clock, self.helpers = hold_for, workers, clock, helpers
+        self.admin_channel = admin_channel
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._busy: set[str] = set()  # workspaces a tick of this process is serving
@@ -453,7 +474,7 @@ class DigestScheduler:
                 self._busy |= mine
             return serve_workspaces(self.ctx, served, self.feeds, hold_for=self.hold_for,
                                     refused=self._set_aside, stop=self._stop, workers=self.workers,
-                                    clock=self.clock, helpers=self.helpers,
+                                    clock=self.clock, helpers=self.helpers, admin_channel=self.admin_channel,
                                     finished=lambda ws: self._let_go(mine, {ws}))
         except Exception:
             log.exception("the digest run failed; trying again at the next tick")

@@ -5,6 +5,7 @@ outside text escaped. Builds views from plain data; reads and writes nothing."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from bot.presentation.paper_view import shown_abstract, title_url
 from bot.slack.manifest import COMMAND
@@ -100,6 +101,16 @@ def _saved_line(item: SavedItem) -> str:
     return "• " + link(title_url(paper), fit(title_of(paper), 200)) + (f" · {fit(by, 200)}" if by else "")
 
 
+def arrival_text(newest: str | None) -> str:
+    """When the newest paper arrived, in the reader's own timezone (Slack formats the date)."""
+    if newest is None:
+        return "*Newest paper:* none yet (an admin runs `paperbot ingest`, or sets PAPERBOT_FEEDS)"
+    at = datetime.fromisoformat(newest)
+    fallback = at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    when = f"<!date^{int(at.timestamp())}^{{date_short_pretty}} at {{time}}|{fallback}>"
+    return f"*Newest paper:* arrived {when}"
+
+
 def home_view(data: HomeData, notice: str | None = None) -> dict:
     """The Home tab: ``notice`` (escaped by the caller) first when given, the round for someone new,
     then feeds, authors, muted words, schedule, latest saved papers and how it works."""
@@ -126,7 +137,8 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
     blocks.append({"type": "context", "elements": [
         {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"
-                                   + (f", {info.saved} saved" if info.saved else "")}]})
+                                   + (f", {info.saved} saved" if info.saved else "")},
+        {"type": "mrkdwn", "text": arrival_text(data.newest_paper)}]})
     blocks.append({"type": "divider"})
     if data.latest_saved:
         lines = [_saved_line(item) for item in data.latest_saved]

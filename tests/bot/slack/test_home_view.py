@@ -22,6 +22,7 @@ from bot.slack.views.home_view import (
     SCHEDULE_ACTION,
     TOPICS_ACTION,
     TOPICS_BLOCK,
+    arrival_text,
     authors_modal,
     home_view,
     mutes_modal,
@@ -156,3 +157,11 @@ def test_the_round_shows_each_paper_with_its_rating():
     assert {(a, v) for a, v in actions_of(view)} >= {(ROUND_LIKE, "b"), (ROUND_DISLIKE, "p0")}
     for text in texts(view["blocks"]):
         assert "<!channel>" not in text
+
+
+def test_home_says_when_the_newest_paper_arrived_in_the_reader_s_own_timezone():
+    assert arrival_text("2026-12-05T10:14:00+00:00") == (
+        "*Newest paper:* arrived <!date^1796465640^{date_short_pretty} at {time}|2026-12-05 10:14 UTC>")
+    assert "none yet" in arrival_text(None) and "paperbot ingest" in arrival_text(None)
+    view = home_view(HomeData(interests(), [], 0, False, "2026-12-05T10:14:00+00:00"))
+    assert "<!date^1796465640^" in json.dumps(view)

@@ -1,0 +1,116 @@
+"""The admins' daily word (PAPERBOT_ADMIN_CHANNEL, issue 26): paperbot must never fail silently. When the
+day's feeds failed, when no new paper has come in for a while, or when digests failed, the workspace's admin
+channel gets one short post a UTC day naming what went wrong and what to do.
+
+Once a day is the database's decision (a shared job per workspace, taken by compare-and-set), so any number
+of processes report it once. A day whose problems all come after its post is said the next day, if they
+last.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+
+from bot.errors import Outage
+from bot.state.context import Context
+from bot.state.owner import owner_id
+from bot.usecases.digests.run import FEED_JOB
+from storage.leases import JOB
+from storage.moments import iso_utc
+
+log = logging.getLogger(__name__)
+
+REPORT_JOB = "admin-report"  # + ":" + the workspace: one a workspace and UTC day
+#: How long without a new paper is worth a word. arXiv announces nothing on Friday and Saturday nights, so
+#: a quiet weekend is up to three days without new papers; four is not a weekend.
+NO_PAPERS_FOR = timedelta(days=4)
+#: A report Slack could not take (an outage) is tried again after this.
+RETRY_AFTER = timedelta(minutes=10)
+ERROR_SHOWN = 200  # characters of an error quoted in a post
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that went wrong, and what an admin can do about it."""
+
+    what: str
+    todo: str
+
+
+def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
+    """What went wrong in ``ctx``'s workspace today (UTC) that people would otherwise only notice as
+    silence: the feeds' daily run failed, no new paper for :data:`NO_PAPERS_FOR`, digests failed."""
+    store = ctx.store
+    today = now.astimezone(UTC).date()
+    midnight = datetime.combine(today, time(0), tzinfo=UTC)
+    found: list[Problem] = []
+    job = store.get_job(FEED_JOB) if feeds else None
+    if job is not None and job.day == today.isoformat() and job.status == "failed":
+        found.append(Problem(f"today's feeds failed ({_short(job.error)})",
+                             "`paperbot doctor` tries each PAPERBOT_FEEDS source; paperbot tries again "
+                             "within the hour"))
+    newest = store.newest_paper_added()
+    if newest is None:
+        found.append(Problem("there are no papers at all",
+                             "run `paperbot ingest arxiv:cs.LG` (your categories), or set PAPERBOT_FEEDS"))
+    elif datetime.fromisoformat(newest) < now - NO_PAPERS_FOR:
+        days = (now - datetime.fromisoformat(newest)).days
+        found.append(Problem(f"no new paper has come in for {days} days (the newest on {newest[:10]})",
+                             "check PAPERBOT_FEEDS (`paperbot doctor`) or the cron job that runs "
+                             "`paperbot ingest`"))
+    failed = store.failed_digests((today - timedelta(days=1)).isoformat(), iso_utc(midnight))
+    if failed:
+        people = "person's digest" if len(failed) == 1 else "people's digests"
+        found.append(Problem(f"{len(failed)} {people} failed today ({_short(failed[0].error)})",
+                             "the log names each; `paperbot doctor` checks the token and its scopes"))
+    return found
+
+
+def report_problems(ctx: Context, feeds: list[str], now: datetime, post: Callable[[list[Problem]], None],
+                    owner: str | None = None) -> list[Problem] | None:
+    """Post today's :func:`problems` of ``ctx``'s workspace with ``post(problems)``, once a UTC day whichever
+    process gets there first; the problems posted, or None when there was nothing to post (none, or
+    said already today). ``post`` raises Outage for Slack's trouble (tried again after
+    :data:`RETRY_AFTER`), anything else for a post that can't be made (the admin channel is wrong:
+    logged, and not tried again that day)."""
+    store = ctx.store
+    name = f"{REPORT_JOB}:{store.workspace}"
+    job = store.get_job(name)
+    if job is not None and job.lease_until and datetime.fromisoformat(job.lease_until) > now:
+        return None  # said today, or being said: spares every tick a write
+    found = problems(ctx, feeds, now)
+    if not found:
+        return None
+    owner = owner or owner_id()
+    today = now.astimezone(UTC).date()
+    tomorrow = iso_utc(datetime.combine(today + timedelta(days=1), time(0), tzinfo=UTC))
+    at = iso_utc(now)
+    if not store.take_lease(JOB, (name,), owner, tomorrow, at,
+                            fresh={"day": today.isoformat(), "started_at": at, "finished_at": None,
+                                   "error": None}):
+        return None
+    try:
+        post(found)
+    except Outage as exc:
+        store.release_lease(JOB, (name,), owner, iso_utc(now + RETRY_AFTER), error=str(exc))
+        log.info("the admin channel's report waits for Slack: %s", exc)
+        return None
+    except Exception as exc:  # a wrong channel id, paperbot not in the channel: said in the log, once a day
+        store.finish_lease(JOB, (name,), owner, "failed", at, str(exc), tomorrow)
+        log.warning("could not post to PAPERBOT_ADMIN_CHANNEL (%s) that %s", _short(str(exc)),
+                    _problem_line(found))
+        return None
+    store.finish_lease(JOB, (name,), owner, "done", at, None, tomorrow)
+    return found
+
+
+def _problem_line(found: list[Problem]) -> str:
+    return "; ".join(p.what for p in found)
+
+
+def _short(text: str | None) -> str:
+    text = " ".join((text or "no reason given").split())
+    return text if len(text) <= ERROR_SHOWN else text[:ERROR_SHOWN - 1] + "…"

@@ -1,0 +1,121 @@
+"""The admins' daily word (bot/usecases/admin_report.py): what counts as a problem, and one post a UTC day."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.errors import Outage
+from bot.state.context import Context
+from bot.usecases.admin_report import NO_PAPERS_FOR, RETRY_AFTER, problems, report_problems
+from bot.usecases.digests.run import FEED_JOB
+from storage import Paper
+from storage.leases import JOB
+from storage.moments import iso_utc
+
+FEEDS = ["arxiv:cs.LG"]
+
+
+def feeds_failed(ctx: Context, now: datetime, error: str = "arxiv:cs.LG: the server answered 503") -> None:
+    at = iso_utc(now)
+    assert ctx.store.take_lease(JOB, (FEED_JOB,), "host:1:1", iso_utc(now + timedelta(minutes=30)), at,
+                                fresh={"day": now.date().isoformat(), "started_at": at, "finished_at": None,
+                                       "error": None})
+    again = iso_utc(now + timedelta(hours=1))
+    ctx.store.finish_lease(JOB, (FEED_JOB,), "host:1:1", "failed", at, error, again)
+
+
+def failed_digest(ctx: Context, user: str, day: str, at: datetime) -> None:
+    ctx.store.start_digest(user, day, "host:1:1", iso_utc(at + timedelta(minutes=10)), iso_utc(at))
+    ctx.store.finish_digest(user, day, "host:1:1", "failed", iso_utc(at), "Slack refused direct messages")
+
+
+class Posts:
+    """A poster that keeps what it was asked to post, or raises ``error``."""
+
+    def __init__(self, error: Exception | None = None):
+        self.posted: list[list] = []
+        self.error = error
+
+    def __call__(self, found) -> None:
+        if self.error is not None:
+            raise self.error
+        self.posted.append(found)
+
+
+def test_a_good_day_has_no_problem_and_posts_nothing(ctx):
+    now = datetime.now(UTC)
+    assert problems(ctx, FEEDS, now) == []
+    posts = Posts()
+    assert report_problems(ctx, FEEDS, now, posts) is None and posts.posted == []
+
+
+def test_failed_feeds_are_posted_once_a_day_and_again_the_next_day_if_they_last(ctx):
+    now = datetime.now(UTC).replace(hour=6, minute=0)
+    feeds_failed(ctx, now)
+    posts = Posts()
+    found = report_problems(ctx, FEEDS, now, posts)
+    assert found is not None
+    assert "today's feeds failed (arxiv:cs.LG: the server answered 503)" in found[0].what
+    assert "paperbot doctor" in found[0].todo
+    assert report_problems(ctx, FEEDS, now + timedelta(hours=3), posts) is None  # said today
+    assert len(posts.posted) == 1
+    tomorrow = now + timedelta(days=1)
+    feeds_failed(ctx, tomorrow)
+    assert report_problems(ctx, FEEDS, tomorrow, posts) is not None and len(posts.posted) == 2
+
+
+def test_a_feed_failure_of_another_day_or_without_feeds_is_no_problem(ctx):
+    now = datetime.now(UTC).replace(hour=6, minute=0)
+    feeds_failed(ctx, now - timedelta(days=1))
+    assert problems(ctx, FEEDS, now) == []
+    feeds_failed(ctx, now)
+    assert problems(ctx, [], now) == []  # no PAPERBOT_FEEDS: that job is not this set-up's
+
+
+def test_failed_digests_of_today_are_counted_with_the_first_reason(ctx):
+    now = datetime.now(UTC).replace(hour=12, minute=0)
+    failed_digest(ctx, "U1", now.date().isoformat(), now - timedelta(hours=2))
+    failed_digest(ctx, "U2", now.date().isoformat(), now - timedelta(hours=1))
+    failed_digest(ctx, "U3", (now.date() - timedelta(days=2)).isoformat(), now - timedelta(days=2))
+    found = problems(ctx, FEEDS, now)
+    assert [p.what for p in found] == ["2 people's digests failed today (Slack refused direct messages)"]
+
+
+def test_no_paper_for_days_and_no_paper_at_all_are_problems(ctx, tmp_path):
+    later = datetime.now(UTC) + NO_PAPERS_FOR + timedelta(hours=1)
+    assert [p.what for p in problems(ctx, FEEDS, later)][0].startswith("no new paper has come in for 4 days")
+    empty = Context.open(str(tmp_path / "empty.db"))
+    try:
+        assert [p.what for p in problems(empty, [], datetime.now(UTC))] == ["there are no papers at all"]
+        empty.store.upsert_papers([Paper(id="p1", abstract="new")])
+        assert problems(empty, [], datetime.now(UTC)) == []
+    finally:
+        empty.close()
+
+
+def test_slack_away_is_tried_again_later_and_a_wrong_channel_not_again_that_day(ctx):
+    now = datetime.now(UTC).replace(hour=6, minute=0)
+    feeds_failed(ctx, now)
+    away = Posts(Outage("Slack answered 503"))
+    assert report_problems(ctx, FEEDS, now, away) is None
+    assert report_problems(ctx, FEEDS, now + RETRY_AFTER / 2, Posts()) is None  # not yet
+    posts = Posts()
+    assert report_problems(ctx, FEEDS, now + RETRY_AFTER, posts) is not None and len(posts.posted) == 1
+
+    other = ctx.for_workspace("T0OTHER")  # the feeds are shared; each workspace's word is its own
+    wrong = Posts(RuntimeError("not_in_channel"))
+    assert report_problems(other, FEEDS, now, wrong) is None
+    assert report_problems(other, FEEDS, now + timedelta(hours=2), posts) is None  # not again today
+    assert len(posts.posted) == 1
+
+
+@pytest.mark.parametrize("processes", [3])
+def test_several_processes_post_the_day_s_report_once(ctx, processes):
+    now = datetime.now(UTC).replace(hour=6, minute=0)
+    feeds_failed(ctx, now)
+    posts = Posts()
+    for n in range(processes):
+        report_problems(ctx, FEEDS, now, posts, owner=f"host:{n}:1")
+    assert len(posts.posted) == 1
