@@ -46,15 +46,20 @@ def _terminate_backends(url: str) -> int:
                                 " where datname = current_database() and pid <> pg_backend_pid()").fetchall())
 
 
+def shown_a_paper(target, users: list[str], paper: str) -> None:
+    """The papers in ``target``, and ``paper`` shown to each of ``users`` in their DM (at ts 1700000000.i)."""
+    seed_papers(target)
+    with opened(target) as store:
+        for i, user in enumerate(users):
+            store.ensure_person(user)
+            store.mark_shown(user, paper, "why", "D" + user, f"1700000000.{i:06d}")
+
+
 def test_reactions_through_an_outage_terminated_connections_and_a_restart_are_all_kept(tmp_path):
     paper = make_corpus()[0].id
     users = [f"UAWAY{i:03d}" for i in range(PEOPLE)]
     with SlackStandIn() as standin, new_database(tmp_path, "postgres") as target:
-        seed_papers(target)
-        with opened(target) as store:
-            for i, user in enumerate(users):
-                store.ensure_person(user)
-                store.mark_shown(user, paper, "why", "D" + user, f"1700000000.{i:06d}")
+        shown_a_paper(target, users, paper)
         with proxy_to(str(target)) as proxy:
             replica = Replica("away", standin, proxy.url(str(target)), tmp_path / "bot")
             try:
@@ -169,11 +174,7 @@ def test_reactions_while_a_dba_holds_the_inbox_locked_are_refused_in_time_and_ke
     paper = make_corpus()[0].id
     users = [f"ULOCK{i:03d}" for i in range(LOCKED_PEOPLE)]
     with SlackStandIn() as standin, new_database(tmp_path, "postgres") as target:
-        seed_papers(target)
-        with opened(target) as store:
-            for i, user in enumerate(users):
-                store.ensure_person(user)
-                store.mark_shown(user, paper, "why", "D" + user, f"1700000000.{i:06d}")
+        shown_a_paper(target, users, paper)
         replica = Replica("locked", standin, str(target), tmp_path / "bot")
         try:
             slack = FakeSlack(replica.wait_until_listening(), standin)
