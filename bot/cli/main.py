@@ -476,6 +476,26 @@ def db_copy(ctx: click.Context, target: str) -> None:
     terminal.show_copy(counts, destination.path)
 
 
+@db.command(name="backup")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@_db_option("The SQLite database to back up: " + _DB_HELP[0].lower() + _DB_HELP[1:] + "; also accepted"
+            " before the command.")
+@click.pass_context
+def db_backup(ctx: click.Context, file: str, force: bool) -> None:
+    """Write a consistent copy of the SQLite database (--db or PAPERBOT_DB) to FILE, safe while paperbot
+    runs; `paperbot --db FILE run` serves the copy. Requests acknowledged but not yet in the database (its
+    .inbox-journal) are copied beside FILE. For PostgreSQL: pg_dump and pg_restore (see the README)."""
+    from bot.usecases.backup import back_up
+
+    source = _settings(ctx, create=True).db_path
+    backup = back_up(source, file, force=force)
+    made = backup.database
+    journal = (f", and {backup.journal_bytes:,} bytes of requests not yet settled"
+               if backup.journal_bytes else "")
+    click.echo(f"Backed up {source} to {made.path}: {made.size:,} bytes{journal}.")
+
+
 def _copy_with_progress(copy_database, source, destination) -> dict[str, int]:
     # The bar starts with the first table: a refusal before it stays one line.
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
