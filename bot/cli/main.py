@@ -432,6 +432,34 @@ def workspaces_rekey(ctx: click.Context) -> None:
         ctx.exit(1)
 
 
+_MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
+
+
+@cli.command()
+@_db_option()
+@click.pass_context
+def doctor(ctx: click.Context) -> None:
+    """Check the set-up before the first morning: the settings, the database and its schema, free disk,
+    Slack's answer to each token and the scopes it grants, the clock, the time-zone data and each
+    PAPERBOT_FEEDS source. One line per check; exit status 1 if any fails. Changes nothing (a schema
+    behind this paperbot is reported, not migrated)."""
+    from bot.slack.probe import SlackProbe
+    from bot.usecases.doctor import diagnose
+
+    def load() -> Settings:
+        settings = Settings.load()
+        override = ctx.obj.get("db_override")
+        return Settings(**{**settings.__dict__, "db_path": override}) if override else settings
+
+    checks = diagnose(load, SlackProbe)
+    for check in checks:
+        click.echo(logs.escape_controls(f"{_MARKS[check.status]} {check.name}: {check.detail}"))
+    failed = sum(check.status == "fail" for check in checks)
+    click.echo(f"{failed} of {len(checks)} checks failed." if failed else f"All {len(checks)} checks passed.")
+    if failed:
+        ctx.exit(1)
+
+
 @cli.group()
 def db() -> None:
     """Work on the database as a whole."""
