@@ -81,8 +81,20 @@ def _db_option(help_text: str = _DB_HELP + "; also accepted before the command."
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """paperbot: a personal daily digest of new papers, in Slack."""
-    logs.configure(logging.INFO if verbose else logging.WARNING)
+    # JSON lines go to stdout only from `paperbot run`, whose stdout carries nothing else (its own
+    # lines go to stderr); every other command prints its answer on stdout, so its log lines keep to stderr.
+    fmt = _log_format()
+    logs.configure(logging.INFO if verbose else logging.WARNING, fmt=fmt,
+                   stream=sys.stdout if fmt == "json" and ctx.invoked_subcommand == "run" else sys.stderr)
     ctx.ensure_object(dict)
+
+
+def _log_format() -> str:
+    """PAPERBOT_LOG_FORMAT, or "text" when the settings don't load: the command says why itself."""
+    try:
+        return Settings.load().log_format
+    except PaperbotError:
+        return "text"
 
 
 def _db_setting(ctx: click.Context) -> str:
