@@ -93,7 +93,7 @@ def _copy(source: str, partial: Path, step_pages: int, restarts: int,
     # Read-write, though nothing is written: a read-only connection can't recover the WAL a crashed
     # process left, and mode=rw never creates a missing file.
     with translated(source):
-        src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=rw", uri=True, timeout=BUSY_SECONDS)
+        src = sqlite3.connect(Path(source).resolve().as_uri() + "?mode=rw", uri=True, timeout=BUSY_SECONDS)
     try:
         with translated(str(partial)):
             stepwise = _Steps(restarts, progress)

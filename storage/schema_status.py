@@ -46,7 +46,7 @@ def _sqlite(path: str) -> SchemaStatus:
 
     known = [step.__name__ for step in HISTORY] + [step.name for step in schema_steps.STEPS]
     with translated(path):  # mode=rw: never creates a file; writes nothing but a crashed writer's recovery
-        conn = sqlite3.connect(f"file:{Path(path).resolve()}?mode=rw", uri=True, timeout=10)
+        conn = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=rw", uri=True, timeout=10)
         try:
             tables = {row[0] for row in conn.execute("select name from sqlite_master where type = 'table'")}
             if "_sqlite_migrations" not in tables:
