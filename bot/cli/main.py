@@ -81,8 +81,20 @@ def _db_option(help_text: str = _DB_HELP + "; also accepted before the command."
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """paperbot: a personal daily digest of new papers, in Slack."""
-    logs.configure(logging.INFO if verbose else logging.WARNING)
+    # JSON lines go to stdout only from `paperbot run`, whose stdout carries nothing else (its own
+    # lines go to stderr); every other command prints its answer on stdout, so its log lines keep to stderr.
+    fmt = _log_format()
+    logs.configure(logging.INFO if verbose else logging.WARNING, fmt=fmt,
+                   stream=sys.stdout if fmt == "json" and ctx.invoked_subcommand == "run" else sys.stderr)
     ctx.ensure_object(dict)
+
+
+def _log_format() -> str:
+    """PAPERBOT_LOG_FORMAT, or "text" when the settings don't load: the command says why itself."""
+    try:
+        return Settings.load().log_format
+    except PaperbotError:
+        return "text"
 
 
 def _db_setting(ctx: click.Context) -> str:
@@ -432,6 +444,34 @@ def workspaces_rekey(ctx: click.Context) -> None:
         ctx.exit(1)
 
 
+_MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
+
+
+@cli.command()
+@_db_option()
+@click.pass_context
+def doctor(ctx: click.Context) -> None:
+    """Check the set-up before the first morning: the settings, the database and its schema, free disk,
+    Slack's answer to each token and the scopes it grants, the clock, the time-zone data and each
+    PAPERBOT_FEEDS source. One line per check; exit status 1 if any fails. Changes nothing (a schema
+    behind this paperbot is reported, not migrated)."""
+    from bot.slack.probe import SlackProbe
+    from bot.usecases.doctor import diagnose
+
+    def load() -> Settings:
+        settings = Settings.load()
+        override = ctx.obj.get("db_override")
+        return Settings(**{**settings.__dict__, "db_path": override}) if override else settings
+
+    checks = diagnose(load, SlackProbe)
+    for check in checks:
+        click.echo(logs.escape_controls(f"{_MARKS[check.status]} {check.name}: {check.detail}"))
+    failed = sum(check.status == "fail" for check in checks)
+    click.echo(f"{failed} of {len(checks)} checks failed." if failed else f"All {len(checks)} checks passed.")
+    if failed:
+        ctx.exit(1)
+
+
 @cli.group()
 def db() -> None:
     """Work on the database as a whole."""
@@ -474,6 +514,26 @@ def db_copy(ctx: click.Context, target: str) -> None:
     finally:
         _dispose(source)
     terminal.show_copy(counts, destination.path)
+
+
+@db.command(name="backup")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
+@_db_option("The SQLite database to back up: " + _DB_HELP[0].lower() + _DB_HELP[1:] + "; also accepted"
+            " before the command.")
+@click.pass_context
+def db_backup(ctx: click.Context, file: str, force: bool) -> None:
+    """Write a consistent copy of the SQLite database (--db or PAPERBOT_DB) to FILE, safe while paperbot
+    runs; `paperbot --db FILE run` serves the copy. Requests acknowledged but not yet in the database (its
+    .inbox-journal) are copied beside FILE. For PostgreSQL: pg_dump and pg_restore (see the README)."""
+    from bot.usecases.backup import back_up
+
+    source = _settings(ctx, create=True).db_path
+    backup = back_up(source, file, force=force)
+    made = backup.database
+    journal = (f", and {backup.journal_bytes:,} bytes of requests not yet settled"
+               if backup.journal_bytes else "")
+    click.echo(f"Backed up {source} to {made.path}: {made.size:,} bytes{journal}.")
 
 
 def _copy_with_progress(copy_database, source, destination) -> dict[str, int]:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime, timedelta
 
+from bot import logs
 from bot.slack.error_handler import KEPT_FOR_LATER, report_error
 from bot.slack.request_keys import actor, kind_of, once_key
 from bot.state.intake import Intake
@@ -130,7 +131,8 @@ class Background:
         with self._guard:
             self._held.add(ref)
         try:
-            self._attempt(item, work, body, respond)
+            with logs.handling(item.entry.key, item.entry.ws, actor(body) or item.entry.subject):
+                self._attempt(item, work, body, respond)
         finally:
             with self._guard:
                 self._held.discard(ref)
@@ -225,14 +227,15 @@ class Background:
             log.warning("giving up on %s after %d attempts", entry.key, item.attempts - 1)
             self._give_up(item, "never finished")
             return
-        log.info("carrying out %s, acknowledged at %s (attempt %d)", entry.key, entry.received_at,
-                 item.attempts)
-        try:
-            status = self.replay(item)
-        except Exception as exc:
-            log.exception("replaying %s failed", entry.key)
-            self._give_up(item, exc)
-            return
+        with logs.handling(entry.key, entry.ws, entry.subject):
+            log.info("carrying out %s, acknowledged at %s (attempt %d)", entry.key, entry.received_at,
+                     item.attempts)
+            try:
+                status = self.replay(item)
+            except Exception as exc:
+                log.exception("replaying %s failed", entry.key)
+                self._give_up(item, exc)
+                return
         # The listener handed no work over (the request needs none now, or was turned away): nothing left.
         if status < 500:
             self._quietly(lambda: self.store.inbox_done(entry.ws, entry.key, self.owner))

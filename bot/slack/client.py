@@ -6,6 +6,7 @@ import Bolt.
 
 from __future__ import annotations
 
+import logging
 import random
 from urllib.error import URLError
 
@@ -60,16 +61,17 @@ def _posts(request: HttpRequest) -> bool:
 
 
 def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIES,
-                 token: str | None = None) -> WebClient:
+                 token: str | None = None, logger: logging.Logger | None = None) -> WebClient:
     """A Web API client for ``SLACK_API_URL`` that retries 429s (honouring Retry-After, up to
     ``rate_limit_retries`` times), 500/503 and dropped connections (a post only when it cannot have
     reached Slack), over the process's kept-alive connections. ``token``: a workspace's bot token
-    (default: SLACK_BOT_TOKEN)."""
+    (default: SLACK_BOT_TOKEN). ``logger``: where slack_sdk logs its failed calls (default: its own)."""
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
     return KeepAliveWebClient(
         token=token or settings.bot_token,
         base_url=settings.api_url,
         timeout=API_TIMEOUT,
+        logger=logger,
         retry_handlers=[
             _NoRepostConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
             RateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),

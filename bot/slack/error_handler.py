@@ -12,7 +12,7 @@ from slack_bolt import BoltResponse
 from slack_sdk.errors import SlackClientError
 
 from bot.errors import BadArgument, PaperbotError
-from bot.slack.request_keys import once_key
+from bot.slack.request_keys import log_fields, once_key
 from bot.slack.views.messages import escape
 from storage import StorageError, StoreBusy, StoreUnavailable
 
@@ -35,17 +35,18 @@ def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
                  response: BoltResponse | None = None) -> BoltResponse | None:
     """The one error handler: a PaperbotError's message, or a short apology (traceback logged here),
     to the person who asked. Never a traceback to a user."""
+    fields = log_fields(body)  # named in JSON log lines, when no request is being handled on this thread
     if isinstance(error, PaperbotError):
         text = escape(str(error))
         if isinstance(error, BadArgument):  # a sentence of its own, after one that may lack its full stop
             text = text + ("" if text.endswith((".", "!", "?")) else ".") + HELP_POINTER
-        logger.info("answered with an error: %s", error)
+        logger.info("answered with an error: %s", error, extra=fields)
     elif isinstance(error, StorageError):  # the admins' problem, said in one line; the user hears what to do
-        logger.warning("%s (%s)", error, once_key(body) or "a request")
+        logger.warning("%s (%s)", error, once_key(body) or "a request", extra=fields)
         text = (BUSY if isinstance(error, StoreBusy) else UNREACHABLE if isinstance(error, StoreUnavailable)
                 else UNSAVED)
     else:
-        logger.error("a Slack listener failed", exc_info=error)
+        logger.error("a Slack listener failed", exc_info=error, extra=fields)
         text = SORRY
     if body.get("type") == "event_callback":
         return None  # an event has nobody to answer; the log has it

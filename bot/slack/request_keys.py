@@ -28,3 +28,14 @@ def kind_of(body: dict) -> InboxKind:
     if body.get("type") == "event_callback":
         return "event"
     return "command" if body.get("command") else "action"
+
+
+def log_fields(body: dict) -> dict[str, str]:
+    """What a log line about this request names (:mod:`bot.logs`' JSON fields): its key, its workspace
+    (a team id, or an org's enterprise id) and who it is from, those known."""
+    team = body.get("team_id") or body.get("team") or body.get("enterprise_id") or body.get("enterprise")
+    if isinstance(team, dict):
+        team = team.get("id")
+    found = {"request": once_key(body), "workspace": team if isinstance(team, str) else None,
+             "user": actor(body)}
+    return {name: value for name, value in found.items() if value}

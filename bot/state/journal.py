@@ -141,6 +141,16 @@ class Journal:
         """Whether the journal holds anything not yet moved into the database."""
         return any(p.exists() and p.stat().st_size > 0 for p in (self.path, self.draining))
 
+    def unsettled(self) -> bytes:
+        """The journal's lines not yet in the database, as they are on disk (for a backup: read before
+        the database is copied, every entry acknowledged until then is in one or the other). The
+        journal before what a drain is moving: a drain renames the one into the other, never back."""
+        found = b""
+        for path in (self.path, self.draining):
+            with contextlib.suppress(FileNotFoundError):
+                found += path.read_bytes()
+        return found
+
     def _take_journal(self) -> bool:
         with _locked(self._lock_path, fcntl.LOCK_EX):
             try:

@@ -15,7 +15,8 @@ workspace (or an Enterprise Grid org) that can install; the authorize page (``GE
 sends the browser back to the app's redirect URL with a single-use ``code``; ``oauth.v2.access`` trades
 that code for the workspace's own bot token; ``auth.test`` answers per token, and a revoked token answers
 ``token_revoked``. Any other ``xox`` token (the one-workspace tests' SLACK_BOT_TOKEN) gets the answers it
-always got, as workspace T0STANDIN.
+always got, as workspace T0STANDIN. Every Web API answer carries the ``x-oauth-scopes`` header Slack sends:
+the manifest's scopes, or ``granted_scopes`` (per token, ``token_scopes``) when a test sets them.
 
 Files go up as Slack's current upload does (``files_upload_v2``): ``files.getUploadURLExternal`` hands out
 a URL on the stand-in, the bytes POSTed there are kept (:meth:`SlackStandIn.uploaded`), and
@@ -36,6 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from bot.slack.manifest import SCOPES
 
 BOT_USER_ID = "UPAPERBOT"
 RESPONSE_URL = "response_url"  # the method name recorded for posts to a response_url
@@ -118,6 +121,10 @@ class SlackStandIn:
         self.workspaces: dict[str, Workspace] = {}  # by key
         self.files: dict[str, dict] = {}  # file id -> its upload: filename, length, content, title, channel
         self.views: dict[str, dict] = {}  # view id -> the modal views.open / views.update last gave it
+        #: The scopes every Web API answer says a token was granted (its ``x-oauth-scopes`` header, as
+        #: Slack sends it): the manifest's by default, per token in ``token_scopes``; None sends no header.
+        self.granted_scopes: tuple[str, ...] | None = SCOPES
+        self.token_scopes: dict[str, tuple[str, ...]] = {}
         self._codes: dict[str, Workspace] = {}  # unused codes the authorize page handed out
         self._revoked: set[str] = set()
         self._calls: list[Call] = []
@@ -261,6 +268,12 @@ class SlackStandIn:
         if workspace.enterprise_id:
             answer["enterprise_id"] = workspace.enterprise_id
         return answer
+
+    def scopes_header(self, token: str | None) -> dict[str, str]:
+        """The ``x-oauth-scopes`` header of an answer to a call made with ``token`` (none without one)."""
+        with self._lock:
+            scopes = self.token_scopes.get(token or "", self.granted_scopes)
+        return {} if token is None or scopes is None else {"x-oauth-scopes": ",".join(scopes)}
 
     def reset(self) -> None:
         """Forget scripted faults, delays and reactions (recorded calls stay)."""
@@ -592,7 +605,9 @@ class _Handler(BaseHTTPRequestHandler):
         if not token.startswith("Bearer xapp-" if app_level else "Bearer xox"):
             self._send(200, {"ok": False, "error": "not_authed"}, method, params, headers)
             return
-        self._send(200, self.standin._answer(method, params, token[len("Bearer "):]), method, params, headers)
+        bearer = token[len("Bearer "):]
+        self._send(200, self.standin._answer(method, params, bearer), method, params, headers,
+                   self.standin.scopes_header(bearer))
 
     def _upload(self, file_id: str, raw: bytes, headers: dict) -> None:
         with self.standin._lock:

@@ -72,7 +72,8 @@ class Helpers:
         """Start the helpers for a run of ``due`` digests at ``now`` (None: too few to be worth it)."""
         if self.count < 1 or due < self.min_due:
             return None
-        job = _Job(self, now, users, force, workers, logging.getLogger().getEffectiveLevel())
+        job = _Job(self, now, users, force, workers, logging.getLogger().getEffectiveLevel(),
+                   logs.current_format())
         running = Running(job, stop)
         return running if running.started else None  # none could start: the run sends its digests itself
 
@@ -85,6 +86,7 @@ class _Job:
     force: bool
     workers: int
     log_level: int
+    log_format: str  # the run's: JSON lines from a helper too, on the stdout it shares with the run
 
 
 class Running:
@@ -170,7 +172,7 @@ def _helper(job: _Job, report: Connection) -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the run, which stops us
-    logs.configure(job.log_level)
+    logs.configure(job.log_level, fmt=job.log_format)
     try:
         ctx = job.helpers.open()
         try:
