@@ -68,6 +68,10 @@ class Papers(Shared):
         for row in self._sql.rows("select * from papers where seq > ? order by seq", [seq]):
             yield row["seq"], paper_from_row(row)
 
+    def newest_paper_at(self) -> str | None:
+        row = self._sql.one("select coalesce(updated_at, added_at) from papers order by seq desc limit 1")
+        return row[0] if row else None
+
     def paper_dates(self) -> dict[str, str | None]:
         return dict(self._sql.all(f"select id, {_DAY} d from papers"))  # noqa: S608
 

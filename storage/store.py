@@ -138,6 +138,11 @@ class Store(Protocol):
         """Each paper's published date (or, failing that, when it was added), by id."""
         ...
 
+    def newest_paper_at(self) -> str | None:
+        """When the newest paper change was written (the paper last added or updated): ISO UTC text, or
+        None for an empty store. One indexed row, cheap enough for every metrics scrape."""
+        ...
+
     # -- people and topics -----------------------------------------------------------------------
 
     def get_person(self, user_id: str) -> Person | None:

@@ -28,3 +28,20 @@ def kind_of(body: dict) -> InboxKind:
     if body.get("type") == "event_callback":
         return "event"
     return "command" if body.get("command") else "action"
+
+
+#: Interactivity payloads' types, by the kind a metric counts them as.
+_INTERACTIVE = {"block_actions": "action", "interactive_message": "action", "shortcut": "shortcut",
+                "message_action": "shortcut", "view_submission": "view", "view_closed": "view",
+                "block_suggestion": "options"}
+
+
+def request_kind(body: dict) -> str:
+    """What a request is, more finely than :func:`kind_of` and from a small fixed set (a metric's label):
+    command, event, action, shortcut, view, options or other."""
+    if body.get("command"):
+        return "command"
+    kind = body.get("type")
+    if kind == "event_callback":
+        return "event"
+    return _INTERACTIVE.get(kind, "other") if isinstance(kind, str) else "other"
