@@ -13,7 +13,6 @@ in the bot's own page. That mode is chosen when prometheus-client is first impor
 from __future__ import annotations
 
 import logging
-import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from prometheus_client import (
     Counter,
     Histogram,
     generate_latest,
+    values,
 )
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
@@ -130,8 +130,10 @@ def helper_ended(pid: int) -> None:
 
 
 def multiprocess() -> bool:
-    """Whether this process keeps its metrics in PROMETHEUS_MULTIPROC_DIR (prometheus-client reads it)."""
-    return bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+    """Whether this process keeps its metrics in PROMETHEUS_MULTIPROC_DIR: as prometheus-client decided
+    when it was imported (a directory named only afterwards is not written to, so the page must not read
+    it)."""
+    return bool(getattr(values.ValueClass, "_multiprocess", False))
 
 
 class _NewestPaper:
@@ -178,4 +180,4 @@ class _Page:
 
 def page(store: Store | None = None) -> tuple[bytes, str]:
     """The text ``GET /metrics`` answers, and its content type (Prometheus' text format)."""
-    return generate_latest(_Page(store)), CONTENT_TYPE_LATEST  # type: ignore[arg-type]
+    return generate_latest(_Page(store)), CONTENT_TYPE_LATEST

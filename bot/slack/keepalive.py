@@ -70,7 +70,7 @@ class KeepAliveWebClient(WebClient):
     """A ``WebClient`` whose calls reuse the process's kept-alive connections, each counted in
     :mod:`bot.metrics` (``paperbot_slack_api_calls``)."""
 
-    def api_call(self, api_method: str, **kwargs) -> Any:  # type: ignore[override]
+    def api_call(self, api_method: str, **kwargs) -> Any:
         # A call's final answer: ok, or refused; 429s and outages are counted per attempt (below).
         try:
             response = super().api_call(api_method, **kwargs)
