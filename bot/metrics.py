@@ -32,6 +32,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 if TYPE_CHECKING:
+    from bot.state.context import Context
     from bot.usecases.digests.send import Outcome
     from bot.usecases.ingest import SourceReport
     from storage import Store
@@ -164,20 +165,21 @@ class _NewestPaper:
 class _Page:
     """What one scrape collects: every process's counts (or this one's), and the store's gauges."""
 
-    def __init__(self, store: Store | None):
+    def __init__(self, ctx: Context | None):
         if multiprocess():
             self.counts: CollectorRegistry = CollectorRegistry()
             MultiProcessCollector(self.counts)
         else:
             self.counts = REGISTRY
-        self.store = store
+        self.ctx = ctx
 
     def collect(self) -> Iterator[Metric]:
         yield from self.counts.collect()
-        if self.store is not None:
-            yield from _NewestPaper(self.store).collect()
+        if self.ctx is not None:
+            yield from _NewestPaper(self.ctx.store).collect()
 
 
-def page(store: Store | None = None) -> tuple[bytes, str]:
-    """The text ``GET /metrics`` answers, and its content type (Prometheus' text format)."""
-    return generate_latest(_Page(store)), CONTENT_TYPE_LATEST
+def page(ctx: Context | None = None) -> tuple[bytes, str]:
+    """The text ``GET /metrics`` answers (with ``ctx``, the gauges read from its database at each scrape),
+    and its content type (Prometheus' text format)."""
+    return generate_latest(_Page(ctx)), CONTENT_TYPE_LATEST

@@ -48,6 +48,7 @@ from bot.slack.delivery.digests import (
 )
 from bot.slack.manifest import EVENTS_PATH
 from bot.state.context import Context
+from bot.state.readiness import Readiness
 from storage import StorageError
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
     try:
         # A signal while starting (after the announcement, say) stops it as soon as it runs.
         with _signals(lambda: stopping.set()):
-            readiness = health.Readiness(bot.ctx)
+            readiness = Readiness(bot.ctx)
             if settings.metrics_port is not None:  # /healthz, /readyz and /metrics there, not on PORT
                 ops = health.MetricsServer(readiness,
                                            _bind(host, settings.metrics_port, "PAPERBOT_METRICS_PORT"))
@@ -163,7 +164,8 @@ def asgi_app(app: App, signing_secret: str, extra: Sequence[Route] = ()) -> Star
             log.info("%s a request (%d): %s", "ignored" if verdict.status == 200 else "refused",
                      verdict.status, verdict.reason)
             alarm.note(verdict)
-            metrics.refused(verdict.status)
+            if verdict.status != 200:  # an ignored one (no listener for it) is not a refusal
+                metrics.refused(verdict.status)
             return Response(status_code=verdict.status, content=_REFUSED.get(verdict.status, ""),
                             media_type="text/plain")
         bolt_response = await run_in_threadpool(app.dispatch, _bolt_request(request, bytes(body), verdict))
@@ -218,13 +220,13 @@ class HttpServer:
 
     def __init__(self, bot: SlackBot, host: str = "127.0.0.1", port: int = 0,
                  graceful_seconds: float = GRACEFUL_SECONDS, most_connections: int | None = None,
-                 readiness: health.Readiness | None = None, ops: bool = True):
+                 readiness: Readiness | None = None, ops: bool = True):
         import uvicorn
 
         self.socket = _bind(host, port)
         self.port: int = self.socket.getsockname()[1]
         limited = http_limits.protocol_class(most_connections or http_limits.max_connections())
-        extra = health.routes(readiness or health.Readiness(bot.ctx)) if ops else []
+        extra = health.routes(readiness or Readiness(bot.ctx)) if ops else []
         config = uvicorn.Config(asgi_app(bot.app, bot.signing_secret, extra), log_level="warning",
                                 access_log=False, lifespan="off", timeout_graceful_shutdown=graceful_seconds,
                                 http=limited, timeout_keep_alive=http_limits.KEEP_ALIVE_SECONDS)

@@ -79,6 +79,18 @@ def test_a_signed_slash_command_moves_the_request_count_and_the_ack_histogram(ru
     assert (status, body) == (200, "ok")
 
 
+def test_a_forged_request_counts_as_refused_with_its_status_and_not_as_a_request(running, slack):
+    port = port_of(running.url)
+    before = scrape(port)
+    body, _ = slack.command_body(new_user(), "help")
+    assert slack.post(body, "application/x-www-form-urlencoded", signature="v0=" + "0" * 64)[0] == 401
+    after = scrape(port)
+    assert value(after, "paperbot_requests_refused_total", status="401") \
+        - value(before, "paperbot_requests_refused_total", status="401") == 1
+    assert value(after, "paperbot_requests_total", kind="command") \
+        == value(before, "paperbot_requests_total", kind="command")
+
+
 def test_readyz_is_503_while_the_model_loads_then_200(standin, fresh_db, monkeypatch):
     loading = threading.Event()
     load = Engine.refresh

@@ -1,12 +1,11 @@
-"""bot/slack/health.py: when /readyz says ready, and what it says until then."""
+"""bot/state/readiness.py: when /readyz says ready, and what it says until then."""
 
 from __future__ import annotations
 
 import time
 
-from bot.slack.health import Readiness
-from bot.slack.request_keys import request_kind
 from bot.state.context import Context
+from bot.state.readiness import Readiness
 from storage import StoreUnavailable
 from tests.conftest import make_corpus
 
@@ -51,11 +50,3 @@ def test_a_database_that_does_not_answer_is_named_in_one_line(tmp_path, monkeypa
         assert "\n" not in problem
     finally:
         ctx.close()
-
-
-def test_request_kinds_are_a_small_fixed_set():
-    bodies = [{"command": "/papers"}, {"type": "event_callback"}, {"type": "block_actions"},
-              {"type": "shortcut"}, {"type": "message_action"}, {"type": "view_submission"},
-              {"type": "block_suggestion"}, {"type": "url_verification"}, {"type": ["odd"]}, {}]
-    assert [request_kind(b) for b in bodies] == ["command", "event", "action", "shortcut", "shortcut", "view",
-                                                 "options", "other", "other", "other"]
