@@ -28,7 +28,7 @@ from tests.e2e.harness import (
     serving,
     user_ids,
 )
-from tests.e2e.slack_standin import wait_until
+from tests.e2e.slack_standin import SlackStandIn, wait_until
 
 new_user = user_ids("UMET")
 
@@ -228,3 +228,29 @@ def test_a_digest_helper_process_s_counts_show_in_the_page_of_the_process_that_s
     assert value(page.stdout, "paperbot_papers_posted_total") == posted
     assert value(page.stdout, "paperbot_slack_api_calls_total", method="chat.postMessage", outcome="ok") == 8
     assert value(page.stdout, "paperbot_digests_total", outcome="sent") == 2  # the run's, counted once
+
+
+def test_in_socket_mode_the_metrics_port_is_where_readyz_and_metrics_are(tmp_path, fresh_db):
+    from tests.e2e.socket_mode_standin import SocketModeStandIn
+    from tests.e2e.test_socket_mode import command, environment
+
+    metrics_port = free_port()
+    with SlackStandIn() as standin, SocketModeStandIn() as socket_mode:
+        standin.socket_mode_url = socket_mode.url
+        env = {**environment(standin, fresh_db), "PAPERBOT_METRICS_PORT": str(metrics_port)}
+        process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run"], env=env, cwd=tmp_path,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        try:
+            standin.wait_for(socket_mode.connected, timeout=60, what="the Socket Mode connection")
+            wait_until(lambda: get(metrics_port, "/readyz")[:2] == (200, "ready"), 60, "/readyz to say ready")
+            ack = socket_mode.wait_for_ack(socket_mode.send("slash_commands", command("help", "")))
+            assert "/papers follow" in ack["payload"]["text"]
+            page = scrape(metrics_port)
+            assert value(page, "paperbot_requests_total", kind="command") == 1
+            assert value(page, "paperbot_ack_seconds_count", kind="command") == 1
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+    assert process.returncode == 0
