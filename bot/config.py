@@ -47,6 +47,9 @@ class Settings:
     log_format: str = "text"
     #: PAPERBOT_METRICS_PORT: serve /metrics on this port instead of the bot's (None: the bot's own).
     metrics_port: int | None = None
+    #: PROMETHEUS_MULTIPROC_DIR: where `paperbot run` and its helper processes keep their metrics (None: a
+    #: private temporary directory; bot/metrics_dir.py).
+    metrics_dir: str | None = None
     #: PAPERBOT_ADMIN_CHANNEL: a channel id told once a day of failed feeds, empty days, failed digests.
     admin_channel: str | None = None
 
@@ -116,6 +119,7 @@ class Settings:
             metrics_port=_int_setting("PAPERBOT_METRICS_PORT", metrics_port, 0, 1, 65535) if metrics_port
             else None,
             admin_channel=admin_channel,
+            metrics_dir=get("PROMETHEUS_MULTIPROC_DIR"),
         )
 
     @property

@@ -104,7 +104,8 @@ class Store(Protocol):
         ...
 
     def newest_paper_added(self) -> str | None:
-        """When the newest paper was stored (ISO UTC), of every workspace's; None with no papers."""
+        """When the newest paper was first stored (ISO UTC; an update of a known paper is no new paper),
+        of every workspace's; None with no papers. An index's one row: cheap enough for every scrape."""
         ...
 
     def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:

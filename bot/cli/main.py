@@ -17,6 +17,7 @@ from bot.allocator import freeze_startup, limit_arenas
 from bot.cli import terminal
 from bot.config import Settings
 from bot.errors import PaperbotError
+from bot.metrics_dir import metrics_directory
 from bot.state.context import Context
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
@@ -286,9 +287,12 @@ def run(ctx: click.Context, port: int | None) -> None:
     Socket Mode when SLACK_APP_TOKEN is set; otherwise HTTP on PORT, every Slack request (commands,
     events, interactivity) at /slack/events. Needs SLACK_BOT_TOKEN, and SLACK_SIGNING_SECRET in HTTP mode.
     """
-    from bot.slack.server import serve
+    settings = _settings(ctx, create=True)
+    # Before prometheus-client is imported (below): the bot and its digest helpers count into one directory.
+    with metrics_directory(settings.metrics_dir):
+        from bot.slack.server import serve
 
-    serve(_settings(ctx, create=True), port=port, announce=lambda line: click.echo(line, err=True))
+        serve(settings, port=port, announce=lambda line: click.echo(line, err=True))
 
 
 @cli.command()

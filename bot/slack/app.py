@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from slack_bolt import App
+from slack_bolt import App, BoltRequest, BoltResponse
 from slack_bolt.error import BoltError
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
+from bot import metrics
 from bot.config import Settings
 from bot.errors import ConfigError
 from bot.slack.client import build_client
@@ -40,7 +41,8 @@ from bot.slack.listeners import (
 from bot.slack.oauth.flow import oauth_setup
 from bot.slack.oauth.installations import PaperbotInstallationStore
 from bot.slack.replay import replayer
-from bot.slack.runtime import Background, Runtime
+from bot.slack.request_keys import request_kind
+from bot.slack.runtime import REPLAYING, Background, Runtime
 from bot.slack.workspace import NOT_INSTALLED, Workspace, only_installed
 from bot.state.context import Context
 from bot.usecases.lookup import use_arxiv_api
@@ -95,6 +97,18 @@ BOLT_LOGGER = logging.getLogger("bot.slack.bolt")
 BOLT_LOGGER.addFilter(_QuietBolt())
 
 
+class _CountedApp(App):
+    """Bolt's app, each request it answers counted and its answer timed (:mod:`bot.metrics`), over HTTP and
+    Socket Mode alike: listeners answer once their work is written down (``process_before_response``), so
+    ``dispatch`` ends with the ack. A request the inbox replays is not Slack's: not counted."""
+
+    def dispatch(self, req: BoltRequest) -> BoltResponse:
+        if req.context.get(REPLAYING) is not None:
+            return super().dispatch(req)
+        with metrics.acking(request_kind(req.body)):
+            return super().dispatch(req)
+
+
 def create_app(settings: Settings, ctx: Context, client: WebClient | None = None) -> SlackBot:
     """The Bolt app with every listener registered: with SLACK_BOT_TOKEN for its one workspace (checked
     with ``auth.test``), or with OAuth (:attr:`Settings.oauth`) for every workspace that installs it."""
@@ -106,7 +120,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
     executor = ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="paperbot-bolt")
     try:
         with _without_bolt_oauth_environment():
-            app = App(
+            app = _CountedApp(
                 client=client,
                 signing_secret=settings.signing_secret or "",
                 process_before_response=True,  # the answer goes once the work is written down
@@ -141,7 +155,7 @@ def _create_oauth_app(settings: Settings, ctx: Context, client: WebClient | None
     setup = oauth_setup(settings, ctx.store, client, BOLT_LOGGER)
     setup.installations.check_keys()  # re-seals what an old key sealed; names what no key opens
     executor = ThreadPoolExecutor(max_workers=LISTENER_THREADS, thread_name_prefix="paperbot-bolt")
-    app = App(
+    app = _CountedApp(
         client=client,
         signing_secret=settings.signing_secret or "",
         oauth_flow=setup.flow,

@@ -19,6 +19,7 @@ import functools
 import http.client
 import io
 import os
+import re
 import socket
 import ssl
 import urllib.request
@@ -28,8 +29,11 @@ from urllib.parse import urlsplit
 
 import urllib3
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from urllib3.connection import HTTPConnection
 from urllib3.exceptions import ConnectTimeoutError, ProtocolError, ReadTimeoutError
+
+from bot import metrics
 
 #: Connections kept per host: the digest workers of every workspace served at once (4 × 8) and the bot's
 #: threads for the work after an ack (8), with room. A call beyond them gets a connection of its own,
@@ -58,10 +62,40 @@ _pool = urllib3.PoolManager(num_pools=8, maxsize=CONNECTIONS_PER_HOST, block=Fal
                             ssl_context=ssl.create_default_context(), socket_options=_socket_options())
 
 
+#: A Web API method's name as it ends a call's URL (anything else, e.g. a file's upload URL, is "other").
+_METHOD = re.compile(r"[a-z]+(?:\.[A-Za-z]+)+")
+
+
 class KeepAliveWebClient(WebClient):
-    """A ``WebClient`` whose calls reuse the process's kept-alive connections."""
+    """A ``WebClient`` whose calls reuse the process's kept-alive connections, each counted in
+    :mod:`bot.metrics` (``paperbot_slack_api_calls``)."""
+
+    def api_call(self, api_method: str, **kwargs) -> Any:
+        # A call's final answer: ok, or refused; 429s and outages are counted per attempt (below).
+        try:
+            response = super().api_call(api_method, **kwargs)
+        except SlackApiError as exc:
+            status = getattr(exc.response, "status_code", 200) or 200
+            if status != 429 and status < 500:
+                metrics.api_call(_method_of(api_method), "refused")
+            raise
+        metrics.api_call(_method_of(api_method), "ok")
+        return response
 
     def _perform_urllib_http_request_internal(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
+        # Once an attempt: the client's retry handlers call this again for each retry.
+        try:
+            return self._send(url, req)
+        except HTTPError as exc:
+            if exc.code == 429 or exc.code >= 500:
+                metrics.api_call(_method_of(url.split("?", 1)[0].rsplit("/", 1)[-1]),
+                                 "rate_limited" if exc.code == 429 else "outage")
+            raise
+        except (OSError, http.client.HTTPException):  # URLError, a timeout, a connection cut
+            metrics.api_call(_method_of(url.split("?", 1)[0].rsplit("/", 1)[-1]), "outage")
+            raise
+
+    def _send(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
         if self.proxy is not None or self.ssl is not None or _proxied(url):
             return super()._perform_urllib_http_request_internal(url, req)
         try:
@@ -87,6 +121,10 @@ class KeepAliveWebClient(WebClient):
             return {"status": answer.status, "headers": headers, "body": answer.data}
         body = answer.data.decode(headers.get_content_charset() or "utf-8")
         return {"status": answer.status, "headers": headers, "body": body}
+
+
+def _method_of(name: str) -> str:
+    return name if _METHOD.fullmatch(name) else "other"
 
 
 def _proxied(url: str) -> bool:

@@ -39,3 +39,20 @@ def log_fields(body: dict) -> dict[str, str]:
     found = {"request": once_key(body), "workspace": team if isinstance(team, str) else None,
              "user": actor(body)}
     return {name: value for name, value in found.items() if value}
+
+
+#: Interactivity payloads' types, by the kind a metric counts them as.
+_INTERACTIVE = {"block_actions": "action", "interactive_message": "action", "shortcut": "shortcut",
+                "message_action": "shortcut", "view_submission": "view", "view_closed": "view",
+                "block_suggestion": "options"}
+
+
+def request_kind(body: dict) -> str:
+    """What a request is, more finely than :func:`kind_of` and from a small fixed set (a metric's label):
+    command, event, action, shortcut, view, options or other."""
+    if body.get("command"):
+        return "command"
+    kind = body.get("type")
+    if kind == "event_callback":
+        return "event"
+    return _INTERACTIVE.get(kind, "other") if isinstance(kind, str) else "other"

@@ -17,7 +17,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from slack_bolt import App, BoltContext, BoltRequest, BoltResponse
 from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
@@ -29,11 +29,12 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from bot import metrics
 from bot.allocator import freeze_startup
 from bot.config import Settings
 from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
-from bot.slack import gate, http_limits
+from bot.slack import gate, health, http_limits
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
 from bot.slack.background import STOP_SECONDS
 from bot.slack.delivery.digests import (
@@ -47,6 +48,7 @@ from bot.slack.delivery.digests import (
 )
 from bot.slack.manifest import EVENTS_PATH
 from bot.state.context import Context
+from bot.state.readiness import Readiness
 from storage import StorageError
 
 log = logging.getLogger(__name__)
@@ -70,19 +72,28 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
         settings.require("SLACK_SIGNING_SECRET")
     bot = open_bot(settings)
     stopping = threading.Event()
+    ops: health.MetricsServer | None = None
     try:
         # A signal while starting (after the announcement, say) stops it as soon as it runs.
         with _signals(lambda: stopping.set()):
+            readiness = Readiness(bot.ctx)
+            if settings.metrics_port is not None:  # /healthz, /readyz and /metrics there, not on PORT
+                ops = health.MetricsServer(readiness,
+                                           _bind(host, settings.metrics_port, "PAPERBOT_METRICS_PORT"))
             if settings.app_token:
                 runner: HttpServer | SocketModeServer = SocketModeServer(bot, settings.app_token)
                 lines = ["paperbot is connecting to Slack in Socket Mode (Ctrl+C or SIGTERM stops it)"]
             else:
-                runner = HttpServer(bot, host, settings.port if port is None else port)
+                runner = HttpServer(bot, host, settings.port if port is None else port,
+                                    readiness=readiness, ops=ops is None)
                 lines = [f"paperbot is listening on http://{host}:{runner.port}{EVENTS_PATH} "
                          "(Ctrl+C or SIGTERM stops it)"]
                 if bot.app.oauth_flow is not None:
                     lines.append(f"paperbot's Add to Slack page is http://{host}:{runner.port}"
                                  f"{bot.app.oauth_flow.install_path}")
+            if ops is not None:
+                ops.start()
+                lines.append(f"paperbot serves /metrics, /healthz and /readyz on http://{host}:{ops.port}")
             scheduler = start_scheduler(bot, settings)
             bot.runtime.background.start()  # acknowledged work no process carried out, and what comes
             freeze_startup()
@@ -96,6 +107,8 @@ def serve(settings: Settings, port: int | None = None, host: str = ALL_INTERFACE
             bot.runtime.background.stop_taking()  # what is queued waits in the inbox for the next process
             scheduler.shutdown()
     finally:
+        if ops is not None:
+            ops.stop()
         bot.close(grace=STOP_SECONDS)  # counted from stop_taking, when there was one
     announce("paperbot stopped")
 
@@ -126,8 +139,9 @@ def open_bot(settings: Settings) -> SlackBot:
         raise
 
 
-def asgi_app(app: App, signing_secret: str) -> Starlette:
-    """Every Slack request (commands, events, interactivity) at POST ``/slack/events``; ``/healthz`` too.
+def asgi_app(app: App, signing_secret: str, extra: Sequence[Route] = ()) -> Starlette:
+    """Every Slack request (commands, events, interactivity) at POST ``/slack/events``; ``extra`` routes
+    too (``/healthz``, ``/readyz``, ``/metrics``: :mod:`bot.slack.health`).
 
     Each request passes :mod:`bot.slack.gate` (signature, then shape) before Bolt sees it; what it
     refuses gets its 401/400 (or an empty 200) and one log line, never a traceback.
@@ -141,6 +155,7 @@ def asgi_app(app: App, signing_secret: str) -> Starlette:
                 body += chunk
                 if len(body) > MAX_BODY:
                     log.info("refused a request (413): a body over %d bytes", MAX_BODY)
+                    metrics.refused(413)
                     return PlainTextResponse("request too large", status_code=413)
         except ClientDisconnect:  # gone before its body was in (or closed for taking too long)
             log.info("a request's client went away before its body was in")
@@ -150,6 +165,8 @@ def asgi_app(app: App, signing_secret: str) -> Starlette:
             log.info("%s a request (%d): %s", "ignored" if verdict.status == 200 else "refused",
                      verdict.status, verdict.reason)
             alarm.note(verdict)
+            if verdict.status != 200:  # an ignored one (no listener for it) is not a refusal
+                metrics.refused(verdict.status)
             return Response(status_code=verdict.status, content=_REFUSED.get(verdict.status, ""),
                             media_type="text/plain")
         bolt_response = await run_in_threadpool(app.dispatch, _bolt_request(request, bytes(body), verdict))
@@ -157,10 +174,7 @@ def asgi_app(app: App, signing_secret: str) -> Starlette:
             return Response(status_code=200)
         return to_starlette_response(bolt_response)
 
-    async def health(request: Request) -> Response:
-        return PlainTextResponse("ok")
-
-    routes = [Route(EVENTS_PATH, slack_events, methods=["POST"]), Route("/healthz", health, methods=["GET"])]
+    routes = [Route(EVENTS_PATH, slack_events, methods=["POST"]), *extra]
     flow = app.oauth_flow
     if flow is not None:
         routes += [
@@ -202,18 +216,21 @@ def _bolt_request(request: Request, body: bytes, verdict: gate.Verdict) -> BoltR
 class HttpServer:
     """uvicorn on a socket bound at construction (port 0 picks a free one; see :attr:`port`), with limits
     on its connections (:mod:`bot.slack.http_limits`; ``most_connections``: the cap, else as the
-    descriptors allow)."""
+    descriptors allow). It serves ``/healthz``, ``/readyz`` and ``/metrics`` with ``readiness`` (by
+    default this bot's), unless ``ops`` is false (they are on PAPERBOT_METRICS_PORT)."""
 
     def __init__(self, bot: SlackBot, host: str = "127.0.0.1", port: int = 0,
-                 graceful_seconds: float = GRACEFUL_SECONDS, most_connections: int | None = None):
+                 graceful_seconds: float = GRACEFUL_SECONDS, most_connections: int | None = None,
+                 readiness: Readiness | None = None, ops: bool = True):
         import uvicorn
 
         self.socket = _bind(host, port)
         self.port: int = self.socket.getsockname()[1]
         limited = http_limits.protocol_class(most_connections or http_limits.max_connections())
-        config = uvicorn.Config(asgi_app(bot.app, bot.signing_secret), log_level="warning", access_log=False,
-                                lifespan="off", timeout_graceful_shutdown=graceful_seconds, http=limited,
-                                timeout_keep_alive=http_limits.KEEP_ALIVE_SECONDS)
+        extra = health.routes(readiness or Readiness(bot.ctx)) if ops else []
+        config = uvicorn.Config(asgi_app(bot.app, bot.signing_secret, extra), log_level="warning",
+                                access_log=False, lifespan="off", timeout_graceful_shutdown=graceful_seconds,
+                                http=limited, timeout_keep_alive=http_limits.KEEP_ALIVE_SECONDS)
         self.server = uvicorn.Server(config)
 
     @property
@@ -261,7 +278,7 @@ class SocketModeServer:
         self._stop.set()
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def _bind(host: str, port: int, setting: str = "PORT or pass --port") -> socket.socket:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -269,7 +286,7 @@ def _bind(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
-            raise ConfigError(f"Port {port} is already in use: set PORT or pass --port") from None
+            raise ConfigError(f"Port {port} is already in use: set {setting}") from None
         raise ConfigError(f"Can't listen on {host}:{port} ({exc.strerror})") from None
     sock.listen(BACKLOG)
     sock.set_inheritable(True)

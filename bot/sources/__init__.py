@@ -19,7 +19,7 @@ from bot.sources.tabular import read_csv, read_json, read_jsonl
 from bot.sources.text import read_text_file
 from storage.models import Paper
 
-__all__ = ["Fetcher", "RateLimiter", "Rejected", "parse_arxiv_id", "read_arxiv", "read_source"]
+__all__ = ["Fetcher", "RateLimiter", "Rejected", "parse_arxiv_id", "read_arxiv", "read_source", "source_kind"]
 
 _FILE_READERS = {
     ".txt": read_text_file,
@@ -32,6 +32,17 @@ _FILE_READERS = {
 }
 _TABULAR = (read_jsonl, read_json, read_csv)
 _KINDS = ".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT or an http(s) feed URL"
+
+
+def source_kind(source: str) -> str:
+    """What kind of source SOURCE is, from a small fixed set (for metrics' labels, never the source's own
+    text): "arxiv", "feed" (an http(s) URL), a file's extension ("csv", "jsonl", …) or "other"."""
+    if source[:6].lower() == "arxiv:":
+        return "arxiv"
+    if source.lower().startswith(("http://", "https://")):
+        return "feed"
+    suffix = Path(source).suffix.lower()
+    return suffix[1:] if suffix in _FILE_READERS else "other"
 
 
 def read_source(

@@ -74,6 +74,11 @@ class Engine:
             kept[key] = value
         return value
 
+    @property
+    def loaded(self) -> bool:
+        """Whether an index is in memory (none while there are no papers, or before the first use)."""
+        return self._index is not None
+
     @contextlib.contextmanager
     def index(self) -> Iterator[PaperIndex | None]:
         """The current index, fresh to within ``refresh_every``; None while there are no papers."""
@@ -138,7 +143,11 @@ class Engine:
         papers = list(self.store.papers_changed_since(0))
         if not papers:
             return None
-        return PaperIndex.build([p.id for _, p in papers], [p.text for _, p in papers]), seq
+        # Imported here: `paperbot run` chooses the metrics' multiprocess directory after importing this.
+        from bot.metrics import refitting
+
+        with refitting():
+            return PaperIndex.build([p.id for _, p in papers], [p.text for _, p in papers]), seq
 
     def _install(self, index: PaperIndex, seq: int, must_save: bool = False) -> None:
         self._index, self._seq = index, seq

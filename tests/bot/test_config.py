@@ -16,6 +16,9 @@ def test_the_operations_settings():
     s = Settings.load({"PAPERBOT_LOG_FORMAT": "JSON", "PAPERBOT_METRICS_PORT": "9100",
                        "PAPERBOT_ADMIN_CHANNEL": "C0ADMIN01"}, dotenv=None)
     assert (s.log_format, s.metrics_port, s.admin_channel) == ("json", 9100, "C0ADMIN01")
+    assert Settings.load({}, dotenv=None).metrics_dir is None
+    assert Settings.load({"PROMETHEUS_MULTIPROC_DIR": "/run/paperbot/metrics"}, dotenv=None).metrics_dir \
+        == "/run/paperbot/metrics"
 
 
 def test_digest_processes_default_to_the_cores_at_most_four(monkeypatch):

@@ -1,18 +1,7 @@
-"""What the admin channel and Home read (issue 26): the newest paper's arrival, and the digests that failed
-lately; and a person's wish for quiet on days nothing matched. Each on both backends."""
+"""What the admin channel reads (issue 26): the digests that failed lately; and a person's wish for quiet on
+days nothing matched. Each on both backends (the newest paper's arrival: tests/storage/test_store.py)."""
 
 from __future__ import annotations
-
-from storage import Paper
-
-
-def test_the_newest_paper_added_is_none_without_papers_then_the_latest_stored(any_store):
-    assert any_store.newest_paper_added() is None
-    any_store.upsert_papers([Paper(id="p1", abstract="one")])
-    first = any_store.newest_paper_added()
-    assert first is not None and first.endswith("+00:00")
-    any_store.upsert_papers([Paper(id="p2", abstract="two")])
-    assert any_store.newest_paper_added() >= first
 
 
 def _end(store, user: str, day: str, status: str, at: str) -> None:

@@ -413,3 +413,18 @@ def test_a_value_the_database_cant_hold_is_a_storage_error_not_the_drivers(any_s
         assert "can't store that value" in str(exc)
     any_store.add_topics("U1", ["fine"])  # and the store carries on
     assert "fine" in any_store.get_topics("U1")
+
+
+def test_newest_paper_added_is_when_the_last_new_paper_was_stored_not_updated(any_store, monkeypatch):
+    import storage.postgres
+
+    assert any_store.newest_paper_added() is None
+    clock = iter(["2026-01-01T00:00:00+00:00", "2026-01-02T00:00:00+00:00", "2026-01-03T00:00:00+00:00"])
+    for module in (storage.sqlite, storage.postgres):
+        monkeypatch.setattr(module, "utcnow", lambda: next(clock))
+    any_store.upsert_papers([Paper(id="a", abstract="x"), Paper(id="b", abstract="y")])
+    assert any_store.newest_paper_added() == "2026-01-01T00:00:00+00:00"
+    any_store.upsert_papers([Paper(id="c", abstract="z")])
+    assert any_store.newest_paper_added() == "2026-01-02T00:00:00+00:00"
+    any_store.upsert_papers([Paper(id="a", abstract="x, revised")])  # an update brings no new paper
+    assert any_store.newest_paper_added() == "2026-01-02T00:00:00+00:00"

@@ -23,6 +23,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from bot import metrics
 from bot.config import Settings
 from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
 from bot.slack.client import build_client
@@ -30,6 +31,7 @@ from bot.slack.team import workspace_key
 from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.messages import paper_blocks, paper_text
 from bot.slack.views.metadata import COMPACT_EVENT, HEADER_EVENT, PAPER_EVENT
+from bot.sources import source_kind
 from bot.state.context import Context
 from bot.usecases.admin_report import report_problems
 from bot.usecases.channel_subjects import is_channel
@@ -134,6 +136,7 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         # is the clicker's, More like this posts the channel's in the thread.
         response = post(channel, text=paper_text(rec.paper), blocks=paper_blocks(rec),
                         metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}})
+        metrics.papers_posted()
         return response["channel"], response["ts"]
 
     def post_compact(channel: str, header: str, recs: list[Recommendation]) -> tuple[str, str]:
@@ -141,6 +144,7 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         response = post(channel, text=compact_text(header, recs), blocks=compact_blocks(header, recs),
                         metadata={"event_type": COMPACT_EVENT,
                                   "event_payload": {"paper_ids": [r.paper.id for r in recs]}})
+        metrics.papers_posted(len(recs))
         return response["channel"], response["ts"]
 
     def find_posted(channel: str, since: datetime) -> Posted:
@@ -249,6 +253,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
     ``admin_channel`` hears once a day of what went wrong (:mod:`bot.usecases.admin_report`); ``options``
     go to :func:`~bot.usecases.digests.run.send_due_digests` (users, force, workers)."""
     run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds, clock=clock))
+    if run.feeds:
+        metrics.ingested(run.feeds, source_kind)
     workspaces = list(workspaces)
     if not workspaces:
         return run
@@ -285,6 +291,7 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         for done in pool.map(one, workspaces):
             run.outcomes += done.outcomes
             run.not_due += done.not_due
+    metrics.digests(run.outcomes)  # the helpers' outcomes merged in: they count none themselves
     return run
 
 
@@ -313,7 +320,8 @@ def digest_helpers(settings: Settings, alone: bool = False) -> Callable[[Served]
         if count < 1:
             return None
         return Helpers(count, open=partial(open_workspace, settings, served.ws),
-                       courier=partial(helper_courier, settings, served.client.token), alone=alone)
+                       courier=partial(helper_courier, settings, served.client.token), alone=alone,
+                       ended=metrics.helper_ended)
 
     return helpers
 

@@ -66,6 +66,8 @@ class Helpers:
     #: process answers Slack (every request within Slack's 3 s, and at once) while they work. Its helpers
     #: then run at a lower CPU priority (:data:`NICE`), so the bot's answers come first on a busy machine.
     alone: bool = False
+    #: Called with a helper's process id once it has ended (the metrics of ``paperbot run`` let it go).
+    ended: Callable[[int], None] | None = None
 
     def start(self, due: int, now: datetime, users: list[str] | None, force: bool, workers: int,
               stop: Stop | None) -> Running | None:
@@ -94,6 +96,7 @@ class Running:
 
     def __init__(self, job: _Job, stop: Stop | None):
         self.alone = job.helpers.alone
+        self._ended = job.helpers.ended
         spawn = multiprocessing.get_context("spawn")  # the bot's threads make forking unsafe
         self._helpers: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
         for _ in range(job.helpers.count):
@@ -138,6 +141,8 @@ class Running:
                                 "it had claimed go out at the next run", process.exitcode)
                 receive.close()
                 process.join()
+                if self._ended is not None and process.pid is not None:
+                    self._ended(process.pid)
         finally:
             self._done.set()
         return found

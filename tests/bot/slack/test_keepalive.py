@@ -143,3 +143,22 @@ def test_kept_connections_are_probed_when_idle(standin):
         if hasattr(socket, "TCP_KEEPIDLE"):
             idle_for = conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE)
             assert idle_for == keepalive.IDLE_PROBE_SECONDS
+
+
+def test_each_call_is_counted_by_method_and_outcome(standin):
+    from prometheus_client import REGISTRY
+
+    def count(method: str, outcome: str) -> float:
+        return REGISTRY.get_sample_value("paperbot_slack_api_calls_total",
+                                         {"method": method, "outcome": outcome}) or 0.0
+
+    client = client_for(standin.base_url)
+    before = {o: count("auth.test", o) for o in ("ok", "refused", "outage", "rate_limited")}
+    client.auth_test()
+    standin.fail("auth.test", status=503, times=1)  # retried: one outage, then ok
+    client.auth_test()
+    standin.revoke(client.token)
+    with pytest.raises(SlackApiError):  # ok:false
+        client.auth_test()
+    moved = {o: count("auth.test", o) - before[o] for o in before}
+    assert moved == {"ok": 2, "refused": 1, "outage": 1, "rate_limited": 0}
