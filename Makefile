@@ -18,10 +18,10 @@ install: $(BIN)/.installed
 demo: install
 	$(BIN)/paperbot demo
 
-# Parallel workers: much of the suite waits on subprocesses, servers and PostgreSQL, so four workers pay on
-# two cores (the whole suite costs about 5 CPU-minutes; with the long suites first 4 workers took 4m04, 5 took 5m48).
-# Tests marked with one xdist_group share a worker.
-TEST_WORKERS ?= 4
+# Parallel workers: much of the suite waits on subprocesses, servers and PostgreSQL, so more workers than
+# cores pay on two cores (the whole suite costs about 6 CPU-minutes; with the long suites first, on
+# 2026-12-05, 4 workers took 5m09 and 6 took 4m58). Tests marked with one xdist_group share a worker.
+TEST_WORKERS ?= 6
 
 test: install
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup

@@ -35,8 +35,9 @@ from tests.fault.pg_proxy import proxy_to
 OUTAGE = float(os.environ.get("PAPERBOT_OUTAGE_SECONDS") or 5)
 PEOPLE = 60
 RESTART = 2.0  # seconds the server is away while it restarts
-#: Slack's redeliveries of an event it got no 200 for: at once, after a minute, after five; scaled.
-SLACK_RETRIES = (0.0, 0.0, OUTAGE + 5.0, 3 * OUTAGE + 15.0)
+#: Slack's redeliveries of an event it got no 200 for: at once, after a minute, after five; scaled to the
+#: outage (each after the one before: the last comes well after the database is back).
+SLACK_RETRIES = (0.0, 0.0, OUTAGE + 3.0, OUTAGE + 6.0)
 
 
 def _terminate_backends(url: str) -> int:

@@ -164,10 +164,9 @@ MISSPELT = f"postgresql://user:{PASSWORD}@127.0.0.1:5432/db?sslmod=require"  # a
 NOBODY = f"postgresql://user:{PASSWORD}@127.0.0.1:9/paperbot"  # nothing listens there
 
 
-@pytest.mark.parametrize(("command", "url"), [
-    (["digest"], BRACKET), (["digest"], MISSPELT), (["digest"], NOBODY),
-    (["run", "--port", "0"], NOBODY), (["run", "--port", "0"], MISSPELT),
-    (["search", "graph networks"], BRACKET), (["workspaces"], NOBODY),
+@pytest.mark.parametrize(("command", "url"), [  # each URL, and each kind of command, once
+    (["digest"], BRACKET), (["run", "--port", "0"], NOBODY), (["search", "graph networks"], MISSPELT),
+    (["workspaces"], NOBODY),
 ])
 def test_a_database_that_cant_be_opened_at_start_is_one_line_without_the_password(tmp_path, command, url):
     with SlackStandIn() as standin:

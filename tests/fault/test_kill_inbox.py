@@ -28,7 +28,8 @@ from tests.e2e.harness import FakeSlack, opened, query, standin_of_its_own
 from tests.e2e.replicas import Replica
 from tests.e2e.slack_standin import SlackStandIn, wait_until
 
-COMMANDS = int(os.environ.get("PAPERBOT_INBOX_COMMANDS") or 1000)
+#: Commands sent before the kill: 400 in `make test`; .ci/run sends the 1,000 issue 24 names.
+COMMANDS = int(os.environ.get("PAPERBOT_INBOX_COMMANDS") or 400)
 TWICE = 200  # then sent to both replicas
 SENDERS = 8
 RECOVERY_SECONDS = 120.0  # a hang guard: new processes start, then work through what is left

@@ -37,8 +37,9 @@ conn.execute("COMMIT")
 """
 
 new_user = user_ids("ULOCK", 3)
-#: How long the lock of the long-lock test is held (issue 24: 40 s delays no ack).
-LONG_LOCK = float(os.environ.get("PAPERBOT_FAULT_LOCK_SECONDS") or 40)
+#: How long the lock of the long-lock test is held: 15 s in `make test`; .ci/run holds it the 40 s issue 24
+#: names (PAPERBOT_FAULT_LOCK_SECONDS=40): an ack waits for neither.
+LONG_LOCK = float(os.environ.get("PAPERBOT_FAULT_LOCK_SECONDS") or 15)
 
 
 @contextlib.contextmanager
@@ -143,9 +144,9 @@ def test_a_lock_longer_than_a_write_waits_keeps_the_request_and_carries_it_out_a
         tally.held(2)
 
 
-def test_a_40_s_lock_delays_no_ack_and_every_command_is_carried_out_after_it(standin, db_path, monkeypatch,
-                                                                           tally):
-    """Commands from 8 senders all through a long lock (PAPERBOT_FAULT_LOCK_SECONDS, 40 by default): each
+def test_a_long_lock_delays_no_ack_and_every_command_is_carried_out_after_it(standin, db_path, monkeypatch,
+                                                                            tally):
+    """Commands from 8 senders all through a long lock (PAPERBOT_FAULT_LOCK_SECONDS, 15 by default): each
     answer comes back while the lock is still held, and every command is carried out once it is gone."""
     users = [new_user() for _ in range(8)]
     tally.tried(len(users) * 4)
@@ -170,7 +171,9 @@ def test_a_40_s_lock_delays_no_ack_and_every_command_is_carried_out_after_it(sta
                              "every follow, after the lock")
         finally:
             store.close()
-        for answer, _ in answers:
-            last = standin.wait_for(lambda a=answer: standin.responses(a.key)[1:], 30, "the answer")[-1]
-            assert last.params["text"].startswith("Now following"), last.params["text"]
+        for answer, _ in answers:  # told it was kept, if its turn came while the lock held; then done
+            said = standin.wait_for(lambda a=answer: [r.params["text"] for r in standin.responses(a.key)
+                                                      if r.params["text"].startswith("Now following")],
+                                    30, "the answer")
+            assert len(said) == 1, said
         tally.held(len(answers))
