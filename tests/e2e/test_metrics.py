@@ -12,9 +12,8 @@ import subprocess
 import sys
 import threading
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from bot.state.engine import Engine
+from tests.bot.test_metrics import value
 from tests.e2e.harness import (
     BOT_TOKEN,
     ROOT,
@@ -42,14 +41,6 @@ def get(port: int, path: str) -> tuple[int, str, str]:
         return response.status, response.read().decode(), response.getheader("Content-Type") or ""
     finally:
         conn.close()
-
-
-def value(page: str, name: str, **labels: str) -> float:
-    for family in text_string_to_metric_families(page):
-        for sample in family.samples:
-            if sample.name == name and sample.labels == labels:
-                return sample.value
-    return 0.0
 
 
 def scrape(port: int) -> str:
