@@ -50,3 +50,35 @@ def test_a_database_that_does_not_answer_is_named_in_one_line(tmp_path, monkeypa
         assert "\n" not in problem
     finally:
         ctx.close()
+
+
+def test_a_model_that_fails_to_load_is_said_and_tried_again_only_after_a_pause(tmp_path, monkeypatch):
+    import contextlib
+
+    import bot.state.readiness as readiness_module
+
+    ctx = Context.open(str(tmp_path / "broken.db"))
+    try:
+        ctx.store.upsert_papers(make_corpus())
+        tries = []
+
+        @contextlib.contextmanager
+        def broken():
+            tries.append(1)
+            raise RuntimeError("the saved model could not be loaded: truncated")
+            yield  # pragma: no cover
+
+        monkeypatch.setattr(ctx.engine, "index", broken)
+        readiness = Readiness(ctx)
+        assert readiness.problem() == "the paper model is loading"
+        said = wait_for(lambda: (p := readiness.problem()) != "the paper model is loading" and p)
+        assert said.startswith("the paper model could not be loaded (the saved model could not be loaded")
+        for _ in range(5):  # load balancers keep asking: no new try, no new log line
+            readiness.problem()
+        assert len(tries) == 1
+        monkeypatch.setattr(readiness_module, "RETRY_PAUSE", 0.0)
+        wait_for(lambda: not readiness._loading.locked())  # the failed load's thread has ended
+        assert readiness.problem() == "the paper model is loading"
+        wait_for(lambda: len(tries) == 2)
+    finally:
+        ctx.close()
