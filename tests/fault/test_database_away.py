@@ -33,7 +33,7 @@ from tests.e2e.slack_standin import SlackStandIn, wait_until
 from tests.fault.pg_proxy import proxy_to
 
 OUTAGE = float(os.environ.get("PAPERBOT_OUTAGE_SECONDS") or 5)
-PEOPLE = 60
+PEOPLE = int(os.environ.get("PAPERBOT_OUTAGE_PEOPLE") or 30)  # people reacting; .ci/run: 60
 RESTART = 2.0  # seconds the server is away while it restarts
 #: Slack's redeliveries of an event it got no 200 for: at once, after a minute, after five; scaled to the
 #: outage (each after the one before: the last comes well after the database is back).
