@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
 from bot.errors import Outage
+from bot.presentation.reasons import shorten
 from bot.state.context import Context
 from bot.state.owner import owner_id
-from bot.usecases.digests.run import FEED_JOB
+from bot.usecases.digests.run import FEED_JOB, next_utc_day
 from storage.leases import JOB
 from storage.moments import iso_utc
 
@@ -56,8 +57,8 @@ def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
     if newest is None:
         found.append(Problem("there are no papers at all",
                              "run `paperbot ingest arxiv:cs.LG` (your categories), or set PAPERBOT_FEEDS"))
-    elif datetime.fromisoformat(newest) < now - NO_PAPERS_FOR:
-        days = (now - datetime.fromisoformat(newest)).days
+    elif (quiet := now - datetime.fromisoformat(newest)) > NO_PAPERS_FOR:
+        days = quiet.days
         found.append(Problem(f"no new paper has come in for {days} days (the newest on {newest[:10]})",
                              "check PAPERBOT_FEEDS (`paperbot doctor`) or the cron job that runs "
                              "`paperbot ingest`"))
@@ -85,12 +86,11 @@ def report_problems(ctx: Context, feeds: list[str], now: datetime, post: Callabl
     if not found:
         return None
     owner = owner or owner_id()
-    today = now.astimezone(UTC).date()
-    tomorrow = iso_utc(datetime.combine(today + timedelta(days=1), time(0), tzinfo=UTC))
+    tomorrow = next_utc_day(now)
     at = iso_utc(now)
     if not store.take_lease(JOB, (name,), owner, tomorrow, at,
-                            fresh={"day": today.isoformat(), "started_at": at, "finished_at": None,
-                                   "error": None}):
+                            fresh={"day": now.astimezone(UTC).date().isoformat(), "started_at": at,
+                                   "finished_at": None, "error": None}):
         return None
     try:
         post(found)
@@ -112,5 +112,4 @@ def _problem_line(found: list[Problem]) -> str:
 
 
 def _short(text: str | None) -> str:
-    text = " ".join((text or "no reason given").split())
-    return text if len(text) <= ERROR_SHOWN else text[:ERROR_SHOWN - 1] + "…"
+    return shorten(text or "no reason given", ERROR_SHOWN)

@@ -301,6 +301,11 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
 
 # -- feeds ------------------------------------------------------------------------------------------
 
+def next_utc_day(now: datetime) -> str:
+    """When the UTC day after ``now``'s starts (as the database stores it): a daily job's next run."""
+    return iso_utc(datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(0), tzinfo=UTC))
+
+
 def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = None, owner: str | None = None,
                         clock: Clock = utc_now, alive: Alive = owner_alive,
                         fetcher=None) -> list[SourceReport] | None:
@@ -325,7 +330,7 @@ def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = N
     if not store.take_lease(JOB, (FEED_JOB,), owner, iso_utc(now + FEED_LEASE), at, dead=dead,
                             fresh={"day": day, "started_at": at, "finished_at": None, "error": None}):
         return None
-    tomorrow = iso_utc(datetime.combine(now.astimezone(UTC).date() + timedelta(days=1), time(0), tzinfo=UTC))
+    tomorrow = next_utc_day(now)
 
     def finish(status: str, error: str | None) -> None:
         ended = clock()
