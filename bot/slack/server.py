@@ -301,7 +301,11 @@ def _signals(stop: Callable[[], None]) -> Iterator[None]:
         return
 
     def handler(signum: int, frame) -> None:
-        log.info("received %s", signal.Signals(signum).name)
+        # Logged from a thread of its own: the handler runs between two bytecodes of the main thread,
+        # which may be inside a write to stderr, and writing there again from the handler would raise
+        # "reentrant call" (a traceback in the log, seen when SIGTERM came during the start-up line).
+        threading.Thread(target=log.info, args=("received %s", signal.Signals(signum).name),
+                         name="paperbot-signal-log").start()
         stop()
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
