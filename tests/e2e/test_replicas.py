@@ -44,6 +44,10 @@ from tests.e2e.harness import (
 from tests.e2e.replicas import Replica, Replicas
 from tests.e2e.slack_standin import SlackStandIn, wait_until
 
+#: One worker runs the whole file: the replicas start once (not once for each worker a test lands on), and
+#: the last test sees what the digest test recorded.
+pytestmark = pytest.mark.xdist_group("replicas")
+
 DIGEST_SIZE = 3
 DIGEST_PEOPLE = 45
 #: Zones a whole hour, half an hour and three quarters off UTC, on both sides of it.
