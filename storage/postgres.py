@@ -47,6 +47,7 @@ import psycopg.errors
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage import leases, merging, pg_migrations, workspaces
+from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.channel_settings import ChannelSettings
 from storage.dialect import PostgresDialect, native
@@ -84,7 +85,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Store):
+                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Alerts, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -266,7 +267,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         # it).
         with self._conn() as conn:
             row: Any = conn.execute(_PERSON_SNAPSHOT, {"ws": self._ws, "user": user_id}).fetchone()
-        person, topics, feedback, feeds, authors, mutes, shown, saved_ids, picked = row
+        person, topics, feedback, feeds, authors, mutes, shown, saved_ids, picked, alerts = row
         named: dict[str, list[str]] = {}
         for feed, topic in feeds or []:
             named.setdefault(feed, []).append(topic)
@@ -274,7 +275,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             user_id, person_from_row(person) if person is not None else None, topics or [],
             [Feedback(pid, value, created_at) for pid, value, created_at in feedback or []], named,
             [(key, name) for key, name in authors or []], mutes or [], frozenset(shown or ()),
-            frozenset(saved_ids or ()), dict(picked or []))
+            frozenset(saved_ids or ()), dict(picked or []), [(key, phrase) for key, phrase in alerts or []])
 
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
         # (version, data) of a named blob, or None when there is none; ``data`` is None for NULL (judging
@@ -462,5 +463,7 @@ _PERSON_SNAPSHOT = """
       (select array_agg(paper_id) from shown where ws = %(ws)s and user_id = %(user)s),
       (select array_agg(paper_id) from saved where ws = %(ws)s and user_id = %(user)s),
       (select json_agg(json_build_array(paper_id, feed)) from feed_papers
-         where ws = %(ws)s and user_id = %(user)s)
+         where ws = %(ws)s and user_id = %(user)s),
+      (select json_agg(json_build_array(key, phrase) order by added_at, key)
+         from alerts where ws = %(ws)s and user_id = %(user)s)
 """

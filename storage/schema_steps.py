@@ -390,4 +390,11 @@ STEPS: list[Step] = [
         AddColumn("people", Column("digest_quiet", "integer", not_null=True, default=0)),
         CreateIndex("papers", ("added_at",)),
     )),
+    # Issue 27: alerts, phrases whose new papers join the person's next digest whatever their rank.
+    # ``key``: the phrase's words as the full-text index cuts them, lowercased (one alert per person and
+    # key: "Graph  Transformers" is "graph transformers"); ``phrase`` as typed, for the reason to name it.
+    Step("m030_alerts", (
+        CreateTable("alerts", (_key("ws"), _key("user_id"), _key("key"), _key("phrase"), Column("added_at")),
+                    primary_key=("ws", "user_id", "key")),
+    )),
 ]

@@ -1,7 +1,7 @@
 """One person's rows as ranking reads them, fetched together.
 
 Choosing a digest reads a person's schedule, topics, feedback, named feeds, followed authors, muted
-words, and what they were shown, saved and had picked for which feed: on PostgreSQL that was nine round
+words, alerts, and what they were shown, saved and had picked for which feed: on PostgreSQL that was ten round
 trips a person. :meth:`Snapshots.person_view` reads them at once (one statement on PostgreSQL) and hands
 back a :class:`PersonView`: the store, with those reads of that person answered from the snapshot.
 """
@@ -28,6 +28,7 @@ class PersonSnapshot:
     shown: frozenset[str] = frozenset()
     saved: frozenset[str] = frozenset()
     paper_feeds: dict[str, str] = field(default_factory=dict)
+    alerts: list[tuple[str, str]] = field(default_factory=list)
 
 
 class PersonView:
@@ -88,6 +89,10 @@ class PersonView:
         """As :meth:`storage.Store.paper_feeds`."""
         return dict(self.snapshot.paper_feeds) if self._mine(user_id) else self._store.paper_feeds(user_id)
 
+    def get_alerts(self, user_id: str) -> list[tuple[str, str]]:
+        """As :meth:`storage.Store.get_alerts`."""
+        return list(self.snapshot.alerts) if self._mine(user_id) else self._store.get_alerts(user_id)
+
 
 class Snapshots:
     """Mixed into both stores: :meth:`person_view`, over each store's :meth:`person_snapshot`."""
@@ -100,7 +105,7 @@ class Snapshots:
             user_id, store.get_person(user_id), store.get_topics(user_id), store.get_feedback(user_id),
             store.get_feeds(user_id), store.get_followed_authors(user_id), store.get_mutes(user_id),
             frozenset(store.shown_paper_ids(user_id)), frozenset(store.saved_paper_ids(user_id)),
-            store.paper_feeds(user_id))
+            store.paper_feeds(user_id), store.get_alerts(user_id))
 
     def person_view(self, user_id: str) -> PersonView:
         return PersonView(self, self.person_snapshot(user_id))

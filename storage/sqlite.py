@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from storage import leases, merging, workspaces
+from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.channel_settings import ChannelSettings
 from storage.dialect import SqliteDialect
@@ -47,7 +48,7 @@ BUSY_SECONDS = 90
 
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                  SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Store):
+                  SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Alerts, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
