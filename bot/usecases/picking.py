@@ -6,7 +6,9 @@ rank differently, but all of them pick through these steps:
 
 1. :func:`left_out`: never a paper the person was shown, saved, liked, disliked or muted.
 2. :func:`wants`: the feeds to rank by, and whether they follow authors (:class:`Wants`).
-3. :func:`by_followed_authors`: a followed author's new papers come first (at most the person's
+3. :func:`by_alerts` (digests only): the papers new since the person's previous digest that say one of
+   their alerts' phrases come first of all, at most 3 a local day (:mod:`bot.usecases.alerts`).
+   :func:`by_followed_authors`: a followed author's new papers come next (at most the person's
    ``author_picks``, 2 by default), "new" meaning recent, counted back from the person's own local day
    (:func:`local_today`), whichever path asks.
 4. :func:`share`: the places left are shared fairly among the feeds; what one feed cannot fill goes to
@@ -24,6 +26,8 @@ from datetime import UTC, date, datetime
 from typing import TypeVar
 
 from bot.state.context import Context
+from bot.usecases.alerts import AlertPick, alert_picks
+from bot.usecases.alerts import reason as alert_reason
 from bot.usecases.authors import AuthorPick, author_picks, new_papers_by
 from bot.usecases.authors import reason as author_reason
 from bot.usecases.digests.due import local_date
@@ -48,12 +52,14 @@ class Recommendation:
 @dataclass
 class Wants:
     """What picking needs of one person: the feeds to rank by (none with an empty profile), whether
-    they follow authors, and every paper never to offer them (:func:`left_out`)."""
+    they follow authors, every paper never to offer them (:func:`left_out`), and whether they have
+    alerts."""
 
     user_id: str
     feeds: list[FeedProfile]
     follows_authors: bool
     left_out: set[str]
+    has_alerts: bool = False
 
     @property
     def named(self) -> bool:
@@ -110,12 +116,13 @@ def left_out(ctx: Context, user_id: str) -> set[str]:
 
 def wants(ctx: Context, user_id: str, now: datetime | None = None) -> Wants | None:
     """What picking needs of a person (see :class:`Wants`); None when they follow nothing at all (no
-    topic, no feed, no like, no author)."""
+    topic, no feed, no like, no author, no alert)."""
     feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id, now)) if not f.profile.is_empty]
     follows_authors = bool(ctx.store.get_followed_authors(user_id))
-    if not feeds and not follows_authors:
+    has_alerts = bool(ctx.store.get_alerts(user_id))
+    if not feeds and not follows_authors and not has_alerts:
         return None
-    return Wants(user_id, feeds, follows_authors, left_out(ctx, user_id))
+    return Wants(user_id, feeds, follows_authors, left_out(ctx, user_id), has_alerts)
 
 
 def local_today(ctx: Context, user_id: str, now: datetime | None = None) -> date:
@@ -133,6 +140,23 @@ def by_followed_authors(ctx: Context, who: Wants, n: int, today: date) -> list[A
         return []
     n = min(n, author_picks(ctx, who.user_id))
     return new_papers_by(ctx, who.user_id, today, who.left_out)[:n] if n > 0 else []
+
+
+def by_alerts(ctx: Context, who: Wants, n: int, today: date, weekly: bool = False) -> list[AlertPick]:
+    """New papers saying one of the person's alerts (:func:`bot.usecases.alerts.alert_picks`), none left
+    out for them: up to ``n``, and no more than the day's alert papers left."""
+    if not who.has_alerts or n <= 0:
+        return []
+    return alert_picks(ctx, who.user_id, today, who.left_out, n, weekly)
+
+
+def alert_recommendations(ctx: Context, who: Wants, picks: Iterable[AlertPick]) -> list[Recommendation]:
+    """Alerts' papers as recommendations, each with a reason naming its alert, for the main feed
+    (papers deleted since are left out)."""
+    picks = list(picks)
+    papers = ctx.store.get_papers([p.paper_id for p in picks])
+    return [Recommendation(papers[p.paper_id], 1.0, alert_reason(p.phrase), who.authors_feed)
+            for p in picks if p.paper_id in papers]
 
 
 def author_recommendations(ctx: Context, who: Wants, picks: Iterable[AuthorPick]) -> list[Recommendation]:

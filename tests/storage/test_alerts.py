@@ -98,3 +98,17 @@ def test_shown_papers_are_counted_by_the_start_of_their_reason_since_a_moment(pa
     assert papers.count_shown_with_reason("U1", LONG_AGO, "Matches your alert “100%_") == 1
     assert papers.count_shown_with_reason("U1", LONG_AGO, "Matches your alert “1__%") == 0
     assert papers.count_shown_with_reason("U1", iso_utc(NOW + timedelta(hours=1)), "Matches") == 0
+
+
+def test_a_persons_snapshot_holds_their_alerts_and_mutes_as_read_alone(any_store):
+    store = any_store.for_workspace("T1")
+    store.ensure_person("U1")
+    store.add_mutes("U1", ["zebra", "aardvark"])
+    store.add_alert("U1", "zeta", "Zeta")
+    store.add_alert("U1", "alpha beta", "Alpha  beta")
+    store.add_alert("U2", "other", "other")
+    view = store.person_view("U1")
+    mine = [("zeta", "Zeta"), ("alpha beta", "Alpha  beta")]
+    assert view.get_alerts("U1") == store.get_alerts("U1") == mine
+    assert view.get_mutes("U1") == store.get_mutes("U1")
+    assert view.get_alerts("U2") == [("other", "other")]

@@ -19,12 +19,15 @@ import numpy as np
 from bot.errors import NoInterests, NoPapers
 from bot.state.context import Context
 from bot.usecases import rare_terms
+from bot.usecases.alerts import AlertPick
 from bot.usecases.authors import AuthorPick
 from bot.usecases.feeds import remember_feeds
 from bot.usecases.picking import (
     Recommendation,
     Wants,
+    alert_recommendations,
     author_recommendations,
+    by_alerts,
     by_followed_authors,
     distinct,
     share,
@@ -70,7 +73,8 @@ class Section:
 @dataclass
 class _Person:
     """One person as a batch scores them: what picking needs of them (:class:`~bot.usecases.picking.Wants`),
-    how many papers from how many days back, and their followed authors' new papers."""
+    how many papers from how many days back, their followed authors' new papers, and their alerts' new
+    papers (first of all)."""
 
     who: Wants
     today: date
@@ -78,6 +82,12 @@ class _Person:
     days: int
     weekly: bool
     authors: list[AuthorPick]
+    alerts: list[AlertPick] = field(default_factory=list)
+
+    @property
+    def first(self) -> set[str]:
+        """The papers placed before ranking: the alerts' and the followed authors'."""
+        return {a.paper_id for a in self.alerts} | {a.paper_id for a in self.authors}
 
 
 #: What scoring found for one person: the person, then a section per feed; or why there is nothing
@@ -143,14 +153,16 @@ class Chooser:
         if isinstance(chosen, Exception):
             raise chosen
         person, sections = chosen
-        every = [a.paper_id for a in person.authors] + [pid for s in sections for pid, _ in s.picks]
+        every = [*person.first, *(pid for s in sections for pid, _ in s.picks)]
         shown = self.ctx.store.shown_among(user_id, every)  # since scored: not again
+        alerts = [a for a in person.alerts if a.paper_id not in shown]
         authors = [a for a in person.authors if a.paper_id not in shown]
         for section in sections:
             section.picks = [(pid, score) for pid, score in section.picks if pid not in shown]
-        if not authors and not any(s.picks for s in sections):
+        if not alerts and not authors and not any(s.picks for s in sections):
             return []
-        recs = author_recommendations(self.ctx, person.who, authors)
+        recs = alert_recommendations(self.ctx, person.who, alerts)
+        recs += author_recommendations(self.ctx, person.who, authors)
         with self.ctx.engine.index() as index:
             if index is None:
                 raise NoPapers(NO_PAPERS)
@@ -226,21 +238,26 @@ class Chooser:
         who = wants(ctx, user_id)
         if who is None:
             return None
-        return _Person(who, today, n, days, weekly, by_followed_authors(ctx, who, n, today))
+        # An alert's new papers take places first, whatever their rank; the authors' come next.
+        alerts = by_alerts(ctx, who, n, today, weekly)
+        taken = {a.paper_id for a in alerts}
+        authors = [a for a in by_followed_authors(ctx, who, n - len(alerts), today)
+                   if a.paper_id not in taken]
+        return _Person(who, today, n, days, weekly, authors, alerts)
 
 
 def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: _Person,
               mask: np.ndarray) -> list[Section]:
     """One person's picks from a batch's ``scores`` (their feeds' ``rows`` of it), shared among their
-    feeds (:func:`~bot.usecases.picking.share`), after their followed authors' papers."""
+    feeds (:func:`~bot.usecases.picking.share`), after their alerts' and followed authors' papers."""
     def pick(i: int, k: int, taken: set[str]) -> list[tuple[str, float]]:
         assert scores is not None  # a person with feeds was scored
         row_scores = scores[rows[i]]
         picked = select(index, row_scores, p.who.feeds[i].profile, k, taken, mask, fresh_only=p.weekly)
         return [(pid, float(row_scores[index.row_of[pid]])) for pid in picked]
 
-    taken = p.who.left_out | {a.paper_id for a in p.authors}
-    shared = share(p.n - len(p.authors), len(p.who.feeds), pick, taken, key=lambda item: item[0])
+    taken = p.who.left_out | p.first
+    shared = share(p.n - len(p.first), len(p.who.feeds), pick, taken, key=lambda item: item[0])
     return [Section(f.feed, picks, f.profile) for f, picks in zip(p.who.feeds, shared, strict=True)]
 
 
