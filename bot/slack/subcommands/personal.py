@@ -25,6 +25,7 @@ from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, quoted
+from bot.slack.subcommands import alerts as alert_commands
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.forget import NOTHING as FORGET_NOTHING
@@ -213,6 +214,9 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
                      f"{_author_picks(info.author_picks)}")
     if info.muted:
         lines.append(f"*Muted:* {_topic_list(info.muted, 400 if info.feeds else 600)}")
+    if info.alerts:
+        lines.append(f"*Alerts:* {_topic_list(info.alerts, 400 if info.feeds else 600)} "
+                     f"(`{COMMAND} alert remove PHRASE` removes one)")
     saved = f", {info.saved} saved (`{COMMAND} saved` lists them)" if info.saved else ""
     lines.append(f"*Feedback:* {info.liked} liked, {info.disliked} disliked{saved}")
     schedule = _schedule(info.digest_time, info.digest_enabled, info.tz, info.digest_weekday)
@@ -570,8 +574,8 @@ REGISTRY = Registry([
         lambda req, cmd: reply_unmute(req.rt.ctx, req.user, cmd), changes_home=True),
     Subcommand(
         "interests",
-        f"• `{COMMAND} interests`: your feeds and their topics, authors, muted words, likes and dislikes, "
-        "and digest schedule",
+        f"• `{COMMAND} interests`: your feeds and their topics, authors, muted words, alerts, likes and "
+        "dislikes, and digest schedule",
         _nothing_after("interests"), lambda req, cmd: reply_interests(req.rt.ctx, req.user)),
     Subcommand(
         "recommend",
@@ -608,6 +612,12 @@ REGISTRY = Registry([
                   "it shows what would go, and deletes it only once you press *Forget me*",
         _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user)),
     CHANNEL_SUBCOMMAND,
+    Subcommand(
+        "alert", alert_commands.ALERT_HELP, alert_commands.parse_alert,
+        lambda req, cmd: alert_commands.reply_alert(req.rt.ctx, req.user, cmd), changes_home=True),
+    Subcommand(
+        "alerts", "",  # alert's line says it
+        alert_commands.parse_alerts, lambda req, cmd: alert_commands.reply_alert(req.rt.ctx, req.user, cmd)),
 ], default=_HELP)
 
 #: The subcommands' names (what a DM's first word must be to be taken as one).
@@ -648,7 +658,9 @@ HELP_TOPICS = (
                         "`unfollow` · `interests`: what you follow", ("follow", "unfollow", "interests"),
               aliases=("topics", "authors")),
     HelpTopic("feeds", f"`{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own", ("feed",)),
-    HelpTopic("mute", f"`{COMMAND} mute blockchain` · `unmute`: papers never sent", ("mute", "unmute")),
+    # Alerts share mute's line (the short help stays under 900 characters): `help alerts` shows both.
+    HelpTopic("mute", f"`{COMMAND} mute blockchain` · `unmute` · `alerts`: papers never sent, or sent first",
+              ("mute", "unmute", "alert", "alerts")),
     HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning`: papers now",
               ("recommend", "search")),
     HelpTopic("digest", f"`{COMMAND} digest 08:30` · `digest weekly friday 16:00` · `digest compact on` · "

@@ -111,9 +111,17 @@ def arrival_text(newest: str | None) -> str:
     return f"*Newest paper:* arrived {when}"
 
 
+def alerts_text(alerts: list[str]) -> str:
+    """Home's line of the person's alerts (``alert PHRASE``), and how to add or remove one."""
+    if not alerts:
+        return (f"*Alerts:* none; `{COMMAND} alert graph transformers` brings new papers that say it first "
+                "into your digest")
+    return f"*Alerts:* {listed(alerts)} (`{COMMAND} alert remove PHRASE` removes one)"
+
+
 def home_view(data: HomeData, notice: str | None = None) -> dict:
     """The Home tab: ``notice`` (escaped by the caller) first when given, the round for someone new,
-    then feeds, authors, muted words, schedule, latest saved papers and how it works."""
+    then feeds, authors, muted words, alerts, schedule, latest saved papers and how it works."""
     info = data.interests
     blocks: list[dict] = [header_block("Your paperbot")]
     if notice:
@@ -134,6 +142,7 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
                            _button("Edit authors", AUTHORS_ACTION, "edit")))
     muted = listed(info.muted) if info.muted else "none"
     blocks.append(_section(f"*Muted words:* {muted}", _button("Edit muted words", MUTES_ACTION, "edit")))
+    blocks.append(_section(alerts_text(info.alerts)))
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
     blocks.append({"type": "context", "elements": [
         {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"
