@@ -99,3 +99,13 @@ def test_bad_input_is_answered_saying_what_was_wrong(slack):
     assert "You have no alerts" in slack.ask(user, "alerts").text
     echoed = slack.ask(user, "alert remove <@U123> & *this*").text
     assert "&lt;@U123&gt; &amp;" in echoed and "<@U123>" not in echoed
+
+
+def test_forget_counts_the_alerts_and_deletes_them(slack, store):
+    user = new_user()
+    slack.ask(user, "alert graph transformers")
+    slack.ask(user, "alert zebra crossings")
+    assert store.rows_about(user)["alerts"] == 2
+    assert "2 alerts" in slack.ask(user, "forget").text
+    store.forget_person(user)
+    assert "You have no alerts" in slack.ask(user, "alerts").text

@@ -112,3 +112,14 @@ def test_a_persons_snapshot_holds_their_alerts_and_mutes_as_read_alone(any_store
     assert view.get_alerts("U1") == store.get_alerts("U1") == mine
     assert view.get_mutes("U1") == store.get_mutes("U1")
     assert view.get_alerts("U2") == [("other", "other")]
+
+
+def test_forgetting_a_person_deletes_their_alerts_and_an_export_hands_them_over(any_store):
+    store = any_store.for_workspace("T1")
+    store.ensure_person("U1")
+    store.add_alert("U1", "graph", "Graph")
+    store.add_alert("U2", "graph", "graph")
+    assert [(r["key"], r["phrase"]) for r in store.person_rows("U1")["alerts"]] == [("graph", "Graph")]
+    assert store.rows_about("U1")["alerts"] == 1
+    assert store.forget_person("U1")["alerts"] == 1
+    assert store.get_alerts("U1") == [] and store.get_alerts("U2") == [("graph", "graph")]

@@ -26,7 +26,8 @@ def what_goes(stored: Stored) -> str:
     parts = [
         _count(stored.topics, "topic"), _count(stored.feeds, "feed"),
         _count(stored.authors, "followed author"),
-        _count(stored.muted, "muted word"), _count(stored.liked, "liked paper"),
+        _count(stored.muted, "muted word"), _count(stored.alerts, "alert"),
+        _count(stored.liked, "liked paper"),
         _count(stored.disliked, "disliked paper"), _count(stored.saved, "saved paper"),
         _count(stored.shown, "paper shown", "papers shown"), _count(stored.digests, "digest day"),
         # An installation or a channel's settings stay (they are the workspace's); only the name goes.
