@@ -109,6 +109,33 @@ def remove_alert(ctx: Context, user_id: str, text: str) -> str | None:
         return ctx.store.remove_alert(user_id, wanted)
 
 
+def check_alerts(text: str) -> list[str]:
+    """Alerts one a line (Home's form): each tidied and checked (:func:`check_phrase`), each once
+    (by :func:`key`), at most :data:`MAX_ALERTS`. Raises BadArgument saying what was wrong."""
+    phrases: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip():
+            phrase = check_phrase(line)
+            phrases.setdefault(key(phrase), phrase)
+    if len(phrases) > MAX_ALERTS:
+        raise BadArgument(f"You can have at most {MAX_ALERTS} alerts, not {len(phrases)}")
+    return list(phrases.values())
+
+
+def save_alerts(ctx: Context, user_id: str, phrases: list[str]) -> None:
+    """Have exactly these alerts (checked with :func:`check_alerts`): the others removed, the new ones
+    added (one already had keeps its spelling)."""
+    wanted = {key(p) for p in phrases}
+    store = ctx.store
+    with store.transaction():
+        store.lock_person(user_id)
+        for k, _ in store.get_alerts(user_id):
+            if k not in wanted:
+                store.remove_alert(user_id, k)
+        for phrase in phrases:
+            add_alert(ctx, user_id, phrase)
+
+
 def alerts(ctx: Context, user_id: str) -> list[str]:
     """The person's alerts, as typed, oldest first."""
     return [phrase for _, phrase in ctx.store.get_alerts(user_id)]

@@ -10,7 +10,9 @@ import sys
 
 import pytest
 
+from bot.slack.views.home_view import ALERTS_ACTION, ALERTS_BLOCK, ALERTS_VIEW
 from tests.e2e.harness import bot_environment, posts_to, process_environment, user_ids
+from tests.e2e.test_home import click_home, field, homes, next_home, submit, text
 
 new_user = user_ids("UALR")
 
@@ -92,9 +94,9 @@ def test_bad_input_is_answered_saying_what_was_wrong(slack):
         "alert remove": "Say which alert to remove",
         "alerts please": "takes nothing after it",
     }
-    for text, says in answers.items():
-        reply = slack.ask(user, text).text
-        assert says in reply, (text, reply)
+    for typed, says in answers.items():
+        reply = slack.ask(user, typed).text
+        assert says in reply, (typed, reply)
         assert "Traceback" not in reply
     assert "You have no alerts" in slack.ask(user, "alerts").text
     echoed = slack.ask(user, "alert remove <@U123> & *this*").text
@@ -109,3 +111,30 @@ def test_forget_counts_the_alerts_and_deletes_them(slack, store):
     assert "2 alerts" in slack.ask(user, "forget").text
     store.forget_person(user)
     assert "You have no alerts" in slack.ask(user, "alerts").text
+
+
+# -- Home -------------------------------------------------------------------------------------------
+
+def test_home_shows_the_alerts_and_its_form_edits_them(slack, standin, store):
+    user = new_user()
+    slack.ask(user, "alert graph transformers")
+    slack.ask(user, "alert <b>zebra</b> crossings")
+    before = len(standin.wait_for(lambda: homes(standin, user)[1:] and homes(standin, user), what="2 Homes"))
+    slack.event({"type": "app_home_opened", "user": user, "tab": "home", "channel": dm(user)})
+    shown = json.dumps(next_home(standin, user, before), ensure_ascii=False)
+    assert "*Alerts:* graph transformers, &lt;b&gt;zebra&lt;/b&gt; crossings" in shown and "<b>" not in shown
+    form = click_home(slack, standin, user, ALERTS_ACTION, "edit")
+    initial = field(form, ALERTS_BLOCK)["element"]["initial_value"]
+    assert initial == "graph transformers\n<b>zebra</b> crossings"
+    before = len(homes(standin, user))
+    typed = "GRAPH  Transformers\n\nlane keeping\n"
+    assert submit(slack, user, ALERTS_VIEW, {ALERTS_BLOCK: text(typed)}) is None
+    shown = json.dumps(next_home(standin, user, before), ensure_ascii=False)
+    # The alert already had keeps its spelling; the one left out went.
+    assert store.get_alerts(user) == [("graph transformers", "graph transformers"),
+                                      ("lane keeping", "lane keeping")]
+    assert "zebra" not in shown
+    for bad in ("?!", "x" * 101, "\n".join(f"alert {i}" for i in range(21))):
+        ack = submit(slack, user, ALERTS_VIEW, {ALERTS_BLOCK: text(bad)})
+        assert ack is not None and list(ack["errors"]) == [ALERTS_BLOCK], ack
+    assert len(store.get_alerts(user)) == 2

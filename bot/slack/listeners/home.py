@@ -24,6 +24,9 @@ from bot.slack.runtime import Runtime
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.home_tab import SLACK_FAILURES, refresh_home
 from bot.slack.views.home_view import (
+    ALERTS_ACTION,
+    ALERTS_BLOCK,
+    ALERTS_VIEW,
     AUTHORS_ACTION,
     AUTHORS_BLOCK,
     AUTHORS_VIEW,
@@ -46,6 +49,7 @@ from bot.slack.views.home_view import (
     TOPICS_ACTION,
     TOPICS_BLOCK,
     TOPICS_VIEW,
+    alerts_modal,
     authors_modal,
     mutes_modal,
     new_feed_modal,
@@ -55,6 +59,7 @@ from bot.slack.views.home_view import (
     wait_modal,
 )
 from bot.state.context import Context
+from bot.usecases.alerts import alerts, check_alerts, save_alerts
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.feeds import MAIN, MAX_FEED_NAME
 from bot.usecases.interests import Interests, interests
@@ -124,6 +129,7 @@ FORMS: dict[str, Callable[[Context, str, str], dict]] = {
     AUTHORS_ACTION: lambda ctx, user, _: authors_modal(interests(ctx, user).authors),
     MUTES_ACTION: lambda ctx, user, _: mutes_modal(interests(ctx, user).muted),
     SCHEDULE_ACTION: lambda ctx, user, _: schedule_modal(interests(ctx, user)),
+    ALERTS_ACTION: lambda ctx, user, _: alerts_modal(alerts(ctx, user)),
 }
 
 
@@ -224,6 +230,11 @@ def _mutes_form(view: dict):
     return lambda ctx, user: save_mutes(ctx, user, words)
 
 
+def _alerts_form(view: dict):
+    phrases = check_alerts(_value(view, ALERTS_BLOCK) or "")
+    return lambda ctx, user: save_alerts(ctx, user, phrases)
+
+
 def _schedule_form(view: dict):
     kind = _value(view, KIND_BLOCK, "selected_option")
     time = _value(view, TIME_BLOCK, "selected_time")
@@ -249,6 +260,7 @@ SUBMISSIONS: dict[str, tuple[Check, str]] = {
     AUTHORS_VIEW: (_authors_form, AUTHORS_BLOCK),
     MUTES_VIEW: (_mutes_form, MUTES_BLOCK),
     SCHEDULE_VIEW: (_schedule_form, KIND_BLOCK),
+    ALERTS_VIEW: (_alerts_form, ALERTS_BLOCK),
 }
 
 

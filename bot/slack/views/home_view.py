@@ -33,7 +33,8 @@ AUTHORS_ACTION = "home_edit_authors"
 MUTES_ACTION = "home_edit_mutes"
 SCHEDULE_ACTION = "home_edit_schedule"
 ROUND_ACTION = "home_rate_papers"
-HOME_ACTIONS = (TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION)
+ALERTS_ACTION = "home_edit_alerts"
+HOME_ACTIONS = (TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION, ALERTS_ACTION)
 # Buttons in the round's modal (the value is the paper's id).
 ROUND_LIKE, ROUND_DISLIKE = "round_like", "round_dislike"
 
@@ -42,6 +43,7 @@ TOPICS_VIEW, NEW_FEED_VIEW, AUTHORS_VIEW, MUTES_VIEW, SCHEDULE_VIEW, ROUND_VIEW,
     "home_topics", "home_new_feed", "home_authors", "home_mutes", "home_schedule", "home_round", "home_wait")
 TOPICS_BLOCK, FEED_NAME_BLOCK, AUTHORS_BLOCK, MUTES_BLOCK = "topics", "feed_name", "authors", "mutes"
 KIND_BLOCK, TIME_BLOCK, DAY_BLOCK = "schedule_kind", "schedule_time", "schedule_day"
+ALERTS_VIEW, ALERTS_BLOCK = "home_alerts", "alerts"
 INPUT = "value"
 
 MODAL_BLOCKS = 100
@@ -112,11 +114,21 @@ def arrival_text(newest: str | None) -> str:
 
 
 def alerts_text(alerts: list[str]) -> str:
-    """Home's line of the person's alerts (``alert PHRASE``), and how to add or remove one."""
+    """Home's line of the person's alerts (``alert PHRASE``)."""
     if not alerts:
-        return (f"*Alerts:* none; `{COMMAND} alert graph transformers` brings new papers that say it first "
-                "into your digest")
-    return f"*Alerts:* {listed(alerts)} (`{COMMAND} alert remove PHRASE` removes one)"
+        return (f"*Alerts:* none (`{COMMAND} alert graph transformers`: new papers that say it come first "
+                "in your digest)")
+    return f"*Alerts:* {listed(alerts)}"
+
+
+def alerts_modal(phrases: list[str]) -> dict:
+    """Edit the alerts, one a line (20 of 100 characters fit the input)."""
+    return modal(ALERTS_VIEW, "Alerts", [
+        _section("A new paper whose title or abstract says one of these (whole words, any case) comes "
+                 "first in your next digest, whatever its rank; at most 3 a day."),
+        _text_input(ALERTS_BLOCK, "Alerts", "\n".join(phrases), "One phrase a line, e.g. graph transformers. "
+                    "Leave empty for none.", optional=True),
+    ])
 
 
 def home_view(data: HomeData, notice: str | None = None) -> dict:
@@ -142,7 +154,7 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
                            _button("Edit authors", AUTHORS_ACTION, "edit")))
     muted = listed(info.muted) if info.muted else "none"
     blocks.append(_section(f"*Muted words:* {muted}", _button("Edit muted words", MUTES_ACTION, "edit")))
-    blocks.append(_section(alerts_text(info.alerts)))
+    blocks.append(_section(alerts_text(info.alerts), _button("Edit alerts", ALERTS_ACTION, "edit")))
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
     blocks.append({"type": "context", "elements": [
         {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"

@@ -10,6 +10,7 @@ from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
 from bot.slack.views.home_view import (
+    ALERTS_ACTION,
     AUTHORS_ACTION,
     BUTTON_LIMIT,
     INPUT_LIMIT,
@@ -22,6 +23,7 @@ from bot.slack.views.home_view import (
     SCHEDULE_ACTION,
     TOPICS_ACTION,
     TOPICS_BLOCK,
+    alerts_modal,
     arrival_text,
     authors_modal,
     home_view,
@@ -85,17 +87,18 @@ def actions_of(view: dict) -> list[tuple[str, str]]:
 
 def test_home_shows_everything_with_a_button_for_each():
     info = interests(feeds={"robotics": ["grasping"], "theory": ["bandits"]}, authors=["Andrea Bajcsy"],
-                     muted=["blockchain"], digest_weekday=4)
+                     muted=["blockchain"], digest_weekday=4, alerts=["graph transformers"])
     view = home_view(data(info, saved=7))
     check_view(view)
     text = json.dumps(view)
     for seen in ("graph neural networks", "robotics", "grasping", "bandits", "Andrea Bajcsy", "blockchain",
-                 "weekly on Fridays at 08:30 (Europe/Berlin time)", "2 liked, 1 disliked", "and 2 more"):
+                 "*Alerts:* graph transformers", "weekly on Fridays at 08:30 (Europe/Berlin time)",
+                 "2 liked, 1 disliked", "and 2 more"):
         assert seen in text, seen
     assert set(actions_of(view)) == {(TOPICS_ACTION, MAIN), (TOPICS_ACTION, "robotics"),
                                      (TOPICS_ACTION, "theory"), (NEW_FEED_ACTION, "new"),
                                      (AUTHORS_ACTION, "edit"), (MUTES_ACTION, "edit"),
-                                     (SCHEDULE_ACTION, "edit")}
+                                     (SCHEDULE_ACTION, "edit"), (ALERTS_ACTION, "edit")}
 
 
 def test_only_someone_new_is_offered_the_round():
@@ -108,7 +111,7 @@ def test_only_someone_new_is_offered_the_round():
 def test_long_lists_are_cut_to_stay_within_limits_and_everything_is_escaped():
     many = [f"{HOSTILE} topic {i} " + "x" * 60 for i in range(50)]
     info = interests(topics=many, feeds={f"feed{i}": many for i in range(10)}, authors=many, muted=many,
-                     tz=HOSTILE)
+                     tz=HOSTILE, alerts=many[:20])
     view = home_view(data(info, saved=500, new=True), notice="Not saved: " + HOSTILE.replace("<", "&lt;"))
     check_view(view)
     assert "more" in json.dumps(view)
@@ -124,6 +127,8 @@ def test_long_lists_are_cut_to_stay_within_limits_and_everything_is_escaped():
     lambda: authors_modal(["Andrea Bajcsy", HOSTILE]),
     lambda: authors_modal([]),
     lambda: mutes_modal(["blockchain"]),
+    lambda: alerts_modal([]),
+    lambda: alerts_modal([HOSTILE[:100], *(f"{'x' * 95} {i}" for i in range(19))]),  # the most there can be
     lambda: schedule_modal(interests()),
     lambda: schedule_modal(interests(digest_enabled=False, digest_time=None, tz=None)),
     lambda: schedule_modal(interests(digest_weekday=6, tz=HOSTILE * 20)),
