@@ -11,7 +11,15 @@ import pytest
 
 from bot.errors import BadArgument
 from bot.usecases import follow, record_feedback
-from bot.usecases.alerts import MAX_ALERTS, add_alert, alerts, check_phrase, remove_alert
+from bot.usecases.alerts import (
+    MAX_ALERTS,
+    add_alert,
+    alerts,
+    check_alerts,
+    check_phrase,
+    remove_alert,
+    save_alerts,
+)
 from bot.usecases.digests.choose import build_digest, choose_papers
 from bot.usecases.mutes import mute
 from bot.usecases.saved import save
@@ -137,3 +145,27 @@ def test_an_old_paper_is_no_alert_paper(app):
     add_papers(app, zebra(1))
     later = TODAY + timedelta(days=3)  # its first digest's window (a day) has passed
     assert not [r for r in choose_papers(app, "U1", today=later) if r.paper.id.startswith("zebra")]
+
+
+def test_a_weekly_digest_holds_at_most_three_of_the_weeks_alert_papers(app):
+    follow(app, "U1", "feline cats kittens whiskers")
+    add_alert(app, "U1", "zebra crossings")
+    app.store.set_digest_weekday("U1", 4)
+    add_papers(app, *(zebra(i) for i in range(5)))
+    later = TODAY + timedelta(days=5)  # within a weekly digest's first window, past a daily one's
+    recs = choose_papers(app, "U1", today=later)
+    assert [r.reason for r in recs[:3]] == ["Matches your alert “zebra crossings”"] * 3
+    assert not [r for r in recs[3:] if r.paper.id.startswith("zebra")]
+
+
+def test_the_home_form_sets_exactly_its_alerts(app):
+    add_alert(app, "U1", "Graph transformers")
+    add_alert(app, "U1", "diffusion")
+    save_alerts(app, "U1", check_alerts("graph  TRANSFORMERS\n\n lane keeping \ngraph transformers"))
+    assert alerts(app, "U1") == ["Graph transformers", "lane keeping"]
+    with pytest.raises(BadArgument, match="at most 20 alerts"):
+        check_alerts("\n".join(f"alert {i}" for i in range(21)))
+    with pytest.raises(BadArgument, match="no letters or digits"):
+        check_alerts("fine\n?!")
+    save_alerts(app, "U1", check_alerts(""))
+    assert alerts(app, "U1") == []
