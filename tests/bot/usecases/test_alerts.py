@@ -24,17 +24,9 @@ from bot.usecases.digests.choose import build_digest, choose_papers
 from bot.usecases.mutes import mute
 from bot.usecases.saved import save
 from storage import Paper
+from tests.bot.usecases.test_picking import add_papers, ids
 
 TODAY = datetime.now(UTC).date()
-
-
-def ids(recs):
-    return [r.paper.id for r in recs]
-
-
-def add_papers(ctx, *papers):
-    ctx.store.upsert_papers(list(papers))
-    ctx.engine.refresh()
 
 
 def zebra(i: int, **fields) -> Paper:
