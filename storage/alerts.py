@@ -16,15 +16,14 @@ LIST = "select key, phrase from alerts where ws = ? and user_id = ? order by add
 ADD = ("insert into alerts (ws, user_id, key, phrase, added_at) values (?, ?, ?, ?, ?)"
        " on conflict (ws, user_id, key) do nothing")
 REMOVE = "delete from alerts where ws = ? and user_id = ? and key = ? returning phrase"
-#: The papers holding any phrase (``{matches}``, the dialect's relation) added since the person's latest
-#: digest of an earlier day began (``>=``: a paper of that very second may have come after its choice),
-#: else since the first digest's window, and never before the oldest moment asked.
+#: The papers holding any phrase (``{matches}``, the dialect's relation of those added since the oldest
+#: moment asked) added since the person's latest digest of an earlier day began (``>=``: a paper of that
+#: very second may have come after its choice), else since the first digest's window.
 NEW_MATCHES = (
     "select p.id, coalesce(p.title, ''), coalesce(p.abstract, ''), p.added_at from papers p"
     " where p.id in (select paper_id from {matches})"
     " and p.added_at >= coalesce((select max(d.started_at) from digests d"
-    "  where d.ws = ? and d.user_id = ? and d.local_date < ?), ?)"
-    " and p.added_at >= ?")
+    "  where d.ws = ? and d.user_id = ? and d.local_date < ?), ?)")
 #: A person's muted words (kind 0) and alerts (kind 1) in one read, each ordered as its own method orders
 #: it: what a snapshot read one table at a time (SQLite) reads of both.
 MUTES_AND_ALERTS = ("select 0, word, '', added_at from mutes where ws = ? and user_id = ?"
@@ -42,7 +41,7 @@ class Alerts(Shared):
     def get_alerts(self, user_id: str) -> list[tuple[str, str]]:
         return [(key, phrase) for key, phrase in self._sql.all(LIST, [self._ws, user_id])]
 
-    def mutes_and_alerts(self, user_id: str) -> tuple[list[str], list[tuple[str, str]]]:
+    def _mutes_and_alerts(self, user_id: str) -> tuple[list[str], list[tuple[str, str]]]:
         """:meth:`storage.Store.get_mutes` and :meth:`storage.Store.get_alerts` of a person in one
         statement (a person's snapshot on a backend that reads it a table at a time)."""
         mutes, alerts = [], []
@@ -67,10 +66,10 @@ class Alerts(Shared):
         found = list(dict.fromkeys(p for p in (words(phrase) for phrase in phrases) if p))
         if not found:
             return []
-        matches, args = self._sql.text_matches(found, False)
-        # ``matches`` is the dialect's own relation; the phrases are its arguments.
+        matches, args = self._sql.new_text_matches(found, oldest)
+        # ``matches`` is the dialect's own relation; the phrases and the moment are its arguments.
         rows = self._sql.all(NEW_MATCHES.format(matches=matches),
-                             [*args, self._ws, user_id, before_day, first_since, oldest])
+                             [*args, self._ws, user_id, before_day, first_since])
         return [(pid, title, abstract, added) for pid, title, abstract, added in rows]
 
     def count_shown_with_reason(self, user_id: str, since: str, prefix: str) -> int:

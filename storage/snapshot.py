@@ -101,7 +101,7 @@ class Snapshots:
         # The person's rows that :class:`PersonView` answers from; a store that can read them in one round
         # trip overrides this (PostgreSQL), SQLite reads them one table at a time, in process.
         store: Any = self
-        mutes, alerts = store.mutes_and_alerts(user_id)  # one statement: a digest run's cost stays
+        mutes, alerts = store._mutes_and_alerts(user_id)  # one statement: a digest run's cost stays
         return PersonSnapshot(
             user_id, store.get_person(user_id), store.get_topics(user_id), store.get_feedback(user_id),
             store.get_feeds(user_id), store.get_followed_authors(user_id), mutes,
