@@ -24,8 +24,7 @@ from bot.slack.delivery.files import upload_to_dm
 from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, quoted
-from bot.slack.subcommands import alerts as alert_commands
+from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, alert_commands, quoted
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.forget import NOTHING as FORGET_NOTHING

@@ -1,12 +1,12 @@
-"""`/papers alert …` and `alerts` (bot/slack/subcommands/alerts.py): parsed without the database, a wrong
-argument answered with what was wrong; the replies echo every phrase escaped."""
+"""`/papers alert …` and `alerts` (bot/slack/subcommands/alert_commands.py): parsed without the database, a
+wrong argument answered with what was wrong; the replies echo every phrase escaped."""
 
 from __future__ import annotations
 
 import pytest
 
 from bot.errors import BadArgument
-from bot.slack.subcommands.alerts import AlertCommand, reply_alert
+from bot.slack.subcommands.alert_commands import AlertCommand, reply_alert
 from bot.slack.subcommands.personal import REGISTRY
 
 
