@@ -114,12 +114,13 @@ def left_out(ctx: Context, user_id: str) -> set[str]:
     return store.shown_paper_ids(user_id) | store.saved_paper_ids(user_id) | rated | muted_ids(ctx, user_id)
 
 
-def wants(ctx: Context, user_id: str, now: datetime | None = None) -> Wants | None:
+def wants(ctx: Context, user_id: str, now: datetime | None = None, alerts: bool = False) -> Wants | None:
     """What picking needs of a person (see :class:`Wants`); None when they follow nothing at all (no
-    topic, no feed, no like, no author, no alert)."""
+    topic, no feed, no like, no author; with ``alerts``, for a digest, the one path alerts reach: no
+    alert either)."""
     feeds = [f for f in feed_profiles(ctx, user_id, profile_for(ctx, user_id, now)) if not f.profile.is_empty]
     follows_authors = bool(ctx.store.get_followed_authors(user_id))
-    has_alerts = bool(ctx.store.get_alerts(user_id))
+    has_alerts = alerts and bool(ctx.store.get_alerts(user_id))
     if not feeds and not follows_authors and not has_alerts:
         return None
     return Wants(user_id, feeds, follows_authors, left_out(ctx, user_id), has_alerts)

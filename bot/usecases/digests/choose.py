@@ -235,7 +235,7 @@ class Chooser:
         self._people[user_id] = ctx.store.get_person(user_id)  # under self._lock: choose's hold of it
         weekly = self.weekly(user_id)
         n, days = (WEEKLY_SIZE * self.n, WEEK_DAYS) if weekly else (self.n, RECENT_DAYS)
-        who = wants(ctx, user_id)
+        who = wants(ctx, user_id, alerts=True)
         if who is None:
             return None
         # An alert's new papers take places first, whatever their rank; the authors' come next.

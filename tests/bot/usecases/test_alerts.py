@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.errors import BadArgument
-from bot.usecases import follow, record_feedback
+from bot.errors import BadArgument, NoInterests
+from bot.usecases import follow, recommend, record_feedback
 from bot.usecases.alerts import (
     MAX_ALERTS,
     add_alert,
@@ -161,3 +161,12 @@ def test_the_home_form_sets_exactly_its_alerts(app):
         check_alerts("fine\n?!")
     save_alerts(app, "U1", check_alerts(""))
     assert alerts(app, "U1") == []
+
+
+def test_alerts_reach_digests_only_someone_with_alerts_alone_is_asked_to_follow_something_first(app):
+    add_alert(app, "U1", "zebra crossings")
+    add_papers(app, zebra(1))
+    with pytest.raises(NoInterests):
+        recommend(app, "U1", 3, remember=False)
+    follow(app, "U1", "feline cats kittens whiskers")
+    assert not [r for r in recommend(app, "U1", 3, remember=False) if r.paper.id.startswith("zebra")]
