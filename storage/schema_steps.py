@@ -390,4 +390,12 @@ STEPS: list[Step] = [
         AddColumn("people", Column("digest_quiet", "integer", not_null=True, default=0)),
         CreateIndex("papers", ("added_at",)),
     )),
+    # Issue 27: a workspace's own settings (one row per workspace, written only when changed: no row is
+    # the defaults); ``social`` 1 lets paper messages say how many people here saved the paper. Those
+    # counts are read by paper, so saves get an index that leads with the paper.
+    Step("m026_workspace_settings", (
+        CreateTable("workspace_settings", (_key("ws"), Column("social", "integer", not_null=True, default=1),
+                                           Column("updated_at")), ("ws",)),
+        CreateIndex("saved", ("ws", "paper_id")),
+    )),
 ]

@@ -285,6 +285,12 @@ class Store(Protocol):
         most-saved, then the latest; at most ``limit``. Channels count for nothing. Never who."""
         ...
 
+    def shown_saved_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
+        """How many people of this workspace saved each of ``paper_ids`` (a paper none saved is left out):
+        what its paper messages may say, so nothing at all where the workspace turned these counts off
+        (:meth:`set_social_counts`). Never who; one statement however many papers."""
+        ...
+
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:
         """Every row about a person, per personal table, and every row of the workspace's naming them (an
         installation they made, a channel they set up: :data:`~storage.tables.NAMING_COLUMNS`), each row
@@ -350,7 +356,16 @@ class Store(Protocol):
 
     def workspaces(self) -> list[WorkspaceSummary]:
         """Every workspace with an installation or a person, by key: its latest installation, how many
-        people, and when its latest digest finished."""
+        people, when its latest digest finished, and whether it shows saved counts."""
+        ...
+
+    def social_counts_on(self) -> bool:
+        """Whether this workspace's paper messages say how many people here saved the paper (on unless
+        :meth:`set_social_counts` turned it off)."""
+        ...
+
+    def set_social_counts(self, on: bool, at: str) -> None:
+        """Turn this workspace's saved counts on or off; ``at``: when (ISO UTC)."""
         ...
 
     # -- installations and OAuth states (shared) -------------------------------------------------

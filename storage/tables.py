@@ -50,6 +50,8 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     # it out on the other database, in the same order.
     "inbox": ("seq", "ws", "key", "kind", "subject", "payload", "received_at", "status", "owner",
               "lease_until", "attempts", "error", "finished_at"),
+    # A workspace's settings, where it changed one (`paperbot workspaces set`).
+    "workspace_settings": ("ws", "social", "updated_at"),
 }
 
 #: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
@@ -67,7 +69,7 @@ def derived(table: str) -> bool:
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
-                    "trending_posts", "inbox")
+                    "trending_posts", "inbox", "workspace_settings")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
@@ -108,7 +110,7 @@ KEYS: dict[str, str] = {
     "feedback_counters": "ws", "saved": "ws, user_id, paper_id", "feed_topics": "ws, user_id, feed, topic",
     "followed_authors": "ws, user_id, key", "mutes": "ws, user_id, word",
     "feed_papers": "ws, user_id, paper_id", "channels": "ws, channel_id",
-    "trending_posts": "ws, channel_id, week", "inbox": "seq",
+    "trending_posts": "ws, channel_id, week", "inbox": "seq", "workspace_settings": "ws",
 }
 
 
