@@ -39,7 +39,7 @@ NO_TOPICS = (f"This channel follows no topics yet, so there is nothing to vote o
              f"TOPICS` gives it papers of its own, then `{POLL}` starts a poll.")
 NONE_OPEN = f"No poll is open here. `{POLL}` starts one."
 OUTAGE = "Sorry, Slack isn't answering right now, so no poll was posted. Please try again in a few minutes."
-_NUMBER = re.compile(r"[+-]?\d{1,6}")
+_NUMBER = re.compile(r"[+-]?[0-9]{1,6}")
 
 
 @dataclass(frozen=True)
