@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from bot.errors import BadArgument
@@ -26,6 +26,9 @@ from storage.moments import iso_utc
 from storage.polls import PollRecord
 
 MIN_PAPERS, MAX_PAPERS, DEFAULT_PAPERS = 2, 6, 4
+#: An open poll still without a message this long after it was opened was never posted (whoever opened it
+#: stopped before Slack had it): it no longer keeps the channel from opening one.
+UNPOSTED = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -108,10 +111,13 @@ def open_poll(ctx: Context, channel_id: str, n: int, post: Callable[[Poll], str]
     its message and returns its ts; when it raises, nothing is kept (the poll is dropped) and the error
     goes on. Raises NoInterests for a channel that follows nothing, NoPapers before any paper."""
     check_size(n)
+    now = now or datetime.now(UTC)
     existing = ctx.store.open_poll(channel_id)
+    if existing is not None and _unposted(existing, now):
+        ctx.store.drop_poll(existing.poll_id)
+        existing = None
     if existing is not None:
         return Opened("busy", poll_of(ctx, existing))
-    now = now or datetime.now(UTC)
     recs = choose_papers(ctx, channel_id, n, today=local_today(ctx, channel_id, now))[:n]
     if len(recs) < MIN_PAPERS:
         return Opened("too-few", found=len(recs))
@@ -130,6 +136,14 @@ def open_poll(ctx: Context, channel_id: str, n: int, post: Callable[[Poll], str]
     for rec in recs:  # shown in the channel, but as no paper message of its own (reactions on it mean none)
         remember_shown(ctx, channel_id, rec, channel=channel_id)
     return Opened("opened", replace(poll, message_ts=message_ts))
+
+
+def _unposted(record: PollRecord, now: datetime) -> bool:
+    """Whether an open poll was never posted (see :data:`UNPOSTED`)."""
+    if record.message_ts is not None or not record.opened_at:
+        return False
+    opened = datetime.fromisoformat(record.opened_at)
+    return now - (opened if opened.tzinfo else opened.replace(tzinfo=UTC)) > UNPOSTED
 
 
 def poll_of(ctx: Context, record: PollRecord) -> Poll:
@@ -159,12 +173,15 @@ def poll_version(ctx: Context, poll_id: str) -> int:
 
 
 def vote(ctx: Context, channel_id: str, poll_id: str, user_id: str, paper_id: str,
-         now: datetime | None = None) -> Voted:
+         now: datetime | None = None, message_ts: str | None = None) -> Voted:
     """Record a person's vote for a paper of an open poll of this channel (theirs replaced, if they had
-    one); nothing is stored for a closed poll, nor for a poll or paper that isn't one."""
+    one); nothing is stored for a closed poll, nor for a poll or paper that isn't one. ``message_ts``:
+    the message the vote was cast on, kept for a poll whose opener stopped before recording it."""
     record = ctx.store.get_poll(poll_id)
     if record is None or record.channel_id != channel_id or paper_id not in record.papers:
         return Voted("unknown")
+    if record.message_ts is None and message_ts:
+        ctx.store.set_poll_message(poll_id, message_ts)
     if record.status != "open":
         return Voted("closed", poll_of(ctx, record))
     with ctx.store.transaction():

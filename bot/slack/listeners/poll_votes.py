@@ -40,13 +40,14 @@ def register(app: App, runtime: Runtime) -> None:
         user = body["user"]["id"]
         container, where = body.get("container") or {}, body.get("channel") or {}
         channel = container.get("channel_id") or where.get("id") or ""
+        message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
         named = voted_for(action.get("value") or "")
 
         def work(rt: Runtime) -> None:
             voted = Voted("unknown")
             if named is not None:
                 poll_id, paper_id = named
-                voted = vote(rt.ctx, channel, poll_id, user, paper_id)
+                voted = vote(rt.ctx, channel, poll_id, user, paper_id, message_ts=message_ts)
             if voted.status == "voted" and voted.poll is not None:
                 show_poll(rt.ctx, client, voted.poll.poll_id)  # before the answer: it then shows their vote
             respond(text=vote_reply(voted), response_type="ephemeral", replace_original=False)

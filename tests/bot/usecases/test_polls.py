@@ -4,11 +4,23 @@ better-ranked, nobody voting: the first-ranked), and a post that fails leaving n
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from bot.errors import BadArgument, NoInterests, Outage
 from bot.usecases.channel_subjects import follow_in_channel
-from bot.usecases.polls import Poll, close_poll, find_poll, open_poll, vote, winner_of, winner_posted
+from bot.usecases.polls import (
+    UNPOSTED,
+    Poll,
+    close_poll,
+    find_poll,
+    open_poll,
+    vote,
+    winner_of,
+    winner_posted,
+)
+from storage.moments import iso_utc
 
 CHANNEL = "C0READING"
 
@@ -107,3 +119,17 @@ def test_the_winner_has_most_votes_a_tie_goes_to_the_better_ranked_and_no_votes_
     stored = channel.store.get_poll(poll.poll_id)
     assert (stored.winner, stored.winner_ts, stored.status) == (ids[2], "1700000000.000900", "closed")
     assert channel.store.paper_for_message(CHANNEL, "1700000000.000900") == (CHANNEL, ids[2])
+
+
+def test_a_poll_its_opener_never_posted_is_dropped_after_a_while_and_a_vote_names_its_message(channel):
+    now = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+    stuck = channel.store.start_poll(CHANNEL, ["cats-0", "cats-1"], iso_utc(now))  # opener died here
+    assert open_poll(channel, CHANNEL, 3, Posts(), now=now + timedelta(minutes=1)).status == "busy"
+    # Its message did go out: a vote on it tells where, and the counts can be shown there.
+    voted = vote(channel, CHANNEL, stuck, "U1", "cats-1", message_ts="1700000000.000042")
+    assert voted.status == "voted" and voted.poll.message_ts == "1700000000.000042"
+    close_poll(channel, CHANNEL)
+    never = channel.store.start_poll(CHANNEL, ["cats-2", "cats-3"], iso_utc(now))
+    opened = open_poll(channel, CHANNEL, 3, Posts(), now=now + UNPOSTED + timedelta(seconds=1))
+    assert opened.status == "opened" and opened.poll.poll_id != never
+    assert channel.store.get_poll(never) is None
