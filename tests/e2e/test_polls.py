@@ -173,7 +173,7 @@ def test_votes_at_once_leave_the_message_showing_the_stored_counts(slack, standi
                 ":ballot_box_with_ballot: 2 votes", ":ballot_box_with_ballot: no votes"]
     assert counts_shown(standin, channel, ts) == expected
     closed = ask_in(slack, user, "channel poll close", channel).text
-    assert "won with 3 votes of 8 (a tie, so the better-ranked paper)" in closed
+    assert "won with 3 votes of 8 (tied: the better-ranked paper wins a tie)" in closed
     assert query(store, "select winner from polls where ws = ? and message_ts = ?",
                  [TEAM_ID, ts]) == [{"winner": choices[0][1]}]
 

@@ -62,8 +62,8 @@ def parse_poll(arg: str) -> PollCommand:
         n = int(word)
         if MIN_PAPERS <= n <= MAX_PAPERS:
             return PollCommand("open", n)
-        raise BadArgument(f"A poll has {MIN_PAPERS} to {MAX_PAPERS} papers, not {n}: say `{POLL} "
-                          f"{DEFAULT_PAPERS}`, say, or `{POLL}` for {DEFAULT_PAPERS}.")
+        raise BadArgument(f"A poll has {MIN_PAPERS} to {MAX_PAPERS} papers, not {n}: `{POLL} 3`, for "
+                          f"instance, or `{POLL}` alone for {DEFAULT_PAPERS}.")
     raise BadArgument(f"Say `{POLL}` ({DEFAULT_PAPERS} papers), `{POLL} 3` ({MIN_PAPERS} to {MAX_PAPERS}) or "
                       f"`{POLL} close`, not “{shorten(word, 40)}”.")
 
@@ -128,4 +128,4 @@ def _result(closed: Closed) -> str:
         return f"nobody voted, so the winner is its top-ranked paper, “{title}”"
     tied = sum(1 for c in closed.poll.choices if c.votes == winner.votes) > 1
     return (f"“{title}” won with {votes_text(winner.votes)} of {closed.poll.total}"
-            + (" (a tie, so the better-ranked paper)" if tied else ""))
+            + (" (tied: the better-ranked paper wins a tie)" if tied else ""))
