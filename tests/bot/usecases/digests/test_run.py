@@ -762,8 +762,8 @@ def test_a_run_scores_only_the_digests_it_claimed(two_processes, monkeypatch):
         assert claim_digest(b, f"U{i}", DAY, "b:2:2", Clock(now), ALIVE) is not None
     scored = []
     real = digest.wants
-    monkeypatch.setattr(digest, "wants",
-                        lambda ctx, user, *rest: scored.append(user) or real(ctx, user, *rest))
+    monkeypatch.setattr(digest, "wants", lambda ctx, user, *rest, **named: scored.append(user)
+                        or real(ctx, user, *rest, **named))
     courier = recorder()
     run = send_due_digests(a, now, courier.courier(), owner="a:1:1", clock=Clock(now), alive=ALIVE)
     assert sorted((o.user_id, o.status) for o in run.outcomes) == [
