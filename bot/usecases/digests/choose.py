@@ -155,8 +155,7 @@ class Chooser:
         if isinstance(chosen, Exception):
             raise chosen
         person, sections = chosen
-        every = [*person.first, *(pid for s in sections for pid, _ in s.picks)]
-        shown = self.ctx.store.shown_among(user_id, every)  # since scored: not again
+        shown = self.ctx.store.shown_among(user_id, _picked(person, sections))  # since scored: not again
         alerts = [a for a in person.alerts if a.paper_id not in shown]
         authors = [a for a in person.authors if a.paper_id not in shown]
         for section in sections:
@@ -253,8 +252,8 @@ class Chooser:
 
 
 def _picked(person: _Person, sections: list[Section]) -> list[str]:
-    """Every paper scoring chose for a person: their followed authors' and each section's."""
-    return [a.paper_id for a in person.authors] + [pid for s in sections for pid, _ in s.picks]
+    """Every paper scoring chose for a person: their alerts', their followed authors' and each section's."""
+    return [*person.first, *(pid for s in sections for pid, _ in s.picks)]
 
 
 def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: _Person,

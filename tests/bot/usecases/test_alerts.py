@@ -170,3 +170,13 @@ def test_alerts_reach_digests_only_someone_with_alerts_alone_is_asked_to_follow_
         recommend(app, "U1", 3, remember=False)
     follow(app, "U1", "feline cats kittens whiskers")
     assert not [r for r in recommend(app, "U1", 3, remember=False) if r.paper.id.startswith("zebra")]
+
+
+def test_an_alert_paper_says_how_many_here_saved_it_like_any_other(app):
+    follow(app, "U1", "feline cats kittens whiskers")
+    add_alert(app, "U1", "zebra crossings")
+    add_papers(app, zebra(1))
+    for other in ("U2", "U3"):
+        save(app, other, "zebra-1")
+    first = choose_papers(app, "U1")[0]
+    assert (first.paper.id, first.saved_by) == ("zebra-1", 2)
