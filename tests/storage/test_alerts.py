@@ -123,3 +123,10 @@ def test_forgetting_a_person_deletes_their_alerts_and_an_export_hands_them_over(
     assert store.rows_about("U1")["alerts"] == 1
     assert store.forget_person("U1")["alerts"] == 1
     assert store.get_alerts("U1") == [] and store.get_alerts("U2") == [("graph", "graph")]
+
+
+def test_no_phrase_speaks_the_index_s_own_syntax(papers):
+    for phrase in ['"graph', 'NEAR(graph data)', 'graph* OR data', "graph:* & !data", "AND OR NOT"]:
+        found = papers.new_papers_saying("U1", [phrase], TODAY, LONG_AGO, LONG_AGO)
+        assert isinstance(found, list), phrase
+    assert ids(papers.new_papers_saying("U1", ['"Graph" -- data!'], TODAY, LONG_AGO, LONG_AGO)) == {"p-rev"}
