@@ -54,6 +54,7 @@ from storage.digests import Digests
 from storage.errors import StorageError
 from storage.fulltext import FullText
 from storage.inbox import Inbox
+from storage.library_imports import LibraryImports
 from storage.models import Feedback, Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
@@ -84,7 +85,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Store):
+                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, LibraryImports, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

@@ -390,4 +390,15 @@ STEPS: list[Step] = [
         AddColumn("people", Column("digest_quiet", "integer", not_null=True, default=0)),
         CreateIndex("papers", ("added_at",)),
     )),
+    # Issue 27: a library export (.bib, .ris, Zotero CSV) shared in paperbot's DM, read once per (workspace,
+    # person, Slack file id): both events of one share race to insert the row and one wins. ``status`` is
+    # "running" (since ``started_at``), then "done", "refused" (too big, another kind, no export) or
+    # "failed" (a download or a database failure: the same file may be tried again); ``counts`` is the
+    # reply's numbers as JSON.
+    Step("m029_library_imports", (
+        CreateTable("library_imports", (_key("ws"), _key("user_id"), _key("file_id"), _key("status"),
+                                        _key("started_at"), Column("finished_at"), Column("counts"),
+                                        Column("error")),
+                    ("ws", "user_id", "file_id")),
+    )),
 ]

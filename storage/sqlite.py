@@ -26,6 +26,7 @@ from storage.digests import Digests
 from storage.errors import StorageError, StoreBusy, translated
 from storage.fulltext import FullText
 from storage.inbox import Inbox
+from storage.library_imports import LibraryImports
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
@@ -47,7 +48,7 @@ BUSY_SECONDS = 90
 
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                  SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Store):
+                  SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, LibraryImports, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -25,6 +25,8 @@ from storage.models import (
     LeaseEnd,
     LeaseKindName,
     LeaseTaken,
+    LibraryImport,
+    LibraryImportStatus,
     Paper,
     Person,
     SavedPaper,
@@ -128,6 +130,12 @@ class Store(Protocol):
     def find_paper_by_doi(self, doi: str) -> Paper | None:
         """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
         or None."""
+        ...
+
+    def match_papers(self, papers: Sequence[Paper]) -> list[str | None]:
+        """For each of ``papers``, the id of the stored paper it is the same paper as (the one
+        :meth:`upsert_papers` would merge it into: by id or alias, arXiv id, DOI, or normalised title
+        with an author surname in common), or None; nothing is written."""
         ...
 
     def papers_merged_since(self, seq: int) -> list[str]:
@@ -831,4 +839,24 @@ class Store(Protocol):
 
     def inbox_item(self, ws: str, key: str) -> InboxItem | None:
         """The item keyed ``key`` in workspace ``ws``, or None."""
+        ...
+
+    # -- library imports -------------------------------------------------------------------------
+
+    def claim_library_import(self, user_id: str, file_id: str, at: str, failed_before: str,
+                             running_before: str) -> bool:
+        """Claim the reading of a person's shared file ``file_id`` (Slack's id), as "running" since ``at``
+        (ISO UTC): True for exactly one of racing claims. A file claimed before is claimed again only when
+        its read failed before ``failed_before`` or has been running since before ``running_before``."""
+        ...
+
+    def finish_library_import(self, user_id: str, file_id: str, started_at: str,
+                              status: LibraryImportStatus, at: str, counts: Mapping[str, int] | None = None,
+                              error: str | None = None) -> bool:
+        """Say how the read claimed at ``started_at`` ended (not "running"), with the reply's counts or the
+        error; False when that claim is no longer the file's (taken over, or forgotten)."""
+        ...
+
+    def library_import(self, user_id: str, file_id: str) -> LibraryImport | None:
+        """A person's import of file ``file_id``, or None."""
         ...
