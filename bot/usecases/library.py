@@ -1,7 +1,8 @@
-"""Bring your library: a person's reference-manager export (read by :mod:`bot.sources.library`) becomes
-their seed. Each entry is matched to a stored paper (by id, arXiv id, DOI, or title with an author in
-common: the ingest's own rules, :mod:`storage.identity`), entries paperbot lacks are stored as new
-papers, and every one of them is liked by the person, as a 👍 would, except a paper they had disliked.
+"""Bring your library: a person's reference-manager export (read by
+:mod:`bot.sources.library_exports`) becomes their seed. Each entry is matched to a stored paper (by id,
+arXiv id, DOI, or title with an author in common: the ingest's own rules, :mod:`storage.identity`),
+entries paperbot lacks are stored as new papers, and every one of them is liked by the person, as a 👍
+would, except a paper they had disliked.
 
 The file is read once per person (a claim in the database: Slack sends two events for one share, and
 several processes may hear them); a read that failed may be tried again a minute later.
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from bot.sources.library import DUPLICATE, NO_TITLE_OR_ID, UNREADABLE, LibraryEntry
+from bot.sources.library_exports import DUPLICATE, NO_TITLE_OR_ID, UNREADABLE, LibraryEntry
 from bot.sources.records import Rejected
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE
@@ -35,7 +36,7 @@ RETRY_AFTER = timedelta(minutes=1)
 #: A read still "running" after this was left by a process that died: another may take it over.
 ABANDONED_AFTER = timedelta(minutes=15)
 
-#: The reasons an entry is skipped, besides the reader's (:mod:`bot.sources.library`).
+#: The reasons an entry is skipped, besides the reader's (:mod:`bot.sources.library_exports`).
 DISLIKED = "you had marked it 👎"
 NOT_STORED = "no title, and paperbot doesn't have it"
 #: Every reason a reply counts, in the order it lists them.

@@ -99,6 +99,9 @@ def test_the_app_handles_every_subscribed_event_and_the_command(slack_bot):
                         "links": [{"domain": "example.org", "url": "https://example.org/x"}]},
         "message.im": {"type": "message", "channel_type": "im", "user": "U1", "channel": "D1",
                        "text": "", "ts": "1.2"},
+        # In a channel, not the DM: handled (and left alone).
+        "file_shared": {"type": "file_shared", "channel_id": "C1", "file_id": "F1", "user_id": "U1",
+                        "file": {"id": "F1"}, "event_ts": "1.3"},
     }
     assert set(samples) == set(manifest.BOT_EVENTS)
     for i, (name, event) in enumerate(samples.items()):

@@ -5,7 +5,7 @@ a file read once per person; on both backends."""
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.sources.library import DUPLICATE, NO_TITLE_OR_ID, UNREADABLE, read_library
+from bot.sources.library_exports import DUPLICATE, NO_TITLE_OR_ID, UNREADABLE, read_library
 from bot.usecases.feedback import record_feedback
 from bot.usecases.library import DISLIKED, NOT_STORED, claim_import, finish_import, import_library
 from storage import Paper

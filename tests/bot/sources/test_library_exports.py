@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sources.library import (
+from bot.sources.library_exports import (
     DUPLICATE,
     NO_TITLE_OR_ID,
     UNREADABLE,
