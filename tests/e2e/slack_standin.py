@@ -126,8 +126,10 @@ class SlackStandIn:
         self.workspaces: dict[str, Workspace] = {}  # by key
         self.files: dict[str, dict] = {}  # file id -> its upload: filename, length, content, title, channel
         self.shared: dict[str, dict] = {}  # file id -> a file a person shared (share_file)
-        #: The tokens a shared file's download accepts; None: any bot token the stand-in accepts.
+        #: The tokens a shared file's download accepts; None: the bot tokens ``auth.test`` has answered
+        #: for and those ``oauth.v2.access`` handed out (any other gets 403).
         self.download_tokens: set[str] | None = None
+        self._bot_tokens: set[str] = set()
         self.views: dict[str, dict] = {}  # view id -> the modal views.open / views.update last gave it
         #: The scopes every Web API answer says a token was granted (its ``x-oauth-scopes`` header, as
         #: Slack sends it): the manifest's by default, per token in ``token_scopes``; None sends no header.
@@ -263,6 +265,7 @@ class SlackStandIn:
 
     def _auth_test(self, token: str) -> dict:
         with self._lock:
+            self._bot_tokens.add(token)
             workspace = next((w for w in self.workspaces.values() if w.token == token), None)
         if workspace is None:  # the one-workspace tests' token
             return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
@@ -548,10 +551,11 @@ class SlackStandIn:
         with self._lock:
             found = self.shared.get(path[len(DOWNLOAD_PATH):].split("/", 1)[0])
             allowed = self.download_tokens
+            if allowed is None:
+                allowed = self._bot_tokens | {w.token for w in self.workspaces.values()}
         if found is None:
             return 404, b"not found"
-        if not token.startswith("xoxb-") or self._token_problem(token) or (allowed is not None
-                                                                            and token not in allowed):
+        if token not in allowed or self._token_problem(token):
             return 403, b"forbidden"
         return 200, found["content"]
 
