@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from bot.presentation.paper_view import shown_abstract, title_url
 from bot.slack.manifest import COMMAND
+from bot.slack.views.library import HOME_LINE as LIBRARY_LINE
 from bot.slack.views.messages import (
     HOME_BLOCKS,
     SECTION_LIMIT,
@@ -149,6 +150,7 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
         blocks.append(_section("*Saved papers:* none yet; click Save on a paper I send you."))
     blocks.append({"type": "divider"})
     blocks.append(_section(HOW_TO))
+    blocks.append(_section(LIBRARY_LINE))
     return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
 
 

@@ -9,6 +9,10 @@ from bot.usecases.library import MAX_BYTES, REASONS, LibraryReport
 #: How long a file's name may read in an answer (names are the person's own text: escaped and cut).
 NAME_LIMIT = 80
 HELP = " Type `help` for everything I understand."
+#: Home's line about it (:mod:`bot.slack.views.home_view`).
+HOME_LINE = ("*Bring your library:* drop a `.bib`, `.ris` or Zotero CSV export (up to 5 MB) in our DM: each "
+             "paper in it becomes a :+1: of yours (new ones are added), so your first digest already knows "
+             "what you read.")
 
 
 def _name(name: str) -> str:
