@@ -27,6 +27,7 @@ from bot.errors import SourceError
 from bot.sources.arxiv_ids import find_arxiv_ids
 from bot.sources.normalize import build_paper, collapse_ws, parse_arxiv_id, stable_id
 from bot.sources.records import BadRecord, Rejected
+from bot.sources.tabular import csv_header, csv_records
 from storage.identity import normal_doi
 from storage.models import Paper
 
@@ -267,31 +268,21 @@ _ZOTERO = {"title": "title", "author": "author", "doi": "doi", "url": "url", "ab
 def _read_zotero_csv(text: str) -> Iterator[LibraryEntry | Rejected]:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
-        header = [name.strip().lower() for name in next(reader)]
-    except StopIteration:
-        return
+        header = csv_header(reader)
     except csv.Error as exc:
         raise NotALibrary(f"its first line is no CSV header ({exc})") from exc
+    if header is None:
+        return
     if _ZOTERO["title"] not in header:
         raise NotALibrary("a CSV without a Title column is no Zotero export: export the collection "
                           "from Zotero as CSV")
-    while True:
-        where = f"line {reader.line_num + 1}"
-        try:
-            row = next(reader)
-        except StopIteration:
-            return
-        except csv.Error:
-            yield Rejected(where, UNREADABLE)
+    for start, record in csv_records(reader, header):
+        if isinstance(record, str):
+            yield Rejected(f"line {start}", UNREADABLE)
             continue
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) > len(header):
-            yield Rejected(where, UNREADABLE)
-            continue
-        cells = {key: (value.strip() or None) for key, value in zip(header, row, strict=False)}
-        get = {key: cells.get(column) for key, column in _ZOTERO.items()}
+        get = {key: (record.get(column) or "").strip() or None for key, column in _ZOTERO.items()}
         yield entry_from_fields(
-            where, title=get["title"], authors=(get["author"] or "").split(";"), abstract=get["abstract"],
-            doi=get["doi"], url=get["url"], venue=get["venue"], year=get["year"] or get["date"],
+            f"line {start}", title=get["title"], authors=(get["author"] or "").split(";"),
+            abstract=get["abstract"], doi=get["doi"], url=get["url"], venue=get["venue"],
+            year=get["year"] or get["date"],
             arxiv_hints=tuple(line for line in (get["extra"] or "").splitlines() if "arxiv" in line.lower()))
