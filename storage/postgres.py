@@ -70,6 +70,7 @@ from storage.pg_connections import (
     redacted,
     translate,
 )
+from storage.polls import Polls
 from storage.preferences import Preferences
 from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
@@ -85,7 +86,8 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, LibraryImports, Store):
+                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Polls, LibraryImports,
+                    Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

@@ -50,6 +50,12 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     # it out on the other database, in the same order.
     "inbox": ("seq", "ws", "key", "kind", "subject", "payload", "received_at", "status", "owner",
               "lease_until", "attempts", "error", "finished_at"),
+    # A workspace's settings, where it changed one (`paperbot workspaces set`).
+    "workspace_settings": ("ws", "social", "updated_at"),
+    # A channel's reading-group polls, and each person's vote in one (a row naming them).
+    "polls": ("ws", "poll_id", "channel_id", "message_ts", "papers", "status", "version", "opened_at",
+              "closed_at", "winner", "winner_ts"),
+    "poll_votes": ("ws", "poll_id", "user_id", "paper_id", "voted_at"),
     # Library exports shared in the DM, each read once per person and Slack file (issue 27).
     "library_imports": ("ws", "user_id", "file_id", "status", "started_at", "finished_at", "counts", "error"),
 }
@@ -69,12 +75,13 @@ def derived(table: str) -> bool:
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
-                    "trending_posts", "inbox", "library_imports")
+                    "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
+                    "library_imports")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
-                   "followed_authors", "mutes", "feed_papers", "library_imports")
+                   "followed_authors", "mutes", "feed_papers", "poll_votes", "library_imports")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
@@ -110,7 +117,9 @@ KEYS: dict[str, str] = {
     "feedback_counters": "ws", "saved": "ws, user_id, paper_id", "feed_topics": "ws, user_id, feed, topic",
     "followed_authors": "ws, user_id, key", "mutes": "ws, user_id, word",
     "feed_papers": "ws, user_id, paper_id", "channels": "ws, channel_id",
-    "trending_posts": "ws, channel_id, week", "inbox": "seq", "library_imports": "ws, user_id, file_id",
+    "trending_posts": "ws, channel_id, week", "inbox": "seq", "workspace_settings": "ws",
+    "polls": "ws, poll_id", "poll_votes": "ws, poll_id, user_id",
+    "library_imports": "ws, user_id, file_id",
 }
 
 

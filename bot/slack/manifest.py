@@ -45,6 +45,7 @@ METHOD_SCOPES = {
     "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
     "chat.postEphemeral": "chat:write",  # the Save paper shortcut's private answer
     "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
+    "chat.getPermalink": None,  # a link to a channel's open reading-group poll
     "files.info": "files:read",  # a library export shared in the DM (its download needs files:read too)
 }
 #: Scopes no method call needs: the ``link_shared`` event needs ``links:read``.

@@ -658,7 +658,7 @@ HELP_TOPICS = (
     HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all",
               extra=BUTTONS_HELP, aliases=("reactions", "home", "dm")),
     HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
-              aliases=("channels", "trending")),
+              aliases=("channels", "trending", "poll", "polls")),
     HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",
               ("forget",)),
 )
