@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.e2e.harness import BOT_TOKEN, posts_to, user_ids
+from tests.e2e.harness import BOT_TOKEN, FakeSlack, opened, posts_to, user_ids
+from tests.e2e.oauth_flow import install, oauth_bot
 from tests.e2e.slack_standin import BOT_USER_ID, DOWNLOAD
 
 new_user = user_ids("ULIB")
@@ -153,3 +154,23 @@ def test_files_elsewhere_or_paperbots_own_are_left_alone(slack, standin, store):
     assert store.library_import(BOT_USER_ID, own["id"]) is None
     assert not standin.calls("files.info", file=file["id"])
     assert not standin.calls("files.info", file=own["id"])
+
+
+def test_with_oauth_the_file_is_downloaded_with_the_installations_own_token(standin, fresh_db):
+    workspace = standin.add_workspace("T0LIBRARY", installer="ULIBADMIN")
+    with oauth_bot(standin, fresh_db) as bot:
+        install(bot, workspace)
+        slack = FakeSlack(bot.url, standin)
+        user = new_user()
+        file = standin.share_file(user, "lib.bib", LIBRARY)
+        ts = f"{time.time():.6f}"
+        assert slack.event({"type": "file_shared", "channel_id": dm(user), "file_id": file["id"],
+                            "user_id": user, "file": {"id": file["id"]}, "event_ts": ts},
+                           team_id=workspace.team_id)[0] == 200
+        [answer] = standin.wait_for(lambda: [t for t in answers(standin, user) if ":books:" in t],
+                                    what="the library's answer")
+    assert "Liked: 3" in answer
+    [download] = [c for c in standin.calls(DOWNLOAD) if file["id"] in c.path]
+    assert download.token == workspace.token and download.status == 200
+    with opened(fresh_db, workspace.key) as store:
+        assert len([f for f in store.get_feedback(user) if f.value > 0]) == 3
