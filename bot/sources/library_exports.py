@@ -10,12 +10,14 @@ CSV without a Title column, a .bib or .ris with no entry) raises :class:`NotALib
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import PurePosixPath
 
 import bibtexparser
@@ -90,7 +92,7 @@ def read_library(data: bytes, kind: str) -> list[LibraryEntry | Rejected]:
 
 def entry_from_fields(where: str, *, title: str | None, authors: list[str], abstract: str | None = None,
                       doi: str | None = None, url: str | None = None, venue: str | None = None,
-                      year: str | None = None,
+                      dates: tuple[str | None, ...] = (), month: str | None = None,
                       arxiv_hints: tuple[str | None, ...] = ()) -> LibraryEntry | Rejected:
     """One entry from the fields an export gave (empty ones count as missing), or why it is left out.
 
@@ -106,7 +108,7 @@ def entry_from_fields(where: str, *, title: str | None, authors: list[str], abst
         bare_doi = None  # arXiv's own DOI: the arXiv id says it
     if not title and not arxiv and not bare_doi:
         return Rejected(where, NO_TITLE_OR_ID)
-    published = _published(year)
+    published = _published(*dates, month=month)
     if not title:
         named = f"arxiv:{arxiv}" if arxiv else f"doi:{bare_doi}"
         return LibraryEntry(where, Paper(id=named, abstract="", arxiv_id=arxiv, doi=bare_doi,
@@ -140,13 +142,29 @@ def _arxiv_id(*hints: str | None) -> str | None:
 
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+#: A whole date as exports write it: 2024-01-20, 2021/03/15 (RIS), with or without a day.
+_DATE = re.compile(r"\b(1[5-9]\d\d|20\d\d)[-/](0?[1-9]|1[0-2])(?:[-/](0?[1-9]|[12]\d|3[01]))?\b")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
-def _published(year: str | None) -> str | None:
-    """The publication date from a year (or a date with one): its first of January, so that a library's
-    old paper never passes for a new one (a paper with no date is new from the day it is stored)."""
-    match = _YEAR.search(year or "")
-    return f"{match.group(1)}-01-01" if match else None
+def _published(*dates: str | None, month: str | None = None) -> str | None:
+    """The publication date from the first of ``dates`` that has one (a whole date, or a year with
+    ``month``), as ``YYYY-MM-DD``: a year alone gives its first of January, so that a library's old paper
+    never passes for a new one (a paper with no date is new from the day it is stored)."""
+    for text in dates:
+        whole = _DATE.search(text or "")
+        if whole:
+            year, number, day = whole.groups()
+            with contextlib.suppress(ValueError):  # 2021-02-31: the year and month stand
+                return date(int(year), int(number), int(day or 1)).isoformat()
+            return f"{year}-{int(number):02d}-01"
+        match = _YEAR.search(text or "")
+        if match:
+            named = (month or "").strip().lower()[:3]
+            number = (_MONTHS.index(named) + 1 if named in _MONTHS
+                      else int(named) if named.isdigit() and 1 <= int(named) <= 12 else 1)
+            return f"{match.group(1)}-{number:02d}-01"
+    return None
 
 
 def _natural_name(name: str) -> str:
@@ -216,7 +234,8 @@ def _bibtex_entry(where: str, entry) -> LibraryEntry | Rejected:
                         if (value := text(name)) and "arxiv" in value.lower())
     return entry_from_fields(where, title=text("title"), authors=authors, abstract=text("abstract"),
                              doi=text("doi"), url=text("url"), venue=text("journal") or text("booktitle"),
-                             year=text("year") or text("date"), arxiv_hints=(eprint, *arxiv_notes))
+                             dates=(text("date"), text("year")), month=text("month"),
+                             arxiv_hints=(eprint, *arxiv_notes))
 
 
 # -- RIS --------------------------------------------------------------------------------------------
@@ -254,7 +273,7 @@ def _ris_entry(where: str, record: Mapping) -> LibraryEntry | Rejected:
         abstract=_first(record, "abstract", "notes_abstract"), doi=_first(record, "doi"),
         url=_first(record, "urls", "url"),
         venue=_first(record, "journal_name", "secondary_title", "alternate_title3", "alternate_title1"),
-        year=_first(record, "year", "publication_year", "date"),
+        dates=(_first(record, "date"), _first(record, "year", "publication_year")),
         arxiv_hints=(*notes, _first(record, "number") if record.get("type_of_reference") == "RPRT" else None))
 
 
@@ -284,5 +303,5 @@ def _read_zotero_csv(text: str) -> Iterator[LibraryEntry | Rejected]:
         yield entry_from_fields(
             f"line {start}", title=get["title"], authors=(get["author"] or "").split(";"),
             abstract=get["abstract"], doi=get["doi"], url=get["url"], venue=get["venue"],
-            year=get["year"] or get["date"],
+            dates=(get["date"], get["year"]),
             arxiv_hints=tuple(line for line in (get["extra"] or "").splitlines() if "arxiv" in line.lower()))

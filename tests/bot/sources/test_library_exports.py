@@ -66,6 +66,7 @@ def test_a_ris_library():
 def test_a_zotero_csv_with_the_arxiv_id_in_extra():
     first, second, third = _read("zotero.csv", "zotero-csv")
     assert (first.paper.id, first.paper.title) == ("arxiv:2401.12345", "Sparse Attention for Long Documents")
+    assert (first.paper.published, second.paper.published) == ("2024-01-20", "2019-01-01")
     assert first.paper.authors == ["Jane Doe", "Richard Roe"] and first.paper.url == "https://example.org/sparse"
     assert (second.paper.doi, second.paper.venue) == ("10.1000/ash.9", "Journal of Volcanoes")
     assert third == Rejected("line 4", NO_TITLE_OR_ID)
@@ -88,3 +89,14 @@ def test_the_kind_comes_from_the_name_or_slacks_filetype():
     assert library_kind("export.ris") == "ris" and library_kind("Exported Items.csv") == "zotero-csv"
     assert library_kind("library", "bib") == "bibtex"
     assert library_kind("paper.pdf", "pdf") is None and library_kind("", "") is None
+
+
+def test_a_date_is_as_whole_as_the_export_has_it():
+    bib = b"""@article{a, title={One}, year={2019}, month={mar}}
+@article{b, title={Two}, date={2020-02-31}}
+@article{c, title={Three}, year={2018}, month={11}}
+@article{d, title={Four}}"""
+    dates = [i.paper.published for i in read_library(bib, "bibtex")]
+    assert dates == ["2019-03-01", "2020-02-01", "2018-11-01", None]
+    ris = b"TY  - JOUR\nTI  - Dated\nDA  - 2021/03/15/\nPY  - 2021\nER  - \n"
+    assert read_library(ris, "ris")[0].paper.published == "2021-03-15"
