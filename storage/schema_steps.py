@@ -390,4 +390,15 @@ STEPS: list[Step] = [
         AddColumn("people", Column("digest_quiet", "integer", not_null=True, default=0)),
         CreateIndex("papers", ("added_at",)),
     )),
+    # Issue 27: "Who should read this?". A person opts in to being suggested papers by colleagues
+    # (``people.suggest``, 0 by default), and each suggestion sent is a row keyed by the colleague and the
+    # paper, so one colleague gets one paper once, whoever asks (the database decides: insert … on
+    # conflict do nothing). ``by_user`` is the asker (NULL once they are forgotten).
+    Step("m027_suggestions", (
+        AddColumn("people", Column("suggest", "integer", not_null=True, default=0)),
+        CreateTable("suggestions", (_key("ws"), _key("user_id"), _key("paper_id"), Column("by_user"),
+                                    _key("sent_at")),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("suggestions", ("ws", "by_user")),
+    )),
 ]

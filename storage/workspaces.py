@@ -22,7 +22,8 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 #: The tables ``adopt_workspace`` moves, in order; the feedback counter of "" is dropped after them (the
 #: moved feedback already counted in the workspace's own).
 MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "saved", "installations",
-                "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts")
+                "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts",
+                "suggestions")
 
 #: A person's settings written with their schedule (``digest_since`` is set with every schedule): taken
 #: from the old row together, and only when the workspace's own never set one.
