@@ -37,6 +37,7 @@ from bot.slack.listeners import (
     unfurl_clicks,
     unfurls,
     uninstall,
+    who,
 )
 from bot.slack.oauth.flow import oauth_setup
 from bot.slack.oauth.installations import PaperbotInstallationStore
@@ -57,7 +58,7 @@ log = logging.getLogger(__name__)
 LISTENER_THREADS = 4  # Bolt's own threads (lazy listeners; paperbot's listeners run before the answer)
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
 LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
-                    dm_commands)
+                    dm_commands, who)
 
 
 @dataclass

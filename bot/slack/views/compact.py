@@ -26,6 +26,7 @@ from bot.slack.views.messages import (
     fit,
     link,
     title_of,
+    who_button,
 )
 from bot.state.context import Context
 from bot.usecases.reactions import Named, PostedAs
@@ -66,6 +67,7 @@ def paper_section(rec: Recommendation, place: int, marks: Marks | None = None) -
             _button(LIKE_ACTION, "👍", value),
             _button(DISLIKE_ACTION, "👎 Not for me", value),
             _button(MORE_ACTION, "More like this", value),
+            *who_button(value),
         ]},
     ]
 
