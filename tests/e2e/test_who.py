@@ -11,9 +11,11 @@ import time
 import pytest
 
 from bot.slack.manifest import WHO_SHORTCUT
+from bot.slack.views.home_view import SUGGEST_ACTION
 from bot.slack.views.messages import WHO_ACTION
 from bot.slack.views.who import SEND_ACTION, SUGGESTED_BLOCK
-from tests.e2e.harness import TEAM_ID, posts_to, query, user_ids
+from tests.e2e.forgetting import forget_me
+from tests.e2e.harness import TEAM_ID, posts_to, query, table_columns, user_ids
 
 new_user = user_ids("UWHO")
 _keys = itertools.count(1)
@@ -186,3 +188,39 @@ def shortcut(slack, user: str, message: dict) -> None:
 
 def ephemerals(standin, user: str) -> list:
     return [c for c in standin.calls("chat.postEphemeral", user=user) if c.status == 200]
+
+
+def test_forgetting_either_side_of_a_suggestion_leaves_no_row_naming_them(slack, standin, store):
+    asker, colleague = new_user(), new_user()
+    opted_in(slack, colleague, TOPIC)
+    posted = a_paper_message(slack, standin, asker)
+    [who] = buttons(blocks_of(posted.params), WHO_ACTION)
+    key, _ = click(slack, asker, WHO_ACTION, who["value"])
+    [send] = [s for s in buttons(blocks_of(answer(standin, key)), SEND_ACTION)
+              if json.loads(s["value"])["u"] == colleague]
+    key, _ = click(slack, asker, SEND_ACTION, send["value"], ephemeral=True)
+    assert "Sent to" in answer(standin, key)["text"]
+    assert "deleted everything" in forget_me(slack, asker)
+    for table, columns in table_columns(store).items():
+        for column in columns:
+            if table != "artifacts":
+                hits = query(store, f"select count(*) as n from {table} where cast({column} as text) like ?",
+                             [f"%{asker}%"])[0]["n"]
+                assert hits == 0, (table, column)
+    [row] = query(store, "select * from suggestions where user_id = ?", [colleague])
+    assert row["by_user"] is None and row["paper_id"] == who["value"]  # the colleague's, nameless now
+    assert "deleted everything" in forget_me(slack, colleague)
+    assert query(store, "select * from suggestions where user_id = ?", [colleague]) == []
+
+
+def test_home_s_switch_turns_suggestions_on_and_off(slack, standin, store):
+    user = new_user()
+    for value, stored in (("on", 1), ("off", 0)):
+        before = len(standin.calls("views.publish", user_id=user))
+        click(slack, user, SUGGEST_ACTION, value)
+        [home] = standin.wait_for(lambda n=before: standin.calls("views.publish", user_id=user)[n:],
+                                  what="Home published again")
+        view = home.params["view"]
+        view = json.loads(view) if isinstance(view, str) else view
+        assert f"colleagues:* {value}" in json.dumps(view)
+        assert query(store, "select suggest from people where user_id = ?", [user]) == [{"suggest": stored}]

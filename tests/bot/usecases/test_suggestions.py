@@ -4,9 +4,12 @@ sends once and writes no feedback."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bot.usecases import follow, record_feedback
+from bot.usecases.export import data_export
 from bot.usecases.mutes import mute
 from bot.usecases.settings import set_suggest
 from bot.usecases.suggestions import SUGGESTED, send_suggestion, who_should_read
@@ -97,3 +100,13 @@ def test_a_send_slack_refused_is_not_recorded_and_may_be_tried_again(team):
     assert team.store.suggested_by("UDIFF", paper.id) is None
     assert paper.id not in team.store.shown_paper_ids("UDIFF")
     assert send_suggestion(team, "UASK", "UDIFF", paper, "", lambda rec: ("D", "1.0")).status == "sent"
+
+
+def test_export_data_holds_the_suggestions_either_side(team):
+    paper = team.store.get_paper("diffusion-2")
+    send_suggestion(team, "UASK", "UDIFF", paper, "", lambda rec: ("DUDIFF", "1.000100"))
+    for user in ("UASK", "UDIFF"):
+        document = json.loads(data_export(team, user).content)
+        [row] = document["tables"]["suggestions"]
+        assert (row["user_id"], row["by_user"], row["paper_id"]) == ("UDIFF", "UASK", paper.id)
+        assert paper.id in document["papers"]
