@@ -140,6 +140,7 @@ LINK = {"type": "link_shared", "user": "U1", "channel": "C1", "message_ts": "1.1
 
 def test_the_gate_admits_the_shortcut_link_shared_and_dm_messages_of_the_right_shape():
     assert verdict(form(SHORTCUT), FORM).admitted
+    assert verdict(form({**SHORTCUT, "callback_id": "who_should_read"}), FORM).admitted
     assert verdict(form({**SHORTCUT, "callback_id": "other"}), FORM).kind == "ignored"
     assert verdict(form({**SHORTCUT, "message": "text"}), FORM).status == 400
     assert verdict(form({**SHORTCUT, "message": {"text": 5}}), FORM).status == 400
