@@ -143,10 +143,12 @@ def dm_answers(standin, user: str) -> list[str]:
     return [c.params.get("text") or "" for c in posts_to(standin, "D" + user)]
 
 
-def shortcut(slack, user: str, message: dict, channel: str = CHANNEL) -> str:
+def shortcut(slack, user: str, message: dict, channel: str = CHANNEL,
+             callback_id: str = SAVE_SHORTCUT) -> str:
+    """Use the message shortcut ``callback_id`` on ``message`` as ``user``, as Slack sends it."""
     key = f"sc{next(_ids)}"
     payload = {
-        "type": "message_action", "callback_id": SAVE_SHORTCUT, "trigger_id": f"{key}.trigger",
+        "type": "message_action", "callback_id": callback_id, "trigger_id": f"{key}.trigger",
         "response_url": slack.standin.response_url(key), "team": {"id": TEAM_ID, "domain": "standin"},
         "user": {"id": user, "name": user.lower(), "team_id": TEAM_ID},
         "channel": {"id": channel, "name": "general"}, "token": "legacy-verification-token",

@@ -4,9 +4,7 @@ backends."""
 
 from __future__ import annotations
 
-import itertools
 import json
-import time
 
 import pytest
 
@@ -15,10 +13,10 @@ from bot.slack.views.home_view import SUGGEST_ACTION
 from bot.slack.views.messages import WHO_ACTION
 from bot.slack.views.who import SEND_ACTION, SUGGESTED_BLOCK
 from tests.e2e.forgetting import forget_me
-from tests.e2e.harness import TEAM_ID, posts_to, query, table_columns, user_ids
+from tests.e2e.harness import posts_to, query, table_columns, user_ids
+from tests.e2e.test_unfurls import shortcut
 
 new_user = user_ids("UWHO")
-_keys = itertools.count(1)
 CHANNEL = "C0GENERAL"
 
 #: Tide pool papers (from arXiv), and one on glaciers nobody here follows.
@@ -133,7 +131,8 @@ def test_the_button_then_send_puts_the_paper_in_the_colleague_s_dm_once(slack, s
 def test_the_shortcut_on_a_message_with_an_arxiv_link_answers_privately(slack, standin, store):
     asker, colleague = new_user(), new_user()
     opted_in(slack, colleague, TOPIC)
-    shortcut(slack, asker, {"text": "look: <https://arxiv.org/abs/2403.00104v1|anemones>"})
+    message = {"text": "look: <https://arxiv.org/abs/2403.00104v1|anemones>"}
+    shortcut(slack, asker, message, callback_id=WHO_SHORTCUT)
     [call] = standin.wait_for(lambda: ephemerals(standin, asker), what="the shortcut's answer")
     assert call.params["channel"] == CHANNEL
     sends = buttons(blocks_of(call.params), SEND_ACTION)
@@ -143,7 +142,7 @@ def test_the_shortcut_on_a_message_with_an_arxiv_link_answers_privately(slack, s
 
 def test_the_shortcut_on_a_message_naming_no_paper_says_so(slack, standin):
     asker = new_user()
-    shortcut(slack, asker, {"text": "lunch at noon?"})
+    shortcut(slack, asker, {"text": "lunch at noon?"}, callback_id=WHO_SHORTCUT)
     [call] = standin.wait_for(lambda: ephemerals(standin, asker), what="the shortcut's answer")
     assert "found no arXiv link, arXiv id or DOI" in call.params["text"]
 
@@ -170,20 +169,6 @@ def test_suggest_on_and_off_through_papers_shown_in_interests(slack, store):
     bad = slack.ask(user, "suggest maybe").text
     assert "`/papers suggest on`" in bad and "`/papers help suggest`" in bad
     assert query(store, "select suggest from people where user_id = ?", [user]) == [{"suggest": 0}]
-
-
-def shortcut(slack, user: str, message: dict) -> None:
-    key = f"who{next(_keys)}"
-    payload = {
-        "type": "message_action", "callback_id": WHO_SHORTCUT, "trigger_id": f"{key}.trigger",
-        "response_url": slack.standin.response_url(key), "team": {"id": TEAM_ID, "domain": "standin"},
-        "user": {"id": user, "name": user.lower(), "team_id": TEAM_ID},
-        "channel": {"id": CHANNEL, "name": "general"}, "token": "legacy-verification-token",
-        "message_ts": "1700000000.000100", "action_ts": f"{time.time():.6f}",
-        "message": {"type": "message", "user": "UOTHER", "ts": "1700000000.000100", **message},
-    }
-    status, _, _ = slack.interaction(payload)
-    assert status == 200
 
 
 def ephemerals(standin, user: str) -> list:
