@@ -624,7 +624,7 @@ BUTTONS_HELP = (
     "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to "
     "save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, "
     "More like this (similar papers in its thread), and Who should read this? (colleagues it fits, to "
-    f"send it to: `{COMMAND} help suggest`).\n"
+    "send it to, below).\n"
     "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
     "papers to rate to get started\n"
     "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in a "
@@ -663,14 +663,14 @@ HELP_TOPICS = (
                         "`digest off`: when papers come", ("digest",), aliases=("digests",)),
     HelpTopic("saved", f"`{COMMAND} saved` · `export`: your reading list, as BibTeX too",
               ("saved", "export")),
-    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all",
-              extra=BUTTONS_HELP, aliases=("reactions", "home", "dm")),
+    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all; "
+                         f"`{suggest.NAME} on`: colleagues' picks", (suggest.NAME,),
+              extra=BUTTONS_HELP + "\n" + suggest.EXTRA,
+              aliases=("reactions", "home", "dm", "who", "suggestions", "colleagues")),
     HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
               aliases=("channels", "trending")),
     HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",
               ("forget",)),
-    HelpTopic("suggest", suggest.TOPIC, (suggest.NAME,), extra=suggest.EXTRA,
-              aliases=("who", "suggestions", "colleagues")),
 )
 _TOPIC_NAMES = ", ".join(t.name for t in HELP_TOPICS)
 _TOPICS = {word: topic for topic in HELP_TOPICS for word in (topic.name, *topic.subcommands, *topic.aliases)}

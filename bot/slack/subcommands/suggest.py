@@ -13,7 +13,6 @@ NAME = "suggest"
 HELP = (f"• `{COMMAND} suggest on`: colleagues may send you papers that fit your interests with *Who should "
         f"read this?* (a button on every paper, and a message shortcut); `{COMMAND} suggest off` stops it "
         "(off by default)")
-TOPIC = f"`{COMMAND} suggest on`: colleagues may send you papers with *Who should read this?*"
 EXTRA = ("*Who should read this?* (a button on every paper message, and a message shortcut on any message "
          "with an arXiv link or DOI) shows only you up to 3 colleagues the paper fits, each with why; "
          "*Send* puts it in their DM, naming you. Only people who said "
