@@ -135,7 +135,8 @@ class WorkspaceSummary:
     """One workspace the database serves: ``ws`` is its key (the team id, or the enterprise id of an
     org-wide install; "" for rows not assigned to one yet). The installation fields come from its latest
     saved installation (None, and False, without one); ``people`` counts the people paperbot knows there;
-    ``last_digest_at`` is when its latest finished digest ended (ISO UTC), None before any."""
+    ``last_digest_at`` is when its latest finished digest ended (ISO UTC), None before any; ``social``:
+    whether its paper messages say how many people there saved the paper."""
 
     ws: str
     team_id: str | None
@@ -144,6 +145,7 @@ class WorkspaceSummary:
     installed_at: str | None
     people: int
     last_digest_at: str | None
+    social: bool = True
 
 
 @dataclass(frozen=True)

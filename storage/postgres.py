@@ -69,6 +69,7 @@ from storage.pg_connections import (
     redacted,
     translate,
 )
+from storage.polls import Polls
 from storage.preferences import Preferences
 from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
@@ -85,7 +86,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Store):
+                    SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

@@ -5,6 +5,7 @@ and column names come from :mod:`storage.tables`, never from input."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from storage.dialect import Shared
@@ -42,6 +43,15 @@ SIGNALS_SINCE = (
     "  and not exists (select 1 from feedback f where f.ws = v.ws and f.user_id = v.user_id"
     "                  and f.paper_id = v.paper_id)"
     ") t group by paper_id order by likes desc, saves desc, latest desc, paper_id limit ?"
+)
+
+#: How many people of a workspace saved each of some papers, unless the workspace turned these counts off
+#: (`paperbot workspaces set TID social off`): what a paper message may say. Read by the index on
+#: (ws, paper_id); one statement a message or a digest.
+SAVED_COUNTS = (
+    "select s.paper_id, count(*) from {listed} join saved s on s.ws = ? and s.paper_id = c.id"
+    " where not exists (select 1 from workspace_settings w where w.ws = ? and w.social = 0)"
+    " group by s.paper_id"
 )
 
 
@@ -84,6 +94,13 @@ class SavedPapers(Shared):
     def count_saved(self, user_id: str) -> int:
         row = self._sql.one(COUNT, [self._ws, user_id])
         return int(row[0]) if row else 0
+
+    def shown_saved_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
+        if not paper_ids:
+            return {}
+        listed, args = self._sql.listed(list(dict.fromkeys(paper_ids)))
+        rows = self._sql.all(SAVED_COUNTS.format(listed=listed), [*args, self._ws, self._ws])
+        return {r[0]: int(r[1]) for r in rows}
 
     def liked_or_saved_since(self, since: str, limit: int) -> list[tuple[str, int, int]]:
         return [(r[0], int(r[1]), int(r[2]))

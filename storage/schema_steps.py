@@ -390,6 +390,14 @@ STEPS: list[Step] = [
         AddColumn("people", Column("digest_quiet", "integer", not_null=True, default=0)),
         CreateIndex("papers", ("added_at",)),
     )),
+    # Issue 27: a workspace's own settings (one row per workspace, written only when changed: no row is
+    # the defaults); ``social`` 1 lets paper messages say how many people here saved the paper. Those
+    # counts are read by paper, so saves get an index that leads with the paper.
+    Step("m026_workspace_settings", (
+        CreateTable("workspace_settings", (_key("ws"), Column("social", "integer", not_null=True, default=1),
+                                           Column("updated_at")), ("ws",)),
+        CreateIndex("saved", ("ws", "paper_id")),
+    )),
     # Issue 27: "Who should read this?". A person opts in to being suggested papers by colleagues
     # (``people.suggest``, 0 by default), and each suggestion sent is a row keyed by the colleague and the
     # paper, so one colleague gets one paper once, whoever asks (the database decides: insert … on
@@ -400,5 +408,23 @@ STEPS: list[Step] = [
                                     _key("sent_at")),
                     primary_key=("ws", "user_id", "paper_id")),
         CreateIndex("suggestions", ("ws", "by_user")),
+    )),
+    # Issue 27: reading-group polls. A poll is one channel's message of 2-6 papers (``papers``: their ids
+    # in rank order, JSON) with a Vote button each; ``status`` is "open", then "closed" (once, by one
+    # update), and at most one poll of a channel is open: the partial unique index says so, so a second
+    # poll opened at the same moment elsewhere inserts nothing. ``version`` counts the votes cast, so the
+    # message's counts can be shown as the database has them whoever updates it last. A person's vote is
+    # one row per poll (a new vote replaces theirs); ``winner`` is the paper the close chose and
+    # ``winner_ts`` the message it was posted as.
+    Step("m028_polls", (
+        CreateTable("polls", (_key("ws"), _key("poll_id"), _key("channel_id"), Column("message_ts"),
+                              _key("papers"), _key("status"),
+                              Column("version", "integer", not_null=True, default=0), Column("opened_at"),
+                              Column("closed_at"), Column("winner"), Column("winner_ts")),
+                    primary_key=("ws", "poll_id")),
+        Sql("create unique index idx_polls_one_open on polls (ws, channel_id) where status = 'open'"),
+        CreateTable("poll_votes", (_key("ws"), _key("poll_id"), _key("user_id"), _key("paper_id"),
+                                   Column("voted_at")),
+                    primary_key=("ws", "poll_id", "user_id")),
     )),
 ]

@@ -32,6 +32,7 @@ from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
 from storage.person_holds import holds_of
+from storage.polls import Polls
 from storage.preferences import Preferences
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
@@ -48,7 +49,7 @@ BUSY_SECONDS = 90
 
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                  SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Store):
+                  SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -35,6 +35,7 @@ from storage.models import (
 
 if TYPE_CHECKING:
     from storage.channel_settings import ChannelRecord, TrendingRecord
+    from storage.polls import PollRecord
     from storage.snapshot import PersonSnapshot, PersonView
 
 
@@ -309,6 +310,12 @@ class Store(Protocol):
         """Who suggested the paper to ``user_id`` (None: nobody, or someone since forgotten)."""
         ...
 
+    def shown_saved_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
+        """How many people of this workspace saved each of ``paper_ids`` (a paper none saved is left out):
+        what its paper messages may say, so nothing at all where the workspace turned these counts off
+        (:meth:`set_social_counts`). Never who; one statement however many papers."""
+        ...
+
     def person_rows(self, user_id: str) -> dict[str, list[dict]]:
         """Every row about a person, per personal table, and every row of the workspace's naming them (an
         installation they made, a channel they set up: :data:`~storage.tables.NAMING_COLUMNS`), each row
@@ -374,7 +381,16 @@ class Store(Protocol):
 
     def workspaces(self) -> list[WorkspaceSummary]:
         """Every workspace with an installation or a person, by key: its latest installation, how many
-        people, and when its latest digest finished."""
+        people, when its latest digest finished, and whether it shows saved counts."""
+        ...
+
+    def social_counts_on(self) -> bool:
+        """Whether this workspace's paper messages say how many people here saved the paper (on unless
+        :meth:`set_social_counts` turned it off)."""
+        ...
+
+    def set_social_counts(self, on: bool, at: str) -> None:
+        """Turn this workspace's saved counts on or off; ``at``: when (ISO UTC)."""
         ...
 
     # -- installations and OAuth states (shared) -------------------------------------------------
@@ -855,4 +871,52 @@ class Store(Protocol):
 
     def inbox_item(self, ws: str, key: str) -> InboxItem | None:
         """The item keyed ``key`` in workspace ``ws``, or None."""
+        ...
+
+    # -- reading-group polls (issue 27): a channel's, at most one open at a time -----------------
+
+    def start_poll(self, channel_id: str, papers: Sequence[str], at: str) -> str | None:
+        """Open a poll in a channel of these papers (ids, in rank order), opened at ``at`` (ISO UTC),
+        its message not posted yet: the new poll's id, or None when the channel has an open poll already
+        (the database decides: of two opened at once, one is)."""
+        ...
+
+    def set_poll_message(self, poll_id: str, message_ts: str) -> bool:
+        """Remember the message a poll was posted as; False for a poll that is not there."""
+        ...
+
+    def drop_poll(self, poll_id: str) -> bool:
+        """Delete a poll and its votes (one whose message could not be posted); False if it was not there."""
+        ...
+
+    def get_poll(self, poll_id: str) -> PollRecord | None:
+        """A poll of this workspace, open or closed, or None."""
+        ...
+
+    def open_poll(self, channel_id: str) -> PollRecord | None:
+        """The channel's open poll, or None."""
+        ...
+
+    def vote_in_poll(self, poll_id: str, user_id: str, paper_id: str, at: str) -> bool:
+        """Record a person's vote for ``paper_id`` in an open poll, replacing any vote of theirs in it,
+        and count it in the poll's ``version``; False (nothing written) when the poll is closed or not
+        there. A close at the same moment comes wholly before or after the vote."""
+        ...
+
+    def poll_vote(self, poll_id: str, user_id: str) -> str | None:
+        """The paper a person voted for in a poll, or None."""
+        ...
+
+    def poll_counts(self, poll_id: str) -> tuple[int, dict[str, int]]:
+        """A poll's ``version`` and its votes per paper id (papers without votes left out), the version
+        read first: counts read with an older version are never taken for the latest."""
+        ...
+
+    def close_poll(self, channel_id: str, at: str) -> PollRecord | None:
+        """Close the channel's open poll at ``at`` (ISO UTC), in one statement: the poll as closed, or
+        None when none was open (of two closes at once, one gets it)."""
+        ...
+
+    def set_poll_winner(self, poll_id: str, paper_id: str, message_ts: str | None = None) -> bool:
+        """Record a closed poll's winner and the message it was posted as; False for no such poll."""
         ...

@@ -50,6 +50,12 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     # it out on the other database, in the same order.
     "inbox": ("seq", "ws", "key", "kind", "subject", "payload", "received_at", "status", "owner",
               "lease_until", "attempts", "error", "finished_at"),
+    # A workspace's settings, where it changed one (`paperbot workspaces set`).
+    "workspace_settings": ("ws", "social", "updated_at"),
+    # A channel's reading-group polls, and each person's vote in one (a row naming them).
+    "polls": ("ws", "poll_id", "channel_id", "message_ts", "papers", "status", "version", "opened_at",
+              "closed_at", "winner", "winner_ts"),
+    "poll_votes": ("ws", "poll_id", "user_id", "paper_id", "voted_at"),
     # A paper a colleague (``by_user``) suggested to a person ("Who should read this?"), sent once.
     "suggestions": ("ws", "user_id", "paper_id", "by_user", "sent_at"),
 }
@@ -69,12 +75,13 @@ def derived(table: str) -> bool:
 #: ``delete_workspace`` empties and ``adopt_workspace`` moves, with the installations.
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
-                    "trending_posts", "inbox", "suggestions")
+                    "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
+                    "suggestions")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
-                   "followed_authors", "mutes", "feed_papers", "suggestions")
+                   "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
@@ -118,7 +125,9 @@ KEYS: dict[str, str] = {
     "feedback_counters": "ws", "saved": "ws, user_id, paper_id", "feed_topics": "ws, user_id, feed, topic",
     "followed_authors": "ws, user_id, key", "mutes": "ws, user_id, word",
     "feed_papers": "ws, user_id, paper_id", "channels": "ws, channel_id",
-    "trending_posts": "ws, channel_id, week", "inbox": "seq", "suggestions": "ws, user_id, paper_id",
+    "trending_posts": "ws, channel_id, week", "inbox": "seq", "workspace_settings": "ws",
+    "polls": "ws, poll_id", "poll_votes": "ws, poll_id, user_id",
+    "suggestions": "ws, user_id, paper_id",
 }
 
 

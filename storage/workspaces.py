@@ -23,7 +23,7 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 #: moved feedback already counted in the workspace's own).
 MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "saved", "installations",
                 "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts",
-                "suggestions")
+                "workspace_settings", "polls", "poll_votes", "suggestions")
 
 #: A person's settings written with their schedule (``digest_since`` is set with every schedule): taken
 #: from the old row together, and only when the workspace's own never set one.
@@ -112,23 +112,34 @@ INSTALLATION_ROWS = ("select ws, team_id, enterprise_id, is_enterprise_install, 
 PEOPLE_COUNTS = ("select ws, count(*) from people p where not exists (select 1 from channels c"
                  " where c.ws = p.ws and c.channel_id = p.user_id) group by ws")
 LAST_DIGESTS = "select ws, max(finished_at) from digests where finished_at is not null group by ws"
+#: The workspaces that turned "saved by N people here" off (on, the default, needs no row).
+SOCIAL_OFF = "select ws from workspace_settings where social = 0"
+
+# -- a workspace's settings ----------------------------------------------------------------------------
+
+SOCIAL = "select social from workspace_settings where ws = ?"
+SET_SOCIAL = ("insert into workspace_settings (ws, social, updated_at) values (?, ?, ?)"
+              " on conflict (ws) do update set social = excluded.social, updated_at = excluded.updated_at")
 
 
-def summaries(installations: Iterable[tuple], people: Iterable[tuple], last_digests: Iterable[tuple]
-              ) -> list[WorkspaceSummary]:
+def summaries(installations: Iterable[tuple], people: Iterable[tuple], last_digests: Iterable[tuple],
+              social_off: Iterable[tuple] = ()) -> list[WorkspaceSummary]:
     """One summary per workspace with an installation or a person, by ``ws``: from the rows of
-    :data:`INSTALLATION_ROWS` (latest first), :data:`PEOPLE_COUNTS` and :data:`LAST_DIGESTS`."""
+    :data:`INSTALLATION_ROWS` (latest first), :data:`PEOPLE_COUNTS`, :data:`LAST_DIGESTS` and
+    :data:`SOCIAL_OFF`."""
     latest: dict[str, tuple] = {}
     for row in installations:
         latest.setdefault(row[0], row)
     counts = {ws: int(n) for ws, n in people}
     digests = dict(last_digests)
+    unsocial = {row[0] for row in social_off}
     found = []
     for ws in sorted(set(latest) | set(counts)):
         _, team_id, enterprise_id, org, installed_at = latest.get(ws, (ws, None, None, 0, None))
         found.append(WorkspaceSummary(ws=ws, team_id=team_id, enterprise_id=enterprise_id,
                                       is_enterprise_install=bool(org), installed_at=installed_at,
-                                      people=counts.get(ws, 0), last_digest_at=digests.get(ws)))
+                                      people=counts.get(ws, 0), last_digest_at=digests.get(ws),
+                                      social=ws not in unsocial))
     return found
 
 
@@ -160,9 +171,16 @@ class Workspaces(Shared):
         return deleted
 
     def workspaces(self) -> list[WorkspaceSummary]:
-        with self.transaction():  # one consistent read of the three
+        with self.transaction():  # one consistent read of the four
             return summaries(self._sql.all(INSTALLATION_ROWS), self._sql.all(PEOPLE_COUNTS),
-                             self._sql.all(LAST_DIGESTS))
+                             self._sql.all(LAST_DIGESTS), self._sql.all(SOCIAL_OFF))
+
+    def social_counts_on(self) -> bool:
+        row = self._sql.one(SOCIAL, [self._ws])
+        return row is None or bool(row[0])
+
+    def set_social_counts(self, on: bool, at: str) -> None:
+        self._sql.write(SET_SOCIAL, [self._ws, int(bool(on)), at])
 
     def table_counts(self) -> dict[str, int]:
         # Table names come from COPIED_TABLES, never from input.

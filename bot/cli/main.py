@@ -23,6 +23,7 @@ from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.digests.run import preview_digests
 from bot.usecases.lookup import use_arxiv_api
+from bot.usecases.social import set_social_counts, social_counts_on
 from bot.usecases.workspaces import list_workspaces, remove_workspace, settle_workspace
 from recommender.evaluate import BadEvalInput
 from storage import StorageError, Store, StoreUnavailable, WorkspaceSummary, is_postgres_url, open_store
@@ -375,8 +376,9 @@ def workspaces(ctx: click.Context) -> None:
     """The workspaces paperbot serves, with their people and latest digest.
 
     `paperbot workspaces remove TID` uninstalls one and deletes its data; `paperbot workspaces adopt TID`
-    gives it the rows stored before workspaces; `paperbot workspaces rekey` re-seals every stored token
-    under PAPERBOT_SECRET_KEY."""
+    gives it the rows stored before workspaces; `paperbot workspaces set TID social on|off` shows or hides
+    "saved by N people here"; `paperbot workspaces rekey` re-seals every stored token under
+    PAPERBOT_SECRET_KEY."""
     if ctx.invoked_subcommand is None:
         terminal.show_workspaces(list_workspaces(_open(ctx)))
 
@@ -424,6 +426,27 @@ def workspaces_adopt(ctx: click.Context, team: str) -> None:
     else:
         said = f"Nothing moved into workspace {escape(team)}: no rows stored before workspaces are left."
     terminal.console.print(said, highlight=False)
+
+
+@workspaces.command(name="set")
+@_db_option()
+@click.argument("team")
+@click.argument("setting", type=click.Choice(["social"]))
+@click.argument("value", type=click.Choice(["on", "off"]), required=False)
+@click.pass_context
+def workspaces_set(ctx: click.Context, team: str, setting: str, value: str | None) -> None:
+    """Change a setting of workspace TEAM, or show it without VALUE. `social on|off`: whether its paper
+    messages say how many people there saved the paper ("Saved by 3 people here", never who; on by
+    default)."""
+    app = _open(ctx)
+    _known_workspace(app, team)
+    view = app.for_workspace(team)
+    if value is not None:
+        set_social_counts(view, value == "on")
+    state = "on" if social_counts_on(view) else "off"
+    what = "say" if state == "on" else "don't say"
+    terminal.console.print(f"social is {state} in workspace {escape(team)}: its paper messages {what} how "
+                           "many people there saved the paper.", highlight=False)
 
 
 @workspaces.command(name="rekey")

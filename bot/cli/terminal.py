@@ -100,11 +100,11 @@ def show_workspaces(workspaces: list[WorkspaceSummary]) -> None:
     if not workspaces:
         console.print("No workspace yet: install paperbot into one (see the README).")
         return
-    table = Table("workspace", "kind", "installed", "people", "last digest")
+    table = Table("workspace", "kind", "installed", "people", "last digest", "social")
     for w in workspaces:
         kind = "org" if w.is_enterprise_install else ("workspace" if w.installed_at else "not installed")
         table.add_row(escape(w.ws or "(none yet)"), kind, _moment(w.installed_at), f"{w.people:,}",
-                      _moment(w.last_digest_at))
+                      _moment(w.last_digest_at), "on" if w.social else "off")
     console.print(table)
 
 

@@ -31,6 +31,7 @@ from bot.slack.listeners import (
     dm_commands,
     home,
     people,
+    poll_votes,
     reactions,
     saved_buttons,
     shortcuts,
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 LISTENER_THREADS = 4  # Bolt's own threads (lazy listeners; paperbot's listeners run before the answer)
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
 LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
-                    dm_commands, who)
+                    dm_commands, poll_votes, who)
 
 
 @dataclass

@@ -48,6 +48,7 @@ METHOD_SCOPES = {
     "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
     "chat.postEphemeral": "chat:write",  # the Save paper and Who should read this? shortcuts' answers
     "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
+    "chat.getPermalink": None,  # a link to a channel's open reading-group poll
 }
 #: Scopes no method call needs: the ``link_shared`` event needs ``links:read``.
 EVENT_SCOPES = ("links:read",)

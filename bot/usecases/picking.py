@@ -43,6 +43,7 @@ class Recommendation:
     score: float
     reason: str
     feed: str | None = None  # the feed it was picked for; None for someone without named feeds
+    saved_by: int = 0  # people of the workspace who saved it, when a message may say so (bot.usecases.social)
 
 
 @dataclass

@@ -22,7 +22,8 @@ Files go up as Slack's current upload does (``files_upload_v2``): ``files.getUpl
 a URL on the stand-in, the bytes POSTed there are kept (:meth:`SlackStandIn.uploaded`), and
 ``files.completeUploadExternal`` shares them into a channel. ``chat.update`` replaces a posted message.
 ``conversations.info`` says whether the bot is in a channel: in every one but those in ``not_member``,
-where ``chat.postMessage`` answers ``not_in_channel``.
+where ``chat.postMessage`` answers ``not_in_channel``. A posted message keeps its blocks and thread
+(:meth:`SlackStandIn.message`, :meth:`SlackStandIn.replies`) and ``chat.getPermalink`` links to it.
 """
 
 from __future__ import annotations
@@ -394,6 +395,7 @@ class SlackStandIn:
                    "text": params.get("text")}
         if isinstance(params.get("metadata"), dict):
             message["metadata"] = params["metadata"]
+        message.update(_kept_fields(params))
         with self._lock:
             self.history.setdefault(channel, []).append(message)
         return {"ok": True, "channel": channel, "ts": ts, "message": message}
@@ -432,6 +434,7 @@ class SlackStandIn:
             for message in self.history.get(channel, []):
                 if message["ts"] == ts:
                     message["text"] = params.get("text")
+                    message.update(_kept_fields(params, "blocks"))
         return {"ok": True, "channel": channel, "ts": ts, "text": params.get("text")}
 
     def _files_get_upload_url_external(self, params: dict) -> dict:
@@ -510,6 +513,41 @@ class SlackStandIn:
         "views.update": _views_update,
         "reactions.get": _reactions_get,
     }
+
+    # -- reading-group polls (issue 27): a message as it is now, and its link --------------------
+
+    def message(self, channel: str, ts: str) -> dict | None:
+        """The message posted in ``channel`` as ``ts`` as it is now (after every ``chat.update``), with
+        its ``blocks`` and ``thread_ts`` when it had them; None when none was posted so."""
+        with self._lock:
+            return next((dict(m) for m in self.history.get(channel, []) if m["ts"] == ts), None)
+
+    def replies(self, channel: str, thread_ts: str) -> list[dict]:
+        """The messages posted in the thread under ``thread_ts`` in ``channel``, oldest first."""
+        with self._lock:
+            return [dict(m) for m in self.history.get(channel, []) if m.get("thread_ts") == thread_ts]
+
+    def _chat_get_permalink(self, params: dict) -> dict:
+        channel, ts = str(params.get("channel") or ""), str(params.get("message_ts") or "")
+        if self.message(channel, ts) is None:
+            return {"ok": False, "error": "message_not_found"}
+        return {"ok": True, "channel": channel,
+                "permalink": f"https://standin.invalid/archives/{channel}/p{ts.replace('.', '')}"}
+
+    _METHODS["chat.getPermalink"] = _chat_get_permalink
+
+
+def _kept_fields(params: dict, *clearing: str) -> dict:
+    """What a message keeps of ``chat.postMessage`` / ``chat.update``'s parameters beside its text: its
+    blocks (JSON, as the SDK may send them as a string) and the thread it is in. ``clearing``: fields an
+    update without them empties (an update's text alone leaves no blocks)."""
+    kept: dict = {name: None for name in clearing}
+    blocks = params.get("blocks")
+    if blocks:
+        kept["blocks"] = json.loads(blocks) if isinstance(blocks, str) else blocks
+    if params.get("thread_ts"):
+        kept["thread_ts"] = str(params["thread_ts"])
+    return kept
 
 
 class _Server(ThreadingHTTPServer):

@@ -254,6 +254,42 @@ def _cli(db_path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=60)
 
 
+def context_lines(call) -> str:
+    return " ".join(e.get("text", "") for b in blocks_of(call) if b["type"] == "context"
+                    for e in b["elements"])
+
+
+def test_a_paper_saved_by_two_people_here_says_so_to_a_third_unless_the_workspace_turned_it_off(
+        slack, standin, store):
+    savers, reader, later = [new_user(), new_user()], new_user(), new_user()
+    (paper, channel, ts), *_ = papers_for(slack, standin, store, savers[0], 1)
+    click(slack, standin, savers[0], SAVE_ACTION, channel, ts)
+    posted = papers_for(slack, standin, store, savers[1], len(VOLCANOES))
+    [(_, channel, ts)] = [p for p in posted if p[0] == paper]
+    click(slack, standin, savers[1], SAVE_ACTION, channel, ts)
+    saved_here = query(store, "select count(*) as n from saved where ws = ? and paper_id = ?",
+                       [TEAM_ID, paper])[0]["n"]
+    assert saved_here >= 2
+
+    def posted_with(user: str) -> dict[str, str]:
+        slack.ask(user, "follow volcano magma eruptions lava")
+        before = len(posts_to(standin, dm(user)))
+        assert "I sent you" in slack.ask(user, f"recommend {len(VOLCANOES)}").text
+        by_ts = {r["message_ts"]: r["paper_id"]
+                 for r in query(store, "select * from shown where user_id = ?", [user])}
+        return {by_ts[p.response["ts"]]: context_lines(p) for p in posts_to(standin, dm(user))[before:]
+                if p.params.get("blocks")}
+
+    lines = posted_with(reader)
+    assert f"Saved by {saved_here} people here" in lines[paper], lines[paper]
+    assert not [line for pid, line in lines.items() if pid != paper and "Saved by 1 " in line]  # never of one
+    store.set_social_counts(False, "2026-07-15T08:00:00+00:00")  # `paperbot workspaces set TEAM social off`
+    try:
+        assert not [line for line in posted_with(later).values() if "Saved by" in line]
+    finally:
+        store.set_social_counts(True, "2026-07-15T08:00:00+00:00")
+
+
 def test_paperbot_export_writes_the_file_from_the_command_line(slack, standin, store, db_path, tmp_path):
     user = new_user()
     posted = papers_for(slack, standin, store, user, 2)

@@ -369,6 +369,37 @@ def test_workspaces_are_listed_with_their_installation_people_and_last_digest(an
     ]
 
 
+# -- a workspace's settings: saved counts ------------------------------------------------------------
+
+
+def test_saved_counts_are_per_workspace_and_paper_and_none_once_the_workspace_turns_them_off(any_store):
+    any_store.upsert_papers([Paper(id=p, abstract="a") for p in ("p1", "p2", "p3")])
+    one, two = any_store.for_workspace("T1"), any_store.for_workspace("T2")
+    for user in ("U1", "U2", "U3"):
+        one.ensure_person(user)
+        one.save_paper(user, "p1")
+    one.save_paper("U1", "p2")
+    two.ensure_person("U9")
+    two.save_paper("U9", "p1")
+    assert one.social_counts_on() and two.social_counts_on()  # the default, without a row
+    assert one.shown_saved_counts(["p1", "p2", "p3", "p1", "nope"]) == {"p1": 3, "p2": 1}
+    assert two.shown_saved_counts(["p1", "p2"]) == {"p1": 1}
+    assert one.shown_saved_counts([]) == {}
+    one.unsave_paper("U2", "p1")
+    assert one.shown_saved_counts(["p1"]) == {"p1": 2}
+
+    one.set_social_counts(False, AT)
+    assert not one.social_counts_on() and two.social_counts_on()
+    assert one.shown_saved_counts(["p1", "p2"]) == {} and two.shown_saved_counts(["p1"]) == {"p1": 1}
+    assert {w.ws: w.social for w in any_store.workspaces()} == {"T1": False, "T2": True}
+    one.set_social_counts(True, AT)
+    assert one.social_counts_on() and one.shown_saved_counts(["p1"]) == {"p1": 2}
+
+    one.set_social_counts(False, AT)
+    assert any_store.delete_workspace("T1")["workspace_settings"] == 1
+    assert one.social_counts_on()  # an install afresh starts from the defaults
+
+
 # -- installations and OAuth states -------------------------------------------------------------------
 
 

@@ -22,6 +22,14 @@ from bot.slack.delivery.trending import is_member, trending_poster
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import ECHO_LIMIT, Parsed, Registry, Reply, Subcommand, quoted
+from bot.slack.subcommands.channel_poll import HELP_LINE as POLL_HELP_LINE
+from bot.slack.subcommands.channel_poll import (
+    NO_TOPICS,
+    PollCommand,
+    parse_poll,
+    reply_poll_close,
+    reply_poll_open,
+)
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
@@ -52,14 +60,15 @@ FROM_DM = (f"`{CHANNEL} …` sets up a channel's own papers: run it in the chann
            f"(and `/invite @paperbot` there first). In our DM, `{COMMAND} help` shows your own settings.")
 USAGE = (f"Say what to do: `{CHANNEL} follow TOPICS`, `{CHANNEL} unfollow TOPIC` (or `all`), "
          f"`{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, `{CHANNEL} digest off`, "
-         f"`{CHANNEL} digest now`, `{CHANNEL} trending on`, `off` or `now`; `{CHANNEL}` alone shows this "
-         "channel's settings.")
+         f"`{CHANNEL} digest now`, `{CHANNEL} trending on`, `off` or `now`, `{CHANNEL} poll` or "
+         f"`{CHANNEL} poll close`; `{CHANNEL}` alone shows this channel's settings.")
 HELP_LINES = (
     f"• `{CHANNEL} follow diffusion models`, run in a channel (after `/invite @paperbot`): papers of its "
     f"own, posted there daily at 09:00; `{CHANNEL} digest weekly friday 16:00`, `digest off` or `digest now` "
     f"(one at once); a reaction there counts for the channel and for you\n"
     f"• `{CHANNEL} trending on`: each Monday, the workspace's most-liked papers of the week, with how many "
-    f"liked each (never who); `{CHANNEL}` alone shows the channel's settings"
+    f"liked each (never who); `{CHANNEL}` alone shows the channel's settings\n"
+    + POLL_HELP_LINE
 )
 
 
@@ -300,6 +309,22 @@ def reply_trending(ctx: Context, client: WebClient, user: str, channel: str, cmd
                 f"`{CHANNEL} trending now` posts it at once, `{CHANNEL} trending off` stops it."})
 
 
+def reply_poll(rt: Runtime, client: WebClient, channel: str, cmd: PollCommand) -> Reply:
+    """`/papers channel poll [N]` or `… poll close` (:mod:`bot.slack.subcommands.channel_poll`), refused
+    as the channel's other posts are: in a channel that follows nothing (for a new poll), and where the
+    bot is not a member."""
+    if cmd.action == "open" and follows_nothing(rt.ctx, channel):
+        return {"text": NO_TOPICS}
+    if is_member(client, channel) is False:
+        return {"text": INVITE}
+    try:
+        if cmd.action == "close":
+            return reply_poll_close(rt, client, channel)
+        return reply_poll_open(rt, client, channel, cmd.size)
+    except Unreachable:  # a private channel Slack wouldn't say it is in, until the post
+        return {"text": INVITE}
+
+
 def _with_membership(client: WebClient, channel: str, reply: Reply) -> Reply:
     """``reply`` with how to invite the bot when it is not in the channel (it can't post there then)."""
     if is_member(client, channel) is False:
@@ -342,6 +367,7 @@ ACTIONS = Registry([
         else reply_digest(req.rt.ctx, req.client, req.user, req.channel, cmd))),
     Subcommand("trending", "", _trending,
                lambda req, cmd: reply_trending(req.rt.ctx, req.client, req.user, req.channel, cmd)),
+    Subcommand("poll", "", parse_poll, lambda req, cmd: reply_poll(req.rt, req.client, req.channel, cmd)),
 ], default=_SHOW, unknown=_unknown_action, cleans=False)
 
 #: `/papers channel …`: refused (with how to run it) anywhere but a channel, before it is parsed.

@@ -668,7 +668,7 @@ HELP_TOPICS = (
               extra=BUTTONS_HELP + "\n" + suggest.EXTRA,
               aliases=("reactions", "home", "dm", "who", "suggestions", "colleagues")),
     HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
-              aliases=("channels", "trending")),
+              aliases=("channels", "trending", "poll", "polls")),
     HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",
               ("forget",)),
 )

@@ -20,13 +20,13 @@ from bot.slack.views.messages import (
     LIKE_ACTION,
     MESSAGE_BLOCKS,
     MORE_ACTION,
-    REASON_LIMIT,
     SAVE_ACTION,
     TITLE_LIMIT,
     fit,
     link,
     title_of,
     who_button,
+    why_line,
 )
 from bot.state.context import Context
 from bot.usecases.reactions import Named, PostedAs
@@ -49,10 +49,8 @@ def paper_section(rec: Recommendation, place: int, marks: Marks | None = None) -
     with the person's feedback on it (``marks``) as the section's last line."""
     paper = rec.paper
     lines = [f"*{link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"]
-    why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
-    if rec.feed:
-        lines.append(f"*Feed:* {fit(rec.feed, 60)}" + (" · " + why if why else ""))
-    elif why:
+    why = why_line(rec)
+    if why:
         lines.append(why)
     line = mark_line(marks) if marks else None
     if line:

@@ -56,6 +56,10 @@ HOW_TO = (f"*How it works:* follow topics and authors, and I send you new papers
           "message per paper, at the time you choose. React :+1: or :-1: (or use the buttons) to tune what "
           f"comes next, :bookmark: to save a paper. `{COMMAND} recommend` sends papers now, "
           f"`{COMMAND} search QUERY` finds some, `{COMMAND} help` lists every command.")
+#: What a channel can have, said on Home (`/papers help channel` tells more).
+IN_CHANNELS = (f"*In a channel:* `{COMMAND} channel follow TOPICS` gives it papers of its own, and "
+               f"`{COMMAND} channel poll` lets it vote on which of them to read next (a reading-group poll; "
+               f"`{COMMAND} channel poll close` posts the winner with a thread to discuss it).")
 
 
 def listed(items: list[str], limit: int = LIST_LIMIT) -> str:
@@ -161,6 +165,7 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
         blocks.append(_section("*Saved papers:* none yet; click Save on a paper I send you."))
     blocks.append({"type": "divider"})
     blocks.append(_section(HOW_TO))
+    blocks.append(_section(IN_CHANNELS))
     return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
 
 

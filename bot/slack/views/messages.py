@@ -110,17 +110,29 @@ def paper_text(paper: Paper) -> str:
     return fit(title_of(paper), FALLBACK_LIMIT)
 
 
+def saved_by_text(rec: Recommendation) -> str:
+    """"Saved by N people here" when the message may say it (``rec.saved_by``), else ""."""
+    return f"🔖 Saved by {rec.saved_by} people here" if rec.saved_by else ""
+
+
+def why_line(rec: Recommendation) -> str:
+    """The line under a paper's head: the feed it came from, why it was picked, and how many people here
+    saved it, each when known; "" when none is."""
+    why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
+    feed = f"*Feed:* {fit(rec.feed, 60)}" if rec.feed else ""
+    return " · ".join(part for part in (feed, why, saved_by_text(rec)) if part)
+
+
 def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
-    """One paper as a message: linked title, authors and venue, why it was picked, start of abstract."""
+    """One paper as a message: linked title, authors and venue, why it was picked (and how many people
+    here saved it), start of abstract."""
     head, abstract = _paper_texts(rec.paper)
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": head}},
     ]
-    feed = rec.feed
-    if rec.reason or feed:
-        why = "*Why:* " + fit(rec.reason, REASON_LIMIT) if rec.reason else ""
-        text = f"*Feed:* {fit(feed, 60)}" + (" · " + why if why else "") if feed else why
-        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
+    line = why_line(rec)
+    if line:
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
     if abstract:
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": abstract}})
     if buttons:

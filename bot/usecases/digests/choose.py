@@ -40,6 +40,7 @@ from bot.usecases.recommend import (
     whose_interests,
     with_papers,
 )
+from bot.usecases.social import counted, saved_counts
 from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
 from storage import Person
 
@@ -120,6 +121,7 @@ class Chooser:
         self._lock = threading.Lock()
         self._likes: Community | None = None
         self._people: dict[str, Person | None] = {}  # as scoring read them
+        self._saved: dict[str, int] = {}  # saved counts of the papers scored, read once a batch
 
     def _community(self) -> Community:
         """Everyone's likes, read once for the whole run."""
@@ -166,7 +168,7 @@ class Chooser:
                 rec.feed = section.feed
                 recs.append(rec)
         rare_terms.credit(recs, {pid: topics for s in sections for pid, topics in s.mentions.items()})
-        recs = distinct(recs, person.who.left_out)
+        recs = counted(distinct(recs, person.who.left_out), self._saved)
         if person.who.named and self.record_feeds:
             remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
         return recs
@@ -215,6 +217,10 @@ class Chooser:
                     section.mentions = {pid: t for pid, t in found.items() if pid in chosen}
                 row += len(p.who.feeds)
                 out[(p.who.user_id, p.today)] = (p, sections)
+        # What the batch's messages may say of their papers' saves, in one read for all of them.
+        self._saved.update(saved_counts(self.ctx, [paper_id for choice in out.values()
+                                                   if not isinstance(choice, Exception)
+                                                   for paper_id in _picked(*choice)]))
         return out
 
     def _person(self, user_id: str, today: date) -> _Person | None:
@@ -227,6 +233,11 @@ class Chooser:
         if who is None:
             return None
         return _Person(who, today, n, days, weekly, by_followed_authors(ctx, who, n, today))
+
+
+def _picked(person: _Person, sections: list[Section]) -> list[str]:
+    """Every paper scoring chose for a person: their followed authors' and each section's."""
+    return [a.paper_id for a in person.authors] + [pid for s in sections for pid, _ in s.picks]
 
 
 def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: _Person,

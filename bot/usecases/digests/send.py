@@ -43,6 +43,7 @@ from bot.usecases.digests.due import zone
 from bot.usecases.feeds import label, sections
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
+from bot.usecases.social import with_saved_counts
 from storage import DigestRecord, Person, StoreBusy, StoreUnavailable
 from storage.leases import DIGEST
 from storage.moments import iso_utc
@@ -498,7 +499,7 @@ class _Sending:
         if self.chosen is not None:
             return self.chosen
         if record.papers is not None:
-            recs = resumed(ctx, record)
+            recs = with_saved_counts(ctx, resumed(ctx, record))  # chosen ones were counted with the choice
             # Chosen before a crash or an outage: a word muted since then still holds.
             self.finish.skipped = set(record.papers) - {r.paper.id for r in recs}
             return recs

@@ -69,7 +69,8 @@ def test_search_on_an_empty_database_says_so(tmp_path):
 
 @pytest.mark.parametrize("command", [["search", "cats"], ["digest", "--dry-run"], ["export", "--user", "U1"],
                                      ["workspaces"], ["workspaces", "remove", "T1", "--yes"],
-                                     ["workspaces", "adopt", "T1"], ["workspaces", "rekey"]])
+                                     ["workspaces", "adopt", "T1"], ["workspaces", "rekey"],
+                                     ["workspaces", "set", "T1", "social", "off"]])
 def test_a_sqlite_path_that_is_not_there_is_refused_in_one_line_and_nothing_is_made(tmp_path, command):
     typo = tmp_path / "paperbto.db"
     result = run("--db", str(typo), *command)
@@ -468,6 +469,40 @@ def test_workspaces_remove_after_a_yes_or_with_yes_deletes_the_workspace(tmp_pat
     assert result.exit_code == 0 and "Removed workspace T0REMOVE" in result.output, result.output
     assert ("?" in result.output) == (how == [])  # --yes asks nothing
     assert _workspace_keys(db) == set()
+
+
+def test_workspaces_set_social_hides_and_shows_saved_counts_and_says_which(tmp_path):
+    from storage import Paper, SqliteStore
+
+    db = str(tmp_path / "x.db")
+    _workspace_with_people(db)
+    store = SqliteStore(db)
+    store.upsert_papers([Paper(id="p1", abstract="a")])
+    team = store.for_workspace("T0REMOVE")
+    team.save_paper("U0", "p1")
+    team.save_paper("U1", "p1")
+    store.dispose()
+
+    def counts() -> dict[str, int]:
+        store = SqliteStore(db)
+        try:
+            return store.for_workspace("T0REMOVE").shown_saved_counts(["p1"])
+        finally:
+            store.dispose()
+
+    said = run("--db", db, "workspaces", "set", "T0REMOVE", "social")
+    assert said.exit_code == 0 and "social is on in workspace T0REMOVE" in said.output, said.output
+    off = run("--db", db, "workspaces", "set", "T0REMOVE", "social", "off")
+    assert off.exit_code == 0 and "social is off" in off.output and counts() == {}
+    assert " off " in run("--db", db, "workspaces").output.splitlines()[-2]  # the table's row says it too
+    on = run("--db", db, "workspaces", "set", "T0REMOVE", "social", "on")
+    assert on.exit_code == 0 and "social is on" in on.output and counts() == {"p1": 2}
+    for wrong in (["T0REMOVE", "social", "maybe"], ["T0REMOVE", "colour", "on"]):
+        bad = run("--db", db, "workspaces", "set", *wrong)
+        assert bad.exit_code == 2 and "Traceback" not in bad.output and "Invalid value" in bad.output
+    unknown = run("--db", db, "workspaces", "set", "T0NOPE", "social", "off")
+    assert unknown.exit_code == 1
+    assert unknown.output.strip() == "Error: no workspace 'T0NOPE' here: `paperbot workspaces` lists them"
 
 
 def test_workspaces_remove_refuses_the_rows_of_no_workspace_in_one_line(tmp_path):

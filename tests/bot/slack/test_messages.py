@@ -111,6 +111,18 @@ def test_a_paper_message_has_title_link_byline_reason_abstract_and_buttons():
     assert paper_text(paper) == "Diffusion &amp; friends"
 
 
+def test_a_paper_saved_by_people_here_says_how_many_beside_its_reason_and_feed():
+    paper = Paper(id="a", title="Diffusion", abstract="We denoise.")
+    counted = Recommendation(paper, 0.9, "Matches your interests: diffusion", feed="vision", saved_by=3)
+    assert paper_blocks(counted)[1]["elements"][0]["text"] == (
+        "*Feed:* vision · *Why:* Matches your interests: diffusion · 🔖 Saved by 3 people here")
+    alone = paper_blocks(Recommendation(paper, 0.0, "", saved_by=2))
+    assert alone[1] == {"type": "context",
+                        "elements": [{"type": "mrkdwn", "text": "🔖 Saved by 2 people here"}]}
+    plain = paper_blocks(Recommendation(paper, 0.0, ""))
+    assert [b["type"] for b in plain] == ["section", "section", "actions"]
+
+
 def test_an_untitled_paper_uses_a_title_from_its_abstract_and_does_not_repeat_it():
     paper = Paper(id="a", abstract="Graph neural networks pass messages between nodes. They scale. " * 3)
     blocks = paper_blocks(Recommendation(paper, 0.1, ""), buttons=False)

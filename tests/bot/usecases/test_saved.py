@@ -232,3 +232,27 @@ def test_the_person_s_workspace_is_found_or_must_be_named(app):
         person_context(root, "U1", "T3")
     with pytest.raises(NotFound):
         person_context(root, "U9")
+
+
+def test_a_message_says_how_many_saved_a_paper_only_from_two_people_and_not_once_turned_off(app):
+    from bot.usecases.recommend import Recommendation
+    from bot.usecases.social import set_social_counts, with_saved_counts
+
+    def said(paper_ids=("cats-1", "cats-2", "cats-3")) -> dict[str, int]:
+        recs = [Recommendation(app.store.get_paper(p), 0.5, "") for p in paper_ids]
+        return {r.paper.id: r.saved_by for r in with_saved_counts(app, recs)}
+
+    for user in ("U1", "U2", "U3"):
+        save(app, user, "cats-1")
+    save(app, "U1", "cats-2")  # one person's save: saying so would all but name them
+    assert said() == {"cats-1": 3, "cats-2": 0, "cats-3": 0}
+    save(app, "U4", "cats-2")
+    assert said() == {"cats-1": 3, "cats-2": 2, "cats-3": 0}
+    show(app, "U9", "cats-2", "9.1")
+    assert paper_message(app, "U9", "D1", "9.1").rec.saved_by == 2  # a message made again says it too
+    set_social_counts(app, False)
+    assert said() == dict.fromkeys(("cats-1", "cats-2", "cats-3"), 0)
+    assert paper_message(app, "U9", "D1", "9.1").rec.saved_by == 0
+    set_social_counts(app, True)
+    unsave(app, "U4", "cats-2")
+    assert said() == {"cats-1": 3, "cats-2": 0, "cats-3": 0}

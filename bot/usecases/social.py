@@ -1,0 +1,45 @@
+"""What colleagues saved: a paper message says how many people of the workspace saved the paper, when at
+least :data:`FEWEST_SHOWN` did, and never who. A workspace's admin may turn this off
+(`paperbot workspaces set TID social off`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from bot.state.context import Context
+from bot.usecases.picking import Recommendation
+
+#: One save is one person's choice, and "saved by 1 person here" would all but name them.
+FEWEST_SHOWN = 2
+
+
+def saved_counts(ctx: Context, paper_ids: Iterable[str]) -> dict[str, int]:
+    """How many people of the workspace saved each of these papers, for those a message may say it of
+    (at least :data:`FEWEST_SHOWN`; none in a workspace that turned the counts off); one read however
+    many papers."""
+    ids = list(dict.fromkeys(paper_ids))
+    found = ctx.store.shown_saved_counts(ids) if ids else {}
+    return {paper_id: n for paper_id, n in found.items() if n >= FEWEST_SHOWN}
+
+
+def counted(recs: list[Recommendation], counts: dict[str, int]) -> list[Recommendation]:
+    """``recs`` with ``saved_by`` as ``counts`` (from :func:`saved_counts`) says, 0 for the rest."""
+    return [rec if rec.saved_by == counts.get(rec.paper.id, 0)
+            else replace(rec, saved_by=counts.get(rec.paper.id, 0)) for rec in recs]
+
+
+def with_saved_counts(ctx: Context, recs: list[Recommendation]) -> list[Recommendation]:
+    """``recs`` with ``saved_by`` read now (:func:`saved_counts`)."""
+    return counted(recs, saved_counts(ctx, [rec.paper.id for rec in recs])) if recs else recs
+
+
+def social_counts_on(ctx: Context) -> bool:
+    """Whether the workspace's paper messages say how many people there saved the paper."""
+    return ctx.store.social_counts_on()
+
+
+def set_social_counts(ctx: Context, on: bool) -> None:
+    """Show (``on``) or hide "saved by N people here" on the workspace's paper messages from now on."""
+    ctx.store.set_social_counts(on, datetime.now(UTC).isoformat(timespec="seconds"))
