@@ -13,7 +13,7 @@ from slack_sdk.models.blocks import Block
 
 import bot.config
 from bot.slack.manifest import SAVE_SHORTCUT
-from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, WHO_ACTION
 from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX
 from bot.usecases.lookup import default_lookup, use_arxiv_api
 from tests.arxiv_standin import ArxivStandIn
@@ -196,7 +196,7 @@ def test_a_link_to_a_held_paper_unfurls_into_its_card_without_asking_arxiv(slack
     head = card["blocks"][0]["text"]["text"]
     assert "Coral reef bleaching under heat waves" in head and "Rae Coral" in head
     assert "Coral reef bleaching heat waves" in json.dumps(card)  # the start of the abstract
-    assert [b["action_id"] for b in buttons_of(card)] == [SAVE_ACTION, LIKE_ACTION, MORE_ACTION]
+    assert [b["action_id"] for b in buttons_of(card)] == [SAVE_ACTION, LIKE_ACTION, MORE_ACTION, WHO_ACTION]
     assert arxiv.asked == []
     [call] = unfurls_at(standin, ts)
     assert call.params["channel"] == CHANNEL
