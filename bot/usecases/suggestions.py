@@ -80,14 +80,16 @@ def who_should_read(ctx: Context, asker: str, paper: Paper, most: int = MOST) ->
     """The colleagues ``paper`` (as stored) fits best for ``asker`` to send it to (see the module).
     Raises NoPapers when there is no index yet."""
     answer = WhoShouldRead(paper)
-    open_to = [user for user in ctx.store.open_to_suggestion(paper.id, asker)
-               if not muted_filter(ctx, user)(paper)]
-    if not open_to:
+    feeds: dict[str, list[FeedProfile]] = {}
+    for user in ctx.store.open_to_suggestion(paper.id, asker):
+        theirs = ctx.reading(user)  # their rows read once (one round trip on PostgreSQL)
+        if not muted_filter(theirs, user)(paper):
+            feeds[user] = [f for f in feed_profiles(theirs, user, profile_for(theirs, user))
+                           if not f.profile.is_empty]
+    if not feeds:
         opted_in = any(p.suggest and p.user_id != asker for p in ctx.store.list_people())
         answer.nobody = "all_have_it" if opted_in else "nobody_opted_in"
         return answer
-    feeds = {user: [f for f in feed_profiles(ctx, user, profile_for(ctx.reading(user), user))
-                    if not f.profile.is_empty] for user in open_to}
     ranked = _ranked(ctx, paper, feeds)
     if ranked is None:
         answer.nobody = "not_indexed"

@@ -86,12 +86,13 @@ def answer_blocks(answer: WhoShouldRead, done: SentSuggestion | None = None) -> 
                                                    "text": f"*Who should read “{title}”?*\n{nobody}"}})
         return blocks
     blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": (
-        f"*Who should read “{title}”?* Colleagues it fits best (only you see this):")}})
+        f"*Who should read “{title}”?* Colleagues it fits best, each with the reason I'd give them "
+        "(only you see this):")}})
     for colleague in answer.colleagues:
         why = fit(colleague.reason, REASON_LIMIT)
         send = {"type": "button", "action_id": SEND_ACTION, "text": {"type": "plain_text", "text": "Send"},
                 "value": send_value(answer.paper.id, colleague.user_id, colleague.reason)}
-        line = f"<@{colleague.user_id}>: {why}"
+        line = f"<@{colleague.user_id}>: _{why}_"
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": line}, "accessory": send})
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": (
         f"Only colleagues who said `{COMMAND} suggest on` and haven't seen the paper are suggested. "
