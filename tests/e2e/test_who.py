@@ -10,7 +10,7 @@ import pytest
 
 from bot.slack.manifest import WHO_SHORTCUT
 from bot.slack.views.home_view import SUGGEST_ACTION
-from bot.slack.views.messages import WHO_ACTION
+from bot.slack.views.messages import LIKE_ACTION, WHO_ACTION
 from bot.slack.views.who import SEND_ACTION, SUGGESTED_BLOCK
 from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import posts_to, query, table_columns, user_ids
@@ -81,6 +81,10 @@ def answer(standin, key: str, n: int = 1) -> dict:
     return standin.wait_for(lambda: standin.responses(key)[n - 1:], what="the answer")[n - 1].params
 
 
+def updated(standin, message) -> list:
+    return [c for c in standin.calls("chat.update", ts=message.response["ts"]) if c.status == 200]
+
+
 def opted_in(slack, user: str, topics: str) -> None:
     slack.ask(user, f"follow {topics}")
     assert slack.ask(user, "suggest on").text.startswith("Suggestions are on")
@@ -119,6 +123,12 @@ def test_the_button_then_send_puts_the_paper_in_the_colleague_s_dm_once(slack, s
     assert query(store, "select * from saved where user_id = ?", [colleague]) == []
     [row] = query(store, "select * from suggestions where user_id = ?", [colleague])
     assert row["by_user"] == asker and row["paper_id"] == paper_id
+
+    status, key = slack.click(colleague, LIKE_ACTION, dm(colleague), message.response["ts"])  # their own 👍
+    assert status == 200 and standin.wait_for(lambda: standin.responses(key) or updated(standin, message))
+    [update] = standin.wait_for(lambda: updated(standin, message), what="the message redrawn")
+    assert blocks_of(update.params)[0] == first  # still says who thought of them
+    assert "You liked this" in json.dumps(blocks_of(update.params))
 
     sent_before = len(posts_to(standin, dm(colleague)))
     click(slack, asker, SEND_ACTION, send["value"], payload=payload)  # the same signed request again

@@ -100,8 +100,12 @@ def answer_blocks(answer: WhoShouldRead, done: SentSuggestion | None = None) -> 
     return blocks
 
 
+def suggested_line(asker: str) -> dict:
+    """The line opening a suggested paper's message: who thought of them."""
+    return {"type": "context", "block_id": SUGGESTED_BLOCK,
+            "elements": [{"type": "mrkdwn", "text": f"<@{asker}> thought you'd want to see this"}]}
+
+
 def suggested_blocks(rec: Recommendation, asker: str) -> list[dict]:
     """The colleague's paper message: a normal paper message, opened by who thought of them."""
-    return [{"type": "context", "block_id": SUGGESTED_BLOCK,
-             "elements": [{"type": "mrkdwn", "text": f"<@{asker}> thought you'd want to see this"}]},
-            *paper_blocks(rec)]
+    return [suggested_line(asker), *paper_blocks(rec)]
