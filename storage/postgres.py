@@ -76,6 +76,7 @@ from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
+from storage.suggestions import Suggestions
 from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
@@ -86,8 +87,8 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Polls, LibraryImports,
-                    Store):
+                    SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
+                    LibraryImports, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

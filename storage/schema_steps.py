@@ -398,6 +398,17 @@ STEPS: list[Step] = [
                                            Column("updated_at")), ("ws",)),
         CreateIndex("saved", ("ws", "paper_id")),
     )),
+    # Issue 27: "Who should read this?". A person opts in to being suggested papers by colleagues
+    # (``people.suggest``, 0 by default), and each suggestion sent is a row keyed by the colleague and the
+    # paper, so one colleague gets one paper once, whoever asks (the database decides: insert … on
+    # conflict do nothing). ``by_user`` is the asker (NULL once they are forgotten).
+    Step("m027_suggestions", (
+        AddColumn("people", Column("suggest", "integer", not_null=True, default=0)),
+        CreateTable("suggestions", (_key("ws"), _key("user_id"), _key("paper_id"), Column("by_user"),
+                                    _key("sent_at")),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("suggestions", ("ws", "by_user")),
+    )),
     # Issue 27: reading-group polls. A poll is one channel's message of 2-6 papers (``papers``: their ids
     # in rank order, JSON) with a Vote button each; ``status`` is "open", then "closed" (once, by one
     # update), and at most one poll of a channel is open: the partial unique index says so, so a second

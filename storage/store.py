@@ -294,6 +294,30 @@ class Store(Protocol):
         most-saved, then the latest; at most ``limit``. Channels count for nothing. Never who."""
         ...
 
+    # -- suggestions ("Who should read this?") ----------------------------------------------------
+
+    def open_to_suggestion(self, paper_id: str, asker: str,
+                           among: Sequence[str] | None = None) -> list[str]:
+        """The people of this workspace a colleague may suggest paper ``paper_id`` (its stored id) to,
+        by id: those who opted in (``Person.suggest``), neither ``asker`` nor a channel, who were never
+        shown, never saved, never liked or disliked it and were never suggested it. ``among``: of those
+        people only (None: of everyone)."""
+        ...
+
+    def record_suggestion(self, user_id: str, paper_id: str, by_user: str) -> bool:
+        """Record that ``by_user`` suggested paper ``paper_id`` to ``user_id``: True when it is the first
+        suggestion of it to them (any asker's, even one at the same moment), False when one was made."""
+        ...
+
+    def drop_suggestion(self, user_id: str, paper_id: str, by_user: str) -> bool:
+        """Take back ``by_user``'s suggestion of the paper to ``user_id`` (its message never reached
+        them), so it may be made again; False when there was none of theirs."""
+        ...
+
+    def suggested_by(self, user_id: str, paper_id: str) -> str | None:
+        """Who suggested the paper to ``user_id`` (None: nobody, or someone since forgotten)."""
+        ...
+
     def shown_saved_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
         """How many people of this workspace saved each of ``paper_ids`` (a paper none saved is left out):
         what its paper messages may say, so nothing at all where the workspace turned these counts off

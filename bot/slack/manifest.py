@@ -23,8 +23,12 @@ EVENT_TYPES = tuple(dict.fromkeys(name.split(".", 1)[0] for name in BOT_EVENTS))
 UNFURL_DOMAINS = ("arxiv.org",)
 #: The message shortcut that saves the papers a message names (bot.slack.listeners.shortcuts).
 SAVE_SHORTCUT = "save_paper"
+#: The message shortcut that finds colleagues for the paper a message names (bot.slack.listeners.who).
+WHO_SHORTCUT = "who_should_read"
 SHORTCUTS = ({"name": "Save paper", "type": "message", "callback_id": SAVE_SHORTCUT,
-              "description": "Save the arXiv papers and DOIs in this message to your paperbot list"},)
+              "description": "Save the arXiv papers and DOIs in this message to your paperbot list"},
+             {"name": "Who should read this?", "type": "message", "callback_id": WHO_SHORTCUT,
+              "description": "Colleagues this message's paper fits, to send it to (only you see them)"})
 #: What a distributed app (OAuth) also subscribes to; ``bot.slack.listeners.uninstall`` listens to them.
 UNINSTALL_EVENTS = ("app_uninstalled", "tokens_revoked")
 
@@ -43,7 +47,7 @@ METHOD_SCOPES = {
     "files.getUploadURLExternal": "files:write",  # export: files_upload_v2's three steps
     "files.completeUploadExternal": "files:write",
     "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
-    "chat.postEphemeral": "chat:write",  # the Save paper shortcut's private answer
+    "chat.postEphemeral": "chat:write",  # the Save paper and Who should read this? shortcuts' answers
     "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
     "chat.getPermalink": None,  # a link to a channel's open reading-group poll
     "files.info": "files:read",  # a library export shared in the DM (its download needs files:read too)

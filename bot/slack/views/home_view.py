@@ -34,6 +34,7 @@ AUTHORS_ACTION = "home_edit_authors"
 MUTES_ACTION = "home_edit_mutes"
 SCHEDULE_ACTION = "home_edit_schedule"
 ROUND_ACTION = "home_rate_papers"
+SUGGEST_ACTION = "home_suggest"  # its value: "on" or "off", what the click sets
 HOME_ACTIONS = (TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION)
 # Buttons in the round's modal (the value is the paper's id).
 ROUND_LIKE, ROUND_DISLIKE = "round_like", "round_dislike"
@@ -83,6 +84,15 @@ def schedule_text(info: Interests) -> str:
     if info.digest_weekday is not None:
         return f"weekly on {weekday_name(info.digest_weekday)}s at {info.digest_time} {where}"
     return f"daily at {info.digest_time} {where}"
+
+
+def suggest_text(on: bool) -> str:
+    """Home's line on suggestions ("Who should read this?"): whether colleagues may send them papers."""
+    if on:
+        return ("*Suggestions from colleagues:* on. Anyone here may find you with *Who should read this?* "
+                "(a button on every paper) when a paper fits your interests, and send it to you.")
+    return ("*Suggestions from colleagues:* off. Turn them on and colleagues may send you papers that fit "
+            f"your interests with *Who should read this?* (or `{COMMAND} suggest on`).")
 
 
 def _button(text: str, action: str, value: str = "", primary: bool = False) -> dict:
@@ -140,6 +150,8 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
     muted = listed(info.muted) if info.muted else "none"
     blocks.append(_section(f"*Muted words:* {muted}", _button("Edit muted words", MUTES_ACTION, "edit")))
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
+    switch = ("Turn off", "off") if info.suggest else ("Turn on", "on")
+    blocks.append(_section(suggest_text(info.suggest), _button(switch[0], SUGGEST_ACTION, switch[1])))
     blocks.append({"type": "context", "elements": [
         {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"
                                    + (f", {info.saved} saved" if info.saved else "")},
