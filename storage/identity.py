@@ -26,6 +26,9 @@ MIN_TITLE_KEY = 8
 _PREPRINT_VENUES = {"", "arxiv", "arxiv.org", "corr", "arxiv preprint", "preprint"}
 
 _LATEX = LatexNodes2Text(math_mode="text", keep_comments=False)
+#: What pylatexenc may read otherwise than as it stands, where a key would show it (``--`` and TeX's quotes
+#: become other punctuation, which a key drops all the same).
+_TEX = re.compile(r"[\\{}$%~&]")
 
 
 def normal_doi(text: str | None) -> str | None:
@@ -42,9 +45,11 @@ def normal_doi(text: str | None) -> str | None:
 
 
 def plain(text: str) -> str:
-    """``text`` with TeX markup rendered as text and accents taken off ("Schr\\"odinger" -> "Schrodinger")."""
-    with contextlib.suppress(Exception):  # markup pylatexenc can't read is compared as it is
-        text = _LATEX.latex_to_text(text)
+    """``text`` with TeX markup rendered as text and accents taken off ("Schr\\"odinger" -> "Schrodinger"),
+    for comparing: TeX's dashes and quotes are left as typed when nothing else is TeX (a key drops them)."""
+    if _TEX.search(text):  # most titles and names hold no markup: pylatexenc costs ~1 ms a call
+        with contextlib.suppress(Exception):  # markup pylatexenc can't read is compared as it is
+            text = _LATEX.latex_to_text(text)
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

@@ -20,6 +20,9 @@ LeaseKindName = Literal["digest", "job", "trending"]
 LeaseTaken = Literal["new", "taken"]
 #: What leased work is set to when it ends (Store.finish_lease): a digest's, a job's or a trending post's.
 LeaseEnd = DigestStatus | JobStatus | TrendingStatus
+#: A library import's status (storage.library_imports): "running" while one request reads the file, then
+#: how it ended ("refused": too big, another kind, or no library export; "failed": it may be tried again).
+LibraryImportStatus = Literal["running", "done", "refused", "failed"]
 #: A feedback's value: a like (+1) or a dislike (-1).
 FeedbackValue = Literal[1, -1]
 #: What an inbox item carries out: a slash command, an event, or a click (an action).
@@ -68,6 +71,7 @@ class Person:
     author_picks: int | None = None  # followed authors' new papers a digest holds; None: the default
     digest_compact: bool = False  # the digest as one message (a header, then each paper), not one a paper
     digest_quiet: bool = False  # no word on a day nothing new matched (by default they are told)
+    suggest: bool = False  # colleagues may suggest them papers ("Who should read this?")
 
 
 @dataclass
@@ -192,4 +196,19 @@ class InboxItem:
     owner: str | None
     lease_until: str | None
     attempts: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class LibraryImport:
+    """One library export a person shared (Slack's file id), read once: its status, when it started and
+    ended (ISO UTC), the reply's ``counts`` (entries read, matched, added, liked, skipped by reason) and,
+    when it failed, why (for the log)."""
+
+    user_id: str
+    file_id: str
+    status: LibraryImportStatus
+    started_at: str
+    finished_at: str | None = None
+    counts: dict[str, int] = field(default_factory=dict)
     error: str | None = None

@@ -7,13 +7,13 @@ matching and merging they share is :mod:`storage.merging`. Papers are shared by 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from storage import identity, merging
 from storage.dialect import Shared
 from storage.fulltext import paper_text
 from storage.models import Paper
-from storage.records import paper_from_row
+from storage.records import paper_from_row, paper_row
 
 #: When a paper counts as new: its publication date, else the day it was added.
 _DAY = "coalesce(published, substr(added_at, 1, 10))"
@@ -63,6 +63,11 @@ class Papers(Shared):
 
     def find_paper_by_doi(self, doi: str) -> Paper | None:
         return self._first_paper("doi = ? order by added_at, id", [identity.normal_doi(doi)])
+
+    def match_papers(self, papers: Sequence[Paper]) -> list[str | None]:
+        rows = [identity.keys_of(paper_row(p)) for p in papers]
+        matcher = merging.Matcher(*merging.known(self._sql, rows))
+        return [None if (kept := matcher.place(row).kept) is None else kept["id"] for row in rows]
 
     def papers_merged_since(self, seq: int) -> list[str]:
         return [r[0] for r in self._sql.all(merging.MERGED_SINCE, [seq])]

@@ -18,7 +18,8 @@ from storage.inbox import INBOX, INBOX_FORGET
 from storage.models import Feedback, Person
 from storage.records import person_from_row, person_values, utcnow
 from storage.saved import rows_of_person
-from storage.tables import PERSONAL_TABLES, TABLES_ABOUT_A_PERSON, person_column
+from storage.suggestions import FORGET_ASKER
+from storage.tables import PERSONAL_TABLES, TABLES_ABOUT_A_PERSON, about_person
 from storage.workspaces import FORGET_INSTALLER, FORGET_INSTALLER_CLASH
 
 
@@ -223,7 +224,7 @@ class People(Shared):
     def _count_about(self, table: str, user_id: str) -> int:
         """How many rows of ``table`` (one of TABLES_ABOUT_A_PERSON) name ``user_id`` in this workspace."""
         # Table and column names come from storage.tables, never from input.
-        sql = f"select count(*) from {table} where ws = ? and {person_column(table)} = ?"  # noqa: S608
+        sql = f"select count(*) from {table} where ws = ? and {about_person(table)}"  # noqa: S608
         return int(self._sql.all(sql, [self._ws, user_id])[0][0])
 
     def forget_person(self, user_id: str) -> dict[str, int]:
@@ -249,5 +250,7 @@ class People(Shared):
                 self._sql.run(FORGET_INSTALLER_CLASH, [self._ws, user_id, self._ws, user_id])
                 self._sql.run(FORGET_INSTALLER, [self._ws, user_id])
                 deleted["channels"] = self._sql.run(FORGET_SETTER, [self._ws, user_id])
+                # Suggestions they made stay the colleagues' (theirs as colleague went above).
+                deleted["suggestions"] += self._sql.run(FORGET_ASKER, [self._ws, user_id])
         self.scrub_log()
         return deleted

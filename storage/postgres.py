@@ -55,6 +55,7 @@ from storage.digests import Digests
 from storage.errors import StorageError
 from storage.fulltext import FullText
 from storage.inbox import Inbox
+from storage.library_imports import LibraryImports
 from storage.models import Feedback, Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
@@ -76,6 +77,7 @@ from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
+from storage.suggestions import Suggestions
 from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
@@ -86,7 +88,8 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Polls, Alerts, Store):
+                    SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
+                    LibraryImports, Alerts, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

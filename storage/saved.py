@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from storage.dialect import Shared
 from storage.models import SavedPaper
-from storage.tables import UNEXPORTED_COLUMNS, columns, order_by, person_column
+from storage.tables import UNEXPORTED_COLUMNS, about_person, columns, order_by
 
 #: A paper saved once: the second save of the same paper changes nothing (and says so). A save is its
 #: own signal: it writes no feedback (``like_from_save`` stays 0; it told, before m020, that the save
@@ -66,7 +66,7 @@ def rows_of_person(backend: str, table: str) -> tuple[str, tuple[str, ...]]:
     column names (all that are exported)."""
     names = tuple(c for c in columns(table) if c not in UNEXPORTED_COLUMNS.get(table, ()))
     # Table and column names come from storage.tables, never from input.
-    sql = (f"select {', '.join(names)} from {table} where ws = ? and {person_column(table)} = ?"  # noqa: S608
+    sql = (f"select {', '.join(names)} from {table} where ws = ? and {about_person(table)}"  # noqa: S608
            f" order by {order_by(backend, table)}")
     return sql, names
 

@@ -398,6 +398,17 @@ STEPS: list[Step] = [
                                            Column("updated_at")), ("ws",)),
         CreateIndex("saved", ("ws", "paper_id")),
     )),
+    # Issue 27: "Who should read this?". A person opts in to being suggested papers by colleagues
+    # (``people.suggest``, 0 by default), and each suggestion sent is a row keyed by the colleague and the
+    # paper, so one colleague gets one paper once, whoever asks (the database decides: insert … on
+    # conflict do nothing). ``by_user`` is the asker (NULL once they are forgotten).
+    Step("m027_suggestions", (
+        AddColumn("people", Column("suggest", "integer", not_null=True, default=0)),
+        CreateTable("suggestions", (_key("ws"), _key("user_id"), _key("paper_id"), Column("by_user"),
+                                    _key("sent_at")),
+                    primary_key=("ws", "user_id", "paper_id")),
+        CreateIndex("suggestions", ("ws", "by_user")),
+    )),
     # Issue 27: reading-group polls. A poll is one channel's message of 2-6 papers (``papers``: their ids
     # in rank order, JSON) with a Vote button each; ``status`` is "open", then "closed" (once, by one
     # update), and at most one poll of a channel is open: the partial unique index says so, so a second
@@ -415,6 +426,17 @@ STEPS: list[Step] = [
         CreateTable("poll_votes", (_key("ws"), _key("poll_id"), _key("user_id"), _key("paper_id"),
                                    Column("voted_at")),
                     primary_key=("ws", "poll_id", "user_id")),
+    )),
+    # Issue 27: a library export (.bib, .ris, Zotero CSV) shared in paperbot's DM, read once per (workspace,
+    # person, Slack file id): both events of one share race to insert the row and one wins. ``status`` is
+    # "running" (since ``started_at``), then "done", "refused" (too big, another kind, no export) or
+    # "failed" (a download or a database failure: the same file may be tried again); ``counts`` is the
+    # reply's numbers as JSON.
+    Step("m029_library_imports", (
+        CreateTable("library_imports", (_key("ws"), _key("user_id"), _key("file_id"), _key("status"),
+                                        _key("started_at"), Column("finished_at"), Column("counts"),
+                                        Column("error")),
+                    ("ws", "user_id", "file_id")),
     )),
     # Issue 27: alerts, phrases whose new papers join the person's next digest whatever their rank.
     # ``key``: the phrase's words as the full-text index cuts them, lowercased (one alert per person and

@@ -27,6 +27,7 @@ from storage.digests import Digests
 from storage.errors import StorageError, StoreBusy, translated
 from storage.fulltext import FullText
 from storage.inbox import Inbox
+from storage.library_imports import LibraryImports
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
 from storage.paper_vectors import PaperVectorStore
@@ -39,6 +40,7 @@ from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
 from storage.snapshot import Snapshots
 from storage.store import Store
+from storage.suggestions import Suggestions
 from storage.tables import PERSONAL_TABLES, columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
@@ -49,7 +51,8 @@ BUSY_SECONDS = 90
 
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                  SavedPapers, Artifacts, Workspaces, Snapshots, Inbox, Polls, Alerts, Store):
+                  SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
+                  LibraryImports, Alerts, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -25,6 +25,8 @@ from storage.models import (
     LeaseEnd,
     LeaseKindName,
     LeaseTaken,
+    LibraryImport,
+    LibraryImportStatus,
     Paper,
     Person,
     SavedPaper,
@@ -129,6 +131,12 @@ class Store(Protocol):
     def find_paper_by_doi(self, doi: str) -> Paper | None:
         """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
         or None."""
+        ...
+
+    def match_papers(self, papers: Sequence[Paper]) -> list[str | None]:
+        """For each of ``papers``, the id of the stored paper it is the same paper as (the one
+        :meth:`upsert_papers` would merge it into: by id or alias, arXiv id, DOI, or normalised title
+        with an author surname in common), or None; nothing is written."""
         ...
 
     def papers_merged_since(self, seq: int) -> list[str]:
@@ -284,6 +292,30 @@ class Store(Protocol):
         """The papers people of this workspace liked or saved since ``since`` (ISO UTC): (paper id, how
         many liked it, how many saved it without liking or disliking it), most-liked first, then
         most-saved, then the latest; at most ``limit``. Channels count for nothing. Never who."""
+        ...
+
+    # -- suggestions ("Who should read this?") ----------------------------------------------------
+
+    def open_to_suggestion(self, paper_id: str, asker: str,
+                           among: Sequence[str] | None = None) -> list[str]:
+        """The people of this workspace a colleague may suggest paper ``paper_id`` (its stored id) to,
+        by id: those who opted in (``Person.suggest``), neither ``asker`` nor a channel, who were never
+        shown, never saved, never liked or disliked it and were never suggested it. ``among``: of those
+        people only (None: of everyone)."""
+        ...
+
+    def record_suggestion(self, user_id: str, paper_id: str, by_user: str) -> bool:
+        """Record that ``by_user`` suggested paper ``paper_id`` to ``user_id``: True when it is the first
+        suggestion of it to them (any asker's, even one at the same moment), False when one was made."""
+        ...
+
+    def drop_suggestion(self, user_id: str, paper_id: str, by_user: str) -> bool:
+        """Take back ``by_user``'s suggestion of the paper to ``user_id`` (its message never reached
+        them), so it may be made again; False when there was none of theirs."""
+        ...
+
+    def suggested_by(self, user_id: str, paper_id: str) -> str | None:
+        """Who suggested the paper to ``user_id`` (None: nobody, or someone since forgotten)."""
         ...
 
     def shown_saved_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
@@ -895,6 +927,26 @@ class Store(Protocol):
 
     def set_poll_winner(self, poll_id: str, paper_id: str, message_ts: str | None = None) -> bool:
         """Record a closed poll's winner and the message it was posted as; False for no such poll."""
+        ...
+
+    # -- library imports -------------------------------------------------------------------------
+
+    def claim_library_import(self, user_id: str, file_id: str, at: str, failed_before: str,
+                             running_before: str) -> bool:
+        """Claim the reading of a person's shared file ``file_id`` (Slack's id), as "running" since ``at``
+        (ISO UTC): True for exactly one of racing claims. A file claimed before is claimed again only when
+        its read failed before ``failed_before`` or has been running since before ``running_before``."""
+        ...
+
+    def finish_library_import(self, user_id: str, file_id: str, started_at: str,
+                              status: LibraryImportStatus, at: str, counts: Mapping[str, int] | None = None,
+                              error: str | None = None) -> bool:
+        """Say how the read claimed at ``started_at`` ended (not "running"), with the reply's counts or the
+        error; False when that claim is no longer the file's (taken over, or forgotten)."""
+        ...
+
+    def library_import(self, user_id: str, file_id: str) -> LibraryImport | None:
+        """A person's import of file ``file_id``, or None."""
         ...
 
     # -- alerts ----------------------------------------------------------------------------------

@@ -56,6 +56,10 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "polls": ("ws", "poll_id", "channel_id", "message_ts", "papers", "status", "version", "opened_at",
               "closed_at", "winner", "winner_ts"),
     "poll_votes": ("ws", "poll_id", "user_id", "paper_id", "voted_at"),
+    # A paper a colleague (``by_user``) suggested to a person ("Who should read this?"), sent once.
+    "suggestions": ("ws", "user_id", "paper_id", "by_user", "sent_at"),
+    # Library exports shared in the DM, each read once per person and Slack file (issue 27).
+    "library_imports": ("ws", "user_id", "file_id", "status", "started_at", "finished_at", "counts", "error"),
     "alerts": ("ws", "user_id", "key", "phrase", "added_at"),
 }
 
@@ -75,27 +79,36 @@ def derived(table: str) -> bool:
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
-                    "alerts")
+                    "suggestions", "library_imports", "alerts")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
-                   "followed_authors", "mutes", "feed_papers", "poll_votes", "alerts")
+                   "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
+                   "library_imports", "alerts")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
 #: schedule) and stay when the person is forgotten; only their id goes (``forget_person``), and
 #: ``person_rows`` hands over the rows naming them. A new column naming a person must be added here.
-NAMING_COLUMNS: dict[str, str] = {"installations": "installer_id", "channels": "set_by"}
+#: A personal table may name a second person too (a suggestion: the colleague's row, naming the asker):
+#: its rows are about whoever either column names, and forgetting the one it names leaves NULL there.
+NAMING_COLUMNS: dict[str, str] = {"installations": "installer_id", "channels": "set_by",
+                                  "suggestions": "by_user"}
 
 #: Every table with rows about a person or naming one: what ``rows_about`` counts and ``person_rows``
-#: hands over.
-TABLES_ABOUT_A_PERSON = (*PERSONAL_TABLES, *NAMING_COLUMNS)
+#: hands over (each once).
+TABLES_ABOUT_A_PERSON = tuple(dict.fromkeys((*PERSONAL_TABLES, *NAMING_COLUMNS)))
 
 
-def person_column(table: str) -> str:
-    """The column of ``table`` (one of :data:`TABLES_ABOUT_A_PERSON`) holding the person's id."""
-    return NAMING_COLUMNS.get(table, "user_id")
+def about_person(table: str) -> str:
+    """The condition (one ``?``: the person's id) of the rows of ``table`` (one of
+    :data:`TABLES_ABOUT_A_PERSON`) about or naming a person: its person column, or any of its two."""
+    names = dict.fromkeys(("user_id",) * (table in PERSONAL_TABLES) + (NAMING_COLUMNS.get(table, ""),))
+    names.pop("", None)
+    if len(names) == 1:
+        return f"{next(iter(names))} = ?"
+    return f"? in ({', '.join(names)})"
 
 
 #: Columns of those rows an export leaves out, by table: an installation's sealed tokens are the
@@ -118,6 +131,8 @@ KEYS: dict[str, str] = {
     "feed_papers": "ws, user_id, paper_id", "channels": "ws, channel_id",
     "trending_posts": "ws, channel_id, week", "inbox": "seq", "workspace_settings": "ws",
     "polls": "ws, poll_id", "poll_votes": "ws, poll_id, user_id",
+    "suggestions": "ws, user_id, paper_id",
+    "library_imports": "ws, user_id, file_id",
     "alerts": "ws, user_id, key",
 }
 

@@ -29,6 +29,7 @@ from bot.slack.keepalive import KeepAliveWebClient, kept_alive
 from bot.slack.listeners import (
     commands,
     dm_commands,
+    file_shares,
     home,
     people,
     poll_votes,
@@ -38,6 +39,7 @@ from bot.slack.listeners import (
     unfurl_clicks,
     unfurls,
     uninstall,
+    who,
 )
 from bot.slack.oauth.flow import oauth_setup
 from bot.slack.oauth.installations import PaperbotInstallationStore
@@ -57,8 +59,9 @@ log = logging.getLogger(__name__)
 
 LISTENER_THREADS = 4  # Bolt's own threads (lazy listeners; paperbot's listeners run before the answer)
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
+#: ``file_shares`` before ``dm_commands``: Bolt gives a DM's message to the first listener that matches.
 LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
-                    dm_commands, poll_votes)
+                    file_shares, dm_commands, poll_votes, who)
 
 
 @dataclass

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl
 
 from slack_sdk.signature import Clock, SignatureVerifier
 
-from bot.slack.manifest import COMMAND, EVENT_TYPES, SAVE_SHORTCUT, UNINSTALL_EVENTS
+from bot.slack.manifest import COMMAND, EVENT_TYPES, SHORTCUTS, UNINSTALL_EVENTS
 from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
 
 log = logging.getLogger(__name__)
@@ -182,13 +182,16 @@ def _slash_command(payload: dict) -> Verdict:
     return _admit(payload)
 
 
+_SHORTCUT_IDS = frozenset(shortcut["callback_id"] for shortcut in SHORTCUTS)
+
+
 def _interaction(kind: str, payload: dict) -> Verdict:
     if kind in IGNORED_INTERACTIONS:
         return Verdict("ignored", 200, f"a {kind} payload, which paperbot has no listener for")
     rule = INTERACTIONS.get(kind)
     if rule is None:
         raise Malformed("an interactivity payload of an unknown type")
-    if kind == "message_action" and payload.get("callback_id") != SAVE_SHORTCUT:
+    if kind == "message_action" and payload.get("callback_id") not in _SHORTCUT_IDS:
         return Verdict("ignored", 200, "a message shortcut paperbot doesn't have")
     rule(payload)
     return _admit(payload)

@@ -13,17 +13,22 @@ COMMAND_USAGE = ("help | follow TOPICS | recommend [N] | search QUERY | digest H
                  " | export [data] | forget")
 
 #: Events the app subscribes to; ``bot.slack.app`` registers a listener for each. ``link_shared``:
-#: arxiv.org links to unfurl; ``message.im``: what people type in paperbot's DM.
+#: arxiv.org links to unfurl; ``message.im``: what people type in paperbot's DM; ``file_shared``: a library
+#: export shared there (files:read).
 BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change", "link_shared",
-              "message.im")
+              "message.im", "file_shared")
 #: The event types those subscriptions deliver ("message.im" brings ``message`` events from DMs).
 EVENT_TYPES = tuple(dict.fromkeys(name.split(".", 1)[0] for name in BOT_EVENTS))
 #: Domains whose links Slack sends as ``link_shared`` (bot.slack.listeners.unfurls).
 UNFURL_DOMAINS = ("arxiv.org",)
 #: The message shortcut that saves the papers a message names (bot.slack.listeners.shortcuts).
 SAVE_SHORTCUT = "save_paper"
+#: The message shortcut that finds colleagues for the paper a message names (bot.slack.listeners.who).
+WHO_SHORTCUT = "who_should_read"
 SHORTCUTS = ({"name": "Save paper", "type": "message", "callback_id": SAVE_SHORTCUT,
-              "description": "Save the arXiv papers and DOIs in this message to your paperbot list"},)
+              "description": "Save the arXiv papers and DOIs in this message to your paperbot list"},
+             {"name": "Who should read this?", "type": "message", "callback_id": WHO_SHORTCUT,
+              "description": "Colleagues this message's paper fits, to send it to (only you see them)"})
 #: What a distributed app (OAuth) also subscribes to; ``bot.slack.listeners.uninstall`` listens to them.
 UNINSTALL_EVENTS = ("app_uninstalled", "tokens_revoked")
 
@@ -42,17 +47,18 @@ METHOD_SCOPES = {
     "files.getUploadURLExternal": "files:write",  # export: files_upload_v2's three steps
     "files.completeUploadExternal": "files:write",
     "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
-    "chat.postEphemeral": "chat:write",  # the Save paper shortcut's private answer
+    "chat.postEphemeral": "chat:write",  # the Save paper and Who should read this? shortcuts' answers
     "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
     "chat.getPermalink": None,  # a link to a channel's open reading-group poll
+    "files.info": "files:read",  # a library export shared in the DM (its download needs files:read too)
 }
 #: Scopes no method call needs: the ``link_shared`` event needs ``links:read``.
 EVENT_SCOPES = ("links:read",)
 
 #: Bot scopes: `commands` for the slash command, `reactions:read` also for the reaction events,
 #: `im:history` also for ``message.im``, `channels:read` for ``conversations.info``.
-SCOPES = ("commands", "chat:write", "channels:read", "files:write", "im:history", "im:write", "links:read",
-          "links:write", "reactions:read", "users:read")
+SCOPES = ("commands", "chat:write", "channels:read", "files:read", "files:write", "im:history", "im:write",
+          "links:read", "links:write", "reactions:read", "users:read")
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"  # with OAuth: the Add to Slack page

@@ -17,7 +17,9 @@ def once_key(body: dict) -> str | None:
 
 def actor(body: dict) -> str | None:
     """Who a request is from (a slash command's caller, a clicker, an event's user), if anyone."""
-    user = body.get("user_id") or body.get("user") or (body.get("event") or {}).get("user")
+    event = body.get("event") or {}
+    # ``file_shared`` names its user ``user_id``: its work then queues behind the same share's message.
+    user = body.get("user_id") or body.get("user") or event.get("user") or event.get("user_id")
     if isinstance(user, dict):
         user = user.get("id")
     return user if isinstance(user, str) and user else None

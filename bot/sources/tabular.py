@@ -117,34 +117,51 @@ def read_csv(path: Path, progress: Progress | None = None,
 
     reader = csv.reader(lines())
     try:
-        header = [name.strip().lower() for name in next(reader)]
-    except StopIteration:
-        return
+        header = csv_header(reader)
     except csv.Error as e:
         raise SourceError(f"{path}: can't read the CSV header: {e}") from e
+    if header is None:
+        return
     if "abstract" not in header:
         raise SourceError(f"{path} has no 'abstract' column (columns: {', '.join(header) or 'none'})")
+    for start, record in csv_records(reader, header):
+        if isinstance(record, str):
+            yield Rejected(f"line {start}", record)
+        else:
+            yield _convert(record, f"line {start}", title_only)
+        ticker.tick(done)
+    ticker.finish(done)
+
+
+def csv_header(reader: Iterator[list[str]]) -> list[str] | None:
+    """The column names of a CSV's first row, lower case and stripped (matched so), or None for an empty
+    file; raises ``csv.Error`` when it can't be read."""
+    try:
+        return [name.strip().lower() for name in next(reader)]
+    except StopIteration:
+        return None
+
+
+def csv_records(reader, header: list[str]) -> Iterator[tuple[int, dict[str, str] | str]]:
+    """Each row after the header (blank ones skipped) as ``(the line it starts on, its record)``: the
+    non-empty cells by column name, or why it can't be one (invalid CSV, more fields than the header)."""
     while True:
         start = reader.line_num + 1
         try:
             row = next(reader)
         except StopIteration:
-            break
+            return
         except csv.Error as e:
-            yield Rejected(f"line {start}", f"invalid CSV: {e}")
-            ticker.tick(done)
+            yield start, f"invalid CSV: {e}"
             continue
         if not any(cell.strip() for cell in row):
             continue  # a blank line
         if len(row) > len(header):
-            yield Rejected(f"line {start}", f"{len(row)} fields but the header has {len(header)}")
+            yield start, f"{len(row)} fields but the header has {len(header)}"
         else:
             # Short rows are fine (the rest is missing). Empty cells are missing values, not empty
             # strings that a date or id check would reject.
-            record = {name: value for name, value in zip(header, row, strict=False) if value.strip()}
-            yield _convert(record, f"line {start}", title_only)
-        ticker.tick(done)
-    ticker.finish(done)
+            yield start, {name: value for name, value in zip(header, row, strict=False) if value.strip()}
 
 
 def _convert(record: Any, where: str, title_only: bool = False) -> Paper | Rejected:

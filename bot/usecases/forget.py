@@ -32,6 +32,7 @@ class Stored:
     shown: int = 0
     digests: int = 0
     named: int = 0
+    suggestions: int = 0  # papers suggested to them by colleagues, or by them to colleagues
     rows: int = 0  # every row about them, in every table (settings included)
     alerts: int = 0
 
@@ -51,7 +52,8 @@ def stored_about(ctx: Context, user_id: str) -> Stored:
                   authors=rows.get("followed_authors", 0), muted=rows.get("mutes", 0),
                   liked=sum(1 for v in feedback if v > 0), disliked=sum(1 for v in feedback if v < 0),
                   saved=rows.get("saved", 0), shown=rows.get("shown", 0), digests=rows.get("digests", 0),
-                  named=rows.get("installations", 0) + rows.get("channels", 0), rows=sum(rows.values()),
+                  named=rows.get("installations", 0) + rows.get("channels", 0),
+                  suggestions=rows.get("suggestions", 0), rows=sum(rows.values()),
                   alerts=rows.get("alerts", 0))
 
 

@@ -55,6 +55,7 @@ class Interests:
     author_picks: int = DEFAULT_AUTHOR_PICKS  # followed authors' new papers a digest holds at most
     digest_compact: bool = False  # the digest as one message
     digest_quiet: bool = False  # no note on a day nothing new matched
+    suggest: bool = False  # colleagues may suggest them papers ("Who should read this?")
     alerts: list[str] = field(default_factory=list)  # alert phrases, as typed, oldest first
 
 
@@ -189,5 +190,6 @@ def interests(ctx: Context, user_id: str) -> Interests:
         author_picks=author_picks(ctx, user_id),
         digest_compact=bool(person and person.digest_compact),
         digest_quiet=bool(person and person.digest_quiet),
+        suggest=bool(person and person.suggest),
         alerts=[phrase for _, phrase in store.get_alerts(user_id)],
     )

@@ -23,6 +23,7 @@ from bot.usecases.feeds import label
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
 from bot.usecases.recommend import Recommendation
 from bot.usecases.social import with_saved_counts
+from bot.usecases.suggestions import SUGGESTED
 from storage import Paper
 
 SAVE_REACTIONS = frozenset({"bookmark"})
@@ -156,6 +157,7 @@ class PaperMessage:
 
     rec: Recommendation
     marks: Marks
+    suggested_by: str | None = None  # the colleague who sent it to them (Who should read this?)
 
 
 def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str,
@@ -168,7 +170,8 @@ def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str,
         return None
     reason = ctx.store.shown_reason(user_id, paper.id) or ""
     rec = with_saved_counts(ctx, label(ctx, user_id, [Recommendation(paper, 0.0, reason)]))[0]
-    return PaperMessage(rec, marks(ctx, user_id, paper.id))
+    by = ctx.store.suggested_by(user_id, paper.id) if reason.startswith(SUGGESTED) else None
+    return PaperMessage(rec, marks(ctx, user_id, paper.id), by)
 
 
 def _feedback_on(ctx: Context, user_id: str, paper_id: str) -> int | None:

@@ -246,3 +246,9 @@ def _set_flag(ctx: Context, user_id: str, name: str, on: bool) -> bool:
             return False  # someone unknown already gets the default: nothing is stored
         ctx.store.set_person_settings(user_id, **{name: on})
     return True
+
+
+def set_suggest(ctx: Context, user_id: str, on: bool) -> bool:
+    """Whether colleagues may suggest papers to the person ("Who should read this?", off by default).
+    Returns whether it changed."""
+    return _set_flag(ctx, user_id, "suggest", on)

@@ -20,7 +20,10 @@ the manifest's scopes, or ``granted_scopes`` (per token, ``token_scopes``) when 
 
 Files go up as Slack's current upload does (``files_upload_v2``): ``files.getUploadURLExternal`` hands out
 a URL on the stand-in, the bytes POSTed there are kept (:meth:`SlackStandIn.uploaded`), and
-``files.completeUploadExternal`` shares them into a channel. ``chat.update`` replaces a posted message.
+``files.completeUploadExternal`` shares them into a channel. Files people share with the bot
+(:meth:`SlackStandIn.share_file`) are described by ``files.info`` and downloaded from its
+``url_private_download`` on the stand-in, with the bot token as a bearer token (another gets 403).
+``chat.update`` replaces a posted message.
 ``conversations.info`` says whether the bot is in a channel: in every one but those in ``not_member``,
 where ``chat.postMessage`` answers ``not_in_channel``. A posted message keeps its blocks and thread
 (:meth:`SlackStandIn.message`, :meth:`SlackStandIn.replies`) and ``chat.getPermalink`` links to it.
@@ -48,6 +51,8 @@ AUTHORIZE_PATH = "/oauth/v2/authorize"
 MINTED_PREFIX = "xoxb-standin-"  # the bot tokens oauth.v2.access hands out
 UPLOAD = "file.upload"  # the method name recorded for uploads to a URL files.getUploadURLExternal gave
 UPLOAD_PATH = "/upload/"
+DOWNLOAD = "file.download"  # the method name recorded for downloads of a shared file (url_private_download)
+DOWNLOAD_PATH = "/download/"
 
 
 @dataclass
@@ -121,6 +126,11 @@ class SlackStandIn:
         self.redirect_url: str | None = None  # the app's redirect URL (its manifest's redirect_urls)
         self.workspaces: dict[str, Workspace] = {}  # by key
         self.files: dict[str, dict] = {}  # file id -> its upload: filename, length, content, title, channel
+        self.shared: dict[str, dict] = {}  # file id -> a file a person shared (share_file)
+        #: The tokens a shared file's download accepts; None: the bot tokens ``auth.test`` has answered
+        #: for and those ``oauth.v2.access`` handed out (any other gets 403).
+        self.download_tokens: set[str] | None = None
+        self._bot_tokens: set[str] = set()
         self.views: dict[str, dict] = {}  # view id -> the modal views.open / views.update last gave it
         #: The scopes every Web API answer says a token was granted (its ``x-oauth-scopes`` header, as
         #: Slack sends it): the manifest's by default, per token in ``token_scopes``; None sends no header.
@@ -256,6 +266,7 @@ class SlackStandIn:
 
     def _auth_test(self, token: str) -> dict:
         with self._lock:
+            self._bot_tokens.add(token)
             workspace = next((w for w in self.workspaces.values() if w.token == token), None)
         if workspace is None:  # the one-workspace tests' token
             return {"ok": True, "url": "https://standin.slack.com/", "team": "Stand-in", "user": "paperbot",
@@ -514,6 +525,44 @@ class SlackStandIn:
         "reactions.get": _reactions_get,
     }
 
+    # -- files people share with the bot (files.info, url_private_download) ------------------------
+
+    def share_file(self, user: str, name: str, content: bytes, filetype: str | None = None,
+                   size: int | None = None) -> dict:
+        """A file ``user`` shares: what ``files.info`` says of it (``size`` may lie, as a test wants), its
+        bytes downloadable from its ``url_private_download``."""
+        file_id = f"F{next(self._ts):08d}"
+        kind = filetype or (name.rsplit(".", 1)[-1].lower() if "." in name else "binary")
+        info = {"id": file_id, "name": name, "title": name, "filetype": kind, "user": user,
+                "size": len(content) if size is None else size, "mimetype": "application/octet-stream",
+                "url_private_download": f"{self.root}{DOWNLOAD_PATH}{file_id}/{name}"}
+        with self._lock:
+            self.shared[file_id] = {"info": info, "content": content}
+        return dict(info)
+
+    def _files_info(self, params: dict) -> dict:
+        with self._lock:
+            found = self.shared.get(str(params.get("file") or ""))
+        if found is None:
+            return {"ok": False, "error": "file_not_found"}
+        return {"ok": True, "file": dict(found["info"])}
+
+    def _download(self, path: str, headers: dict) -> tuple[int, bytes]:
+        """A shared file's bytes for a bot token (403 for any other, 404 for an unknown file)."""
+        token = _bearer(headers) or ""
+        with self._lock:
+            found = self.shared.get(path[len(DOWNLOAD_PATH):].split("/", 1)[0])
+            allowed = self.download_tokens
+            if allowed is None:
+                allowed = self._bot_tokens | {w.token for w in self.workspaces.values()}
+        if found is None:
+            return 404, b"not found"
+        if token not in allowed or self._token_problem(token):
+            return 403, b"forbidden"
+        return 200, found["content"]
+
+    _METHODS["files.info"] = _files_info
+
     # -- reading-group polls (issue 27): a message as it is now, and its link --------------------
 
     def message(self, channel: str, ts: str) -> dict | None:
@@ -599,6 +648,9 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path.startswith(UPLOAD_PATH):  # raw bytes, whatever the content type says
             self._upload(url.path[len(UPLOAD_PATH):], raw, headers)
             return
+        if url.path.startswith(DOWNLOAD_PATH):
+            self._send_file(url.path, headers)
+            return
         params = _params(url.query, raw, headers)
         if url.path == AUTHORIZE_PATH:
             status, where = self.standin._authorize(params)
@@ -659,6 +711,15 @@ class _Handler(BaseHTTPRequestHandler):
         data = f"OK - {len(raw)}".encode() if fine else b"bad upload"
         self.send_response(status)
         self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_file(self, path: str, headers: dict) -> None:
+        status, data = self.standin._download(path, headers)
+        self.standin._record(Call(DOWNLOAD, path, {"bytes": len(data)}, headers, status))
+        self.send_response(status)
+        self.send_header("Content-Type", "application/octet-stream" if status == 200 else "text/plain")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)

@@ -16,7 +16,7 @@ from bot.config import Settings
 from bot.slack.delivery.digests import Served, digest_client, serve_workspaces, slack_courier
 from bot.slack.delivery.trending import trending_poster
 from bot.slack.subcommands.channel import FROM_DM, INVITE
-from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION, WHO_ACTION
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
@@ -136,7 +136,7 @@ def test_channel_follow_and_a_due_digest_post_in_the_channel_once_never_the_same
         for block in blocks:
             Block.parse(block).validate_json()
         buttons = [e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]]
-        assert buttons == [SAVE_ACTION, LIKE_ACTION, DISLIKE_ACTION, MORE_ACTION]
+        assert buttons == [SAVE_ACTION, LIKE_ACTION, DISLIKE_ACTION, MORE_ACTION, WHO_ACTION]
     assert not standin.calls("conversations.open", users=channel)  # no DM opened for a channel
     assert digests(now + timedelta(minutes=5), [channel]) == []  # once a day
     assert len(posted_in(standin, channel)) == 4

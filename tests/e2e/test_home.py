@@ -27,6 +27,7 @@ from bot.slack.views.home_view import (
     ROUND_VIEW,
     SCHEDULE_ACTION,
     SCHEDULE_VIEW,
+    SUGGEST_ACTION,
     TIME_BLOCK,
     TOPICS_ACTION,
     TOPICS_BLOCK,
@@ -143,7 +144,7 @@ def test_opening_home_publishes_the_whole_view(slack, standin, store):
                for e in [b.get("accessory") or {}, *b.get("elements", [])]
                if e.get("type") == "button"}
     assert actions == {TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION,
-                       ALERTS_ACTION}
+                       SUGGEST_ACTION, ALERTS_ACTION}
     assert ROUND_ACTION not in actions  # they saved a paper: not new any more
 
 

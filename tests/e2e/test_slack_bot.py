@@ -13,7 +13,7 @@ import time
 import pytest
 
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
-from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, SAVE_ACTION, WHO_ACTION
 from storage import PERSONAL_TABLES
 from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import (
@@ -141,7 +141,7 @@ def test_recommend_posts_a_header_then_one_message_per_paper_into_the_dm(slack, 
         assert post.params["text"] and post.params["text"] in title  # the plain text carries the title
         assert any(b["type"] == "context" and "Why:" in b["elements"][0]["text"] for b in blocks)
         assert {e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]} == {
-            LIKE_ACTION, DISLIKE_ACTION, SAVE_ACTION, MORE_ACTION}
+            LIKE_ACTION, DISLIKE_ACTION, SAVE_ACTION, MORE_ACTION, WHO_ACTION}
     # Each paper is remembered with the message that carries it, and never recommended again.
     shown = shown_messages(store, user)
     assert sorted(shown.values()) == sorted((p.response["channel"], p.response["ts"]) for p in posts)

@@ -13,7 +13,7 @@ from slack_sdk.models.blocks import Block
 
 import bot.config
 from bot.slack.manifest import SAVE_SHORTCUT
-from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, WHO_ACTION
 from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX
 from bot.usecases.lookup import default_lookup, use_arxiv_api
 from tests.arxiv_standin import ArxivStandIn
@@ -143,10 +143,12 @@ def dm_answers(standin, user: str) -> list[str]:
     return [c.params.get("text") or "" for c in posts_to(standin, "D" + user)]
 
 
-def shortcut(slack, user: str, message: dict, channel: str = CHANNEL) -> str:
+def shortcut(slack, user: str, message: dict, channel: str = CHANNEL,
+             callback_id: str = SAVE_SHORTCUT) -> str:
+    """Use the message shortcut ``callback_id`` on ``message`` as ``user``, as Slack sends it."""
     key = f"sc{next(_ids)}"
     payload = {
-        "type": "message_action", "callback_id": SAVE_SHORTCUT, "trigger_id": f"{key}.trigger",
+        "type": "message_action", "callback_id": callback_id, "trigger_id": f"{key}.trigger",
         "response_url": slack.standin.response_url(key), "team": {"id": TEAM_ID, "domain": "standin"},
         "user": {"id": user, "name": user.lower(), "team_id": TEAM_ID},
         "channel": {"id": channel, "name": "general"}, "token": "legacy-verification-token",
@@ -194,7 +196,7 @@ def test_a_link_to_a_held_paper_unfurls_into_its_card_without_asking_arxiv(slack
     head = card["blocks"][0]["text"]["text"]
     assert "Coral reef bleaching under heat waves" in head and "Rae Coral" in head
     assert "Coral reef bleaching heat waves" in json.dumps(card)  # the start of the abstract
-    assert [b["action_id"] for b in buttons_of(card)] == [SAVE_ACTION, LIKE_ACTION, MORE_ACTION]
+    assert [b["action_id"] for b in buttons_of(card)] == [SAVE_ACTION, LIKE_ACTION, MORE_ACTION, WHO_ACTION]
     assert arxiv.asked == []
     [call] = unfurls_at(standin, ts)
     assert call.params["channel"] == CHANNEL

@@ -45,6 +45,7 @@ from bot.slack.views.home_view import (
     ROUND_VIEW,
     SCHEDULE_ACTION,
     SCHEDULE_VIEW,
+    SUGGEST_ACTION,
     TIME_BLOCK,
     TOPICS_ACTION,
     TOPICS_BLOCK,
@@ -77,6 +78,7 @@ from bot.usecases.settings import (
     save_new_feed,
     save_schedule,
     save_topics,
+    set_suggest,
 )
 
 log = logging.getLogger(__name__)
@@ -139,6 +141,7 @@ def register(app: App, runtime: Runtime) -> None:
     _register_buttons(app, runtime)
     _register_forms(app, runtime)
     _register_round(app, runtime)
+    _register_suggest(app, runtime)
 
 
 def _register_opened(app: App, runtime: Runtime) -> None:
@@ -332,3 +335,17 @@ class _Field(BadArgument):
         super().__init__(str(error))
         self.block = block
 
+
+def _register_suggest(app: App, runtime: Runtime) -> None:
+    """Home's suggestions button: turns ``/papers suggest`` on or off (its value), then Home again."""
+
+    @app.action(SUGGEST_ACTION)
+    def on_suggest(ack, body: dict, action: dict, client: WebClient, context) -> None:
+        ack()
+        user, on = body["user"]["id"], action.get("value") == "on"
+
+        def work(rt: Runtime) -> None:
+            set_suggest(rt.ctx, user, on)
+            refresh_home(rt.ctx, client, user)
+
+        runtime.after_ack(context, body, work)

@@ -7,45 +7,20 @@ not in, a DM between two people), it comes in paperbot's DM instead.
 
 from __future__ import annotations
 
-import http.client
 import logging
-from collections.abc import Iterator
 
 from slack_bolt import App
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackClientError
 
 from bot.slack.manifest import COMMAND, SAVE_SHORTCUT
 from bot.slack.runtime import Runtime
+from bot.slack.shortcut_messages import message_text, tell_privately
 from bot.slack.views.messages import fit, title_of
 from bot.usecases.save_named import NamedSave, find_named_papers, save_named_papers
 
 log = logging.getLogger(__name__)
 
-TEXT_FIELDS = ("text", "fallback", "pretext", "title", "title_link", "from_url", "original_url",
-               "app_unfurl_url", "url")
-MAX_TEXT = 40_000  # characters of a message read for links (Slack's own limit for a message's text)
 TITLES_LISTED = 10
-
-
-def message_text(message: dict) -> str:
-    """Everything of a message where a link or an id can be: its text, its attachments (link
-    previews, unfurls) and the text of its blocks, one piece per line."""
-    return "\n".join(_texts(message))[:MAX_TEXT]
-
-
-def _texts(node: object, depth: int = 0) -> Iterator[str]:
-    if depth > 20:  # Slack's blocks nest a few levels; a deeper payload is not worth reading
-        return
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if isinstance(value, str) and key in TEXT_FIELDS:
-                yield value
-            elif isinstance(value, dict | list):
-                yield from _texts(value, depth + 1)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _texts(item, depth + 1)
 
 
 def saved_reply(result: NamedSave) -> str:
@@ -74,24 +49,6 @@ def _titles(papers: list) -> str:
 
 def _papers(n: int) -> str:
     return f"{n} paper" if n == 1 else f"{n} papers"
-
-
-def tell_privately(client: WebClient, channel: str | None, user: str, text: str) -> bool:
-    """Post ``text`` to ``user`` only: ephemeral in ``channel``, else in paperbot's DM with them.
-    False (logged) when neither could be posted."""
-    if channel:
-        try:
-            client.chat_postEphemeral(channel=channel, user=user, text=text)
-            return True
-        except (SlackClientError, OSError, http.client.HTTPException) as exc:
-            log.info("no ephemeral answer in %s (%s); answering in the DM", channel, exc)
-    try:
-        dm = client.conversations_open(users=user)["channel"]["id"]
-        client.chat_postMessage(channel=dm, text=text, unfurl_links=False, unfurl_media=False)
-        return True
-    except (SlackClientError, OSError, http.client.HTTPException, KeyError, TypeError) as exc:
-        log.warning("could not tell %s what the shortcut saved: %s", user, exc)
-        return False
 
 
 def register(app: App, runtime: Runtime) -> None:

@@ -24,7 +24,16 @@ from bot.slack.delivery.files import upload_to_dm
 from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import ECHO_LIMIT, Registry, Reply, Request, Subcommand, alert_commands, quoted
+from bot.slack.subcommands import (
+    ECHO_LIMIT,
+    Registry,
+    Reply,
+    Request,
+    Subcommand,
+    alert_commands,
+    quoted,
+    suggest,
+)
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.forget import NOTHING as FORGET_NOTHING
@@ -224,6 +233,9 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     if info.digest_enabled and info.digest_quiet:
         schedule += ", no note on days nothing matched"
     lines.append(f"*Digest:* {schedule}")
+    suggesting = (f"on (`{COMMAND} suggest off` stops them)" if info.suggest
+                  else f"off (`{COMMAND} suggest on` turns them on)")
+    lines.append(f"*Suggestions from colleagues:* {suggesting}")
     return {"text": "\n".join(lines)}
 
 
@@ -612,6 +624,9 @@ REGISTRY = Registry([
         _nothing_after("forget"), lambda req, cmd: reply_forget(req.rt, req.user)),
     CHANNEL_SUBCOMMAND,
     Subcommand(
+        suggest.NAME, suggest.HELP, suggest.parse_suggest,
+        lambda req, cmd: suggest.reply_suggest(req.rt.ctx, req.user, cmd[1]), changes_home=True),
+    Subcommand(
         "alert", alert_commands.ALERT_HELP, alert_commands.parse_alert,
         lambda req, cmd: alert_commands.reply_alert(req.rt.ctx, req.user, cmd), changes_home=True),
     Subcommand(
@@ -625,12 +640,14 @@ SUBCOMMANDS = REGISTRY.names
 #: What a paper message offers, and paperbot beyond the subcommands (`/papers help buttons`).
 BUTTONS_HELP = (
     "React to a paper with :+1: :heart: :star: or :fire: for more like it, :-1: for fewer, :bookmark: to "
-    "save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, and "
-    "More like this (similar papers in its thread).\n"
+    "save it; remove the reaction to take it back. Its buttons: Save (click again to unsave), 👍, 👎, "
+    "More like this (similar papers in its thread), and Who should read this? (colleagues it fits, to "
+    "send it to, below).\n"
     "• paperbot's *Home* tab shows all of this, with forms to change it, and for someone new a round of "
     "papers to rate to get started\n"
     "An arxiv.org link posted where I am shows the paper's card; the message shortcut *Save paper* (in a "
-    "message's ⋮ menu) saves the arXiv papers and DOIs it names. In our DM, type the same subcommands "
+    "message's ⋮ menu) saves the arXiv papers and DOIs it names, and *Who should read this?* finds "
+    "colleagues for its paper. In our DM, type the same subcommands "
     f"without `{COMMAND}`, e.g. `recommend 3`.")
 
 
@@ -658,7 +675,7 @@ HELP_TOPICS = (
               aliases=("topics", "authors")),
     HelpTopic("feeds", f"`{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own", ("feed",)),
     # Alerts share mute's line (the short help stays under 900 characters): `help alerts` shows both.
-    HelpTopic("mute", f"`{COMMAND} mute blockchain` · `unmute` · `alerts`: papers never sent, or sent first",
+    HelpTopic("mute", f"`{COMMAND} mute` · `unmute` · `alerts`: never sent, or first",
               ("mute", "unmute", "alert", "alerts")),
     HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning`: papers now",
               ("recommend", "search")),
@@ -666,8 +683,10 @@ HELP_TOPICS = (
                         "`digest off`: when papers come", ("digest",), aliases=("digests",)),
     HelpTopic("saved", f"`{COMMAND} saved` · `export`: your reading list, as BibTeX too",
               ("saved", "export")),
-    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all",
-              extra=BUTTONS_HELP, aliases=("reactions", "home", "dm")),
+    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all; "
+                         f"`{suggest.NAME} on`: colleagues' picks", (suggest.NAME,),
+              extra=BUTTONS_HELP + "\n" + suggest.EXTRA,
+              aliases=("reactions", "home", "dm", "who", "suggestions", "colleagues")),
     HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
               aliases=("channels", "trending", "poll", "polls")),
     HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",

@@ -25,6 +25,7 @@ from bot.slack.views.messages import (
     fit,
     link,
     title_of,
+    who_button,
     why_line,
 )
 from bot.state.context import Context
@@ -64,6 +65,7 @@ def paper_section(rec: Recommendation, place: int, marks: Marks | None = None) -
             _button(LIKE_ACTION, "👍", value),
             _button(DISLIKE_ACTION, "👎 Not for me", value),
             _button(MORE_ACTION, "More like this", value),
+            *who_button(value),
         ]},
     ]
 

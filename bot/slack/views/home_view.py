@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 from bot.presentation.paper_view import shown_abstract, title_url
 from bot.slack.manifest import COMMAND
+from bot.slack.views.library import HOME_LINE as LIBRARY_LINE
 from bot.slack.views.messages import (
     HOME_BLOCKS,
     SECTION_LIMIT,
@@ -33,6 +34,7 @@ AUTHORS_ACTION = "home_edit_authors"
 MUTES_ACTION = "home_edit_mutes"
 SCHEDULE_ACTION = "home_edit_schedule"
 ROUND_ACTION = "home_rate_papers"
+SUGGEST_ACTION = "home_suggest"  # its value: "on" or "off", what the click sets
 ALERTS_ACTION = "home_edit_alerts"
 HOME_ACTIONS = (TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION, ALERTS_ACTION)
 # Buttons in the round's modal (the value is the paper's id).
@@ -84,6 +86,15 @@ def schedule_text(info: Interests) -> str:
     if info.digest_weekday is not None:
         return f"weekly on {weekday_name(info.digest_weekday)}s at {info.digest_time} {where}"
     return f"daily at {info.digest_time} {where}"
+
+
+def suggest_text(on: bool) -> str:
+    """Home's line on suggestions ("Who should read this?"): whether colleagues may send them papers."""
+    if on:
+        return ("*Suggestions from colleagues:* on. Anyone here may find you with *Who should read this?* "
+                "(a button on every paper) when a paper fits your interests, and send it to you.")
+    return ("*Suggestions from colleagues:* off. Turn them on and colleagues may send you papers that fit "
+            f"your interests with *Who should read this?* (or `{COMMAND} suggest on`).")
 
 
 def _button(text: str, action: str, value: str = "", primary: bool = False) -> dict:
@@ -160,6 +171,8 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
     blocks.append(_section(f"*Muted words:* {muted}", _button("Edit muted words", MUTES_ACTION, "edit")))
     blocks.append(_section(alerts_text(info.alerts), _button("Edit alerts", ALERTS_ACTION, "edit")))
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
+    switch = ("Turn off", "off") if info.suggest else ("Turn on", "on")
+    blocks.append(_section(suggest_text(info.suggest), _button(switch[0], SUGGEST_ACTION, switch[1])))
     blocks.append({"type": "context", "elements": [
         {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"
                                    + (f", {info.saved} saved" if info.saved else "")},
@@ -175,6 +188,7 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
     blocks.append({"type": "divider"})
     blocks.append(_section(HOW_TO))
     blocks.append(_section(IN_CHANNELS))
+    blocks.append(_section(LIBRARY_LINE))
     return {"type": "home", "blocks": blocks[:HOME_BLOCKS]}
 
 

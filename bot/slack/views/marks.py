@@ -13,6 +13,7 @@ from slack_sdk.errors import SlackClientError
 
 from bot.slack.views.messages import ACTIONS_BLOCK, SAVE_ACTION, paper_blocks, paper_text
 from bot.slack.views.metadata import PAPER_EVENT
+from bot.slack.views.who import suggested_line
 from bot.state.context import Context
 from bot.usecases.reactions import PostedAs
 from bot.usecases.saved import Marks, paper_message
@@ -58,6 +59,8 @@ def show_feedback(ctx: Context, client: WebClient, user_id: str, channel: str, m
     if found is None:
         return False
     blocks = marked(paper_blocks(found.rec), found.marks)
+    if found.suggested_by:  # as it was posted: opened by who thought of them
+        blocks = [suggested_line(found.suggested_by), *blocks]
     try:
         client.chat_update(channel=channel, ts=message_ts, text=paper_text(found.rec.paper), blocks=blocks)
     except (SlackClientError, OSError, http.client.HTTPException) as exc:

@@ -42,6 +42,9 @@ LIKE_ACTION = "paper_like"
 DISLIKE_ACTION = "paper_dislike"
 SAVE_ACTION = "paper_save"
 MORE_ACTION = "paper_more_like_this"
+WHO_ACTION = "paper_who"  # "Who should read this?": its value is the paper's id (bot.slack.listeners.who)
+WHO_LABEL = "Who should read this?"
+BUTTON_VALUE_LIMIT = 2000  # characters of a button's value
 ACTIONS_BLOCK = "paper_actions"  # the block of the buttons (bot.slack.views.marks finds it by this id)
 
 _URL = re.compile(r"https?://[^\s<>|\"]+")
@@ -142,8 +145,19 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
              "text": {"type": "plain_text", "text": "👎 Not for me", "emoji": True}},
             {"type": "button", "action_id": MORE_ACTION, "value": "more",
              "text": {"type": "plain_text", "text": "More like this", "emoji": True}},
+            *who_button(rec.paper.id),
         ]})
     return blocks
+
+
+def who_button(paper_id: str, value: str | None = None) -> list[dict]:
+    """The "Who should read this?" button of a paper (its ``value``: the paper id by default), or none
+    when the value would not fit in a button."""
+    value = paper_id if value is None else value
+    if len(value) > BUTTON_VALUE_LIMIT:
+        return []
+    return [{"type": "button", "action_id": WHO_ACTION, "value": value,
+             "text": {"type": "plain_text", "text": WHO_LABEL, "emoji": True}}]
 
 
 def _paper_texts(paper: Paper) -> tuple[str, str]:

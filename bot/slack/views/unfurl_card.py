@@ -1,11 +1,12 @@
-"""The card of an unfurled arxiv.org link: the paper as a paper message shows it, with Save, 👍 and More
-like this. Their action ids are the paper messages' own; the paper id rides in each button's value
-(:func:`unfurled_paper`), since the message is the poster's, not one paperbot recorded. A click on a
-card is told from one on a paper message by :func:`on_card` (a Bolt listener matcher)."""
+"""The card of an unfurled arxiv.org link: the paper as a paper message shows it, with Save, 👍, More
+like this and Who should read this?. Their action ids are the paper messages' own; the paper id rides
+in each button's value (:func:`unfurled_paper`), since the message is the poster's, not one paperbot
+recorded. A click on a card is told from one on a paper message by :func:`on_card` (a Bolt listener
+matcher); Who should read this? is answered alike on both (bot.slack.listeners.who)."""
 
 from __future__ import annotations
 
-from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, paper_blocks
+from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, paper_blocks, who_button
 from bot.usecases.recommend import Recommendation
 from storage import Paper
 
@@ -17,13 +18,14 @@ BUTTONS = ((SAVE_ACTION, "🔖 Save"), (LIKE_ACTION, "👍"), (MORE_ACTION, "Mor
 
 def unfurl_blocks(paper: Paper) -> list[dict]:
     """The card of an unfurled link: the paper as a paper message shows it (no reason: nobody was
-    recommended it), and Save, 👍 and More like this naming the paper."""
+    recommended it), and Save, 👍, More like this and Who should read this? naming the paper."""
     blocks = paper_blocks(Recommendation(paper, 0.0, ""), buttons=False)
     value = VALUE_PREFIX + paper.id
     if len(value) <= VALUE_LIMIT:
         blocks.append({"type": "actions", "block_id": UNFURL_ACTIONS, "elements": [
-            {"type": "button", "action_id": action, "value": value,
-             "text": {"type": "plain_text", "text": label, "emoji": True}} for action, label in BUTTONS]})
+            *({"type": "button", "action_id": action, "value": value,
+               "text": {"type": "plain_text", "text": label, "emoji": True}} for action, label in BUTTONS),
+            *who_button(paper.id, value)]})
     return blocks
 
 

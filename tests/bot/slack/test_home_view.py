@@ -21,6 +21,7 @@ from bot.slack.views.home_view import (
     ROUND_DISLIKE,
     ROUND_LIKE,
     SCHEDULE_ACTION,
+    SUGGEST_ACTION,
     TOPICS_ACTION,
     TOPICS_BLOCK,
     alerts_modal,
@@ -98,7 +99,8 @@ def test_home_shows_everything_with_a_button_for_each():
     assert set(actions_of(view)) == {(TOPICS_ACTION, MAIN), (TOPICS_ACTION, "robotics"),
                                      (TOPICS_ACTION, "theory"), (NEW_FEED_ACTION, "new"),
                                      (AUTHORS_ACTION, "edit"), (MUTES_ACTION, "edit"),
-                                     (SCHEDULE_ACTION, "edit"), (ALERTS_ACTION, "edit")}
+                                     (SCHEDULE_ACTION, "edit"), (SUGGEST_ACTION, "on"),
+                                     (ALERTS_ACTION, "edit")}
 
 
 def test_only_someone_new_is_offered_the_round():

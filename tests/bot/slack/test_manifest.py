@@ -68,13 +68,15 @@ def test_unfurls_and_the_shortcut_are_in_every_manifest_and_registered():
     for mode in manifest.MANIFEST_FILES:
         features = manifest.manifest(mode)["features"]
         assert features["unfurl_domains"] == ["arxiv.org"]
-        assert [s["callback_id"] for s in features["shortcuts"]] == [manifest.SAVE_SHORTCUT] == ["save_paper"]
+        assert [s["callback_id"] for s in features["shortcuts"]] == [
+            manifest.SAVE_SHORTCUT, manifest.WHO_SHORTCUT] == ["save_paper", "who_should_read"]
         assert all(s["type"] == "message" and len(s["name"]) <= 24 and len(s["description"]) <= 80
                    for s in features["shortcuts"])
     assert "message" in manifest.EVENT_TYPES and "message.im" not in manifest.EVENT_TYPES
     assert "message_action" in gate.INTERACTIONS and "message_action" not in gate.IGNORED_INTERACTIONS
     shortcuts = (SLACK_CODE / "listeners" / "shortcuts.py").read_text()
     assert "@app.shortcut(SAVE_SHORTCUT)" in shortcuts
+    assert "@app.shortcut(WHO_SHORTCUT)" in (SLACK_CODE / "listeners" / "who.py").read_text()
 
 
 def test_every_web_api_method_the_code_calls_is_listed_with_its_scope():
@@ -99,6 +101,9 @@ def test_the_app_handles_every_subscribed_event_and_the_command(slack_bot):
                         "links": [{"domain": "example.org", "url": "https://example.org/x"}]},
         "message.im": {"type": "message", "channel_type": "im", "user": "U1", "channel": "D1",
                        "text": "", "ts": "1.2"},
+        # In a channel, not the DM: handled (and left alone).
+        "file_shared": {"type": "file_shared", "channel_id": "C1", "file_id": "F1", "user_id": "U1",
+                        "file": {"id": "F1"}, "event_ts": "1.3"},
     }
     assert set(samples) == set(manifest.BOT_EVENTS)
     for i, (name, event) in enumerate(samples.items()):

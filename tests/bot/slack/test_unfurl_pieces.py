@@ -8,8 +8,9 @@ import pytest
 from slack_sdk.models.blocks import Block
 
 from bot.slack.listeners.dm_commands import dm_reply, is_typed_message, typed_command
-from bot.slack.listeners.shortcuts import message_text, saved_reply
-from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION
+from bot.slack.listeners.shortcuts import saved_reply
+from bot.slack.shortcut_messages import message_text
+from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, WHO_ACTION
 from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX, unfurl_blocks, unfurled_paper
 from bot.usecases.save_named import NamedSave
 from storage import Paper
@@ -28,7 +29,7 @@ def buttons(blocks):
     return actions
 
 
-def test_the_card_is_valid_block_kit_within_limits_with_three_buttons_naming_the_paper():
+def test_the_card_is_valid_block_kit_within_limits_with_four_buttons_naming_the_paper():
     for paper in (arxiv_paper(), hostile_paper(), hostile_paper(50), Paper(id="x", abstract="Only this.")):
         blocks = unfurl_blocks(paper)
         check_limits(blocks)
@@ -36,7 +37,8 @@ def test_the_card_is_valid_block_kit_within_limits_with_three_buttons_naming_the
             Block.parse(block).validate_json()
         actions = buttons(blocks)
         assert actions["block_id"] == UNFURL_ACTIONS
-        assert [e["action_id"] for e in actions["elements"]] == [SAVE_ACTION, LIKE_ACTION, MORE_ACTION]
+        assert [e["action_id"] for e in actions["elements"]] == [SAVE_ACTION, LIKE_ACTION, MORE_ACTION,
+                                                                    WHO_ACTION]
         assert {e["value"] for e in actions["elements"]} == {VALUE_PREFIX + paper.id}
         assert all(len(e["text"]["text"]) <= 75 for e in actions["elements"])
     head = unfurl_blocks(arxiv_paper())[0]["text"]["text"]
@@ -138,6 +140,7 @@ LINK = {"type": "link_shared", "user": "U1", "channel": "C1", "message_ts": "1.1
 
 def test_the_gate_admits_the_shortcut_link_shared_and_dm_messages_of_the_right_shape():
     assert verdict(form(SHORTCUT), FORM).admitted
+    assert verdict(form({**SHORTCUT, "callback_id": "who_should_read"}), FORM).admitted
     assert verdict(form({**SHORTCUT, "callback_id": "other"}), FORM).kind == "ignored"
     assert verdict(form({**SHORTCUT, "message": "text"}), FORM).status == 400
     assert verdict(form({**SHORTCUT, "message": {"text": 5}}), FORM).status == 400

@@ -1,0 +1,40 @@
+"""`/papers suggest on|off`: whether colleagues may suggest papers to the person with "Who should read
+this?" (:mod:`bot.usecases.suggestions`); off by default."""
+
+from __future__ import annotations
+
+from bot.errors import BadArgument
+from bot.slack.manifest import COMMAND
+from bot.slack.subcommands import Reply
+from bot.state.context import Context
+from bot.usecases.settings import set_suggest
+
+NAME = "suggest"
+HELP = (f"• `{COMMAND} suggest on`: colleagues may send you papers that fit your interests with *Who should "
+        f"read this?* (a button on every paper, and a message shortcut); `{COMMAND} suggest off` stops it "
+        "(off by default)")
+EXTRA = ("*Who should read this?* (a button on every paper message, and a message shortcut on any message "
+         "with an arXiv link or DOI) shows only you up to 3 colleagues the paper fits, each with why; "
+         "*Send* puts it in their DM, naming you. Only people who said "
+         f"`{COMMAND} suggest on` are suggested, and never for a paper they have seen or saved.")
+
+
+def parse_suggest(arg: str) -> tuple[str, bool]:
+    """``on`` or ``off`` (any case); anything else is a BadArgument pointing to the help."""
+    word = arg.strip().lower()
+    if word not in ("on", "off"):
+        raise BadArgument(f"Say `{COMMAND} suggest on` (colleagues may send you papers) or "
+                          f"`{COMMAND} suggest off`. `{COMMAND} help suggest` says more.")
+    return NAME, word == "on"
+
+
+def reply_suggest(ctx: Context, user_id: str, on: bool) -> Reply:
+    """Turn suggestions on or off, and say so (and whether it changed)."""
+    changed = set_suggest(ctx, user_id, on)
+    if on:
+        what = "Suggestions are on" if changed else "Suggestions were already on"
+        return {"text": f"{what}: colleagues may send you papers that fit your interests with *Who should "
+                        f"read this?*, one message each. `{COMMAND} suggest off` stops it."}
+    what = "Suggestions are off" if changed else "Suggestions were already off"
+    return {"text": f"{what}: nobody will be suggested you as a reader. `{COMMAND} suggest on` turns them "
+                    "back on."}
