@@ -20,11 +20,14 @@ demo: install
 
 # Parallel workers: much of the suite waits on subprocesses, servers and PostgreSQL, so more workers than
 # cores pay on two cores (the whole suite costs about 6 CPU-minutes; with the long suites first, on
-# 2026-12-05, 4 workers took 5m09 and 6 took 4m58). Tests marked with one xdist_group share a worker.
+# 2026-12-05, 4 workers took 5m09 and 6 took 4m58). Each test file runs on one worker (loadfile): a file's
+# bot, stand-in or replicas start once, not once on each worker one of its tests lands on (2026-12-06:
+# 4m18-4m35 and 5m02 CPU-minutes, against 4m53 and 5m40 test by test). xdist's loadgroup can't do it
+# under pytest 9 (it renames node ids the way pytest 8 kept them).
 TEST_WORKERS ?= 6
 
 test: install
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 lint: install
 	$(BIN)/ruff check .

@@ -102,7 +102,9 @@ class EscapingFormatter(logging.Formatter):
         if isinstance(error, StorageError):
             record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None,
                                             "msg": f"{record.getMessage()}: {error}", "args": None})
-        return super().format(record)
+        # Masked once more as a whole: a traceback another handler formatted first is cached on the
+        # record (``exc_text``), and logging then reuses it without asking formatException.
+        return masked(super().format(record))
 
 
 class JsonFormatter(logging.Formatter):

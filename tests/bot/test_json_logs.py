@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import sys
 from datetime import datetime
 
 from bot.logs import FORMAT, EscapingFormatter, JsonFormatter, handling, masked
@@ -83,3 +84,13 @@ def test_slack_tokens_are_masked_in_json_and_in_text():
         text = "\n".join(lines_of(log, formatter))
         assert "SECRET" not in text and "xoxb-…" in text
     assert masked("xapp-1-A0-123-abc and xoxp-9-9") == "xapp-… and xoxp-…"
+
+
+def test_a_traceback_another_handler_formatted_first_is_masked_too():
+    try:
+        raise RuntimeError(f"called with {TOKEN}")
+    except RuntimeError:
+        record = logging.getLogger("tests.json").makeRecord("tests.json", logging.ERROR, __file__, 1,
+                                                            "failed", None, sys.exc_info())
+    assert TOKEN in logging.Formatter().format(record) and record.exc_text  # cached on the record now
+    assert "SECRET" not in EscapingFormatter(FORMAT).format(record)
