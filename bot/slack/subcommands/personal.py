@@ -651,6 +651,16 @@ BUTTONS_HELP = (
     f"without `{COMMAND}`, e.g. `recommend 3`.")
 
 
+#: Characters the short help may take: a line a group, on one screen of a laptop's Slack.
+SHORT_HELP_MOST = 1200
+
+#: What a library export shared in paperbot's DM does (`/papers help team`).
+LIBRARY_HELP = ("*Bring your library:* share a `.bib`, `.ris` or Zotero CSV export (up to 5 MB) in our DM: "
+                "each entry is matched to a paper I hold (by DOI, arXiv id or title) or stored as a new one, "
+                "and counts as a paper you like; I answer with how many were read, matched, added and "
+                "skipped.")
+
+
 @dataclass(frozen=True)
 class HelpTopic:
     """One group of the help: its line in the short help, and the subcommands whose help lines (from
@@ -674,20 +684,23 @@ HELP_TOPICS = (
                         "`unfollow` · `interests`: what you follow", ("follow", "unfollow", "interests"),
               aliases=("topics", "authors")),
     HelpTopic("feeds", f"`{COMMAND} feed add robotics: grasping, sim2real`: a feed of its own", ("feed",)),
-    # Alerts share mute's line (the short help stays under 900 characters): `help alerts` shows both.
-    HelpTopic("mute", f"`{COMMAND} mute` · `unmute` · `alerts`: never sent, or first",
-              ("mute", "unmute", "alert", "alerts")),
+    HelpTopic("mute", f"`{COMMAND} mute blockchain` · `unmute`: papers never sent", ("mute", "unmute")),
+    HelpTopic("alerts", f"`{COMMAND} alert graph transformers` · `alerts`: new papers holding a phrase, "
+                        "first in your digest", ("alert", "alerts")),
     HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning`: papers now",
               ("recommend", "search")),
     HelpTopic("digest", f"`{COMMAND} digest 08:30` · `digest weekly friday 16:00` · `digest compact on` · "
                         "`digest off`: when papers come", ("digest",), aliases=("digests",)),
     HelpTopic("saved", f"`{COMMAND} saved` · `export`: your reading list, as BibTeX too",
               ("saved", "export")),
-    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all; "
-                         f"`{suggest.NAME} on`: colleagues' picks", (suggest.NAME,),
-              extra=BUTTONS_HELP + "\n" + suggest.EXTRA,
-              aliases=("reactions", "home", "dm", "who", "suggestions", "colleagues")),
-    HelpTopic("channel", f"`{COMMAND} channel follow TOPICS`: a channel's own papers", ("channel",),
+    HelpTopic("buttons", "React :+1: :-1: or :bookmark: on a paper, or click its buttons; Home shows it all",
+              extra=BUTTONS_HELP, aliases=("reactions", "home", "dm")),
+    HelpTopic("team", f"`{COMMAND} {suggest.NAME} on`: colleagues may send you papers; a .bib, .ris or "
+                      "Zotero CSV in our DM brings your library", (suggest.NAME,),
+              extra=suggest.EXTRA + "\n" + LIBRARY_HELP,
+              aliases=("who", "suggestions", "colleagues", "library", "zotero", "bibtex")),
+    HelpTopic("channel", f"`{COMMAND} channel follow TOPICS` · `channel poll`: a channel's own papers, and "
+                         "reading-group votes", ("channel",),
               aliases=("channels", "trending", "poll", "polls")),
     HelpTopic("forget", f"`{COMMAND} forget`: delete everything paperbot stores about you (asks first)",
               ("forget",)),

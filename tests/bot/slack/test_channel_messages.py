@@ -8,7 +8,7 @@ from slack_sdk.models.blocks import Block
 from bot.errors import BadArgument
 from bot.slack.delivery.trending import NOTHING, trending_message
 from bot.slack.subcommands.channel import HELP_LINES, parse_channel
-from bot.slack.subcommands.personal import HELP, help_text
+from bot.slack.subcommands.personal import HELP, SHORT_HELP_MOST, help_text
 from bot.slack.views.messages import HEADER_LIMIT, MESSAGE_BLOCKS, SECTION_LIMIT
 from bot.usecases.channel_subjects import is_channel
 from bot.usecases.digests.send import header_text
@@ -72,7 +72,7 @@ def test_wrong_channel_commands_say_what_to_type(text):
 
 
 def test_help_has_the_channel_lines():
-    assert HELP_LINES in help_text("channel") and "/papers channel" in HELP and len(HELP) < 900
+    assert HELP_LINES in help_text("channel") and "/papers channel" in HELP and len(HELP) < SHORT_HELP_MOST
 
 
 def test_channel_digest_now_parses_and_nothing_after_it():

@@ -3,6 +3,7 @@ import pytest
 from bot.errors import BadArgument
 from bot.slack.subcommands.personal import (
     HELP,
+    SHORT_HELP_MOST,
     Command,
     parse,
     reply_digest_off,
@@ -69,7 +70,7 @@ def test_parse_rejects_with_what_was_wrong(text, message):
 def test_help_mentions_every_subcommand():
     for sub in ("follow", "unfollow", "interests", "recommend", "search", "digest", "forget"):
         assert f"`{sub}" in HELP or f"/papers {sub}" in HELP
-    assert len(HELP) < 900
+    assert len(HELP) < SHORT_HELP_MOST
 
 
 def test_interests_reply_escapes_topics_and_shows_the_schedule(ctx):
