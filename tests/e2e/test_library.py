@@ -47,14 +47,15 @@ def share(slack, user: str, file: dict, channel: str | None = None) -> None:
 
 def settled(slack, standin, user: str) -> list[str]:
     """Every answer in the person's DM once the work before now is done: a typed `help` is answered after
-    it (one person's work runs in order)."""
+    it (one person's work runs in order). The help's own answers (which name .bib files too) left out."""
     before = len(posts_to(standin, dm(user)))
     help_message = {"type": "message", "channel_type": "im", "user": user, "channel": dm(user),
                     "text": "help", "ts": f"{time.time():.6f}"}
     assert slack.event(help_message)[0] == 200
     standin.wait_for(lambda: any("/papers" in (p.params.get("text") or "")
                                  for p in posts_to(standin, dm(user))[before:]), what="the answer to help")
-    return [p.params["text"] for p in posts_to(standin, dm(user))]
+    texts = [p.params["text"] for p in posts_to(standin, dm(user))]
+    return [t for t in texts if "/papers help TOPIC" not in t]
 
 
 def answers(standin, user: str) -> list[str]:
