@@ -21,7 +21,7 @@ from typing import Literal
 
 import numpy as np
 
-from bot.errors import NoPapers
+from bot.errors import NoPapers, Outage
 from bot.state.context import Context
 from bot.usecases.feeds import FeedProfile, feed_profiles
 from bot.usecases.mutes import muted_filter
@@ -62,14 +62,15 @@ class WhoShouldRead:
     nobody: Nobody | None = None
 
 
-SendStatus = Literal["sent", "already", "closed", "failed"]
+SendStatus = Literal["sent", "already", "closed", "failed", "unconfirmed"]
 
 
 @dataclass
 class SentSuggestion:
     """What a Send did: ``sent`` (now in their DM), ``already`` (suggested before, by anyone, or they met
     the paper meanwhile), ``closed`` (they turned suggestions off since), ``failed`` (Slack didn't take
-    it: nothing recorded, so it may be sent again)."""
+    it: nothing recorded, so it may be sent again), ``unconfirmed`` (Slack never answered, so it may
+    have landed: kept as sent, never sent twice)."""
 
     status: SendStatus
     paper: Paper
@@ -164,6 +165,12 @@ def send_suggestion(ctx: Context, asker: str, colleague: str, paper: Paper, reas
     rec = suggestion_of(paper, reason)
     try:
         channel, ts = post(rec)
+    except Outage as exc:
+        if exc.maybe_delivered:  # it may have landed: as a digest's post would, never risk it twice
+            remember_shown(ctx, colleague, rec)
+            return SentSuggestion("unconfirmed", paper, colleague)
+        store.drop_suggestion(colleague, paper.id, asker)  # never sent: a later Send may try again
+        raise
     except Exception:
         store.drop_suggestion(colleague, paper.id, asker)  # never sent: a later Send may try again
         raise

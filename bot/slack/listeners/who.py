@@ -16,7 +16,8 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.errors import NoPapers
+from bot.errors import NoPapers, PaperbotError
+from bot.slack.delivery.digests import classified
 from bot.slack.manifest import WHO_SHORTCUT
 from bot.slack.runtime import Runtime
 from bot.slack.shortcut_messages import message_text, tell_privately
@@ -122,7 +123,7 @@ def register(app: App, runtime: Runtime) -> None:
                 try:
                     done = send_suggestion(rt.ctx, asker, colleague, paper, reason,
                                            _poster(rt, client, colleague, asker))
-                except SLACK_FAILURES as exc:  # nothing was recorded: a later Send may try again
+                except (*SLACK_FAILURES, PaperbotError) as exc:  # nothing kept: a later Send may try again
                     log.warning("could not send a suggestion to %s: %s", colleague, exc)
                     done = SentSuggestion("failed", paper, colleague)
             try:
@@ -145,10 +146,13 @@ def _poster(rt: Runtime, client: WebClient, colleague: str, asker: str):
         if not channel:
             channel = client.conversations_open(users=colleague)["channel"]["id"]
             remember_dm_channel(rt.ctx, colleague, channel)
-        response = client.chat_postMessage(
-            channel=channel, text=paper_text(rec.paper), blocks=suggested_blocks(rec, asker),
-            metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}},
-            unfurl_links=False, unfurl_media=False)
+        try:
+            response = client.chat_postMessage(
+                channel=channel, text=paper_text(rec.paper), blocks=suggested_blocks(rec, asker),
+                metadata={"event_type": PAPER_EVENT, "event_payload": {"paper_id": rec.paper.id}},
+                unfurl_links=False, unfurl_media=False)
+        except (SlackApiError, SlackClientError, OSError, http.client.HTTPException) as exc:
+            raise classified(exc) from exc  # an Outage says whether the post may have landed
         return response["channel"], response["ts"]
 
     return post

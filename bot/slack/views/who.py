@@ -30,6 +30,8 @@ STATUS = {
     "already": "<@{user}> has this paper already: nothing was sent.",
     "closed": "<@{user}> no longer takes suggestions: nothing was sent.",
     "failed": "Slack didn't take the message for <@{user}>: nothing was sent. Try again in a minute.",
+    "unconfirmed": ("Slack didn't confirm the message for <@{user}>, so it may have arrived; I won't send it "
+                    "again."),
 }
 
 

@@ -102,6 +102,26 @@ def test_a_send_slack_refused_is_not_recorded_and_may_be_tried_again(team):
     assert send_suggestion(team, "UASK", "UDIFF", paper, "", lambda rec: ("D", "1.0")).status == "sent"
 
 
+def test_a_send_slack_never_answered_may_have_landed_so_it_is_kept_and_never_sent_again(team):
+    from bot.errors import Outage
+
+    paper = team.store.get_paper("diffusion-2")
+
+    def timed_out(rec):
+        raise Outage("no answer from Slack (TimeoutError)", maybe_delivered=True)
+
+    def down(rec):
+        raise Outage("can't reach Slack")
+
+    with pytest.raises(Outage):  # never reached Slack: nothing kept
+        send_suggestion(team, "UASK", "UDIFF", paper, "", down)
+    assert team.store.suggested_by("UDIFF", paper.id) is None
+    assert send_suggestion(team, "UASK", "UDIFF", paper, "", timed_out).status == "unconfirmed"
+    assert team.store.suggested_by("UDIFF", paper.id) == "UASK"
+    assert paper.id in team.store.shown_paper_ids("UDIFF") and team.store.get_feedback("UDIFF") == []
+    assert send_suggestion(team, "UOTHER", "UDIFF", paper, "", lambda rec: ("D", "1.0")).status == "already"
+
+
 def test_export_data_holds_the_suggestions_either_side(team):
     paper = team.store.get_paper("diffusion-2")
     send_suggestion(team, "UASK", "UDIFF", paper, "", lambda rec: ("DUDIFF", "1.000100"))
