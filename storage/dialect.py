@@ -111,23 +111,26 @@ class SqliteDialect(Dialect):
     def listed(self, values: Sequence[str]) -> tuple[str, list]:
         return "(select value as id from json_each(?)) c", [json.dumps(list(values))]
 
+    @staticmethod
+    def _expression(phrases: Sequence[Sequence[str]], every: bool) -> str:
+        """One FTS5 expression, each phrase a string in double quotes (whose words hold no quote)."""
+        return f" {'AND' if every else 'OR'} ".join('"' + " ".join(p) + '"' for p in phrases)
+
     def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
-        # One FTS5 expression, each phrase a string in double quotes (whose words hold no quote); bm25()
-        # is lower for a better match, and weighs a title's words most.
-        expression = f" {'AND' if every else 'OR'} ".join('"' + " ".join(p) + '"' for p in phrases)
+        # bm25() is lower for a better match, and weighs a title's words most.
         return ("(select p.id paper_id, -bm25(paper_text, 4.0, 1.0, 2.0) score from paper_text"
-                " join papers p on p.rowid = paper_text.rowid where paper_text match ?) m"), [expression]
+                " join papers p on p.rowid = paper_text.rowid where paper_text match ?) m"), [
+                    self._expression(phrases, every)]
 
     def new_text_matches(self, phrases: Sequence[Sequence[str]], since: str) -> tuple[str, list]:
         # FTS5 skips to a rowid floor in its doclists: the first rowid of the papers added since then
         # (read by the added_at index; a min() left to the planner walks the table in rowid order). Every
         # paper added since has a rowid at least that; new papers get the highest rowids, so the floor
         # leaves out nearly all the corpus (0.7 ms, not 33, for 5 common phrases in 100,000 papers).
-        expression = " OR ".join('"' + " ".join(p) + '"' for p in phrases)
         return ("(select p.id paper_id from paper_text join papers p on p.rowid = paper_text.rowid"
                 " where paper_text match ? and paper_text.rowid >= (select min(rowid) from papers"
                 " indexed by idx_papers_added_at where added_at >= ?) and p.added_at >= ?) m"), [
-                    expression, since, since]
+                    self._expression(phrases, every=False), since, since]
 
     def serialised(self) -> AbstractContextManager[None]:
         # Every RETURNING row must be read before SQLite can commit the statement, and sqlite3 leaves a
@@ -155,22 +158,28 @@ class PostgresDialect(Dialect):
     def listed(self, values: Sequence[str]) -> tuple[str, list]:
         return "unnest(?::text[]) c(id)", [list(values)]
 
-    def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
-        # phraseto_tsquery reads its argument as plain text (no operators), one parameter per phrase.
+    @staticmethod
+    def _query(phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
+        """The tsquery of ``phrases`` (all of them, or any) and its arguments: phraseto_tsquery reads its
+        argument as plain text (no operators), one parameter per phrase."""
         query = f" {'&&' if every else '||'} ".join(["phraseto_tsquery('simple', ?)"] * len(phrases))
-        # Only the fixed call above is repeated into the statement.
+        return query, [" ".join(p) for p in phrases]
+
+    def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
+        query, args = self._query(phrases, every)
+        # Only the fixed call of _query is repeated into the statement.
         relation = ("(select t.paper_id, ts_rank(t.doc, q.q) score from paper_text t,"  # noqa: S608
                     f" (select {query} q) q where t.doc @@ q.q) m")
-        return relation, [" ".join(p) for p in phrases]
+        return relation, args
 
     def new_text_matches(self, phrases: Sequence[Sequence[str]], since: str) -> tuple[str, list]:
         # The planner chooses: the few recent papers by the added_at index, each tested against the query,
         # or the GIN index's matches joined to them.
-        query = " || ".join(["phraseto_tsquery('simple', ?)"] * len(phrases))
-        # Only the fixed call above is repeated into the statement.
+        query, args = self._query(phrases, every=False)
+        # Only the fixed call of _query is repeated into the statement.
         relation = ("(select t.paper_id from paper_text t join papers p on p.id = t.paper_id,"  # noqa: S608
                     f" (select {query} q) q where t.doc @@ q.q and p.added_at >= ?) m")
-        return relation, [*(" ".join(p) for p in phrases), since]
+        return relation, [*args, since]
 
     def serialised(self) -> AbstractContextManager[None]:
         # Each compare-and-set is one statement whose WHERE the server re-checks on the newest row.
