@@ -59,10 +59,17 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         except SourceError as exc:
             report.error = str(exc)
         _write(ctx, batch, report)
-    ctx.engine.refresh(must_save=must_save)
-    if ctx.embeddings is not None:  # the embedding option: the new papers' vectors, once
-        ctx.embeddings.compute_missing()
+    take_in_new_papers(ctx, must_save=must_save)
     return reports
+
+
+def take_in_new_papers(ctx: Context, must_save: bool = False) -> None:
+    """After papers were stored: the index brought up to date (refitted if the corpus grew a lot; see
+    :func:`ingest` for ``must_save``), so they are searched, recommended and unfurled from now on, and
+    with the embedding option their vectors computed, once."""
+    ctx.engine.refresh(must_save=must_save)
+    if ctx.embeddings is not None:
+        ctx.embeddings.compute_missing()
 
 
 def _write(ctx: Context, batch: list[Paper], report: SourceReport) -> None:

@@ -20,6 +20,7 @@ from bot.sources.library_exports import DUPLICATE, NO_TITLE_OR_ID, UNREADABLE, L
 from bot.sources.records import Rejected
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE
+from bot.usecases.ingest import take_in_new_papers
 from storage.identity import share_a_surname, title_key
 from storage.models import LibraryImportStatus
 
@@ -87,9 +88,7 @@ def import_library(ctx: Context, user_id: str, items: Iterable[LibraryEntry | Re
                 batch = []
     _import_batch(ctx, user_id, batch, report, seen)
     if report.added:
-        ctx.engine.refresh()  # the new papers are searched, recommended and unfurled from now on
-        if ctx.embeddings is not None:  # the embedding option: the new papers' vectors, once
-            ctx.embeddings.compute_missing()
+        take_in_new_papers(ctx)
     return report
 
 
