@@ -90,6 +90,12 @@ class PaperIndex:
         """Those of ``ids`` that are indexed, in order."""
         return [i for i in ids if i in self.row_of]
 
+    def subset(self, ids) -> PaperIndex:
+        """An index of only these papers (those indexed, each once), on this index's own model: scoring
+        or explaining a few papers there costs their rows, not the corpus."""
+        keep = self.known(dict.fromkeys(ids))
+        return PaperIndex(self.model, keep, self.rows(keep), self.fitted_on)
+
     def dumps(self) -> bytes:
         """Serialise, compacting away replaced rows."""
         keep = np.flatnonzero(self.alive)

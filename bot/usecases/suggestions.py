@@ -28,7 +28,7 @@ from bot.usecases.mutes import muted_filter
 from bot.usecases.picking import Recommendation, profile_for
 from bot.usecases.recommend import NO_PAPERS, remember_shown, whose_interests, with_papers
 from bot.usecases.settings import set_suggest as set_suggest
-from recommender import PaperIndex, explain_picks, score_matrix
+from recommender import explain_picks, score_matrix
 from storage import Paper
 
 MOST = 3  # colleagues suggested at most
@@ -119,9 +119,8 @@ def _ranked(ctx: Context, paper: Paper, feeds: dict[str, list[FeedProfile]]) -> 
             return []
         # The paper and the papers the profiles name: scoring and explaining cost these rows, not the
         # corpus, however many colleagues there are.
-        needed = [paper.id, *(pid for _, f in rows for pid in (*f.profile.liked, *f.profile.disliked))]
-        keep = index.known(dict.fromkeys(needed))
-        small = PaperIndex(index.model, keep, index.rows(keep), index.fitted_on)
+        small = index.subset([paper.id, *(pid for _, f in rows for pid in (*f.profile.liked,
+                                                                            *f.profile.disliked))])
         column = small.row_of[paper.id]
         scores = score_matrix(small, [f.profile for _, f in rows])[:, column]  # one batched product
         best: dict[str, int] = {}

@@ -274,8 +274,7 @@ def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: 
 def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> PaperIndex:
     """The chosen papers plus those the profile likes and dislikes (the reasons refer to them), on the
     index's own model: explaining picks here costs a few rows, not the corpus."""
-    keep = index.known(dict.fromkeys([*chosen, *profile.liked, *profile.disliked]))
-    return PaperIndex(index.model, keep, index.rows(keep), index.fitted_on)
+    return index.subset([*chosen, *profile.liked, *profile.disliked])
 
 
 def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, shown: set[str],
