@@ -25,6 +25,14 @@ def actor(body: dict) -> str | None:
     return user if isinstance(user, str) and user else None
 
 
+def where_clicked(body: dict) -> tuple[str, str, str]:
+    """(user, channel, message ts) of a click on a message's button."""
+    container = body.get("container") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+    message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+    return body["user"]["id"], channel, message_ts
+
+
 def kind_of(body: dict) -> InboxKind:
     """What a request is, as the inbox records it."""
     if body.get("type") == "event_callback":

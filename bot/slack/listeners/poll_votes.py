@@ -8,6 +8,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from bot.slack.delivery.poll_posts import show_poll
+from bot.slack.request_keys import where_clicked
 from bot.slack.runtime import Runtime
 from bot.slack.views.messages import fit, title_of
 from bot.slack.views.poll_message import VOTE_ACTION, voted_for
@@ -37,17 +38,14 @@ def register(app: App, runtime: Runtime) -> None:
     @app.action(VOTE_ACTION)
     def on_vote(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
-        user = body["user"]["id"]
-        container, where = body.get("container") or {}, body.get("channel") or {}
-        channel = container.get("channel_id") or where.get("id") or ""
-        message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+        user, channel, message_ts = where_clicked(body)
         named = voted_for(action.get("value") or "")
 
         def work(rt: Runtime) -> None:
             voted = Voted("unknown")
             if named is not None:
                 poll_id, paper_id = named
-                voted = vote(rt.ctx, channel, poll_id, user, paper_id, message_ts=message_ts)
+                voted = vote(rt.ctx, channel or "", poll_id, user, paper_id, message_ts=message_ts)
             if voted.status == "voted" and voted.poll is not None:
                 show_poll(rt.ctx, client, voted.poll.poll_id)  # before the answer: it then shows their vote
             respond(text=vote_reply(voted), response_type="ephemeral", replace_original=False)

@@ -12,6 +12,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
+from bot.slack.request_keys import where_clicked
 from bot.slack.runtime import Runtime
 from bot.slack.views.compact import clicked_paper, show_compact_feedback
 from bot.slack.views.marks import posted_paper, show_feedback
@@ -86,10 +87,7 @@ def register(app: App, runtime: Runtime) -> None:
     def on_button(ack, body: dict, action: dict, respond, client: WebClient, context) -> None:
         ack()
         value = LIKE if action.get("action_id") == LIKE_ACTION else DISLIKE
-        user = body["user"]["id"]
-        container = body.get("container") or {}
-        channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
-        message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
+        user, channel, message_ts = where_clicked(body)
         # one paper of a compact digest: the button names it
         compact, posted_as = clicked_paper(client, body, action, channel, message_ts)
 

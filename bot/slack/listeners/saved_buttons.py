@@ -12,6 +12,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack.delivery.digests import classified
 from bot.slack.manifest import COMMAND
+from bot.slack.request_keys import where_clicked
 from bot.slack.runtime import Runtime
 from bot.slack.views.compact import clicked_paper, show_compact_feedback
 from bot.slack.views.home_tab import refresh_home
@@ -27,13 +28,6 @@ log = logging.getLogger(__name__)
 
 NO_RECORD = "I no longer have a record of that paper for you."
 
-
-def where_clicked(body: dict) -> tuple[str, str, str]:
-    """(user, channel, message ts) of a click on a message's button."""
-    container = body.get("container") or {}
-    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
-    message_ts = container.get("message_ts") or (body.get("message") or {}).get("ts")
-    return body["user"]["id"], channel, message_ts
 
 
 def thread_poster(client: WebClient, channel: str, thread_ts: str):
