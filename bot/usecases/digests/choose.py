@@ -131,7 +131,10 @@ class Chooser:
         self._lock = threading.Lock()
         self._likes: Community | None = None
         self._people: dict[str, Person | None] = {}  # as scoring read them
-        self._saved: dict[str, int] = {}  # saved counts of the papers scored, read once a batch
+        # Saved counts of the papers scored (those a message may show), and every paper they were read
+        # for: each paper's count is read once a run, in one statement a batch that brings new papers.
+        self._saved: dict[str, int] = {}
+        self._saves_read: set[str] = set()
 
     def _community(self) -> Community:
         """Everyone's likes, read once for the whole run."""
@@ -229,9 +232,11 @@ class Chooser:
                 row += len(p.who.feeds)
                 out[(p.who.user_id, p.today)] = (p, sections)
         # What the batch's messages may say of their papers' saves, in one read for all of them.
-        self._saved.update(saved_counts(self.ctx, [paper_id for choice in out.values()
-                                                   if not isinstance(choice, Exception)
-                                                   for paper_id in _picked(*choice)]))
+        unread = {paper_id for choice in out.values() if not isinstance(choice, Exception)
+                  for paper_id in _picked(*choice)} - self._saves_read
+        if unread:
+            self._saved.update(saved_counts(self.ctx, sorted(unread)))
+            self._saves_read |= unread
         return out
 
     def _person(self, user_id: str, today: date) -> _Person | None:
