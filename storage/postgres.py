@@ -48,8 +48,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from storage import leases, merging, pg_migrations, workspaces
 from storage.alerts import Alerts
-from storage.arxiv_cursors import ArxivCursors
 from storage.artifacts import Artifacts
+from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
 from storage.dialect import PostgresDialect, native
 from storage.digests import Digests

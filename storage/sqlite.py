@@ -20,8 +20,8 @@ from sqlite_utils import Database
 
 from storage import leases, merging, workspaces
 from storage.alerts import Alerts
-from storage.arxiv_cursors import ArxivCursors
 from storage.artifacts import Artifacts
+from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
 from storage.dialect import SqliteDialect
 from storage.digests import Digests
