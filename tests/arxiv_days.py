@@ -68,10 +68,20 @@ def paper(n: int, day: date, categories: list[str], version: int = 1, words: str
     w = [_WORDS[(n * k) % len(_WORDS)] for k in (1, 3, 7, 11)]
     return Version(
         base=f"{day:%y%m}.{n:05d}", version=version,
-        title=f"{w[0].title()} {w[1]} for {w[2]} {words}".strip(),
+        title=f"{w[0].title()} {w[1]} for {w[2]}, study {n} {words}".strip(),
         abstract=f"We study {w[0]} {w[1]} with {w[2]} and {w[3]} methods, paper {n}. {words}".strip(),
-        authors=[f"Author {n} One", f"Author {n} Two"], categories=categories, day=day,
+        authors=[f"Ann {_surname(n)}", f"Bo {_surname(n + 7)}"], categories=categories, day=day,
         updated=submitted, published=submitted - timedelta(days=30 * (version - 1)))
+
+
+def _surname(n: int) -> str:
+    """A surname of its own for each ``n`` (letters only, as a name's are)."""
+    letters = ""
+    while True:
+        n, digit = divmod(n, 26)
+        letters += "abcdefghijklmnopqrstuvwxyz"[digit]
+        if not n:
+            return "Mc" + letters.title()
 
 
 def replaced(old: Version, day: date) -> Version:

@@ -38,7 +38,8 @@ class ArxivStandIn:
     """The arXiv API's ``id_list`` queries, served from :meth:`add`-ed papers."""
 
     entries: dict[str, _Entry] = field(default_factory=dict)
-    asked: list[list[str]] = field(default_factory=list)  # each request's ids, in order
+    asked: list[list[str]] = field(default_factory=list)  # each API request's ids, in order
+    listed: list[str] = field(default_factory=list)  # each daily listing's category asked, in order
     status: int | None = None  # answer every request with this HTTP status (e.g. 500)
     hang: float = 0.0  # seconds to wait before answering (longer than the client's timeout: a timeout)
 
@@ -75,6 +76,7 @@ class ArxivStandIn:
         """Forget the requests seen and any failure set (the papers stay)."""
         with self._lock:
             self.asked.clear()
+            self.listed.clear()
         self.status, self.hang = None, 0.0
 
     def feed(self, ids: list[str]) -> bytes:
@@ -127,6 +129,8 @@ def _handler(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             if parts.path.startswith(RSS_PATH):  # a daily listing: a day without announcement
+                with standin._lock:
+                    standin.listed.append(parts.path[len(RSS_PATH):])
                 self._send(200, quiet_listing(parts.path[len(RSS_PATH):]), "application/rss+xml")
                 return
             ids = [i for i in ",".join(parse_qs(parts.query).get("id_list", [])).split(",") if i]

@@ -99,12 +99,15 @@ _KINDS = (("new", "new", "new"), ("cross", "cross-list", "cross-lists"),
           ("replace-cross", "replaced cross-list", "replaced cross-lists"))
 
 
-def _listing(r: SourceReport) -> str:
+def _listing(r: SourceReport) -> str:  # only for a report with ``announced_on``
     """What an arXiv category's read was: its listing's date and kinds, or a day without announcement,
     and any catch-up."""
     day = f"{r.announced_on} ({_weekday(r.announced_on)})"
     if r.quiet:
-        said = f"no announcement on {day}: arXiv announces Monday to Friday, holidays aside"
+        weekend = date.fromisoformat(r.announced_on).weekday() >= 5
+        said = f"no announcement on {day}" + (
+            ": arXiv announces Monday to Friday" if weekend
+            else ": an arXiv holiday, or a listing read while arXiv rebuilt it (read again next time)")
     else:
         kinds = [f"{n} {one if n == 1 else many}" for kind, one, many in _KINDS
                  if (n := r.kinds.get(kind, 0))]

@@ -220,3 +220,31 @@ def test_a_malformed_category_is_one_clear_error(app, arxiv, clock):
     assert [(r.source, r.error) for r in reports] == [
         ("arxiv:cs LG", "'cs LG' is not an arXiv category: use names like cs.LG, stat.ML, math.OC, hep-th")]
     assert arxiv.requests == []
+
+
+def test_the_command_says_per_category_what_was_announced_and_a_quiet_day_is_no_warning(tmp_path, monkeypatch,
+                                                                                         arxiv):
+    from click.testing import CliRunner
+
+    import bot.config
+    from bot.cli.main import cli
+    from bot.usecases.lookup import use_arxiv_api
+
+    arxiv.today = WEDNESDAY
+    arxiv.announce([paper(1, WEDNESDAY, ["cs.LG"]), paper(2, WEDNESDAY, ["cs.CL", "cs.LG"])])
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    env = {"PAPERBOT_ARXIV_API_URL": arxiv.api_url, "PAPERBOT_ARXIV_RSS_URL": arxiv.rss_url}
+    try:
+        said = CliRunner().invoke(cli, ["--db", str(tmp_path / "p.db"), "ingest", "arxiv:cs.LG,stat.ML"],
+                                  obj={}, env=env, catch_exceptions=False)
+        arxiv.today = SATURDAY
+        weekend = CliRunner().invoke(cli, ["--db", str(tmp_path / "p.db"), "ingest", "arxiv:stat.ML"],
+                                     obj={}, env=env, catch_exceptions=False)
+    finally:
+        use_arxiv_api(bot.config.DEFAULT_ARXIV_API_URL, bot.config.DEFAULT_ARXIV_RSS_URL)
+    assert said.exit_code == 0, said.output
+    assert "announced" in said.output and "arxiv:cs.LG" in said.output
+    assert "arxiv:cs.LG: the announcement of 2026-12-09 (Wed): 1 new, 1 cross-list" in said.output
+    assert "arxiv:stat.ML: no announcement on 2026-12-09 (Wed)" in said.output  # none in stat.ML that day
+    assert weekend.exit_code == 0 and "no announcement on 2026-12-12 (Sat)" in weekend.output
+    assert "warning" not in said.output + weekend.output and "held no papers" not in weekend.output
