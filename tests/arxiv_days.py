@@ -91,6 +91,32 @@ def replaced(old: Version, day: date) -> Version:
                    old.authors, old.categories, day, new.updated, old.published)
 
 
+#: The day :func:`first_versions` were announced (a Friday).
+OLD_DAY = date(2026, 11, 20)
+
+
+def day_of_650(day: date, first_versions: list[Version]) -> list[Version]:
+    """650 papers announced on ``day``: 610 new (cs.LG 350, cs.CL 160, stat.ML 100, many cross-listed
+    between the three) and the 40 papers of ``first_versions`` replaced."""
+    new = []
+    for n in range(350):
+        also = ["stat.ML"] if n < 80 else ["cs.CL"] if n < 110 else []
+        new.append(paper(1 + n, day, ["cs.LG", *also]))
+    for n in range(160):
+        new.append(paper(400 + n, day, ["cs.CL", *(["cs.LG"] if n < 40 else [])]))
+    for n in range(100):
+        new.append(paper(600 + n, day, ["stat.ML", *(["cs.LG"] if n < 50 else [])]))
+    return new + [replaced(old, day) for old in first_versions]
+
+
+def first_versions() -> list[Version]:
+    """40 papers first announced on :data:`OLD_DAY` (cs.LG 25, 10 of them cross-listed to stat.ML; cs.CL 10;
+    stat.ML 5): the ones :func:`day_of_650` replaces."""
+    lg = [paper(9000 + n, OLD_DAY, ["cs.LG", *(["stat.ML"] if n < 10 else [])]) for n in range(25)]
+    return lg + [paper(9100 + n, OLD_DAY, ["cs.CL"]) for n in range(10)] + [
+        paper(9200 + n, OLD_DAY, ["stat.ML"]) for n in range(5)]
+
+
 @dataclass
 class ArxivDays:
     """The stand-in (see the module): its papers by base id, the day it announces, what it was asked."""

@@ -12,34 +12,13 @@ import pytest
 
 from bot.state.context import Context
 from bot.usecases.ingest import ingest
-from tests.arxiv_days import ArxivDays, Version, paper, replaced
+from tests.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper
 from tests.fakes import Clock
 
 SOURCE = "arxiv:cs.LG,cs.CL,stat.ML"
 CATEGORIES = ("cs.LG", "cs.CL", "stat.ML")
-OLD_DAY = date(2026, 11, 20)  # a Friday: the replaced papers' first versions
 MONDAY, TUESDAY, WEDNESDAY = date(2026, 12, 7), date(2026, 12, 8), date(2026, 12, 9)
 FRIDAY, SATURDAY = date(2026, 12, 11), date(2026, 12, 12)
-
-
-def day_of_650(day: date, first_versions: list[Version]) -> list[Version]:
-    """650 papers announced on ``day``: 610 new (cs.LG 350, cs.CL 160, stat.ML 100, many cross-listed
-    between the three) and the 40 papers of ``first_versions`` replaced."""
-    new = []
-    for n in range(350):
-        also = ["stat.ML"] if n < 80 else ["cs.CL"] if n < 110 else []
-        new.append(paper(1 + n, day, ["cs.LG", *also]))
-    for n in range(160):
-        new.append(paper(400 + n, day, ["cs.CL", *(["cs.LG"] if n < 40 else [])]))
-    for n in range(100):
-        new.append(paper(600 + n, day, ["stat.ML", *(["cs.LG"] if n < 50 else [])]))
-    return new + [replaced(old, day) for old in first_versions]
-
-
-def first_versions() -> list[Version]:
-    lg = [paper(9000 + n, OLD_DAY, ["cs.LG", *(["stat.ML"] if n < 10 else [])]) for n in range(25)]
-    return lg + [paper(9100 + n, OLD_DAY, ["cs.CL"]) for n in range(10)] + [
-        paper(9200 + n, OLD_DAY, ["stat.ML"]) for n in range(5)]
 
 
 def in_listing(arxiv: ArxivDays, category: str) -> int:
