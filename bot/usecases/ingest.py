@@ -49,12 +49,6 @@ class SourceReport:
         return self.error is None and self.announced is None and not (
             self.added or self.updated or self.unchanged or self.rejected)
 
-    @property
-    def skipped(self) -> int:
-        """Records that changed nothing: papers already held as they are (a cross-list read under
-        another category, a second read of a day) and records that could not be read."""
-        return self.unchanged + len(self.rejected)
-
 
 def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = None,
            fetcher: Fetcher | None = None, must_save: bool = False, *, arxiv_since: date | None = None,

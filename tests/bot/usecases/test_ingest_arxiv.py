@@ -227,3 +227,28 @@ def test_the_command_says_per_category_what_was_announced_and_a_quiet_day_is_no_
     assert "arxiv:stat.ML: no announcement on 2026-12-09 (Wed)" in said.output  # none in stat.ML that day
     assert weekend.exit_code == 0 and "no announcement on 2026-12-12 (Sat)" in weekend.output
     assert "warning" not in said.output + weekend.output and "held no papers" not in weekend.output
+
+
+def test_the_daily_feeds_run_logs_each_category_and_fails_only_for_a_real_failure(app, arxiv, clock, caplog):
+    from bot.usecases.digests.run import FEED_JOB, ingest_feeds_if_due
+
+    arxiv.today = SATURDAY
+    read_yesterday(app, FRIDAY)
+    saturday = datetime(2026, 12, 12, 6, 0, tzinfo=UTC)
+    with caplog.at_level("INFO", logger="bot.usecases.digests.run"):
+        reports = ingest_feeds_if_due(app, [SOURCE], saturday, clock=lambda: saturday,
+                                      fetcher=arxiv.fetcher(clock))
+    assert [r.quiet for r in reports] == [True] * 3 and app.store.get_job(FEED_JOB).status == "done"
+    assert ("feed arxiv:cs.LG: no announcement on 2026-12-12, 0 added, 0 updated, 0 unchanged, 0 rejected"
+            in caplog.messages)
+
+    arxiv.today = date(2026, 12, 14)
+    arxiv.announce([paper(1, arxiv.today, ["cs.LG"])])
+    arxiv.busy = dict.fromkeys(range(len(arxiv.requests) + 3, len(arxiv.requests) + 8), "0")  # stat.ML's
+    monday = datetime(2026, 12, 14, 6, 0, tzinfo=UTC)
+    with caplog.at_level("INFO", logger="bot.usecases.digests.run"):
+        ingest_feeds_if_due(app, [SOURCE], monday, clock=lambda: monday, fetcher=arxiv.fetcher(clock))
+    job = app.store.get_job(FEED_JOB)
+    assert job.status == "failed" and job.error.startswith("arxiv:stat.ML: couldn't fetch") and "429" in job.error
+    assert ("feed arxiv:cs.LG: 1 announced (listing of 2026-12-14), 1 added, 0 updated, 0 unchanged, 0 rejected"
+            in caplog.messages)
