@@ -249,6 +249,7 @@ def test_the_daily_feeds_run_logs_each_category_and_fails_only_for_a_real_failur
     with caplog.at_level("INFO", logger="bot.usecases.digests.run"):
         ingest_feeds_if_due(app, [SOURCE], monday, clock=lambda: monday, fetcher=arxiv.fetcher(clock))
     job = app.store.get_job(FEED_JOB)
-    assert job.status == "failed" and job.error.startswith("arxiv:stat.ML: couldn't fetch") and "429" in job.error
-    assert ("feed arxiv:cs.LG: 1 announced (listing of 2026-12-14), 1 added, 0 updated, 0 unchanged, 0 rejected"
-            in caplog.messages)
+    assert job.status == "failed" and job.error.startswith("arxiv:stat.ML: couldn't fetch")
+    assert "HTTP 429" in job.error
+    assert ("feed arxiv:cs.LG: 1 announced (listing of 2026-12-14), 1 added, 0 updated, 0 unchanged, "
+            "0 rejected" in caplog.messages)
