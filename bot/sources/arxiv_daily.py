@@ -100,7 +100,7 @@ def read_announcements(
     now: datetime,
     found: Announcements,
     back_to: date | None = None,
-    page_size: int = PAGE_SIZE,
+    page_size: int | None = None,
     progress: Progress | None = None,
 ) -> Iterator[Paper | Rejected]:
     """Yield, as Paper or Rejected, what arXiv announced in ``category`` after the announcement date
@@ -137,7 +137,8 @@ def read_announcements(
     start = _catch_up_from(day, since, back_to, len(items))
     if start is not None:
         found.caught_up_from = start.isoformat()
-        yield from _updated_since(category, start, now, fetcher, page_size, seen, found, done, progress)
+        yield from _updated_since(category, start, now, fetcher, page_size or PAGE_SIZE, seen, found, done,
+                                  progress)
     # A weekday listing with nothing in it is a holiday, or a listing caught while arXiv rebuilt it:
     # counted as read through the day before only, so the next read catches that day up if it wasn't one.
     quiet_weekday = not items and day.weekday() < 5 and start is None

@@ -12,7 +12,7 @@ import pytest
 
 from bot.state.context import Context
 from bot.usecases.ingest import ingest
-from tests.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper
+from tests.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper, replaced
 from tests.fakes import Clock
 
 SOURCE = "arxiv:cs.LG,cs.CL,stat.ML"
@@ -99,11 +99,13 @@ def test_a_day_of_650_papers_arrives_whole_through_a_429_and_a_second_run_adds_n
     assert app.store.count_papers() == 650
 
 
-def test_a_missed_day_is_caught_up_through_the_api_paged_by_date(app, arxiv, clock, held):
-    tuesday = [paper(5000 + n, TUESDAY, ["cs.LG", *(["cs.CL"] if n % 4 == 0 else [])]) for n in range(300)]
-    arxiv.announce(tuesday)
+def test_a_missed_day_is_caught_up_through_the_api_paged_by_date(app, arxiv, clock, monkeypatch):
+    monkeypatch.setattr("bot.sources.arxiv_daily.PAGE_SIZE", 40)
+    tuesday = [paper(5000 + n, TUESDAY, ["cs.LG", *(["cs.CL"] if n % 4 == 0 else [])]) for n in range(90)]
+    old = paper(9000, OLD_DAY, ["cs.LG"])
+    wednesday = [paper(n, WEDNESDAY, ["cs.LG" if n % 2 else "stat.ML"]) for n in range(30)]
+    arxiv.announce([*tuesday, old, *wednesday, replaced(old, TUESDAY)])  # a paper of November, replaced
     arxiv.today = WEDNESDAY
-    arxiv.announce(day_of_650(WEDNESDAY, held))
     read_yesterday(app, MONDAY)  # Tuesday's listing was never read
     arxiv.busy = {3: "2"}  # the second page of cs.LG's catch-up (after its listing and first page)
 
@@ -111,12 +113,15 @@ def test_a_missed_day_is_caught_up_through_the_api_paged_by_date(app, arxiv, clo
 
     assert all(r.error is None for r in reports.values())
     assert {r.caught_up_from for r in reports.values()} == {"2026-12-02"}  # Monday less the margin
-    assert app.store.count_papers() == 40 + 610 + 300
+    assert app.store.count_papers() == 90 + 1 + 30
     assert all(app.store.get_paper(f"arxiv:{v.base}") is not None for v in tuesday)
-    lg = [r for r in arxiv.requests if "cat%3Acs.LG" in r or "cat:cs.LG" in r]
-    assert len(lg) == 3 and "start=0&" in lg[0] and "start=400&" in lg[1] == lg[2]  # 2 pages, one twice
+    assert "Revised" in app.store.get_paper(f"arxiv:{old.base}").abstract  # the version of Tuesday
+    lg = [r for r in arxiv.requests if "cat:cs.LG" in r]
+    # cs.LG: 15 of Wednesday's listing again, and Tuesday's 90 and its replacement: 3 pages, one asked twice.
+    assert [r.split("&start=")[1].split("&")[0] for r in lg] == ["0", "40", "40", "80"]
     assert "lastUpdatedDate:%5B202612020000%20TO%20202612090601%5D" in lg[0]
-    assert reports["arxiv:cs.LG"].announced == 350 + 90 + 25 + 300  # the listing, and Tuesday's
+    assert reports["arxiv:cs.LG"].announced == 15 + 90 + 1  # the listing, and Tuesday's
+    assert reports["arxiv:cs.CL"].announced == 23 and reports["arxiv:cs.CL"].kinds == {}
     assert {c: app.store.arxiv_cursor(c) for c in CATEGORIES} == dict.fromkeys(CATEGORIES, "2026-12-09")
 
 
