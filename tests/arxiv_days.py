@@ -126,6 +126,7 @@ class ArxivDays:
     requests: list[str] = field(default_factory=list)  # each request's path and query, in order
     #: Request number (1-based) -> the Retry-After of a 429 answering it (None: no header).
     busy: dict[int, str | None] = field(default_factory=dict)
+    busy_status: int = 429  # the status of those answers (503: arXiv busy or restarting)
     quiet_channel: bool = False  # answer listings with no items (a weekend or holiday)
 
     def __post_init__(self) -> None:
@@ -256,7 +257,7 @@ def _handler(days: ArxivDays) -> type[BaseHTTPRequestHandler]:
                 number = len(days.requests)
             if number in days.busy:
                 retry_after = days.busy[number]
-                self._send(429, b"Rate exceeded.", "text/plain",
+                self._send(days.busy_status, b"Rate exceeded.", "text/plain",
                            {"Retry-After": retry_after} if retry_after is not None else {})
                 return
             body = None

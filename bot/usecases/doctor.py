@@ -223,7 +223,8 @@ def _time_zones() -> list[Check]:
 def _feeds(settings: Settings) -> list[Check]:
     if not settings.feeds:
         return [Check("feeds", "ok", "none set (PAPERBOT_FEEDS): papers come from `paperbot ingest`")]
-    fetcher = Fetcher(settings.arxiv_api_url, timeout=FEED_TIMEOUT)  # arXiv's 3 s between requests
+    # arXiv's 3 s between requests; a busy answer is said at once, not waited out as an ingest does.
+    fetcher = Fetcher(settings.arxiv_api_url, timeout=FEED_TIMEOUT, retries=0)
     found = []
     for source in settings.feeds:
         try:

@@ -199,6 +199,17 @@ def test_a_retry_after_date_is_waited_out_and_one_too_long_is_not(app, arxiv, cl
     assert "asks to wait 3600 s" in reports[1].error
 
 
+def test_a_503_is_waited_out_too_and_another_error_is_not_tried_again(app, arxiv, clock):
+    arxiv.today = TUESDAY
+    arxiv.busy, arxiv.busy_status = {1: "5"}, 503
+    first = ingest(app, ["arxiv:cs.LG"], fetcher=arxiv.fetcher(clock))
+    assert first[0].error is None and clock.slept == [5.0] and len(arxiv.requests) == 2
+    arxiv.busy_status = 404
+    arxiv.busy = {3: None}
+    second = ingest(app, ["arxiv:cs.LG"], fetcher=arxiv.fetcher(clock))
+    assert second[0].error.endswith("/rss/cs.LG: HTTP 404 Not Found") and len(arxiv.requests) == 3
+
+
 def test_a_malformed_category_is_one_clear_error(app, arxiv, clock):
     reports = ingest(app, ["arxiv:cs LG"], fetcher=arxiv.fetcher(clock))
     assert [(r.source, r.error) for r in reports] == [
