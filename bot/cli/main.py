@@ -147,12 +147,12 @@ def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None)
     arxiv:CAT takes everything arXiv announced in each category since the
     last time it was read: new papers, cross-lists and replacements (which
     update the paper), with no cap; a day missed is caught up through the
-    arXiv API. Read for the first time, it takes today's announcement; add
-    --since YYYY-MM-DD to take older papers too. A weekend or holiday
-    without announcement is not an error. Requests go 3 s apart, and a
-    429 or 503 from arXiv is waited out as it asks. It prints, per
-    category, how many papers were announced, added, updated, unchanged
-    and rejected.
+    arXiv API. Read for the first time, it takes the day's announcement
+    (on a weekend, the last one); add --since YYYY-MM-DD to take older
+    papers too. A weekend or holiday without announcement is not an
+    error. Requests go 3 s apart, and a 429 or 503 from arXiv is waited
+    out as it asks. It prints, per category, how many papers were
+    announced, added, updated, unchanged and rejected.
     """
     app = _open(ctx, create=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -105,7 +105,8 @@ def read_announcements(
 ) -> Iterator[Paper | Rejected]:
     """Yield, as Paper or Rejected, what arXiv announced in ``category`` after the announcement date
     ``since`` (YYYY-MM-DD, as the caller last had :attr:`Announcements.through`; None: never read,
-    so today's listing only), filling ``found`` as it goes.
+    so today's listing only, or on a day without one the last announcement's papers through the API),
+    filling ``found`` as it goes.
 
     ``back_to`` reads every paper of the category updated since that date too (a back-fill), through
     the API. ``now`` (aware) ends a catch-up's range of dates. Raises SourceError, while iterating, for
@@ -154,6 +155,10 @@ def _catch_up_from(day: date, since: str | None, back_to: date | None, listed: i
         starts.append(date.fromisoformat(since) - MARGIN)  # an announcement day was missed
     if listed >= LISTING_LIMIT:
         starts.append(day - MARGIN)  # the listing may be cut
+    if since is None and not listed:
+        # A first read on a weekend or a holiday: the last announcement's papers (submitted up to two
+        # days before it), so a new installation starts with papers whatever the day.
+        starts.append(previous_weekday(day) - timedelta(days=2))
     return min(starts) if starts else None
 
 

@@ -130,10 +130,18 @@ def test_a_first_read_takes_todays_listing_and_a_back_fill_takes_older_days_too(
     arxiv.today = TUESDAY
     first = run(app, arxiv, clock)
     assert first["arxiv:cs.LG"].added == 1 and first["arxiv:cs.LG"].caught_up_from is None
-    assert all(r.startswith("/rss/") for r in arxiv.requests)
+    assert [r for r in arxiv.requests if "cs.LG" in r] == ["/rss/cs.LG"]
     back = run(app, arxiv, clock, arxiv_since=date(2026, 12, 1))
     assert back["arxiv:cs.LG"].caught_up_from == "2026-12-01"
     assert (back["arxiv:cs.LG"].added, back["arxiv:cs.LG"].unchanged) == (1, 1)
+
+
+def test_a_first_read_on_a_weekend_takes_the_last_announcements_papers(app, arxiv, clock):
+    arxiv.announce([paper(1, date(2026, 12, 10), ["cs.LG"]), paper(2, FRIDAY, ["cs.LG"])])
+    arxiv.today = SATURDAY
+    reports = run(app, arxiv, clock)
+    assert reports["arxiv:cs.LG"].quiet and reports["arxiv:cs.LG"].caught_up_from == "2026-12-09"
+    assert reports["arxiv:cs.LG"].added == 2 and app.store.arxiv_cursor("cs.LG") == "2026-12-12"
 
 
 def test_a_weekend_without_announcement_is_no_failure_and_no_empty_feed(app, arxiv, clock):
@@ -190,6 +198,7 @@ def test_a_retry_after_date_is_waited_out_and_one_too_long_is_not(app, arxiv, cl
     from bot.sources.http import Fetcher, RateLimiter
 
     arxiv.today = TUESDAY
+    arxiv.announce([paper(1, TUESDAY, ["cs.LG", "cs.CL"])])
     wall = datetime(2026, 12, 8, 6, 0, tzinfo=UTC)
     arxiv.busy = {1: "Tue, 08 Dec 2026 06:00:45 GMT", 3: "3600"}
     fetcher = Fetcher(arxiv.api_url, rss_url=arxiv.rss_url, wall=lambda: wall,
@@ -201,6 +210,7 @@ def test_a_retry_after_date_is_waited_out_and_one_too_long_is_not(app, arxiv, cl
 
 def test_a_503_is_waited_out_too_and_another_error_is_not_tried_again(app, arxiv, clock):
     arxiv.today = TUESDAY
+    arxiv.announce([paper(1, TUESDAY, ["cs.LG"])])
     arxiv.busy, arxiv.busy_status = {1: "5"}, 503
     first = ingest(app, ["arxiv:cs.LG"], fetcher=arxiv.fetcher(clock))
     assert first[0].error is None and clock.slept == [5.0] and len(arxiv.requests) == 2
