@@ -493,7 +493,7 @@ def workspaces_rekey(ctx: click.Context) -> None:
         ctx.exit(1)
 
 
-_MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
+_MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "skip": "SKIP"}
 
 
 @cli.command()
@@ -502,8 +502,9 @@ _MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
 def doctor(ctx: click.Context) -> None:
     """Check the set-up before the first morning: the settings, the database and its schema, free disk,
     Slack's answer to each token and the scopes it grants, the clock, the time-zone data and each
-    PAPERBOT_FEEDS source. One line per check; exit status 1 if any fails. Changes nothing (a schema
-    behind this paperbot is reported, not migrated)."""
+    PAPERBOT_FEEDS source. One line per check (OK, WARN, FAIL, or SKIP when what it needs is missing,
+    e.g. no token yet); exit status 1 if any fails. Changes nothing (a schema behind this paperbot is
+    reported, not migrated; a database not made yet is a warning: the first run makes it)."""
     from bot.slack.probe import SlackProbe
     from bot.usecases.doctor import diagnose
 
@@ -511,7 +512,12 @@ def doctor(ctx: click.Context) -> None:
     for check in checks:
         click.echo(logs.escape_controls(f"{_MARKS[check.status]} {check.name}: {check.detail}"))
     failed = sum(check.status == "fail" for check in checks)
-    click.echo(f"{failed} of {len(checks)} checks failed." if failed else f"All {len(checks)} checks passed.")
+    skipped = sum(check.status == "skip" for check in checks)
+    done = len(checks) - skipped
+    if failed:
+        click.echo(f"{failed} of {done} checks failed" + (f", {skipped} skipped." if skipped else "."))
+    else:
+        click.echo(f"All {done} checks passed" + (f", {skipped} skipped." if skipped else "."))
     if failed:
         ctx.exit(1)
 
