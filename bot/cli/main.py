@@ -339,7 +339,7 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
     is left unfinished for the next run (e.g. while Slack is down: such a digest is retried after 2,
     4, 8 … minutes, at most 30, until its person's local day ends).
     """
-    settings = _settings(ctx)
+    settings = _settings(ctx, create=not dry_run)  # a fresh install: made and filled from the feeds, as `run`
     if not dry_run and not settings.oauth:
         settings.require("SLACK_BOT_TOKEN")
     app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
