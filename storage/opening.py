@@ -4,7 +4,9 @@ a SQLite file, anything else is refused."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from storage.errors import StoreUnavailable
@@ -50,6 +52,24 @@ def _without_password(url: str) -> str:
     except ValueError:
         password = None
     return url.replace(f":{password}@", ":***@", 1) if password else url
+
+
+#: What SQLite (and paperbot's person holds) keep beside a database file.
+_BESIDE = ("-wal", "-shm", "-journal", ".holds")
+
+
+def is_new_file(target: str) -> bool:
+    """Whether ``target`` (:func:`database_target`'s form) is a SQLite file not made yet: opening a store
+    on it would make it."""
+    return not is_postgres_url(target) and target != ":memory:" and not Path(target).exists()
+
+
+def remove_sqlite_file(target: str) -> None:
+    """Delete the SQLite file ``target`` and what SQLite keeps beside it (its WAL, shared memory and
+    rollback journal), with every store on it closed first: for a database made in vain."""
+    for path in (target, *(f"{target}{suffix}" for suffix in _BESIDE)):
+        with contextlib.suppress(FileNotFoundError):
+            Path(path).unlink()
 
 
 def open_store(target: str) -> Store:

@@ -34,8 +34,10 @@ from storage import (
     UnknownDatabase,
     WorkspaceSummary,
     database_target,
+    is_new_file,
     is_postgres_url,
     open_store,
+    remove_sqlite_file,
 )
 
 
@@ -161,6 +163,8 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
     the exit status is non-zero only if a source could not be read at all, or the database could not
     be written (a full disk: the papers stored until then are kept, the model is refitted next time).
     """
+    target = _settings(ctx, create=True).db_path
+    new = is_new_file(target)  # a file made in vain is not left behind
     app = _open(ctx, create=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=terminal.errors, transient=True) as bar:
@@ -178,7 +182,13 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
             # missing or behind the papers brings it up to date.
             raise StorageError(f"{exc}; the papers stored before that are kept") from exc
     terminal.show_ingest(reports)
-    if any(r.error for r in reports):
+    failed = any(r.error for r in reports)
+    if new and failed and not any(r.added for r in reports):
+        app.close()
+        remove_sqlite_file(target)
+        terminal.errors.print(f"Nothing was stored, so the new database {escape(target)} was not kept.",
+                              highlight=False, soft_wrap=True)
+    if failed:
         sys.exit(1)
 
 

@@ -75,3 +75,15 @@ def test_the_default_database_is_not_blamed_on_a_setting(tmp_path, monkeypatch):
     assert result.exit_code == 1
     assert result.output.strip() == ("Error: there is no database at paperbot.db, the default as neither "
                                      "--db nor PAPERBOT_DB is set (`paperbot ingest` makes one)")
+
+
+def test_a_failed_ingest_into_a_new_file_leaves_no_file_but_keeps_a_database_that_was_there(tmp_path):
+    target = tmp_path / "new.db"
+    missing = str(tmp_path / "missing.jsonl")
+    result = run("--db", str(target), "ingest", missing)
+    assert result.exit_code == 1 and "was not kept" in result.output
+    assert [p.name for p in tmp_path.iterdir()] == []
+    assert run("--db", str(target), "ingest", missing, papers_file(tmp_path)).exit_code == 1
+    assert target.is_file()  # a source that failed beside one that stored papers: kept
+    again = run("--db", str(target), "ingest", missing)
+    assert again.exit_code == 1 and target.is_file() and "was not kept" not in again.output
