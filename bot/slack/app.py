@@ -23,7 +23,7 @@ from slack_sdk.errors import SlackClientError
 from bot import metrics
 from bot.config import Settings
 from bot.errors import ConfigError
-from bot.slack.client import build_client
+from bot.slack.client import build_client, unreachable
 from bot.slack.error_handler import BUSY, SORRY, UNSAVED, report_error
 from bot.slack.keepalive import KeepAliveWebClient, kept_alive
 from bot.slack.listeners import (
@@ -137,7 +137,7 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
         raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({_short(exc)})") from None
     except (SlackClientError, OSError) as exc:
         executor.shutdown(wait=False)
-        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({_short(exc)}): "
+        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({unreachable(exc)}): "
                           "check SLACK_API_URL and the network") from None
     settle_workspace(ctx, workspace.key)  # rows from before workspaces are the token's
     runtime = Runtime(ctx)
