@@ -124,3 +124,12 @@ def test_settings_that_do_not_parse_still_check_the_time_zones():
     found = {c.name: c for c in diagnose(broken, lambda _s: Probe({}))}
     assert found["settings"].status == "fail" and found["time zones"].status == "ok"
     assert [c.status for c in found.values()].count("skip") == 1
+
+
+def test_with_oauth_on_a_fresh_install_it_says_where_to_install_once_it_runs(tmp_path):
+    settings = Settings(db_path=str(tmp_path / "new.db"), client_id="1.2", client_secret="s" * 32,
+                        signing_secret="x", secret_key=KEY)
+    found = checks(settings, Probe({}))
+    assert found["Slack"].status == "warn" and "/slack/install" in found["Slack"].detail
+    assert found[f"database {tmp_path / 'new.db'}"].status == "warn"
+    assert not (tmp_path / "new.db").exists()
