@@ -25,7 +25,8 @@ AGAIN = "the views changed: run `make pictures` and commit docs/pictures/"
 
 def test_the_pictures_are_drawn_from_the_block_kit_the_views_send_now(tmp_path):
     messages, view = make_pictures.build(tmp_path)
-    committed = {name: (PICTURES / f"{name}.blocks.json").read_text(encoding="utf-8") for name in ("digest", "home")}
+    committed = {name: (PICTURES / f"{name}.blocks.json").read_text(encoding="utf-8")
+                 for name in ("digest", "home")}
     assert committed["digest"] == make_pictures.blocks_json(messages), AGAIN
     assert committed["home"] == make_pictures.blocks_json(view), AGAIN
     # A digest in a DM: its header, then one message a paper with its reason and its buttons.
