@@ -89,7 +89,8 @@ def test_every_papers_subcommand_and_paperbot_command_is_in_the_reference():
         assert said.search(cheat_sheet), f"/papers {name} is not in the README's cheat-sheet"
         assert said.search(commands), f"/papers {name} is not in docs/commands.md"
     for path in _command_paths(cli, ()):
-        assert f"`paperbot {' '.join(path)}" in commands, f"paperbot {' '.join(path)} is not in docs/commands.md"
+        command = "paperbot " + " ".join(path)
+        assert f"`{command}" in commands, f"{command} is not in docs/commands.md"
 
 
 def _command_paths(group: click.Group, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -118,7 +119,7 @@ def test_no_doc_sends_a_reader_to_a_file_the_repository_does_not_hold():
 def links(text: str) -> list[str]:
     """The relative link targets of a Markdown page (code blocks aside): Markdown links, img src, href."""
     found = [a or b for a, b in _LINK.findall(_FENCE.sub("", text))]
-    return [t for t in found if not re.match(r"[a-z][a-z0-9+.-]*:", t)]  # http:, https:, mailto: are not files
+    return [t for t in found if not re.match(r"[a-z][a-z0-9+.-]*:", t)]  # not http:, https:, mailto:
 
 
 def _resolve(page: Path, target: str) -> str | None:
@@ -148,5 +149,5 @@ def anchors(text: str) -> set[str]:
 
 
 def test_the_anchors_are_github_s():
-    assert anchors("## Check a set-up: `paperbot doctor`\n### Changing `PAPERBOT_SECRET_KEY`\n## Why?\n## Why?") \
-        == {"check-a-set-up-paperbot-doctor", "changing-paperbot_secret_key", "why", "why-1"}
+    page = "## Check a set-up: `paperbot doctor`\n### Changing `PAPERBOT_SECRET_KEY`\n## Why?\n## Why?"
+    assert anchors(page) == {"check-a-set-up-paperbot-doctor", "changing-paperbot_secret_key", "why", "why-1"}
