@@ -151,3 +151,12 @@ def anchors(text: str) -> set[str]:
 def test_the_anchors_are_github_s():
     page = "## Check a set-up: `paperbot doctor`\n### Changing `PAPERBOT_SECRET_KEY`\n## Why?\n## Why?"
     assert anchors(page) == {"check-a-set-up-paperbot-doctor", "changing-paperbot_secret_key", "why", "why-1"}
+
+
+def test_the_doctor_s_example_counts_the_schema_steps_paperbot_knows():
+    from storage import schema_steps
+    from storage.migrations import HISTORY
+
+    known = len(HISTORY) + len(schema_steps.STEPS)
+    said = re.findall(r"schema current \((\d+) steps\)", OPERATIONS.read_text(encoding="utf-8"))
+    assert said == [str(known)], f"docs/operations.md's doctor example: say 'schema current ({known} steps)'"
