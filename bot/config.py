@@ -23,7 +23,7 @@ LOG_FORMATS = ("text", "json")
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable, validated. See the README's configuration table."""
+    """Everything configurable, validated. docs/configuration.md lists them."""
 
     bot_token: str | None = None
     signing_secret: str | None = None
