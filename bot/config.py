@@ -25,7 +25,7 @@ DEFAULT_DB = "paperbot.db"
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable, validated. See the README's configuration table."""
+    """Everything configurable, validated. docs/configuration.md lists them."""
 
     bot_token: str | None = None
     signing_secret: str | None = None

@@ -590,7 +590,7 @@ def db_copy(ctx: click.Context, target: str) -> None:
 def db_backup(ctx: click.Context, file: str, force: bool) -> None:
     """Write a consistent copy of the SQLite database (--db or PAPERBOT_DB) to FILE, safe while paperbot
     runs; `paperbot --db FILE run` serves the copy. Requests acknowledged but not yet in the database (its
-    .inbox-journal) are copied beside FILE. For PostgreSQL: pg_dump and pg_restore (see the README)."""
+    .inbox-journal) are copied beside FILE. For PostgreSQL: pg_dump and pg_restore (docs/operations.md)."""
     from bot.usecases.backup import back_up
 
     source = _settings(ctx, create=True).db_path
