@@ -127,7 +127,7 @@ def _settings(ctx: click.Context, create: bool = False) -> Settings:
     settings = _loaded(ctx)
     ctx.obj["db_target"], ctx.obj["db_from"] = settings.db_path, settings.db_from  # what an error names
     target = settings.db_path
-    if not create and not is_postgres_url(target) and target != ":memory:" and not Path(target).exists():
+    if not create and is_new_file(target):
         if settings.db_from:
             raise _blamed(settings.db_from, target, f"there is no database at {target} (`paperbot ingest` "
                           "makes one)")

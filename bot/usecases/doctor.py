@@ -33,7 +33,7 @@ from bot.errors import ConfigError, SourceError
 from bot.sources import read_source
 from bot.sources.arxiv import read_arxiv
 from bot.sources.http import Fetcher
-from storage import StorageError, is_postgres_url, open_store
+from storage import StorageError, is_new_file, is_postgres_url, open_store
 from storage.schema_status import SchemaStatus, schema_status
 
 #: "skip": not checked, because what it needs is missing (the line says what to set first).
@@ -109,16 +109,12 @@ def _origin(settings: Settings) -> str:
     return settings.db_from or f"PAPERBOT_DB (or --db; {settings.db_path} is the default)"
 
 
-def _new_file(target: str) -> bool:
-    return not is_postgres_url(target) and target != ":memory:" and not Path(target).exists()
-
-
 def _schema(settings: Settings, found: list[Check]) -> SchemaStatus | None:
     """Check the database's schema (appended to ``found``); the status, or None when it can't be read
     (or is not made yet)."""
     target = settings.db_path
     name = "database" if is_postgres_url(target) else f"database {target}"
-    if _new_file(target):
+    if is_new_file(target):
         found.append(_to_be_made(name, target, settings))
         return None
     try:
@@ -190,7 +186,7 @@ def _slack(settings: Settings, slack_for: Callable[[Settings], SlackChecks], sch
             found.append(Check("Slack OAuth", "fail", str(exc)))
             found.append(Check("Slack workspaces", "skip", "skipped: set the OAuth settings above first"))
             return
-        if _new_file(settings.db_path):
+        if is_new_file(settings.db_path):
             found.append(Check("Slack", "warn", "no workspace has installed paperbot yet (the database is "
                                "not made yet): once it runs, open /slack/install on the bot's address"))
             return
