@@ -47,3 +47,15 @@ def test_an_unreachable_slack_api_is_one_line_too(clean_env, tmp_path, caplog):
 def test_run_help_documents_both_modes():
     result = CliRunner().invoke(cli, ["run", "--help"], obj={})
     assert "Socket Mode" in result.output and "/slack/events" in result.output and "--port" in result.output
+
+
+def test_a_refused_token_is_one_line_with_slacks_code_and_what_to_do(clean_env, tmp_path):
+    from tests.e2e.slack_standin import MINTED_PREFIX, SlackStandIn
+
+    with SlackStandIn() as slack:
+        env = {"SLACK_BOT_TOKEN": f"{MINTED_PREFIX}never-minted", "SLACK_SIGNING_SECRET": "s",
+               "SLACK_API_URL": slack.base_url, "PAPERBOT_DB": str(tmp_path / "x.db")}
+        result = CliRunner().invoke(cli, ["run"], obj={}, env=env)
+    assert result.exit_code == 1
+    assert result.output.strip() == ("Error: Slack did not accept SLACK_BOT_TOKEN (invalid_auth): copy the "
+                                     "Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page")
