@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test check lint typecheck install clean
+.PHONY: demo test check lint typecheck install clean pictures
 
 # Re-install whenever pyproject.toml changes; the stamp file remembers the last install.
 $(BIN)/.installed: pyproject.toml
@@ -36,6 +36,11 @@ typecheck: install
 	$(BIN)/mypy
 
 check: lint typecheck test
+
+# The README's pictures of a digest and of App Home, drawn again from the Block Kit the views send now
+# (docs/pictures/make_pictures.py; headless Chromium: Debian's chromium, fonts-lato, fonts-noto-color-emoji).
+pictures: install
+	$(BIN)/python -m docs.pictures.make_pictures
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

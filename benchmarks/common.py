@@ -12,7 +12,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
-DOC = ROOT / "docs" / "benchmarks.md"
+DOC = ROOT / "docs" / "measurements" / "benchmarks.md"
 
 #: The ~28,000-paper corpus the speed benchmarks use: these shared files, topped up to TARGET.
 FILES = ("neurips2018.jsonl", "icml2019.jsonl", "citeulike-a/papers.jsonl")
@@ -61,7 +61,7 @@ def slack_minutes(calls: int, workers: int = 8) -> float:
     return calls * SLACK_CALL_SECONDS / workers / 60
 
 
-def add_write_option(parser: argparse.ArgumentParser, doc: str = "docs/benchmarks.md",
+def add_write_option(parser: argparse.ArgumentParser, doc: str = "docs/measurements/benchmarks.md",
                      when: str = "with the default options") -> None:
     """``--write/--no-write``: whether the run rewrites its part of ``doc``."""
     parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
@@ -74,8 +74,8 @@ def wants_write(args: argparse.Namespace, default_run: bool) -> bool:
 
 
 def write_section(text: str, start: str, end: str, doc: Path = DOC) -> None:
-    """Replace one benchmark's section (between its markers) of a docs page (docs/benchmarks.md by
-    default), keeping the rest."""
+    """Replace one benchmark's section (between its markers) of a docs page
+    (docs/measurements/benchmarks.md by default), keeping the rest."""
     old = doc.read_text(encoding="utf-8") if doc.exists() else "# Benchmarks\n"
     if start in old and end in old:
         head, rest = old.split(start, 1)

@@ -1,6 +1,6 @@
 """paperbot's own cost of a morning of digests at scale: 10,000 people over 100,000 papers, measured.
 
-    .venv/bin/python benchmarks/digest_scale.py     # rewrites its part of docs/benchmarks.md
+    .venv/bin/python benchmarks/digest_scale.py     # rewrites its part of docs/measurements/benchmarks.md
     .venv/bin/python benchmarks/digest_scale.py --people 2000 --papers 40000    # a quicker look; prints only
     .venv/bin/python benchmarks/digest_scale.py --backend sqlite    # SQLite only; prints only
 
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         if not default:
             command += f" --people {args.people} --papers {args.papers} --backend {args.backend}"
         write_section(markdown(runs, command), START, END)
-        print("Wrote docs/benchmarks.md")
+        print("Wrote docs/measurements/benchmarks.md")
     return 0
 
 

@@ -1,7 +1,7 @@
 """How long `paperbot digest --force` takes to serve 300 people over ~28,000 papers, against a tight
 reference script doing the same work, and how much memory it needs.
 
-    .venv/bin/python benchmarks/digest_throughput.py     # rewrites the digests part of docs/benchmarks.md
+    .venv/bin/python benchmarks/digest_throughput.py  # rewrites its part of docs/measurements/benchmarks.md
     .venv/bin/python benchmarks/digest_throughput.py --no-postgres --runs 1    # SQLite only; prints only
 
 Corpus: neurips2018 + icml2019 + citeulike-a papers from ../shared/data (18,761), topped up to 28,000

@@ -4,7 +4,7 @@
 
 citeulike-a's 17,000 papers take minutes on 2 cores; the cache is keyed by the model's name and a hash of
 the texts, so a changed corpus or model is encoded again, never read stale. The seconds each encoding
-took are kept with it (the cost per 1,000 papers in docs/quality.md comes from them).
+took are kept with it (the cost per 1,000 papers in docs/measurements/quality.md comes from them).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The embedding option (``paperbot[embeddings]``) beside TF-IDF alone, in benchmarks/quality.py's columns.
 
     .venv/bin/python benchmarks/embedding_cache.py   # once: encodes the papers (minutes) into .cache/
-    .venv/bin/python benchmarks/embeddings.py        # the table; rewrites its section of docs/quality.md
+    .venv/bin/python benchmarks/embeddings.py  # the table; rewrites its part of docs/measurements/quality.md
     .venv/bin/python benchmarks/embeddings.py --users 500 --splits P1 --weights 0.5,1,2   # a quick look
 
 The same splits, users and protocol as benchmarks/quality.py (it is imported, not copied), each method
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weights", default=str(DEFAULT_WEIGHT),
                         help="embedding weights to try, comma-separated")
     parser.add_argument("--write", action=argparse.BooleanOptionalAction, default=None,
-                        help="rewrite the section of docs/quality.md (default: only for a full run)")
+                        help="rewrite its part of docs/measurements/quality.md (default: a full run)")
     args = parser.parse_args(argv)
     from bot.state.embedding_model import MISSING, available
 

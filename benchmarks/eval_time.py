@@ -1,6 +1,6 @@
 """How long a whole ``paperbot eval`` process takes, per split, against the TF-IDF centroid's.
 
-    .venv/bin/python benchmarks/eval_time.py       # every split once; rewrites its part of docs/quality.md
+    .venv/bin/python benchmarks/eval_time.py  # every split; rewrites its part of docs/measurements/quality.md
     .venv/bin/python benchmarks/eval_time.py --splits P1,cold --repeat 3 --no-write
     .venv/bin/python benchmarks/eval_time.py --scale --repeat 3   # on 26,000 papers, 8,000 users
 
@@ -13,7 +13,7 @@ centroid, writing the same JSONL). Both include Python's start-up and imports. W
 the two alternate and each keeps its fastest run, which is the least disturbed by other load.
 ``drift`` is left out: its feedback ages cannot be written in a users file. ``--scale`` times
 the same splits on a larger set drawn from the shared data (``benchmarks/eval_scale.py`` says how)
-and rewrites its own part of docs/quality.md.
+and rewrites its own part of docs/measurements/quality.md.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", action="store_true", help="time on the larger set of eval_scale.py")
     parser.add_argument("--papers", type=int, default=eval_scale.PAPERS, help="papers in the larger set")
     parser.add_argument("--users", type=int, default=eval_scale.USERS, help="users in the larger set")
-    add_write_option(parser, "docs/quality.md", "for every split")
+    add_write_option(parser, "docs/measurements/quality.md", "for every split")
     args = parser.parse_args(argv)
     splits = [s.strip() for s in args.splits.split(",") if s.strip()]
     if unknown := [s for s in splits if s not in SPLITS]:

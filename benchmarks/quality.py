@@ -1,6 +1,6 @@
 """Recommendation quality: paperbot's own ranking, its ablations and the references, side by side in one run.
 
-    .venv/bin/python benchmarks/quality.py                 # everything; rewrites docs/quality.md
+    .venv/bin/python benchmarks/quality.py                 # everything; rewrites docs/measurements/quality.md
     .venv/bin/python benchmarks/quality.py --users 500 --splits P10,P1   # a quick look; prints only
 
 Every method ranks 300 papers per user through its own code, never a paper the user liked or disliked:
@@ -74,8 +74,8 @@ from recommender.evaluate import EvalUser, evaluate, intra_list_similarity, load
 
 DATA = SHARED_DATA / "citeulike-a"
 CONF_FILES = ("neurips2018.jsonl", "icml2019.jsonl")
-DOC = ROOT / "docs" / "quality.md"
-SUMMARY_DOC = ROOT / "docs" / "benchmarks.md"
+DOC = ROOT / "docs" / "measurements" / "quality.md"
+SUMMARY_DOC = ROOT / "docs" / "measurements" / "benchmarks.md"
 START, END = "<!-- quality:start -->", "<!-- quality:end -->"
 K = 300
 KS = (50, 100, 300)
@@ -511,7 +511,7 @@ def markdown(rows: list[Row], info: dict, command: str) -> str:
 
 
 def summary(rows: list[Row], command: str) -> str:
-    """The short version for docs/benchmarks.md."""
+    """The short version for docs/measurements/benchmarks.md."""
     def find(split, method):
         return next((r for r in rows if r.split == split and r.method == method), None)
     lines = [
@@ -543,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, help="rank only a fixed random sample of this many users")
     parser.add_argument("--splits", default=",".join(SPLITS), help=f"comma-separated, of {', '.join(SPLITS)}")
     parser.add_argument("--svm-users", type=int, default=100, help="users in the SVM sample (0: no SVM)")
-    add_write_option(parser, "docs/quality.md", "for a full run")
+    add_write_option(parser, "docs/measurements/quality.md", "for a full run")
     args = parser.parse_args(argv)
     splits = [s.strip() for s in args.splits.split(",") if s.strip()]
     if unknown := [s for s in splits if s not in SPLITS]:

@@ -1,6 +1,6 @@
 """How long one person's ranking takes: ``recommender.rank(index, profile, 5, exclude=…)``, as in a digest.
 
-    .venv/bin/python benchmarks/rank_latency.py            # rewrites the latency part of docs/benchmarks.md
+    .venv/bin/python benchmarks/rank_latency.py  # rewrites its part of docs/measurements/benchmarks.md
 
 Corpus: neurips2018 + icml2019 + citeulike-a papers from ../shared/data (about 18,800). The issue asks
 about 28,000 papers, so the same is measured again with the corpus grown to 28,000 by adding copies of

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
 from bot.slack.oauth.token_crypto import check_old_secret_keys, check_secret_key
+from storage.opening import UnknownDatabase, database_target
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
@@ -21,17 +22,20 @@ _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under 
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
 LOG_FORMATS = ("text", "json")
+DEFAULT_DB = "paperbot.db"
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything configurable, validated. See the README's configuration table."""
+    """Everything configurable, validated. docs/configuration.md lists them."""
 
     bot_token: str | None = None
     signing_secret: str | None = None
     app_token: str | None = None
     api_url: str = DEFAULT_API_URL
-    db_path: str = "paperbot.db"
+    db_path: str = DEFAULT_DB
+    #: Where ``db_path`` came from: "PAPERBOT_DB", "--db" (:meth:`with_database`), or None (the default).
+    db_from: str | None = None
     port: int = 3000
     digest_size: int = 5
     feeds: list[str] = field(default_factory=list)
@@ -107,12 +111,14 @@ class Settings:
             raise ConfigError("PAPERBOT_ADMIN_CHANNEL must be a channel id such as C0123456789 (in Slack: "
                               f"the channel's details, at the bottom), got {admin_channel!r}")
         metrics_port = get("PAPERBOT_METRICS_PORT")
+        db = get("PAPERBOT_DB")
         return cls(
             bot_token=bot_token,
             signing_secret=get("SLACK_SIGNING_SECRET"),
             app_token=app_token,
             api_url=api_url if api_url.endswith("/") else api_url + "/",
-            db_path=get("PAPERBOT_DB") or "paperbot.db",
+            db_path=_database("PAPERBOT_DB", db) if db else DEFAULT_DB,
+            db_from="PAPERBOT_DB" if db else None,
             port=_int_setting("PORT", get("PORT"), 3000, 1, 65535),
             digest_size=_int_setting("PAPERBOT_DIGEST_SIZE", get("PAPERBOT_DIGEST_SIZE"), 5, 1, 20),
             feeds=(get("PAPERBOT_FEEDS") or "").split(),
@@ -131,6 +137,11 @@ class Settings:
             admin_channel=admin_channel,
             metrics_dir=get("PROMETHEUS_MULTIPROC_DIR"),
         )
+
+    def with_database(self, value: str, setting: str = "--db") -> Settings:
+        """These settings with the database ``value`` names (given as ``setting``, which a refusal of its
+        form names): see :func:`storage.database_target`."""
+        return replace(self, db_path=_database(setting, value), db_from=setting)
 
     @property
     def oauth(self) -> bool:
@@ -198,6 +209,14 @@ def _embeddings_setting(raw: str | None) -> bool:
     if not available():
         raise ConfigError(f"PAPERBOT_EMBEDDINGS=1 needs the optional extra: {INSTALL}")
     return True
+
+
+def _database(setting: str, value: str) -> str:
+    """The database ``value`` names, or a ConfigError naming ``setting`` and the forms it takes."""
+    try:
+        return database_target(value)
+    except UnknownDatabase as exc:
+        raise ConfigError(f"{setting}: {exc}") from None
 
 
 def _int_setting(name: str, raw: str | None, default: int, low: int, high: int) -> int:

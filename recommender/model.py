@@ -30,7 +30,7 @@ from recommender.index import PaperIndex
 
 #: Random papers used as negatives, at most (fewer in a smaller corpus). 250 ranks as 500 did (paired
 #: recall@50 within ±0.0006 on P10, feedback, foreign, drift, and with 30 likes each) in about 70% of
-#: the model's time; see docs/quality.md.
+#: the model's time; see docs/measurements/quality.md.
 CACHE_SIZE = 250
 #: Ridge penalty: larger keeps the model closer to the plain centroid of the likes.
 RIDGE = 1.0

@@ -220,7 +220,7 @@ def _sharpened(index: PaperIndex, query: sparse.csr_matrix, power: float) -> spa
     A one-paper profile's query is that paper's row, where a common word in the paper counts as
     much as a rare one would in a paper of common words; leaning on the rarer words finds papers on
     the same specific subject (on citeulike-a and on the NeurIPS + ICML abstracts, every split
-    gains; see docs/quality.md).
+    gains; see docs/measurements/quality.md).
     """
     if query.nnz == 0:
         return query
@@ -415,7 +415,7 @@ def expanded_queries(index: PaperIndex, parts: list[_Parts], queries: sparse.csr
 
 #: Scoring a batch through a dense block of its queries, on the terms they use, pays once the sparse
 #: product would do more than this share of the dense one's multiply-adds: the dense loop is that
-#: much cheaper per multiply-add. Measured on citeulike-a, batches of 256 (see docs/quality.md):
+#: much cheaper per multiply-add. Measured on citeulike-a, batches of 256 (see docs/measurements/quality.md):
 #: at a share of 0.07-0.2 (expanded one-paper profiles, P10, reaction profiles) the dense block
 #: scores in 0.45-0.6 of the sparse product's time; at 0.02 (bare one-paper rows) in 1.3 times it.
 DENSE_SHARE = 0.03

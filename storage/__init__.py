@@ -13,7 +13,15 @@ from storage.models import (
            UpsertCounts,
            WorkspaceSummary,
 )
-from storage.opening import is_postgres_url, open_store
+from storage.opening import (
+    ACCEPTED_FORMS,
+    UnknownDatabase,
+    database_target,
+    is_new_file,
+    is_postgres_url,
+    open_store,
+    remove_sqlite_file,
+)
 from storage.store import Store
 from storage.tables import PERSONAL_TABLES
 
@@ -31,6 +39,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'storage' has no attribute {name!r}")
 
 
-__all__ = ["PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person", "PostgresStore",
-           "SavedPaper", "SqliteStore", "StorageError", "Store", "StoreBusy", "StoreFull", "StoreUnavailable",
-           "StoredInstallation", "UpsertCounts", "WorkspaceSummary", "is_postgres_url", "open_store"]
+__all__ = ["ACCEPTED_FORMS", "PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person",
+           "PostgresStore", "SavedPaper", "SqliteStore", "StorageError", "Store", "StoreBusy", "StoreFull",
+           "StoreUnavailable", "StoredInstallation", "UnknownDatabase", "UpsertCounts", "WorkspaceSummary",
+           "database_target", "is_new_file", "is_postgres_url", "open_store", "remove_sqlite_file"]

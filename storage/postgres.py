@@ -320,8 +320,9 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         # autovacuum's thresholds say (a few deleted rows in a big table may wait for days). The deleted
         # versions (and the old versions of a row that named the person) then leave the tables' pages and
         # their indexes, and their space is free for the next writes to overwrite. A VACUUM leaves those bytes
-        # in the free space until they are, and never touches the WAL or backups: the README says how those
-        # age out. It can't run inside a transaction: when a caller's is open, autovacuum's pass does it.
+        # in the free space until they are, and never touches the WAL or backups: docs/operations.md says how
+        # those age out. It can't run inside a transaction: when a caller's is open, autovacuum's pass does
+        # it.
         # Errors are logged, not raised: the deletion is committed, and a lock wait or a lost server here
         # must not tell the person it failed.
         if getattr(self._local, "conn", None) is not None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from storage.errors import StoreUnavailable, translated
-from storage.opening import is_postgres_url
+from storage.opening import database_target, is_postgres_url
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class SchemaStatus:
 def schema_status(target: str) -> SchemaStatus:
     """The schema of the database at ``target`` (a SQLite file or a PostgreSQL URL), read only. Raises
     StoreUnavailable (one line, no password) when it can't be opened or is not a database."""
+    target = database_target(target)
     if is_postgres_url(target):
         return _postgres(target)
     if target != ":memory:" and not Path(target).is_file():

@@ -363,7 +363,7 @@ class Store(Protocol):
         its write-ahead log into the file and truncates it (waiting for readers, up to the busy
         timeout); PostgreSQL vacuums the tables holding people's rows (outside a transaction only; inside
         one, autovacuum's later pass does it), so their dead versions leave the tables and indexes. What
-        the server keeps beyond that (free space not yet reused, WAL, backups) is the README's."""
+        the server keeps beyond that (free space not yet reused, WAL, backups) is in docs/operations.md."""
         ...
 
     def rows_about(self, user_id: str) -> dict[str, int]:

@@ -26,7 +26,19 @@ from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.social import set_social_counts, social_counts_on
 from bot.usecases.workspaces import list_workspaces, remove_workspace, settle_workspace
 from recommender.evaluate import BadEvalInput
-from storage import StorageError, Store, StoreUnavailable, WorkspaceSummary, is_postgres_url, open_store
+from storage import (
+    ACCEPTED_FORMS,
+    StorageError,
+    Store,
+    StoreUnavailable,
+    UnknownDatabase,
+    WorkspaceSummary,
+    database_target,
+    is_new_file,
+    is_postgres_url,
+    open_store,
+    remove_sqlite_file,
+)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -36,7 +48,7 @@ def _one_line(exc: BaseException) -> str:
 class _Group(click.Group):
     """Turns paperbot's and the store's named errors into one clear line and exit status 1, never a
     traceback. A database that can't be opened is named by the setting that gave it (``--db`` or
-    ``PAPERBOT_DB``)."""
+    ``PAPERBOT_DB``), or said to be the default."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -45,23 +57,31 @@ class _Group(click.Group):
             target = (ctx.obj or {}).get("db_target")
             if target is None:
                 raise click.ClickException(_one_line(exc)) from None
-            raise _unopenable(_db_setting(ctx), target, exc) from None
+            raise _unopenable(ctx.obj.get("db_from"), target, exc) from None
         except (PaperbotError, StorageError, BadEvalInput) as exc:
             raise click.ClickException(_one_line(exc)) from None
 
 
-def _unopenable(setting: str, target: str, exc: StoreUnavailable) -> click.ClickException:
-    """One line: the setting that named the database, and why it can't be opened (in plain words for
-    the usual mistakes with a file path)."""
-    if not is_postgres_url(target):
+def _blamed(setting: str | None, target: str, line: str) -> click.ClickException:
+    """``line`` about the database ``target``, naming where it came from: the setting, or the default."""
+    if setting:
+        return click.ClickException(f"{setting}: {line}")
+    return click.ClickException(f"the default database {target} (neither --db nor PAPERBOT_DB is set): "
+                                f"{line}")
+
+
+def _unopenable(setting: str | None, target: str, exc: StoreUnavailable) -> click.ClickException:
+    """One line: the setting that named the database (None: the default), and why it can't be opened (in
+    plain words for the usual mistakes with a file path)."""
+    if not is_postgres_url(target) and not isinstance(exc, UnknownDatabase):
         path = Path(target)
         if path.is_dir():
-            return click.ClickException(f"{setting}: can't open the database {target} (it is a folder,"
-                                        " not a database file)")
+            return _blamed(setting, target, f"can't open the database {target} (it is a folder, not a "
+                           "database file)")
         if not path.parent.exists():
-            return click.ClickException(f"{setting}: can't open the database {target} (its folder"
-                                        f" {path.parent} does not exist)")
-    return click.ClickException(f"{setting}: {_one_line(exc)}")
+            return _blamed(setting, target, f"can't open the database {target} (its folder {path.parent} "
+                           "does not exist)")
+    return _blamed(setting, target, _one_line(exc))
 
 
 def _remember_db(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
@@ -69,7 +89,8 @@ def _remember_db(ctx: click.Context, _param: click.Parameter, value: str | None)
         ctx.ensure_object(dict)["db_override"] = value
 
 
-_DB_HELP = "A SQLite file or a postgresql:// URL (default: $PAPERBOT_DB, else paperbot.db)"
+_DB_HELP = ("A SQLite file (or sqlite:///FILE) or a postgresql:// URL (default: $PAPERBOT_DB, else "
+            "paperbot.db)")
 
 
 def _db_option(help_text: str = _DB_HELP + "; also accepted before the command.", metavar: str = "FILE|URL"):
@@ -80,6 +101,7 @@ def _db_option(help_text: str = _DB_HELP + "; also accepted before the command."
 @click.group(cls=_Group)
 @_db_option(_DB_HELP + "; also accepted after the command.")
 @click.option("-v", "--verbose", is_flag=True, help="Log what paperbot is doing.")
+@click.version_option(package_name="paperbot", prog_name="paperbot", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, verbose: bool) -> None:
     """paperbot: a personal daily digest of new papers, in Slack."""
@@ -99,26 +121,28 @@ def _log_format() -> str:
         return "text"
 
 
-def _db_setting(ctx: click.Context) -> str:
-    """The setting that names the database: ``--db`` when given, else ``PAPERBOT_DB``."""
-    return "--db" if ctx.obj.get("db_override") else "PAPERBOT_DB"
-
-
 def _settings(ctx: click.Context, create: bool = False) -> Settings:
     """The settings, with ``--db`` over ``PAPERBOT_DB``. Unless ``create``, a SQLite file that isn't
     there is refused in one line naming it: a mistyped path must not become a new, empty database."""
-    settings = Settings.load()
-    override = ctx.obj.get("db_override")
-    if override:
-        settings = Settings(**{**settings.__dict__, "db_path": override})
-    ctx.obj["db_target"] = settings.db_path  # what an error opening it names
+    settings = _loaded(ctx)
+    ctx.obj["db_target"], ctx.obj["db_from"] = settings.db_path, settings.db_from  # what an error names
     target = settings.db_path
-    if not create and not is_postgres_url(target) and target != ":memory:" and not Path(target).exists():
-        raise click.ClickException(f"{_db_setting(ctx)}: there is no database at {target} "
-                                   "(`paperbot ingest` makes one)")
+    if not create and is_new_file(target):
+        if settings.db_from:
+            raise _blamed(settings.db_from, target, f"there is no database at {target} (`paperbot ingest` "
+                          "makes one)")
+        raise click.ClickException(f"there is no database at {target}, the default as neither --db nor "
+                                   "PAPERBOT_DB is set (`paperbot ingest` makes one)")
     # `ingest arxiv:…` and papers followed by arXiv id
     use_arxiv_api(settings.arxiv_api_url, settings.arxiv_rss_url)
     return settings
+
+
+def _loaded(ctx: click.Context) -> Settings:
+    """The settings from the environment, with ``--db`` (when given) over ``PAPERBOT_DB``."""
+    settings = Settings.load()
+    override = ctx.obj.get("db_override")
+    return settings.with_database(override, "--db") if override else settings
 
 
 def _open(ctx: click.Context, create: bool = False) -> Context:
@@ -154,6 +178,8 @@ def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None)
     out as it asks. It prints, per category, how many papers were
     announced, added, updated, unchanged and rejected.
     """
+    target = _settings(ctx, create=True).db_path
+    new = is_new_file(target)  # a file made in vain is not left behind
     app = _open(ctx, create=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=terminal.errors, transient=True) as bar:
@@ -172,7 +198,13 @@ def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None)
             # missing or behind the papers brings it up to date.
             raise StorageError(f"{exc}; the papers stored before that are kept") from exc
     terminal.show_ingest(reports)
-    if any(r.error for r in reports):
+    failed = any(r.error for r in reports)
+    if new and failed and not any(r.added for r in reports):
+        app.close()
+        remove_sqlite_file(target)
+        terminal.errors.print(f"Nothing was stored, so the new database {escape(target)} was not kept.",
+                              highlight=False, soft_wrap=True)
+    if failed:
         sys.exit(1)
 
 
@@ -333,7 +365,7 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
     is left unfinished for the next run (e.g. while Slack is down: such a digest is retried after 2,
     4, 8 … minutes, at most 30, until its person's local day ends).
     """
-    settings = _settings(ctx)
+    settings = _settings(ctx, create=not dry_run)  # a fresh install: made and filled from the feeds, as `run`
     if not dry_run and not settings.oauth:
         settings.require("SLACK_BOT_TOKEN")
     app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
@@ -487,7 +519,7 @@ def workspaces_rekey(ctx: click.Context) -> None:
         ctx.exit(1)
 
 
-_MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
+_MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL", "skip": "SKIP"}
 
 
 @cli.command()
@@ -496,21 +528,22 @@ _MARKS = {"ok": "OK  ", "warn": "WARN", "fail": "FAIL"}
 def doctor(ctx: click.Context) -> None:
     """Check the set-up before the first morning: the settings, the database and its schema, free disk,
     Slack's answer to each token and the scopes it grants, the clock, the time-zone data and each
-    PAPERBOT_FEEDS source. One line per check; exit status 1 if any fails. Changes nothing (a schema
-    behind this paperbot is reported, not migrated)."""
+    PAPERBOT_FEEDS source. One line per check (OK, WARN, FAIL, or SKIP when what it needs is missing,
+    e.g. no token yet); exit status 1 if any fails. Changes nothing (a schema behind this paperbot is
+    reported, not migrated; a database not made yet is a warning: the first run makes it)."""
     from bot.slack.probe import SlackProbe
     from bot.usecases.doctor import diagnose
 
-    def load() -> Settings:
-        settings = Settings.load()
-        override = ctx.obj.get("db_override")
-        return Settings(**{**settings.__dict__, "db_path": override}) if override else settings
-
-    checks = diagnose(load, SlackProbe)
+    checks = diagnose(lambda: _loaded(ctx), SlackProbe)
     for check in checks:
         click.echo(logs.escape_controls(f"{_MARKS[check.status]} {check.name}: {check.detail}"))
     failed = sum(check.status == "fail" for check in checks)
-    click.echo(f"{failed} of {len(checks)} checks failed." if failed else f"All {len(checks)} checks passed.")
+    skipped = sum(check.status == "skip" for check in checks)
+    done = len(checks) - skipped
+    if failed:
+        click.echo(f"{failed} of {done} checks failed" + (f", {skipped} skipped." if skipped else "."))
+    else:
+        click.echo(f"All {done} checks passed" + (f", {skipped} skipped." if skipped else "."))
     if failed:
         ctx.exit(1)
 
@@ -535,11 +568,16 @@ def db_copy(ctx: click.Context, target: str) -> None:
     """
     from storage.copy import copy_database
 
-    source_target = _settings(ctx, create=True).db_path  # a missing source has its own message below
+    settings = _settings(ctx, create=True)  # a missing source has its own message below
+    source_target = settings.db_path
     if not target.strip():
-        raise click.BadParameter("give a postgresql:// URL or a SQLite file", param_hint="--to")
+        raise click.BadParameter(f"give {ACCEPTED_FORMS}", param_hint="--to")
+    try:
+        target = database_target(target)
+    except UnknownDatabase as exc:
+        raise click.ClickException(f"--to: {exc}") from None
     if not is_postgres_url(source_target) and not Path(source_target).is_file():
-        raise click.ClickException(f"{_db_setting(ctx)}: there is no database at {source_target} to copy")
+        raise _blamed(settings.db_from, source_target, f"there is no database at {source_target} to copy")
     if _same_database(source_target, target):
         raise click.ClickException("--to names the database being copied: give another one")
     source = open_store(source_target)
@@ -568,7 +606,7 @@ def db_copy(ctx: click.Context, target: str) -> None:
 def db_backup(ctx: click.Context, file: str, force: bool) -> None:
     """Write a consistent copy of the SQLite database (--db or PAPERBOT_DB) to FILE, safe while paperbot
     runs; `paperbot --db FILE run` serves the copy. Requests acknowledged but not yet in the database (its
-    .inbox-journal) are copied beside FILE. For PostgreSQL: pg_dump and pg_restore (see the README)."""
+    .inbox-journal) are copied beside FILE. For PostgreSQL: pg_dump and pg_restore (docs/operations.md)."""
     from bot.usecases.backup import back_up
 
     source = _settings(ctx, create=True).db_path

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from slack_sdk.errors import SlackClientError
 from bot import metrics
 from bot.config import Settings
 from bot.errors import ConfigError
-from bot.slack.client import build_client
+from bot.slack.client import build_client, unreachable
 from bot.slack.error_handler import BUSY, SORRY, UNSAVED, report_error
 from bot.slack.keepalive import KeepAliveWebClient, kept_alive
 from bot.slack.listeners import (
@@ -135,10 +136,11 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
         workspace = Workspace.of(client)  # the one workspace this token serves
     except BoltError as exc:
         executor.shutdown(wait=False)
-        raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({_short(exc)})") from None
+        raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({_slack_error(exc)}): copy the Bot User "
+                          "OAuth Token (xoxb-…) from the app's OAuth & Permissions page") from None
     except (SlackClientError, OSError) as exc:
         executor.shutdown(wait=False)
-        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({_short(exc)}): "
+        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({unreachable(exc)}): "
                           "check SLACK_API_URL and the network") from None
     settle_workspace(ctx, workspace.key)  # rows from before workspaces are the token's
     runtime = Runtime(ctx)
@@ -210,6 +212,12 @@ def _without_bolt_oauth_environment() -> Iterator[None]:
         yield
     finally:
         os.environ.update(hidden)
+
+
+def _slack_error(exc: BoltError) -> str:
+    """Slack's error code in Bolt's refusal of a token (it quotes auth.test's answer), else its text."""
+    found = re.search(r"'error': '([a-z_]+)'", str(exc))
+    return found.group(1) if found else _short(exc)
 
 
 def _short(exc: Exception) -> str:

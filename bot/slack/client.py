@@ -55,6 +55,32 @@ class _NoRepostConnectionErrorRetryHandler(ConnectionErrorRetryHandler):
         return super()._can_retry(state=state, request=request, response=response, error=error)
 
 
+class _FailuresTheCallerSays(logging.Filter):
+    """slack_sdk logs at ERROR each attempt that fails (before retrying it) and each answer it can't read,
+    then raises, or returns an error, to its caller, which says the failure once in paperbot's words
+    (startup's one line, a listener's reply, the courier's outage). Those lines are a detail of that
+    failure: kept for ``-v`` (INFO), never shown before paperbot's own line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.ERROR or not record.getMessage().startswith(_SAID_BY_THE_CALLER):
+            return True
+        record.levelno, record.levelname = logging.INFO, logging.getLevelName(logging.INFO)
+        return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+
+
+_SAID_BY_THE_CALLER = ("Failed to send a request to Slack API server", "Failed to decode Slack API response")
+#: Where the clients paperbot builds log (slack_sdk's lines, under paperbot's name and filter).
+SDK_LOGGER = logging.getLogger("bot.slack.sdk")
+SDK_LOGGER.addFilter(_FailuresTheCallerSays())
+
+
+def unreachable(exc: BaseException) -> str:
+    """Why Slack could not be reached, in a few words ("Connection refused", not urllib's wrapping)."""
+    reason = getattr(exc, "reason", None) or exc  # a URLError's reason is the OSError under it
+    said = getattr(reason, "strerror", None) or " ".join(str(reason).split()) or type(exc).__name__
+    return said if len(said) <= 160 else said[:157] + "..."
+
+
 def _posts(request: HttpRequest) -> bool:
     path = request.url.split("?", 1)[0].rstrip("/")
     return path.rsplit("/", 1)[-1] in NOT_IDEMPOTENT
@@ -65,13 +91,14 @@ def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIE
     """A Web API client for ``SLACK_API_URL`` that retries 429s (honouring Retry-After, up to
     ``rate_limit_retries`` times), 500/503 and dropped connections (a post only when it cannot have
     reached Slack), over the process's kept-alive connections. ``token``: a workspace's bot token
-    (default: SLACK_BOT_TOKEN). ``logger``: where slack_sdk logs its failed calls (default: its own)."""
+    (default: SLACK_BOT_TOKEN). ``logger``: where slack_sdk logs its failed calls (default:
+    :data:`SDK_LOGGER`, where a failed attempt is an INFO line: the caller says the failure)."""
     backoff = BackoffRetryIntervalCalculator(backoff_factor=0.25, jitter=_ProportionalJitter())
     return KeepAliveWebClient(
         token=token or settings.bot_token,
         base_url=settings.api_url,
         timeout=API_TIMEOUT,
-        logger=logger,
+        logger=logger or SDK_LOGGER,
         retry_handlers=[
             _NoRepostConnectionErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
             RateLimitErrorRetryHandler(max_retry_count=rate_limit_retries),

@@ -12,7 +12,7 @@ from email.utils import parsedate_to_datetime
 from slack_sdk.errors import SlackApiError
 
 from bot.config import Settings
-from bot.slack.client import build_client
+from bot.slack.client import build_client, unreachable
 from bot.slack.manifest import SCOPES
 
 _QUIET = logging.getLogger("paperbot.doctor.slack")
@@ -51,7 +51,7 @@ class SlackProbe:
             return AuthAnswer(error=str(exc.response.get("error") or f"HTTP {exc.response.status_code}"),
                               slack_time=_date(exc.response.headers))
         except Exception as exc:  # unreachable, refused, timed out: said in one line
-            return AuthAnswer(error=f"Slack did not answer: {_why(exc)}")
+            return AuthAnswer(error=f"Slack did not answer: {unreachable(exc)}")
         headers = _lower(response.headers)
         granted = headers.get("x-oauth-scopes")
         scopes = None if granted is None else frozenset(s.strip() for s in granted.split(",") if s.strip())
@@ -65,11 +65,6 @@ class SlackProbe:
 
         installations = PaperbotInstallationStore(store, TokenBox.of(self.settings))
         return {ws: installations.bot_token(ws) for ws in installations.installed()}
-
-
-def _why(exc: Exception) -> str:
-    reason = getattr(exc, "reason", None) or exc  # a URLError's reason is the OSError under it
-    return getattr(reason, "strerror", None) or str(reason) or type(exc).__name__
 
 
 def _lower(headers) -> dict[str, str]:

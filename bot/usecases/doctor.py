@@ -1,9 +1,15 @@
 """``paperbot doctor``: a set-up checked before its first morning, one result per check.
 
-Checks, in order: the settings parse; the database opens and its schema is current; there is room
+Checks, in order: the settings parse; the database opens and its schema is current (a SQLite file not
+made yet is a warning: the first ``paperbot run``, ``digest`` or ``ingest`` makes it); there is room
 beside a SQLite file; Slack accepts each token (SLACK_BOT_TOKEN, or each installed workspace's) and
 grants every scope the manifest asks for; this machine's clock agrees with Slack's; the time-zone data
 loads; each PAPERBOT_FEEDS source answers.
+
+Every check that can run does, whatever else is missing: with no Slack token yet, the database, disk,
+time zones and feeds are still checked, the token's line says what to set, and what needs Slack's
+answer is ``skip`` (said, not counted as passed or failed). Settings that don't parse leave only the
+time zones checkable.
 
 Nothing is changed: the schema is read, not migrated (steps still to apply are a warning, since
 ``paperbot run`` applies them at its start), and no store is opened on a database whose schema is not
@@ -13,6 +19,7 @@ current (opening one applies the steps). Slack is reached through a probe handed
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
@@ -26,10 +33,11 @@ from bot.errors import ConfigError, SourceError
 from bot.sources import read_source
 from bot.sources.arxiv import read_arxiv
 from bot.sources.http import Fetcher
-from storage import StorageError, is_postgres_url, open_store
+from storage import StorageError, is_new_file, is_postgres_url, open_store
 from storage.schema_status import SchemaStatus, schema_status
 
-Status = Literal["ok", "warn", "fail"]
+#: "skip": not checked, because what it needs is missing (the line says what to set first).
+Status = Literal["ok", "warn", "fail", "skip"]
 
 #: How far this machine's clock may be from Slack's. Slack refuses a request signed more than 5 minutes
 #: off, and digests go out by the minute; a clock a minute off has no time sync and drifts further.
@@ -47,7 +55,8 @@ FEED_TIMEOUT = 15.0
 
 @dataclass(frozen=True)
 class Check:
-    """One check's result: what was checked, ``ok``/``warn``/``fail``, and what was found or what to do."""
+    """One check's result: what was checked, ``ok``/``warn``/``fail``/``skip``, and what was found or what
+    to do."""
 
     name: str
     status: Status
@@ -76,39 +85,42 @@ class SlackChecks(Protocol):
 def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Settings], SlackChecks],
              now: Callable[[], datetime] = lambda: datetime.now(UTC),
              disk_usage: Callable[[str], tuple[int, int, int]] = shutil.disk_usage) -> list[Check]:
-    """Every check's result, in order; the first failure of the settings ends the list (nothing else
-    can be checked without them)."""
+    """Every check's result, in order. Settings that don't parse leave only what needs none (the time
+    zones); a missing Slack setting leaves out only what needs Slack's answer."""
     try:
         settings = load_settings()
-        _slack_settings(settings)
     except ConfigError as exc:
-        return [Check("settings", "fail", str(exc))]
+        return [Check("settings", "fail", str(exc)), *_time_zones(),
+                Check("database, disk, Slack, clock and feeds", "skip", "skipped until the settings above "
+                      "parse")]
     found = [Check("settings", "ok", "every setting parses" + (" (OAuth: many workspaces)"
                                                                  if settings.oauth else ""))]
-    schema = _schema(settings.db_path, found)
+    schema = _schema(settings, found)
     found += _disk(settings.db_path, disk_usage)
-    slack = slack_for(settings)
-    answers = list(_slack(settings, slack, schema, found))
-    found += _clock([a.slack_time for a in answers if a.slack_time is not None], now())
+    answers = list(_slack(settings, slack_for, schema, found))
+    found += _clock([a.slack_time for a in answers if a.slack_time is not None], now(), asked=bool(answers))
     found += _time_zones()
     found += _feeds(settings)
     return found
 
 
-def _slack_settings(settings: Settings) -> None:
-    if settings.oauth:
-        settings.require_oauth()
-    else:
-        settings.require("SLACK_BOT_TOKEN")
+def _origin(settings: Settings) -> str:
+    """The setting to change for another database: the one it came from, or either (the default)."""
+    return settings.db_from or f"PAPERBOT_DB (or --db; {settings.db_path} is the default)"
 
 
-def _schema(target: str, found: list[Check]) -> SchemaStatus | None:
-    """Check the database's schema (appended to ``found``); the status, or None when it can't be read."""
+def _schema(settings: Settings, found: list[Check]) -> SchemaStatus | None:
+    """Check the database's schema (appended to ``found``); the status, or None when it can't be read
+    (or is not made yet)."""
+    target = settings.db_path
     name = "database" if is_postgres_url(target) else f"database {target}"
+    if is_new_file(target):
+        found.append(_to_be_made(name, target, settings))
+        return None
     try:
         status = schema_status(target)
     except StorageError as exc:
-        found.append(Check(name, "fail", f"{exc}: check PAPERBOT_DB (or --db)"))
+        found.append(Check(name, "fail", f"{exc}: check {_origin(settings)}"))
         return None
     if status.unknown:
         found.append(Check(name, "fail", f"it has {len(status.unknown)} schema step(s) this paperbot doesn't "
@@ -122,10 +134,27 @@ def _schema(target: str, found: list[Check]) -> SchemaStatus | None:
     return status
 
 
+def _to_be_made(name: str, target: str, settings: Settings) -> Check:
+    """A SQLite file not made yet: fine where it can be made (a fresh install), said as a warning."""
+    folder = Path(target).resolve().parent
+    if not folder.is_dir():
+        return Check(name, "fail", f"its folder {folder} does not exist: create it, or change "
+                     f"{_origin(settings)}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return Check(name, "fail", f"not made yet, and this user can't write in its folder {folder}: "
+                     f"fix its permissions, or change {_origin(settings)}")
+    fill = ("and fills it from PAPERBOT_FEEDS" if settings.feeds else
+            "(with no PAPERBOT_FEEDS set, papers come only from `paperbot ingest`)")
+    return Check(name, "warn", f"not made yet: the first `paperbot run` or `paperbot digest` makes it {fill}")
+
+
 def _disk(target: str, disk_usage: Callable[[str], tuple[int, int, int]]) -> list[Check]:
-    if is_postgres_url(target) or target == ":memory:" or not Path(target).is_file():
+    """Free space beside a SQLite file (or where it will be made)."""
+    if is_postgres_url(target) or target == ":memory:":
         return []
     path = Path(target).resolve()
+    if not (path.is_file() or (not path.exists() and path.parent.is_dir())):
+        return []  # a folder, say: the database's line says what is wrong
     free = disk_usage(str(path.parent))[2]
     size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
     where = f"{_size(free)} free beside {target}"
@@ -140,16 +169,32 @@ def _size(count: int) -> str:
     return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
 
 
-def _slack(settings: Settings, slack: SlackChecks, schema: SchemaStatus | None,
+def _slack(settings: Settings, slack_for: Callable[[Settings], SlackChecks], schema: SchemaStatus | None,
            found: list[Check]) -> Iterator[AuthAnswer]:
-    """Check each token (appended to ``found``) and yield Slack's answers."""
+    """Check each token (appended to ``found``) and yield Slack's answers. A Slack setting missing is
+    said with what to set, and what needs it is skipped."""
     if not settings.oauth:
+        if not settings.bot_token:
+            found.append(Check("Slack SLACK_BOT_TOKEN", "fail", SET_UP_SLACK))
+            found.append(Check("Slack scopes", "skip", "skipped: set SLACK_BOT_TOKEN first"))
+            return
         tokens: dict[str, str | None] = {"SLACK_BOT_TOKEN": settings.bot_token}
-    elif schema is None or not schema.current:
-        found.append(Check("Slack", "warn", "installed workspaces not checked: their tokens are in the "
-                           "database, which can't be read as it is (see above)"))
-        return
     else:
+        try:
+            settings.require_oauth()
+        except ConfigError as exc:
+            found.append(Check("Slack OAuth", "fail", str(exc)))
+            found.append(Check("Slack workspaces", "skip", "skipped: set the OAuth settings above first"))
+            return
+        if is_new_file(settings.db_path):
+            found.append(Check("Slack", "warn", "no workspace has installed paperbot yet (the database is "
+                               "not made yet): once it runs, open /slack/install on the bot's address"))
+            return
+        if schema is None or not schema.current:
+            found.append(Check("Slack", "warn", "installed workspaces not checked: their tokens are in the "
+                               "database, which can't be read as it is (see above)"))
+            return
+        slack = slack_for(settings)
         store = open_store(settings.db_path)  # schema current: opening applies nothing
         try:
             tokens = {f"workspace {ws}": token for ws, token in slack.workspace_tokens(store).items()}
@@ -159,6 +204,7 @@ def _slack(settings: Settings, slack: SlackChecks, schema: SchemaStatus | None,
             found.append(Check("Slack", "warn", "no workspace has installed paperbot yet: open /slack/install"
                                " on the bot's address"))
             return
+    slack = slack_for(settings)
     for name, token in tokens.items():
         if token is None:
             found.append(Check(f"Slack {name}", "fail", "no key opens its stored token: add the key it was "
@@ -169,6 +215,13 @@ def _slack(settings: Settings, slack: SlackChecks, schema: SchemaStatus | None,
         if answer.error is None:
             found.append(_scope_check(name, answer, slack.scopes))
         yield answer
+
+
+#: What to do without SLACK_BOT_TOKEN (or OAuth's settings).
+SET_UP_SLACK = ("not set: create the Slack app from slack-manifest.*.json, install it in the workspace and "
+            "copy its Bot User OAuth Token (xoxb-…, OAuth & Permissions) into SLACK_BOT_TOKEN; for many "
+            "workspaces set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and PAPERBOT_SECRET_KEY instead (see "
+            "'Connect to Slack' in the README)")
 
 
 def _token_check(name: str, answer: AuthAnswer, oauth: bool) -> Check:
@@ -193,7 +246,9 @@ def _scope_check(name: str, answer: AuthAnswer, wanted: Collection[str]) -> Chec
     return Check(f"Slack {name} scopes", "ok", f"all {len(set(wanted))} the manifest asks for are granted")
 
 
-def _clock(slack_times: list[datetime], now: datetime) -> list[Check]:
+def _clock(slack_times: list[datetime], now: datetime, asked: bool = True) -> list[Check]:
+    if not asked:
+        return [Check("clock", "skip", "skipped: compared with Slack's once a token is checked")]
     if not slack_times:
         return [Check("clock", "warn", "not compared: Slack's time is unknown (no answer with a Date "
                       "header)")]

@@ -36,7 +36,8 @@ MAX_RECOMMEND = 20
 #: Papers published (or, without a date, added) this many days back count as new: a digest prefers
 #: them (a followed author's new papers have their own rule: bot.usecases.authors.is_new).
 RECENT_DAYS = 4
-#: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged (docs/quality.md).
+#: MMR strength for a list of picks: fewer near-copies of one idea, recall unchanged
+#: (docs/measurements/quality.md).
 DIVERSITY = 0.15
 MAX_QUERY_LENGTH = 500
 #: Papers holding a search's quoted phrases that its words then rank, at most.
@@ -46,8 +47,8 @@ NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
 
 def community(ctx: Context) -> Community:
-    """What everyone liked, for "people who liked what you liked also liked" (measured in docs/quality.md);
-    built once and reused until someone's feedback changes."""
+    """What everyone liked, for "people who liked what you liked also liked" (measured in
+    docs/measurements/quality.md); built once and reused until someone's feedback changes."""
     return ctx.colleagues.community()
 
 

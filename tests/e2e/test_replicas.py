@@ -1,5 +1,5 @@
 """Three `paperbot run` replicas on one PostgreSQL database, requests spread over them as a load balancer
-would (INTERFACE.md, "Storage and running several processes").
+would (docs/operations.md, "Run on PostgreSQL, several processes").
 
 Real processes (`paperbot run --port 0`, their digest scheduler ticking every second:
 tests/e2e/quick_ticks.py), one throwaway PostgreSQL database, one Slack stand-in in this process. The

@@ -26,7 +26,7 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 from bot import metrics
 from bot.config import Settings
 from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
-from bot.slack.client import build_client
+from bot.slack.client import build_client, unreachable
 from bot.slack.team import workspace_key
 from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.messages import paper_blocks, paper_text
@@ -219,7 +219,7 @@ def check_token(client: WebClient, settings: Settings) -> str:
     except SlackApiError as exc:
         raise ConfigError(f"Slack did not accept SLACK_BOT_TOKEN ({exc.response.get('error')})") from None
     except (SlackClientError, OSError) as exc:
-        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({exc}): "
+        raise ConfigError(f"Can't reach the Slack API at {settings.api_url} ({unreachable(exc)}): "
                           "check SLACK_API_URL and the network") from None
     return workspace_key(team_id=auth.get("team_id"), enterprise_id=auth.get("enterprise_id"),
                          is_enterprise_install=auth.get("is_enterprise_install"))

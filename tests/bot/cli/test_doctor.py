@@ -132,3 +132,30 @@ def test_unsettable_settings_are_one_failed_line(standins, database):
     assert result.exit_code == 1
     assert lines(result.output, "FAIL") == ["FAIL settings: PAPERBOT_DIGEST_SIZE must be a whole number, "
                                             "got 'many'"]
+
+
+def test_a_fresh_install_with_feeds_passes_warning_that_the_first_run_makes_the_database(standins, tmp_path):
+    slack, arxiv = standins
+    target = tmp_path / "fresh.db"
+    result = run("doctor", env=environment(slack, arxiv, str(target)))
+    assert result.exit_code == 0, result.output
+    [warned] = lines(result.output, "WARN")
+    assert warned.startswith(f"WARN database {target}: not made yet") and "PAPERBOT_FEEDS" in warned
+    assert result.output.splitlines()[-1].startswith("All ")
+    assert not target.exists()
+
+
+def test_without_a_token_the_database_disk_time_zones_and_feeds_are_still_checked(standins, tmp_path):
+    slack, arxiv = standins
+    database = str(tmp_path / "p.db")
+    dispose(open_store(database))  # one backend is enough: the database's own checks are tested above
+    result = run("doctor", env=environment(slack, arxiv, database, SLACK_BOT_TOKEN=None))
+    assert result.exit_code == 1
+    [failed] = lines(result.output, "FAIL")
+    assert failed.startswith("FAIL Slack SLACK_BOT_TOKEN: not set") and "xoxb-" in failed
+    skipped = [line.split(":")[0] for line in lines(result.output, "SKIP")]
+    assert skipped == ["SKIP Slack scopes", "SKIP clock"]
+    for name in ("database", "time zones", "feed arxiv:cs.LG"):
+        assert any(name in line for line in lines(result.output, "OK")), (name, result.output)
+    assert result.output.splitlines()[-1].endswith("failed, 2 skipped.")
+    assert not slack.calls("auth.test")

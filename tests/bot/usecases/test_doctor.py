@@ -77,3 +77,59 @@ def test_little_free_disk_beside_a_sqlite_file_warns_then_fails(tmp_path):
     assert checks(settings, probe, free=500 * 2**20)["disk"].status == "warn"
     assert checks(settings, probe, free=10 * 2**20)["disk"].status == "fail"
 
+
+
+def test_without_a_token_everything_else_is_still_checked_and_slack_says_what_to_set(tmp_path):
+    found = checks(Settings(db_path=a_database(tmp_path)), Probe({}))
+    assert found["Slack SLACK_BOT_TOKEN"].status == "fail"
+    assert "xoxb-" in found["Slack SLACK_BOT_TOKEN"].detail
+    assert found["Slack scopes"].status == "skip" and "set SLACK_BOT_TOKEN" in found["Slack scopes"].detail
+    assert found["clock"].status == "skip"
+    for name in ("settings", f"database {tmp_path / 'p.db'}", "disk", "time zones", "feeds"):
+        assert found[name].status == "ok", (name, found[name])
+
+
+def test_a_database_not_made_yet_is_a_warning_that_the_first_run_makes_and_fills_it(tmp_path):
+    target = tmp_path / "new.db"
+    found = checks(Settings(db_path=str(target), db_from="PAPERBOT_DB", bot_token="xoxb-a",
+                            feeds=["arxiv:cs.LG"]), Probe({"xoxb-a": Answer()}))
+    database = found[f"database {target}"]
+    assert database.status == "warn" and "not made yet" in database.detail
+    assert "PAPERBOT_FEEDS" in database.detail
+    assert found["disk"].status == "ok"  # the folder it will be made in
+    assert not target.exists()
+
+
+def test_a_database_whose_folder_is_missing_fails_naming_where_the_path_came_from(tmp_path):
+    target = tmp_path / "nowhere" / "p.db"
+    given = checks(Settings(db_path=str(target), db_from="--db"), Probe({}))[f"database {target}"]
+    assert given.status == "fail" and "does not exist" in given.detail and "--db" in given.detail
+    default = checks(Settings(db_path=str(target)), Probe({}))[f"database {target}"]
+    assert "is the default" in default.detail
+
+
+def test_oauth_settings_half_set_fail_their_line_and_the_database_is_still_checked(tmp_path):
+    found = checks(Settings(db_path=a_database(tmp_path), client_id="1.2"), Probe({}))
+    assert found["Slack OAuth"].status == "fail" and "SLACK_CLIENT_SECRET" in found["Slack OAuth"].detail
+    assert found["Slack workspaces"].status == "skip"
+    assert found[f"database {tmp_path / 'p.db'}"].status == "ok"
+
+
+def test_settings_that_do_not_parse_still_check_the_time_zones():
+    from bot.errors import ConfigError
+
+    def broken() -> Settings:
+        raise ConfigError("PORT must be a whole number, got 'x'")
+
+    found = {c.name: c for c in diagnose(broken, lambda _s: Probe({}))}
+    assert found["settings"].status == "fail" and found["time zones"].status == "ok"
+    assert [c.status for c in found.values()].count("skip") == 1
+
+
+def test_with_oauth_on_a_fresh_install_it_says_where_to_install_once_it_runs(tmp_path):
+    settings = Settings(db_path=str(tmp_path / "new.db"), client_id="1.2", client_secret="s" * 32,
+                        signing_secret="x", secret_key=KEY)
+    found = checks(settings, Probe({}))
+    assert found["Slack"].status == "warn" and "/slack/install" in found["Slack"].detail
+    assert found[f"database {tmp_path / 'new.db'}"].status == "warn"
+    assert not (tmp_path / "new.db").exists()
