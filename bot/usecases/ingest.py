@@ -61,7 +61,8 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
     :class:`~storage.StorageError` (the papers stay stored either way).
 
     An ``arxiv:CAT[,CAT…]`` source reads each category's announcements since the store's note of how
-    far it was read (:func:`bot.sources.arxiv_daily.read_announcements`; never read: today's listing),
+    far it was read (:func:`bot.sources.arxiv_daily.read_announcements`; never read: the day's listing,
+    or on a weekend the last announcement's papers),
     and notes the new date once all of a category's papers are stored; ``arxiv_since`` also reads every
     paper of the categories updated since that date (a back-fill). ``clock`` is now, for the catch-up.
     """
