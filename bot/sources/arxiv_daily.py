@@ -112,10 +112,8 @@ def read_announcements(
     the API. ``now`` (aware) ends a catch-up's range of dates. Raises SourceError, while iterating, for
     a failed request, a listing that isn't one, or an API that stops short of its total.
     """
-    url = listing_url(fetcher.rss_url, category)
-    parsed = parse_feed(fetcher.get(url), url)
-    items = parsed.entries
-    day = _announcement_day(parsed.feed) or (now - _NEW_YORK).date()
+    listed, items = _listing(category, fetcher)
+    day = listed or (now - _NEW_YORK).date()
     found.on, found.quiet = day.isoformat(), not items
     seen: set[str] = set()
     done = 0
@@ -144,6 +142,19 @@ def read_announcements(
     # counted as read through the day before only, so the next read catches that day up if it wasn't one.
     quiet_weekday = not items and day.weekday() < 5 and start is None
     found.through = (previous_weekday(day) if quiet_weekday else day).isoformat()
+
+
+def read_listing(category: str, fetcher: Fetcher) -> tuple[date | None, int]:
+    """The announcement date (None: the listing has none) and the number of items of ``category``'s
+    daily listing, in one request; SourceError when it can't be fetched or is no listing."""
+    day, items = _listing(category, fetcher)
+    return day, len(items)
+
+
+def _listing(category: str, fetcher: Fetcher) -> tuple[date | None, list[Any]]:
+    url = listing_url(fetcher.rss_url, category)
+    parsed = parse_feed(fetcher.get(url), url)
+    return _announcement_day(parsed.feed), list(parsed.entries)
 
 
 def _catch_up_from(day: date, since: str | None, back_to: date | None, listed: int) -> date | None:
