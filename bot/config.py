@@ -16,6 +16,8 @@ from storage.opening import UnknownDatabase, database_target
 
 DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
+#: arXiv's daily listings (a category's is this followed by its name, e.g. ``…/rss/cs.LG``).
+DEFAULT_ARXIV_RSS_URL = "https://rss.arxiv.org/rss/"
 _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
@@ -43,6 +45,8 @@ class Settings:
     #: PAPERBOT_OLD_SECRET_KEYS: earlier values of PAPERBOT_SECRET_KEY, still read (and re-sealed from).
     old_secret_keys: tuple[str, ...] = ()
     arxiv_api_url: str = DEFAULT_ARXIV_API_URL
+    #: PAPERBOT_ARXIV_RSS_URL: where ``arxiv:`` sources read each category's daily listing (ends in "/").
+    arxiv_rss_url: str = DEFAULT_ARXIV_RSS_URL
     embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
     #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
     #: (:mod:`bot.usecases.digests.helpers`); from the environment it defaults to :func:`default_processes`.
@@ -93,6 +97,11 @@ class Settings:
         if not arxiv_api_url.lower().startswith(("http://", "https://")) or any(
                 ch.isspace() for ch in arxiv_api_url):
             raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {arxiv_api_url!r}")
+        arxiv_rss_url = get("PAPERBOT_ARXIV_RSS_URL") or DEFAULT_ARXIV_RSS_URL
+        if not arxiv_rss_url.lower().startswith(("http://", "https://")) or any(
+                ch.isspace() or ch in "?#" for ch in arxiv_rss_url):
+            raise ConfigError("PAPERBOT_ARXIV_RSS_URL must be an http(s) URL to which a category's name is "
+                              f"added (like https://rss.arxiv.org/rss/), got {arxiv_rss_url!r}")
         embeddings = _embeddings_setting(get("PAPERBOT_EMBEDDINGS"))
         log_format = (get("PAPERBOT_LOG_FORMAT") or "text").lower()
         if log_format not in LOG_FORMATS:
@@ -118,6 +127,7 @@ class Settings:
             secret_key=secret_key,
             old_secret_keys=old_secret_keys,
             arxiv_api_url=arxiv_api_url,
+            arxiv_rss_url=arxiv_rss_url if arxiv_rss_url.endswith("/") else arxiv_rss_url + "/",
             embeddings=embeddings,
             digest_processes=_int_setting("PAPERBOT_DIGEST_PROCESSES", get("PAPERBOT_DIGEST_PROCESSES"),
                                           default_processes(), 1, 64),

@@ -49,6 +49,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from storage import leases, merging, pg_migrations, workspaces
 from storage.alerts import Alerts
 from storage.artifacts import Artifacts
+from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
 from storage.dialect import PostgresDialect, native
 from storage.digests import Digests
@@ -89,7 +90,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                    LibraryImports, Alerts, Store):
+                    LibraryImports, Alerts, ArxivCursors, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

@@ -445,4 +445,11 @@ STEPS: list[Step] = [
         CreateTable("alerts", (_key("ws"), _key("user_id"), _key("key"), _key("phrase"), Column("added_at")),
                     primary_key=("ws", "user_id", "key")),
     )),
+    # Issue 39: how far each arXiv category's daily announcements have been read (the arXiv announcement
+    # date, YYYY-MM-DD, through which every one is stored), so a missed day is caught up on the next run.
+    # One row per category, shared by every workspace as the papers are.
+    Step("m031_arxiv_cursors", (
+        CreateTable("arxiv_cursors", (_key("category"), _key("announced"), Column("read_at")),
+                    ("category",)),
+    )),
 ]

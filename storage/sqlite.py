@@ -21,6 +21,7 @@ from sqlite_utils import Database
 from storage import leases, merging, workspaces
 from storage.alerts import Alerts
 from storage.artifacts import Artifacts
+from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
 from storage.dialect import SqliteDialect
 from storage.digests import Digests
@@ -52,7 +53,7 @@ BUSY_SECONDS = 90
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, Store):
+                  LibraryImports, Alerts, ArxivCursors, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -977,3 +977,16 @@ class Store(Protocol):
         """How many papers were shown to a person at ``since`` (ISO UTC) or later with a reason that
         starts with ``prefix`` (compared as text, no pattern)."""
         ...
+
+    # -- arXiv announcements read ----------------------------------------------------------------
+
+    def arxiv_cursor(self, category: str) -> str | None:
+        """The arXiv announcement date (YYYY-MM-DD) through which every announcement of ``category`` (as
+        arXiv names it: "cs.LG") is stored, or None when it was never read. Shared by every workspace."""
+        ...
+
+    def set_arxiv_cursor(self, category: str, announced: str, at: str) -> bool:
+        """Note that ``category``'s announcements through ``announced`` (YYYY-MM-DD) are stored, as of
+        ``at`` (ISO UTC). It only moves forward: False (nothing written) when the category was read
+        through a later date already."""
+        ...

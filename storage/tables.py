@@ -61,6 +61,8 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     # Library exports shared in the DM, each read once per person and Slack file (issue 27).
     "library_imports": ("ws", "user_id", "file_id", "status", "started_at", "finished_at", "counts", "error"),
     "alerts": ("ws", "user_id", "key", "phrase", "added_at"),
+    # How far each arXiv category's announcements were read: a copy goes on from there, not from today.
+    "arxiv_cursors": ("category", "announced", "read_at"),
 }
 
 #: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
@@ -134,6 +136,7 @@ KEYS: dict[str, str] = {
     "suggestions": "ws, user_id, paper_id",
     "library_imports": "ws, user_id, file_id",
     "alerts": "ws, user_id, key",
+    "arxiv_cursors": "category",
 }
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, timezone
+from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 API_PATH = "/api/query"
+RSS_PATH = "/rss/"
 
 
 @dataclass
@@ -35,7 +38,8 @@ class ArxivStandIn:
     """The arXiv API's ``id_list`` queries, served from :meth:`add`-ed papers."""
 
     entries: dict[str, _Entry] = field(default_factory=dict)
-    asked: list[list[str]] = field(default_factory=list)  # each request's ids, in order
+    asked: list[list[str]] = field(default_factory=list)  # each API request's ids, in order
+    listed: list[str] = field(default_factory=list)  # each daily listing's category asked, in order
     status: int | None = None  # answer every request with this HTTP status (e.g. 500)
     hang: float = 0.0  # seconds to wait before answering (longer than the client's timeout: a timeout)
 
@@ -56,6 +60,11 @@ class ArxivStandIn:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}{API_PATH}"
 
+    @property
+    def rss_url(self) -> str:
+        """Where its daily listings are: each says arXiv announced nothing today."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}{RSS_PATH}"
+
     def add(self, base: str, title: str, abstract: str, authors: list[str] | None = None, version: int = 1,
             category: str = "cs.LG", doi: str | None = None) -> None:
         """A paper the API knows, by base id (answered as ``BASEvVERSION``)."""
@@ -67,6 +76,7 @@ class ArxivStandIn:
         """Forget the requests seen and any failure set (the papers stay)."""
         with self._lock:
             self.asked.clear()
+            self.listed.clear()
         self.status, self.hang = None, 0.0
 
     def feed(self, ids: list[str]) -> bytes:
@@ -97,6 +107,20 @@ class ArxivStandIn:
         return "\n".join(parts).encode()
 
 
+def quiet_listing(category: str) -> bytes:
+    """A category's daily listing on a day without announcement, as arXiv's is on weekends: a channel
+    dated today (New York's date) with no items."""
+    today = format_datetime(datetime.combine(datetime.now(UTC).date(), datetime.min.time(),
+                                             tzinfo=timezone(timedelta(hours=-5))))
+    return (f"<?xml version='1.0' encoding='UTF-8'?>\n<rss xmlns:arxiv=\"http://arxiv.org/schemas/atom\" "
+            f"xmlns:atom=\"http://www.w3.org/2005/Atom\" version=\"2.0\"><channel>"
+            f"<title>{escape(category)} updates on arXiv.org</title>"
+            f"<link>http://rss.arxiv.org/rss/{escape(category)}</link>"
+            f"<description>{escape(category)} updates on the arXiv.org e-print archive.</description>"
+            f"<pubDate>{today}</pubDate><skipDays><day>Saturday</day><day>Sunday</day></skipDays>"
+            "</channel></rss>").encode()
+
+
 def _handler(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format, *args) -> None:  # quiet
@@ -104,6 +128,11 @@ def _handler(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
+            if parts.path.startswith(RSS_PATH):  # a daily listing: a day without announcement
+                with standin._lock:
+                    standin.listed.append(parts.path[len(RSS_PATH):])
+                self._send(200, quiet_listing(parts.path[len(RSS_PATH):]), "application/rss+xml")
+                return
             ids = [i for i in ",".join(parse_qs(parts.query).get("id_list", [])).split(",") if i]
             with standin._lock:
                 standin.asked.append(ids)

@@ -97,12 +97,13 @@ def backend_of(item) -> str | None:
 
 @pytest.fixture(scope="session", autouse=True)
 def offline_arxiv():
-    """No test reaches the real arXiv API: unless a test says otherwise, this process's arXiv requests
-    (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL defaults to it) go to an empty local
-    stand-in, unspaced."""
+    """No test reaches the real arXiv API or listings: unless a test says otherwise, this process's arXiv
+    requests (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL and PAPERBOT_ARXIV_RSS_URL
+    default to it) go to an empty local stand-in, unspaced."""
     with ArxivStandIn() as arxiv, pytest.MonkeyPatch.context() as mp:
         mp.setattr(bot.config, "DEFAULT_ARXIV_API_URL", arxiv.url)
-        use_arxiv_api(arxiv.url)
+        mp.setattr(bot.config, "DEFAULT_ARXIV_RSS_URL", arxiv.rss_url)
+        use_arxiv_api(arxiv.url, arxiv.rss_url)
         limiter = default_lookup().fetcher.limiter
         mp.setattr(limiter, "interval", 0.0)
         yield arxiv

@@ -133,7 +133,8 @@ def _settings(ctx: click.Context, create: bool = False) -> Settings:
                           "makes one)")
         raise click.ClickException(f"there is no database at {target}, the default as neither --db nor "
                                    "PAPERBOT_DB is set (`paperbot ingest` makes one)")
-    use_arxiv_api(settings.arxiv_api_url)  # `ingest arxiv:…` and papers followed by arXiv id
+    # `ingest arxiv:…` and papers followed by arXiv id
+    use_arxiv_api(settings.arxiv_api_url, settings.arxiv_rss_url)
     return settings
 
 
@@ -153,15 +154,29 @@ def _open(ctx: click.Context, create: bool = False) -> Context:
 
 @cli.command()
 @_db_option()
+@click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
+              help="arXiv sources: also read every paper of their categories updated since this date, "
+                   "through the arXiv API (a back-fill).")
 @click.argument("sources", nargs=-1, required=True)
 @click.pass_context
-def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
+def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None) -> None:
     """Add or update papers from files and feeds.
 
     SOURCE is a .txt, .jsonl, .json, .csv, .xml, .atom or .rss file, arxiv:CAT[,CAT...] (e.g.
     arxiv:cs.LG,stat.ML) or an http(s) RSS/Atom feed URL. Bad records are skipped with a reason;
     the exit status is non-zero only if a source could not be read at all, or the database could not
     be written (a full disk: the papers stored until then are kept, the model is refitted next time).
+
+    \b
+    arxiv:CAT takes everything arXiv announced in each category since the
+    last time it was read: new papers, cross-lists and replacements (which
+    update the paper), with no cap; a day missed is caught up through the
+    arXiv API. Read for the first time, it takes the day's announcement
+    (on a weekend, the last one); add --since YYYY-MM-DD to take older
+    papers too. A weekend or holiday without announcement is not an
+    error. Requests go 3 s apart, and a 429 or 503 from arXiv is waited
+    out as it asks. It prints, per category, how many papers were
+    announced, added, updated, unchanged and rejected.
     """
     target = _settings(ctx, create=True).db_path
     new = is_new_file(target)  # a file made in vain is not left behind
@@ -176,7 +191,8 @@ def ingest(ctx: click.Context, sources: tuple[str, ...]) -> None:
             bar.update(tasks[source], completed=done, total=total)
 
         try:
-            reports = ingest_usecase(app, sources, progress=progress, must_save=True)
+            reports = ingest_usecase(app, sources, progress=progress, must_save=True,
+                                     arxiv_since=since.date() if since else None)
         except StorageError as exc:
             # Every batch committed before stays stored; the next process to find the saved model
             # missing or behind the papers brings it up to date.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from datetime import date
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.markup import escape
@@ -66,12 +67,19 @@ def show_recommendations(recs: list[Recommendation], title: str, abstract_chars:
 
 
 def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
-    """Print what each source added, updated and rejected, with the reasons for rejects."""
-    table = Table("source", "added", "updated", "unchanged", "rejected", title="Ingest")
+    """Print what each source (each arXiv category) announced, added, updated and rejected, with what
+    each arXiv listing was and the reasons for rejects."""
+    listings = any(r.announced is not None for r in reports)
+    table = Table("source", *("announced",) * listings, "added", "updated", "unchanged", "rejected",
+                  title="Ingest")
     for r in reports:
-        table.add_row(escape(r.source), str(r.added), str(r.updated), str(r.unchanged),
+        announced = ("" if r.announced is None else str(r.announced),) * listings
+        table.add_row(escape(r.source), *announced, str(r.added), str(r.updated), str(r.unchanged),
                       str(len(r.rejected)) if r.error is None else "[red]unreadable[/red]")
     console.print(table)
+    for r in reports:
+        if r.announced_on and r.error is None:
+            console.print(f"{escape(r.source)}: {_listing(r)}", highlight=False, soft_wrap=True)
     for r in reports:
         if r.error:
             errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)
@@ -84,6 +92,33 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
         if len(r.rejected) > max_rejected:
             errors.print(f"… and {len(r.rejected) - max_rejected} more skipped in {r.source}",
                          soft_wrap=True)
+
+
+_KINDS = (("new", "new", "new"), ("cross", "cross-list", "cross-lists"),
+          ("replace", "replacement", "replacements"),
+          ("replace-cross", "replaced cross-list", "replaced cross-lists"))
+
+
+def _listing(r: SourceReport) -> str:  # only for a report with ``announced_on``
+    """What an arXiv category's read was: its listing's date and kinds, or a day without announcement,
+    and any catch-up."""
+    day = f"{r.announced_on} ({_weekday(r.announced_on)})"
+    if r.quiet:
+        weekend = date.fromisoformat(r.announced_on).weekday() >= 5
+        said = f"no announcement on {day}" + (
+            ": arXiv announces Monday to Friday" if weekend
+            else ": an arXiv holiday, or a listing read while arXiv rebuilt it (read again next time)")
+    else:
+        kinds = [f"{n} {one if n == 1 else many}" for kind, one, many in _KINDS
+                 if (n := r.kinds.get(kind, 0))]
+        said = f"the announcement of {day}" + (f": {', '.join(kinds)}" if kinds else "")
+    if r.caught_up_from:
+        said += f"; caught up from {r.caught_up_from} through the arXiv API"
+    return said
+
+
+def _weekday(day: str | None) -> str:
+    return date.fromisoformat(day).strftime("%a") if day else ""
 
 
 def show_copy(counts: dict[str, int], target: str) -> None:

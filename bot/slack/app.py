@@ -117,7 +117,8 @@ class _CountedApp(App):
 def create_app(settings: Settings, ctx: Context, client: WebClient | None = None) -> SlackBot:
     """The Bolt app with every listener registered: with SLACK_BOT_TOKEN for its one workspace (checked
     with ``auth.test``), or with OAuth (:attr:`Settings.oauth`) for every workspace that installs it."""
-    use_arxiv_api(settings.arxiv_api_url)  # papers looked up by id, and the `arxiv:` feeds
+    # papers looked up by id, and the `arxiv:` feeds
+    use_arxiv_api(settings.arxiv_api_url, settings.arxiv_rss_url)
     if settings.oauth:
         return _create_oauth_app(settings, ctx, client)
     settings.require("SLACK_BOT_TOKEN")

@@ -66,6 +66,8 @@ def read_source(
     evaluation sets, not for papers meant for digests.
     """
     if source[:6].lower() == "arxiv:":
+        # The newest submissions, through the API. `paperbot ingest` reads an arxiv: source's
+        # announcements since it was last read instead (bot/sources/arxiv_daily.py, bot/usecases/ingest.py).
         return read_arxiv(source[6:], fetcher=fetcher, progress=progress)
     if source.lower().startswith(("http://", "https://")):
         return read_feed_url(source, fetcher or default_fetcher(), progress)

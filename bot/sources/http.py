@@ -8,14 +8,26 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 from bot.errors import SourceError
 
 #: The arXiv API query endpoint.
 ARXIV_API_URL = "https://export.arxiv.org/api/query"
+#: arXiv's daily listings: a category's is this followed by its name (``…/rss/cs.LG``).
+ARXIV_RSS_URL = "https://rss.arxiv.org/rss/"
 USER_AGENT = "paperbot/0.1 (+https://github.com/paperbot)"
 #: arXiv asks API clients for no more than one request every three seconds.
 ARXIV_INTERVAL = 3.0
+#: Answers that mean "not now": arXiv's rate limit (429) and its busy or down-for-a-moment answer (503).
+BUSY = frozenset({429, 503})
+#: Tries of one request a busy answer allows after the first, each after the wait it asked for.
+RETRIES = 4
+#: A busy answer without Retry-After waits this long, then twice as long each time.
+BACKOFF = 10.0
+#: The longest wait a Retry-After is obeyed for; asked for more, the request fails at once.
+LONGEST_WAIT = 300.0
 
 
 class RateLimiter:
@@ -46,6 +58,13 @@ class RateLimiter:
         with self._lock:  # the sleep too: a caller arriving meanwhile must count from this stamp
             self._wait()
 
+    def hold_off(self, seconds: float) -> None:
+        """No call to :meth:`wait` (in any thread) returns for ``seconds`` from now: the server asked
+        the whole process to wait (a 429's Retry-After), not just the request it refused."""
+        with self._lock:
+            until = self.clock() + seconds - self.interval
+            self._last = until if self._last is None else max(self._last, until)
+
     def _wait(self) -> None:
         now = self.clock()
         if self._last is not None:
@@ -60,36 +79,82 @@ class RateLimiter:
 class Fetcher:
     """GETs URLs with a timeout and paperbot's User-Agent, one request per ``limiter`` interval.
 
-    ``api_url`` is the arXiv API query endpoint; tests point it at a local server. By default
-    requests are spaced :data:`ARXIV_INTERVAL` seconds apart; pass ``RateLimiter(0)`` to turn
-    that off.
+    ``api_url`` is the arXiv API query endpoint and ``rss_url`` the base of arXiv's daily listings;
+    tests point them at a local server. By default requests are spaced :data:`ARXIV_INTERVAL` seconds
+    apart; pass ``RateLimiter(0)`` to turn that off. A busy answer (429, 503) is tried again up to
+    ``retries`` times after the wait its Retry-After asks (seconds or an HTTP date, read against
+    ``wall``), else :data:`BACKOFF` doubling; the wait holds off every request sharing the limiter,
+    and sleeps through the limiter's own (injectable) sleep.
     """
 
     def __init__(
         self,
         api_url: str = ARXIV_API_URL,
         *,
+        rss_url: str = ARXIV_RSS_URL,
         timeout: float = 30.0,
         limiter: RateLimiter | None = None,
         user_agent: str = USER_AGENT,
+        retries: int = RETRIES,
+        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self.api_url = api_url
+        self.rss_url = rss_url
         self.timeout = timeout
         self.limiter = limiter if limiter is not None else RateLimiter()
         self.user_agent = user_agent
+        self.retries = retries
+        self.wall = wall
 
     def get(self, url: str) -> bytes:
-        """The body of ``url``; SourceError("couldn't fetch URL: reason") on any network or HTTP error."""
+        """The body of ``url``; SourceError("couldn't fetch URL: reason") on any network or HTTP error,
+        and on a busy answer still busy after :attr:`retries` more tries (or asking too long a wait)."""
         if not url.lower().startswith(("http://", "https://")):
             raise SourceError(f"couldn't fetch {url}: only http(s) URLs can be fetched")
+        for attempt in range(self.retries + 1):
+            try:
+                return self._get(url)
+            except urllib.error.HTTPError as e:
+                e.close()  # the refusal's body is not read: give its connection back
+                if e.code not in BUSY:
+                    raise SourceError(f"couldn't fetch {url}: HTTP {e.code} {e.reason}") from e
+                wait = self._retry_after(e.headers.get("Retry-After") if e.headers else None, attempt)
+                if wait > LONGEST_WAIT:
+                    raise SourceError(f"couldn't fetch {url}: HTTP {e.code} {e.reason}, and the server asks "
+                                      f"to wait {wait:.0f} s; paperbot tries again on its next run") from e
+                if attempt == self.retries:
+                    raise SourceError(f"couldn't fetch {url}: HTTP {e.code} {e.reason}, still after "
+                                      f"{self.retries + 1} tries; paperbot tries again on its next run"
+                                      ) from e
+                self.limiter.hold_off(wait)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def _retry_after(self, value: str | None, attempt: int) -> float:
+        """Seconds a busy answer asks to wait: its Retry-After (delay-seconds or an HTTP date), else the
+        back-off of this ``attempt``."""
+        value = (value or "").strip()
+        if value.isdigit():
+            return float(value)
+        if value:
+            try:
+                when = parsedate_to_datetime(value)
+            except (TypeError, ValueError, IndexError):
+                when = None
+            if when is not None:
+                if when.tzinfo is None:  # an HTTP date is GMT, whatever the text says
+                    when = when.replace(tzinfo=UTC)
+                return max(0.0, (when - self.wall()).total_seconds())
+        return BACKOFF * 2**attempt
+
+    def _get(self, url: str) -> bytes:
         self.limiter.wait()
-        # The scheme is checked just above, so no file: or custom-scheme URL gets opened.
+        # The scheme is checked by get, so no file: or custom-scheme URL gets opened.
         request = urllib.request.Request(url, headers={"User-Agent": self.user_agent})  # noqa: S310
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310
                 return response.read()
-        except urllib.error.HTTPError as e:
-            raise SourceError(f"couldn't fetch {url}: HTTP {e.code} {e.reason}") from e
+        except urllib.error.HTTPError:
+            raise  # get decides: busy answers are tried again
         except urllib.error.URLError as e:
             raise SourceError(f"couldn't fetch {url}: {_reason(e.reason)}") from e
         except TimeoutError as e:

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
-from bot.errors import Outage
+from bot.errors import Outage, SourceError
 from bot.presentation.reasons import shorten
+from bot.sources.arxiv import parse_categories
 from bot.state.context import Context
 from bot.state.owner import owner_id
 from bot.usecases.digests.run import FEED_JOB, next_utc_day
@@ -59,7 +60,9 @@ def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
                              "run `paperbot ingest arxiv:cs.LG` (your categories), or set PAPERBOT_FEEDS"))
     elif (quiet := now - datetime.fromisoformat(newest)) > NO_PAPERS_FOR:
         days = quiet.days
-        found.append(Problem(f"no new paper has come in for {days} days (the newest on {newest[:10]})",
+        # How far arXiv's listings were read tells an arXiv holiday (read up to now) from paperbot's silence.
+        found.append(Problem(f"no new paper has come in for {days} days (the newest on {newest[:10]})"
+                             f"{_arxiv_read(ctx, feeds)}",
                              "check PAPERBOT_FEEDS (`paperbot doctor`) or the cron job that runs "
                              "`paperbot ingest`"))
     failed = store.failed_digests((today - timedelta(days=1)).isoformat(), iso_utc(midnight))
@@ -68,6 +71,22 @@ def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
         found.append(Problem(f"{len(failed)} {people} failed today ({_short(failed[0].error)})",
                              "the log names each; `paperbot doctor` checks the token and its scopes"))
     return found
+
+
+def _arxiv_read(ctx: Context, feeds: list[str]) -> str:
+    """"; arXiv's announcements were read through CATEGORY DATE, …" for the feeds' arXiv categories, or ""
+    without any."""
+    categories: dict[str, None] = {}
+    for feed in feeds:
+        if feed[:6].lower() == "arxiv:":
+            try:
+                categories.update(dict.fromkeys(parse_categories(feed[6:])))
+            except SourceError:
+                continue  # the feeds' run names it
+    if not categories:
+        return ""
+    read = [f"{category} {ctx.store.arxiv_cursor(category) or '(never read)'}" for category in categories]
+    return "; arXiv's announcements were read through " + ", ".join(read)
 
 
 def report_problems(ctx: Context, feeds: list[str], now: datetime, post: Callable[[list[Problem]], None],

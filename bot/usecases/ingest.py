@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 
 from bot.errors import SourceError
 from bot.sources import Rejected, read_source
+from bot.sources.arxiv import parse_categories
+from bot.sources.arxiv_daily import Announcements, read_announcements
+from bot.sources.http import Fetcher, default_fetcher
 from bot.state.context import Context
 from storage import Paper
+from storage.moments import iso_utc
 
 BATCH = 1000
 
@@ -17,7 +22,12 @@ Progress = Callable[[str, int, int | None], None]
 
 @dataclass
 class SourceReport:
-    """What one source gave: counts, the records skipped and why, or why it couldn't be read at all."""
+    """What one source gave: counts, the records skipped and why, or why it couldn't be read at all.
+
+    An ``arxiv:`` source gives one report per category, its ``source`` ``arxiv:CATEGORY``, with what
+    arXiv announced there: ``announced`` (distinct papers; None for every other kind of source), the
+    listing's date, whether it was a day without announcement (``quiet``: a weekend or a holiday, not
+    a failure), and from when days missed were caught up through the arXiv API."""
 
     source: str
     added: int = 0
@@ -25,42 +35,93 @@ class SourceReport:
     unchanged: int = 0
     rejected: list[Rejected] = field(default_factory=list)
     error: str | None = None
+    announced: int | None = None
+    announced_on: str | None = None  # YYYY-MM-DD, the listing's announcement date
+    quiet: bool = False
+    caught_up_from: str | None = None  # YYYY-MM-DD
+    #: The listing's items by announce type: "new", "cross", "replace", "replace-cross".
+    kinds: dict[str, int] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
-        """Read, but it held no record at all (an empty file or feed: often the wrong one)."""
-        return self.error is None and not (self.added or self.updated or self.unchanged or self.rejected)
+        """Read, but it held no record at all (an empty file or feed: often the wrong one). Never an arXiv
+        category's listing: a day without announcement is arXiv's weekend or holiday."""
+        return self.error is None and self.announced is None and not (
+            self.added or self.updated or self.unchanged or self.rejected)
 
 
 def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = None,
-           fetcher=None, must_save: bool = False) -> list[SourceReport]:
+           fetcher: Fetcher | None = None, must_save: bool = False, *, arxiv_since: date | None = None,
+           clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> list[SourceReport]:
     """Add or update the papers of each source; a bad record or an unreadable source never stops the rest.
 
     Papers are written in batches, each batch one transaction, so a crash loses at most the batch
     under way. The index is brought up to date (refitted if the corpus grew a lot) at the end; a
     refitted model that can't be saved is logged, or with ``must_save`` raised as the
     :class:`~storage.StorageError` (the papers stay stored either way).
+
+    An ``arxiv:CAT[,CAT…]`` source reads each category's announcements since the store's note of how
+    far it was read (:func:`bot.sources.arxiv_daily.read_announcements`; never read: the day's listing,
+    or on a weekend the last announcement's papers),
+    and notes the new date once all of a category's papers are stored; ``arxiv_since`` also reads every
+    paper of the categories updated since that date (a back-fill). ``clock`` is now, for the catch-up.
     """
     reports = []
     for source in sources:
+        if source[:6].lower() == "arxiv:":
+            reports.extend(_ingest_arxiv(ctx, source, progress, fetcher or default_fetcher(), arxiv_since,
+                                         clock()))
+            continue
         report = SourceReport(source)
         reports.append(report)
-        batch: list[Paper] = []
-        try:
-            callback = (lambda done, total, s=source: progress(s, done, total)) if progress else None
-            for item in read_source(source, progress=callback, fetcher=fetcher):
-                if isinstance(item, Rejected):
-                    report.rejected.append(item)
-                    continue
-                batch.append(item)
-                if len(batch) >= BATCH:
-                    _write(ctx, batch, report)
-                    batch = []
-        except SourceError as exc:
-            report.error = str(exc)
-        _write(ctx, batch, report)
+        callback = (lambda done, total, s=source: progress(s, done, total)) if progress else None
+        _store_all(ctx, lambda s=source, cb=callback: read_source(s, progress=cb, fetcher=fetcher), report)
     take_in_new_papers(ctx, must_save=must_save)
     return reports
+
+
+def _ingest_arxiv(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
+                  since: date | None, now: datetime) -> list[SourceReport]:
+    """One report per category of an ``arxiv:`` source; a category that fails leaves its note of how far
+    it was read as it was (its days are read again next time) and never stops the others."""
+    try:
+        categories = parse_categories(source[6:])
+    except SourceError as exc:
+        return [SourceReport(source, error=str(exc))]
+    reports = []
+    for category in categories:
+        name = f"arxiv:{category}"
+        report = SourceReport(name, announced=0)
+        reports.append(report)
+        found = Announcements(category)
+        cursor = ctx.store.arxiv_cursor(category)
+        callback = (lambda done, total, s=name: progress(s, done, total)) if progress else None
+        _store_all(ctx, lambda c=category, f=found, k=cursor, cb=callback: read_announcements(
+            c, k, fetcher=fetcher, now=now, found=f, back_to=since, progress=cb), report)
+        report.announced, report.announced_on, report.quiet = found.announced, found.on, found.quiet
+        report.caught_up_from, report.kinds = found.caught_up_from, dict(found.kinds)
+        if report.error is None and found.through is not None:
+            ctx.store.set_arxiv_cursor(category, found.through, iso_utc(now))
+    return reports
+
+
+def _store_all(ctx: Context, records: Callable[[], Iterator[Paper | Rejected]], report: SourceReport) -> None:
+    """Store the papers ``records()`` yields in batches, counting them (and the rejected) in ``report``;
+    a source that can't be read (SourceError, on the call or while reading) sets ``report.error`` after
+    storing what came before."""
+    batch: list[Paper] = []
+    try:
+        for item in records():
+            if isinstance(item, Rejected):
+                report.rejected.append(item)
+                continue
+            batch.append(item)
+            if len(batch) >= BATCH:
+                _write(ctx, batch, report)
+                batch = []
+    except SourceError as exc:
+        report.error = str(exc)
+    _write(ctx, batch, report)
 
 
 def take_in_new_papers(ctx: Context, must_save: bool = False) -> None:

@@ -84,14 +84,19 @@ def default_lookup() -> ArxivLookup:
     with _default_lock:
         if _default is None:
             shared = default_fetcher()
-            _default = ArxivLookup(Fetcher(shared.api_url, timeout=LOOKUP_TIMEOUT, limiter=shared.limiter))
+            # No retry of a busy answer: someone is waiting, and a lookup falls back on the papers held.
+            _default = ArxivLookup(Fetcher(shared.api_url, timeout=LOOKUP_TIMEOUT, limiter=shared.limiter,
+                                           retries=0))
         return _default
 
 
-def use_arxiv_api(api_url: str = ARXIV_API_URL) -> None:
+def use_arxiv_api(api_url: str = ARXIV_API_URL, rss_url: str | None = None) -> None:
     """Point this process's arXiv requests (the ``arxiv:`` sources and the lookups) at ``api_url``
-    (``PAPERBOT_ARXIV_API_URL``)."""
+    (``PAPERBOT_ARXIV_API_URL``) and, when given, the ``arxiv:`` sources' daily listings at ``rss_url``
+    (``PAPERBOT_ARXIV_RSS_URL``)."""
     default_fetcher().api_url = api_url
+    if rss_url is not None:
+        default_fetcher().rss_url = rss_url
     lookup = default_lookup()
     if lookup.fetcher.api_url != api_url:
         lookup.fetcher.api_url = api_url

@@ -338,17 +338,28 @@ def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = N
         store.finish_lease(JOB, (FEED_JOB,), owner, status, iso_utc(ended), error, again)
 
     try:
-        reports = ingest(ctx, feeds, fetcher=fetcher)
+        reports = ingest(ctx, feeds, fetcher=fetcher, clock=clock)
     except Exception as exc:  # a broken feed must never stop the digests
         log.exception("ingesting the feeds failed")
         finish("failed", f"{type(exc).__name__}: {exc}")
         return None
     errors = [f"{r.source}: {r.error}" for r in reports if r.error]
     for report in reports:
-        log.info("feed %s: %d added, %d updated, %d rejected%s", report.source, report.added, report.updated,
-                 len(report.rejected), f"; error: {report.error}" if report.error else "")
+        log.info("feed %s: %s%d added, %d updated, %d unchanged, %d rejected%s%s", report.source,
+                 _announced(report), report.added, report.updated, report.unchanged, len(report.rejected),
+                 f"; caught up from {report.caught_up_from}" if report.caught_up_from else "",
+                 f"; error: {report.error}" if report.error else "")
     finish("failed" if errors else "done", "; ".join(errors) or None)
     return reports
+
+
+def _announced(report: SourceReport) -> str:
+    """What an arXiv category's listing announced, for the log line (nothing for other sources)."""
+    if report.announced is None or report.announced_on is None:
+        return ""
+    if report.quiet and not report.announced:
+        return f"no announcement on {report.announced_on}, "
+    return f"{report.announced} announced (listing of {report.announced_on}), "
 
 
 def run_daily(ctx: Context, feeds: list[str], courier: Courier, now: datetime | None = None, *,

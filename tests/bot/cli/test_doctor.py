@@ -39,7 +39,8 @@ def database(store_target) -> str:  # noqa: F811
 
 def environment(slack, arxiv, database: str, **changes) -> dict[str, str]:
     return {"SLACK_BOT_TOKEN": TOKEN, "SLACK_API_URL": slack.base_url, "PAPERBOT_DB": database,
-            "PAPERBOT_FEEDS": "arxiv:cs.LG", "PAPERBOT_ARXIV_API_URL": arxiv.url, **changes}
+            "PAPERBOT_FEEDS": "arxiv:cs.LG", "PAPERBOT_ARXIV_API_URL": arxiv.url,
+            "PAPERBOT_ARXIV_RSS_URL": arxiv.rss_url, **changes}
 
 
 def lines(output: str, mark: str) -> list[str]:
@@ -85,6 +86,17 @@ def test_a_feed_that_does_not_answer_fails_naming_it(standins, database):
     assert result.exit_code == 1
     [failed] = lines(result.output, "FAIL")
     assert failed.startswith("FAIL feed arxiv:cs.LG:") and "HTTP 500" in failed
+
+
+def test_an_arxiv_feed_is_checked_at_its_daily_listing_too(standins, database):
+    slack, arxiv = standins
+    result = run("doctor", env=environment(slack, arxiv, database))
+    assert any(line.startswith("OK   feed arxiv:cs.LG: answers (cs.LG: no announcement on ")
+               for line in result.output.splitlines()), result.output
+    assert arxiv.listed == ["cs.LG"] and len(arxiv.asked) == 1  # the listing, and one page of the API
+    wrong = run("doctor", env=environment(slack, arxiv, database, PAPERBOT_ARXIV_RSS_URL=arxiv.url + "/"))
+    [failed] = lines(wrong.output, "FAIL")
+    assert failed.startswith("FAIL feed arxiv:cs.LG: couldn't fetch") and "HTTP 404" in failed
 
 
 def test_a_database_that_can_not_be_opened_fails_in_one_line(standins, backend, tmp_path, request):  # noqa: F811

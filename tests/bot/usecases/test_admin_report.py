@@ -86,6 +86,12 @@ def test_failed_digests_of_today_are_counted_with_the_first_reason(ctx):
 def test_no_paper_for_days_and_no_paper_at_all_are_problems(ctx, tmp_path):
     later = datetime.now(UTC) + NO_PAPERS_FOR + timedelta(hours=1)
     assert [p.what for p in problems(ctx, FEEDS, later)][0].startswith("no new paper has come in for 4 days")
+    # How far arXiv's listings were read says whether arXiv was quiet (a holiday) or paperbot didn't read.
+    said = problems(ctx, FEEDS, later)[0].what
+    assert said.endswith("; arXiv's announcements were read through cs.LG (never read)")
+    ctx.store.set_arxiv_cursor("cs.LG", later.date().isoformat(), iso_utc(later))
+    assert problems(ctx, ["arxiv:cs.LG,stat.ML", "https://x.org/rss"], later)[0].what.endswith(
+        f"read through cs.LG {later.date().isoformat()}, stat.ML (never read)")
     empty = Context.open(str(tmp_path / "empty.db"))
     try:
         assert [p.what for p in problems(empty, [], datetime.now(UTC))] == ["there are no papers at all"]

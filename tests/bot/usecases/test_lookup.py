@@ -1,6 +1,8 @@
 """Papers by arXiv id or DOI: held ones, fetched ones (stored and searchable), misses remembered, polite
 requests; `follow ID` and the Save paper shortcut's use case on top."""
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from bot.sources.http import Fetcher, RateLimiter
@@ -148,7 +150,7 @@ def test_the_shortcut_use_case_saves_each_named_paper_once(ctx, offline):
     assert find_named_papers(ctx, "no papers here, just words").named == []
 
 
-def test_the_arxiv_api_setting_is_read_checked_and_reaches_the_arxiv_sources(tmp_path, monkeypatch):
+def test_the_arxiv_settings_are_read_checked_and_reach_the_arxiv_sources(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
     import bot.config
@@ -165,14 +167,23 @@ def test_the_arxiv_api_setting_is_read_checked_and_reaches_the_arxiv_sources(tmp
     for bad in ("export.arxiv.org/api/query", "ftp://x/api", "http://x/a b"):
         with pytest.raises(ConfigError, match="PAPERBOT_ARXIV_API_URL"):
             Settings.load({"PAPERBOT_ARXIV_API_URL": bad}, dotenv=None)
+    assert Settings().arxiv_rss_url == "https://rss.arxiv.org/rss/"
+    assert Settings.load({"PAPERBOT_ARXIV_RSS_URL": "http://mirror:8080/rss"},
+                         dotenv=None).arxiv_rss_url == "http://mirror:8080/rss/"
+    for bad in ("rss.arxiv.org/rss/", "http://x/rss?cat=", "http://x/a b"):
+        with pytest.raises(ConfigError, match="PAPERBOT_ARXIV_RSS_URL"):
+            Settings.load({"PAPERBOT_ARXIV_RSS_URL": bad}, dotenv=None)
     monkeypatch.chdir(tmp_path)  # no .env of the developer's
     with ArxivStandIn() as arxiv:
         try:
-            args = ["--db", str(tmp_path / "p.db"), "ingest", "arxiv:cs.LG"]
-            result = CliRunner().invoke(cli, args, obj={},
-                                        env={"PAPERBOT_ARXIV_API_URL": arxiv.url}, catch_exceptions=False)
+            since = (datetime.now(UTC) - timedelta(days=2)).date().isoformat()
+            args = ["--db", str(tmp_path / "p.db"), "ingest", "--since", since, "arxiv:cs.LG"]
+            env = {"PAPERBOT_ARXIV_API_URL": arxiv.url, "PAPERBOT_ARXIV_RSS_URL": arxiv.rss_url}
+            result = CliRunner().invoke(cli, args, obj={}, env=env, catch_exceptions=False)
             assert result.exit_code == 0, result.output
-            assert len(arxiv.asked) == 1  # the listing went to the stand-in
+            # The listing and the back-fill's one range of dates went to the stand-in.
+            assert arxiv.listed == ["cs.LG"] and len(arxiv.asked) == 1
             assert default_fetcher().api_url == default_lookup().fetcher.api_url == arxiv.url
+            assert default_fetcher().rss_url == arxiv.rss_url
         finally:
-            use_arxiv_api(bot.config.DEFAULT_ARXIV_API_URL)
+            use_arxiv_api(bot.config.DEFAULT_ARXIV_API_URL, bot.config.DEFAULT_ARXIV_RSS_URL)

@@ -1,0 +1,26 @@
+"""How far each arXiv category's announcements have been read (the ``arxiv_cursors`` table), on either
+backend: one row per category, shared by every workspace (papers are). ``announced`` is the arXiv
+announcement date (YYYY-MM-DD, as arXiv dates its daily listing) up to which every announcement of the
+category is stored; it only moves forward, so two processes reading at once, or a back-fill of older
+days, never set it back."""
+
+from __future__ import annotations
+
+from storage.dialect import Shared
+
+GET = "select announced from arxiv_cursors where category = ?"
+# Dates as YYYY-MM-DD compare as text in date order.
+SET = ("insert into arxiv_cursors (category, announced, read_at) values (?, ?, ?)"
+       " on conflict (category) do update set announced = excluded.announced, read_at = excluded.read_at"
+       " where arxiv_cursors.announced <= excluded.announced")
+
+
+class ArxivCursors(Shared):
+    """The categories' read announcements (see the module)."""
+
+    def arxiv_cursor(self, category: str) -> str | None:
+        row = self._sql.one(GET, [category])
+        return str(row[0]) if row else None
+
+    def set_arxiv_cursor(self, category: str, announced: str, at: str) -> bool:
+        return self._sql.run(SET, [category, announced, at]) > 0
