@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from bot.errors import SourceError
 from bot.sources.feeds import entry_to_record, parse_feed
@@ -47,6 +48,8 @@ WINDOW = timedelta(days=10)
 EMPTY_PAGE_RETRIES = 2
 #: Without a date on the listing, New York's date is taken as UTC's less five hours (its standard time).
 _NEW_YORK = timedelta(hours=5)
+#: Where arXiv renews its listings: at midnight there, daylight saving time included.
+RENEWAL_ZONE = ZoneInfo("America/New_York")
 
 
 @dataclass
@@ -81,6 +84,12 @@ def range_url(api_url: str, category: str, since: datetime, until: datetime, sta
     query = (f"cat:{category} AND lastUpdatedDate:[{since:%Y%m%d%H%M} TO {until:%Y%m%d%H%M}]")
     return (f"{api_url}?search_query={quote(query, safe=':.-')}&sortBy=lastUpdatedDate"
             f"&sortOrder=descending&start={start}&max_results={size}")
+
+
+def next_renewal(now: datetime) -> datetime:
+    """When arXiv next renews its daily listings after ``now`` (aware): the next midnight in New York."""
+    local = now.astimezone(RENEWAL_ZONE)
+    return datetime.combine(local.date() + timedelta(days=1), time(0), tzinfo=RENEWAL_ZONE).astimezone(UTC)
 
 
 def previous_weekday(day: date) -> date:

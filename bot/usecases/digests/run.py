@@ -1,8 +1,8 @@
 """Daily digests: a run sends every digest that is due, after the day's feeds.
 
 Whoever sends digests (the bot's scheduler, at every minute and half minute, or ``paperbot digest``
-from cron) calls :func:`run_daily`, which ingests the configured feeds once per UTC day and then sends
-every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once
+from cron) calls :func:`run_daily`, which ingests the configured feeds once a day (after arXiv renews its
+listings) and then sends every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once
 (:mod:`bot.usecases.digests.send`), a few at a time; one person's failure never stops anyone else's digest.
 """
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 
 from bot.errors import NoInterests, NoPapers
+from bot.sources.arxiv_daily import next_renewal
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
 from bot.usecases.delivery import send_compact, send_papers
@@ -66,6 +67,9 @@ LEFT_TO_HELPERS = "left to the digest helper processes"
 FEED_JOB = "ingest-feeds"
 FEED_LEASE = timedelta(minutes=30)
 FEED_RETRY = timedelta(hours=1)
+#: How long after arXiv renews its listings the next daily run reads the feeds: read sooner, a day's
+#: digests would carry the announcement of the day before.
+FEED_AFTER_RENEWAL = timedelta(minutes=30)
 
 
 @dataclass
@@ -309,11 +313,13 @@ def next_utc_day(now: datetime) -> str:
 def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = None, owner: str | None = None,
                         clock: Clock = utc_now, alive: Alive = owner_alive,
                         fetcher=None) -> list[SourceReport] | None:
-    """Ingest ``feeds`` once per UTC day, whichever process gets there first; None when not due.
+    """Ingest ``feeds`` once a day, whichever process gets there first; None when not due.
 
     The run is a lease (``storage.leases``, kind JOB): taken by one compare-and-set, so two processes
-    never both ingest, whatever the database. A finished run holds it until the next UTC day; a run with
-    an unreadable source until an hour later. Never raises for a feed's failure.
+    never both ingest, whatever the database. A finished run holds it until half an hour after arXiv
+    next renews its listings (midnight in New York: 05:30 UTC in winter, 04:30 in summer), so each
+    morning's digests carry that night's announcement; a run with an unreadable source holds it an hour
+    at most. A first run (no lease yet) ingests at once. Never raises for a feed's failure.
     """
     if not feeds:
         return None
@@ -330,7 +336,7 @@ def ingest_feeds_if_due(ctx: Context, feeds: list[str], now: datetime | None = N
     if not store.take_lease(JOB, (FEED_JOB,), owner, iso_utc(now + FEED_LEASE), at, dead=dead,
                             fresh={"day": day, "started_at": at, "finished_at": None, "error": None}):
         return None
-    tomorrow = next_utc_day(now)
+    tomorrow = iso_utc(next_renewal(now) + FEED_AFTER_RENEWAL)
 
     def finish(status: str, error: str | None) -> None:
         ended = clock()

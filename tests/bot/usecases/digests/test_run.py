@@ -845,3 +845,15 @@ def test_a_digest_the_database_failed_mid_send_goes_out_at_the_next_run_not_afte
     assert second.headers("DU1") == [] and len(posted_again) == 2
     assert not set(posted_again) & set(first.papers("DU1"))  # nothing posted twice
     assert store.get_digest("U1", "2026-07-15").status == "sent"
+
+
+def test_feeds_are_read_again_once_arxiv_renewed_its_listings_not_at_utc_midnight(ctx, tmp_path):
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({"abstract": "feline cats"}) + "\n")
+    for read_at, renewed in ((utc(2026, 7, 15, 8, 0), utc(2026, 7, 16, 4, 0)),  # New York on summer time
+                             (utc(2026, 12, 7, 8, 0), utc(2026, 12, 8, 5, 0))):  # on standard time
+        assert ingest_feeds_if_due(ctx, [str(feed)], clock=Clock(read_at)) is not None
+        assert ingest_feeds_if_due(ctx, [str(feed)], clock=Clock(read_at.replace(hour=23, minute=59))) is None
+        # Past UTC midnight, before the listing's half hour: not yet; then at once.
+        assert ingest_feeds_if_due(ctx, [str(feed)], clock=Clock(renewed + timedelta(minutes=29))) is None
+        assert ingest_feeds_if_due(ctx, [str(feed)], clock=Clock(renewed + timedelta(minutes=30))) is not None
