@@ -177,7 +177,7 @@ def _slack(settings: Settings, slack_for: Callable[[Settings], SlackChecks], sch
     if not settings.oauth:
         if not settings.bot_token:
             found.append(Check("Slack SLACK_BOT_TOKEN", "fail", SET_UP_SLACK))
-            found.append(Check("Slack scopes", "skip", "skipped: set SLACK_BOT_TOKEN first"))
+            found.append(Check("Slack scopes", "skip", "set SLACK_BOT_TOKEN first"))
             return
         tokens: dict[str, str | None] = {"SLACK_BOT_TOKEN": settings.bot_token}
     else:
@@ -185,7 +185,7 @@ def _slack(settings: Settings, slack_for: Callable[[Settings], SlackChecks], sch
             settings.require_oauth()
         except ConfigError as exc:
             found.append(Check("Slack OAuth", "fail", str(exc)))
-            found.append(Check("Slack workspaces", "skip", "skipped: set the OAuth settings above first"))
+            found.append(Check("Slack workspaces", "skip", "set the OAuth settings above first"))
             return
         if is_new_file(settings.db_path):
             found.append(Check("Slack", "warn", "no workspace has installed paperbot yet (the database is "
@@ -249,7 +249,7 @@ def _scope_check(name: str, answer: AuthAnswer, wanted: Collection[str]) -> Chec
 
 def _clock(slack_times: list[datetime], now: datetime, asked: bool = True) -> list[Check]:
     if not asked:
-        return [Check("clock", "skip", "skipped: compared with Slack's once a token is checked")]
+        return [Check("clock", "skip", "compared with Slack's once a token is checked")]
     if not slack_times:
         return [Check("clock", "warn", "not compared: Slack's time is unknown (no answer with a Date "
                       "header)")]
@@ -278,7 +278,9 @@ def _time_zones() -> list[Check]:
 
 def _feeds(settings: Settings) -> list[Check]:
     if not settings.feeds:
-        return [Check("feeds", "ok", "none set (PAPERBOT_FEEDS): papers come from `paperbot ingest`")]
+        # No source is the default, and the commonest reason nobody gets a paper: say so, unless cron ingests.
+        return [Check("feeds", "warn", "none set (PAPERBOT_FEEDS): no paper arrives unless `paperbot ingest` "
+                      "runs (cron, or by hand); set e.g. PAPERBOT_FEEDS=arxiv:cs.LG,stat.ML")]
     # arXiv's 3 s between requests; a busy answer is said at once, not waited out as an ingest does.
     fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url, timeout=FEED_TIMEOUT, retries=0)
     found = []

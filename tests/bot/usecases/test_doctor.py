@@ -85,8 +85,10 @@ def test_without_a_token_everything_else_is_still_checked_and_slack_says_what_to
     assert "xoxb-" in found["Slack SLACK_BOT_TOKEN"].detail
     assert found["Slack scopes"].status == "skip" and "set SLACK_BOT_TOKEN" in found["Slack scopes"].detail
     assert found["clock"].status == "skip"
-    for name in ("settings", f"database {tmp_path / 'p.db'}", "disk", "time zones", "feeds"):
+    for name in ("settings", f"database {tmp_path / 'p.db'}", "disk", "time zones"):
         assert found[name].status == "ok", (name, found[name])
+    # No paper source is the default, and why nobody would get a paper: a warning, not a pass.
+    assert found["feeds"].status == "warn" and "PAPERBOT_FEEDS=arxiv:" in found["feeds"].detail
 
 
 def test_a_database_not_made_yet_is_a_warning_that_the_first_run_makes_and_fills_it(tmp_path):
