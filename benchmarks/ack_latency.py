@@ -196,6 +196,7 @@ def main() -> int:
             start = time.perf_counter()
             answers = send_all(senders, slack, work, args.senders)
             sending = time.perf_counter() - start
+            replied_then = len(standin.calls(RESPONSE_URL))
             during = [p.poll() is None for p in background]
             digests_then = digest_posts(standin)
             slow = [a for a in answers if not (a.ack and a.ack.get("text"))]
@@ -235,9 +236,10 @@ def main() -> int:
     print(f"all acks in {sending:.2f} s; every reply posted after {finished:.2f} s; "
           f"non-200 answers: {len(bad)}")
     if args.follows:
-        drained = finished - sending
-        print(f"the last follow was carried out {drained:.2f} s after the last ack: "
-              f"{len(answers) / finished:.0f} follows a second from the first ack to the last one done")
+        drained, left = finished - sending, len(users) + len(answers) - replied_then
+        print(f"the last follow was carried out {drained:.2f} s after the last ack, {left} of them still to "
+              f"do then ({left / drained:.0f} a second); {len(answers) / finished:.0f} follows a second from "
+              "the first ack to the last one done")
     return 1 if bad or percentile(times, 99) >= 1000 else 0
 
 
