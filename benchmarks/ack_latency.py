@@ -10,6 +10,9 @@ the script also waits until every reply has been posted. Nothing leaves 127.0.0.
     .venv/bin/python benchmarks/ack_latency.py --lock 40                 # while another process holds the
                                                                          # SQLite write lock for 40 s
     .venv/bin/python benchmarks/ack_latency.py --backend postgres [--postgres URL]
+    .venv/bin/python benchmarks/ack_latency.py --follows 3000 [--backend postgres]
+                                            # a burst of 3,000 people's follows: how fast the bot carries
+                                            # out what it acknowledged (last ack to last one done)
 
 The senders are processes of their own (as Slack's servers are not in the bot's machine's Python);
 ``--sender-threads`` sends from threads of this process, beside the Slack stand-in, as before 2026-12-04.
@@ -40,9 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks import pg  # noqa: E402
+from bot.state.journal import Journal  # noqa: E402
 from tests.conftest import make_corpus  # noqa: E402
-from tests.e2e.harness import Answer, FakeSlack, add_people, bot_environment, seed_papers  # noqa: E402
-from tests.e2e.slack_standin import SlackStandIn  # noqa: E402
+from tests.e2e.harness import Answer, FakeSlack, add_people, bot_environment, opened, seed_papers  # noqa: E402
+from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn, wait_until  # noqa: E402
 
 TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
           "quantum qubits entanglement"]
@@ -59,6 +63,21 @@ def commands(n: int, users: list[str]) -> list[tuple[str, str]]:
         user = users[i % len(users)]
         out.append((user, template.format(topic=TOPICS[i % len(TOPICS)], minute=i % 60)))
     return out
+
+
+def follows(n: int) -> list[tuple[str, str]]:
+    """``n`` people following a topic each, once (issue 39's burst: each acknowledged, then carried out)."""
+    return [(f"UFOLLOW{i:05d}", f"follow {TOPICS[i % len(TOPICS)]}") for i in range(n)]
+
+
+def carried_out(standin: SlackStandIn, target: str, store, replies: int) -> bool:
+    """Whether the bot has carried out everything: ``replies`` answers posted, nothing left in its inbox
+    (``store``'s) nor, on SQLite, in the journal beside the database."""
+    if len(standin.calls(RESPONSE_URL)) < replies:
+        return False
+    if "://" not in target and Journal(target).pending():
+        return False
+    return store.inbox_pending_count() == 0
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -119,6 +138,9 @@ def main() -> int:
                         help="send while the bot's own scheduler sends this many more people their digest")
     parser.add_argument("--lock", type=float, default=0.0, metavar="SECONDS",
                         help="send while another process holds the SQLite write lock this long")
+    parser.add_argument("--follows", type=int, default=0, metavar="PEOPLE",
+                        help="instead of the mix: this many people follow a topic each; reports how long "
+                             "after the last ack the last follow was carried out")
     parser.add_argument("--sender-threads", action="store_true",
                         help="send from threads of this process (which also runs the Slack stand-in), not "
                              "from sender processes of their own")
@@ -163,7 +185,7 @@ def main() -> int:
             with ThreadPoolExecutor(args.senders) as pool:  # warm-up, not timed: everyone follows a topic
                 list(pool.map(lambda iu: slack.ask(iu[1], f"follow {TOPICS[iu[0] % len(TOPICS)]}"),
                               enumerate(users)))
-            work = commands(args.commands, users)
+            work = follows(args.follows) if args.follows else commands(args.commands, users)
             if args.lock:
                 holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(db), str(args.lock)],
                                           stdout=subprocess.PIPE, text=True)
@@ -174,11 +196,18 @@ def main() -> int:
             start = time.perf_counter()
             answers = send_all(senders, slack, work, args.senders)
             sending = time.perf_counter() - start
+            replied_then = len(standin.calls(RESPONSE_URL))
             during = [p.poll() is None for p in background]
             digests_then = digest_posts(standin)
             slow = [a for a in answers if not (a.ack and a.ack.get("text"))]
-            standin.wait_for(lambda: all(standin.responses(a.key) for a in slow), timeout=300 + args.lock,
-                             what="every reply after the ack")
+            if args.follows:  # counted, not looked up one by one: the stand-in shares this process's GIL
+                replies = len(users) + len(slow)
+                with opened(target) as store:
+                    wait_until(lambda: carried_out(standin, target, store, replies), timeout=600,
+                               what="every follow", pause=0.1)
+            else:
+                standin.wait_for(lambda: all(standin.responses(a.key) for a in slow), timeout=300 + args.lock,
+                                 what="every reply after the ack")
             finished = time.perf_counter() - start
             for process in background:
                 process.wait(timeout=600)
@@ -206,6 +235,11 @@ def main() -> int:
     print("slowest: " + ", ".join(f"#{i + 1} {work[i][1].split()[0]} {ms:.0f} ms" for ms, i in slowest))
     print(f"all acks in {sending:.2f} s; every reply posted after {finished:.2f} s; "
           f"non-200 answers: {len(bad)}")
+    if args.follows:
+        drained, left = finished - sending, len(users) + len(answers) - replied_then
+        print(f"the last follow was carried out {drained:.2f} s after the last ack, {left} of them still to "
+              f"do then ({left / drained:.0f} a second); {len(answers) / finished:.0f} follows a second from "
+              "the first ack to the last one done")
     return 1 if bad or percentile(times, 99) >= 1000 else 0
 
 

@@ -91,6 +91,10 @@ INBOX = "inbox"
 INBOX_FORGET = "delete from inbox where ws = ? and subject = ?"
 PENDING = "select count(*) from inbox where status in ('waiting', 'running')"
 GET = f"select {_COLUMNS} from inbox where ws = ? and key = ?"  # noqa: S608
+#: Which of the subjects ``{listed}`` names have items waiting or running in a workspace (a digest waits
+#: for them: what they asked for must count in it).
+UNFINISHED = ("select distinct i.subject from {listed} join inbox i on i.subject = c.id"
+              " where i.ws = ? and i.status in ('waiting', 'running')")
 
 
 def item_from_row(row: tuple) -> InboxItem:
@@ -156,6 +160,13 @@ class Inbox(Shared):
     def inbox_item(self, ws: str, key: str) -> InboxItem | None:
         row = self._sql.one(GET, [ws, key])
         return item_from_row(row) if row else None
+
+    def inbox_unfinished(self, ws: str, subjects: Iterable[str]) -> set[str]:
+        wanted = sorted(set(subjects))
+        if not wanted:
+            return set()
+        listed, args = self._sql.listed(wanted)
+        return {row[0] for row in self._sql.all(UNFINISHED.format(listed=listed), [*args, ws])}
 
 
 def _after(iso: str, hold: timedelta) -> str:

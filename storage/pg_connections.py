@@ -14,6 +14,7 @@ import psycopg
 import psycopg.errors
 from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool.base import AttemptWithBackoff
 
 from storage.errors import StorageError, StoreBusy, StoreFull, StoreUnavailable
 
@@ -26,7 +27,29 @@ POOL_SIZE = 10
 #: A pooled connection given back less than this long ago is lent again without asking the server
 #: whether it still answers (a round trip per call otherwise); one idle longer is checked first.
 CHECK_IDLE_SECONDS = 1.0
+#: The longest pause between the pool's attempts to connect while the server is away. psycopg_pool doubles
+#: its pause after each failure (1, 2, 4, 8 … s, for up to 5 minutes), so after an outage of 15 s the first
+#: new connection could come many seconds after the server was back, and every ack meanwhile failed;
+#: an attempt every half second costs a refused connection each while it is away.
+RECONNECT_MOST_SECONDS = 0.5
 
+
+class _CappedBackoff(AttemptWithBackoff):
+    """psycopg_pool's backoff between attempts to connect, its pause never over
+    :data:`RECONNECT_MOST_SECONDS`."""
+
+    def update_delay(self, now: float) -> None:
+        super().update_delay(now)
+        self.delay = min(self.delay, RECONNECT_MOST_SECONDS)
+
+
+class QuickPool(ConnectionPool):
+    """psycopg's pool, trying to connect again at least every :data:`RECONNECT_MOST_SECONDS` while the
+    server is away, so that it lends connections again as soon as the server answers."""
+
+    def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
+        # The pool's own method, with a first attempt whose pauses are capped (later ones are its copies).
+        super()._add_connection(attempt or _CappedBackoff(timeout=self.reconnect_timeout), growing)
 
 
 def redacted(url: str) -> str:

@@ -44,7 +44,7 @@ from typing import Any
 
 import psycopg
 import psycopg.errors
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from storage import leases, merging, pg_migrations, workspaces
 from storage.alerts import Alerts
@@ -66,6 +66,7 @@ from storage.pg_connections import (
     CONNECT_SECONDS,
     POOL_SIZE,
     HoldConnections,
+    QuickPool,
     check_if_idle,
     check_url,
     lent,
@@ -115,7 +116,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         with self._translated():
             with psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_SECONDS) as conn:
                 pg_migrations.apply(conn)
-            self._pool = ConnectionPool(
+            self._pool = QuickPool(
                 url, min_size=1, max_size=pool_size, timeout=CONNECT_SECONDS, open=False,
                 kwargs={"autocommit": True, "connect_timeout": CONNECT_SECONDS, "options": options},
                 check=check_if_idle)

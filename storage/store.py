@@ -881,6 +881,11 @@ class Store(Protocol):
         """The item keyed ``key`` in workspace ``ws``, or None."""
         ...
 
+    def inbox_unfinished(self, ws: str, subjects: Iterable[str]) -> set[str]:
+        """Those of ``subjects`` (people's or channels' ids) with an item waiting or running in workspace
+        ``ws``: requests acknowledged and not yet carried out (or failed for good)."""
+        ...
+
     # -- reading-group polls (issue 27): a channel's, at most one open at a time -----------------
 
     def start_poll(self, channel_id: str, papers: Sequence[str], at: str) -> str | None:

@@ -27,7 +27,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime, timedelta
 
 from bot import logs
@@ -48,6 +48,9 @@ RENEW_SECONDS = 10.0
 #: How long other processes leave an item alone after it arrived: the one that took it claims it at once.
 HOLD = timedelta(seconds=20)
 SWEEP_SECONDS = 1.0
+#: How long a process about to send digests spends at most carrying out what was acknowledged and left
+#: (:meth:`Background.catch_up`): a backlog of thousands takes seconds.
+CATCH_UP_SECONDS = 120.0
 BACKLOG_PAUSE = 0.05  # between sweeps while they find more than there is room for
 QUEUED_PER_THREAD = 4  # how much a sweep claims: enough to keep the threads busy, not to hoard
 #: On SIGTERM: how long the work under way may take before what is still held is handed back.
@@ -172,6 +175,55 @@ class Background:
             except Exception:
                 log.exception("sweeping the inbox failed")
 
+    def catch_up(self, timeout: float = CATCH_UP_SECONDS) -> int:
+        """Carry out now, on this process's threads, every acknowledged item that no living process
+        holds (left by a process that died or stopped, or in the journal), each in its person's order,
+        and wait for them, up to ``timeout`` seconds: before digests are chosen, so that they count.
+        Items a living process holds are left to it. How many items it carried out (or began)."""
+        if self.store is None or self.intake is None or self.replay is None:
+            return 0
+        deadline = time.monotonic() + timeout
+        self.intake.settle(wait=True)
+        self._take_back_dead()
+        under_way: set[Future] = set()
+        begun = 0
+        while not self._stopping.is_set() and time.monotonic() < deadline:
+            room = self.workers * QUEUED_PER_THREAD - self._busy()
+            claimed = (self.store.inbox_claim(self.owner, self._lease(), _iso(datetime.now(UTC)), room)
+                       if room > 0 else [])
+            for item in claimed:
+                finished: Future = Future()
+                self._enqueue(item.entry.subject, functools.partial(self._replay_then, item, finished),
+                              item.entry.ws)
+                under_way.add(finished)
+            begun += len(claimed)
+            under_way = {f for f in under_way if not f.done()}
+            if not claimed and not under_way:
+                break
+            if claimed and len(claimed) == room:
+                continue  # there may be more at once
+            # A person's next item is claimed once their earlier one is done: wait for one to end.
+            wait(under_way, timeout=max(0.0, min(SWEEP_SECONDS, deadline - time.monotonic())),
+                 return_when=FIRST_COMPLETED)
+        if begun:
+            log.info("carried out %d acknowledged request(s) left for later", begun)
+        return begun
+
+    def _replay_then(self, item: InboxItem, finished: Future) -> None:
+        try:
+            self._replay_item(item)
+        finally:
+            finished.set_result(None)
+
+    def _take_back_dead(self) -> None:
+        """Hand back what processes that are gone (on this host) held, to be claimed at once."""
+        assert self.store is not None
+        for owner in self.store.inbox_owners():
+            if owner != self.owner and owner_alive(owner) is False:
+                handed = self.store.inbox_release(owner)
+                if handed:
+                    log.info("took back %d item(s) of %s, which is gone", handed, owner)
+
     def _sweep(self) -> bool:
         """One sweep; whether to look again soon (it claimed as much as it had room for, or had none)."""
         assert self.store is not None and self.intake is not None
@@ -180,11 +232,7 @@ class Background:
             return True
         self.intake.settle(wait=False)
         self._resume_deferred()
-        for owner in self.store.inbox_owners():
-            if owner != self.owner and owner_alive(owner) is False:
-                handed = self.store.inbox_release(owner)
-                if handed:
-                    log.info("took back %d item(s) of %s, which is gone", handed, owner)
+        self._take_back_dead()
         if self._stopping.is_set():
             return False
         claimed = self.store.inbox_claim(self.owner, self._lease(), _iso(datetime.now(UTC)), room)

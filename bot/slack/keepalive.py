@@ -28,8 +28,11 @@ from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
 
 import urllib3
+from slack_bolt.context.respond import Respond
+from slack_bolt.context.respond.internals import _build_message
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
+from slack_sdk.webhook import WebhookClient, WebhookResponse
 from urllib3.connection import HTTPConnection
 from urllib3.exceptions import ConnectTimeoutError, ProtocolError, ReadTimeoutError
 
@@ -98,29 +101,61 @@ class KeepAliveWebClient(WebClient):
     def _send(self, url: str, req: urllib.request.Request) -> dict[str, Any]:
         if self.proxy is not None or self.ssl is not None or _proxied(url):
             return super()._perform_urllib_http_request_internal(url, req)
-        try:
-            answer = _pool.request(req.get_method(), url, body=req.data, headers=dict(req.header_items()),
-                                   timeout=self.timeout, retries=False, redirect=False)
-        except ConnectTimeoutError as e:  # nothing was sent (NewConnectionError is one too)
-            raise URLError(e.__cause__ if isinstance(e.__cause__, OSError) else e) from e
-        except ReadTimeoutError as e:  # sent, and no answer in time: it may have been carried out
-            raise TimeoutError(str(e)) from e
-        except ProtocolError as e:  # the connection broke after the request went out
-            cause = e.args[1] if len(e.args) > 1 else None
-            if isinstance(cause, (OSError, http.client.HTTPException)):
-                raise cause from e
-            raise http.client.RemoteDisconnected(str(e)) from e
-        except urllib3.exceptions.HTTPError as e:  # TLS, a bad URL: refused before anything was sent
-            raise URLError(e) from e
-        headers = http.client.HTTPMessage()
-        for name, value in answer.headers.items():
-            headers[name] = value
-        if not 200 <= answer.status < 300:
-            raise HTTPError(url, answer.status, answer.reason or "", headers, io.BytesIO(answer.data))
+        status, headers, data = _pooled(url, req, self.timeout)
         if headers.get_content_type() == "application/gzip":
-            return {"status": answer.status, "headers": headers, "body": answer.data}
-        body = answer.data.decode(headers.get_content_charset() or "utf-8")
-        return {"status": answer.status, "headers": headers, "body": body}
+            return {"status": status, "headers": headers, "body": data}
+        body = data.decode(headers.get_content_charset() or "utf-8")
+        return {"status": status, "headers": headers, "body": body}
+
+
+class KeepAliveWebhookClient(WebhookClient):
+    """A ``response_url``'s client over the process's kept-alive connections (slack_sdk's opens one per
+    reply). Its answers and errors are urllib's, as for :class:`KeepAliveWebClient`."""
+
+    def _perform_http_request_internal(self, url: str, req: urllib.request.Request) -> WebhookResponse:
+        if self.proxy is not None or self.ssl is not None or _proxied(url):
+            return super()._perform_http_request_internal(url, req)
+        status, headers, data = _pooled(url, req, self.timeout)
+        body = data.decode(headers.get_content_charset() or "utf-8")
+        return WebhookResponse(url=url, status_code=status, body=body, headers=headers)  # type: ignore[arg-type]
+
+
+class KeepAliveRespond(Respond):
+    """Bolt's ``respond``, its replies sent through :class:`KeepAliveWebhookClient`."""
+
+    def __call__(self, text: str | dict = "", **fields) -> WebhookResponse:  # type: ignore[override]
+        if self.response_url is None:
+            raise ValueError("respond is unsupported here as there is no response_url")
+        message = _build_message(**text) if isinstance(text, dict) else _build_message(text=text, **fields)
+        client = KeepAliveWebhookClient(url=self.response_url, proxy=self.proxy, ssl=self.ssl)
+        return client.send_dict(message)
+
+
+def _pooled(url: str, req: urllib.request.Request,
+            timeout: int) -> tuple[int, http.client.HTTPMessage, bytes]:
+    """``req`` sent through the kept-alive pool: its status, headers and body, raising as urllib would
+    (``HTTPError`` for a status that is not 2xx, ``URLError`` when nothing was sent, the connection's own
+    error when it broke after the request went out)."""
+    try:
+        answer = _pool.request(req.get_method(), url, body=req.data, headers=dict(req.header_items()),
+                               timeout=timeout, retries=False, redirect=False)
+    except ConnectTimeoutError as e:  # nothing was sent (NewConnectionError is one too)
+        raise URLError(e.__cause__ if isinstance(e.__cause__, OSError) else e) from e
+    except ReadTimeoutError as e:  # sent, and no answer in time: it may have been carried out
+        raise TimeoutError(str(e)) from e
+    except ProtocolError as e:  # the connection broke after the request went out
+        cause = e.args[1] if len(e.args) > 1 else None
+        if isinstance(cause, (OSError, http.client.HTTPException)):
+            raise cause from e
+        raise http.client.RemoteDisconnected(str(e)) from e
+    except urllib3.exceptions.HTTPError as e:  # TLS, a bad URL: refused before anything was sent
+        raise URLError(e) from e
+    headers = http.client.HTTPMessage()
+    for name, value in answer.headers.items():
+        headers[name] = value
+    if not 200 <= answer.status < 300:
+        raise HTTPError(url, answer.status, answer.reason or "", headers, io.BytesIO(answer.data))
+    return answer.status, headers, answer.data
 
 
 def _method_of(name: str) -> str:
@@ -144,7 +179,8 @@ def _proxied_host(scheme: str, host: str, settings: tuple) -> bool:
 def kept_alive(context, next):  # names Bolt passes
     """A Bolt middleware: the request's client (Bolt makes a plain ``WebClient`` for each request) is
     swapped for a :class:`KeepAliveWebClient` with the same token and settings, so that a listener's
-    calls (a recommendation's papers, one post each) reuse connections too."""
+    calls (a recommendation's papers, one post each) reuse connections too; and its ``respond`` for a
+    :class:`KeepAliveRespond`."""
     plain = context.client
     if type(plain) is WebClient:
         kept = KeepAliveWebClient(token=plain.token, base_url=plain.base_url, timeout=plain.timeout,
@@ -152,4 +188,8 @@ def kept_alive(context, next):  # names Bolt passes
                                   logger=plain.logger, retry_handlers=plain.retry_handlers)
         kept.default_params = dict(plain.default_params)  # the request's team_id, as Bolt set it
         context["client"] = kept
+    plain_respond = context.get("respond")
+    if type(plain_respond) is Respond:  # replies too (a follow's "Following …": one a request)
+        context["respond"] = KeepAliveRespond(response_url=plain_respond.response_url,
+                                              proxy=plain_respond.proxy, ssl=plain_respond.ssl)
     return next()

@@ -123,7 +123,7 @@ def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SE
     scheduler = DigestScheduler(bot.ctx, workspaces, settings.feeds, interval,
                                 hold_for=lambda ws: bot.runtime.for_workspace(ws).locks.hold,
                                 helpers=digest_helpers(settings, alone=True),
-                                admin_channel=settings.admin_channel)
+                                admin_channel=settings.admin_channel, acked=bot.runtime.background.catch_up)
     scheduler.start()
     return scheduler
 

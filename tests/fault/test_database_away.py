@@ -6,7 +6,7 @@ A reaction the bot can't write down is answered with an error, so Slack delivers
 retries (at once, then after a minute, then after five) are scaled down to this outage. In the end every
 reaction is feedback, once, and the bot's log holds no traceback.
 
-How long the outage lasts: PAPERBOT_OUTAGE_SECONDS (5 by default; CI: 15).
+How long the outage lasts: PAPERBOT_OUTAGE_SECONDS (5 by default, 4 for the reconnection test; CI: 15).
 """
 
 from __future__ import annotations
@@ -17,7 +17,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
+import pytest
 
+from bot.state.intake import ACK_WAIT_SECONDS
+from storage import StorageError, open_store
+from storage.models import InboxEntry
+from storage.records import utcnow
 from tests.conftest import make_corpus
 from tests.e2e.harness import (
     FakeSlack,
@@ -207,3 +212,42 @@ def test_reactions_while_a_dba_holds_the_inbox_locked_are_refused_in_time_and_ke
             assert "Traceback" not in replica.log, replica.log
         finally:
             replica.stop()
+
+
+#: A refusal after which psycopg_pool's own doubling pauses (1, 2, 4 s …, from the two failures at its
+#: start) would next try to connect more than 2 s later.
+REFUSAL = float(os.environ.get("PAPERBOT_OUTAGE_SECONDS") or 4)
+BACK_WITHIN = 2.0  # seconds after the server answers again by which an ack must be written down again
+
+
+def test_acks_are_written_down_again_within_two_seconds_of_the_database_coming_back(tmp_path):
+    # Slack's redelivery of a 👍 soon after an outage must get its 200: the pool tries to connect again
+    # often enough, however long the server refused it (the sweep's reads, every second, ran into it).
+    with new_database(tmp_path, "postgres") as target, proxy_to(str(target)) as proxy:
+        store = open_store(proxy.url(str(target)))
+        try:
+            store.inbox_pending_count()
+            proxy.cut()
+            cut = time.monotonic()
+            for _ in range(2):  # a statement on a broken connection, then one waiting for a new connection
+                with pytest.raises(StorageError), store.waiting_at_most(0.5):
+                    store.inbox_pending_count()
+            time.sleep(max(0.0, cut + REFUSAL - time.monotonic()))
+            proxy.restore()
+            back = time.monotonic()
+            tries = 0
+            while True:  # acks, one after another, until one is written down
+                tries += 1
+                entry = InboxEntry("T1", f"EvBACK{tries}", "event", "U1", "{}", utcnow())
+                try:
+                    with store.waiting_at_most(ACK_WAIT_SECONDS):
+                        assert store.inbox_put([entry]) == [entry]
+                    break
+                except StorageError:
+                    assert time.monotonic() - back < 30, "the pool never connected again"
+            took = time.monotonic() - back
+            print(f"after a {REFUSAL:.0f}-s refusal of connections, an ack was written down again "
+                  f"{took:.2f} s after the database answered ({tries} tries)")
+            assert took < BACK_WITHIN
+        finally:
+            store.dispose()

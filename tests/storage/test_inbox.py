@@ -31,6 +31,21 @@ def test_a_put_keeps_each_key_once_per_workspace_and_says_which_were_new(any_sto
     assert any_store.inbox_item("T1", "nope") is None
 
 
+def test_unfinished_names_the_subjects_with_work_waiting_or_running_in_a_workspace(any_store):
+    any_store.inbox_put([entry("w", "U1"), entry("r", "U2"), entry("d", "U3"), entry("f", "U4"),
+                         entry("x", "U5", ws="T2")])
+    for item in any_store.inbox_claim("a", T2, T0, 10):
+        if item.entry.key == "d":
+            any_store.inbox_done("T1", "d", "a", T1)
+        elif item.entry.key == "f":
+            any_store.inbox_failed("T1", "f", "a", "boom", None, T1)
+        elif item.entry.key == "w":
+            any_store.inbox_failed("T1", "w", "a", "busy", T3, T1)  # waiting again, from T3
+    assert any_store.inbox_unfinished("T1", ["U1", "U2", "U3", "U4", "U5", "U6"]) == {"U1", "U2"}
+    assert any_store.inbox_unfinished("T2", ["U5", "U1"]) == {"U5"}
+    assert any_store.inbox_unfinished("T1", []) == set()
+
+
 def test_a_claim_takes_the_oldest_item_of_each_subject_and_nothing_of_a_later_one(any_store):
     any_store.inbox_put([entry("u1-1", "U1"), entry("u2-1", "U2"), entry("u1-2", "U1"), entry("u1-3", "U1")])
     claimed = any_store.inbox_claim("a", T2, T0, 10)

@@ -42,6 +42,7 @@ from bot.usecases.digests.send import DATABASE_AWAY, Clock, Courier, Posted, utc
 from bot.usecases.recommend import Recommendation
 from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
+from storage import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -393,8 +394,9 @@ class InstalledWorkspaces:
 
 def send_digests(settings: Settings, ctx: Context, users: list[str] | None = None, force: bool = False,
                  workspaces: Workspaces | None = None, teams: list[str] | None = None) -> DailyRun:
-    """``paperbot digest``: the feeds if not yet ingested today, then every digest due now, in every
-    workspace served (default: SLACK_BOT_TOKEN's), or in those of ``teams``."""
+    """``paperbot digest``: what was acknowledged and left for later carried out (a stopped bot's
+    requests), the feeds if not yet ingested today, then every digest due now, in every workspace served
+    (default: SLACK_BOT_TOKEN's), or in those of ``teams``."""
     if workspaces is None and settings.oauth:
         from bot.slack.oauth.installations import PaperbotInstallationStore
         from bot.slack.oauth.token_crypto import TokenBox
@@ -412,6 +414,9 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
                           "`paperbot workspaces` lists them")
     if not settings.oauth and len(served) == 1:
         settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
+    from bot.slack.replay import carry_out_acked  # imported here: it imports the app, which imports this
+
+    carry_out_acked(settings, ctx)  # every request answered before this run counts in its digests
     return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
                             refused=lambda ws, why: log.warning("workspace %s: %s", ws, why),
                             helpers=digest_helpers(settings), admin_channel=settings.admin_channel)
@@ -433,7 +438,9 @@ class DigestScheduler:
     catches up at once (the first run is at start), and ``paperbot digest`` from cron can run beside it.
     A workspace whose token Slack refuses is logged once and left alone for :data:`REFUSED_PAUSE`.
     ``clock`` says what time it is for the digests (due times, claims, leases): the wall clock, or a
-    test's own; the ticks themselves come on the wall clock's grid (APScheduler's).
+    test's own; the ticks themselves come on the wall clock's grid (APScheduler's). ``acked`` is called
+    first at each tick: it carries out the acknowledged requests no living process holds
+    (:meth:`bot.slack.background.Background.catch_up`), so that they count in the digests.
     """
 
     def __init__(self, ctx: Context, workspaces: Workspaces, feeds: list[str] | None = None,
@@ -441,12 +448,12 @@ class DigestScheduler:
                  hold: Callable[[str], AbstractContextManager] | None = None, workers: int = WORKERS,
                  hold_for: Callable[[str], Callable[[str], AbstractContextManager]] | None = None,
                  clock: Clock = utc_now, helpers: Callable[[Served], Helpers | None] | None = None,
-                 admin_channel: str | None = None):
+                 admin_channel: str | None = None, acked: Callable[[], object] | None = None):
         if hold is not None and hold_for is None:
             hold_for = lambda ws: hold  # noqa: E731
         self.ctx, self.workspaces, self.feeds, self.interval = ctx, workspaces, list(feeds or []), interval
         self.hold_for, self.workers, self.clock, self.helpers = hold_for, workers, clock, helpers
-        self.admin_channel = admin_channel
+        self.admin_channel, self.acked = admin_channel, acked
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._busy: set[str] = set()  # workspaces a tick of this process is serving
@@ -474,6 +481,7 @@ class DigestScheduler:
             return None
         mine: set[str] = set()  # the workspaces this tick took and has not finished
         try:
+            self._catch_up()
             now = time.monotonic()
             listed = [s for s in self.workspaces() if self._refused.get(s.ws, 0.0) <= now]
             with self._lock:
@@ -491,6 +499,14 @@ class DigestScheduler:
             self._let_go(mine, set(mine))  # those it never got to
             with self._lock:  # ticks may overlap
                 self.runs += 1
+
+    def _catch_up(self) -> None:
+        if self.acked is None:
+            return
+        try:
+            self.acked()
+        except StorageError as exc:  # the digests wait for their people's requests as they can
+            log.warning("%s; the digests go on without carrying out what was left for later", exc)
 
     def _let_go(self, mine: set[str], done: set[str]) -> None:
         """Workspaces ``done`` of a tick that took ``mine`` may be served by the next tick."""

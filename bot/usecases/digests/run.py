@@ -13,6 +13,7 @@ import itertools
 import logging
 import random
 import threading
+import time as wall
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -64,6 +65,15 @@ WORKERS = 8  # digests sent at once
 #: that died: the next run takes over what it had claimed).
 LEFT_TO_HELPERS = "left to the digest helper processes"
 
+#: How long a batch of digests waits for its people's acknowledged requests (a follow, a 👍) that a living
+#: process is carrying out, before it is chosen: what they asked for must count in it. A person whose
+#: requests are still unfinished then has their digest at the next run. Requests no living process holds
+#: are carried out before a run begins (``paperbot digest``, the bot's scheduler: bot.slack.replay).
+ACKED_WAIT = 10.0
+ACKED_POLL = 0.1  # seconds between looks meanwhile
+#: What a digest left for the next run because its person's requests were not carried out yet says.
+REQUESTS_UNFINISHED = "their requests are still being carried out"
+
 FEED_JOB = "ingest-feeds"
 FEED_LEASE = timedelta(minutes=30)
 FEED_RETRY = timedelta(hours=1)
@@ -88,7 +98,9 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
                      force: bool = False, owner: str | None = None, workers: int = WORKERS,
                      hold: Callable[[str], contextlib.AbstractContextManager] | None = None,
                      stop: threading.Event | None = None, clock: Clock = utc_now,
-                     alive: Alive = owner_alive, helpers: Helpers | None = None) -> DailyRun:
+                     alive: Alive = owner_alive, helpers: Helpers | None = None,
+                     acked_wait: float = ACKED_WAIT,
+                     sleep: Callable[[float], object] = wall.sleep) -> DailyRun:
     """Send every digest due at ``now`` (see :func:`due_digests`), ``workers`` at a time; with
     ``helpers``, a big run also in helper processes (:mod:`bot.usecases.digests.helpers`).
 
@@ -96,6 +108,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     store's ``hold_person``, so a `paperbot digest` run and a running bot on one PostgreSQL database
     never deliver to one person at once); once ``stop``
     is set no new digest starts (those under way finish). One person's failure never stops another's.
+    A digest is chosen only once its person's acknowledged requests are carried out: up to ``acked_wait``
+    seconds are waited for them (``sleep``), then a digest still waiting goes to the next run.
     """
     owner = owner or owner_id()
     users = list(users) if users is not None else None
@@ -114,7 +128,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
         own = [Outcome(item.user_id, item.local_date, "skipped", error=LEFT_TO_HELPERS) for item in due]
     else:
         try:
-            own = _send_here(ctx, due, order, courier, owner, workers, hold, stop, clock, alive)
+            own = _send_here(ctx, due, order, courier, owner, workers, hold, stop, clock, alive,
+                             _Requests(ctx, acked_wait, sleep))
         except Exception:
             if helping is not None:  # they carry on with what they claimed; their reports are read
                 helping.outcomes()  # so that they can end, and none outlives the run
@@ -129,7 +144,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
 
 def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier, owner: str, workers: int,
                hold: Callable[[str], contextlib.AbstractContextManager] | None,
-               stop: threading.Event | None, clock: Clock, alive: Alive) -> list[Outcome]:
+               stop: threading.Event | None, clock: Clock, alive: Alive,
+               requests: _Requests) -> list[Outcome]:
     """The digests of ``due`` that this process can claim, sent in the order of ``order``, ``workers``
     at a time; an outcome for each of ``due``, in its order."""
     outcomes: dict[int, Outcome] = {}
@@ -176,6 +192,11 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
                     claimed += record is not None
             if not chunk:
                 break
+            # Chosen only once what these people asked for is done (a follow answered must count).
+            unfinished = requests.wait_for([item.user_id for item, record, *_ in chunk
+                                            if record is not None and record.papers is None])
+            if unfinished:
+                chunk = _leave_for_later(ctx, chunk, unfinished, owner, outcomes)
             chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, *_ in chunk if record])
             for item, record, new, last_heard, seen in chunk:
                 if record is None and stop is not None and stop.is_set():
@@ -185,6 +206,52 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
                 running.add(futures[id(item)])
     outcomes.update({key: future.result() for key, future in futures.items()})
     return [outcomes[id(item)] for item in due]  # reported in the schedule's order
+
+
+class _Requests:
+    """Waits for people's acknowledged requests (the inbox) before their digests are chosen."""
+
+    def __init__(self, ctx: Context, most: float, sleep: Callable[[float], object]):
+        self.ctx, self.most, self.sleep = ctx, most, sleep
+
+    def wait_for(self, users: list[str]) -> set[str]:
+        """Those of ``users`` whose requests are still unfinished after waiting up to :attr:`most` seconds
+        for them (a digest batch waits once; the database away: none, the digests' own writes then
+        fail as usual)."""
+        if not users:
+            return set()
+        ws = self.ctx.store.workspace
+        waited = 0.0
+        try:
+            unfinished = self.ctx.store.inbox_unfinished(ws, users)
+            while unfinished and waited < self.most:
+                self.sleep(ACKED_POLL)
+                waited += ACKED_POLL
+                unfinished = self.ctx.store.inbox_unfinished(ws, unfinished)
+        except DATABASE_AWAY as exc:
+            log.info("could not look for unfinished requests: %s", exc)
+            return set()
+        if unfinished:
+            log.info("%d digest(s) wait for their people's requests: %s", len(unfinished),
+                     ", ".join(sorted(unfinished)[:5]))
+        return unfinished
+
+
+def _leave_for_later(ctx: Context, chunk: list, unfinished: set[str], owner: str,
+                     outcomes: dict[int, Outcome]) -> list:
+    """``chunk`` without the new claims of the people in ``unfinished``, each withdrawn (the next run
+    sends it) and reported as skipped in ``outcomes``."""
+    kept = []
+    for entry in chunk:
+        item, record, new = entry[0], entry[1], entry[2]
+        if record is None or not new or item.user_id not in unfinished:
+            kept.append(entry)
+            continue
+        try:
+            outcomes[id(item)] = _give_back(ctx, item, record, new, owner, REQUESTS_UNFINISHED)
+        except DATABASE_AWAY:
+            kept.append(entry)  # its worker meets the database away as any digest does
+    return kept
 
 
 def _claim_or_skip(ctx: Context, items: list[Due], owner: str, clock: Clock, alive: Alive,
@@ -236,14 +303,15 @@ def _not_claimed(ctx: Context, item: Due, seen: Seen = UNREAD) -> Outcome:
     return Outcome(item.user_id, item.local_date, "busy" if busy else "done")
 
 
-def _give_back(ctx: Context, item: Due, record: DigestRecord, new: bool, owner: str) -> Outcome:
+def _give_back(ctx: Context, item: Due, record: DigestRecord, new: bool, owner: str,
+               why: str = "stopping") -> Outcome:
     """Stopping before a claimed digest started: a new claim (nothing chosen or posted) is withdrawn,
     so the next run sends it at once; one taken over stays claimed until its lease runs out or this
     process is gone."""
     if new:
         with ctx.store.transaction():
             ctx.store.drop_digest(item.user_id, record.local_date, owner)
-    return Outcome(item.user_id, item.local_date, "skipped", error="stopping")
+    return Outcome(item.user_id, item.local_date, "skipped", error=why)
 
 
 @dataclass

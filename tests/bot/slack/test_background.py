@@ -96,6 +96,35 @@ def test_what_a_dead_process_took_is_replayed_by_the_next_in_each_persons_order(
     assert all(status(store, k) == "done" for k in ("b1", "b2", "c1"))
 
 
+def test_catch_up_carries_out_what_no_living_process_holds_and_returns_once_it_is_done(any_store):  # noqa: F811
+    store = any_store.for_workspace(WS)
+    dead, living = Background(store), Background(store)
+    dead.owner = dead_owner()
+    mine = [command("d1", "U1"), command("d2", "U1"), command("d3", "U2")]
+    for body in mine:  # acknowledged by a process that died (on SQLite: still in the journal)
+        assert dead.intake.accept(InboxEntry(WS, f"trigger:{body['trigger_id']}", "command", body["user_id"],
+                                             json.dumps(body), utcnow(), dead.owner))
+    held = command("h1", "U3")  # a living process's, within its hold: left to it
+    assert living.intake.accept(InboxEntry(WS, "trigger:h1", "command", "U3", json.dumps(held), utcnow(),
+                                           living.owner))
+    nxt, replayed = Background(store, workers=2), []
+
+    def replay(item: InboxItem) -> int:
+        nxt.carry_out(item, lambda: (time.sleep(0.05), replayed.append(item.entry.key)), {})
+        return 200
+
+    nxt.replay = replay
+    try:
+        assert nxt.catch_up(timeout=30) == 3
+        assert sorted(replayed) == ["trigger:d1", "trigger:d2", "trigger:d3"]  # all done on return
+        assert [k for k in replayed if k != "trigger:d3"] == ["trigger:d1", "trigger:d2"]
+        assert status(store, "h1") == "waiting" and nxt.catch_up(timeout=30) == 0
+    finally:
+        nxt.shutdown()
+        living.shutdown()
+        dead.shutdown()
+
+
 def test_a_stop_hands_back_what_is_under_way_and_leaves_what_is_queued(any_store):  # noqa: F811
     store = any_store.for_workspace(WS)
     background, started, release = Background(store, workers=1), threading.Event(), threading.Event()

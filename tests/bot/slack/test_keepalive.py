@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackApiError
 from bot.config import Settings
 from bot.slack import keepalive
 from bot.slack.client import build_client
-from tests.e2e.slack_standin import SlackStandIn
+from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
 
 TOKEN = "xoxb-keepalive"
 
@@ -162,3 +162,28 @@ def test_each_call_is_counted_by_method_and_outcome(standin):
         client.auth_test()
     moved = {o: count("auth.test", o) - before[o] for o in before}
     assert moved == {"ok": 2, "refused": 1, "outage": 1, "rate_limited": 0}
+
+
+def test_replies_to_a_response_url_reuse_one_connection_and_answer_as_slack_sdks_do(standin):
+    # Bolt's respond opens a connection a reply; the bot's sends each over the kept-alive pool.
+    from slack_bolt.context.respond import Respond
+
+    context = _Context(respond=Respond(response_url=standin.response_url("kept")))
+    keepalive.kept_alive(context, lambda: None)
+    respond = context["respond"]
+    assert isinstance(respond, keepalive.KeepAliveRespond)
+    before = standin.connections
+    for i in range(10):
+        assert respond(text=f"Following topic {i}", response_type="ephemeral").status_code == 200
+    assert standin.connections - before <= 1
+    texts = [c.params["text"] for c in standin.responses("kept")]
+    assert texts == [f"Following topic {i}" for i in range(10)]
+    assert standin.responses("kept")[0].params["response_type"] == "ephemeral"
+    standin.fail(RESPONSE_URL, status=500)
+    assert respond({"text": "again", "replace_original": False}).status_code == 500  # an answer, not a raise
+
+
+class _Context(dict):
+    """As much of Bolt's context as the middleware reads."""
+
+    client = None

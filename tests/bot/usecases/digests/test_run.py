@@ -16,6 +16,7 @@ from bot.usecases import follow, record_feedback
 from bot.usecases.digests.choose import choose_papers
 from bot.usecases.digests.run import (
     FEED_JOB,
+    REQUESTS_UNFINISHED,
     ingest_feeds_if_due,
     preview_digests,
     run_daily,
@@ -38,6 +39,7 @@ from bot.usecases.digests.send import (
 from bot.usecases.mutes import mute
 from bot.usecases.settings import set_quiet_days
 from storage import Paper, Person, StorageError, StoreUnavailable
+from storage.models import InboxEntry
 from tests.conftest import make_corpus
 from tests.fakes import Clock, Death, FakeCourier
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
@@ -473,6 +475,47 @@ def test_a_note_slack_refuses_is_let_go_and_the_day_stays_empty(ctx):
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier())
     assert [o.status for o in run.outcomes] == ["empty"] and courier.posts == []
     assert ctx.store.get_digest("U1", "2026-07-15").status == "empty"
+
+
+def acked(ctx: Context, user: str, key: str, owner: str = "bot:1:1") -> None:
+    """A request of ``user``'s, acknowledged and being carried out by ``owner`` (a living process)."""
+    at = "2026-07-15T07:59:00+00:00"
+    ctx.store.inbox_put([InboxEntry(ctx.store.workspace, key, "command", user, "{}", at)])
+    assert [i.entry.key for i in ctx.store.inbox_claim(owner, "2099-01-01T00:00:00+00:00",
+                                                       "2026-07-15T08:00:00+00:00", 10)] == [key]
+
+
+def test_a_digest_is_chosen_only_once_its_persons_acknowledged_follow_is_carried_out(ctx):
+    person(ctx, "U1", "volcano magma eruptions", "Europe/Berlin", "09:00")  # matches no paper yet
+    acked(ctx, "U1", "follow-cats")
+    waited = []
+
+    def carried_out_meanwhile(seconds: float) -> None:  # the process that holds it finishes it
+        waited.append(seconds)
+        follow(ctx, "U1", "feline cats whiskers")
+        assert ctx.store.inbox_done(ctx.store.workspace, "follow-cats", "bot:1:1")
+
+    courier = recorder()
+    run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier(), sleep=carried_out_meanwhile)
+    assert [o.status for o in run.outcomes] == ["sent"] and len(waited) == 1
+    assert [kind for _, kind, _ in courier.posts].count("paper") == 3
+
+
+def test_a_digest_whose_persons_requests_stay_unfinished_goes_to_the_next_run_and_no_one_else_waits(ctx):
+    person(ctx, "U1", "feline cats", "Europe/Berlin", "09:00")
+    person(ctx, "U2", "feline cats", "Europe/Berlin", "09:00")
+    acked(ctx, "U1", "still-running")
+    waited = []
+    courier = recorder()
+    run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier(), acked_wait=0.3,
+                           sleep=waited.append)
+    assert {o.user_id: (o.status, o.error) for o in run.outcomes} == {
+        "U1": ("skipped", REQUESTS_UNFINISHED), "U2": ("sent", None)}
+    assert sum(waited) == pytest.approx(0.3) and {c for c, *_ in courier.posts} == {"DU2"}
+    assert ctx.store.get_digest("U1", "2026-07-15") is None  # withdrawn: the next run sends it
+    assert ctx.store.inbox_done(ctx.store.workspace, "still-running", "bot:1:1")
+    again = send_due_digests(ctx, utc(2026, 7, 15, 8, 1), courier.courier(), sleep=waited.append)
+    assert [(o.user_id, o.status) for o in again.outcomes] == [("U1", "sent")]
 
 
 def test_digests_prefer_recent_papers_and_skip_weak_matches(ctx):
