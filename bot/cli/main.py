@@ -382,9 +382,11 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
         terminal.show_digest_previews(previews, not_due)
         return
     from bot.slack.delivery.digests import send_digests
+    from bot.slack.server import carry_out_acked
 
     with terminal.errors.status("Sending digests…"):
-        run = send_digests(settings, app, wanted, force, teams=list(teams) or None)
+        run = send_digests(settings, app, wanted, force, teams=list(teams) or None,
+                           acked=lambda: carry_out_acked(settings, app))
     terminal.show_digest_run(run)
     if run.count("incomplete"):
         sys.exit(1)

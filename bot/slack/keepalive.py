@@ -127,8 +127,8 @@ class KeepAliveRespond(Respond):
         if self.response_url is None:
             raise ValueError("respond is unsupported here as there is no response_url")
         message = _build_message(**text) if isinstance(text, dict) else _build_message(text=text, **fields)
-        client = KeepAliveWebhookClient(url=self.response_url, proxy=self.proxy, ssl=self.ssl)
-        return client.send_dict(message)
+        webhook = KeepAliveWebhookClient(url=self.response_url, proxy=self.proxy, ssl=self.ssl)
+        return webhook.send_dict(message)  # a response_url, not a Web API method (no scope)
 
 
 def _pooled(url: str, req: urllib.request.Request,

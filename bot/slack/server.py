@@ -36,7 +36,7 @@ from bot.errors import ConfigError, PaperbotError
 from bot.logs import NoSuggestions
 from bot.slack import gate, health, http_limits
 from bot.slack.app import BOLT_LOGGER, SlackBot, create_app
-from bot.slack.background import STOP_SECONDS
+from bot.slack.background import CATCH_UP_SECONDS, HOLD, STOP_SECONDS
 from bot.slack.delivery.digests import (
     TICK_SECONDS,
     DigestScheduler,
@@ -48,6 +48,7 @@ from bot.slack.delivery.digests import (
 )
 from bot.slack.manifest import EVENTS_PATH
 from bot.state.context import Context
+from bot.state.intake import Intake
 from bot.state.readiness import Readiness
 from storage import StorageError
 
@@ -318,3 +319,21 @@ def _signals(stop: Callable[[], None]) -> Iterator[None]:
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def carry_out_acked(settings: Settings, ctx: Context, timeout: float = CATCH_UP_SECONDS) -> int:
+    """Carry out every acknowledged request that no living process holds (a stopped or dead bot's, and
+    what the journal beside a SQLite file still holds) through the Bolt app of ``settings``, as the bot's
+    sweep would, and wait for them (up to ``timeout`` seconds): what ``paperbot digest`` does before it
+    chooses. Requests a running bot holds are left to it. How many were carried out; the app is built
+    (and Slack asked who the token is) only when there is any."""
+    Intake(ctx.store, HOLD).settle(wait=True)
+    if not ctx.store.inbox_pending_count():
+        return 0
+    bot = create_app(settings, ctx)
+    background = bot.runtime.background
+    try:
+        return background.catch_up(timeout)
+    finally:
+        bot.listener_executor.shutdown(wait=True)
+        background.stop(STOP_SECONDS)  # what is still under way then is handed back, for the next process

@@ -393,10 +393,12 @@ class InstalledWorkspaces:
 
 
 def send_digests(settings: Settings, ctx: Context, users: list[str] | None = None, force: bool = False,
-                 workspaces: Workspaces | None = None, teams: list[str] | None = None) -> DailyRun:
-    """``paperbot digest``: what was acknowledged and left for later carried out (a stopped bot's
-    requests), the feeds if not yet ingested today, then every digest due now, in every workspace served
-    (default: SLACK_BOT_TOKEN's), or in those of ``teams``."""
+                 workspaces: Workspaces | None = None, teams: list[str] | None = None,
+                 acked: Callable[[], object] | None = None) -> DailyRun:
+    """``paperbot digest``: what was acknowledged and left for later carried out (``acked``: a stopped
+    bot's requests, :func:`bot.slack.server.carry_out_acked`), the feeds if not yet ingested today, then
+    every digest due now, in every workspace served (default: SLACK_BOT_TOKEN's), or in those of
+    ``teams``."""
     if workspaces is None and settings.oauth:
         from bot.slack.oauth.installations import PaperbotInstallationStore
         from bot.slack.oauth.token_crypto import TokenBox
@@ -414,9 +416,8 @@ def send_digests(settings: Settings, ctx: Context, users: list[str] | None = Non
                           "`paperbot workspaces` lists them")
     if not settings.oauth and len(served) == 1:
         settle_workspace(ctx, served[0].ws)  # rows from before workspaces are the token's
-    from bot.slack.replay import carry_out_acked  # imported here: it imports the app, which imports this
-
-    carry_out_acked(settings, ctx)  # every request answered before this run counts in its digests
+    if acked is not None:
+        acked()  # every request answered before this run counts in its digests
     return serve_workspaces(ctx, served, settings.feeds, users=users, force=force,
                             refused=lambda ws, why: log.warning("workspace %s: %s", ws, why),
                             helpers=digest_helpers(settings), admin_channel=settings.admin_channel)
