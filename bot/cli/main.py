@@ -358,9 +358,11 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
     """Send every daily digest that is due now and not yet sent that day.
 
     For deployments that prefer cron to the scheduler in `paperbot run` (both may run side by side):
-    it first ingests PAPERBOT_FEEDS if that was not done since arXiv last renewed its listings (a new
-    database is created and filled so), then sends each digest whose time has come in its person's
-    timezone, catching up on any missed earlier that local day. Running
+    it first carries out the requests Slack was told were received but that no running bot holds (a
+    stopped bot's `/papers follow`, say), so every command answered before it began counts; then it
+    ingests PAPERBOT_FEEDS if that was not done since arXiv last renewed its listings (a new database is
+    created and filled so), then sends each digest whose time has come in its person's timezone,
+    catching up on any missed earlier that local day. Running
     it again sends nothing twice; a digest cut short is finished without repeats. Needs SLACK_BOT_TOKEN,
     or with many workspaces the OAuth settings (except with --dry-run). Exit status 1 when some digest
     is left unfinished for the next run (e.g. while Slack is down: such a digest is retried after 2,
