@@ -17,7 +17,7 @@ import pytest
 
 from docs.pictures import make_pictures
 from docs.pictures.blockkit_html import Renderer, home_page
-from tests.e2e.browser import REQUIRE_VARIABLE, browser_required, find_chromium
+from tests.e2e.browser import chromium_path  # noqa: F401 (the fixture)
 
 PICTURES = Path(make_pictures.__file__).resolve().parent
 AGAIN = "the views changed: run `make pictures` and commit docs/pictures/"
@@ -55,18 +55,7 @@ def test_the_renderer_reads_slack_mrkdwn_and_refuses_what_it_does_not_know():
         renderer.blocks([{"type": "actions", "elements": [{"type": "static_select"}]}])
 
 
-@pytest.fixture(scope="module")
-def chromium_path() -> str:
-    path = find_chromium()
-    if path is None:
-        message = "Chromium is not installed (apt-get install chromium)"
-        if browser_required():
-            pytest.fail(f"{message}; {REQUIRE_VARIABLE}=1 makes this a failure", pytrace=False)
-        pytest.skip(message)
-    return path
-
-
-def test_chromium_draws_the_home_tab_into_a_png(chromium_path, tmp_path):
+def test_chromium_draws_the_home_tab_into_a_png(chromium_path, tmp_path):  # noqa: F811 (the fixture)
     view = json.loads((PICTURES / "home.blocks.json").read_text(encoding="utf-8"))
     out = tmp_path / "home.png"
     page = home_page("paperbot", view, make_pictures.TIMEZONE)

@@ -16,6 +16,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from websockets.sync.client import connect
 
 #: Set to 1 (CI does) to make the browser tests fail, not skip, where Chromium is missing.
@@ -105,3 +106,16 @@ class Chromium:
 
 def browser_required() -> bool:
     return os.environ.get(REQUIRE_VARIABLE) == "1"
+
+
+@pytest.fixture(scope="module")
+def chromium_path() -> str:
+    """Chromium's executable; the test skips in one line where it is missing (fails with
+    PAPERBOT_REQUIRE_BROWSER=1)."""
+    path = find_chromium()
+    if path is None:
+        message = "Chromium is not installed (apt-get install chromium)"
+        if browser_required():
+            pytest.fail(f"{message}; {REQUIRE_VARIABLE}=1 makes this a failure", pytrace=False)
+        pytest.skip(message)
+    return path

@@ -9,24 +9,12 @@ PAPERBOT_REQUIRE_BROWSER=1 (CI) makes that a failure.
 
 from __future__ import annotations
 
-import pytest
-
 from bot.slack.manifest import INSTALL_PATH, REDIRECT_PATH
-from tests.e2e.browser import REQUIRE_VARIABLE, Chromium, browser_required, find_chromium
+from tests.e2e.browser import Chromium, chromium_path  # noqa: F401 (the fixture)
 from tests.e2e.test_oauth import running, welcomes  # noqa: F401 (the OAuth bot fixture)
 
 BACKEND = "sqlite"
 
-
-@pytest.fixture(scope="module")
-def chromium_path() -> str:
-    path = find_chromium()
-    if path is None:
-        message = "Chromium is not installed (apt-get install chromium)"
-        if browser_required():
-            pytest.fail(f"{message}; {REQUIRE_VARIABLE}=1 makes this a failure", pytrace=False)
-        pytest.skip(message)
-    return path
 
 
 def test_a_browser_installs_through_the_add_to_slack_page(chromium_path, running, standin, store,  # noqa: F811
