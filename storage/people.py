@@ -65,9 +65,11 @@ class People(Shared):
 
     def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
                             since: str | None = None) -> None:
-        self.ensure_person(user_id)
-        self._set_person(user_id, digest_time=digest_time, digest_enabled=enabled,
-                         digest_since=since or utcnow())
+        schedule = {"digest_time": digest_time, "digest_enabled": enabled, "digest_since": since or utcnow()}
+        # One statement for someone known (a first follow has just made them); made first otherwise.
+        if not self._set_person(user_id, **schedule):
+            self.ensure_person(user_id)
+            self._set_person(user_id, **schedule)
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         self.ensure_person(user_id)
