@@ -152,4 +152,5 @@ def test_after_a_subcommand_home_is_published_only_for_people_who_opened_it(ctx)
         def __getattr__(self, name):
             raise StoreBusy("busy")
 
-    assert refresh_opened_home(type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3), client, "U1") is False
+    busy = type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3)
+    assert refresh_opened_home(busy, client, "U1") is False
