@@ -22,6 +22,11 @@ from storage.suggestions import FORGET_ASKER
 from storage.tables import PERSONAL_TABLES, TABLES_ABOUT_A_PERSON, about_person
 from storage.workspaces import FORGET_INSTALLER, FORGET_INSTALLER_CLASH
 
+#: A person opened Home: written once, whichever process handles which of their openings.
+HOME_OPENED = ("insert into home_opened (ws, user_id, opened_at) values (?, ?, ?)"
+               " on conflict (ws, user_id) do nothing")
+OPENED_HOME = "select 1 from home_opened where ws = ? and user_id = ?"
+
 
 class People(Shared):
     """People, topics, feedback and what was shown, of one workspace (see the module)."""
@@ -60,9 +65,11 @@ class People(Shared):
 
     def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
                             since: str | None = None) -> None:
-        self.ensure_person(user_id)
-        self._set_person(user_id, digest_time=digest_time, digest_enabled=enabled,
-                         digest_since=since or utcnow())
+        schedule = {"digest_time": digest_time, "digest_enabled": enabled, "digest_since": since or utcnow()}
+        # One statement for someone known (a first follow has just made them); made first otherwise.
+        if not self._set_person(user_id, **schedule):
+            self.ensure_person(user_id)
+            self._set_person(user_id, **schedule)
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         self.ensure_person(user_id)
@@ -84,6 +91,12 @@ class People(Shared):
     def record_timezone(self, user_id: str, tz: str | None) -> bool:
         return self._sql.run("update people set tz = ?, tz_checked_at = ? where ws = ? and user_id = ?",
                              [tz, utcnow(), self._ws, user_id]) > 0
+
+    def record_home_opened(self, user_id: str) -> bool:
+        return self._sql.run(HOME_OPENED, [self._ws, user_id, utcnow()]) > 0
+
+    def opened_home(self, user_id: str) -> bool:
+        return self._sql.one(OPENED_HOME, [self._ws, user_id]) is not None
 
     def dm_channel(self, user_id: str) -> str | None:
         row = self._sql.one("select dm_channel from people where ws = ? and user_id = ?", [self._ws, user_id])

@@ -452,4 +452,10 @@ STEPS: list[Step] = [
         CreateTable("arxiv_cursors", (_key("category"), _key("announced"), Column("read_at")),
                     ("category",)),
     )),
+    # Issue 39: who has opened paperbot's Home tab (Slack's ``app_home_opened``), one row per person, written
+    # once (insert … on conflict do nothing): Home is published again after a command only for them, since
+    # a person who never opened it sees nothing of it, and Home is published whenever it is opened.
+    Step("m032_home_opened", (
+        CreateTable("home_opened", (_key("ws"), _key("user_id"), Column("opened_at")), ("ws", "user_id")),
+    )),
 ]

@@ -203,6 +203,16 @@ class Store(Protocol):
         what follows from it are one step."""
         ...
 
+    def record_home_opened(self, user_id: str) -> bool:
+        """Record that the person has opened paperbot's Home tab; True the first time (a second call, from
+        any process, even at the same moment, writes nothing and returns False)."""
+        ...
+
+    def opened_home(self, user_id: str) -> bool:
+        """Whether the person has opened Home since they were first known (or last forgotten): a change
+        to what it shows is published only to them, since Home is published each time it is opened."""
+        ...
+
     def remove_topic(self, user_id: str, topic: str) -> list[str]:
         """Remove a topic (case-insensitive); returns the stored spellings removed."""
         ...

@@ -61,6 +61,8 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     # Library exports shared in the DM, each read once per person and Slack file (issue 27).
     "library_imports": ("ws", "user_id", "file_id", "status", "started_at", "finished_at", "counts", "error"),
     "alerts": ("ws", "user_id", "key", "phrase", "added_at"),
+    # Who has opened the Home tab, and first when (so Home is published again after a command for them).
+    "home_opened": ("ws", "user_id", "opened_at"),
     # How far each arXiv category's announcements were read: a copy goes on from there, not from today.
     "arxiv_cursors": ("category", "announced", "read_at"),
 }
@@ -81,13 +83,13 @@ def derived(table: str) -> bool:
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
-                    "suggestions", "library_imports", "alerts")
+                    "suggestions", "library_imports", "alerts", "home_opened")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
-                   "library_imports", "alerts")
+                   "library_imports", "alerts", "home_opened")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
@@ -136,6 +138,7 @@ KEYS: dict[str, str] = {
     "suggestions": "ws, user_id, paper_id",
     "library_imports": "ws, user_id, file_id",
     "alerts": "ws, user_id, key",
+    "home_opened": "ws, user_id",
     "arxiv_cursors": "category",
 }
 

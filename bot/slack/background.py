@@ -94,6 +94,7 @@ class Background:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-work")
         self._guard = threading.Lock()
         self._queues: dict[tuple[str, str], deque[Callable[[], None]]] = {}  # per person, while theirs runs
+        self._queued = 0  # the runs in those queues, counted as they come and go: read at every sweep
         self._futures: set[Future] = set()
         self._held: set[tuple[str, str]] = set()  # the items this process has claimed and not finished
         # Taken, but not claimed while the database could not be written: the sweep claims them later.
@@ -301,6 +302,7 @@ class Background:
         self._stopping.set()
         with self._guard:
             self._queues.clear()
+            self._queued = 0
             self._deferred.clear()
 
     def stop(self, grace: float = STOP_SECONDS) -> None:
@@ -338,6 +340,7 @@ class Background:
             return
         who = (self.store.workspace if ws is None and self.store is not None else ws or "", subject)
         with self._guard:
+            self._queued += 1
             queue = self._queues.get(who)
             if queue is not None:  # a drain for this person is under way: it will get to this
                 queue.append(run)
@@ -356,7 +359,7 @@ class Background:
 
     def _busy(self) -> int:
         with self._guard:
-            return len(self._futures) + sum(len(q) for q in self._queues.values())
+            return len(self._futures) + self._queued
 
     def _drain(self, who: tuple[str, str]) -> None:
         while True:
@@ -366,6 +369,7 @@ class Background:
                     self._queues.pop(who, None)
                     return
                 run = queue.popleft()
+                self._queued -= 1
             run()
 
     def _run_unrecorded(self, work: Callable[[], None], body: dict, respond) -> None:

@@ -31,3 +31,14 @@ def home_data(ctx: Context, user_id: str) -> HomeData:
     saved = saved_page(ctx, user_id, LATEST_SAVED)  # the few shown read, not the whole list
     return HomeData(interests(ctx, user_id), saved.items, saved.total, is_new(ctx, user_id),
                     ctx.store.newest_paper_added())
+
+
+def home_opened(ctx: Context, user_id: str) -> None:
+    """Remember that the person has opened Home (once; any process may serve their next request)."""
+    ctx.store.record_home_opened(user_id)
+
+
+def opened_home(ctx: Context, user_id: str) -> bool:
+    """Whether the person has ever opened Home: only then is it worth publishing after a change, since
+    Home is published each time it is opened."""
+    return ctx.store.opened_home(user_id)

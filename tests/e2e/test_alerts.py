@@ -12,7 +12,7 @@ import pytest
 
 from bot.slack.views.home_view import ALERTS_ACTION, ALERTS_BLOCK, ALERTS_VIEW
 from tests.e2e.harness import bot_environment, posts_to, process_environment, user_ids
-from tests.e2e.test_home import click_home, field, homes, next_home, submit, text
+from tests.e2e.test_home import click_home, field, homes, next_home, open_home, submit, text
 
 new_user = user_ids("UALR")
 
@@ -117,9 +117,10 @@ def test_forget_counts_the_alerts_and_deletes_them(slack, store):
 
 def test_home_shows_the_alerts_and_its_form_edits_them(slack, standin, store):
     user = new_user()
+    open_home(slack, standin, user)  # published again after each alert from then on
     slack.ask(user, "alert graph transformers")
     slack.ask(user, "alert <b>zebra</b> crossings")
-    before = len(standin.wait_for(lambda: homes(standin, user)[1:] and homes(standin, user), what="2 Homes"))
+    before = len(standin.wait_for(lambda: homes(standin, user)[2:] and homes(standin, user), what="3 Homes"))
     slack.event({"type": "app_home_opened", "user": user, "tab": "home", "channel": dm(user)})
     shown = json.dumps(next_home(standin, user, before), ensure_ascii=False)
     assert "*Alerts:* graph transformers, &lt;b&gt;zebra&lt;/b&gt; crossings" in shown and "<b>" not in shown

@@ -195,6 +195,8 @@ def test_recommend_with_a_unicode_digit_gets_the_bad_argument_reply(slack):
 
 def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, standin, db_path, logs):
     local = new_user()
+    assert slack.event({"type": "app_home_opened", "user": local, "tab": "home"})[0] == 200
+    standin.wait_for(lambda: standin.calls("views.publish", user_id=local), what="Home opened")
     slack.ask(local, "follow robot grasping")
     with opened(db_path) as store:
         assert store.get_person(local).tz == "Europe/Berlin"
@@ -203,8 +205,10 @@ def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, stan
     paper = [c for c in posts_to(standin, "D" + local) if c.params.get("blocks")][-1]
     channel, ts = paper.params["channel"], paper.response["ts"]
     before = table_counts(db_path)
-    # Home is published after `follow`; nothing the foreign workspace sends may publish it again.
-    homes = len(standin.wait_for(lambda: standin.calls("views.publish", user_id=local), what="Home"))
+    # Home is published after `follow` (opened before); nothing the foreign workspace sends may publish it
+    # again.
+    homes = len(standin.wait_for(lambda: standin.calls("views.publish", user_id=local)[1:]
+                                 and standin.calls("views.publish", user_id=local), what="Home"))
     logs.clear()
 
     answer = slack.command(new_user(), "follow cats", team_id=FOREIGN)

@@ -46,6 +46,7 @@ def populate(store) -> None:
     store.save_artifact("paper-index", b"\x00\xff model bytes")
     store.save_artifact("paper-index", b"\x00\xff newer")
     store.claim_once("event:E1", timedelta(days=1))
+    store.record_home_opened("U1")
 
 
 def contents(store) -> dict[str, list[dict]]:
@@ -65,6 +66,7 @@ def as_seen(store) -> tuple:
         store.get_digest("U1", "2026-07-15"), store.get_digest("U2", "2026-07-16"), store.get_job("feeds"),
         store.load_artifact("paper-index"), store.dm_channel("U1"), store.timezone_checked_at("U1"),
         store.claim_once("event:E1", timedelta(days=1)),  # False: the key came along
+        store.opened_home("U1"), store.opened_home("U2"),
     )
 
 

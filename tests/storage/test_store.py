@@ -90,6 +90,7 @@ def test_forget_leaves_no_row_in_any_personal_table(any_store):
     assert any_store.start_digest("U1", "2026-01-01", "a:1:1", "2026-01-01T09:10:00+00:00",
                                   "2026-01-01T09:00:00+00:00")
     any_store.set_feedback("U2", "p", 1)
+    any_store.record_home_opened("U1")
     any_store.forget_person("U1")
     assert all(n == 0 for n in any_store.rows_about("U1").values())
     assert any_store.rows_about("U2")["feedback"] == 1

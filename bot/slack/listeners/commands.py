@@ -4,7 +4,8 @@
 Only what needs no database is answered inside the ack: help, a command that can't be parsed (the
 error handler answers its BadArgument), and one run where it can't be (`channel …` outside a
 channel). Every other subcommand acks at once with nothing and answers through ``respond`` when done,
-then publishes Home again when its declaration says Home changed.
+then publishes Home again when its declaration says Home changed and the person has opened Home once
+(:func:`bot.slack.views.home_tab.refresh_opened_home`).
 
 `forget`'s answer carries the Forget me and Cancel buttons; pressing one replaces that answer with one
 line. Forget me deletes only with a ticket of the presser's own, fresh and never used
@@ -24,7 +25,7 @@ from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Refused, Request
 from bot.slack.subcommands.personal import REGISTRY
 from bot.slack.views.forget import CANCEL_ACTION, CANCELLED, EXPIRED, FORGET_ACTION, FORGOTTEN, NOT_YOURS
-from bot.slack.views.home_tab import refresh_home
+from bot.slack.views.home_tab import refresh_home, refresh_opened_home
 from bot.usecases.forget import forget_with_ticket
 from storage import StorageError
 
@@ -50,7 +51,7 @@ def register(app: App, runtime: Runtime) -> None:
             reply = parsed.answer(Request(user, channel, rt, client))
             respond(response_type="ephemeral", replace_original=False, **reply)
             if parsed.changes_home:
-                refresh_home(rt.ctx, client, user)
+                refresh_opened_home(rt.ctx, client, user)
 
         runtime.after_ack(context, body, work, respond)
 
@@ -75,7 +76,7 @@ def register(app: App, runtime: Runtime) -> None:
                 except StorageError as exc:  # their rows are gone; their id stays sealed in that installation
                     log.warning("forgot %s, but could not seal their installation again: %s", user, exc)
             respond(text=FORGOTTEN, replace_original=True)
-            refresh_home(rt.ctx, client, user)
+            refresh_home(rt.ctx, client, user)  # whether they opened it went with the rest: publish anyway
 
         runtime.after_ack(context, body, work, respond)
 

@@ -8,6 +8,8 @@ a line saying what could not be saved when only the database could tell (one fee
 
 Home is published whenever the person opens it, and again after anything that changes what it shows
 (:func:`bot.slack.views.home_tab.refresh_home`: the forms, the round, ``/papers`` subcommands, Save clicks).
+Opening it is remembered in the database (:func:`bot.usecases.home.home_opened`): subcommands and Save
+clicks publish it again only for people who opened it once.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from bot.state.context import Context
 from bot.usecases.alerts import alerts, check_alerts, save_alerts
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.feeds import MAIN, MAX_FEED_NAME
+from bot.usecases.home import home_opened
 from bot.usecases.interests import Interests, interests
 from bot.usecases.onboarding import rate, ratings, round_papers, start_round
 from bot.usecases.settings import (
@@ -150,7 +153,12 @@ def _register_opened(app: App, runtime: Runtime) -> None:
         if event.get("tab") != "home" or not event.get("user"):
             return
         user = event["user"]
-        runtime.after_ack(context, body, lambda rt: refresh_home(rt.ctx, client, user))
+
+        def work(rt: Runtime) -> None:
+            home_opened(rt.ctx, user)  # so a later subcommand publishes it again, whichever process serves it
+            refresh_home(rt.ctx, client, user)
+
+        runtime.after_ack(context, body, work)
 
 
 def _register_buttons(app: App, runtime: Runtime) -> None:

@@ -15,7 +15,7 @@ from bot.slack.manifest import COMMAND
 from bot.slack.request_keys import where_clicked
 from bot.slack.runtime import Runtime
 from bot.slack.views.compact import clicked_paper, show_compact_feedback
-from bot.slack.views.home_tab import refresh_home
+from bot.slack.views.home_tab import refresh_opened_home
 from bot.slack.views.marks import show_feedback
 from bot.slack.views.messages import MORE_ACTION, SAVE_ACTION, fit, paper_blocks, paper_text, title_of
 from bot.slack.views.unfurl_card import not_on_card
@@ -90,7 +90,7 @@ def register(app: App, runtime: Runtime) -> None:
             text = (f":bookmark: Saved “{title}”. `{COMMAND} saved` lists your saved papers." if toggled.saved
                     else f"Removed “{title}” from your saved papers.")
             respond(text=text, response_type="ephemeral", replace_original=False)
-            refresh_home(rt.ctx, client, user)  # its latest saved papers
+            refresh_opened_home(rt.ctx, client, user)  # its latest saved papers
 
         runtime.after_ack(context, body, work, respond)
 

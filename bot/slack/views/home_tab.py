@@ -1,6 +1,8 @@
 """Publishing a person's App Home tab (``views.publish``) as it is now: after they open it, and after
 anything that changes what it shows (Home's forms and round, `/papers` subcommands declared to change
-it, Save clicks)."""
+it, Save clicks). After a subcommand or a Save click, only for people who have opened Home at least once
+(:func:`refresh_opened_home`): for anyone else the publish would be work for nothing, since Home is
+published whenever it is opened."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from slack_sdk.errors import SlackClientError
 from bot.slack.views.home_view import home_view
 from bot.slack.views.messages import escape
 from bot.state.context import Context
-from bot.usecases.home import home_data
+from bot.usecases.home import home_data, opened_home
 from storage import StorageError
 
 log = logging.getLogger(__name__)
@@ -36,3 +38,15 @@ def refresh_home(ctx: Context, client: WebClient, user_id: str, notice: str | No
         log.warning("could not publish the Home tab of %s: %s", user_id, exc)
         return False
     return True
+
+
+def refresh_opened_home(ctx: Context, client: WebClient, user_id: str) -> bool:
+    """:func:`refresh_home`, for a person who has opened Home at least once (one cheap read); False for
+    anyone else (what they see first is published when they open it), and when it could not be read."""
+    try:
+        if not opened_home(ctx, user_id):
+            return False
+    except StorageError as exc:
+        log.warning("could not read whether %s opened the Home tab: %s", user_id, exc)
+        return False
+    return refresh_home(ctx, client, user_id)

@@ -132,3 +132,25 @@ def test_publishing_home_never_fails_the_command_before_it(ctx):
             raise StoreBusy("busy")
 
     assert refresh_home(type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3), client, "U1") is False
+
+
+def test_after_a_subcommand_home_is_published_only_for_people_who_opened_it(ctx):
+    from bot.slack.views.home_tab import refresh_opened_home
+    from bot.usecases.home import home_opened
+    from storage import StoreBusy
+    from tests.fakes import FakeWebClient
+
+    client = FakeWebClient()
+    follow(ctx, "U1", "feline cats")
+    assert refresh_opened_home(ctx, client, "U1") is False and not client.called("views.publish")
+    home_opened(ctx, "U1")
+    home_opened(ctx, "U1")  # a second opening changes nothing
+    assert refresh_opened_home(ctx, client, "U1") is True
+    assert [c["user_id"] for c in client.called("views.publish")] == ["U1"]
+
+    class Busy:
+        def __getattr__(self, name):
+            raise StoreBusy("busy")
+
+    busy = type(ctx)(store=Busy(), engine=ctx.engine, digest_size=3)
+    assert refresh_opened_home(busy, client, "U1") is False
