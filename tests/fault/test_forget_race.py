@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.e2e.forgetting import forget_me
+from tests.e2e.forgetting import forget_me, press, pressed, ticket_of
 from tests.e2e.harness import FakeSlack, PostgresTarget, opened, query, serving, table_columns, user_ids
 from tests.fault.probe import scaled
 
@@ -49,10 +49,14 @@ def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_
     tally.tried()
     user = race_user()
     standin.reset()
-    standin.delay("users.info", 1.5)
-    follow = here.command(user, "follow feline cats, quantum circuits")
-    time.sleep(0.5)  # the follow is stored; its timezone lookup is still waiting on Slack
-    assert "deleted everything" in forget_me(there, user)
+    release = standin.hold("users.info")
+    try:
+        follow = here.command(user, "follow feline cats, quantum circuits")
+        # The follow is stored; its timezone lookup waits on Slack until the forget is done.
+        standin.wait_for(lambda: leftovers(db_path, user)[0].get("topics"), what="the follow stored")
+        assert "deleted everything" in forget_me(there, user)
+    finally:
+        release()
     assert "Now following" in reply(here, follow)  # the follow's lookup came back after the forget
     time.sleep(0.3)
     assert leftovers(db_path, user) == ({}, 0)
@@ -66,10 +70,17 @@ def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_,
     user = posting_user()
     standin.reset()
     here.ask(user, "follow graph neural networks, robot grasping")
-    standin.delay("chat.postMessage", 0.4)
-    recommend = here.command(user, "recommend 4")
-    time.sleep(0.6)  # the header and maybe a paper are out; the rest are on their way
-    assert "deleted everything" in forget_me(there, user)
+    posted = len(standin.calls("chat.postMessage"))
+    release = standin.hold("chat.postMessage", after=1)
+    try:
+        recommend = here.command(user, "recommend 4")
+        # The header is out; the papers wait on Slack until the Forget me press is acknowledged (its work
+        # then waits for the recommend's).
+        standin.wait_for(lambda: len(standin.calls("chat.postMessage")) > posted, what="the header")
+        key = press(there, user, ticket_of(there.ask(user, "forget")))
+    finally:
+        release()
+    assert "deleted everything" in pressed(there, key).text
     reply(here, recommend)
     time.sleep(0.3)
     assert leftovers(db_path, user) == ({}, 0)
