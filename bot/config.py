@@ -53,7 +53,8 @@ class Settings:
     digest_processes: int = 1
     #: PAPERBOT_LOG_FORMAT: "text" (the default) or "json" (one JSON object a line on stdout).
     log_format: str = "text"
-    #: PAPERBOT_METRICS_PORT: serve /metrics on this port instead of the bot's (None: the bot's own).
+    #: PAPERBOT_METRICS_PORT: serve /metrics on this port instead of the bot's (None: the bot's own; 0: any
+    #: free port, named in the start-up line, as `run --port 0` does for the bot's).
     metrics_port: int | None = None
     #: PROMETHEUS_MULTIPROC_DIR: where `paperbot run` and its helper processes keep their metrics (None: a
     #: private temporary directory; bot/metrics_dir.py).
@@ -132,7 +133,7 @@ class Settings:
             digest_processes=_int_setting("PAPERBOT_DIGEST_PROCESSES", get("PAPERBOT_DIGEST_PROCESSES"),
                                           default_processes(), 1, 64),
             log_format=log_format,
-            metrics_port=_int_setting("PAPERBOT_METRICS_PORT", metrics_port, 0, 1, 65535) if metrics_port
+            metrics_port=_int_setting("PAPERBOT_METRICS_PORT", metrics_port, 0, 0, 65535) if metrics_port
             else None,
             admin_channel=admin_channel,
             metrics_dir=get("PROMETHEUS_MULTIPROC_DIR"),

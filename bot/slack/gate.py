@@ -191,7 +191,7 @@ def _interaction(kind: str, payload: dict) -> Verdict:
     rule = INTERACTIONS.get(kind)
     if rule is None:
         raise Malformed("an interactivity payload of an unknown type")
-    if kind == "message_action" and payload.get("callback_id") not in _SHORTCUT_IDS:
+    if kind == "message_action" and _field(payload, "callback_id", str) not in _SHORTCUT_IDS:
         return Verdict("ignored", 200, "a message shortcut paperbot doesn't have")
     rule(payload)
     return _admit(payload)

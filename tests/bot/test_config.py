@@ -48,7 +48,7 @@ def test_values_and_dotenv(tmp_path):
     ({"SLACK_APP_TOKEN": "xoxb-wrong"}, "SLACK_APP_TOKEN"),
     ({"SLACK_API_URL": "ftp://x"}, "SLACK_API_URL"),
     ({"PAPERBOT_LOG_FORMAT": "xml"}, "PAPERBOT_LOG_FORMAT"),
-    ({"PAPERBOT_METRICS_PORT": "0"}, "PAPERBOT_METRICS_PORT"),
+    ({"PAPERBOT_METRICS_PORT": "-1"}, "PAPERBOT_METRICS_PORT"),
     ({"PAPERBOT_METRICS_PORT": "nine"}, "PAPERBOT_METRICS_PORT"),
     ({"PAPERBOT_ADMIN_CHANNEL": "#general"}, "PAPERBOT_ADMIN_CHANNEL"),
 ])

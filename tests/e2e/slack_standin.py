@@ -105,6 +105,7 @@ class _Fault:
     delay: float
     landed: str | None = None  # "late": carried out at once, answered after ``delay``; "dropped": never
     token: str | None = None  # only calls made with this token (None: every call)
+    gate: threading.Event | None = None  # held until set (see :meth:`SlackStandIn.hold`)
 
 
 class SlackStandIn:
@@ -197,6 +198,22 @@ class SlackStandIn:
         with self._lock:
             self._faults.setdefault(method, []).append(
                 _Fault(None, times, after, None, seconds, "dropped" if drop else "late"))
+
+    def hold(self, method: str, after: int = 0) -> Callable[[], None]:
+        """Hold every call of ``method`` after the first ``after`` unanswered until the returned function
+        is called (from then on they pass as before): work that certainly is not done until the test
+        says so, however fast the machine."""
+        gate = threading.Event()
+        fault = _Fault(None, 1_000_000_000, after, None, 0.0, gate=gate)
+        with self._lock:
+            self._faults.setdefault(method, []).append(fault)
+
+        def release() -> None:
+            with self._lock:
+                fault.times = 0
+            gate.set()
+
+        return release
 
     def add_workspace(self, team_id: str | None, enterprise_id: str | None = None, org: bool = False,
                       installer: str = "UINSTALLER") -> Workspace:
@@ -673,6 +690,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.landed:
             self._land_late(fault, method, params, headers)
             return True
+        if fault is not None and fault.gate is not None:
+            fault.gate.wait()
         if fault is not None and fault.delay:
             time.sleep(fault.delay)
         if fault is not None and fault.status is not None:

@@ -37,7 +37,7 @@ from tests.e2e.harness import (
 )
 from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
-from tests.e2e.test_socket_mode import APP_TOKEN
+from tests.e2e.test_socket_mode import APP_TOKEN, Stderr
 from tests.e2e.test_socket_mode import command as socket_command
 from tests.e2e.test_socket_mode import environment as socket_environment
 
@@ -281,6 +281,7 @@ def test_socket_mode_refuses_a_foreign_workspace_too(tmp_path):
                                    env=socket_environment(standin, db), cwd=tmp_path,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
+            stderr = Stderr(process)
             standin.wait_for(socket_mode.connected, timeout=30, what="the Socket Mode connection")
             assert standin.calls("apps.connections.open")[0].headers["authorization"] == f"Bearer {APP_TOKEN}"
             foreign = {**socket_command("follow feline cats", standin.response_url("foreign")),
@@ -292,7 +293,8 @@ def test_socket_mode_refuses_a_foreign_workspace_too(tmp_path):
             standin.wait_for(lambda: standin.responses("ours"), what="the reply in the installed workspace")
         finally:
             process.send_signal(signal.SIGTERM)
-            _, err = process.communicate(timeout=60)
+            process.wait(timeout=60)
+        err = stderr.text()
         assert process.returncode == 0, err
         assert not standin.responses("foreign") and "Traceback" not in err
         assert "refused a request from workspace TFOREIGN" in err

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import http.client
 import os
+import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -138,17 +138,25 @@ def test_a_digest_run_moves_the_digest_counters_and_slack_s_429_and_500_the_web_
     assert moved("paperbot_slack_api_calls_total", method="chat.postMessage", outcome="ok") == 8
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+#: The start-up line naming the port PAPERBOT_METRICS_PORT=0 was given. A port chosen by the test (bound and
+#: released) could be taken by any other process of the suite before the bot binds it.
+METRICS_LINE = re.compile(r"serves /metrics, /healthz and /readyz on http://[\d.]+:(\d+)")
+
+
+def metrics_port_of(process: subprocess.Popen) -> int:
+    """The metrics port `paperbot run` (started with ``stderr=PIPE, text=True``) says it serves on."""
+    lines: list[str] = []
+    while not lines or not (match := METRICS_LINE.search(lines[-1])):
+        lines.append(process.stderr.readline())
+        assert lines[-1], "".join(lines) + process.stderr.read()
+    return int(match[1])
 
 
 def test_paperbot_run_with_a_metrics_port_serves_the_three_there_and_cleans_its_directory(
         standin, fresh_db, tmp_path):
-    metrics_port, scratch = free_port(), tmp_path / "tmp"
+    scratch = tmp_path / "tmp"
     scratch.mkdir()
-    settings = {**bot_environment(standin, fresh_db), "PAPERBOT_METRICS_PORT": str(metrics_port),
+    settings = {**bot_environment(standin, fresh_db), "PAPERBOT_METRICS_PORT": "0",
                 "TMPDIR": str(scratch)}
     environ = process_environment(tmp_path, settings)
     process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--port", "0"], cwd=tmp_path,
@@ -156,6 +164,7 @@ def test_paperbot_run_with_a_metrics_port_serves_the_three_there_and_cleans_its_
                                stderr=subprocess.PIPE, text=True)
     try:
         url = listening_url(process)
+        metrics_port = metrics_port_of(process)
         threading.Thread(target=process.stderr.read, daemon=True).start()  # drained: the pipe never fills
         folders = list(scratch.glob("paperbot-metrics-*"))
         assert len(folders) == 1 and os.listdir(folders[0])  # the processes' counts are kept there
@@ -225,15 +234,15 @@ def test_in_socket_mode_the_metrics_port_is_where_readyz_and_metrics_are(tmp_pat
     from tests.e2e.socket_mode_standin import SocketModeStandIn
     from tests.e2e.test_socket_mode import command, environment
 
-    metrics_port = free_port()
     with SlackStandIn() as standin, SocketModeStandIn() as socket_mode:
         standin.socket_mode_url = socket_mode.url
-        env = {**environment(standin, fresh_db), "PAPERBOT_METRICS_PORT": str(metrics_port)}
+        env = {**environment(standin, fresh_db), "PAPERBOT_METRICS_PORT": "0"}
         process = subprocess.Popen([sys.executable, "-m", "bot.cli", "run"], env=env, cwd=tmp_path,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.PIPE, text=True)
-        threading.Thread(target=process.stderr.read, daemon=True).start()
         try:
+            metrics_port = metrics_port_of(process)
+            threading.Thread(target=process.stderr.read, daemon=True).start()
             standin.wait_for(socket_mode.connected, timeout=60, what="the Socket Mode connection")
             wait_until(lambda: get(metrics_port, "/readyz")[:2] == (200, "ready"), 60, "/readyz to say ready")
             ack = socket_mode.wait_for_ack(socket_mode.send("slash_commands", command("help", "")))

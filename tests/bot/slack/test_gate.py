@@ -177,6 +177,16 @@ def test_modals_and_shortcuts_without_a_listener_are_an_empty_200_and_unknown_pa
         assert verdict(urlencode({"payload": payload}), FORM).status == 400, payload
 
 
+def test_a_message_shortcut_whose_callback_id_is_no_string_is_400_not_a_crash():
+    # Found by tests/fault/test_fuzz_requests.py only when it happened to draw such a callback_id: a list
+    # or an object can't be looked up among the shortcuts' ids (a TypeError, a 500).
+    for callback_id in ([], {"a": 1}, 7):
+        payload = {"type": "message_action", "callback_id": callback_id, "team": {"id": "T1"},
+                   "message": {"ts": "1.0", "text": "x"}}
+        v = verdict(urlencode({"payload": json.dumps(payload)}), FORM)
+        assert v.status == 400 and "callback_id" in v.reason, callback_id
+
+
 def test_a_modal_submission_is_admitted_only_in_the_shape_its_listeners_read():
     good = {"type": "view_submission", "user": {"id": "U1"}, "team": {"id": "T1"}, "trigger_id": "t",
             "view": {"id": "V1", "type": "modal", "callback_id": "home_topics", "private_metadata": "",
