@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypeVar
 
 from dotenv import dotenv_values
 
@@ -23,6 +24,7 @@ _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
 LOG_FORMATS = ("text", "json")
 DEFAULT_DB = "paperbot.db"
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -62,66 +64,64 @@ class Settings:
     #: PAPERBOT_ADMIN_CHANNEL: a channel id told once a day of failed feeds, empty days, failed digests.
     admin_channel: str | None = None
 
+    #: The settings that didn't parse, when loaded with ``lenient=True``: (setting, why), each one's
+    #: default in its place (the doctor reports them and checks the rest).
+    problems: tuple[tuple[str, str], ...] = ()
+
     @classmethod
-    def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env") -> Settings:
-        """Read settings from ``.env`` (if present) overlaid by the environment. Raises ConfigError."""
+    def load(cls, environ: Mapping[str, str] | None = None, dotenv: str | Path | None = ".env",
+             lenient: bool = False) -> Settings:
+        """Read settings from ``.env`` (if present) overlaid by the environment. Raises ConfigError on the
+        first setting that doesn't parse, unless ``lenient``: then each is listed in ``problems``."""
         env: dict[str, str] = {}
         if dotenv and Path(dotenv).is_file():
             env.update({k: v for k, v in dotenv_values(dotenv).items() if v is not None})
         env.update(os.environ if environ is None else environ)
+        problems: list[tuple[str, str]] = []
 
         def get(name: str) -> str | None:
             value = env.get(name, "").strip()
             return value or None
 
-        bot_token = get("SLACK_BOT_TOKEN")
-        if bot_token and not bot_token.startswith("xoxb-"):
-            raise ConfigError("SLACK_BOT_TOKEN must be a bot token starting with 'xoxb-'")
-        app_token = get("SLACK_APP_TOKEN")
-        if app_token and not app_token.startswith("xapp-"):
-            raise ConfigError("SLACK_APP_TOKEN must be an app-level token starting with 'xapp-'")
-        api_url = get("SLACK_API_URL") or DEFAULT_API_URL
-        if not api_url.startswith(("http://", "https://")):
-            raise ConfigError(f"SLACK_API_URL must be an http(s) URL, got {api_url!r}")
-        client_id, client_secret, secret_key = get("SLACK_CLIENT_ID"), get("SLACK_CLIENT_SECRET"), \
-            get("PAPERBOT_SECRET_KEY")
-        if client_id and not _CLIENT_ID.fullmatch(client_id):
-            raise ConfigError("SLACK_CLIENT_ID must be the app's Client ID as Slack shows it "
-                              "(digits, a dot, digits)")
-        if client_secret and not _CLIENT_SECRET.fullmatch(client_secret):
-            raise ConfigError("SLACK_CLIENT_SECRET must be the app's Client Secret as Slack shows it "
-                              "(16 to 64 letters and digits)")
-        if secret_key:
-            check_secret_key(secret_key)
-        old_secret_keys = _old_secret_keys(get("PAPERBOT_OLD_SECRET_KEYS"), secret_key)
-        arxiv_api_url = get("PAPERBOT_ARXIV_API_URL") or DEFAULT_ARXIV_API_URL
-        if not arxiv_api_url.lower().startswith(("http://", "https://")) or any(
-                ch.isspace() for ch in arxiv_api_url):
-            raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {arxiv_api_url!r}")
-        arxiv_rss_url = get("PAPERBOT_ARXIV_RSS_URL") or DEFAULT_ARXIV_RSS_URL
-        if not arxiv_rss_url.lower().startswith(("http://", "https://")) or any(
-                ch.isspace() or ch in "?#" for ch in arxiv_rss_url):
-            raise ConfigError("PAPERBOT_ARXIV_RSS_URL must be an http(s) URL to which a category's name is "
-                              f"added (like https://rss.arxiv.org/rss/), got {arxiv_rss_url!r}")
-        embeddings = _embeddings_setting(get("PAPERBOT_EMBEDDINGS"))
-        log_format = (get("PAPERBOT_LOG_FORMAT") or "text").lower()
-        if log_format not in LOG_FORMATS:
-            raise ConfigError(f"PAPERBOT_LOG_FORMAT must be text or json, got {log_format!r}")
-        admin_channel = get("PAPERBOT_ADMIN_CHANNEL")
-        if admin_channel and not _CHANNEL_ID.fullmatch(admin_channel):
-            raise ConfigError("PAPERBOT_ADMIN_CHANNEL must be a channel id such as C0123456789 (in Slack: "
-                              f"the channel's details, at the bottom), got {admin_channel!r}")
-        metrics_port = get("PAPERBOT_METRICS_PORT")
+        def parsed(name: str, parse: Callable[[str | None], _T], fallback: _T) -> _T:
+            try:
+                return parse(get(name))
+            except ConfigError as exc:
+                if not lenient:
+                    raise
+                problems.append((name, str(exc)))
+                return fallback
+
+        bot_token = parsed("SLACK_BOT_TOKEN", _bot_token, None)
+        app_token = parsed("SLACK_APP_TOKEN", _app_token, None)
+        api_url = parsed("SLACK_API_URL", _api_url, DEFAULT_API_URL)
+        client_id = parsed("SLACK_CLIENT_ID", _client_id, None)
+        client_secret = parsed("SLACK_CLIENT_SECRET", _client_secret, None)
+        secret_key = parsed("PAPERBOT_SECRET_KEY", _secret_key, None)
+        old_secret_keys = parsed("PAPERBOT_OLD_SECRET_KEYS",
+                                 lambda raw: _old_secret_keys(raw, secret_key), ())
+        arxiv_api_url = parsed("PAPERBOT_ARXIV_API_URL", _arxiv_api_url, DEFAULT_ARXIV_API_URL)
+        arxiv_rss_url = parsed("PAPERBOT_ARXIV_RSS_URL", _arxiv_rss_url, DEFAULT_ARXIV_RSS_URL)
+        embeddings = parsed("PAPERBOT_EMBEDDINGS", _embeddings_setting, False)
+        log_format = parsed("PAPERBOT_LOG_FORMAT", _log_format, "text")
+        admin_channel = parsed("PAPERBOT_ADMIN_CHANNEL", _admin_channel, None)
         db = get("PAPERBOT_DB")
+        db_path = parsed("PAPERBOT_DB", lambda raw: _database("PAPERBOT_DB", raw) if raw else DEFAULT_DB,
+                         DEFAULT_DB)
+
+        def number(name: str, default: int, low: int, high: int) -> int:
+            return parsed(name, lambda raw: _int_setting(name, raw, default, low, high), default)
+
+        metrics_port = get("PAPERBOT_METRICS_PORT")
         return cls(
             bot_token=bot_token,
             signing_secret=get("SLACK_SIGNING_SECRET"),
             app_token=app_token,
             api_url=api_url if api_url.endswith("/") else api_url + "/",
-            db_path=_database("PAPERBOT_DB", db) if db else DEFAULT_DB,
+            db_path=db_path,
             db_from="PAPERBOT_DB" if db else None,
-            port=_int_setting("PORT", get("PORT"), 3000, 1, 65535),
-            digest_size=_int_setting("PAPERBOT_DIGEST_SIZE", get("PAPERBOT_DIGEST_SIZE"), 5, 1, 20),
+            port=number("PORT", 3000, 1, 65535),
+            digest_size=number("PAPERBOT_DIGEST_SIZE", 5, 1, 20),
             feeds=(get("PAPERBOT_FEEDS") or "").split(),
             client_id=client_id,
             client_secret=client_secret,
@@ -130,13 +130,12 @@ class Settings:
             arxiv_api_url=arxiv_api_url,
             arxiv_rss_url=arxiv_rss_url if arxiv_rss_url.endswith("/") else arxiv_rss_url + "/",
             embeddings=embeddings,
-            digest_processes=_int_setting("PAPERBOT_DIGEST_PROCESSES", get("PAPERBOT_DIGEST_PROCESSES"),
-                                          default_processes(), 1, 64),
+            digest_processes=number("PAPERBOT_DIGEST_PROCESSES", default_processes(), 1, 64),
             log_format=log_format,
-            metrics_port=_int_setting("PAPERBOT_METRICS_PORT", metrics_port, 0, 0, 65535) if metrics_port
-            else None,
+            metrics_port=number("PAPERBOT_METRICS_PORT", 0, 0, 65535) if metrics_port else None,
             admin_channel=admin_channel,
             metrics_dir=get("PROMETHEUS_MULTIPROC_DIR"),
+            problems=tuple(problems),
         )
 
     def with_database(self, value: str, setting: str = "--db") -> Settings:
@@ -185,6 +184,74 @@ def default_processes() -> int:
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
     return max(1, min(4, cores))
+
+
+def _bot_token(raw: str | None) -> str | None:
+    if raw and not raw.startswith("xoxb-"):
+        raise ConfigError("SLACK_BOT_TOKEN must be a bot token starting with 'xoxb-'")
+    return raw
+
+
+def _app_token(raw: str | None) -> str | None:
+    if raw and not raw.startswith("xapp-"):
+        raise ConfigError("SLACK_APP_TOKEN must be an app-level token starting with 'xapp-'")
+    return raw
+
+
+def _api_url(raw: str | None) -> str:
+    api_url = raw or DEFAULT_API_URL
+    if not api_url.startswith(("http://", "https://")):
+        raise ConfigError(f"SLACK_API_URL must be an http(s) URL, got {api_url!r}")
+    return api_url
+
+
+def _client_id(raw: str | None) -> str | None:
+    if raw and not _CLIENT_ID.fullmatch(raw):
+        raise ConfigError("SLACK_CLIENT_ID must be the app's Client ID as Slack shows it "
+                          "(digits, a dot, digits)")
+    return raw
+
+
+def _client_secret(raw: str | None) -> str | None:
+    if raw and not _CLIENT_SECRET.fullmatch(raw):
+        raise ConfigError("SLACK_CLIENT_SECRET must be the app's Client Secret as Slack shows it "
+                          "(16 to 64 letters and digits)")
+    return raw
+
+
+def _secret_key(raw: str | None) -> str | None:
+    if raw:
+        check_secret_key(raw)
+    return raw
+
+
+def _arxiv_api_url(raw: str | None) -> str:
+    url = raw or DEFAULT_ARXIV_API_URL
+    if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() for ch in url):
+        raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {url!r}")
+    return url
+
+
+def _arxiv_rss_url(raw: str | None) -> str:
+    url = raw or DEFAULT_ARXIV_RSS_URL
+    if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() or ch in "?#" for ch in url):
+        raise ConfigError("PAPERBOT_ARXIV_RSS_URL must be an http(s) URL to which a category's name is "
+                          f"added (like https://rss.arxiv.org/rss/), got {url!r}")
+    return url
+
+
+def _log_format(raw: str | None) -> str:
+    log_format = (raw or "text").lower()
+    if log_format not in LOG_FORMATS:
+        raise ConfigError(f"PAPERBOT_LOG_FORMAT must be text or json, got {log_format!r}")
+    return log_format
+
+
+def _admin_channel(raw: str | None) -> str | None:
+    if raw and not _CHANNEL_ID.fullmatch(raw):
+        raise ConfigError("PAPERBOT_ADMIN_CHANNEL must be a channel id such as C0123456789 (in Slack: "
+                          f"the channel's details, at the bottom), got {raw!r}")
+    return raw
 
 
 def _old_secret_keys(raw: str | None, secret_key: str | None) -> tuple[str, ...]:

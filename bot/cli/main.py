@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -138,11 +139,16 @@ def _settings(ctx: click.Context, create: bool = False) -> Settings:
     return settings
 
 
-def _loaded(ctx: click.Context) -> Settings:
-    """The settings from the environment, with ``--db`` (when given) over ``PAPERBOT_DB``."""
-    settings = Settings.load()
+def _loaded(ctx: click.Context, lenient: bool = False) -> Settings:
+    """The settings from the environment, with ``--db`` (when given) over ``PAPERBOT_DB``; ``lenient``:
+    see :meth:`Settings.load`."""
+    settings = Settings.load(lenient=lenient)
     override = ctx.obj.get("db_override")
-    return settings.with_database(override, "--db") if override else settings
+    if not override:
+        return settings
+    # --db replaces PAPERBOT_DB, so a PAPERBOT_DB that doesn't parse is no longer a problem
+    return replace(settings.with_database(override, "--db"),
+                   problems=tuple(p for p in settings.problems if p[0] != "PAPERBOT_DB"))
 
 
 def _open(ctx: click.Context, create: bool = False) -> Context:
@@ -539,7 +545,7 @@ def doctor(ctx: click.Context) -> None:
     from bot.slack.probe import SlackProbe
     from bot.usecases.doctor import diagnose
 
-    checks = diagnose(lambda: _loaded(ctx), SlackProbe)
+    checks = diagnose(lambda: _loaded(ctx, lenient=True), SlackProbe)
     for check in checks:
         click.echo(logs.escape_controls(f"{_MARKS[check.status]} {check.name}: {check.detail}"))
     failed = sum(check.status == "fail" for check in checks)

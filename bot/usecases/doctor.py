@@ -8,8 +8,8 @@ loads; each PAPERBOT_FEEDS source answers.
 
 Every check that can run does, whatever else is missing: with no Slack token yet, the database, disk,
 time zones and feeds are still checked, the token's line says what to set, and what needs Slack's
-answer is ``skip`` (said, not counted as passed or failed). Settings that don't parse leave only the
-time zones checkable.
+answer is ``skip`` (said, not counted as passed or failed). A setting that doesn't parse fails on its
+own line, and only the checks that depend on it are skipped.
 
 Nothing is changed: the schema is read, not migrated (steps still to apply are a warning, since
 ``paperbot run`` applies them at its start), and no store is opened on a database whose schema is not
@@ -86,23 +86,43 @@ class SlackChecks(Protocol):
 def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Settings], SlackChecks],
              now: Callable[[], datetime] = lambda: datetime.now(UTC),
              disk_usage: Callable[[str], tuple[int, int, int]] = shutil.disk_usage) -> list[Check]:
-    """Every check's result, in order. Settings that don't parse leave only what needs none (the time
-    zones); a missing Slack setting leaves out only what needs Slack's answer."""
+    """Every check's result, in order. ``load_settings`` loads leniently (``Settings.problems``): each
+    setting that doesn't parse fails on its own line, and only what depends on it is skipped."""
     try:
         settings = load_settings()
-    except ConfigError as exc:
+    except ConfigError as exc:  # --db given in a form no database has: nothing to go on but the zones
         return [Check("settings", "fail", str(exc)), *_time_zones(),
                 Check("database, disk, Slack, clock and feeds", "skip", "skipped until the settings above "
                       "parse")]
-    found = [Check("settings", "ok", "every setting parses" + (" (OAuth: many workspaces)"
-                                                                 if settings.oauth else ""))]
-    schema = _schema(settings, found)
-    found += _disk(settings.db_path, disk_usage)
-    answers = list(_slack(settings, slack_for, schema, found))
+    bad = {name for name, _ in settings.problems}
+    found = [Check("settings", "fail", why) for _, why in settings.problems] or [
+        Check("settings", "ok", "every setting parses" + (" (OAuth: many workspaces)" if settings.oauth
+                                                          else ""))]
+    schema = None
+    if "PAPERBOT_DB" in bad:
+        found.append(Check("database and disk", "skip", "fix PAPERBOT_DB first"))
+    else:
+        schema = _schema(settings, found)
+        found += _disk(settings.db_path, disk_usage)
+    answers: list[AuthAnswer] = []
+    slack_bad = sorted(bad & SLACK_SETTINGS)
+    if slack_bad:
+        found.append(Check("Slack", "skip", f"fix {', '.join(slack_bad)} first"))
+    else:
+        answers = list(_slack(settings, slack_for, schema, found))
     found += _clock([a.slack_time for a in answers if a.slack_time is not None], now(), asked=bool(answers))
     found += _time_zones()
-    found += _feeds(settings)
+    arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL"})
+    if arxiv_bad and settings.feeds:
+        found.append(Check("feeds", "skip", f"fix {', '.join(arxiv_bad)} first"))
+    else:
+        found += _feeds(settings)
     return found
+
+
+#: The settings a check of Slack's answers depends on: one that doesn't parse skips those checks.
+SLACK_SETTINGS = frozenset({"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_CLIENT_ID",
+                            "SLACK_CLIENT_SECRET", "PAPERBOT_SECRET_KEY", "PAPERBOT_OLD_SECRET_KEYS"})
 
 
 def _origin(settings: Settings) -> str:

@@ -55,6 +55,18 @@ def test_values_and_dotenv(tmp_path):
 def test_malformed_settings_name_the_variable(env, word):
     with pytest.raises(ConfigError, match=word):
         Settings.load(env, dotenv=None)
+    # leniently (the doctor), the same one is listed under its name and its default taken
+    lenient = Settings.load(env, dotenv=None, lenient=True)
+    assert [name for name, _ in lenient.problems] == [word]
+    assert word in lenient.problems[0][1]
+    assert lenient.port == 3000 or word != "PORT"
+
+
+def test_leniently_every_setting_that_does_not_parse_is_listed_in_order_read():
+    settings = Settings.load({"PORT": "x", "SLACK_API_URL": "ftp://x", "PAPERBOT_DB": "mysql://a/b",
+                              "PAPERBOT_DIGEST_SIZE": "7"}, dotenv=None, lenient=True)
+    assert [name for name, _ in settings.problems] == ["SLACK_API_URL", "PAPERBOT_DB", "PORT"]
+    assert settings.digest_size == 7 and settings.db_path == "paperbot.db"
 
 
 def test_require_names_the_missing_variable():

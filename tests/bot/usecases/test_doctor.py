@@ -135,3 +135,27 @@ def test_with_oauth_on_a_fresh_install_it_says_where_to_install_once_it_runs(tmp
     assert found["Slack"].status == "warn" and "/slack/install" in found["Slack"].detail
     assert found[f"database {tmp_path / 'new.db'}"].status == "warn"
     assert not (tmp_path / "new.db").exists()
+
+
+def test_each_setting_that_does_not_parse_fails_alone_and_only_what_needs_it_is_skipped(tmp_path):
+    settings = Settings.load({"PAPERBOT_DB": a_database(tmp_path), "PAPERBOT_DIGEST_SIZE": "abc",
+                              "SLACK_APP_TOKEN": "zz", "SLACK_BOT_TOKEN": "xoxb-a"}, dotenv=None, lenient=True)
+    found = diagnose(lambda: settings, lambda _s: Probe({"xoxb-a": Answer()}), now=lambda: NOW,
+                     disk_usage=lambda _p: (0, 0, 50 * 2**30))
+    failed = [c.detail for c in found if c.status == "fail"]
+    assert len(failed) == 2
+    assert any("PAPERBOT_DIGEST_SIZE" in d for d in failed) and any("SLACK_APP_TOKEN" in d for d in failed)
+    by_name = {c.name: c for c in found}
+    assert by_name[f"database {tmp_path / 'p.db'}"].status == "ok" and by_name["disk"].status == "ok"
+    assert by_name["Slack"].status == "skip" and "SLACK_APP_TOKEN" in by_name["Slack"].detail
+    assert by_name["time zones"].status == "ok" and by_name["feeds"].status == "warn"
+
+
+def test_a_database_setting_that_does_not_parse_skips_the_database_and_disk_only():
+    settings = Settings.load({"PAPERBOT_DB": "mysql://x/y", "SLACK_BOT_TOKEN": "xoxb-a"}, dotenv=None,
+                             lenient=True)
+    found = {c.name: c for c in diagnose(lambda: settings, lambda _s: Probe({"xoxb-a": Answer()}),
+                                         now=lambda: NOW)}
+    assert found["settings"].status == "fail" and "postgresql://" in found["settings"].detail
+    assert found["database and disk"].status == "skip"
+    assert found["Slack SLACK_BOT_TOKEN"].status == "ok"
