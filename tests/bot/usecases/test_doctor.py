@@ -139,7 +139,8 @@ def test_with_oauth_on_a_fresh_install_it_says_where_to_install_once_it_runs(tmp
 
 def test_each_setting_that_does_not_parse_fails_alone_and_only_what_needs_it_is_skipped(tmp_path):
     settings = Settings.load({"PAPERBOT_DB": a_database(tmp_path), "PAPERBOT_DIGEST_SIZE": "abc",
-                              "SLACK_APP_TOKEN": "zz", "SLACK_BOT_TOKEN": "xoxb-a"}, dotenv=None, lenient=True)
+                              "SLACK_APP_TOKEN": "zz", "SLACK_BOT_TOKEN": "xoxb-a"},
+                             dotenv=None, lenient=True)
     found = diagnose(lambda: settings, lambda _s: Probe({"xoxb-a": Answer()}), now=lambda: NOW,
                      disk_usage=lambda _p: (0, 0, 50 * 2**30))
     failed = [c.detail for c in found if c.status == "fail"]
