@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.models import InboxEntry, InboxItem
@@ -104,8 +105,81 @@ def item_from_row(row: tuple) -> InboxItem:
                      lease_until, int(attempts), error)
 
 
+class InboxStore(Protocol):
+    """The inbox (issue 24): acknowledged work, each item carried out once. Shared by every view: each item
+    names its workspace. Items of one subject run in arrival order."""
+
+    def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
+        """Keep these entries to be carried out, in one transaction, in the order given (their arrival
+        order). An entry whose key its workspace holds already is ignored (a request sent again, a
+        journal replayed); returns the entries that were new. Each is held by its ``taker`` (see
+        :meth:`inbox_release`). With ``hold``, :meth:`inbox_claim` leaves
+        each alone until ``hold`` after it was received (the process that took it claims it at once
+        with :meth:`inbox_claim_one`; the others only when it didn't)."""
+        ...
+
+    def inbox_claim(self, owner: str, lease_until: str, now: str, limit: int) -> list[InboxItem]:
+        """Claim up to ``limit`` items for ``owner`` until ``lease_until``, as of ``now``, oldest first:
+        waiting ones due and running ones whose lease ran out, but never one whose subject has an earlier
+        item waiting or running (so at most one per subject). Each item is claimed by one caller only,
+        whatever the number of processes claiming at once; each claim counts an attempt."""
+        ...
+
+    def inbox_claim_one(self, ws: str, key: str, owner: str, lease_until: str) -> InboxItem | None:
+        """Claim the waiting item keyed ``key`` in ``ws`` for ``owner`` until ``lease_until``, held back or
+        not, unless an earlier item of its subject is waiting (it then goes after that one, through
+        :meth:`inbox_claim`); None when it is not there, not waiting (claimed, done, failed) or must wait
+        for an earlier one."""
+        ...
+
+    def inbox_renew(self, ws: str, key: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s lease of an item; False if it is no longer theirs (they must stop)."""
+        ...
+
+    def inbox_renew_all(self, owner: str, lease_until: str) -> int:
+        """Extend every lease ``owner`` holds to ``lease_until``; how many."""
+        ...
+
+    def inbox_owners(self) -> list[str]:
+        """Who holds items now, running or taken (each owner once), to hand back a dead one's."""
+        ...
+
+    def inbox_done(self, ws: str, key: str, owner: str, at: str | None = None) -> bool:
+        """``owner`` carried the item out (at ``at``, now by default); False if it was not theirs."""
+        ...
+
+    def inbox_failed(self, ws: str, key: str, owner: str, error: str, retry_at: str | None,
+                     at: str | None = None) -> bool:
+        """``owner`` failed the item with ``error``: to be claimed again by anyone from ``retry_at``, or,
+        without one, failed for good (its subject's later items may then run). False if not theirs."""
+        ...
+
+    def inbox_release(self, owner: str) -> int:
+        """Hand back every item ``owner`` holds (a stopping or dead process): those it runs and those it
+        took and has not claimed yet (an entry's ``taker``), to be claimed at once by anyone; how many."""
+        ...
+
+    def inbox_purge(self, finished_before: str) -> int:
+        """Delete the items done or failed for good before ``finished_before`` (their keys then no longer
+        turn a replay away); how many."""
+        ...
+
+    def inbox_pending_count(self) -> int:
+        """How many items are waiting or running, in every workspace."""
+        ...
+
+    def inbox_item(self, ws: str, key: str) -> InboxItem | None:
+        """The item keyed ``key`` in workspace ``ws``, or None."""
+        ...
+
+    def inbox_unfinished(self, ws: str, subjects: Iterable[str]) -> set[str]:
+        """Those of ``subjects`` (people's or channels' ids) with an item waiting or running in workspace
+        ``ws``: requests acknowledged and not yet carried out (or failed for good)."""
+        ...
+
+
 class Inbox(Shared):
-    """The inbox's part of a store (see the module); the contracts are :class:`storage.store.Store`'s."""
+    """The inbox's part of a store (see the module); its contract is :class:`InboxStore`."""
 
     def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
         batch = list(entries)

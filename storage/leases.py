@@ -29,8 +29,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Protocol
 
-from storage.models import LeaseKindName
+from storage.models import LeaseEnd, LeaseKindName, LeaseTaken
 
 #: The lease of a person's digest for a local day: a row of ``digests``.
 DIGEST: LeaseKindName = "digest"
@@ -212,3 +214,40 @@ def finish(kind: LeaseKind, key: Sequence[str], owner: str, status: str, at: str
         raise ValueError(f"finishing a lease needs a status other than {kind.held!r}")
     return _owned(kind, key, owner, ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?"],
                   [status, at, error, again_at])
+
+
+class LeasesStore(Protocol):
+    """Work one process at a time does, on either backend (see the module); and keys claimed once."""
+
+    def take_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str, now: str,
+                   dead: Iterable[str] = (), early: bool = False,
+                   fresh: Mapping[str, object] | None = None) -> LeaseTaken | None:
+        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
+        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
+        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
+        it was given back without an owner; a job's next run also starts so), None when someone else
+        holds it or it is finished."""
+        ...
+
+    def renew_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str) -> bool:
+        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
+        ...
+
+    def release_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, retry_at: str,
+                      disown: bool = False, count: str | None = None, error: str | None = None) -> int | None:
+        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
+        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
+        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
+        ...
+
+    def finish_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, status: LeaseEnd, at: str,
+                     error: str | None = None, again_at: str | None = None) -> bool:
+        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
+        None: whenever asked). False if it was not theirs."""
+        ...
+
+    def claim_once(self, key: str, keep: timedelta) -> bool:
+        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
+        kept (``keep`` from now); of racing claims of the same key exactly one wins. Expired keys (of
+        every workspace) are dropped on the way."""
+        ...
