@@ -2,15 +2,18 @@
 out, on either backend. Statements use qmark placeholders (run through the store's
 :class:`~storage.dialect.Dialect`).
 
-Each item is a lease (as digests are, :mod:`storage.leases`): a claim marks it "running" for an owner
-until ``lease_until``; the owner then finishes it ("done"), fails it (to be retried from a given time, or
-"failed" for good) or hands it back. Every write after the claim names the owner and the "running"
-status, so a process that lost its lease changes nothing.
+Each item is a lease (as digests are, :data:`storage.leases.INBOX_ITEM`): a claim marks it "running" for
+an owner until ``lease_until``; the owner then finishes it ("done"), fails it (to be retried from a given
+time, or "failed" for good) or hands it back. Every write after the claim is the lease's own statement
+(renew, release, finish), which names the owner and the "running" status, so a process that lost its
+lease changes nothing.
 
-A claim is one ``UPDATE … RETURNING`` whose ``WHERE`` says everything it relies on, so the database
-decides who gets what: on PostgreSQL the candidates are row-locked (``FOR UPDATE SKIP LOCKED``, and a
-row changed since the statement's snapshot is checked again on its newest version), so two claims never
-take the same item; on SQLite the statement runs in a write transaction, which excludes any other.
+The claim is the inbox's own, not a lease's take: it takes many items at once, each subject's oldest only,
+where a take names one key. It is one ``UPDATE … RETURNING`` whose ``WHERE`` says everything it relies on,
+so the database decides who gets what: on PostgreSQL the candidates are row-locked (``FOR UPDATE SKIP
+LOCKED``, and a row changed since the statement's snapshot is checked again on its newest version), so two
+claims never take the same item; on SQLite the statement runs in a write transaction, which excludes any
+other.
 
 One subject's (a person's or a channel's) items run in arrival order: an item is claimed only when no
 earlier item of its subject is waiting or running, which also means a claim takes at most one item of a
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from storage import leases
 from storage.dialect import Shared
 from storage.models import InboxEntry, InboxItem
 from storage.records import utcnow
@@ -63,19 +67,11 @@ CLAIM_ONE = (
     f" returning {_COLUMNS}"
 )
 
-# Each write after the claim names the item, its owner and the "running" status. A finished item keeps
-# its key (a replay is turned away) but neither what the request said nor whose it was.
-RENEW = "update inbox set lease_until = ? where ws = ? and key = ? and owner = ? and status = 'running'"
-DONE = ("update inbox set status = 'done', finished_at = ?, lease_until = null, error = null, payload = '',"
-        " subject = ''"
-        " where ws = ? and key = ? and owner = ? and status = 'running'")
-#: Failed, to be claimed again from ``lease_until`` by anyone (the owner lets go).
-RETRY = ("update inbox set status = 'waiting', owner = null, lease_until = ?, error = ?"
-         " where ws = ? and key = ? and owner = ? and status = 'running'")
-#: Failed for good: never claimed again, and the subject's later items may run.
-GIVE_UP = ("update inbox set status = 'failed', finished_at = ?, lease_until = null, error = ?, payload = '',"
-           " subject = ''"
-           " where ws = ? and key = ? and owner = ? and status = 'running'")
+# Each write after the claim is a lease's (storage.leases, INBOX_ITEM): it names the item, its owner and
+# the "running" status. A finished item keeps its key (a replay is turned away) but neither what the
+# request said nor whose it was.
+#
+# A process's own, not a lease's (whose statements name one key): every item an owner holds at once.
 #: Every lease an owner holds, extended (its heartbeat).
 RENEW_ALL = "update inbox set lease_until = ? where owner = ? and status = 'running'"
 #: Who holds items now (running, or waiting for the process that took them): a stopping or dead owner's
@@ -210,16 +206,20 @@ class Inbox(Shared):
         return [row[0] for row in self._sql.all(OWNERS) if row[0]]
 
     def inbox_renew(self, ws: str, key: str, owner: str, lease_until: str) -> bool:
-        return self._sql.write(RENEW, [lease_until, ws, key, owner]) > 0
+        return self._sql.write(*leases.renew(leases.INBOX_ITEM, (ws, key), owner, lease_until)) > 0
 
     def inbox_done(self, ws: str, key: str, owner: str, at: str | None = None) -> bool:
-        return self._sql.write(DONE, [at or utcnow(), ws, key, owner]) > 0
+        done = leases.finish(leases.INBOX_ITEM, (ws, key), owner, "done", at or utcnow(), None, None)
+        return self._sql.write(*done) > 0
 
     def inbox_failed(self, ws: str, key: str, owner: str, error: str, retry_at: str | None,
                      at: str | None = None) -> bool:
-        if retry_at is None:
-            return self._sql.write(GIVE_UP, [at or utcnow(), error, ws, key, owner]) > 0
-        return self._sql.write(RETRY, [retry_at, error, ws, key, owner]) > 0
+        if retry_at is None:  # failed for good: never claimed again, and the subject's later items may run
+            failed = leases.finish(leases.INBOX_ITEM, (ws, key), owner, "failed", at or utcnow(), error, None)
+            return self._sql.write(*failed) > 0
+        # Failed, to be claimed again from ``retry_at`` by anyone (the owner lets go).
+        again = leases.release(leases.INBOX_ITEM, (ws, key), owner, retry_at, True, None, error)
+        return bool(self._sql.returning(*again))
 
     def inbox_release(self, owner: str) -> int:
         return self._sql.write(RELEASE, [owner])

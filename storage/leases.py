@@ -17,6 +17,16 @@ version):
   run) and **finish**: an ``UPDATE … WHERE owner = ? AND status = held``; a process that lost the lease
   changes nothing and is told so.
 
+Digests, daily jobs and trending posts are taken with **take**; an inbox item (:data:`INBOX_ITEM`) is
+claimed by the inbox's own statements (:mod:`storage.inbox`: many at a time, each subject's in arrival
+order), then renewed, released and finished here like any other lease. What else makes sure exactly one
+process does a thing is not a lease, each for one reason (said again where it is written):
+
+- a library import's claim (:mod:`storage.library_imports`): a read lasts one request and is never renewed
+  or given back, so the row's ``started_at`` names the claim and one upsert takes it;
+- a key claimed once (``claim_once``: a forget ticket, a welcome) and an OAuth state consumed once: a key
+  used up, not work held, with nothing to renew, give back or finish; an expiry is all its row keeps.
+
 Who is dead is the caller's knowledge (a pid on the same host, see ``bot.state.owner``), passed as a set of
 owner ids. That is safe without pinning the lease seen: an owner id names one process's lifetime and is
 never reused, so "dead" stays true; any owner that took the work over since is not in the set.
@@ -55,6 +65,8 @@ class LeaseKind:
     json: frozenset[str] = frozenset()  # fresh columns stored as JSON text (given as lists and dicts)
     starts_with: Mapping[str, object] = field(default_factory=dict)  # a new row's other columns
     per_workspace: bool = False  # rows of one workspace: the store puts its ``ws`` before the caller's key
+    released: str | None = None  # the status a release leaves (None: still ``held``, waiting for its retry)
+    ends_with: Mapping[str, object] = field(default_factory=dict)  # what a finish also writes
 
     @property
     def named_keys(self) -> tuple[str, ...]:
@@ -74,6 +86,12 @@ KINDS: dict[str, LeaseKind] = {
                         frozenset({"started_at"}), frozenset({"attempts"}), restartable=False,
                         per_workspace=True),
 }
+
+#: An acknowledged request once claimed (:mod:`storage.inbox`), keyed (workspace, key) as the caller names
+#: them (the inbox is every view's): given back, it waits to be claimed again; finished, it keeps neither
+#: what was asked nor whose it was. Not in :data:`KINDS`: no caller takes one with :func:`take_insert`.
+INBOX_ITEM = LeaseKind("inbox", ("ws", "key"), "running", frozenset(), frozenset(), restartable=False,
+                       released="waiting", ends_with={"payload": "", "subject": ""})
 
 Statement = tuple[str, list]
 
@@ -194,6 +212,9 @@ def release(kind: LeaseKind, key: Sequence[str], owner: str, retry_at: str, diso
             error: str | None) -> Statement:
     """Give the work back, to be taken again from ``retry_at``; returns the counted column when counting."""
     sets, args = ["lease_until = ?"], [retry_at]
+    if kind.released is not None:
+        sets.append("status = ?")
+        args.append(kind.released)
     if disown:
         sets.append("owner = null")
     if count is not None:
@@ -212,8 +233,10 @@ def finish(kind: LeaseKind, key: Sequence[str], owner: str, status: str, at: str
     """End the work as ``status``; a restartable kind may start again from ``again_at``."""
     if status == kind.held:
         raise ValueError(f"finishing a lease needs a status other than {kind.held!r}")
-    return _owned(kind, key, owner, ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?"],
-                  [status, at, error, again_at])
+    return _owned(kind, key, owner,
+                  ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?",
+                   *(f"{column} = ?" for column in kind.ends_with)],
+                  [status, at, error, again_at, *kind.ends_with.values()])
 
 
 class LeasesStore(Protocol):

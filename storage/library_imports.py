@@ -12,6 +12,8 @@ from typing import Protocol
 from storage.dialect import Shared
 from storage.models import LibraryImport, LibraryImportStatus
 
+# Not a lease (storage.leases): a read lasts one request and is never renewed or given back, so started_at
+# names the claim and one upsert takes it.
 #: Of the requests racing for one file exactly one inserts the row; a later one takes it over only when
 #: the last read failed a while ago, or was left "running" long ago (its process died).
 CLAIM = ("insert into library_imports (ws, user_id, file_id, status, started_at)"

@@ -298,6 +298,7 @@ class Workspaces(Shared):
         self._sql.run(ISSUE_STATE, [state, expires_at])
 
     def consume_oauth_state(self, state: str, now: str) -> bool:
+        # Not a lease (storage.leases): a state used up, not work held; nothing to renew, give back or finish.
         # Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC), however
         # many consume it at once (one statement takes it away). Expired states are dropped on the way.
         rows = self._sql.returning(TAKE_STATE, [state])
