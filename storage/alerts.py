@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.fulltext import words
@@ -33,6 +34,37 @@ MUTES_AND_ALERTS = ("select 0, word, '', added_at from mutes where ws = ? and us
 #: characters first): counted without LIKE, whose ``%`` and ``_`` would be patterns.
 SHOWN_WITH_REASON = ("select count(*) from shown where ws = ? and user_id = ? and shown_at >= ?"
                      " and substr(reason, 1, ?) = ?")
+
+
+class AlertsStore(Protocol):
+    """A person's alerts (phrases) and the new papers that say them."""
+
+    def get_alerts(self, user_id: str) -> list[tuple[str, str]]:
+        """(key, phrase as typed) of a person's alerts, oldest first; ``key`` is the phrase's words as
+        the full-text index cuts them (:func:`storage.fulltext.words`), joined by single spaces."""
+        ...
+
+    def add_alert(self, user_id: str, key: str, phrase: str) -> bool:
+        """Add an alert; False (nothing written) when the person has one with this ``key`` already."""
+        ...
+
+    def remove_alert(self, user_id: str, key: str) -> str | None:
+        """Remove the person's alert with ``key``; its phrase as typed, or None when there was none."""
+        ...
+
+    def new_papers_saying(self, user_id: str, phrases: Sequence[str], before_day: str, first_since: str,
+                          oldest: str) -> list[tuple[str, str, str, str]]:
+        """(id, title, abstract, added_at) of the papers whose full text (title, abstract or authors, as
+        :meth:`search_text` reads it) holds any of ``phrases`` and that were added since the person's
+        latest digest of a local day before ``before_day`` (YYYY-MM-DD) began, or since ``first_since``
+        (ISO UTC) when they had none, and never before ``oldest`` (ISO UTC). In one statement, whatever
+        the number of phrases; the caller checks which phrase each paper holds, and where."""
+        ...
+
+    def count_shown_with_reason(self, user_id: str, since: str, prefix: str) -> int:
+        """How many papers were shown to a person at ``since`` (ISO UTC) or later with a reason that
+        starts with ``prefix`` (compared as text, no pattern)."""
+        ...
 
 
 class Alerts(Shared):

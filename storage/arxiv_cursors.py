@@ -6,6 +6,8 @@ days, never set it back."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from storage.dialect import Shared
 
 GET = "select announced from arxiv_cursors where category = ?"
@@ -13,6 +15,21 @@ GET = "select announced from arxiv_cursors where category = ?"
 SET = ("insert into arxiv_cursors (category, announced, read_at) values (?, ?, ?)"
        " on conflict (category) do update set announced = excluded.announced, read_at = excluded.read_at"
        " where arxiv_cursors.announced <= excluded.announced")
+
+
+class ArxivCursorsStore(Protocol):
+    """How far each arXiv category's announcements were read (shared by every workspace)."""
+
+    def arxiv_cursor(self, category: str) -> str | None:
+        """The arXiv announcement date (YYYY-MM-DD) through which every announcement of ``category`` (as
+        arXiv names it: "cs.LG") is stored, or None when it was never read. Shared by every workspace."""
+        ...
+
+    def set_arxiv_cursor(self, category: str, announced: str, at: str) -> bool:
+        """Note that ``category``'s announcements through ``announced`` (YYYY-MM-DD) are stored, as of
+        ``at`` (ISO UTC). It only moves forward: False (nothing written) when the category was read
+        through a later date already."""
+        ...
 
 
 class ArxivCursors(Shared):

@@ -14,6 +14,7 @@ every one filters or writes the store's workspace ``self._ws``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.models import TrendingStatus
@@ -59,6 +60,43 @@ LIKED_SINCE = (
 #: Forgetting a person: the channels they set up keep their settings (they are the channel's), without
 #: the name of who set them up.
 FORGET_SETTER = "update channels set set_by = null where ws = ? and set_by = ?"
+
+
+class ChannelsStore(Protocol):
+    """Channels' settings in this view's workspace, and their weekly trending posts."""
+
+    def add_channel(self, channel_id: str, set_by: str | None = None) -> bool:
+        """Keep settings for a channel (``set_by``: who ran the command, kept as the latest); True if
+        the channel is new."""
+        ...
+
+    def get_channel(self, channel_id: str) -> ChannelRecord | None:
+        """A channel's settings, or None for a channel paperbot keeps none for."""
+        ...
+
+    def set_trending(self, channel_id: str, on: bool, since: str | None = None) -> bool:
+        """Turn a known channel's weekly trending post on (as of ``since``, ISO UTC, default now) or off;
+        False for a channel paperbot keeps no settings for."""
+        ...
+
+    def trending_channels(self, week: str, on_since: str) -> list[str]:
+        """The channels whose trending post is on since ``on_since`` (ISO UTC) or earlier and whose post
+        for ``week`` has not ended (none yet, or one still "posting"): who may be due. Whether one is
+        taken is the lease's to decide."""
+        ...
+
+    def get_trending_post(self, channel_id: str, week: str) -> TrendingRecord | None:
+        """The lease of a channel's trending post for ``week``, or None before anyone took it."""
+        ...
+
+    def record_trending_message(self, channel_id: str, week: str, owner: str, message_ts: str) -> bool:
+        """Remember the message ``owner``'s trending post went out as; False if it is not theirs."""
+        ...
+
+    def liked_since(self, since: str, limit: int) -> list[tuple[str, int]]:
+        """The papers people of this workspace liked since ``since`` (ISO UTC), most-liked first (then
+        the latest liked), at most ``limit``: (paper id, how many people liked it). Never who."""
+        ...
 
 
 class ChannelSettings(Shared):

@@ -7,7 +7,8 @@ before it commits: a copy that fails, or finds the counts different, leaves the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from storage.errors import StorageError
 from storage.tables import COPIED_TABLES
@@ -79,3 +80,22 @@ def _check(source, target, copied: dict[str, int]) -> None:
         if ours != theirs:
             raise CopyMismatch(f"{target.path}: its {what} is {theirs} after copying, not {ours} as in"
                                f" {source.path}; nothing was kept")
+
+
+class CopyingStore(Protocol):
+    """Every table's rows out and in (``paperbot db copy``)."""
+
+    def table_counts(self) -> dict[str, int]:
+        """How many rows each of paperbot's tables holds (every table ``paperbot db copy`` copies)."""
+        ...
+
+    def export_rows(self, table: str, batch_size: int = 1000) -> Iterator[list[dict]]:
+        """Every row of ``table`` as a dict of its copied columns (storage.tables), ``batch_size`` at a
+        time, in the order another store should insert them."""
+        ...
+
+    def import_rows(self, table: str, rows: list[dict]) -> int:
+        """Add rows exported by another store (of either backend) to ``table``; returns how many.
+        For a copy into an empty database: a row already here is a StorageError. Counters take the
+        copied value; the papers change counter never goes below the newest copied ``seq``."""
+        ...

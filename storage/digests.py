@@ -10,11 +10,105 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Protocol
 
 from storage import leases
 from storage.jobs import Jobs
 from storage.models import DigestRecord, DigestStatus
 from storage.records import digest_from_row
+
+
+class DigestsStore(Protocol):
+    """Daily digests of this view's workspace: each a lease on its row (:mod:`storage.leases`), claimed,
+    progressed and ended by its owner only."""
+
+    def digest_statuses(self, since_date: str) -> dict[tuple[str, str], str]:
+        """The status of every digest of local day ``since_date`` (YYYY-MM-DD) or later, by (user, day)."""
+        ...
+
+    def failed_digests(self, since_date: str, finished_since: str) -> list[DigestRecord]:
+        """This workspace's digests of local days from ``since_date`` on that ended "failed" at
+        ``finished_since`` (ISO UTC) or later."""
+        ...
+
+    def get_digest(self, user_id: str, local_date: str) -> DigestRecord | None:
+        """One person's digest for one local day, or None if none was started."""
+        ...
+
+    def get_digests(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], DigestRecord]:
+        """:meth:`get_digest` for each (user id, local day) of ``keys``, in one statement: those started,
+        by key."""
+        ...
+
+    def unfinished_digests(self, since_date: str) -> list[DigestRecord]:
+        """Every digest of local day ``since_date`` (YYYY-MM-DD) or later still "sending" (under way, or
+        waiting for its retry), oldest day first."""
+        ...
+
+    def start_digest(self, user_id: str, local_date: str, owner: str, lease_until: str, at: str) -> bool:
+        """Claim a day's digest for ``owner`` (status "sending"). True if claimed; False, never an error,
+        when the row exists already (someone else claimed it first: it owns the digest)."""
+        ...
+
+    def start_digests(self, keys: Iterable[tuple[str, str]], owner: str, lease_until: str,
+                      at: str) -> set[tuple[str, str]]:
+        """Claim for ``owner``, in one statement, each day's digest keyed (user id, local date) in ``keys``
+        that has no row yet, as :meth:`start_digest` claims one (each is a lease of its own); returns
+        the keys claimed. Those with a row already are left as they are (take them with
+        :meth:`take_lease`, which decides whether they can be taken over)."""
+        ...
+
+    def take_over_digest(self, user_id: str, local_date: str, owner: str, lease_until: str) -> None:
+        """Hand a "sending" digest to ``owner`` whoever holds it (a tool's or a test's override; claims
+        take over with :meth:`take_lease`, which checks that the lease ran out or its owner died)."""
+        ...
+
+    def renew_digest_lease(self, user_id: str, local_date: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s claim. False if it is no longer theirs (then they must stop)."""
+        ...
+
+    def set_digest_papers(self, user_id: str, local_date: str, owner: str, papers: list[str],
+                          reasons: dict[str, str], lease_until: str | None = None) -> bool:
+        """Record the papers chosen for a digest (before any is posted), renewing ``owner``'s lease to
+        ``lease_until`` in the same step when given. False if ``owner`` lost it."""
+        ...
+
+    def record_digest_header(self, user_id: str, local_date: str, owner: str, message_ts: str,
+                             lease_until: str | None = None) -> bool:
+        """Remember that the digest's header message went out, so it is never posted twice; with
+        ``lease_until``, renew the owner's lease to it in the same update."""
+        ...
+
+    def record_posted(self, user_id: str, local_date: str, owner: str, paper_id: str, reason: str,
+                      channel: str | None, message_ts: str | None, lease_until: str,
+                      finished_at: str | None = None) -> bool:
+        """A paper of ``owner``'s digest went out: renew the lease to ``lease_until`` (or, with
+        ``finished_at``, end the digest "sent" then) and remember the paper as shown, in one step.
+        False, and nothing written, if the digest is no longer ``owner``'s."""
+        ...
+
+    def record_digest_failure(self, user_id: str, local_date: str, owner: str, paper_id: str) -> int:
+        """Count one more failed attempt to post a paper of a digest; returns that paper's count."""
+        ...
+
+    def release_digest(self, user_id: str, local_date: str, owner: str, retry_at: str) -> int:
+        """Give a digest with something still to send back, to be retried from ``retry_at`` (ISO UTC)
+        by any process; returns how many runs of it have ended so."""
+        ...
+
+    def postpone_digest(self, user_id: str, local_date: str, owner: str, retry_at: str, error: str) -> bool:
+        """Give a digest back because Slack was unavailable: nobody owns it until ``retry_at`` (ISO
+        UTC), then anyone may take it; counts one more outage, not an attempt. False if not ``owner``'s."""
+        ...
+
+    def finish_digest(self, user_id: str, local_date: str, owner: str, status: DigestStatus, at: str,
+                      error: str | None = None) -> bool:
+        """End a digest as "sent", "empty" or "failed"; it is never tried again that day."""
+        ...
+
+    def drop_digest(self, user_id: str, local_date: str, owner: str) -> None:
+        """Withdraw ``owner``'s claim entirely, as if the digest had never been started."""
+        ...
 
 
 class Digests(Jobs):

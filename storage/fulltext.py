@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from storage.dialect import Shared
 
@@ -63,6 +64,35 @@ def parse(query: str) -> TextQuery:
     loose = _QUOTED.sub(lambda m: " " + (m.group(1) if len(words(m.group(1))) == 1 else "") + " ", query)
     typed = list(dict.fromkeys(_WORD.findall(loose)))
     return TextQuery(tuple(phrases[:MAX_PHRASES]), tuple(typed[:MAX_PHRASES]))
+
+
+class FullTextStore(Protocol):
+    """Every word of every paper (shared by every workspace), kept current by the database itself."""
+
+    def search_text(self, phrases: Sequence[str], limit: int, every: bool = True) -> list[tuple[str, float]]:
+        """Up to ``limit`` papers whose title, abstract or authors hold each of ``phrases`` (with
+        ``every``; else any of them), best first, as (paper id, score) pairs, higher scores better (BM25
+        on SQLite, ``ts_rank`` on PostgreSQL: comparable within one answer only). A phrase is its words
+        in order, case and punctuation ignored (``"MeCo"`` and ``"meco"`` alike; ``"reward model"`` as a
+        phrase); any text is safe, none is the index's syntax. Every word counts, however rare: the
+        index is kept current on every paper written, merged or deleted."""
+        ...
+
+    def count_text(self, phrases: Sequence[str], at_most: int, every: bool = True) -> int:
+        """How many papers :meth:`search_text` would find for ``phrases``, counted up to ``at_most``
+        (cheap whatever the real number: enough to tell a rare word from a common one)."""
+        ...
+
+    def text_holders(self, phrases: Sequence[str]) -> dict[str, str]:
+        """Title and abstract (``"title. abstract"``) of every paper whose title, abstract or authors
+        hold any of ``phrases`` (as :meth:`search_text` reads them), by id, with no limit: the
+        candidates for a muted word."""
+        ...
+
+    def paper_texts(self, after: str = "", limit: int = 5000) -> list[tuple[str, str]]:
+        """Up to ``limit`` papers with an id after ``after``, in id order, as (id, ``"title. abstract"``):
+        every paper's text, a page at a time."""
+        ...
 
 
 class FullText(Shared):

@@ -2,15 +2,18 @@
 out, on either backend. Statements use qmark placeholders (run through the store's
 :class:`~storage.dialect.Dialect`).
 
-Each item is a lease (as digests are, :mod:`storage.leases`): a claim marks it "running" for an owner
-until ``lease_until``; the owner then finishes it ("done"), fails it (to be retried from a given time, or
-"failed" for good) or hands it back. Every write after the claim names the owner and the "running"
-status, so a process that lost its lease changes nothing.
+Each item is a lease (as digests are, :data:`storage.leases.INBOX_ITEM`): a claim marks it "running" for
+an owner until ``lease_until``; the owner then finishes it ("done"), fails it (to be retried from a given
+time, or "failed" for good) or hands it back. Every write after the claim is the lease's own statement
+(renew, release, finish), which names the owner and the "running" status, so a process that lost its
+lease changes nothing.
 
-A claim is one ``UPDATE … RETURNING`` whose ``WHERE`` says everything it relies on, so the database
-decides who gets what: on PostgreSQL the candidates are row-locked (``FOR UPDATE SKIP LOCKED``, and a
-row changed since the statement's snapshot is checked again on its newest version), so two claims never
-take the same item; on SQLite the statement runs in a write transaction, which excludes any other.
+The claim is the inbox's own, not a lease's take: it takes many items at once, each subject's oldest only,
+where a take names one key. It is one ``UPDATE … RETURNING`` whose ``WHERE`` says everything it relies on,
+so the database decides who gets what: on PostgreSQL the candidates are row-locked (``FOR UPDATE SKIP
+LOCKED``, and a row changed since the statement's snapshot is checked again on its newest version), so two
+claims never take the same item; on SQLite the statement runs in a write transaction, which excludes any
+other.
 
 One subject's (a person's or a channel's) items run in arrival order: an item is claimed only when no
 earlier item of its subject is waiting or running, which also means a claim takes at most one item of a
@@ -23,7 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime, timedelta
+from typing import Protocol
 
+from storage import leases
 from storage.dialect import Shared
 from storage.models import InboxEntry, InboxItem
 from storage.records import utcnow
@@ -62,19 +67,11 @@ CLAIM_ONE = (
     f" returning {_COLUMNS}"
 )
 
-# Each write after the claim names the item, its owner and the "running" status. A finished item keeps
-# its key (a replay is turned away) but neither what the request said nor whose it was.
-RENEW = "update inbox set lease_until = ? where ws = ? and key = ? and owner = ? and status = 'running'"
-DONE = ("update inbox set status = 'done', finished_at = ?, lease_until = null, error = null, payload = '',"
-        " subject = ''"
-        " where ws = ? and key = ? and owner = ? and status = 'running'")
-#: Failed, to be claimed again from ``lease_until`` by anyone (the owner lets go).
-RETRY = ("update inbox set status = 'waiting', owner = null, lease_until = ?, error = ?"
-         " where ws = ? and key = ? and owner = ? and status = 'running'")
-#: Failed for good: never claimed again, and the subject's later items may run.
-GIVE_UP = ("update inbox set status = 'failed', finished_at = ?, lease_until = null, error = ?, payload = '',"
-           " subject = ''"
-           " where ws = ? and key = ? and owner = ? and status = 'running'")
+# Each write after the claim is a lease's (storage.leases, INBOX_ITEM): it names the item, its owner and
+# the "running" status. A finished item keeps its key (a replay is turned away) but neither what the
+# request said nor whose it was.
+#
+# A process's own, not a lease's (whose statements name one key): every item an owner holds at once.
 #: Every lease an owner holds, extended (its heartbeat).
 RENEW_ALL = "update inbox set lease_until = ? where owner = ? and status = 'running'"
 #: Who holds items now (running, or waiting for the process that took them): a stopping or dead owner's
@@ -104,8 +101,81 @@ def item_from_row(row: tuple) -> InboxItem:
                      lease_until, int(attempts), error)
 
 
+class InboxStore(Protocol):
+    """The inbox (issue 24): acknowledged work, each item carried out once. Shared by every view: each item
+    names its workspace. Items of one subject run in arrival order."""
+
+    def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
+        """Keep these entries to be carried out, in one transaction, in the order given (their arrival
+        order). An entry whose key its workspace holds already is ignored (a request sent again, a
+        journal replayed); returns the entries that were new. Each is held by its ``taker`` (see
+        :meth:`inbox_release`). With ``hold``, :meth:`inbox_claim` leaves
+        each alone until ``hold`` after it was received (the process that took it claims it at once
+        with :meth:`inbox_claim_one`; the others only when it didn't)."""
+        ...
+
+    def inbox_claim(self, owner: str, lease_until: str, now: str, limit: int) -> list[InboxItem]:
+        """Claim up to ``limit`` items for ``owner`` until ``lease_until``, as of ``now``, oldest first:
+        waiting ones due and running ones whose lease ran out, but never one whose subject has an earlier
+        item waiting or running (so at most one per subject). Each item is claimed by one caller only,
+        whatever the number of processes claiming at once; each claim counts an attempt."""
+        ...
+
+    def inbox_claim_one(self, ws: str, key: str, owner: str, lease_until: str) -> InboxItem | None:
+        """Claim the waiting item keyed ``key`` in ``ws`` for ``owner`` until ``lease_until``, held back or
+        not, unless an earlier item of its subject is waiting (it then goes after that one, through
+        :meth:`inbox_claim`); None when it is not there, not waiting (claimed, done, failed) or must wait
+        for an earlier one."""
+        ...
+
+    def inbox_renew(self, ws: str, key: str, owner: str, lease_until: str) -> bool:
+        """Extend ``owner``'s lease of an item; False if it is no longer theirs (they must stop)."""
+        ...
+
+    def inbox_renew_all(self, owner: str, lease_until: str) -> int:
+        """Extend every lease ``owner`` holds to ``lease_until``; how many."""
+        ...
+
+    def inbox_owners(self) -> list[str]:
+        """Who holds items now, running or taken (each owner once), to hand back a dead one's."""
+        ...
+
+    def inbox_done(self, ws: str, key: str, owner: str, at: str | None = None) -> bool:
+        """``owner`` carried the item out (at ``at``, now by default); False if it was not theirs."""
+        ...
+
+    def inbox_failed(self, ws: str, key: str, owner: str, error: str, retry_at: str | None,
+                     at: str | None = None) -> bool:
+        """``owner`` failed the item with ``error``: to be claimed again by anyone from ``retry_at``, or,
+        without one, failed for good (its subject's later items may then run). False if not theirs."""
+        ...
+
+    def inbox_release(self, owner: str) -> int:
+        """Hand back every item ``owner`` holds (a stopping or dead process): those it runs and those it
+        took and has not claimed yet (an entry's ``taker``), to be claimed at once by anyone; how many."""
+        ...
+
+    def inbox_purge(self, finished_before: str) -> int:
+        """Delete the items done or failed for good before ``finished_before`` (their keys then no longer
+        turn a replay away); how many."""
+        ...
+
+    def inbox_pending_count(self) -> int:
+        """How many items are waiting or running, in every workspace."""
+        ...
+
+    def inbox_item(self, ws: str, key: str) -> InboxItem | None:
+        """The item keyed ``key`` in workspace ``ws``, or None."""
+        ...
+
+    def inbox_unfinished(self, ws: str, subjects: Iterable[str]) -> set[str]:
+        """Those of ``subjects`` (people's or channels' ids) with an item waiting or running in workspace
+        ``ws``: requests acknowledged and not yet carried out (or failed for good)."""
+        ...
+
+
 class Inbox(Shared):
-    """The inbox's part of a store (see the module); the contracts are :class:`storage.store.Store`'s."""
+    """The inbox's part of a store (see the module); its contract is :class:`InboxStore`."""
 
     def inbox_put(self, entries: Iterable[InboxEntry], hold: timedelta | None = None) -> list[InboxEntry]:
         batch = list(entries)
@@ -136,16 +206,20 @@ class Inbox(Shared):
         return [row[0] for row in self._sql.all(OWNERS) if row[0]]
 
     def inbox_renew(self, ws: str, key: str, owner: str, lease_until: str) -> bool:
-        return self._sql.write(RENEW, [lease_until, ws, key, owner]) > 0
+        return self._sql.write(*leases.renew(leases.INBOX_ITEM, (ws, key), owner, lease_until)) > 0
 
     def inbox_done(self, ws: str, key: str, owner: str, at: str | None = None) -> bool:
-        return self._sql.write(DONE, [at or utcnow(), ws, key, owner]) > 0
+        done = leases.finish(leases.INBOX_ITEM, (ws, key), owner, "done", at or utcnow(), None, None)
+        return self._sql.write(*done) > 0
 
     def inbox_failed(self, ws: str, key: str, owner: str, error: str, retry_at: str | None,
                      at: str | None = None) -> bool:
-        if retry_at is None:
-            return self._sql.write(GIVE_UP, [at or utcnow(), error, ws, key, owner]) > 0
-        return self._sql.write(RETRY, [retry_at, error, ws, key, owner]) > 0
+        if retry_at is None:  # failed for good: never claimed again, and the subject's later items may run
+            failed = leases.finish(leases.INBOX_ITEM, (ws, key), owner, "failed", at or utcnow(), error, None)
+            return self._sql.write(*failed) > 0
+        # Failed, to be claimed again from ``retry_at`` by anyone (the owner lets go).
+        again = leases.release(leases.INBOX_ITEM, (ws, key), owner, retry_at, True, None, error)
+        return bool(self._sql.returning(*again))
 
     def inbox_release(self, owner: str) -> int:
         return self._sql.write(RELEASE, [owner])

@@ -7,11 +7,31 @@ their statements, each one compare-and-set) and the shared daily jobs, which are
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 from storage import leases
 from storage.dialect import Shared
 from storage.models import JobRecord, JobStatus, LeaseEnd, LeaseKindName, LeaseTaken
 from storage.records import job_from_row
+
+
+class JobsStore(Protocol):
+    """Shared daily jobs: leases of kind :data:`~storage.leases.JOB`."""
+
+    def get_job(self, name: str) -> JobRecord | None:
+        """The last run of a daily job, or None if it never ran."""
+        ...
+
+    def start_job(self, name: str, day: str, owner: str, lease_until: str, at: str) -> None:
+        """Start a daily job's run for UTC ``day`` whoever holds it (a tool's or a test's override;
+        claims use :meth:`take_lease` with ``leases.JOB``)."""
+        ...
+
+    def finish_job(self, name: str, owner: str, status: JobStatus, at: str, error: str | None = None,
+                   again_at: str | None = None) -> bool:
+        """End ``owner``'s run of a daily job as "done" or "failed"; it may run again from ``again_at``
+        (ISO UTC; None: whenever asked). False if the run was not theirs."""
+        ...
 
 
 class Jobs(Shared):

@@ -17,6 +17,16 @@ version):
   run) and **finish**: an ``UPDATE … WHERE owner = ? AND status = held``; a process that lost the lease
   changes nothing and is told so.
 
+Digests, daily jobs and trending posts are taken with **take**; an inbox item (:data:`INBOX_ITEM`) is
+claimed by the inbox's own statements (:mod:`storage.inbox`: many at a time, each subject's in arrival
+order), then renewed, released and finished here like any other lease. What else makes sure exactly one
+process does a thing is not a lease, each for one reason (said again where it is written):
+
+- a library import's claim (:mod:`storage.library_imports`): a read lasts one request and is never renewed
+  or given back, so the row's ``started_at`` names the claim and one upsert takes it;
+- a key claimed once (``claim_once``: a forget ticket, a welcome) and an OAuth state consumed once: a key
+  used up, not work held, with nothing to renew, give back or finish; an expiry is all its row keeps.
+
 Who is dead is the caller's knowledge (a pid on the same host, see ``bot.state.owner``), passed as a set of
 owner ids. That is safe without pinning the lease seen: an owner id names one process's lifetime and is
 never reused, so "dead" stays true; any owner that took the work over since is not in the set.
@@ -29,8 +39,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Protocol
 
-from storage.models import LeaseKindName
+from storage.models import LeaseEnd, LeaseKindName, LeaseTaken
 
 #: The lease of a person's digest for a local day: a row of ``digests``.
 DIGEST: LeaseKindName = "digest"
@@ -53,6 +65,8 @@ class LeaseKind:
     json: frozenset[str] = frozenset()  # fresh columns stored as JSON text (given as lists and dicts)
     starts_with: Mapping[str, object] = field(default_factory=dict)  # a new row's other columns
     per_workspace: bool = False  # rows of one workspace: the store puts its ``ws`` before the caller's key
+    released: str | None = None  # the status a release leaves (None: still ``held``, waiting for its retry)
+    ends_with: Mapping[str, object] = field(default_factory=dict)  # what a finish also writes
 
     @property
     def named_keys(self) -> tuple[str, ...]:
@@ -72,6 +86,12 @@ KINDS: dict[str, LeaseKind] = {
                         frozenset({"started_at"}), frozenset({"attempts"}), restartable=False,
                         per_workspace=True),
 }
+
+#: An acknowledged request once claimed (:mod:`storage.inbox`), keyed (workspace, key) as the caller names
+#: them (the inbox is every view's): given back, it waits to be claimed again; finished, it keeps neither
+#: what was asked nor whose it was. Not in :data:`KINDS`: no caller takes one with :func:`take_insert`.
+INBOX_ITEM = LeaseKind("inbox", ("ws", "key"), "running", frozenset(), frozenset(), restartable=False,
+                       released="waiting", ends_with={"payload": "", "subject": ""})
 
 Statement = tuple[str, list]
 
@@ -192,6 +212,9 @@ def release(kind: LeaseKind, key: Sequence[str], owner: str, retry_at: str, diso
             error: str | None) -> Statement:
     """Give the work back, to be taken again from ``retry_at``; returns the counted column when counting."""
     sets, args = ["lease_until = ?"], [retry_at]
+    if kind.released is not None:
+        sets.append("status = ?")
+        args.append(kind.released)
     if disown:
         sets.append("owner = null")
     if count is not None:
@@ -210,5 +233,44 @@ def finish(kind: LeaseKind, key: Sequence[str], owner: str, status: str, at: str
     """End the work as ``status``; a restartable kind may start again from ``again_at``."""
     if status == kind.held:
         raise ValueError(f"finishing a lease needs a status other than {kind.held!r}")
-    return _owned(kind, key, owner, ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?"],
-                  [status, at, error, again_at])
+    return _owned(kind, key, owner,
+                  ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?",
+                   *(f"{column} = ?" for column in kind.ends_with)],
+                  [status, at, error, again_at, *kind.ends_with.values()])
+
+
+class LeasesStore(Protocol):
+    """Work one process at a time does, on either backend (see the module); and keys claimed once."""
+
+    def take_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str, now: str,
+                   dead: Iterable[str] = (), early: bool = False,
+                   fresh: Mapping[str, object] | None = None) -> LeaseTaken | None:
+        """Take the work ``kind`` (``leases.DIGEST``, ``leases.JOB``) keyed ``key`` for ``owner`` until
+        ``until`` (ISO UTC), as of ``now``: "new" when no row was there (``fresh`` columns written with
+        it), "taken" when taken over (its lease ran out, its owner is in ``dead``, or, with ``early``,
+        it was given back without an owner; a job's next run also starts so), None when someone else
+        holds it or it is finished."""
+        ...
+
+    def renew_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, until: str) -> bool:
+        """Extend ``owner``'s lease to ``until``. False if it is no longer theirs (they must stop)."""
+        ...
+
+    def release_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, retry_at: str,
+                      disown: bool = False, count: str | None = None, error: str | None = None) -> int | None:
+        """Give ``owner``'s work back, to be taken again from ``retry_at`` (ISO UTC); ``disown``: by
+        anyone, ``owner`` included; ``count``: a column counting such runs, one more; ``error``: why.
+        Returns the counted column's new value (0 when counting nothing), None if it was not theirs."""
+        ...
+
+    def finish_lease(self, kind: LeaseKindName, key: Sequence[str], owner: str, status: LeaseEnd, at: str,
+                     error: str | None = None, again_at: str | None = None) -> bool:
+        """End ``owner``'s work as ``status`` at ``at``; a job may run again from ``again_at`` (ISO UTC;
+        None: whenever asked). False if it was not theirs."""
+        ...
+
+    def claim_once(self, key: str, keep: timedelta) -> bool:
+        """Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is
+        kept (``keep`` from now); of racing claims of the same key exactly one wins. Expired keys (of
+        every workspace) are dropped on the way."""
+        ...

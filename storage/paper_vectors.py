@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Protocol
 
 from storage.dialect import Shared
 
@@ -34,6 +35,28 @@ SAVE = (
     " where excluded.seq >= paper_vectors.seq or excluded.model <> paper_vectors.model"
 )
 CHUNK = 500
+
+
+class PaperVectorsStore(Protocol):
+    """Papers' embedding vectors, one per model and paper text (shared by every workspace)."""
+
+    def papers_without_vectors(self, model: str, limit: int = 256) -> list[tuple[str, int, str]]:
+        """Up to ``limit`` papers lacking a vector of ``model`` for their current text, as (paper id,
+        change number, text as ``Paper.text`` builds it), oldest change first."""
+        ...
+
+    def save_paper_vectors(self, model: str, rows: Iterable[tuple[str, int, bytes]]) -> int:
+        """Store (paper id, the change number it was made at, vector bytes) rows of ``model``, in one
+        transaction; a row for a paper merged away or changed since is dropped. How many were stored."""
+        ...
+
+    def paper_vectors(self, model: str, ids: Iterable[str]) -> dict[str, bytes]:
+        """The stored vectors of ``model`` of these papers, by id (papers without one are left out)."""
+        ...
+
+    def count_paper_vectors(self, model: str) -> int:
+        """How many papers have a vector of ``model`` (current or not)."""
+        ...
 
 
 class PaperVectorStore(Shared):

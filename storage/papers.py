@@ -8,15 +8,99 @@ matching and merging they share is :mod:`storage.merging`. Papers are shared by 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Protocol
 
 from storage import identity, merging
 from storage.dialect import Shared
 from storage.fulltext import paper_text
-from storage.models import Paper
+from storage.models import Paper, UpsertCounts
 from storage.records import paper_from_row, paper_row
 
 #: When a paper counts as new: its publication date, else the day it was added.
 _DAY = "coalesce(published, substr(added_at, 1, 10))"
+
+
+class PapersStore(Protocol):
+    """Papers, shared by every workspace: stored once however many sources name them (merging), read by id,
+    alias, arXiv id, URL or DOI, and followed by a change counter."""
+
+    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+        """Add new papers and update known ones, in one transaction.
+
+        A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
+        its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
+        keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
+        one. A record that matches several stored papers merges them, what people did with them moving
+        to the one kept."""
+        ...
+
+    def match_papers(self, papers: Sequence[Paper]) -> list[str | None]:
+        """For each of ``papers``, the id of the stored paper it is the same paper as (the one
+        :meth:`upsert_papers` would merge it into: by id or alias, arXiv id, DOI, or normalised title
+        with an author surname in common), or None; nothing is written."""
+        ...
+
+    def max_paper_seq(self) -> int:
+        """The change counter of the newest paper change; 0 for an empty store."""
+        ...
+
+    def count_papers(self) -> int:
+        """How many papers are stored."""
+        ...
+
+    def newest_paper_added(self) -> str | None:
+        """When the newest paper was first stored (ISO UTC; an update of a known paper is no new paper),
+        of every workspace's; None with no papers. An index's one row: cheap enough for every scrape."""
+        ...
+
+    def get_papers(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """The papers with these ids, by the id asked for; an id a paper was once known by (merged into
+        another) gives that paper, with its own id; unknown ids are left out."""
+        ...
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        """One paper by id, or None."""
+        ...
+
+    def find_paper_by_arxiv_id(self, arxiv_id: str) -> Paper | None:
+        """The paper with this arXiv id (no version), or None."""
+        ...
+
+    def find_paper_by_url(self, url: str) -> Paper | None:
+        """The paper with exactly this URL (or that a paper merged into it had), or None."""
+        ...
+
+    def find_paper_by_doi(self, doi: str) -> Paper | None:
+        """The paper with this DOI, however it is written (``doi:``, ``https://doi.org/``, any case),
+        or None."""
+        ...
+
+    def papers_merged_since(self, seq: int) -> list[str]:
+        """The ids merged into other papers (or recorded as another paper's) after change counter
+        ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
+        ...
+
+    def papers_changed_since(self, seq: int) -> Iterator[tuple[int, Paper]]:
+        """Papers added or updated after change counter ``seq``, oldest change first."""
+        ...
+
+    def paper_dates(self) -> dict[str, str | None]:
+        """Each paper's published date (or, failing that, when it was added), by id."""
+        ...
+
+    def recent_paper_ids(self, since: str) -> set[str]:
+        """Papers published (or, without a date, added) on or after ``since`` (YYYY-MM-DD)."""
+        ...
+
+    def recent_paper_authors(self, since: str) -> dict[str, tuple[str | None, str]]:
+        """(authors as stored (JSON text), date) of the papers published (or, without a date, added) on
+        or after ``since`` (YYYY-MM-DD), by paper id."""
+        ...
+
+    def papers_containing(self, fragments: Iterable[str]) -> dict[str, str]:
+        """Title and abstract (``"title. abstract"``) of every paper whose lowercased title or abstract
+        holds one of ``fragments`` (lowercase), by id: a coarse first pass for muted words."""
+        ...
 
 
 class Papers(Shared):

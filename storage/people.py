@@ -9,7 +9,8 @@ needs its column and its field, and no code here.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 from storage import merging
 from storage.channel_settings import FORGET_SETTER
@@ -26,6 +27,197 @@ from storage.workspaces import FORGET_INSTALLER, FORGET_INSTALLER_CLASH
 HOME_OPENED = ("insert into home_opened (ws, user_id, opened_at) values (?, ?, ?)"
                " on conflict (ws, user_id) do nothing")
 OPENED_HOME = "select 1 from home_opened where ws = ? and user_id = ?"
+
+
+class PeopleStore(Protocol):
+    """The people of this view's workspace: their settings, digest schedule, topics, DM channel, and the holds
+    and locks that keep one person's work in order."""
+
+    def get_person(self, user_id: str) -> Person | None:
+        """The person, or None if paperbot has never heard of them."""
+        ...
+
+    def ensure_person(self, user_id: str) -> Person:
+        """The person, created with no schedule if new."""
+        ...
+
+    def list_people(self) -> list[Person]:
+        """Everyone paperbot knows."""
+        ...
+
+    def people_with_digests(self) -> list[Person]:
+        """Everyone whose daily digest is on, with a time set."""
+        ...
+
+    def set_digest_schedule(self, user_id: str, digest_time: str | None, enabled: bool,
+                            since: str | None = None) -> None:
+        """Set (or clear) a person's local digest time and whether digests are on, as of ``since``
+        (ISO UTC, default now)."""
+        ...
+
+    def set_digest_weekday(self, user_id: str, weekday: int | None) -> None:
+        """Make a person's digest weekly on ``weekday`` (0 = Monday), or daily with None. The time and
+        whether digests are on stay as :meth:`set_digest_schedule` set them."""
+        ...
+
+    def set_timezone(self, user_id: str, tz: str | None) -> None:
+        """Remember a person's IANA timezone name."""
+        ...
+
+    def set_person_settings(self, user_id: str, **settings: object) -> None:
+        """Set settings of a person (created if new) by their :class:`Person` field names, e.g.
+        ``digest_weekday=2``: a new per-person setting is its column and its field, written and read
+        with no code of its own. ValueError for a name that is not a setting of :class:`Person`."""
+        ...
+
+    def timezone_checked_at(self, user_id: str) -> str | None:
+        """When a person's timezone was last read from Slack (ISO UTC), or None."""
+        ...
+
+    def record_timezone(self, user_id: str, tz: str | None) -> bool:
+        """Remember a known person's IANA timezone as just read from Slack. Never creates a person: an
+        answer from Slack arriving after they asked to be forgotten writes nothing. True if recorded."""
+        ...
+
+    def record_home_opened(self, user_id: str) -> bool:
+        """Record that the person has opened paperbot's Home tab; True the first time (a second call, from
+        any process, even at the same moment, writes nothing and returns False)."""
+        ...
+
+    def opened_home(self, user_id: str) -> bool:
+        """Whether the person has opened Home since they were first known (or last forgotten): a change
+        to what it shows is published only to them, since Home is published each time it is opened."""
+        ...
+
+    def dm_channel(self, user_id: str) -> str | None:
+        """The DM channel last opened with a person, or None."""
+        ...
+
+    def remember_dm_channel(self, user_id: str, channel: str) -> None:
+        """Keep the DM channel opened with a person (one statement: callers need no transaction)."""
+        ...
+
+    def forget_dm_channel(self, channel: str) -> None:
+        """Stop using a DM channel Slack no longer accepts (it is opened again next time)."""
+        ...
+
+    def get_topics(self, user_id: str) -> list[str]:
+        """A person's topics, oldest first."""
+        ...
+
+    def add_topics(self, user_id: str, topics: Iterable[str]) -> list[str]:
+        """Add topics; returns those that were new (case-insensitive)."""
+        ...
+
+    def remove_topic(self, user_id: str, topic: str) -> list[str]:
+        """Remove a topic (case-insensitive); returns the stored spellings removed."""
+        ...
+
+    def remove_all_topics(self, user_id: str) -> int:
+        """Remove every topic of a person; returns how many there were."""
+        ...
+
+    def hold_person(self, user_id: str) -> AbstractContextManager[None]:
+        """Hold off every other process's ``hold_person`` for this person until the block ends: for
+        work that spans many transactions and Slack calls (a recommendation or digest being delivered,
+        so two never pick the same papers). A process that dies loses its hold. Waits as long as the
+        holder takes."""
+        ...
+
+    def lock_person(self, user_id: str) -> None:
+        """Serialise this transaction with every other that locks the same person, in any process,
+        until it ends (call it first inside :meth:`transaction`), so reading what they have and writing
+        what follows from it are one step."""
+        ...
+
+
+class FeedbackStore(Protocol):
+    """Likes and dislikes, a person's own, in this view's workspace."""
+
+    def set_feedback(self, user_id: str, paper_id: str, value: int) -> None:
+        """Record a like (+1) or dislike (-1), replacing any earlier one for that paper."""
+        ...
+
+    def remove_feedback(self, user_id: str, paper_id: str, value: int | None = None) -> bool:
+        """Take feedback back; with ``value``, only if it is that value. True if something was removed."""
+        ...
+
+    def get_feedback(self, user_id: str) -> list[Feedback]:
+        """A person's likes and dislikes, oldest first."""
+        ...
+
+    def likes_by_person(self) -> list[list[str]]:
+        """Every person's liked paper ids (one list a person) in this workspace: what people with similar
+        taste liked (colleagues' likes never cross workspaces)."""
+        ...
+
+    def feedback_version(self) -> int:
+        """A number that changes whenever anyone's feedback in this workspace changes (a trigger counts
+        every write in the workspace's own counter, in the writer's transaction, so the number and the
+        feedback become visible together)."""
+        ...
+
+
+class ShownStore(Protocol):
+    """What was shown to whom, and as which Slack message, in this view's workspace."""
+
+    def mark_shown(self, user_id: str, paper_id: str, reason: str = "", channel: str | None = None,
+                   message_ts: str | None = None) -> None:
+        """Remember that a paper was shown to a person (and, from Slack, in which message)."""
+        ...
+
+    def shown_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper ever shown to a person."""
+        ...
+
+    def shown_among(self, user_id: str, paper_ids: Iterable[str]) -> set[str]:
+        """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
+        ...
+
+    def shown_reason(self, user_id: str, paper_id: str) -> str | None:
+        """Why a paper shown to a person was picked (as its message says), or None if never shown."""
+        ...
+
+    def paper_for_message(self, channel: str, message_ts: str) -> tuple[str, str] | None:
+        """(user_id, paper_id) of the paper posted as this Slack message in this workspace, or None."""
+        ...
+
+    def papers_on_message(self, channel: str, message_ts: str) -> list[tuple[str, str]]:
+        """(user_id, paper_id) of every paper posted as this Slack message in this workspace (several
+        for a compact digest), in no particular order; [] for none."""
+        ...
+
+
+class ForgettingStore(Protocol):
+    """Everything about one person: what they may see of it, and forgetting it."""
+
+    def person_rows(self, user_id: str) -> dict[str, list[dict]]:
+        """Every row about a person, per personal table, and every row of the workspace's naming them (an
+        installation they made, a channel they set up: :data:`~storage.tables.NAMING_COLUMNS`), each row
+        its copied columns but an installation's sealed tokens: what they may ask to see of themselves."""
+        ...
+
+    def rows_about(self, user_id: str) -> dict[str, int]:
+        """How many rows each personal table holds about a person, and each table naming them (see
+        :meth:`person_rows`), for checks and `forget`."""
+        ...
+
+    def forget_person(self, user_id: str) -> dict[str, int]:
+        """Delete every row about a person from every table, and take their id out of the rows of the
+        workspace's that name them (an installation keeps its token under the installer id "", a
+        channel its settings with ``set_by`` NULL); returns rows deleted or cleared per table. Holds the
+        person's lock (:meth:`lock_person`): a write for them under way elsewhere (a paper recorded as
+        shown, a like) finishes first, or waits and then finds them gone, never adding a row after.
+        Then :meth:`scrub_log`, so nothing of the person lingers where it can reach."""
+        ...
+
+    def scrub_log(self) -> None:
+        """Leave rows deleted before now nowhere a reader of the database could find them: SQLite folds
+        its write-ahead log into the file and truncates it (waiting for readers, up to the busy
+        timeout); PostgreSQL vacuums the tables holding people's rows (outside a transaction only; inside
+        one, autovacuum's later pass does it), so their dead versions leave the tables and indexes. What
+        the server keeps beyond that (free space not yet reused, WAL, backups) is in docs/operations.md."""
+        ...
 
 
 class People(Shared):

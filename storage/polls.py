@@ -17,7 +17,7 @@ import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from storage.dialect import Shared
 
@@ -66,6 +66,56 @@ def _record(row: tuple) -> PollRecord:
     poll_id, channel, ts, papers, status, version, opened, closed, winner, winner_ts = row
     return PollRecord(poll_id, channel, ts, list(json.loads(papers)), status, int(version or 0), opened,
                       closed, winner, winner_ts)
+
+
+class PollsStore(Protocol):
+    """Reading-group polls (issue 27): a channel's, at most one open at a time."""
+
+    def start_poll(self, channel_id: str, papers: Sequence[str], at: str) -> str | None:
+        """Open a poll in a channel of these papers (ids, in rank order), opened at ``at`` (ISO UTC),
+        its message not posted yet: the new poll's id, or None when the channel has an open poll already
+        (the database decides: of two opened at once, one is)."""
+        ...
+
+    def set_poll_message(self, poll_id: str, message_ts: str) -> bool:
+        """Remember the message a poll was posted as; False for a poll that is not there."""
+        ...
+
+    def drop_poll(self, poll_id: str) -> bool:
+        """Delete a poll and its votes (one whose message could not be posted); False if it was not there."""
+        ...
+
+    def get_poll(self, poll_id: str) -> PollRecord | None:
+        """A poll of this workspace, open or closed, or None."""
+        ...
+
+    def open_poll(self, channel_id: str) -> PollRecord | None:
+        """The channel's open poll, or None."""
+        ...
+
+    def vote_in_poll(self, poll_id: str, user_id: str, paper_id: str, at: str) -> bool:
+        """Record a person's vote for ``paper_id`` in an open poll, replacing any vote of theirs in it,
+        and count it in the poll's ``version``; False (nothing written) when the poll is closed or not
+        there. A close at the same moment comes wholly before or after the vote."""
+        ...
+
+    def poll_vote(self, poll_id: str, user_id: str) -> str | None:
+        """The paper a person voted for in a poll, or None."""
+        ...
+
+    def poll_counts(self, poll_id: str) -> tuple[int, dict[str, int]]:
+        """A poll's ``version`` and its votes per paper id (papers without votes left out), the version
+        read first: counts read with an older version are never taken for the latest."""
+        ...
+
+    def close_poll(self, channel_id: str, at: str) -> PollRecord | None:
+        """Close the channel's open poll at ``at`` (ISO UTC), in one statement: the poll as closed, or
+        None when none was open (of two closes at once, one gets it)."""
+        ...
+
+    def set_poll_winner(self, poll_id: str, paper_id: str, message_ts: str | None = None) -> bool:
+        """Record a closed poll's winner and the message it was posted as; False for no such poll."""
+        ...
 
 
 class Polls(Shared):

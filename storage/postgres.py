@@ -353,6 +353,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         return moved
 
     def claim_once(self, key: str, keep: timedelta) -> bool:
+        # Not a lease (storage.leases): a key used up, not work held; nothing to renew, give back or finish.
         # Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is kept
         # (``keep`` from now). One statement decides: a new key is inserted, an expired one is taken over, a
         # kept one is left alone; a racing claim of the same key waits for the first to commit, then loses.

@@ -10,9 +10,68 @@ on a unique key (a topic or feed name ignoring case; an author's match key; a fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.records import utcnow
+
+
+class PreferencesStore(Protocol):
+    """A person's named feeds, followed authors and muted words, in this view's workspace."""
+
+    def get_feeds(self, user_id: str) -> dict[str, list[str]]:
+        """A person's named feeds (not the main one) with their topics, each oldest first."""
+        ...
+
+    def add_feed_topics(self, user_id: str, feed: str, topics: Iterable[str]) -> list[str]:
+        """Add topics to feed ``feed`` (spelled as stored when it exists); returns those that were new."""
+        ...
+
+    def remove_feed(self, user_id: str, feed: str) -> int:
+        """Delete feed ``feed`` (its stored spelling) and which papers were picked for it; returns how
+        many topics it had."""
+        ...
+
+    def remove_feed_topics(self, user_id: str, feed: str, topics: Iterable[str]) -> list[str]:
+        """Remove these topics (their stored spellings) from feed ``feed``, keeping which papers were
+        picked for it; returns those that were there. A feed left with no topics is gone."""
+        ...
+
+    def set_paper_feeds(self, user_id: str, feeds: Mapping[str, str]) -> None:
+        """Remember the feed each paper (id -> feed name; "" is the main feed) was picked for."""
+        ...
+
+    def paper_feeds(self, user_id: str) -> dict[str, str]:
+        """The feed each paper was picked for (paper id -> feed name; "" the main feed)."""
+        ...
+
+    def get_followed_authors(self, user_id: str) -> list[tuple[str, str]]:
+        """(match key, name as typed) of every author a person follows, oldest first."""
+        ...
+
+    def follow_author(self, user_id: str, key: str, name: str) -> bool:
+        """Follow an author known by match ``key``; False when already followed."""
+        ...
+
+    def unfollow_author(self, user_id: str, key: str) -> str | None:
+        """Stop following the author with match ``key``; the name removed, or None."""
+        ...
+
+    def get_mutes(self, user_id: str) -> list[str]:
+        """A person's muted words and phrases (as stored: folded), oldest first."""
+        ...
+
+    def add_mutes(self, user_id: str, words: Iterable[str]) -> list[str]:
+        """Mute words (already folded); returns those that were new."""
+        ...
+
+    def remove_mute(self, user_id: str, word: str) -> bool:
+        """Unmute one (folded) word; False when it was not muted."""
+        ...
+
+    def remove_all_mutes(self, user_id: str) -> list[str]:
+        """Unmute everything; returns the words that were muted."""
+        ...
 
 
 class Preferences(Shared):

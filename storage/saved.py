@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.models import SavedPaper
@@ -69,6 +70,48 @@ def rows_of_person(backend: str, table: str) -> tuple[str, tuple[str, ...]]:
     sql = (f"select {', '.join(names)} from {table} where ws = ? and {about_person(table)}"  # noqa: S608
            f" order by {order_by(backend, table)}")
     return sql, names
+
+
+class SavedStore(Protocol):
+    """The reading list (saves), a person's own, and what a workspace may say of it."""
+
+    def save_paper(self, user_id: str, paper_id: str) -> bool:
+        """Put a paper on a person's reading list (a save of its own: no like or dislike comes with it).
+        True if it was not there yet (a second save, even one at the same time, changes nothing)."""
+        ...
+
+    def unsave_paper(self, user_id: str, paper_id: str) -> bool:
+        """Take a paper off the reading list (only the save: feedback stays); False if it was not on it."""
+        ...
+
+    def saved_papers(self, user_id: str) -> list[SavedPaper]:
+        """A person's reading list, newest first."""
+        ...
+
+    def saved_paper_ids(self, user_id: str) -> set[str]:
+        """Every paper on a person's reading list."""
+        ...
+
+    def saved_page(self, user_id: str, limit: int, offset: int = 0) -> list[SavedPaper]:
+        """At most ``limit`` papers of a person's reading list, newest first, after the first ``offset``;
+        papers no longer stored are left out (as :meth:`count_saved` leaves them out)."""
+        ...
+
+    def count_saved(self, user_id: str) -> int:
+        """How many papers a person's reading list holds (of papers still stored)."""
+        ...
+
+    def shown_saved_counts(self, paper_ids: Sequence[str]) -> dict[str, int]:
+        """How many people of this workspace saved each of ``paper_ids`` (a paper none saved is left out):
+        what its paper messages may say, so nothing at all where the workspace turned these counts off
+        (:meth:`set_social_counts`). Never who; one statement however many papers."""
+        ...
+
+    def liked_or_saved_since(self, since: str, limit: int) -> list[tuple[str, int, int]]:
+        """The papers people of this workspace liked or saved since ``since`` (ISO UTC): (paper id, how
+        many liked it, how many saved it without liking or disliking it), most-liked first, then
+        most-saved, then the latest; at most ``limit``. Channels count for nothing. Never who."""
+        ...
 
 
 class SavedPapers(Shared):

@@ -9,7 +9,7 @@ back a :class:`PersonView`: the store, with those reads of that person answered 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from storage.models import Feedback, Person
 
@@ -92,6 +92,19 @@ class PersonView:
     def get_alerts(self, user_id: str) -> list[tuple[str, str]]:
         """As :meth:`storage.Store.get_alerts`."""
         return list(self.snapshot.alerts) if self._mine(user_id) else self._store.get_alerts(user_id)
+
+
+class SnapshotsStore(Protocol):
+    """One person's rows read at once."""
+
+    def person_snapshot(self, user_id: str) -> PersonSnapshot:
+        """The person's rows that :class:`~storage.snapshot.PersonView` answers from, each part ordered
+        as its own method orders it (on PostgreSQL in one statement)."""
+        ...
+
+    def person_view(self, user_id: str) -> PersonView:
+        """This store, with its reads of ``user_id`` answered from one snapshot taken now."""
+        ...
 
 
 class Snapshots:

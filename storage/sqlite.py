@@ -223,6 +223,7 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
     # -- Slack -----------------------------------------------------------------------------------
 
     def claim_once(self, key: str, keep: timedelta) -> bool:
+        # Not a lease (storage.leases): a key used up, not work held; nothing to renew, give back or finish.
         # Claim ``key`` in this workspace: True the first time, False while an earlier claim of it is kept
         # (``keep`` from now). Expired keys (of every workspace) are dropped on the way.
         now = datetime.now(UTC)

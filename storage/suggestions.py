@@ -10,6 +10,7 @@ Statements use qmark placeholders (run through the store's :class:`~storage.dial
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.records import utcnow
@@ -38,6 +39,32 @@ SUGGEST = ("insert into suggestions (ws, user_id, paper_id, by_user, sent_at) va
 UNSUGGEST = "delete from suggestions where ws = ? and user_id = ? and paper_id = ? and by_user = ?"
 #: Forgetting an asker: the suggestions they made stay the colleagues', without their id.
 FORGET_ASKER = "update suggestions set by_user = null where ws = ? and by_user = ?"
+
+
+class SuggestionsStore(Protocol):
+    """"Who should read this?": who may be suggested a paper, and each suggestion made once."""
+
+    def open_to_suggestion(self, paper_id: str, asker: str,
+                           among: Sequence[str] | None = None) -> list[str]:
+        """The people of this workspace a colleague may suggest paper ``paper_id`` (its stored id) to,
+        by id: those who opted in (``Person.suggest``), neither ``asker`` nor a channel, who were never
+        shown, never saved, never liked or disliked it and were never suggested it. ``among``: of those
+        people only (None: of everyone)."""
+        ...
+
+    def record_suggestion(self, user_id: str, paper_id: str, by_user: str) -> bool:
+        """Record that ``by_user`` suggested paper ``paper_id`` to ``user_id``: True when it is the first
+        suggestion of it to them (any asker's, even one at the same moment), False when one was made."""
+        ...
+
+    def drop_suggestion(self, user_id: str, paper_id: str, by_user: str) -> bool:
+        """Take back ``by_user``'s suggestion of the paper to ``user_id`` (its message never reached
+        them), so it may be made again; False when there was none of theirs."""
+        ...
+
+    def suggested_by(self, user_id: str, paper_id: str) -> str | None:
+        """Who suggested the paper to ``user_id`` (None: nobody, or someone since forgotten)."""
+        ...
 
 
 class Suggestions(Shared):

@@ -11,6 +11,7 @@ org-wide install; "" holds rows not assigned to a workspace yet.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from storage.dialect import Shared
 from storage.models import StoredInstallation, WorkspaceSummary
@@ -143,6 +144,83 @@ def summaries(installations: Iterable[tuple], people: Iterable[tuple], last_dige
     return found
 
 
+class WorkspacesStore(Protocol):
+    """Whole workspaces: adopting, deleting and listing them, and their own settings."""
+
+    def adopt_workspace(self, ws: str) -> int:
+        """Move every row of workspace "" (a database from before workspaces) into ``ws``, in one
+        transaction; returns how many rows moved (0 the second time). Where ``ws`` has a row with the
+        same key already, its own is kept, a person's taking from the old what it lacks
+        (:mod:`storage.workspaces`). A row written to "" meanwhile is either moved or left for next
+        time, never lost; two adoptions at once take turns."""
+        ...
+
+    def delete_workspace(self, ws: str) -> dict[str, int]:
+        """Delete every row of workspace ``ws`` from every table holding workspace rows, its
+        installations included, in one transaction; returns rows deleted per table. Like
+        :meth:`forget_person`, nothing of it is left in the file or its log."""
+        ...
+
+    def workspaces(self) -> list[WorkspaceSummary]:
+        """Every workspace with an installation or a person, by key: its latest installation, how many
+        people, when its latest digest finished, and whether it shows saved counts."""
+        ...
+
+    def social_counts_on(self) -> bool:
+        """Whether this workspace's paper messages say how many people here saved the paper (on unless
+        :meth:`set_social_counts` turned it off)."""
+        ...
+
+    def set_social_counts(self, on: bool, at: str) -> None:
+        """Turn this workspace's saved counts on or off; ``at``: when (ISO UTC)."""
+        ...
+
+
+class InstallationsStore(Protocol):
+    """Slack installations and OAuth states, shared by every view (each installation names its workspace)."""
+
+    def save_installation(self, ws: str, enterprise_id: str | None, team_id: str | None, user_id: str,
+                          is_enterprise_install: bool, data: str, at: str) -> None:
+        """Keep the installation of workspace ``ws`` by ``user_id`` (the installing user; "" allowed):
+        ``data`` is whatever the caller saves, encrypted by it, never read here; ``at`` is when (ISO
+        UTC). Replaces that user's earlier one; the latest saved is the workspace's
+        (:meth:`find_installation` without a user)."""
+        ...
+
+    def find_installation(self, ws: str, user_id: str | None = None) -> str | None:
+        """The data of ``user_id``'s installation in ``ws``, or (``user_id`` None) of the latest saved
+        there; None without one."""
+        ...
+
+    def delete_installations(self, ws: str, user_id: str | None = None) -> int:
+        """Delete ``user_id``'s installation in ``ws``, or (None) all of them; returns how many."""
+        ...
+
+    def installation_keys(self) -> list[str]:
+        """Every workspace key with an installation, in order."""
+        ...
+
+    def installations(self) -> list[StoredInstallation]:
+        """Every installation row (each installer's in each workspace), by workspace key and installer."""
+        ...
+
+    def replace_installation(self, ws: str, user_id: str, expected: str, data: str) -> bool:
+        """Replace the data of ``user_id``'s installation in ``ws`` by ``data``, only while it is still
+        ``expected`` (what the caller read): True if replaced. Its time and place in the order of saves
+        stay, so the latest saved stays the latest; a save or a replacement made meanwhile is never
+        overwritten, and of racing replacements of the same data exactly one wins."""
+        ...
+
+    def issue_oauth_state(self, state: str, expires_at: str) -> None:
+        """Remember an OAuth state handed out, usable once until ``expires_at`` (ISO UTC)."""
+        ...
+
+    def consume_oauth_state(self, state: str, now: str) -> bool:
+        """Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC),
+        however many consume it at once. Expired states are dropped on the way."""
+        ...
+
+
 class Workspaces(Shared):
     """Whole workspaces, installations and OAuth states (see the module)."""
 
@@ -220,6 +298,7 @@ class Workspaces(Shared):
         self._sql.run(ISSUE_STATE, [state, expires_at])
 
     def consume_oauth_state(self, state: str, now: str) -> bool:
+        # Not a lease (storage.leases): a state used up, not work held; nothing to renew, give back or finish.
         # Use up ``state``: True exactly once for a state issued and unexpired at ``now`` (ISO UTC), however
         # many consume it at once (one statement takes it away). Expired states are dropped on the way.
         rows = self._sql.returning(TAKE_STATE, [state])

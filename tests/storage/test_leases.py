@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from storage import open_store
+from storage import leases, open_store
 from storage.leases import DIGEST, JOB
 from tests.storage.conftest import database_before, dispose
 
@@ -230,3 +230,11 @@ def test_processes_claiming_overlapping_digests_at_once_claim_each_exactly_once(
     finally:
         for store in stores:
             dispose(store)
+
+
+def test_an_inbox_item_is_a_lease_only_once_claimed_by_the_inbox(any_store):
+    # The inbox claims its items itself (many at a time, each subject's in order): take_lease refuses them.
+    with pytest.raises(ValueError):
+        any_store.take_lease("inbox", ("T1", "k"), "a", "2026-07-15T09:00:00+00:00",  # type: ignore[arg-type]
+                             "2026-07-15T08:00:00+00:00")
+    assert leases.INBOX_ITEM.table == "inbox" and leases.INBOX_ITEM not in leases.KINDS.values()
