@@ -36,9 +36,10 @@ def docs() -> list[Path]:
 
 
 def settings_read() -> set[str]:
-    """The environment variables bot/config.py reads: through its ``get("NAME")``, or os.environ/getenv."""
+    """The environment variables bot/config.py reads: through its ``get("NAME")``, ``parsed("NAME", …)``
+    or ``number("NAME", …)``, or os.environ/getenv."""
     text = (ROOT / "bot" / "config.py").read_text(encoding="utf-8")
-    pattern = r"""(?:\bget|environ\.get|getenv|environ)[(\[]\s*["']([A-Z][A-Z0-9_]+)["']"""
+    pattern = r"""(?:\bget|\bparsed|\bnumber|environ\.get|getenv|environ)[(\[]\s*["']([A-Z][A-Z0-9_]+)["']"""
     return set(re.findall(pattern, text))
 
 
