@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
-from bot.usecases.digests.send import Clock, Courier, Posted, utc_now
+from bot.usecases.digests.vocabulary import Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation, remember_shown
 from bot.usecases.social import with_saved_counts
 
