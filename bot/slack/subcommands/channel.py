@@ -49,7 +49,7 @@ from bot.usecases.channel_subjects import (
 from bot.usecases.digests.due import local_date
 from bot.usecases.digests.run import send_digest_now
 from bot.usecases.digests.schedule import next_digest, weekday_name
-from bot.usecases.digests.send import Outcome
+from bot.usecases.digests.vocabulary import Outcome
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.trending import DAYS, trending_papers
 

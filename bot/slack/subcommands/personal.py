@@ -63,7 +63,7 @@ from bot.usecases.digests.schedule import (
     stop_digests,
     weekday_name,
 )
-from bot.usecases.digests.send import Outcome
+from bot.usecases.digests.vocabulary import Outcome
 from bot.usecases.export import bibtex_export, data_export
 from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
 from bot.usecases.forget import forget_ticket, stored_about

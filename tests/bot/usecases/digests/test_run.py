@@ -30,12 +30,12 @@ from bot.usecases.digests.send import (
     LEASE,
     MAX_ATTEMPTS,
     RETRY_AFTER,
-    Courier,
     claim_ahead,
     claim_digest,
     send_claimed_digest,
     send_digest,
 )
+from bot.usecases.digests.vocabulary import Courier
 from bot.usecases.mutes import mute
 from bot.usecases.settings import set_quiet_days
 from storage import Paper, Person, StorageError, StoreUnavailable
