@@ -55,11 +55,12 @@ PEOPLE, PAPERS = 10_000, 100_000
 
 def instant_courier(ctx, stop):
     """A courier that answers at once, without Slack (module level: a helper process builds its own)."""
-    from bot.usecases.digests.send import Courier
+    from bot.slack.views.digest_texts import phrase
+    from bot.usecases.digests.vocabulary import Courier
 
     ts = itertools.count(1)
     return Courier(open=lambda user: "D" + user, post_text=lambda channel, text: f"{next(ts)}.0",
-                   post_paper=lambda channel, rec: (channel, f"{next(ts)}.0"))
+                   post_paper=lambda channel, rec: (channel, f"{next(ts)}.0"), phrase=phrase)
 
 
 def open_workspace(db: str):

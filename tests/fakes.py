@@ -16,7 +16,8 @@ from slack_sdk import WebClient
 from slack_sdk.web import SlackResponse
 
 from bot.errors import Outage
-from bot.usecases.digests.send import Courier, Posted
+from bot.slack.views.digest_texts import phrase
+from bot.usecases.digests.vocabulary import Courier, Posted
 
 # -- time ------------------------------------------------------------------------------------------------
 
@@ -137,7 +138,7 @@ class FakeCourier:
 
     def courier(self) -> Courier:
         options = {} if self.settle is None else {"settle": self.settle}
-        return Courier(open=self.open, post_text=self.post_text, post_paper=self.post_paper,
+        return Courier(open=self.open, post_text=self.post_text, post_paper=self.post_paper, phrase=phrase,
                        find_posted=self.find_posted if self.looks_back else None, **options)
 
     # -- what Slack does ------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The Slack Web API client paperbot uses everywhere, with its retry policy.
+"""The Slack Web API client paperbot uses everywhere, with its retry policy, and what a call that failed
+after those retries means (:func:`classified`).
 
 Kept apart from the Bolt app so that ``paperbot digest`` (which needs only the client) does not
 import Bolt.
@@ -6,11 +7,13 @@ import Bolt.
 
 from __future__ import annotations
 
+import http.client
 import logging
 import random
 from urllib.error import URLError
 
 from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -23,6 +26,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 
 from bot.config import Settings
+from bot.errors import Outage, TokenRefused, Unreachable
 from bot.slack.keepalive import KeepAliveWebClient
 
 API_TIMEOUT = 15  # seconds per Web API call
@@ -105,3 +109,46 @@ def build_client(settings: Settings, rate_limit_retries: int = RATE_LIMIT_RETRIE
             ServerErrorRetryHandler(max_retry_count=2, interval_calculator=backoff),
         ],
     )
+
+
+#: Slack's answers meaning this person can't get a DM from the bot today (deleted or deactivated
+#: account, DM closed or archived, bot not allowed): skip them for the day, don't retry.
+UNREACHABLE = frozenset({
+    "user_not_found", "users_not_found", "user_disabled", "channel_not_found", "is_archived",
+    "cannot_dm_bot", "messages_tab_disabled", "not_in_channel",
+})
+#: Slack's answers meaning Slack itself is down or overloaded (after the client's own retries): the
+#: digest waits for it, counted against nobody. The first two say the call may have been carried out.
+OUTAGE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout",
+                    "ratelimited", "rate_limited"})
+MAYBE_CARRIED_OUT = frozenset({"internal_error", "fatal_error"})
+#: Slack's answers meaning the workspace's token no longer works: nobody there can get a digest until
+#: it is installed again. Its digests wait; other workspaces carry on.
+TOKEN_REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
+                           "team_access_not_granted", "team_disabled", "app_uninstalled"})
+
+
+def classified(exc: Exception) -> Exception:
+    """What a failed Web API call means, once the client's retries (:func:`build_client`) are spent: for a
+    digest, and for every other post that says so (trending, polls, the admins' report, Send, Save):
+    TokenRefused (the workspace), Unreachable (this person or channel, for today), Outage (Slack down,
+    overloaded or too slow) or ``exc`` itself (this message was refused: counted toward the paper's
+    attempts)."""
+    if isinstance(exc, SlackApiError):
+        response = exc.response
+        error = response.get("error") if response is not None else None
+        status = getattr(response, "status_code", 200) or 200
+        if error in UNREACHABLE:
+            return Unreachable(f"Slack refused direct messages ({error})")
+        if error in TOKEN_REFUSED:
+            return TokenRefused(f"Slack refused the workspace's token ({error})")
+        if error in OUTAGE or status >= 500 or status == 429:
+            return Outage(f"Slack answered {status} {error or ''}".rstrip(),
+                          maybe_delivered=error in MAYBE_CARRIED_OUT or status in (500, 502, 504))
+        return exc
+    if isinstance(exc, URLError):  # the request never got through: nothing can have been done
+        return Outage(f"can't reach Slack ({exc.reason})")
+    if isinstance(exc, (OSError, http.client.HTTPException)):  # sent, then no answer (timed out, cut)
+        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        return Outage(f"no answer from Slack ({detail})", maybe_delivered=True)
+    return exc

@@ -15,16 +15,7 @@ from dataclasses import dataclass
 from bot.state.context import Context
 from bot.usecases.digests.schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.interests import FollowResult, Interests, follow, interests, unfollow
-
-#: How a Slack conversation id starts for a channel paperbot can post a channel digest in: public
-#: ("C") or private ("G", older private channels and group DMs). "D" is a direct message; people are
-#: "U" or "W", so a subject id never starts so by chance.
-CHANNEL_PREFIXES = ("C", "G")
-
-
-def is_channel(subject_id: str | None) -> bool:
-    """Whether a subject (or a conversation) id is a channel's, not a person's or a DM's."""
-    return bool(subject_id) and subject_id.startswith(CHANNEL_PREFIXES)
+from bot.usecases.subjects import is_channel  # noqa: F401  (its home is that leaf; imported from here too)
 
 
 @dataclass

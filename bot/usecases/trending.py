@@ -32,9 +32,10 @@ from typing import Literal
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.digests.send import Alive, Clock, iso_utc, utc_now
+from bot.usecases.digests.vocabulary import Alive, Clock, utc_now
 from storage import Paper
 from storage.leases import TRENDING
+from storage.moments import iso_utc
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack.delivery.digests import classified
+from bot.slack.client import classified
 from bot.slack.views.messages import FALLBACK_LIMIT, escape
 from bot.usecases.admin_report import Problem
 

@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
-from urllib.error import URLError
 
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -25,21 +24,24 @@ from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot import metrics
 from bot.config import Settings
-from bot.errors import ConfigError, Outage, TokenRefused, Unreachable
-from bot.slack.client import build_client, unreachable
+from bot.errors import ConfigError, TokenRefused, Unreachable
+from bot.slack.client import build_client, classified, unreachable
+from bot.slack.delivery.admin_report import admin_poster
+from bot.slack.delivery.trending import trending_poster
 from bot.slack.team import workspace_key
 from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
+from bot.slack.views.digest_texts import phrase
 from bot.slack.views.messages import paper_blocks, paper_text
 from bot.slack.views.metadata import COMPACT_EVENT, HEADER_EVENT, PAPER_EVENT
 from bot.sources import source_kind
 from bot.state.context import Context
 from bot.usecases.admin_report import report_problems
-from bot.usecases.channel_subjects import is_channel
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
 from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
-from bot.usecases.digests.send import DATABASE_AWAY, Clock, Courier, Posted, utc_now
+from bot.usecases.digests.vocabulary import DATABASE_AWAY, Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation
+from bot.usecases.subjects import is_channel
 from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
 from storage import StorageError
@@ -57,21 +59,6 @@ class _QuietOverlap(logging.Filter):
 
 logging.getLogger("apscheduler.scheduler").addFilter(_QuietOverlap())
 
-#: Slack's answers meaning this person can't get a DM from the bot today (deleted or deactivated
-#: account, DM closed or archived, bot not allowed): skip them for the day, don't retry.
-UNREACHABLE = frozenset({
-    "user_not_found", "users_not_found", "user_disabled", "channel_not_found", "is_archived",
-    "cannot_dm_bot", "messages_tab_disabled", "not_in_channel",
-})
-#: Slack's answers meaning Slack itself is down or overloaded (after the client's own retries): the
-#: digest waits for it, counted against nobody. The first two say the call may have been carried out.
-OUTAGE = frozenset({"internal_error", "fatal_error", "service_unavailable", "request_timeout",
-                    "ratelimited", "rate_limited"})
-MAYBE_CARRIED_OUT = frozenset({"internal_error", "fatal_error"})
-#: Slack's answers meaning the workspace's token no longer works: nobody there can get a digest until
-#: it is installed again. Its digests wait; other workspaces carry on.
-TOKEN_REFUSED = frozenset({"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired",
-                           "team_access_not_granted", "team_disabled", "app_uninstalled"})
 RATE_LIMIT_RETRIES = 12  # a 429 storm: each retry waits Retry-After; a digest outlasts a storm
 TICK_SECONDS = 30.0  # how often the scheduler looks for due digests
 HISTORY_PAGE, HISTORY_PAGES = 100, 5  # a digest is a handful of messages; this bounds a busy DM
@@ -92,9 +79,10 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
     """Posting digests with ``client``. The DM channel is opened once and kept (``conversations.open``
     has a tighter rate limit than posting); one Slack no longer accepts is opened again next time.
 
-    Failures are classified (:func:`classified`): TokenRefused, Unreachable, Outage (Slack down,
-    overloaded, or too slow: a timed-out post may have landed) or the SlackApiError itself (this
-    message was refused).
+    Failures are classified (:func:`bot.slack.client.classified`): TokenRefused, Unreachable, Outage
+    (Slack down, overloaded, or too slow: a timed-out post may have landed) or the SlackApiError itself
+    (this message was refused). What a digest says besides its papers is worded by
+    :func:`bot.slack.views.digest_texts.phrase`.
     ``header_event``: the metadata type of headers (None: headers that are not a digest's, e.g.
     ``/papers recommend``'s, so a digest taken over never mistakes them for its own). ``refused`` is
     called when Slack refuses the token itself (:class:`~bot.errors.TokenRefused`)."""
@@ -162,9 +150,9 @@ def slack_courier(ctx: Context, client: WebClient, header_event: str | None = HE
         return found
 
     # Only a digest's courier posts compact ones (``header_event``: not `/papers recommend`'s).
-    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, find_posted=find_posted,
-                   settle=POST_SETTLE, post_compact=post_compact if header_event is not None else None,
-                   compact_most=MOST_PAPERS)
+    return Courier(open=open_dm, post_text=post_text, post_paper=post_paper, phrase=phrase,
+                   find_posted=find_posted, settle=POST_SETTLE,
+                   post_compact=post_compact if header_event is not None else None, compact_most=MOST_PAPERS)
 
 
 def _note_posted(found: Posted, channel: str, message: dict) -> None:
@@ -180,30 +168,6 @@ def _note_posted(found: Posted, channel: str, message: dict) -> None:
         found.header_ts = found.header_ts or message["ts"]
         for paper_id in payload.get("paper_ids") or []:
             found.papers.setdefault(str(paper_id), (channel, message["ts"]))
-
-
-def classified(exc: Exception) -> Exception:
-    """What a failed Web API call means for a digest: TokenRefused (the workspace), Unreachable (this
-    person, for today), Outage (Slack down, overloaded or too slow, after the client's own retries)
-    or ``exc`` itself (this message was refused: counted toward the paper's attempts)."""
-    if isinstance(exc, SlackApiError):
-        response = exc.response
-        error = response.get("error") if response is not None else None
-        status = getattr(response, "status_code", 200) or 200
-        if error in UNREACHABLE:
-            return Unreachable(f"Slack refused direct messages ({error})")
-        if error in TOKEN_REFUSED:
-            return TokenRefused(f"Slack refused the workspace's token ({error})")
-        if error in OUTAGE or status >= 500 or status == 429:
-            return Outage(f"Slack answered {status} {error or ''}".rstrip(),
-                          maybe_delivered=error in MAYBE_CARRIED_OUT or status in (500, 502, 504))
-        return exc
-    if isinstance(exc, URLError):  # the request never got through: nothing can have been done
-        return Outage(f"can't reach Slack ({exc.reason})")
-    if isinstance(exc, (OSError, http.client.HTTPException)):  # sent, then no answer (timed out, cut)
-        detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        return Outage(f"no answer from Slack ({detail})", maybe_delivered=True)
-    return exc
 
 
 def digest_client(settings: Settings, token: str | None = None) -> WebClient:
@@ -299,8 +263,6 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
 def _report_to_admins(ctx: Context, served: Served, feeds: list[str], channel: str, many: bool,
                       clock: Clock) -> None:
     """The workspace's daily word to its admins, if anything went wrong; a failure is logged only."""
-    from bot.slack.delivery.admin_report import admin_poster  # imported here: it imports this module
-
     try:
         report_problems(ctx, feeds, clock(), admin_poster(served.client, channel, elsewhere_ok=many))
     except DATABASE_AWAY as exc:
@@ -341,8 +303,6 @@ def helper_courier(settings: Settings, token: str | None, ctx: Context, stop: th
 def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:
     """The trending posts due in one workspace (:func:`bot.usecases.trending.post_due_trending`); a
     failure is logged and tried again at the next run."""
-    from bot.slack.delivery.trending import trending_poster  # imported here: it imports this module
-
     try:
         post_due_trending(ctx, clock(), trending_poster(served.client), clock=clock)
     except DATABASE_AWAY as exc:

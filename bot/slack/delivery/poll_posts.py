@@ -16,7 +16,8 @@ from collections.abc import Callable
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack.delivery.digests import classified, slack_courier
+from bot.slack.client import classified
+from bot.slack.delivery.digests import slack_courier
 from bot.slack.views.poll_message import discussion_text, poll_message
 from bot.state.context import Context
 from bot.usecases.polls import Closed, Poll, find_poll, poll_version
@@ -32,7 +33,7 @@ _SLACK_ERRORS = (SlackApiError, SlackClientError, OSError, http.client.HTTPExcep
 
 def poll_poster(client: WebClient, channel: str) -> Callable[[Poll], str]:
     """``post(poll) -> ts``: the poll posted in ``channel``; failures raised as
-    :func:`bot.slack.delivery.digests.classified` says (Unreachable: the bot is not in the channel)."""
+    :func:`bot.slack.client.classified` says (Unreachable: the bot is not in the channel)."""
 
     def post(poll: Poll) -> str:
         try:

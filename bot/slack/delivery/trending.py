@@ -11,7 +11,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.presentation.paper_view import title_url
-from bot.slack.delivery.digests import classified
+from bot.slack.client import classified
 from bot.slack.views.messages import (
     FALLBACK_LIMIT,
     SECTION_LIMIT,
@@ -60,7 +60,7 @@ def trending_message(papers: list[TrendingPaper]) -> dict:
 
 def trending_poster(client: WebClient) -> Poster:
     """Posting trending messages with ``client``; failures classified as a digest's are
-    (:func:`bot.slack.delivery.digests.classified`: Unreachable when the bot is not in the channel)."""
+    (:func:`bot.slack.client.classified`: Unreachable when the bot is not in the channel)."""
 
     def post(channel: str, papers: list[TrendingPaper]) -> str:
         try:

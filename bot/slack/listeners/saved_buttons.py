@@ -10,7 +10,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from bot.slack.delivery.digests import classified
+from bot.slack.client import classified
 from bot.slack.manifest import COMMAND
 from bot.slack.request_keys import where_clicked
 from bot.slack.runtime import Runtime
@@ -32,7 +32,7 @@ NO_RECORD = "I no longer have a record of that paper for you."
 
 def thread_poster(client: WebClient, channel: str, thread_ts: str):
     """``post(rec) -> (channel, ts)`` posting a paper message into the thread under ``thread_ts``;
-    failures raise as :func:`bot.slack.delivery.digests.classified` says (an outage stops the rest)."""
+    failures raise as :func:`bot.slack.client.classified` says (an outage stops the rest)."""
 
     def post(rec: Recommendation) -> tuple[str, str]:
         try:

@@ -17,7 +17,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.errors import NoPapers, PaperbotError
-from bot.slack.delivery.digests import classified
+from bot.slack.client import classified
 from bot.slack.manifest import WHO_SHORTCUT
 from bot.slack.runtime import Runtime
 from bot.slack.shortcut_messages import message_text, tell_privately

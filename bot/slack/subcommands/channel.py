@@ -30,6 +30,7 @@ from bot.slack.subcommands.channel_poll import (
     reply_poll_close,
     reply_poll_open,
 )
+from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
@@ -45,10 +46,10 @@ from bot.usecases.channel_subjects import (
     set_trending,
     unfollow_in_channel,
 )
-from bot.usecases.digests.due import local_date, parse_hhmm
+from bot.usecases.digests.due import local_date
 from bot.usecases.digests.run import send_digest_now
-from bot.usecases.digests.schedule import next_digest, parse_daily, parse_weekly, weekday_name
-from bot.usecases.digests.send import Outcome
+from bot.usecases.digests.schedule import next_digest, weekday_name
+from bot.usecases.digests.vocabulary import Outcome
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.trending import DAYS, trending_papers
 

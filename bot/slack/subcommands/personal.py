@@ -35,6 +35,7 @@ from bot.slack.subcommands import (
     suggest,
 )
 from bot.slack.subcommands.channel import CHANNEL_SUBCOMMAND
+from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.forget import NOTHING as FORGET_NOTHING
 from bot.slack.views.forget import confirm_blocks, confirm_text
@@ -52,19 +53,17 @@ from bot.slack.views.messages import (
 from bot.state.context import Context
 from bot.usecases import follow, interests, recommend, search, unfollow
 from bot.usecases.delivery import Delivery
-from bot.usecases.digests.due import local_date, parse_hhmm
+from bot.usecases.digests.due import local_date
 from bot.usecases.digests.run import send_digest_now
 from bot.usecases.digests.schedule import (
     next_digest,
-    parse_daily,
-    parse_weekly,
     set_daily,
     set_digest_time,
     set_weekly,
     stop_digests,
     weekday_name,
 )
-from bot.usecases.digests.send import Outcome
+from bot.usecases.digests.vocabulary import Outcome
 from bot.usecases.export import bibtex_export, data_export
 from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
 from bot.usecases.forget import forget_ticket, stored_about

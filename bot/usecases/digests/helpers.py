@@ -28,10 +28,14 @@ from typing import TYPE_CHECKING, Protocol
 from bot import logs
 from bot.allocator import freeze_startup, limit_arenas
 from bot.state.context import Context
-from bot.usecases.digests.send import Courier, Outcome
+from bot.usecases.digests.vocabulary import Courier, Outcome
 
 if TYPE_CHECKING:
     from bot.usecases.digests.run import DailyRun
+
+#: What a helper process runs: :func:`bot.usecases.digests.run.send_due_digests`, handed in by the run
+#: (this module can't import it: the run imports this one), pickled by name into the new process.
+SendDue = Callable[..., "DailyRun"]
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +74,12 @@ class Helpers:
     ended: Callable[[int], None] | None = None
 
     def start(self, due: int, now: datetime, users: list[str] | None, force: bool, workers: int,
-              stop: Stop | None) -> Running | None:
-        """Start the helpers for a run of ``due`` digests at ``now`` (None: too few to be worth it)."""
+              stop: Stop | None, send: SendDue) -> Running | None:
+        """Start the helpers for a run of ``due`` digests at ``now``, each sending with ``send`` (None: too
+        few to be worth it)."""
         if self.count < 1 or due < self.min_due:
             return None
-        job = _Job(self, now, users, force, workers, logging.getLogger().getEffectiveLevel(),
+        job = _Job(self, send, now, users, force, workers, logging.getLogger().getEffectiveLevel(),
                    logs.current_format())
         running = Running(job, stop)
         return running if running.started else None  # none could start: the run sends its digests itself
@@ -83,6 +88,7 @@ class Helpers:
 @dataclass(frozen=True)
 class _Job:
     helpers: Helpers
+    send: SendDue
     now: datetime
     users: list[str] | None
     force: bool
@@ -171,8 +177,6 @@ def merged(own: list[Outcome], theirs: list[Outcome]) -> list[Outcome]:
 
 def _helper(job: _Job, report: Connection) -> None:
     """A helper process: the run's due digests, as many as it can claim; then its report."""
-    from bot.usecases.digests.run import send_due_digests  # imported here: run imports this module
-
     limit_arenas()  # as the paperbot command does at its start, before any thread
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -183,8 +187,8 @@ def _helper(job: _Job, report: Connection) -> None:
         try:
             with ctx.engine.index():  # loaded before its objects are put out of the collector's way
                 freeze_startup()
-            run: DailyRun = send_due_digests(ctx, job.now, job.helpers.courier(ctx, stop), users=job.users,
-                                             force=job.force, workers=job.workers, stop=stop)
+            run: DailyRun = job.send(ctx, job.now, job.helpers.courier(ctx, stop), users=job.users,
+                                     force=job.force, workers=job.workers, stop=stop)
         finally:
             ctx.close()
     except Exception as exc:  # the run carries on without this helper; the next run takes what it held

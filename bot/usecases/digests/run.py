@@ -29,34 +29,36 @@ from bot.usecases.digests.due import local_date
 from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.schedule import Due, NotDue, find_due
 from bot.usecases.digests.send import (
-    DATABASE_AWAY,
     UNREAD,
-    Alive,
     Claimed,
-    Clock,
-    Courier,
-    Outcome,
     Seen,
     claim_ahead,
     claim_new_ahead,
     digest_row,
     end_past_digests,
     give_back_unreturned,
-    header_text,
-    iso_utc,
     remember_unreturned,
     report_database_away,
     resumed,
     send_claimed_digest,
     send_digest,
-    utc_now,
     wants_compact,
+)
+from bot.usecases.digests.vocabulary import (
+    DATABASE_AWAY,
+    Alive,
+    Clock,
+    Courier,
+    DigestHeader,
+    Outcome,
+    utc_now,
 )
 from bot.usecases.feeds import sections
 from bot.usecases.ingest import SourceReport, ingest
 from bot.usecases.recommend import Recommendation
 from storage import DigestRecord
 from storage.leases import JOB
+from storage.moments import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +125,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     # or `paperbot digest` beside the bot) would otherwise walk the same list in step, each waiting on
     # the others' hold of the same person, and serve one at a time between them.
     order = random.sample(due, len(due))
-    helping = helpers.start(len(due), now, users, force, workers, stop) if helpers is not None else None
+    helping = (helpers.start(len(due), now, users, force, workers, stop, send_due_digests)
+               if helpers is not None else None)
     if helping is not None and helping.alone:  # this process answers Slack meanwhile: only waits
         own = [Outcome(item.user_id, item.local_date, "skipped", error=LEFT_TO_HELPERS) for item in due]
     else:
@@ -360,11 +363,11 @@ def send_digest_now(ctx: Context, user_id: str, courier: Courier, now: datetime 
     recs = choose_papers(ctx, user_id, today=day)
     if not recs:
         return Outcome(user_id, day, "empty")
-    if wants_compact(courier, user_id, person, len(recs)):
-        header = header_text(len(recs), day, extra=True, by_feed=sections(recs), compact=True)
+    compact = wants_compact(courier, user_id, person, len(recs))
+    header = courier.phrase(DigestHeader(len(recs), day, tuple(sections(recs)), extra=True, compact=compact))
+    if compact:
         delivery = send_compact(ctx, user_id, recs, courier, header)
     else:
-        header = header_text(len(recs), day, extra=True, by_feed=sections(recs))
         delivery = send_papers(ctx, user_id, recs, courier, header, clock)
     # Unconfirmed papers count as shown (never repeated) but not as delivered.
     return Outcome(user_id, day, "extra", len(delivery.delivered), len(delivery.failed), delivery.outage,

@@ -14,9 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from bot.errors import BadArgument
 from bot.state.context import Context
-from bot.usecases.digests.due import due_today, parse_hhmm
+from bot.usecases.digests.due import NotATime, due_today
 from storage import Person
 
 #: A day's digest with one of these statuses has ended: nothing more is sent for that day.
@@ -60,7 +59,7 @@ def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], 
             continue
         try:
             day, when, past = due_today(person.tz, person.digest_time, now)
-        except BadArgument:
+        except NotATime:
             not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}", "broken"))
             continue
         if person.digest_weekday is not None and day.weekday() != person.digest_weekday:
@@ -138,49 +137,6 @@ def set_digest_time(ctx: Context, user_id: str, hhmm: str) -> None:
 def weekday_name(weekday: int) -> str:
     """"Monday" for 0, … "Sunday" for 6."""
     return WEEKDAYS[weekday].capitalize()
-
-
-def parse_weekday(text: str) -> int:
-    """A day of the week, written in full or as its first three letters or more, any case."""
-    word = text.strip().casefold()
-    for number, name in enumerate(WEEKDAYS):
-        if len(word) >= 3 and name.startswith(word):
-            return number
-    raise BadArgument(f"“{text[:40]}” is not a day of the week; try `/papers digest weekly monday 09:00`")
-
-
-def parse_weekly(text: str) -> tuple[int, str]:
-    """``[DAY] [HH:MM]`` of ``digest weekly`` as (weekday, time): Monday and 09:00 when left out.
-    Raises BadArgument saying what was wrong and what to type."""
-    words = text.split()
-    if len(words) > 2:
-        raise BadArgument("`/papers digest weekly` takes a day and a time at most, "
-                          "e.g. `/papers digest weekly friday 16:00`")
-    weekday, hhmm = 0, DEFAULT_TIME
-    for word in words:
-        if ":" in word:
-            hhmm = _time(word, "weekly friday 16:00")
-        else:
-            weekday = parse_weekday(word)
-    if len(words) == 2 and (":" in words[0]) == (":" in words[1]):
-        raise BadArgument("Give one day and one time: `/papers digest weekly friday 16:00`")
-    return weekday, hhmm
-
-
-def parse_daily(text: str) -> str | None:
-    """``[HH:MM]`` of ``digest daily``: the time, or None to keep the current one. Raises BadArgument."""
-    words = text.split()
-    if len(words) > 1:
-        raise BadArgument("`/papers digest daily` takes a time at most, e.g. `/papers digest daily 08:30`")
-    return _time(words[0], "daily 08:30") if words else None
-
-
-def _time(word: str, example: str) -> str:
-    try:
-        return parse_hhmm(word)
-    except BadArgument:
-        raise BadArgument(f"“{word[:40]}” is not a time from 00:00 to 23:59; "
-                          f"try `/papers digest {example}`") from None
 
 
 def set_weekly(ctx: Context, user_id: str, weekday: int, hhmm: str) -> None:

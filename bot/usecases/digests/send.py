@@ -22,14 +22,14 @@
   person's local day ends it: "failed" when nothing went out. A digest that delivered no paper is
   never "sent".
 
-Slack-free: the caller passes a :class:`Courier` of plain callables.
+Slack-free: the caller passes a :class:`~bot.usecases.digests.vocabulary.Courier` of plain callables,
+which also puts into words what a digest says besides its papers (its header, the note on a day nothing
+matched: data here).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from time import sleep
 from typing import Literal
@@ -37,14 +37,24 @@ from typing import Literal
 from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.channel_subjects import is_channel
 from bot.usecases.digests.choose import Chooser
 from bot.usecases.digests.due import zone
+from bot.usecases.digests.vocabulary import (
+    DATABASE_AWAY,
+    Alive,
+    Clock,
+    Courier,
+    DigestHeader,
+    NothingMatched,
+    Outcome,
+    utc_now,
+)
 from bot.usecases.feeds import label, sections
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
 from bot.usecases.social import with_saved_counts
-from storage import DigestRecord, Person, StoreBusy, StoreUnavailable
+from bot.usecases.subjects import is_channel
+from storage import DigestRecord, Person
 from storage.leases import DIGEST
 from storage.moments import iso_utc
 
@@ -59,15 +69,6 @@ MAX_ATTEMPTS = 3  # per paper, and per digest for failures to reach the person a
 OUTAGE_BACKOFF_CAP = timedelta(minutes=30)  # the longest pause between tries while Slack is down
 LAST_TRY_BEFORE_MIDNIGHT = timedelta(minutes=1)  # a digest waiting out an outage is tried once more then
 
-Clock = Callable[[], datetime]
-Alive = Callable[[str | None], bool | None]
-
-
-def utc_now() -> datetime:
-    """The current moment in UTC: the default clock (tests pass their own)."""
-    return datetime.now(UTC)
-
-
 def outage_backoff(outages: int) -> timedelta:
     """The pause before the next try of a digest cut short by its ``outages``-th Slack outage:
     RETRY_AFTER, then doubling (2, 4, 8 … minutes), at most OUTAGE_BACKOFF_CAP."""
@@ -79,41 +80,6 @@ def day_end(tz_name: str | None, day: date) -> datetime:
     return datetime.combine(day + timedelta(days=1), time(0), tzinfo=zone(tz_name)).astimezone(UTC)
 
 
-@dataclass
-class Posted:
-    """What a DM already holds of a digest: the header's ts, and (channel, ts) per paper id."""
-
-    header_ts: str | None = None
-    papers: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-
-@dataclass
-class Courier:
-    """How digests reach people. The Slack adapter builds one; tests pass their own.
-
-    ``open(user) -> channel``; ``post_text(channel, mrkdwn) -> ts`` (a digest's header);
-    ``post_paper(channel, rec) -> (channel, ts)``. Each raises :class:`~bot.errors.Unreachable` when
-    the person can't be reached at all, :class:`~bot.errors.Outage` when Slack itself is unavailable
-    (the digest waits for it), and any other exception for a failure of that message (counted).
-    ``find_posted(channel, since) -> Posted`` (optional): the digest messages posted in ``channel``
-    since that moment, so a digest taken over after a crash does not post again what went out
-    without being recorded. ``settle``: how long a post the service has received may take to show
-    in ``find_posted`` (it is carried out even when its poster died meanwhile).
-    ``post_compact(channel, header, recs) -> (channel, ts)`` (optional): a compact digest, the header
-    and every paper in one message, for whoever asked for that; at most ``compact_most`` papers (a
-    digest with more goes out as usual). ``find_posted`` names such a message as the header and as
-    each of its papers.
-    """
-
-    open: Callable[[str], str]
-    post_text: Callable[[str, str], str]
-    post_paper: Callable[[str, Recommendation], tuple[str, str]]
-    find_posted: Callable[[str, datetime], Posted] | None = None
-    settle: timedelta = timedelta(0)
-    post_compact: Callable[[str, str, list[Recommendation]], tuple[str, str]] | None = None
-    compact_most: int = 0
-
-
 def wants_compact(courier: Courier, user_id: str, person: Person | None, n: int) -> bool:
     """Whether ``n`` papers go to a person (``person``: their settings) as one message: they asked for
     that (a channel never does), and the courier can post that many in one."""
@@ -122,43 +88,7 @@ def wants_compact(courier: Courier, user_id: str, person: Person | None, n: int)
     return bool(person and person.digest_compact)
 
 
-#: A person's note on a day their digest had nothing worth sending (see _Sending._tell_nothing_matched).
-NOTHING_MATCHED = ("Nothing new matched your interests {when}, so there is no digest. `/papers follow` more "
-                   "topics to widen it, or `/papers recommend` for the best papers anyway. "
-                   "(`/papers digest quiet on` stops these notes.)")
-
-#: What happened to one digest (see :class:`Outcome`).
-OutcomeStatus = Literal["sent", "empty", "failed", "incomplete", "busy", "done", "skipped", "extra"]
-
-
-@dataclass
-class Outcome:
-    """What happened to one digest.
-
-    ``status``: "sent", "empty" (nothing worth sending; recorded for the day), "failed" (could not
-    reach the person; recorded for the day), "incomplete" (something left, retried later), "busy"
-    (another process is sending it), "done" (it had already ended), "skipped" (not started: stopping),
-    "extra" (an explicit request after the day's digest: sent outside the daily claim). ``outage``:
-    Slack was unavailable (the digest is "incomplete", or an extra one stopped short). ``database_away``:
-    the database failed under it (it is "incomplete", and goes out once the database answers).
-    """
-
-    user_id: str
-    local_date: date
-    status: OutcomeStatus
-    delivered: int = 0
-    failed: int = 0
-    error: str | None = None
-    outage: bool = False
-    database_away: bool = False
-
-
 # -- claiming ---------------------------------------------------------------------------------------
-
-#: Errors that say the database is away for a while (down, restarting, a connection cut, a lock held
-#: too long), not that this digest is at fault: it is given back, uncounted, to go out when it answers.
-DATABASE_AWAY = (StoreUnavailable, StoreBusy)
-
 
 def remember_unreturned(ctx: Context, user_id: str, local_date: str, owner: str) -> None:
     """A digest ``owner`` (this process) claimed and could not give back, the database being away: the
@@ -304,24 +234,6 @@ def _claimed_new(user_id: str, key: str, owner: str, lease: str, at: str, fresh:
 
 # -- sending ----------------------------------------------------------------------------------------
 
-def header_text(n: int, day: date, extra: bool = False, by_feed: list[tuple[str, int]] | None = None,
-                weekly: bool = False, channel: bool = False, compact: bool = False) -> str:
-    """The digest's first message (mrkdwn); ``by_feed``: its sections, (feed name, papers) in order
-    (feed names hold no Slack markup: :func:`bot.usecases.feeds.feed_name`); ``weekly``: the person's
-    weekly digest; ``channel``: a channel's own digest, posted in the channel; ``compact``: the first
-    line of a compact digest (a reaction on it can't name one of its papers: their buttons can)."""
-    papers = f"{n} paper" if n == 1 else f"{n} papers"
-    which = "An extra digest" if extra else "Your weekly digest" if weekly else "Your digest"
-    if channel:
-        which = "This channel's weekly digest" if weekly else "This channel's digest"
-    if by_feed:
-        papers += ", by feed: " + ", ".join(f"{feed} {count}" for feed, count in by_feed)
-    tune = ("React :+1: or :-1: on a paper to tune what comes next here (it counts for you too)."
-            if channel else "Click 👍 or 👎 on a paper to tune what comes next." if compact
-            else "React :+1: or :-1: on a paper to tune what comes next.")
-    return f":newspaper: {which} for {day:%A} {day.day} {day:%B}: {papers}. {tune}"
-
-
 def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: str | None = None,
                 clock: Clock = utc_now, alive: Alive = owner_alive, explicit: bool = False,
                 chooser: Chooser | None = None) -> Outcome:
@@ -437,9 +349,9 @@ class _Sending:
         person = chooser.person(user_id)
         if is_channel(user_id) or (person is not None and person.digest_quiet):
             return
-        when = "this week" if chooser.weekly(user_id) else "today"
+        note = self.courier.phrase(NothingMatched(weekly=chooser.weekly(user_id)))
         try:
-            self.courier.post_text(self.courier.open(user_id), NOTHING_MATCHED.format(when=when))
+            self.courier.post_text(self.courier.open(user_id), note)
         except Exception as exc:  # a note, not a digest: nothing to retry
             log.info("could not tell %s that nothing matched: %s", user_id, exc)
 
@@ -449,8 +361,8 @@ class _Sending:
         paper as shown with that message's ts, the header too, the digest "sent". A failure counts
         against each of its papers (tried again later, as one message again)."""
         user_id = self.record.user_id
-        header = header_text(len(recs), self.day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
-                             compact=True)
+        header = self.courier.phrase(DigestHeader(len(recs), self.day, tuple(sections(recs)),
+                                                  weekly=chooser.weekly(user_id), compact=True))
         assert self.courier.post_compact is not None  # checked by _compact
         try:
             posted = self.courier.post_compact(channel, header, todo)
@@ -552,9 +464,9 @@ class _Sending:
         """The digest's first message; when it fails (Slack down aside), the papers go out without it."""
         user_id = self.record.user_id
         try:
-            header = header_text(len(recs), self.day, by_feed=sections(recs), weekly=chooser.weekly(user_id),
-                                 channel=is_channel(user_id))
-            ts = self.courier.post_text(channel, header)
+            said = DigestHeader(len(recs), self.day, tuple(sections(recs)), weekly=chooser.weekly(user_id),
+                                channel=is_channel(user_id))
+            ts = self.courier.post_text(channel, self.courier.phrase(said))
         except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
             raise
         except Exception:  # the papers matter more than their header: go on without it
@@ -721,15 +633,10 @@ def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc
         current = store.get_digest(record.user_id, record.local_date)
         if current is None or current.owner != owner:
             continue
-        finish = _Finisher(ctx, current, day, owner, clock)
-        papers = current.papers or []
-        shown = store.shown_among(current.user_id, papers)
         why = current.error or "no run finished it in time"
-        if shown:
-            outcome = finish("sent", error=f"{len(papers) - len(shown)} paper(s) not delivered before the "
-                                           f"day ended ({why})")
-        else:
-            outcome = finish("failed", error=f"the day ended before it could be sent ({why})")
+        finish = _Finisher(ctx, current, day, owner, clock)
+        outcome = finish.end(f"the day ended before it could be sent ({why})",
+                             unsent=f" before the day ended ({why})")
         log.warning("the %s digest of %s ended with its day: %s", current.local_date, current.user_id,
                     outcome.error)
         outcomes.append(outcome)
@@ -768,14 +675,22 @@ class _Finisher:
         return self.retry(error=f"{len(left)} paper(s) not delivered yet")
 
     def done(self) -> Outcome:
-        """Nothing left to try: "sent" if at least one of its papers reached the person, else "failed"
-        (every paper was refused): a digest that delivered nothing is never recorded as sent."""
+        """Nothing left to try (every paper posted, or refused too often): see :meth:`end`."""
+        return self.end(f"none of its {len(self.record.papers or [])} paper(s) could be posted")
+
+    def end(self, failed: str, unsent: str | None = None) -> Outcome:
+        """End the digest for good: "sent" if at least one of its papers reached the person (with
+        ``unsent``, its error says how many did not, then ``unsent``), else "failed" with ``failed``: a
+        digest that delivered nothing is never recorded as sent. Every paper left out since it was
+        chosen (deleted, muted): "empty"."""
         papers = self.record.papers or []
-        if self.ctx.store.shown_among(self.record.user_id, papers):
-            return self("sent")
+        shown = self.ctx.store.shown_among(self.record.user_id, papers)
+        if shown:
+            left = len(papers) - len(shown)
+            return self("sent", error=None if unsent is None else f"{left} paper(s) not delivered{unsent}")
         if papers and set(papers) <= self.skipped:  # nothing left worth sending: not a failure
             return self("empty")
-        return self("failed", error=f"none of its {len(papers)} paper(s) could be posted")
+        return self("failed", error=failed)
 
     def postpone(self, error: str) -> Outcome:
         """Slack is unavailable: give the digest back, to be tried again after a growing pause, or end
@@ -790,11 +705,7 @@ class _Finisher:
             log.warning("Slack stayed unavailable until the end of %s for the digest of %s: %s",
                         record.local_date, record.user_id, error)
             why = f"Slack was unavailable until the day ended ({error})"
-            shown = store.shown_among(record.user_id, record.papers or [])
-            if shown:
-                left = len(record.papers or []) - len(shown)
-                return self("sent", error=f"{left} paper(s) not delivered: {why}")
-            return self("failed", error=why)
+            return self.end(why, f": {why}")
         note = f"Slack unavailable ({error}); next try at {retry_at.astimezone(UTC):%H:%M} UTC"
         with store.transaction():
             mine = store.postpone_digest(record.user_id, record.local_date, self.owner, iso_utc(retry_at),

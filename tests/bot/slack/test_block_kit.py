@@ -36,12 +36,13 @@ from bot.slack.subcommands.personal import (
     reply_saved,
     reply_search,
 )
+from bot.slack.views.digest_texts import header_text
 from bot.slack.views.marks import marked
 from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
 from bot.slack.views.unfurl_card import unfurl_blocks
 from bot.usecases.channel_subjects import ChannelProfile
 from bot.usecases.delivery import Delivery
-from bot.usecases.digests.send import Outcome, header_text
+from bot.usecases.digests.vocabulary import Outcome
 from bot.usecases.export import ExportFile
 from bot.usecases.feeds import MAX_FEEDS
 from bot.usecases.interests import FollowResult, Interests

@@ -9,9 +9,9 @@ from bot.errors import BadArgument
 from bot.slack.delivery.trending import NOTHING, trending_message
 from bot.slack.subcommands.channel import HELP_LINES, parse_channel
 from bot.slack.subcommands.personal import HELP, SHORT_HELP_MOST, help_text
+from bot.slack.views.digest_texts import header_text
 from bot.slack.views.messages import HEADER_LIMIT, MESSAGE_BLOCKS, SECTION_LIMIT
 from bot.usecases.channel_subjects import is_channel
-from bot.usecases.digests.send import header_text
 from bot.usecases.trending import SIZE, TrendingPaper, due_at, week_of
 from storage import Paper
 

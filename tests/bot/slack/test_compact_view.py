@@ -20,9 +20,9 @@ from bot.slack.views.compact import (
     compact_text,
     remarked,
 )
+from bot.slack.views.digest_texts import header_text
 from bot.slack.views.messages import LIKE_ACTION, MESSAGE_BLOCKS, SAVE_ACTION
 from bot.slack.views.metadata import COMPACT_EVENT
-from bot.usecases.digests.send import header_text
 from bot.usecases.saved import Marks
 from tests.bot.slack.test_block_kit import check_message, every_rec, rec
 from tests.fakes import FakeWebClient

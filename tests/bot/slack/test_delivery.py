@@ -6,10 +6,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from bot.errors import Outage
-from bot.slack.delivery.digests import classified
+from bot.slack.client import classified
 from bot.usecases import follow, recommend
 from bot.usecases.delivery import deliver
-from bot.usecases.digests.send import Posted
+from bot.usecases.digests.vocabulary import Posted
 
 
 def test_a_failed_message_loses_none_of_the_others_and_is_not_marked_shown(ctx):

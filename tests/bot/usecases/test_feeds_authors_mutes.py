@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.errors import BadArgument, NoInterests
+from bot.slack.subcommands.digest_times import parse_daily, parse_weekly
 from bot.state.context import Context
 from bot.usecases import build_digest, follow, interests, recommend, record_feedback, unfollow
 from bot.usecases.authors import name_key, new_papers_by, same_person
@@ -15,8 +16,6 @@ from bot.usecases.digests.run import preview_digests
 from bot.usecases.digests.schedule import (
     due_digests,
     next_digest,
-    parse_daily,
-    parse_weekly,
     set_daily,
     set_digest_time,
     set_weekly,

@@ -9,11 +9,13 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from bot.slack.views.digest_texts import phrase
 from bot.state.context import Context
 from bot.usecases import follow
 from bot.usecases.delivery import send_compact
 from bot.usecases.digests.run import send_digest_now
-from bot.usecases.digests.send import RETRY_AFTER, Courier, Posted, send_digest
+from bot.usecases.digests.send import RETRY_AFTER, send_digest
+from bot.usecases.digests.vocabulary import Courier, Posted
 from bot.usecases.settings import set_compact_digest
 from tests.fakes import Clock, Death
 
@@ -33,7 +35,8 @@ class CompactDM:
 
     def courier(self) -> Courier:
         return Courier(open=lambda user: "D" + user, post_text=self.post_text, post_paper=self.post_paper,
-                       find_posted=self.find_posted, post_compact=self.post_compact, compact_most=self.most)
+                       phrase=phrase, find_posted=self.find_posted, post_compact=self.post_compact,
+                       compact_most=self.most)
 
     def _post(self, kind: str, text: str, ids: list[str]) -> str:
         ts = f"{next(self._ts)}.0"

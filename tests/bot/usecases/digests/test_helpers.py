@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from bot.slack.views.digest_texts import phrase
 from bot.state.context import Context
 from bot.usecases import follow
 from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.run import LEFT_TO_HELPERS, send_due_digests
-from bot.usecases.digests.send import Courier, Outcome
+from bot.usecases.digests.vocabulary import Courier, Outcome
 from tests.bot.usecases.conftest import WS
 
 NOW = datetime(2026, 7, 15, 12, 0, tzinfo=UTC)
@@ -46,7 +47,7 @@ def file_courier(posts: str, ctx: Context, stop: threading.Event, wait_for: str 
         return f"{time.time()}"
 
     return Courier(open=lambda user: "D" + user, post_text=lambda channel, text: write(channel, "header"),
-                   post_paper=lambda channel, rec: (channel, write(channel, "paper")))
+                   post_paper=lambda channel, rec: (channel, write(channel, "paper")), phrase=phrase)
 
 
 def one_helper(target: str, posts: Path, min_due: int, alone: bool = False) -> Helpers:
@@ -151,7 +152,7 @@ def test_a_stopped_run_stops_its_helper_and_the_next_run_sends_the_rest_once(app
         stop.set()
         return ts
 
-    first = send_due_digests(app, NOW, Courier(slow.open, stopping, slow.post_paper), force=True,
+    first = send_due_digests(app, NOW, Courier(slow.open, stopping, slow.post_paper, phrase), force=True,
                              workers=1, helpers=helpers, stop=stop)
     assert first.count("skipped") > 0  # stopped short, in both processes
     assert sorted(o.user_id for o in first.outcomes) == users

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from bot.errors import NoInterests, Unreachable
+from bot.slack.views.digest_texts import NOTHING_MATCHED, phrase
 from bot.state.context import Context
 from bot.usecases import follow, record_feedback
 from bot.usecases.digests.choose import choose_papers
@@ -28,14 +29,13 @@ from bot.usecases.digests.send import (
     AHEAD_LEASE,
     LEASE,
     MAX_ATTEMPTS,
-    NOTHING_MATCHED,
     RETRY_AFTER,
-    Courier,
     claim_ahead,
     claim_digest,
     send_claimed_digest,
     send_digest,
 )
+from bot.usecases.digests.vocabulary import Courier
 from bot.usecases.mutes import mute
 from bot.usecases.settings import set_quiet_days
 from storage import Paper, Person, StorageError, StoreUnavailable
@@ -430,7 +430,7 @@ def test_someone_unreachable_is_skipped_for_the_day_and_others_still_get_theirs(
     unreachable = recorder(fail={"open": Unreachable("Slack refused direct messages (user_not_found)")})
     couriers = {"GONE": unreachable, "U2": good}
     courier = Courier(open=lambda u: couriers[u].open(u), post_text=good.post_text,
-                      post_paper=good.post_paper)
+                      post_paper=good.post_paper, phrase=phrase)
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier)
     assert {o.user_id: o.status for o in run.outcomes} == {"GONE": "failed", "U2": "sent"}
     assert "user_not_found" in ctx.store.get_digest("GONE", "2026-07-15").error
