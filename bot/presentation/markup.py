@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import re
 
-from bot.presentation.tex import formula_spans, scripted
+from bot.text.tex import formula_spans, scripted
 
 #: An entity with its semicolon (``&amp;``, ``&#39;``, ``&#x2019;``); "R&D" and "AT&T;" stay.
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
