@@ -1,10 +1,10 @@
 """paperbot's Prometheus metrics: every definition, the few calls the edges make to move them, and the
 page ``GET /metrics`` serves.
 
-The edges call it with plain values (a kind, a count, a status, a store) and it imports nothing of the
-bot, so any layer may count into it. Labels are only ever drawn from small fixed sets (a request's kind,
-a Web API method paperbot calls, an outcome, a source's kind): never a token, a user, a channel or
-anyone's text.
+The edges call it with plain values (a kind, a count, a status; for the page, what holds the store) and
+it imports nothing of the bot, so any layer may count into it. Labels are only ever drawn from small
+fixed sets (a request's kind, a Web API method paperbot calls, an outcome, a source's kind): never a
+token, a user, a channel or anyone's text.
 
 Under ``paperbot run`` the metrics are kept in prometheus-client's multiprocess mode
 (PROMETHEUS_MULTIPROC_DIR, :mod:`bot.metrics_dir`), so that what the digest helper processes count shows
@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -160,24 +160,31 @@ class _NewestPaper:
         yield gauge
 
 
+class HoldsStore(Protocol):
+    """What the page reads its gauges through: anything holding the store (the process's context)."""
+
+    @property
+    def store(self) -> Store: ...
+
+
 class _Page:
     """What one scrape collects: every process's counts (or this one's), and the store's gauges."""
 
-    def __init__(self, store: Store | None):
+    def __init__(self, holder: HoldsStore | None):
         if multiprocess():
             self.counts: CollectorRegistry = CollectorRegistry()
             MultiProcessCollector(self.counts)
         else:
             self.counts = REGISTRY
-        self.store = store
+        self.holder = holder
 
     def collect(self) -> Iterator[Metric]:
         yield from self.counts.collect()
-        if self.store is not None:
-            yield from _NewestPaper(self.store).collect()
+        if self.holder is not None:
+            yield from _NewestPaper(self.holder.store).collect()
 
 
-def page(store: Store | None = None) -> tuple[bytes, str]:
-    """The text ``GET /metrics`` answers (with ``store``, the gauges read from it at each scrape), and its
-    content type (Prometheus' text format)."""
-    return generate_latest(_Page(store)), CONTENT_TYPE_LATEST
+def page(holder: HoldsStore | None = None) -> tuple[bytes, str]:
+    """The text ``GET /metrics`` answers (with ``holder``, the gauges read from its store at each scrape),
+    and its content type (Prometheus' text format)."""
+    return generate_latest(_Page(holder)), CONTENT_TYPE_LATEST

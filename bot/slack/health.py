@@ -35,7 +35,7 @@ def routes(readiness: Readiness) -> list[Route]:
         return PlainTextResponse(problem + "\n", status_code=503)
 
     async def scrape(request: Request) -> Response:
-        body, content_type = await run_in_threadpool(metrics.page, readiness.ctx.store)
+        body, content_type = await run_in_threadpool(metrics.page, readiness.ctx)
         return Response(body, media_type=content_type)
 
     return [Route("/healthz", health, methods=["GET"]), Route("/readyz", ready, methods=["GET"]),

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -33,7 +34,7 @@ def value(page: str, name: str, **labels: str) -> float:
 
 
 def scrape(store=None) -> str:
-    return metrics.page(store)[0].decode()
+    return metrics.page(SimpleNamespace(store=store) if store is not None else None)[0].decode()
 
 
 def test_every_metric_is_on_the_page_with_its_help_in_prometheus_text_format():
