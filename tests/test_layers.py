@@ -224,6 +224,19 @@ def test_no_package_of_bot_imports_one_that_imports_it_back():
     assert not cycles, "\n" + "\n".join(cycles)
 
 
+def test_a_moment_is_written_as_text_in_one_place():
+    # storage/moments.py holds the one text format of every timestamp column; a log line keeps its own.
+    writers = {str(path.relative_to(ROOT)) for package in PACKAGES for path in sources(package)
+               if "isoformat(timespec" in path.read_text()}
+    assert writers == {"storage/moments.py", "bot/logs.py"}
+
+
+def test_slack_s_control_characters_are_escaped_in_one_place():
+    escapers = {str(path.relative_to(ROOT)) for path in sources("bot")
+                if '.replace("&", "&amp;")' in path.read_text()}
+    assert escapers == {"bot/presentation/markup.py"}
+
+
 def test_presentation_never_touches_a_store():
     # Records come in; nothing there may read or write one (a store's name in a signature is the sign).
     for path in sources("bot/presentation"):
