@@ -37,9 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import SHARED_DATA
-from bot.presentation.tex import tex_to_text
-from bot.presentation.titles import first_sentence_title, split_title
-from bot.sources.normalize import collapse_ws
+from bot.text.tex import tex_to_text
+from bot.text.titles import first_sentence_title, split_title
+from bot.text.whitespace import collapse_ws
 
 FILES = ("neurips2018.jsonl", "icml2019.jsonl")
 _TOKEN = re.compile(r"[a-z0-9]+")

@@ -118,7 +118,7 @@ def counting() -> Iterator[dict[str, int]]:
 def forget_renderings() -> None:
     """Forget every kept title and TeX rendering: the next reply starts cold."""
     import bot.presentation.paper_view as view
-    import bot.presentation.tex as tex
+    import bot.text.tex as tex
 
     view.clear_kept()
     tex._rendered.cache_clear()

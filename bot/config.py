@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
@@ -12,7 +12,6 @@ from typing import TypeVar
 from dotenv import dotenv_values
 
 from bot.errors import ConfigError
-from bot.slack.oauth.token_crypto import check_old_secret_keys, check_secret_key
 from storage.opening import UnknownDatabase, database_target
 
 DEFAULT_API_URL = "https://slack.com/api/"
@@ -24,6 +23,8 @@ _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
 LOG_FORMATS = ("text", "json")
 DEFAULT_DB = "paperbot.db"
+#: PAPERBOT_SECRET_KEY's least length (and each of PAPERBOT_OLD_SECRET_KEYS'): a random string that long.
+MIN_SECRET_KEY_LENGTH = 32
 _T = TypeVar("_T")
 
 
@@ -223,6 +224,25 @@ def _secret_key(raw: str | None) -> str | None:
     if raw:
         check_secret_key(raw)
     return raw
+
+
+def check_secret_key(secret_key: str | None) -> None:
+    """Raise ConfigError (naming PAPERBOT_SECRET_KEY) unless it is set and long enough."""
+    if not secret_key:
+        raise ConfigError("PAPERBOT_SECRET_KEY is not set: OAuth needs it to encrypt the stored Slack tokens")
+    if len(secret_key) < MIN_SECRET_KEY_LENGTH:
+        raise ConfigError(f"PAPERBOT_SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters "
+                          f"(a random string; it has {len(secret_key)})")
+
+
+def check_old_secret_keys(old_keys: Sequence[str]) -> None:
+    """Raise ConfigError (naming PAPERBOT_OLD_SECRET_KEYS and which one, never the key) unless each of
+    the earlier keys is as long as PAPERBOT_SECRET_KEY must be."""
+    for place, key in enumerate(old_keys, start=1):
+        if len(key) < MIN_SECRET_KEY_LENGTH:
+            raise ConfigError(f"PAPERBOT_OLD_SECRET_KEYS: key {place} of {len(old_keys)} is shorter than "
+                              f"{MIN_SECRET_KEY_LENGTH} characters (it has {len(key)}), so it can't be an "
+                              "earlier PAPERBOT_SECRET_KEY")
 
 
 def _arxiv_api_url(raw: str | None) -> str:

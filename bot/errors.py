@@ -9,10 +9,6 @@ class ConfigError(PaperbotError):
     """A setting is missing or malformed."""
 
 
-class SourceError(PaperbotError):
-    """A paper source can't be read at all (missing file, unreachable feed, unknown format)."""
-
-
 class BadArgument(PaperbotError):
     """A command got an argument it can't use."""
 

@@ -1,8 +1,10 @@
 """paperbot's Prometheus metrics: every definition, the few calls the edges make to move them, and the
 page ``GET /metrics`` serves.
 
-Labels are only ever drawn from small fixed sets (a request's kind, a Web API method paperbot calls, an
-outcome, a source's kind): never a token, a user, a channel or anyone's text.
+The edges call it with plain values (a kind, a count, a status; for the page, what holds the store) and
+it imports nothing of the bot, so any layer may count into it. Labels are only ever drawn from small
+fixed sets (a request's kind, a Web API method paperbot calls, an outcome, a source's kind): never a
+token, a user, a channel or anyone's text.
 
 Under ``paperbot run`` the metrics are kept in prometheus-client's multiprocess mode
 (PROMETHEUS_MULTIPROC_DIR, :mod:`bot.metrics_dir`), so that what the digest helper processes count shows
@@ -17,7 +19,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -32,9 +34,6 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 if TYPE_CHECKING:
-    from bot.state.context import Context
-    from bot.usecases.digests.send import Outcome
-    from bot.usecases.ingest import SourceReport
     from storage import Store
 
 log = logging.getLogger(__name__)
@@ -96,22 +95,21 @@ def papers_posted(count: int = 1) -> None:
     PAPERS_POSTED.inc(count)
 
 
-def digests(outcomes: Iterable[Outcome]) -> None:
-    """The outcomes of a run of digests (the helpers' merged in)."""
-    for outcome in outcomes:
-        counted = _DIGEST_OUTCOMES.get(outcome.status)
+def digests(statuses: Iterable[str]) -> None:
+    """The statuses of a run's digests (the helpers' merged in)."""
+    for status in statuses:
+        counted = _DIGEST_OUTCOMES.get(status)
         if counted is not None:
             DIGESTS.labels(counted).inc()
 
 
-def ingested(reports: Iterable[SourceReport], kind_of) -> None:
-    """What the daily feeds brought in; ``kind_of(source)`` names a source's kind (a bounded label)."""
-    for report in reports:
-        kind = kind_of(report.source)
-        INGESTED.labels(kind).inc(report.added + report.updated)
-        REJECTED.labels(kind).inc(len(report.rejected))
-        if report.error:
-            SOURCE_FAILURES.labels(kind).inc()
+def ingested(kind: str, *, taken: int, rejected: int, failed: bool) -> None:
+    """One daily feed source read: ``kind`` names its kind (a bounded label, never its address), ``taken``
+    papers were added or updated, ``rejected`` records refused; ``failed``: it could not be read at all."""
+    INGESTED.labels(kind).inc(taken)
+    REJECTED.labels(kind).inc(rejected)
+    if failed:
+        SOURCE_FAILURES.labels(kind).inc()
 
 
 @contextmanager
@@ -162,24 +160,31 @@ class _NewestPaper:
         yield gauge
 
 
+class HoldsStore(Protocol):
+    """What the page reads its gauges through: anything holding the store (the process's context)."""
+
+    @property
+    def store(self) -> Store: ...
+
+
 class _Page:
     """What one scrape collects: every process's counts (or this one's), and the store's gauges."""
 
-    def __init__(self, ctx: Context | None):
+    def __init__(self, holder: HoldsStore | None):
         if multiprocess():
             self.counts: CollectorRegistry = CollectorRegistry()
             MultiProcessCollector(self.counts)
         else:
             self.counts = REGISTRY
-        self.ctx = ctx
+        self.holder = holder
 
     def collect(self) -> Iterator[Metric]:
         yield from self.counts.collect()
-        if self.ctx is not None:
-            yield from _NewestPaper(self.ctx.store).collect()
+        if self.holder is not None:
+            yield from _NewestPaper(self.holder.store).collect()
 
 
-def page(ctx: Context | None = None) -> tuple[bytes, str]:
-    """The text ``GET /metrics`` answers (with ``ctx``, the gauges read from its database at each scrape),
+def page(holder: HoldsStore | None = None) -> tuple[bytes, str]:
+    """The text ``GET /metrics`` answers (with ``holder``, the gauges read from its store at each scrape),
     and its content type (Prometheus' text format)."""
-    return generate_latest(_Page(ctx)), CONTENT_TYPE_LATEST
+    return generate_latest(_Page(holder)), CONTENT_TYPE_LATEST

@@ -7,11 +7,11 @@ person and ``key`` (the phrase's words as the index cuts them), ON CONFLICT DO N
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Protocol
 
 from storage.dialect import Shared
 from storage.fulltext import words
+from storage.moments import utcnow_micro
 
 LIST = "select key, phrase from alerts where ws = ? and user_id = ? order by added_at, key"
 ADD = ("insert into alerts (ws, user_id, key, phrase, added_at) values (?, ?, ?, ?, ?)"
@@ -86,7 +86,7 @@ class Alerts(Shared):
 
     def add_alert(self, user_id: str, key: str, phrase: str) -> bool:
         # To the microsecond: two alerts added within a second still list in the order they came.
-        added = datetime.now(UTC).isoformat(timespec="microseconds")
+        added = utcnow_micro()
         return self._sql.run(ADD, [self._ws, user_id, key, phrase, added]) > 0
 
     def remove_alert(self, user_id: str, key: str) -> str | None:

@@ -31,6 +31,7 @@ from typing import Protocol
 from storage import leases
 from storage.dialect import Shared
 from storage.models import InboxEntry, InboxItem
+from storage.moments import iso_utc
 from storage.records import utcnow
 
 #: A new item, unless its key is there already in its workspace (a request Slack sent again, or a
@@ -245,4 +246,4 @@ class Inbox(Shared):
 
 def _after(iso: str, hold: timedelta) -> str:
     """``hold`` after the ISO UTC time ``iso`` (as written by :func:`storage.records.utcnow`)."""
-    return (datetime.fromisoformat(iso) + hold).isoformat(timespec="seconds")
+    return iso_utc(datetime.fromisoformat(iso) + hold)

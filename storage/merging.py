@@ -48,7 +48,6 @@ REPOINT_ALIASES = "update paper_aliases set paper_id = ?, seq = ? where paper_id
 ALIASES_OF = "select alias, paper_id from paper_aliases where alias in ({marks})"
 #: The ids merged away since a change number: what a running index must drop.
 MERGED_SINCE = "select alias from paper_aliases where seq > ? order by seq, alias"
-FIND_ALIAS = "select paper_id from paper_aliases where alias = ?"
 FIND_ALIAS_BY_URL = "select paper_id from paper_aliases where url = ? order by seq limit 1"
 #: The canonical id of ``?`` (an alias's paper, else itself), as an SQL expression of one parameter.
 RESOLVED = "coalesce((select a.paper_id from paper_aliases a where a.alias = ?), ?)"

@@ -6,13 +6,13 @@ a database applies each step once, whichever paperbot made it.
 """
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 
 from sqlite_utils.db import Database
 from sqlite_utils.migrations import Migrations
 
 from storage import schema_steps
 from storage.merging import Connection, merge_stored_duplicates
+from storage.moments import utcnow
 from storage.schema_steps import Step
 
 #: The name sqlite-utils records the steps under; every paperbot database has it.
@@ -266,7 +266,7 @@ def m010_paper_identity(db: Database) -> None:
     db.execute("create index idx_feedback_paper_id on feedback (paper_id)")
     db.execute("create index idx_shown_paper_id on shown (paper_id)")
     seq = db.execute("select coalesce(max(seq), 0) from papers").fetchone()[0]
-    merge_stored_duplicates(Connection(db.execute), datetime.now(UTC).isoformat(timespec="seconds"), int(seq))
+    merge_stored_duplicates(Connection(db.execute), utcnow(), int(seq))
 
 
 def _on_sqlite(step: Step) -> Callable[[Database], None]:

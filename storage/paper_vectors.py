@@ -14,10 +14,10 @@ Nothing here knows what a vector means: bytes in, bytes out.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Protocol
 
 from storage.dialect import Shared
+from storage.moments import utcnow
 
 #: Papers with no vector of ``model`` made from their current text, oldest change first.
 MISSING = (
@@ -70,7 +70,7 @@ class PaperVectorStore(Shared):
         return out
 
     def save_paper_vectors(self, model: str, rows: Iterable[tuple[str, int, bytes]]) -> int:
-        at = datetime.now(UTC).isoformat(timespec="seconds")
+        at = utcnow()
         saved = 0
         with self.transaction():
             for paper_id, seq, vector in rows:

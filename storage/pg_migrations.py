@@ -20,12 +20,12 @@ migrate once: :func:`apply` holds an advisory lock around it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 
 import psycopg
 
 from storage import schema_steps
 from storage.merging import Connection, merge_stored_duplicates
+from storage.moments import utcnow
 from storage.schema_steps import Step
 
 #: Key of the advisory lock held while migrating (any constant bigint unique to paperbot).
@@ -63,7 +63,7 @@ def _paper_identity(conn: psycopg.Connection) -> None:
                            " where name = 'papers' for update").fetchone()
     assert counter is not None, "m001 writes the 'papers' counter"
     last = merge_stored_duplicates(Connection(conn.execute, format_marks=True),
-                                   datetime.now(UTC).isoformat(timespec="seconds"), int(counter[0]))
+                                   utcnow(), int(counter[0]))
     conn.execute("update counters set value = %s where name = 'papers'", [last])
 
 

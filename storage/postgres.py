@@ -58,6 +58,7 @@ from storage.fulltext import FullText
 from storage.inbox import Inbox
 from storage.library_imports import LibraryImports
 from storage.models import Feedback, Paper, UpsertCounts
+from storage.moments import iso_utc
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -359,7 +360,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         # kept one is left alone; a racing claim of the same key waits for the first to commit, then loses.
         # Expired keys of every workspace are dropped on the way.
         now = datetime.now(UTC)
-        now_text, until = now.isoformat(timespec="seconds"), (now + keep).isoformat(timespec="seconds")
+        now_text, until = iso_utc(now), iso_utc(now + keep)
         with self.transaction():
             # Expired keys go a few at a time, skipping those another claim is deleting: waiting for
             # them (or two claims deleting the same rows in different orders) would only slow claims.

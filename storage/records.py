@@ -7,19 +7,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import fields
-from datetime import UTC, datetime
 from typing import Any
 
 from storage import identity
 from storage.models import DigestRecord, JobRecord, Paper, Person
+from storage.moments import utcnow as utcnow  # where the storage modules take it from
 from storage.tables import PERSON_SETTINGS
 
 _FLAGS = frozenset(f.name for f in fields(Person) if f.type in ("bool", bool))
-
-
-def utcnow() -> str:
-    """Now, as the ISO UTC text every timestamp column holds."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def person_from_row(row: dict) -> Person:

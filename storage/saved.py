@@ -6,11 +6,11 @@ and column names come from :mod:`storage.tables`, never from input."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Protocol
 
 from storage.dialect import Shared
 from storage.models import SavedPaper
+from storage.moments import utcnow_micro
 from storage.tables import UNEXPORTED_COLUMNS, about_person, columns, order_by
 
 #: A paper saved once: the second save of the same paper changes nothing (and says so). A save is its
@@ -58,7 +58,7 @@ SAVED_COUNTS = (
 
 def saved_now() -> str:
     """Now as ISO UTC to the microsecond: two saves within one second still order newest first."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+    return utcnow_micro()
 
 
 def rows_of_person(backend: str, table: str) -> tuple[str, tuple[str, ...]]:

@@ -31,6 +31,7 @@ from storage.inbox import Inbox
 from storage.library_imports import LibraryImports
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
+from storage.moments import iso_utc
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -228,9 +229,9 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
         # (``keep`` from now). Expired keys (of every workspace) are dropped on the way.
         now = datetime.now(UTC)
         with self.transaction():
-            self._sql.run("delete from once_keys where expires_at < ?", [now.isoformat(timespec="seconds")])
+            self._sql.run("delete from once_keys where expires_at < ?", [iso_utc(now)])
             inserted = self._sql.run("insert or ignore into once_keys (ws, key, expires_at) values (?, ?, ?)",
-                                     [self._ws, key, (now + keep).isoformat(timespec="seconds")])
+                                     [self._ws, key, iso_utc(now + keep)])
         return inserted > 0
 
     # -- copying (paperbot db copy) --------------------------------------------------------------

@@ -4,7 +4,8 @@ Titles and abstracts come from many sources: some carry Markdown emphasis (``**B
 entities (``&amp;``, ``&#39;``) or simple HTML and JATS tags (``<i>``, ``<sub>2</sub>``, ``<br>``).
 :func:`clean_markup` reads them as the plain text they stand for (``<sub>2</sub>`` as ``₂``), leaving
 formulas (``$x_t$``) for the TeX reader and never touching what only looks like markup: ``snake_case``
-words, "p < 0.05*", "a * b". :func:`mrkdwn` then makes plain text safe to place in a Slack message.
+words, "p < 0.05*", "a * b". :func:`mrkdwn` then makes plain text safe to place in a Slack message
+(:func:`escape`, the one escaping of Slack's control characters, and no more).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import html
 import re
 
-from bot.presentation.tex import formula_spans, scripted
+from bot.text.tex import formula_spans, scripted
 
 #: An entity with its semicolon (``&amp;``, ``&#39;``, ``&#x2019;``); "R&D" and "AT&T;" stay.
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
@@ -53,12 +54,16 @@ def clean_markup(text: str) -> str:
     return _outside_formulas(text, _markdown_off)
 
 
+def escape(text: str) -> str:
+    """Escape Slack's three control characters, and only those: the one place text is made so."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def mrkdwn(text: str) -> str:
     """Plain ``text`` as Slack mrkdwn that shows it as it is: ``&``, ``<`` and ``>`` escaped (so it can
     never form a mention or a link), and each ``*``, ``_``, ``~`` or backtick that could start or end
     formatting replaced by a look-alike (``∗``, ``ˍ``, ``∼``, ``ˋ``); one inside a word stays."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _FORMATTING.sub(lambda m: _LOOK_ALIKES[m.group(0)], text)
+    return _FORMATTING.sub(lambda m: _LOOK_ALIKES[m.group(0)], escape(text))
 
 
 def _markdown_off(text: str) -> str:

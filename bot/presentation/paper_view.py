@@ -17,9 +17,9 @@ from functools import lru_cache
 from urllib.parse import quote
 
 from bot.presentation.markup import clean_markup
-from bot.presentation.tex import tex_to_text
-from bot.presentation.titles import split_title
-from bot.sources.normalize import collapse_ws
+from bot.text.tex import tex_to_text
+from bot.text.titles import split_title
+from bot.text.whitespace import collapse_ws
 from storage import Paper
 
 #: Most words of a lead-in ("In this paper,") a title used to be derived after.

@@ -37,6 +37,7 @@ from bot.state.intake import Intake
 from bot.state.owner import owner_alive, owner_id
 from storage import StorageError, Store, StoreBusy, StoreUnavailable
 from storage.models import InboxEntry, InboxItem
+from storage.moments import iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ Replay = Callable[[InboxItem], int]
 
 
 def _iso(when: datetime) -> str:
-    return when.isoformat(timespec="seconds")
+    return iso_utc(when)
 
 
 class Background:

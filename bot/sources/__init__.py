@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from bot.errors import SourceError
 from bot.sources.arxiv import read_arxiv
 from bot.sources.feeds import read_feed_file, read_feed_url
 from bot.sources.http import Fetcher, RateLimiter, default_fetcher
 from bot.sources.normalize import parse_arxiv_id
-from bot.sources.records import Rejected
+from bot.sources.records import Rejected, SourceError
 from bot.sources.tabular import read_csv, read_json, read_jsonl
 from bot.sources.text import read_text_file
 from storage.models import Paper

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
-from bot.errors import SourceError
 from bot.sources.feeds import entry_to_record, parse_feed
 from bot.sources.http import Fetcher, default_fetcher
 from bot.sources.progress import Progress
-from bot.sources.records import Rejected
+from bot.sources.records import Rejected, SourceError
 from storage.models import Paper
 
 #: Most papers one ``arxiv:`` source brings in.

@@ -22,11 +22,10 @@ from typing import Any
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from bot.errors import SourceError
 from bot.sources.feeds import entry_to_record, parse_feed
 from bot.sources.http import Fetcher
 from bot.sources.progress import Progress
-from bot.sources.records import Rejected
+from bot.sources.records import Rejected, SourceError
 from storage.models import Paper
 
 #: What a listing item may be announced as.

@@ -9,10 +9,10 @@ import re
 from collections.abc import Iterable, Sequence
 from urllib.parse import quote
 
-from bot.errors import SourceError
 from bot.sources.feeds import entry_to_record, parse_feed
 from bot.sources.http import Fetcher
 from bot.sources.normalize import parse_arxiv_id
+from bot.sources.records import SourceError
 from storage.identity import normal_doi
 from storage.models import Paper
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import feedparser
 
-from bot.errors import SourceError
 from bot.sources.files import read_bytes
 from bot.sources.http import Fetcher
-from bot.sources.normalize import build_paper, collapse_ws, parse_arxiv_id, unique
+from bot.sources.normalize import build_paper, parse_arxiv_id, unique
 from bot.sources.progress import Progress, Ticker
-from bot.sources.records import BadRecord, Rejected
+from bot.sources.records import BadRecord, Rejected, SourceError
+from bot.text.whitespace import collapse_ws
 from storage.identity import normal_doi
 from storage.models import Paper
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from bot.errors import SourceError
+from bot.sources.records import SourceError
 
 _BOM = b"\xef\xbb\xbf"
 

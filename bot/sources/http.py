@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-from bot.errors import SourceError
+from bot.sources.records import SourceError
 
 #: The arXiv API query endpoint.
 ARXIV_API_URL = "https://export.arxiv.org/api/query"

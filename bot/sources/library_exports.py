@@ -25,11 +25,11 @@ import rispy  # type: ignore[import-untyped]
 from bibtexparser.middlewares import LatexDecodingMiddleware, SeparateCoAuthors
 from bibtexparser.model import DuplicateBlockKeyBlock
 
-from bot.errors import SourceError
 from bot.sources.arxiv_ids import find_arxiv_ids
-from bot.sources.normalize import build_paper, collapse_ws, parse_arxiv_id, stable_id
-from bot.sources.records import BadRecord, Rejected
+from bot.sources.normalize import build_paper, parse_arxiv_id, stable_id
+from bot.sources.records import BadRecord, Rejected, SourceError
 from bot.sources.tabular import csv_header, csv_records
+from bot.text.whitespace import collapse_ws
 from storage.identity import normal_doi
 from storage.models import Paper
 

@@ -1,8 +1,11 @@
-"""What a source yields besides papers: a record it had to skip, and why."""
+"""What a source yields besides papers: a record it had to skip, and why; and the error of a source that
+can't be read at all."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from bot.errors import PaperbotError
 
 
 @dataclass
@@ -15,3 +18,7 @@ class Rejected:
 
 class BadRecord(ValueError):
     """One record can't become a Paper; ``str(e)`` is the short reason for its Rejected."""
+
+
+class SourceError(PaperbotError):
+    """A paper source can't be read at all (missing file, unreachable feed, unknown format)."""

@@ -8,11 +8,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from bot.errors import SourceError
 from bot.sources.files import file_size, read_lines, read_text
 from bot.sources.normalize import build_paper, kind, normalize_date, split_authors, split_categories
 from bot.sources.progress import Progress, Ticker
-from bot.sources.records import BadRecord, Rejected
+from bot.sources.records import BadRecord, Rejected, SourceError
 from storage.models import Paper
 
 _TEXT_FIELDS = ("title", "url", "venue", "doi")

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.sources.files import file_size, read_lines
-from bot.sources.normalize import build_paper, collapse_ws
+from bot.sources.normalize import build_paper
 from bot.sources.progress import Progress, Ticker
 from bot.sources.records import Rejected
+from bot.text.whitespace import collapse_ws
 from storage.models import Paper
 
 #: Shorter paragraphs can't be abstracts (stray headings, page numbers, "Thanks!").

@@ -10,8 +10,8 @@ import threading
 import weakref
 from typing import TYPE_CHECKING
 
-from bot.presentation.tex import tex_to_text
 from bot.state.engine import Engine
+from bot.text.tex import tex_to_text
 from recommender.authors import AuthorIndex
 
 if TYPE_CHECKING:

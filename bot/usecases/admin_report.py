@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 
-from bot.errors import Outage, SourceError
+from bot.errors import Outage
 from bot.presentation.reasons import shorten
 from bot.sources.arxiv import parse_categories
+from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.state.owner import owner_id
 from bot.usecases.digests.run import FEED_JOB, next_utc_day

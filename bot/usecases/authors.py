@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.errors import BadArgument
-from bot.presentation.tex import tex_to_text
 from bot.state.context import Context
+from bot.text.tex import tex_to_text
 from recommender.authors import fold  # the same folding as search by author
 from storage import Paper
 

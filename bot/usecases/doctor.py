@@ -29,11 +29,12 @@ from typing import Literal, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
-from bot.errors import ConfigError, SourceError
+from bot.errors import ConfigError
 from bot.sources import read_source
 from bot.sources.arxiv import parse_categories, read_arxiv
 from bot.sources.arxiv_daily import read_listing
 from bot.sources.http import Fetcher
+from bot.sources.records import SourceError
 from storage import StorageError, is_new_file, is_postgres_url, open_store
 from storage.schema_status import SchemaStatus, schema_status
 

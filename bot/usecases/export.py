@@ -12,6 +12,7 @@ from bot.presentation.bibtex import bibtex
 from bot.state.context import Context
 from bot.usecases.feedback import LIKE
 from storage import Paper
+from storage.moments import iso_utc
 
 BIBTEX, JSON = "bibtex", "json"
 FORMATS = (BIBTEX, JSON)
@@ -58,7 +59,7 @@ def data_export(ctx: Context, user_id: str, now: datetime | None = None) -> Expo
     document = {
         "user_id": user_id,
         "workspace": ctx.workspace,
-        "exported_at": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
+        "exported_at": iso_utc(now or datetime.now(UTC)),
         "tables": tables,
         "papers": {pid: _paper_json(p) for pid, p in sorted(papers.items())},
     }

@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from bot.errors import SourceError
 from bot.sources import Rejected, read_source
 from bot.sources.arxiv import parse_categories
 from bot.sources.arxiv_daily import Announcements, read_announcements
 from bot.sources.http import Fetcher, default_fetcher
+from bot.sources.records import SourceError
 from bot.state.context import Context
 from storage import Paper
 from storage.moments import iso_utc

@@ -23,6 +23,7 @@ from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.ingest import take_in_new_papers
 from storage.identity import share_a_surname, title_key
 from storage.models import LibraryImportStatus
+from storage.moments import iso_utc_micro
 
 log = logging.getLogger(__name__)
 
@@ -181,4 +182,4 @@ def finish_import(ctx: Context, user_id: str, file_id: str, claimed_at: str, sta
 
 def _iso(moment: datetime) -> str:
     # One width for every stamp, so that they compare as text.
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    return iso_utc_micro(moment)

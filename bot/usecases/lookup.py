@@ -15,10 +15,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
-from bot.errors import PaperbotError, SourceError
+from bot.errors import PaperbotError
 from bot.sources.arxiv_ids import MAX_IDS, fetch_by_ids
 from bot.sources.http import ARXIV_API_URL, Fetcher, default_fetcher
 from bot.sources.normalize import parse_arxiv_id
+from bot.sources.records import SourceError
 from bot.state.context import Context
 from storage import Paper
 

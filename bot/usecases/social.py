@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from datetime import UTC, datetime
 
 from bot.state.context import Context
 from bot.usecases.picking import Recommendation
+from storage.moments import utcnow
 
 #: One save is one person's choice, and "saved by 1 person here" would all but name them.
 FEWEST_SHOWN = 2
@@ -42,4 +42,4 @@ def social_counts_on(ctx: Context) -> bool:
 
 def set_social_counts(ctx: Context, on: bool) -> None:
     """Show (``on``) or hide "saved by N people here" on the workspace's paper messages from now on."""
-    ctx.store.set_social_counts(on, datetime.now(UTC).isoformat(timespec="seconds"))
+    ctx.store.set_social_counts(on, utcnow())

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import date
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,7 +15,6 @@ from bot import metrics
 from bot.metrics_dir import metrics_directory
 from bot.sources import source_kind
 from bot.sources.records import Rejected
-from bot.usecases.digests.send import Outcome
 from bot.usecases.ingest import SourceReport
 from storage import Paper, StoreUnavailable
 
@@ -49,9 +47,8 @@ def test_every_metric_is_on_the_page_with_its_help_in_prometheus_text_format():
 
 def test_a_run_s_outcomes_count_as_sent_empty_failed_or_waiting_and_another_process_s_not_at_all():
     before = scrape()
-    day = date(2026, 1, 1)
     statuses = ["sent", "sent", "empty", "failed", "incomplete", "busy", "done", "skipped", "extra"]
-    metrics.digests([Outcome(f"U{i}", day, status) for i, status in enumerate(statuses)])  # type: ignore[arg-type]
+    metrics.digests(statuses)
     after = scrape()
     moved = {outcome: value(after, "paperbot_digests_total", outcome=outcome)
              - value(before, "paperbot_digests_total", outcome=outcome)
@@ -64,8 +61,10 @@ def test_feeds_are_counted_by_the_kind_of_source_never_by_its_address():
     before = scrape()
     secret_feed = "https://example.org/feed?token=s3cret"
     rejected = [Rejected("line 1", "no title")] * 4
-    metrics.ingested([SourceReport(secret_feed, added=3, updated=2, rejected=rejected),
-                      SourceReport("arxiv:cs.LG", error="unreachable")], source_kind)
+    for report in [SourceReport(secret_feed, added=3, updated=2, rejected=rejected),
+                   SourceReport("arxiv:cs.LG", error="unreachable")]:  # as `paperbot run` counts them
+        metrics.ingested(source_kind(report.source), taken=report.added + report.updated,
+                         rejected=len(report.rejected), failed=bool(report.error))
     after = scrape()
     assert value(after, "paperbot_papers_ingested_total", source="feed") \
         - value(before, "paperbot_papers_ingested_total", source="feed") == 5

@@ -11,10 +11,10 @@ import bibtexparser
 import pytest
 from bibtexparser.middlewares import LatexDecodingMiddleware
 
-from bot.presentation.tex import tex_to_text
 from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.views.marks import MARK_BLOCK
 from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, title_of
+from bot.text.tex import tex_to_text
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
 from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
 

@@ -218,8 +218,9 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
     ``admin_channel`` hears once a day of what went wrong (:mod:`bot.usecases.admin_report`); ``options``
     go to :func:`~bot.usecases.digests.run.send_due_digests` (users, force, workers)."""
     run = DailyRun(feeds=ingest_feeds_if_due(ctx, feeds, clock=clock))
-    if run.feeds:
-        metrics.ingested(run.feeds, source_kind)
+    for report in run.feeds or ():
+        metrics.ingested(source_kind(report.source), taken=report.added + report.updated,
+                         rejected=len(report.rejected), failed=bool(report.error))
     workspaces = list(workspaces)
     if not workspaces:
         return run
@@ -256,7 +257,7 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         for done in pool.map(one, workspaces):
             run.outcomes += done.outcomes
             run.not_due += done.not_due
-    metrics.digests(run.outcomes)  # the helpers' outcomes merged in: they count none themselves
+    metrics.digests(o.status for o in run.outcomes)  # the helpers' merged in: they count none themselves
     return run
 
 

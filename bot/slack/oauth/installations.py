@@ -30,6 +30,7 @@ from bot.errors import PaperbotError
 from bot.slack.oauth.token_crypto import TokenBox, WrongSecretKey
 from bot.slack.team import workspace_key
 from storage import StorageError
+from storage.moments import iso_utc, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def installation_key(installation: Installation | Bot) -> str:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return utcnow()
 
 
 class PaperbotInstallationStore(InstallationStore):
@@ -314,7 +315,7 @@ class PaperbotOAuthStateStore(OAuthStateStore):
         """A new random state, remembered until it expires."""
         state = secrets.token_urlsafe(32)
         expires = datetime.now(UTC) + timedelta(seconds=self._seconds)
-        self._store.issue_oauth_state(state, expires.isoformat(timespec="seconds"))
+        self._store.issue_oauth_state(state, iso_utc(expires))
         return state
 
     def consume(self, state: str) -> bool:

@@ -14,18 +14,14 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from bot.errors import ConfigError, PaperbotError
+from bot.config import Settings, check_old_secret_keys, check_secret_key
+from bot.errors import PaperbotError
 
-if TYPE_CHECKING:
-    from bot.config import Settings
-
-MIN_SECRET_KEY_LENGTH = 32
 #: Fixed, so one secret key derives one encryption key on every host; the secret itself carries the entropy.
 _SALT = b"paperbot installation store"
 _INFO = b"paperbot: Slack installations, Fernet key v1"
@@ -33,25 +29,6 @@ _INFO = b"paperbot: Slack installations, Fernet key v1"
 
 class WrongSecretKey(PaperbotError):
     """Stored installation data can't be decrypted with PAPERBOT_SECRET_KEY or any old key."""
-
-
-def check_secret_key(secret_key: str | None) -> None:
-    """Raise ConfigError (naming PAPERBOT_SECRET_KEY) unless it is set and long enough."""
-    if not secret_key:
-        raise ConfigError("PAPERBOT_SECRET_KEY is not set: OAuth needs it to encrypt the stored Slack tokens")
-    if len(secret_key) < MIN_SECRET_KEY_LENGTH:
-        raise ConfigError(f"PAPERBOT_SECRET_KEY must be at least {MIN_SECRET_KEY_LENGTH} characters "
-                          f"(a random string; it has {len(secret_key)})")
-
-
-def check_old_secret_keys(old_keys: Sequence[str]) -> None:
-    """Raise ConfigError (naming PAPERBOT_OLD_SECRET_KEYS and which one, never the key) unless each of
-    the earlier keys is as long as PAPERBOT_SECRET_KEY must be."""
-    for place, key in enumerate(old_keys, start=1):
-        if len(key) < MIN_SECRET_KEY_LENGTH:
-            raise ConfigError(f"PAPERBOT_OLD_SECRET_KEYS: key {place} of {len(old_keys)} is shorter than "
-                              f"{MIN_SECRET_KEY_LENGTH} characters (it has {len(key)}), so it can't be an "
-                              "earlier PAPERBOT_SECRET_KEY")
 
 
 def _fernet(secret_key: str) -> Fernet:

@@ -343,7 +343,7 @@ def _where(tz: str | None) -> str:
 
 
 def _listed(items: list[str], limit: int = LISTED_LIMIT) -> str:
-    return shorten(", ".join(items), limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape(shorten(", ".join(items), limit))
 
 
 # -- the declarations -------------------------------------------------------------------------------

@@ -36,7 +36,6 @@ SCHEDULE_ACTION = "home_edit_schedule"
 ROUND_ACTION = "home_rate_papers"
 SUGGEST_ACTION = "home_suggest"  # its value: "on" or "off", what the click sets
 ALERTS_ACTION = "home_edit_alerts"
-HOME_ACTIONS = (TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION, ALERTS_ACTION)
 # Buttons in the round's modal (the value is the paper's id).
 ROUND_LIKE, ROUND_DISLIKE = "round_like", "round_dislike"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from bot.presentation.markup import mrkdwn
+from bot.presentation.markup import escape, mrkdwn
 from bot.presentation.paper_view import (
     SHOWN_KEPT,
     keep_cleared,
@@ -48,11 +48,6 @@ BUTTON_VALUE_LIMIT = 2000  # characters of a button's value
 ACTIONS_BLOCK = "paper_actions"  # the block of the buttons (bot.slack.views.marks finds it by this id)
 
 _URL = re.compile(r"https?://[^\s<>|\"]+")
-
-
-def escape(text: str) -> str:
-    """Escape Slack's three control characters, and only those."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def unescape(text: str) -> str:

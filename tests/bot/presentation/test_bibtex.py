@@ -9,7 +9,7 @@ from bibtexparser.middlewares import LatexDecodingMiddleware
 from bibtexparser.model import Entry, Field
 
 from bot.presentation.bibtex import SPECIALS, bibtex, doi_of, entry_type, latex
-from bot.presentation.tex import tex_to_text
+from bot.text.tex import tex_to_text
 from storage import Paper
 
 ARXIV = Paper(id="arxiv:2401.01234", title="Learning Cats & Dogs", abstract="We learn.",

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
+from bot.config import MIN_SECRET_KEY_LENGTH
 from bot.errors import ConfigError
-from bot.slack.oauth.token_crypto import MIN_SECRET_KEY_LENGTH, TokenBox, WrongSecretKey
+from bot.slack.oauth.token_crypto import TokenBox, WrongSecretKey
 
 KEY = "k" * 24 + "-0123456789"  # 35 characters
 NEW, OLDER = "n" * 24 + "-0123456789", "o" * 24 + "-0123456789"

@@ -6,10 +6,10 @@ import socket
 
 import pytest
 
-from bot.errors import SourceError
 from bot.sources import Rejected, read_source
 from bot.sources.arxiv import parse_categories, query_url, read_arxiv
 from bot.sources.http import Fetcher, RateLimiter
+from bot.sources.records import SourceError
 from storage.models import Paper
 from tests.fakes import Clock
 

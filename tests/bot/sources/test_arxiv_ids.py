@@ -2,7 +2,6 @@
 
 import pytest
 
-from bot.errors import SourceError
 from bot.sources.arxiv_ids import (
     MAX_IDS,
     arxiv_id_of_url,
@@ -12,6 +11,7 @@ from bot.sources.arxiv_ids import (
     id_list_url,
 )
 from bot.sources.http import Fetcher, RateLimiter
+from bot.sources.records import SourceError
 from tests.arxiv_standin import ArxivStandIn
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import SourceError
 from bot.sources import Rejected, read_source
 from bot.sources.feeds import strip_html
+from bot.sources.records import SourceError
 from storage.models import Paper
 
 from .conftest import FIXTURES

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bot.errors import SourceError
 from bot.sources import Rejected, read_source
+from bot.sources.records import SourceError
 from storage.models import Paper
 
 from .conftest import FIXTURES

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.errors import SourceError
 from bot.sources import read_source
+from bot.sources.records import SourceError
 
 from .conftest import FIXTURES
 

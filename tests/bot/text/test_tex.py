@@ -1,6 +1,6 @@
 import pytest
 
-from bot.presentation.tex import math_to_text, split_formulas, tex_to_text
+from bot.text.tex import math_to_text, split_formulas, tex_to_text
 
 
 @pytest.mark.parametrize("raw, shown", [

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-from bot.presentation.tex import tex_to_text
+from bot.text.tex import tex_to_text
+from bot.text.whitespace import collapse_ws
 
 #: Longest derived title, "…" included.
 TITLE_LIMIT = 90
@@ -94,7 +95,7 @@ def split_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, str]:
     left); when it came from a later sentence, the title is a phrase from the middle and the abstract
     is shown whole, as under a real title.
     """
-    text = _collapsed(abstract)
+    text = collapse_ws(abstract)
     sentences = _sentences(text)
     # (whether it names nothing, how well it names the paper, sentence, title, where what it took ends)
     found = []
@@ -217,7 +218,7 @@ def first_sentence_title(abstract: str, limit: int = TITLE_LIMIT) -> tuple[str, 
     The rest is what a reader has not seen yet: the next sentences, or the remainder of the first one
     led by "…"; "" when the title took everything.
     """
-    text = _collapsed(abstract)
+    text = collapse_ws(abstract)
     end = _SENTENCE_END.search(text)
     sentence = text[: end.start()] if end else text
     after = text[end.end():].strip() if end else ""
@@ -376,8 +377,6 @@ _SUBJECTS = frozenset("we our it its this these they their the such".split())
 # A second verb of the contribution ("we introduce X and describe Y"): the object ends before it.
 _NEXT_VERB = re.compile(rf"^(?:{_MAKE_VERBS}|{_STUDY_VERBS}|{_CLAIM_VERBS}|use|appl|compar|evaluat|achiev|"
                         r"obtain|improv|extend|generaliz|learn|train|test)\w*$", re.IGNORECASE)
-# Verb endings that are no present tense: "that given a model" has no verb to turn into "-ing".
-_NOT_PRESENT = ("ed", "ing", "en")
 # Words after a verb that mark it as one (its object starts): "and mitigates its tendency".
 _DETERMINERS = frozenset("the a an its their his her our this these those each every".split())
 # Adverbs without "-ly" that come between "to" and its verb.
@@ -663,8 +662,3 @@ def _joined(words: list[tuple[str, int]]) -> str:
 
 def _chars(words: list[tuple[str, int]]) -> int:
     return len(_joined(words))
-
-
-def _collapsed(text: str) -> str:
-    """``text`` stripped, every run of whitespace one space: normalize.collapse_ws (which imports us)."""
-    return " ".join(text.split())

@@ -11,9 +11,9 @@ import pytest
 
 import bot
 from benchmarks.derived_titles import FILES, ends_badly
-from bot.presentation.tex import tex_to_text
-from bot.presentation.titles import split_title
-from bot.sources.normalize import collapse_ws
+from bot.text.tex import tex_to_text
+from bot.text.titles import split_title
+from bot.text.whitespace import collapse_ws
 from tests.conftest import shared_data
 
 
