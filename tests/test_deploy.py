@@ -66,4 +66,6 @@ def test_the_example_env_file_sets_only_settings_paperbot_or_compose_reads():
 
 def _read_by_settings(name: str) -> bool:
     """Whether bot/config.py, the one place paperbot reads its environment, reads ``name``."""
-    return f'get("{name}")' in (ROOT / "bot" / "config.py").read_text()
+    from tests.test_docs import settings_read
+
+    return name in settings_read()
