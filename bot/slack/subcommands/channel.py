@@ -32,6 +32,7 @@ from bot.slack.subcommands.channel_poll import (
 )
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
+from bot.slack.views.refusals import say
 from bot.state.context import Context
 from bot.usecases.channel_subjects import (
     channel_daily,
@@ -171,9 +172,8 @@ def reply_follow(ctx: Context, client: WebClient, user: str, channel: str, cmd: 
     tz = _setter_timezone(ctx, client, user)
     try:
         result = follow_in_channel(ctx, channel, user, tz, cmd.arg)
-    except BadArgument as exc:
-        raise BadArgument(str(exc).replace(f"`{COMMAND} follow", f"`{CHANNEL} follow")
-                          .replace(f"`{COMMAND} unfollow", f"`{CHANNEL} unfollow")) from None
+    except BadArgument as exc:  # said with the channel's command in what to try
+        raise BadArgument(say(exc, CHANNEL)) from None
     return _with_membership(client, channel, {"text": _followed(ctx, channel, result)})
 
 
@@ -203,7 +203,7 @@ def reply_unfollow(ctx: Context, channel: str, cmd: ChannelCommand) -> Reply:
     try:
         removed = unfollow_in_channel(ctx, channel, cmd.arg)
     except BadArgument as exc:
-        raise BadArgument(str(exc).replace(f"`{COMMAND} unfollow", f"`{CHANNEL} unfollow")) from None
+        raise BadArgument(say(exc, CHANNEL)) from None
     if removed:
         return {"text": "This channel stopped following " + quoted(removed) + "."}
     if cmd.arg.strip().casefold() == "all":
