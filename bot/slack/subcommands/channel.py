@@ -21,7 +21,7 @@ from bot.slack.delivery.digests import slack_courier
 from bot.slack.delivery.trending import is_member, trending_poster
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import ECHO_LIMIT, Parsed, Registry, Reply, Subcommand, quoted
+from bot.slack.subcommands import ECHO_LIMIT, HelpTopic, Parsed, Registry, Reply, Subcommand, quoted
 from bot.slack.subcommands.channel_poll import HELP_LINE as POLL_HELP_LINE
 from bot.slack.subcommands.channel_poll import (
     NO_TOPICS,
@@ -374,3 +374,7 @@ ACTIONS = Registry([
 CHANNEL_SUBCOMMAND = Subcommand(
     "channel", HELP_LINES, _parse_action, lambda req, parsed: parsed.answer(req),
     refusal=lambda channel: None if is_channel(channel) else FROM_DM)
+SUBCOMMANDS = (CHANNEL_SUBCOMMAND,)
+TOPIC = HelpTopic("channel", f"`{COMMAND} channel follow TOPICS` · `channel poll`: a channel's own papers, "
+                             "and reading-group votes", SUBCOMMANDS,
+                  aliases=("channels", "trending", "poll", "polls"))

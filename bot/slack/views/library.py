@@ -6,6 +6,11 @@ from bot.slack.views.messages import fit
 from bot.sources.library_exports import ACCEPTED
 from bot.usecases.library import DISLIKED, MAX_BYTES, NOT_STORED, REASONS, LibraryReport
 
+#: What a library export shared in paperbot's DM does (`/papers help team`).
+HELP = ("*Bring your library:* share a `.bib`, `.ris` or Zotero CSV export (up to 5 MB) in our DM: "
+        "each entry is matched to a paper I hold (by DOI, arXiv id or title) or stored as a new one, "
+        "and counts as a paper you like; I answer with how many were read, matched, added and "
+        "skipped.")
 #: How long a file's name may read in an answer (names are the person's own text: escaped and cut).
 NAME_LIMIT = 80
 #: How a skipped entry's reason reads, where the reader's own words don't do.

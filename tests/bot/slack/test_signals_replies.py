@@ -5,7 +5,10 @@ import pytest
 
 from bot.errors import BadArgument
 from bot.slack.delivery.trending import trending_message
-from bot.slack.subcommands.personal import REGISTRY, Command, parse, reply_digest_authors, reply_interests
+from bot.slack.subcommands import Command
+from bot.slack.subcommands.digest_commands import reply_digest_authors
+from bot.slack.subcommands.follow_commands import reply_interests
+from bot.slack.subcommands.personal import REGISTRY, parse
 from bot.usecases import follow, record_feedback
 from bot.usecases.saved import save
 from bot.usecases.trending import TrendingPaper
