@@ -13,19 +13,9 @@ from bot.presentation.reasons import shorten
 from bot.slack.delivery.digests import slack_courier
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import (
-    Command,
-    HelpTopic,
-    Reply,
-    Request,
-    Subcommand,
-    papers,
-    where,
-)
+from bot.slack.subcommands import Command, HelpTopic, Reply, Request, Subcommand, papers, where
 from bot.slack.timezones import refresh_timezone
-from bot.slack.views.messages import (
-    fit,
-)
+from bot.slack.views.messages import fit
 from bot.state.context import Context
 from bot.usecases.digests.due import local_date, parse_hhmm
 from bot.usecases.digests.run import send_digest_now
@@ -43,6 +33,7 @@ from bot.usecases.digests.send import Outcome
 from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest, set_quiet_days
 
 ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
+
 
 def _digest(arg: str) -> Command:
     word = arg.lower()

@@ -7,20 +7,9 @@ from slack_sdk import WebClient
 
 from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
-from bot.slack.subcommands import (
-    ECHO_LIMIT,
-    Command,
-    HelpTopic,
-    Reply,
-    Request,
-    Subcommand,
-    quoted,
-    where,
-)
+from bot.slack.subcommands import ECHO_LIMIT, Command, HelpTopic, Reply, Request, Subcommand, quoted, where
 from bot.slack.timezones import refresh_timezone
-from bot.slack.views.messages import (
-    fit,
-)
+from bot.slack.views.messages import fit
 from bot.state.context import Context
 from bot.usecases.feeds import add_feed, feed_name, parse_feed_add, remove_feed
 

@@ -7,12 +7,7 @@ from datetime import UTC, datetime
 
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import (
-    HelpTopic,
-    Reply,
-    Subcommand,
-    nothing_after,
-)
+from bot.slack.subcommands import HelpTopic, Reply, Subcommand, nothing_after
 from bot.slack.views.forget import NOTHING as FORGET_NOTHING
 from bot.slack.views.forget import confirm_blocks, confirm_text
 from bot.usecases.forget import forget_ticket, stored_about

@@ -6,17 +6,8 @@ from collections.abc import Callable
 
 from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
-from bot.slack.subcommands import (
-    ECHO_LIMIT,
-    Command,
-    HelpTopic,
-    Reply,
-    Subcommand,
-    quoted,
-)
-from bot.slack.views.messages import (
-    fit,
-)
+from bot.slack.subcommands import ECHO_LIMIT, Command, HelpTopic, Reply, Subcommand, quoted
+from bot.slack.views.messages import fit
 from bot.state.context import Context
 from bot.usecases.mutes import mute, split_words, unmute
 

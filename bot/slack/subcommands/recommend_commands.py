@@ -10,25 +10,15 @@ from bot.presentation.reasons import shorten
 from bot.slack.dm import send_papers
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import (
-    DEFAULT_RECOMMEND,
-    ECHO_LIMIT,
-    Command,
-    HelpTopic,
-    Reply,
-    Subcommand,
-    papers,
-)
-from bot.slack.views.messages import (
-    fit,
-    results_blocks,
-)
+from bot.slack.subcommands import DEFAULT_RECOMMEND, ECHO_LIMIT, Command, HelpTopic, Reply, Subcommand, papers
+from bot.slack.views.messages import fit, results_blocks
 from bot.state.context import Context
 from bot.usecases import recommend, search
 from bot.usecases.delivery import Delivery
 from bot.usecases.recommend import MAX_RECOMMEND
 
 SEARCH_RESULTS = 5
+
 
 def _recommend(arg: str) -> Command:
     return Command("recommend", count=_count(arg))

@@ -12,14 +12,7 @@ from bot.presentation.reasons import shorten
 from bot.slack.delivery.files import upload_to_dm
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
-from bot.slack.subcommands import (
-    Command,
-    HelpTopic,
-    Reply,
-    Subcommand,
-    nothing_after,
-    papers,
-)
+from bot.slack.subcommands import Command, HelpTopic, Reply, Subcommand, nothing_after, papers
 from bot.slack.views.messages import (
     FALLBACK_LIMIT,
     MESSAGE_BLOCKS,
@@ -36,6 +29,7 @@ from bot.usecases.saved import SavedItem, saved_page
 #: Newest saved papers `saved` lists at most (fewer when the message is full first); the rest are counted
 #: and left to `export`. A cold title costs about a millisecond: this keeps the answer well under 0.3 s.
 SAVED_SHOWN = 100
+
 
 def _export(arg: str) -> Command:
     word = arg.lower()
