@@ -25,7 +25,6 @@ NAMED = {"BadArgument", "NotFound", "NoInterests", "NoPapers", "ConfigError", "P
 #: Files still holding phrases, each to be emptied by its part of issue 40 (strict: once one passes, its
 #: mark must go, so the test keeps it so).
 STILL_TO_DO = {
-    "admin_report.py": "the admin report's problems say what to do in words (the posted text)",
     "doctor.py": "the doctor's checks say their findings in words (the CLI prints them)",
     "digests/schedule.py": "the digest pipeline's part: schedule errors name `/papers digest …`",
     "digests/due.py": "the digest pipeline's part: a time that isn't one is refused in words",
