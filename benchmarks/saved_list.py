@@ -127,7 +127,7 @@ def forget_renderings() -> None:
 def measure(target: str, label: str, runs: int) -> None:
     """Print the figures of one database."""
     import bot.presentation.paper_view as view
-    from bot.slack.subcommands.personal import reply_saved
+    from bot.slack.subcommands.saved_commands import reply_saved
     from bot.state.context import Context
 
     ctx = Context.open(target)

@@ -19,6 +19,7 @@ from bot.cli import terminal
 from bot.config import Settings
 from bot.errors import PaperbotError
 from bot.metrics_dir import metrics_directory
+from bot.slack.views.refusals import say
 from bot.state.context import Context
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
@@ -43,7 +44,7 @@ from storage import (
 
 
 def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split())
+    return " ".join(say(exc).split())  # a use case's refusal in the words the Slack answers use
 
 
 class _Group(click.Group):

@@ -14,6 +14,7 @@ from slack_sdk.errors import SlackClientError
 from bot.errors import BadArgument, PaperbotError
 from bot.slack.request_keys import log_fields, once_key
 from bot.slack.views.messages import escape
+from bot.slack.views.refusals import say
 from storage import StorageError, StoreBusy, StoreUnavailable
 
 SORRY = "Sorry, something went wrong on my side. Please try again in a minute."
@@ -37,7 +38,7 @@ def report_error(error: Exception, body: dict, respond, logger: logging.Logger,
     to the person who asked. Never a traceback to a user."""
     fields = log_fields(body)  # named in JSON log lines, when no request is being handled on this thread
     if isinstance(error, PaperbotError):
-        text = escape(str(error))
+        text = escape(say(error))
         if isinstance(error, BadArgument):  # a sentence of its own, after one that may lack its full stop
             text = text + ("" if text.endswith((".", "!", "?")) else ".") + HELP_POINTER
         logger.info("answered with an error: %s", error, extra=fields)

@@ -37,10 +37,18 @@ ERROR_SHOWN = 200  # characters of an error quoted in a post
 
 @dataclass(frozen=True)
 class Problem:
-    """Something that went wrong, and what an admin can do about it."""
+    """Something that went wrong, told by its facts (the post says it, and what an admin can do:
+    :mod:`bot.slack.views.admin_report`). ``kind``: "feeds_failed" (``error``: the run's),
+    "no_papers" (none at all), "quiet" (no new paper for ``days`` days, the ``newest`` on that day;
+    ``read``: each arXiv category of the feeds and the day its announcements were read through, None
+    for never) or "digests_failed" (``count`` of them today, ``error``: the first one's)."""
 
-    what: str
-    todo: str
+    kind: str
+    error: str = ""
+    count: int = 0
+    days: int = 0
+    newest: str = ""
+    read: tuple[tuple[str, str | None], ...] = ()
 
 
 def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
@@ -52,31 +60,23 @@ def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
     found: list[Problem] = []
     job = store.get_job(FEED_JOB) if feeds else None
     if job is not None and job.day == today.isoformat() and job.status == "failed":
-        found.append(Problem(f"today's feeds failed ({_short(job.error)})",
-                             "`paperbot doctor` tries each PAPERBOT_FEEDS source; paperbot tries again "
-                             "within the hour"))
+        found.append(Problem("feeds_failed", error=shorten(job.error or "", ERROR_SHOWN)))
     newest = store.newest_paper_added()
     if newest is None:
-        found.append(Problem("there are no papers at all",
-                             "run `paperbot ingest arxiv:cs.LG` (your categories), or set PAPERBOT_FEEDS"))
+        found.append(Problem("no_papers"))
     elif (quiet := now - datetime.fromisoformat(newest)) > NO_PAPERS_FOR:
-        days = quiet.days
         # How far arXiv's listings were read tells an arXiv holiday (read up to now) from paperbot's silence.
-        found.append(Problem(f"no new paper has come in for {days} days (the newest on {newest[:10]})"
-                             f"{_arxiv_read(ctx, feeds)}",
-                             "check PAPERBOT_FEEDS (`paperbot doctor`) or the cron job that runs "
-                             "`paperbot ingest`"))
+        found.append(Problem("quiet", days=quiet.days, newest=newest[:10], read=_arxiv_read(ctx, feeds)))
     failed = store.failed_digests((today - timedelta(days=1)).isoformat(), iso_utc(midnight))
     if failed:
-        people = "person's digest" if len(failed) == 1 else "people's digests"
-        found.append(Problem(f"{len(failed)} {people} failed today ({_short(failed[0].error)})",
-                             "the log names each; `paperbot doctor` checks the token and its scopes"))
+        found.append(Problem("digests_failed", error=shorten(failed[0].error or "", ERROR_SHOWN),
+                             count=len(failed)))
     return found
 
 
-def _arxiv_read(ctx: Context, feeds: list[str]) -> str:
-    """"; arXiv's announcements were read through CATEGORY DATE, …" for the feeds' arXiv categories, or ""
-    without any."""
+def _arxiv_read(ctx: Context, feeds: list[str]) -> tuple[tuple[str, str | None], ...]:
+    """The feeds' arXiv categories, each with the day its announcements were read through (None:
+    never)."""
     categories: dict[str, None] = {}
     for feed in feeds:
         if feed[:6].lower() == "arxiv:":
@@ -84,10 +84,7 @@ def _arxiv_read(ctx: Context, feeds: list[str]) -> str:
                 categories.update(dict.fromkeys(parse_categories(feed[6:])))
             except SourceError:
                 continue  # the feeds' run names it
-    if not categories:
-        return ""
-    read = [f"{category} {ctx.store.arxiv_cursor(category) or '(never read)'}" for category in categories]
-    return "; arXiv's announcements were read through " + ", ".join(read)
+    return tuple((category, ctx.store.arxiv_cursor(category) or None) for category in categories)
 
 
 def report_problems(ctx: Context, feeds: list[str], now: datetime, post: Callable[[list[Problem]], None],
@@ -128,7 +125,7 @@ def report_problems(ctx: Context, feeds: list[str], now: datetime, post: Callabl
 
 
 def _problem_line(found: list[Problem]) -> str:
-    return "; ".join(p.what for p in found)
+    return ", ".join(p.kind for p in found)
 
 
 def _short(text: str | None) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from bot.errors import BadArgument
+from bot.errors import Missing, NoWords, TooLong, TooMany
 from bot.state.context import Context
 from bot.usecases.digests.due import due_at
 from storage.fulltext import words
@@ -35,7 +35,6 @@ ALERTS_A_DAY = 3
 OLDEST_DAYS = 8
 #: What every alert paper's reason starts with: what counts the day's alert papers.
 REASON_START = "Matches your alert “"
-EXAMPLE = "/papers alert graph transformers"
 
 
 @dataclass(frozen=True)
@@ -70,12 +69,11 @@ def check_phrase(text: str) -> str:
     was wrong, for none, one too long or one without a letter or digit."""
     phrase = " ".join(text.split())
     if not phrase:
-        raise BadArgument(f"Say what to watch for, e.g. `{EXAMPLE}`.")
+        raise Missing("alert")
     if len(phrase) > MAX_ALERT_LENGTH:
-        raise BadArgument(f"An alert can be at most {MAX_ALERT_LENGTH} characters long; try a shorter "
-                          f"phrase, e.g. `{EXAMPLE}`.")
+        raise TooLong("alert", MAX_ALERT_LENGTH)
     if not key(phrase):
-        raise BadArgument(f"“{phrase[:40]}” has no letters or digits to watch for; try `{EXAMPLE}`.")
+        raise NoWords("alert", phrase[:40])
     return phrase
 
 
@@ -92,8 +90,7 @@ def add_alert(ctx: Context, user_id: str, text: str) -> AlertAdded:
         if had is not None:
             return AlertAdded(had, False)
         if len(alerts) >= MAX_ALERTS:
-            raise BadArgument(f"You have {MAX_ALERTS} alerts, the most there can be; "
-                              "`/papers alert remove PHRASE` one first (`/papers alerts` lists them).")
+            raise TooMany("alerts", MAX_ALERTS)
         store.ensure_person(user_id)
         return AlertAdded(phrase, store.add_alert(user_id, wanted, phrase))
 
@@ -118,7 +115,7 @@ def check_alerts(text: str) -> list[str]:
             phrase = check_phrase(line)
             phrases.setdefault(key(phrase), phrase)
     if len(phrases) > MAX_ALERTS:
-        raise BadArgument(f"You can have at most {MAX_ALERTS} alerts, not {len(phrases)}")
+        raise TooMany("alerts", MAX_ALERTS, len(phrases))
     return list(phrases.values())
 
 

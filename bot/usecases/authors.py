@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from bot.errors import BadArgument
+from bot.errors import Missing, NoWords, TooLong, TooMany
 from bot.state.context import Context
 from bot.text.tex import tex_to_text
 from recommender.authors import fold  # the same folding as search by author
@@ -78,12 +78,11 @@ def check_name(name: str) -> str:
     """A name to follow, tidied. Raises BadArgument for one that can't be matched."""
     name = " ".join(name.split())
     if not name:
-        raise BadArgument("Say whom to follow, e.g. `/papers follow author: Andrea Bajcsy`")
+        raise Missing("author")
     if len(name) > MAX_NAME_LENGTH:
-        raise BadArgument(f"An author's name can be at most {MAX_NAME_LENGTH} characters long")
+        raise TooLong("author", MAX_NAME_LENGTH)
     if not name_key(name):
-        raise BadArgument(f"“{name[:40]}” is not a name I can look for; "
-                          "try `/papers follow author: Andrea Bajcsy`")
+        raise NoWords("author", name[:40])
     return name
 
 
@@ -96,8 +95,7 @@ def add_author(ctx: Context, user_id: str, name: str) -> bool:
     if any(k == key for k, _ in followed):
         return False
     if len(followed) >= MAX_AUTHORS:
-        raise BadArgument(f"You can follow at most {MAX_AUTHORS} authors; `/papers unfollow author: NAME` "
-                          "some first")
+        raise TooMany("authors", MAX_AUTHORS)
     return store.follow_author(user_id, key, name)
 
 

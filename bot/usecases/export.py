@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.errors import BadArgument, NotFound
+from bot.errors import NothingStored, PersonInSeveral, UnknownPerson
 from bot.presentation.bibtex import bibtex
 from bot.state.context import Context
 from bot.usecases.feedback import LIKE
@@ -42,8 +42,7 @@ def bibtex_export(ctx: Context, user_id: str) -> ExportFile:
     """The person's saved and liked papers as a BibTeX file. Raises NotFound when there are none."""
     papers = export_papers(ctx, user_id)
     if not papers:
-        raise NotFound("You have no saved or liked papers to export yet: save one with its Save button "
-                       "or the :bookmark: reaction, or like one with :+1:.")
+        raise NothingStored("papers")
     return ExportFile("paperbot-papers.bib", "Your saved and liked papers", bibtex(papers), len(papers))
 
 
@@ -53,7 +52,7 @@ def data_export(ctx: Context, user_id: str, now: datetime | None = None) -> Expo
     tables = ctx.store.person_rows(user_id)
     rows = sum(len(r) for r in tables.values())
     if not rows:
-        raise NotFound("paperbot stores nothing about you.")
+        raise NothingStored("data")
     named = {r["paper_id"] for table in tables.values() for r in table if r.get("paper_id")}
     papers = ctx.store.get_papers(sorted(named))
     document = {
@@ -80,14 +79,14 @@ def person_context(ctx: Context, user_id: str, team: str | None = None) -> Conte
     if team is not None:
         found = ctx.for_workspace(team)
         if found.store.get_person(user_id) is None:
-            raise NotFound(f"paperbot knows no person {user_id} in workspace {team or '(none)'}")
+            raise UnknownPerson(user_id, team)
         return found
     keys = list(dict.fromkeys([*(w.ws for w in ctx.store.workspaces()), ctx.workspace]))
     known = [ws for ws in keys if ctx.for_workspace(ws).store.get_person(user_id) is not None]
     if not known:
-        raise NotFound(f"paperbot knows no person {user_id}")
+        raise UnknownPerson(user_id)
     if len(known) > 1:
-        raise BadArgument(f"{user_id} is a person in workspaces {', '.join(known)}: say which with --team")
+        raise PersonInSeveral(user_id, tuple(known))
     return ctx.for_workspace(known[0])
 
 

@@ -3,7 +3,7 @@ neither make nor take away either."""
 
 from __future__ import annotations
 
-from bot.errors import NotFound
+from bot.errors import UnknownPaper
 from bot.state.context import Context
 
 LIKE, DISLIKE = 1, -1
@@ -14,7 +14,7 @@ def record_feedback(ctx: Context, user_id: str, paper_id: str, value: int) -> No
     if value not in (LIKE, DISLIKE):
         raise ValueError("feedback is +1 or -1")
     if ctx.store.get_paper(paper_id) is None:
-        raise NotFound(f"I don't know a paper with id {paper_id}")
+        raise UnknownPaper(paper_id)
     with ctx.store.transaction():
         ctx.store.ensure_person(user_id)
         ctx.store.set_feedback(user_id, paper_id, value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.errors import BadArgument
+from bot.errors import BadFeedName, Missing, TooLong, TooMany
 from bot.state.context import Context
 from bot.usecases.interests import DEFAULT_DIGEST_TIME, MAX_TOPIC_LENGTH, MAX_TOPICS, split_topics
 from recommender import Profile
@@ -45,28 +45,25 @@ def feed_name(text: str) -> str:
     """A feed's name as typed, tidied: one or two words. Raises BadArgument (naming what to type)."""
     name = " ".join(text.split())
     if not name:
-        raise BadArgument("Name the feed: `/papers feed add robotics: grasping, legged locomotion`")
+        raise Missing("feed_name")
     if len(name) > MAX_FEED_NAME or not _NAME.fullmatch(name):
-        raise BadArgument(f"A feed's name is one or two words (at most {MAX_FEED_NAME} characters), not "
-                          f"“{name[:40]}”; e.g. `/papers feed add robotics: grasping`")
+        raise BadFeedName(name[:40], MAX_FEED_NAME)
     if name.casefold() == MAIN:
-        raise BadArgument("“main” is your main feed: add to it with `/papers follow TOPICS`")
+        raise BadFeedName(name, MAX_FEED_NAME, main=True)
     return name
 
 
 def parse_feed_add(text: str) -> tuple[str, list[str]]:
     """``NAME: TOPICS`` as (name, topics). Raises BadArgument (naming what to type)."""
     if ":" not in text:
-        raise BadArgument("Say the feed's name, a colon, then its topics: "
-                          "`/papers feed add robotics: grasping, legged locomotion`")
+        raise Missing("feed_colon")
     name, topics = text.split(":", 1)
     name, items = feed_name(name), split_topics(topics)
     if not items:
-        raise BadArgument(f"Give the feed “{name}” some topics: "
-                          f"`/papers feed add {name}: grasping, sim2real`")
+        raise Missing("feed_topics", name)
     for item in items:
         if len(item) > MAX_TOPIC_LENGTH:
-            raise BadArgument(f"A topic can be at most {MAX_TOPIC_LENGTH} characters long")
+            raise TooLong("topic", MAX_TOPIC_LENGTH)
     return name, items
 
 
@@ -84,12 +81,12 @@ def add_feed(ctx: Context, user_id: str, text: str) -> FeedResult:
         feeds = store.get_feeds(user_id)
         stored = _stored_name(feeds, name)
         if stored is None and len(feeds) >= MAX_FEEDS:
-            raise BadArgument(f"You can have at most {MAX_FEEDS} feeds; `/papers feed remove NAME` one first")
+            raise TooMany("feeds", MAX_FEEDS)
         have = feeds.get(stored, []) if stored else []
         known = {t.casefold() for t in have}
         new = [t for t in topics if t.casefold() not in known]
         if len(have) + len(new) > MAX_TOPICS:
-            raise BadArgument(f"A feed can have at most {MAX_TOPICS} topics")
+            raise TooMany("feed_topics", MAX_TOPICS)
         person = store.get_person(user_id) or store.ensure_person(user_id)
         result = FeedResult(stored or name)
         result.added = store.add_feed_topics(user_id, result.feed, new)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from bot.errors import BadArgument
+from bot.errors import Missing, TooLong, TooMany
 from bot.sources.arxiv_ids import arxiv_id_of_url
 from bot.sources.normalize import parse_arxiv_id
 from bot.state.context import Context
@@ -97,10 +97,10 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
         names = [name for item in items if (name := author_name(item))]
         items = [item for item in items if author_name(item) is None]
     if not items and not names:
-        raise BadArgument("Tell me what to follow, e.g. `/papers follow diffusion models, 2401.12345`")
+        raise Missing("follow")
     for item in items:
         if len(item) > MAX_TOPIC_LENGTH:
-            raise BadArgument(f"A topic can be at most {MAX_TOPIC_LENGTH} characters long")
+            raise TooLong("topic", MAX_TOPIC_LENGTH)
     store = ctx.store
     result = FollowResult()
     topics = []
@@ -119,7 +119,7 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
         person = store.get_person(user_id) or store.ensure_person(user_id)
         existing = store.get_topics(user_id)
         if len(existing) + len(topics) > MAX_TOPICS:
-            raise BadArgument(f"You can follow at most {MAX_TOPICS} topics; `/papers unfollow` some first")
+            raise TooMany("topics", MAX_TOPICS)
         result.added = store.add_topics(user_id, topics)
         result.already = [t for t in topics if t not in result.added]
         for name in dict.fromkeys(names):
@@ -156,7 +156,7 @@ def unfollow(ctx: Context, user_id: str, text: str) -> list[str]:
     ``all``; returns the topics (or authors' names) removed (possibly none)."""
     topic = " ".join(text.split())
     if not topic:
-        raise BadArgument("Say which topic to unfollow, or `/papers unfollow all`")
+        raise Missing("unfollow")
     name = author_name(topic)
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)  # what is reported removed is what was removed

@@ -38,9 +38,10 @@ RETRY_AFTER = timedelta(minutes=1)
 #: A read still "running" after this was left by a process that died: another may take it over.
 ABANDONED_AFTER = timedelta(minutes=15)
 
-#: The reasons an entry is skipped, besides the reader's (:mod:`bot.sources.library_exports`).
-DISLIKED = "you had marked it 👎"
-NOT_STORED = "no title, and paperbot doesn't have it"
+#: The reasons an entry is skipped, besides the reader's (:mod:`bot.sources.library_exports`); the
+#: replies say them (:mod:`bot.slack.views.library`).
+DISLIKED = "disliked"
+NOT_STORED = "not stored"
 #: Every reason a reply counts, in the order it lists them.
 REASONS = (NO_TITLE_OR_ID, NOT_STORED, DUPLICATE, DISLIKED, UNREADABLE)
 

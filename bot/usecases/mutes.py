@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bot.errors import BadArgument
+from bot.errors import Missing, NoWords, TooLong, TooMany
 from bot.state.context import Context
 from storage import Paper
 from storage.fulltext import words as index_words
@@ -212,20 +212,19 @@ def mute(ctx: Context, user_id: str, text: str) -> MuteResult:
     long, or too many."""
     words = split_words(text)
     if not words:
-        raise BadArgument("Say what to mute, e.g. `/papers mute blockchain, large language model`")
+        raise Missing("mute")
     for word in words:
         if len(word) > MAX_MUTE_LENGTH:
-            raise BadArgument(f"A muted word or phrase can be at most {MAX_MUTE_LENGTH} characters long")
+            raise TooLong("mute", MAX_MUTE_LENGTH)
         if not re.search(r"\w", word):
-            raise BadArgument(f"“{word[:40]}” has no letters or digits to mute; "
-                              "try `/papers mute blockchain`")
+            raise NoWords("mute", word[:40])
     store = ctx.store
     with store.transaction():
         store.lock_person(user_id)  # the count and the adds: one step per person
         existing = store.get_mutes(user_id)
         new = [w for w in words if w not in existing]
         if len(existing) + len(new) > MAX_MUTES:
-            raise BadArgument(f"You can mute at most {MAX_MUTES} words; `/papers unmute` some first")
+            raise TooMany("mutes", MAX_MUTES)
         store.ensure_person(user_id)
         added = store.add_mutes(user_id, new)
     return MuteResult(added, [w for w in words if w not in added])
@@ -236,7 +235,7 @@ def unmute(ctx: Context, user_id: str, text: str) -> list[str]:
     everything with ``all``; returns what was unmuted (maybe none)."""
     word = normal(text)
     if not word:
-        raise BadArgument("Say which word to unmute, or `/papers unmute all`")
+        raise Missing("unmute")
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)
         if word == "all":

@@ -8,7 +8,6 @@ from bot.errors import NoPapers
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from bot.usecases.picking import left_out, profile_for
-from bot.usecases.recommend import NO_PAPERS
 from recommender.onboarding import ROUND_SIZE, choose_round
 from storage import Paper
 
@@ -33,7 +32,7 @@ def start_round(ctx: Context, user_id: str, k: int = ROUND_SIZE) -> list[Paper]:
     exclude = left_out(ctx, user_id)
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers(NO_PAPERS)
+            raise NoPapers()
         ids = choose_round(index, profile, k, exclude=exclude)
     papers = store.get_papers(ids)
     # As the papers they are now: an id merged into another paper since the index read it is that paper.

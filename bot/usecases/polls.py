@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from bot.errors import BadArgument
+from bot.errors import OutOfRange
 from bot.state.context import Context
 from bot.usecases.digests.choose import choose_papers
 from bot.usecases.picking import Recommendation, local_today
@@ -100,7 +100,7 @@ class Closed:
 def check_size(n: int) -> int:
     """``n`` papers, if a poll may have that many; else BadArgument saying how many it may."""
     if not MIN_PAPERS <= n <= MAX_PAPERS:
-        raise BadArgument(f"A poll has {MIN_PAPERS} to {MAX_PAPERS} papers, not {n}")
+        raise OutOfRange("poll", MIN_PAPERS, MAX_PAPERS, n)
     return n
 
 

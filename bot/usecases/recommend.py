@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from bot.errors import BadArgument, NoInterests, NoPapers
+from bot.errors import Missing, NoInterests, NoPapers, OutOfRange, TooLong
 from bot.presentation.reasons import YOURS, Whose, reason_text
 from bot.state.author_directory import authors_of
 from bot.state.context import Context
@@ -42,8 +42,6 @@ DIVERSITY = 0.15
 MAX_QUERY_LENGTH = 500
 #: Papers holding a search's quoted phrases that its words then rank, at most.
 PHRASE_POOL = 1000
-NO_INTERESTS = "You don't follow anything yet: try `/papers follow diffusion models, robotics`"
-NO_PAPERS = "There are no papers yet: an admin needs to run `paperbot ingest`"
 
 
 def community(ctx: Context) -> Community:
@@ -63,15 +61,15 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
     """
     n = ctx.digest_size if n is None else n
     if not 1 <= n <= MAX_RECOMMEND:
-        raise BadArgument(f"I can recommend between 1 and {MAX_RECOMMEND} papers at a time")
+        raise OutOfRange("recommend", 1, MAX_RECOMMEND, n)
     who = wants(ctx, user_id, now)
     if who is None:
-        raise NoInterests(NO_INTERESTS)
+        raise NoInterests()
     today = local_today(ctx, user_id, now)
     recommendations = author_recommendations(ctx, who, by_followed_authors(ctx, who, n, today))
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers(NO_PAPERS)
+            raise NoPapers()
         likes, blend = community(ctx), ctx.blend(index)
         # A followed topic's rare words (no words of the model) name their papers: those come first.
         named = rare_terms.mentions_of_many(ctx, index, [f.profile.topics for f in who.feeds])
@@ -123,12 +121,12 @@ def search(ctx: Context, query: str, n: int = 5) -> list[Recommendation]:
     first, and words in double quotes (``"reward model"``) find only papers holding them as a phrase."""
     query = " ".join(query.split())
     if not query:
-        raise BadArgument("Say what to search for, e.g. `/papers search contrastive learning`")
+        raise Missing("search")
     if len(query) > MAX_QUERY_LENGTH:
-        raise BadArgument(f"A search can be at most {MAX_QUERY_LENGTH} characters long")
+        raise TooLong("search", MAX_QUERY_LENGTH)
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers(NO_PAPERS)
+            raise NoPapers()
         # A surname inside a longer query names its author only when it is no word of the papers' text.
         named = authors_of(ctx.engine).match(query, is_word=index.model.knows)
         if named is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.errors import NotFound
+from bot.errors import UnknownPaper
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.feeds import label
@@ -71,7 +71,7 @@ def save(ctx: Context, user_id: str, paper_id: str) -> bool:
     """Put a paper on a person's reading list (their 👍 or 👎 of it, if any, unchanged). True if it was
     not saved yet. Raises NotFound for an unknown paper."""
     if ctx.store.get_paper(paper_id) is None:
-        raise NotFound(f"I don't know a paper with id {paper_id}")
+        raise UnknownPaper(paper_id)
     with ctx.store.transaction():
         ctx.store.lock_person(user_id)  # one save or unsave of this person at a time, in any process
         return _save(ctx, user_id, paper_id)

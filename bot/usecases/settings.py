@@ -14,7 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.errors import BadArgument
+from bot.errors import (
+    AuthorAmongTopics,
+    BadArgument,
+    BadAuthorPicks,
+    BadTime,
+    FeedGone,
+    Missing,
+    NoWords,
+    TooLong,
+    TooMany,
+    Unchosen,
+)
 from bot.state.context import Context
 from bot.usecases.authors import (
     DEFAULT_AUTHOR_PICKS,
@@ -58,16 +69,14 @@ def check_topics(text: str, required: bool) -> list[str]:
     Raises BadArgument saying what to type."""
     topics = split_topics(text or "")
     if required and not topics:
-        raise BadArgument("Give this feed at least one topic, e.g. grasping, sim2real "
-                          "(`/papers feed remove NAME` deletes a feed)")
+        raise Missing("form_topics")
     for topic in topics:
         if topic.casefold().startswith(AUTHOR_PREFIX):
-            raise BadArgument("Authors go in “Authors you follow”, not among the topics")
+            raise AuthorAmongTopics()
         if len(topic) > MAX_TOPIC_LENGTH:
-            raise BadArgument(f"A topic can be at most {MAX_TOPIC_LENGTH} characters long; "
-                              f"“{topic[:30]}…” is {len(topic)}")
+            raise TooLong("topic", MAX_TOPIC_LENGTH, topic[:30], len(topic))
     if len(topics) > MAX_TOPICS:
-        raise BadArgument(f"A feed can have at most {MAX_TOPICS} topics, not {len(topics)}")
+        raise TooMany("feed_topics", MAX_TOPICS, len(topics))
     return topics
 
 
@@ -88,7 +97,7 @@ def check_authors(text: str) -> list[str]:
             keys.add(name_key(name))
             names.append(name)
     if len(names) > MAX_AUTHORS:
-        raise BadArgument(f"You can follow at most {MAX_AUTHORS} authors, not {len(names)}")
+        raise TooMany("authors", MAX_AUTHORS, len(names))
     return names
 
 
@@ -97,12 +106,11 @@ def check_mutes(text: str) -> list[str]:
     words = split_words(text or "")
     for word in words:
         if len(word) > MAX_MUTE_LENGTH:
-            raise BadArgument(f"A muted word or phrase can be at most {MAX_MUTE_LENGTH} characters long; "
-                              f"“{word[:30]}…” is {len(word)}")
+            raise TooLong("mute", MAX_MUTE_LENGTH, word[:30], len(word))
         if not any(ch.isalnum() for ch in word):
-            raise BadArgument(f"“{word[:40]}” has no letters or digits to mute")
+            raise NoWords("mute", word[:40], form=True)
     if len(words) > MAX_MUTES:
-        raise BadArgument(f"You can mute at most {MAX_MUTES} words, not {len(words)}")
+        raise TooMany("mutes", MAX_MUTES, len(words))
     return words
 
 
@@ -111,8 +119,7 @@ def check_time(text: str | None) -> str:
     try:
         return parse_hhmm(text or "")
     except BadArgument:
-        raise BadArgument(f"“{(text or '')[:20]}” is not a time from 00:00 to 23:59; "
-                          "pick one like 08:30") from None
+        raise BadTime((text or '')[:20]) from None
 
 
 def check_author_picks(text: str | None) -> int:
@@ -121,21 +128,19 @@ def check_author_picks(text: str | None) -> int:
     word = (text or "").strip()
     # ASCII digits only: str.isdigit() takes "²", which int() refuses.
     if not (word.isascii() and word.isdigit() and len(word) <= 2) or int(word) > MAX_AUTHOR_PICKS:
-        raise BadArgument(f"Say how many papers by authors you follow a digest may hold, from 0 (none) to "
-                          f"{MAX_AUTHOR_PICKS} (default {DEFAULT_AUTHOR_PICKS}), e.g. "
-                          f"`/papers digest authors {DEFAULT_AUTHOR_PICKS}`, not “{word[:20]}”")
+        raise BadAuthorPicks(word[:20], MAX_AUTHOR_PICKS, DEFAULT_AUTHOR_PICKS)
     return int(word)
 
 
 def check_schedule(kind: str | None, time: str | None, weekday: str | None) -> Schedule:
     """A schedule from a form's choices (the weekday as "0" … "6"). Raises BadArgument."""
     if kind not in SCHEDULES:
-        raise BadArgument("Choose daily, weekly or off")
+        raise Unchosen("schedule")
     hhmm = check_time(time) if kind != "off" or time else "09:00"
     day = 0
     if kind == "weekly":
         if weekday is None or weekday not in {str(d) for d in range(7)}:
-            raise BadArgument("Choose the day of the week for your weekly digest")
+            raise Unchosen("weekday")
         day = int(weekday)
     return Schedule(kind, hhmm, day)
 
@@ -164,7 +169,7 @@ def save_topics(ctx: Context, user_id: str, feed: str | None, topics: list[str])
         feeds = store.get_feeds(user_id)
         stored = next((f for f in feeds if f.casefold() == feed.casefold()), None)
         if stored is None:
-            raise BadArgument(f"You have no feed “{feed[:40]}” any more")
+            raise FeedGone(feed[:40])
         wanted = {t.casefold() for t in topics}
         store.remove_feed_topics(user_id, stored, [t for t in feeds[stored] if t.casefold() not in wanted])
         known = {t.casefold() for t in feeds[stored]}

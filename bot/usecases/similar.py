@@ -17,7 +17,7 @@ from bot.state.context import Context
 from bot.usecases.delivery import Delivery, Post, deliver
 from bot.usecases.picking import Recommendation, distinct, left_out
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
-from bot.usecases.recommend import NO_PAPERS, with_papers
+from bot.usecases.recommend import with_papers
 from recommender import Profile, rank
 from storage import Paper
 
@@ -45,7 +45,7 @@ def similar_papers(ctx: Context, user_id: str, paper_id: str,
     seen = left_out(ctx, user_id) | {paper_id} | ({paper.id} if paper else set())
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers(NO_PAPERS)
+            raise NoPapers()
         if paper_id not in index.row_of:
             return []
         picks = rank(index, Profile(liked=[paper_id]), n, exclude=seen)

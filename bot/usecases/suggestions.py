@@ -26,7 +26,7 @@ from bot.state.context import Context
 from bot.usecases.feeds import FeedProfile, feed_profiles
 from bot.usecases.mutes import muted_filter
 from bot.usecases.picking import Recommendation, profile_for
-from bot.usecases.recommend import NO_PAPERS, remember_shown, whose_interests, with_papers
+from bot.usecases.recommend import remember_shown, whose_interests, with_papers
 from bot.usecases.settings import set_suggest as set_suggest
 from recommender import explain_picks, score_matrix
 from storage import Paper
@@ -112,7 +112,7 @@ def _ranked(ctx: Context, paper: Paper, feeds: dict[str, list[FeedProfile]]) -> 
     rows = [(user, feed) for user, theirs in feeds.items() for feed in theirs]
     with ctx.engine.index() as index:
         if index is None:
-            raise NoPapers(NO_PAPERS)
+            raise NoPapers()
         if paper.id not in index.row_of:
             return None
         if not rows:

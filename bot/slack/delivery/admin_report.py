@@ -11,6 +11,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack.client import classified
+from bot.slack.views.admin_problems import todo, what
 from bot.slack.views.messages import FALLBACK_LIMIT, escape
 from bot.usecases.admin_report import Problem
 
@@ -22,7 +23,7 @@ ELSEWHERE = "channel_not_found"
 
 def report_text(found: list[Problem]) -> str:
     """The post: a header line, then each problem and what to do (error texts escaped)."""
-    lines = [HEADER, *(f"• {escape(p.what)}: {p.todo}." for p in found)]
+    lines = [HEADER, *(f"• {escape(what(p))}: {todo(p)}." for p in found)]
     return "\n".join(lines)[:FALLBACK_LIMIT]
 
 

@@ -23,6 +23,7 @@ from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Reply, Request, clean
 from bot.slack.subcommands.personal import REGISTRY, reply_help
 from bot.slack.views.messages import escape
+from bot.slack.views.refusals import say
 from bot.sources.arxiv_ids import find_arxiv_ids, find_dois
 from storage import StorageError, StoreBusy
 
@@ -53,9 +54,9 @@ def dm_reply(rt: Runtime, client: WebClient, user: str, text: str, channel: str 
     try:
         return REGISTRY.answer(Request(user, channel, rt, client), typed)
     except BadArgument as exc:
-        return {"text": escape(str(exc)) + HELP_AGAIN}
+        return {"text": escape(say(exc)) + HELP_AGAIN}
     except PaperbotError as exc:
-        return {"text": escape(str(exc))}
+        return {"text": escape(say(exc))}
     except StoreBusy:
         return {"text": BUSY}
     except StorageError as exc:

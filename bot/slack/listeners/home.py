@@ -21,7 +21,7 @@ from collections.abc import Callable
 from slack_bolt import App
 from slack_sdk import WebClient
 
-from bot.errors import BadArgument, NoPapers, NotFound
+from bot.errors import BadArgument, NoPapers, NotFound, Unchosen
 from bot.slack.runtime import Runtime
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.home_tab import SLACK_FAILURES, refresh_home
@@ -61,6 +61,7 @@ from bot.slack.views.home_view import (
     topics_modal,
     wait_modal,
 )
+from bot.slack.views.refusals import say
 from bot.state.context import Context
 from bot.usecases.alerts import alerts, check_alerts, save_alerts
 from bot.usecases.feedback import DISLIKE, LIKE
@@ -194,7 +195,7 @@ def _submitted(runtime: Runtime, check: Check, block: str) -> Callable:
         try:
             save = check(view)
         except BadArgument as exc:
-            ack(response_action="errors", errors={getattr(exc, "block", block): str(exc)[:300]})
+            ack(response_action="errors", errors={getattr(exc, "block", block): say(exc)[:300]})
             return
         ack()
         user = body["user"]["id"]
@@ -206,7 +207,7 @@ def _submitted(runtime: Runtime, check: Check, block: str) -> Callable:
                 if block == KIND_BLOCK:  # the time is meant in their timezone of now
                     refresh_timezone(rt.ctx, client, user, fresh=True)
             except BadArgument as exc:
-                notice = f"Not saved: {exc}"
+                notice = f"Not saved: {say(exc)}"
             refresh_home(rt.ctx, client, user, notice)
 
         runtime.after_ack(context, body, work)
@@ -251,7 +252,7 @@ def _schedule_form(view: dict):
     time = _value(view, TIME_BLOCK, "selected_time")
     day = _value(view, DAY_BLOCK, "selected_option")
     if kind not in SCHEDULES:
-        raise _Field(KIND_BLOCK, BadArgument("Choose daily, weekly or off"))
+        raise _Field(KIND_BLOCK, Unchosen("schedule"))
     if kind != "off" or time:
         try:
             check_time(time)
@@ -340,7 +341,7 @@ class _Field(BadArgument):
     """A BadArgument to show under a given field of a form, not the form's usual one."""
 
     def __init__(self, block: str, error: Exception):
-        super().__init__(str(error))
+        super().__init__(say(error))
         self.block = block
 
 

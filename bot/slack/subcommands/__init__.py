@@ -1,9 +1,12 @@
 """The `/papers` subcommands, each declared once (:class:`Subcommand`): its name, its help line, how the
-words after it are parsed, what answers it, and whether Home changes after it. One :class:`Registry` of
-them answers the slash command (:mod:`bot.slack.listeners.commands`) and what is typed in paperbot's DM
-(:mod:`bot.slack.listeners.dm_commands`) alike; the declarations are in
-:mod:`bot.slack.subcommands.personal` (a person's own) and :mod:`bot.slack.subcommands.channel`
-(`/papers channel …`).
+words after it are parsed, what answers it, and whether Home changes after it. One module a group of
+subcommands holds their parsers, replies and declarations (``SUBCOMMANDS``) with the group's
+:class:`HelpTopic` (``TOPIC``): ``follow_commands``, ``feed_commands``, ``mute_commands``,
+``alert_commands``, ``recommend_commands``, ``digest_commands``, ``saved_commands``, ``suggest``,
+``channel`` (`/papers channel …`, a registry of its own), ``forget_commands``, and ``help`` (the help
+itself). :mod:`bot.slack.subcommands.personal` gathers them into the one :class:`Registry` that
+answers the slash command (:mod:`bot.slack.listeners.commands`) and what is typed in paperbot's DM
+(:mod:`bot.slack.listeners.dm_commands`) alike, and into the help.
 
 Parsing needs no database, so a wrong argument is answered at once (in the slash command's ack); the
 answer itself runs after the ack, unless the subcommand is declared ``in_ack`` (help).
@@ -18,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from bot.errors import BadArgument
 from bot.presentation.reasons import shorten
-from bot.slack.views.messages import fit, unescape
+from bot.slack.manifest import COMMAND
+from bot.slack.views.messages import escape, fit, unescape
 
 if TYPE_CHECKING:
     from slack_sdk import WebClient
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
 #: The keyword arguments of ack()/respond(): {"text": ..., ["blocks": ...]}.
 Reply = dict
 
+DEFAULT_RECOMMEND = 5  # papers `/papers recommend` sends unless told
 ECHO_LIMIT = 200  # characters of the caller's own text echoed back
 QUOTED_LIMIT = 500  # characters of one list of echoed items in a reply
 
@@ -164,3 +169,59 @@ def quoted(items: list[str], budget: int = QUOTED_LIMIT) -> str:
         shown.append(text)
     more = len(items) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def papers(n: int) -> str:
+    """"1 paper", "2 papers"."""
+    return f"{n} paper" if n == 1 else f"{n} papers"
+
+
+def where(tz: str | None) -> str:
+    """The timezone a person's times are meant in, as a reply says it."""
+    return f"({escape(tz)} time)" if tz else "(your Slack timezone)"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One parsed `/papers` request. ``name`` is a subcommand, or digest-at / digest-off / digest-now /
+    digest-weekly / digest-daily / digest-compact / digest-quiet (``arg`` on or off), or export-bibtex /
+    export-data, or feed-add / feed-remove."""
+
+    name: str
+    arg: str = ""
+    count: int = DEFAULT_RECOMMEND
+    time: str | None = None
+    weekday: int | None = None
+
+
+def nothing_after(name: str) -> Callable[[str], Command]:
+    """The parser of a subcommand that takes no words after it."""
+
+    def parse_nothing(arg: str) -> Command:
+        if arg:
+            raise BadArgument(f"`{COMMAND} {name}` takes nothing after it.")
+        return Command(name)
+
+    return parse_nothing
+
+
+@dataclass(frozen=True)
+class HelpTopic:
+    """One group of the help: its line in the short help, and the subcommands whose help lines (each
+    declared once, with its subcommand) `/papers help NAME` shows, then ``extra``. ``aliases``: other
+    words naming it (each of its subcommands' names does too)."""
+
+    name: str
+    summary: str
+    subcommands: tuple[Subcommand, ...] = ()
+    extra: str = ""
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Every word naming the topic."""
+        return (self.name, *(sub.name for sub in self.subcommands), *self.aliases)
+
+    def details(self) -> str:
+        lines = [sub.help for sub in self.subcommands if sub.help]
+        return "\n".join([f"*{COMMAND} help {self.name}*", *lines, *([self.extra] if self.extra else [])])

@@ -1,7 +1,6 @@
 """`/papers alert PHRASE`, `/papers alert remove PHRASE` and `/papers alerts`: parsed (without the
-database, so a wrong argument is answered in the ack) and answered, every phrase echoed escaped. The
-subcommands are declared in :data:`bot.slack.subcommands.personal.REGISTRY`; what an alert does is
-:mod:`bot.usecases.alerts`."""
+database, so a wrong argument is answered in the ack), answered, every phrase echoed escaped, and
+declared (:data:`SUBCOMMANDS`, :data:`TOPIC`); what an alert does is :mod:`bot.usecases.alerts`."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from dataclasses import dataclass
 
 from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
-from bot.slack.subcommands import ECHO_LIMIT, Reply, quoted
+from bot.slack.subcommands import ECHO_LIMIT, HelpTopic, Reply, Subcommand, quoted
 from bot.slack.views.messages import fit
 from bot.state.context import Context
 from bot.usecases.alerts import ALERTS_A_DAY, MAX_ALERTS, add_alert, alerts, check_phrase, remove_alert
@@ -82,3 +81,12 @@ def reply_alerts(ctx: Context, user_id: str) -> Reply:
 def alert_list(phrases: list[str]) -> str:
     """Alerts quoted and escaped, within a reply's room."""
     return quoted(phrases, 2000)
+
+
+ALERT = Subcommand("alert", ALERT_HELP, parse_alert, lambda req, cmd: reply_alert(req.rt.ctx, req.user, cmd),
+                   changes_home=True)
+ALERTS = Subcommand("alerts", "",  # alert's line says it
+                    parse_alerts, lambda req, cmd: reply_alert(req.rt.ctx, req.user, cmd))
+SUBCOMMANDS = (ALERT, ALERTS)
+TOPIC = HelpTopic("alerts", f"`{COMMAND} alert graph transformers` · `alerts`: new papers holding a phrase, "
+                            "first in your digest", SUBCOMMANDS)

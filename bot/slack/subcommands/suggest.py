@@ -1,11 +1,13 @@
 """`/papers suggest on|off`: whether colleagues may suggest papers to the person with "Who should read
-this?" (:mod:`bot.usecases.suggestions`); off by default."""
+this?" (:mod:`bot.usecases.suggestions`); off by default. Its help topic, ``team``, also tells of the
+library a person brings in the DM."""
 
 from __future__ import annotations
 
 from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
-from bot.slack.subcommands import Reply
+from bot.slack.subcommands import HelpTopic, Reply, Subcommand
+from bot.slack.views.library import HELP as LIBRARY_HELP
 from bot.state.context import Context
 from bot.usecases.settings import set_suggest
 
@@ -38,3 +40,13 @@ def reply_suggest(ctx: Context, user_id: str, on: bool) -> Reply:
     what = "Suggestions are off" if changed else "Suggestions were already off"
     return {"text": f"{what}: nobody will be suggested you as a reader. `{COMMAND} suggest on` turns them "
                     "back on."}
+
+
+SUGGEST = Subcommand(NAME, HELP, parse_suggest, lambda req, cmd: reply_suggest(req.rt.ctx, req.user, cmd[1]),
+                     changes_home=True)
+SUBCOMMANDS = (SUGGEST,)
+#: Colleagues: suggestions, and a library brought in the DM (no subcommand of its own).
+TOPIC = HelpTopic("team", f"`{COMMAND} {NAME} on`: colleagues may send you papers; a .bib, .ris or "
+                          "Zotero CSV in our DM brings your library", SUBCOMMANDS,
+                  extra=EXTRA + "\n" + LIBRARY_HELP,
+                  aliases=("who", "suggestions", "colleagues", "library", "zotero", "bibtex"))

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from bot.slack.views.messages import fit
 from bot.sources.library_exports import ACCEPTED
-from bot.usecases.library import MAX_BYTES, REASONS, LibraryReport
+from bot.usecases.library import DISLIKED, MAX_BYTES, NOT_STORED, REASONS, LibraryReport
 
+#: What a library export shared in paperbot's DM does (`/papers help team`).
+HELP = ("*Bring your library:* share a `.bib`, `.ris` or Zotero CSV export (up to 5 MB) in our DM: "
+        "each entry is matched to a paper I hold (by DOI, arXiv id or title) or stored as a new one, "
+        "and counts as a paper you like; I answer with how many were read, matched, added and "
+        "skipped.")
 #: How long a file's name may read in an answer (names are the person's own text: escaped and cut).
 NAME_LIMIT = 80
+#: How a skipped entry's reason reads, where the reader's own words don't do.
+SKIPPED = {DISLIKED: "you had marked it 👎", NOT_STORED: "no title, and paperbot doesn't have it"}
 HELP = " Type `help` for everything I understand."
 #: Home's line about it (:mod:`bot.slack.views.home_view`).
 HOME_LINE = ("*Bring your library:* drop a `.bib`, `.ris` or Zotero CSV export (up to 5 MB) in our DM: each "
@@ -31,7 +38,8 @@ def imported(name: str, report: LibraryReport) -> str:
              f"• Liked: {report.liked:,} (now your 👍, which shape your recommendations)"]
     skipped = sum(report.skipped.values())
     if skipped:
-        reasons = "; ".join(f"{report.skipped[r]:,} {r}" for r in REASONS if report.skipped.get(r))
+        reasons = "; ".join(f"{report.skipped[r]:,} {SKIPPED.get(r, r)}"
+                            for r in REASONS if report.skipped.get(r))
         lines.append(f"• Skipped: {skipped:,} ({reasons})")
     lines.append("Type `recommend` to see papers like them.")
     return "\n".join(lines)

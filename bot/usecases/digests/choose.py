@@ -35,8 +35,6 @@ from bot.usecases.picking import (
 )
 from bot.usecases.recommend import (
     DIVERSITY,
-    NO_INTERESTS,
-    NO_PAPERS,
     RECENT_DAYS,
     community,
     remember_shown,
@@ -169,7 +167,7 @@ class Chooser:
         recs += author_recommendations(self.ctx, person.who, authors)
         with self.ctx.engine.index() as index:
             if index is None:
-                raise NoPapers(NO_PAPERS)
+                raise NoPapers()
             smalls = [_small_index(index, [pid for pid, _ in s.picks], s.profile) if s.picks else None
                       for s in sections]
         for section, small in zip(sections, smalls, strict=True):
@@ -205,14 +203,14 @@ class Chooser:
         for user_id, today in batch:
             person = self._person(user_id, today)
             if person is None:
-                out[(user_id, today)] = NoInterests(NO_INTERESTS)
+                out[(user_id, today)] = NoInterests()
             else:
                 people.append(person)
         if not people:
             return out
         with self.ctx.engine.index() as index:
             if index is None:
-                return {**out, **{(p.who.user_id, p.today): NoPapers(NO_PAPERS) for p in people}}
+                return {**out, **{(p.who.user_id, p.today): NoPapers() for p in people}}
             recent = {when: _recent_rows(self.ctx, index, (when[0] - timedelta(days=when[1])).isoformat())
                       for when in {(p.today, p.days) for p in people}}  # once a day, not once a person
             profiles = [f.profile for p in people for f in p.who.feeds]

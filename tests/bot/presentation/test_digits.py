@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import BadArgument
-from bot.slack.subcommands.personal import Command, parse
+from bot.slack.subcommands import Command
+from bot.slack.subcommands.personal import parse
 from bot.sources.normalize import parse_arxiv_id
 from bot.usecases.digests.due import parse_hhmm
 

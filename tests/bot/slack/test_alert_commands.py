@@ -8,6 +8,7 @@ import pytest
 from bot.errors import BadArgument
 from bot.slack.subcommands.alert_commands import AlertCommand, reply_alert
 from bot.slack.subcommands.personal import REGISTRY
+from tests.bot.usecases.conftest import refused
 
 
 def parsed(text: str):
@@ -30,7 +31,7 @@ def test_the_words_after_alert_are_a_phrase_to_add_or_one_to_remove():
     ("alerts graph", "takes nothing after it"),
 ])
 def test_wrong_arguments_say_what_was_wrong(text, says):
-    with pytest.raises(BadArgument, match=says):
+    with refused(BadArgument, says):
         REGISTRY.parse(text)
 
 

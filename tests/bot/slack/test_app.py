@@ -43,9 +43,9 @@ def test_a_bad_argument_s_answer_ends_its_sentence_before_pointing_to_help():
 
 def test_after_the_ack_errors_go_through_respond_and_never_show_a_traceback(caplog):
     respond = Respond()
-    assert report_error(NoInterests("Follow something"), {"command": "/papers"}, respond, log) is None
-    assert respond.sent == [{"text": "Follow something", "response_type": "ephemeral",
-                             "replace_original": False}]
+    assert report_error(NoInterests(), {"command": "/papers"}, respond, log) is None
+    assert respond.sent == [{"text": "You don't follow anything yet: try `/papers follow diffusion models, "
+                                     "robotics`", "response_type": "ephemeral", "replace_original": False}]
     with caplog.at_level(logging.ERROR):
         report_error(ZeroDivisionError("secret internals"), {"command": "/papers"}, respond, log)
     assert respond.sent[-1]["text"] == SORRY and "secret" not in SORRY

@@ -25,17 +25,13 @@ from bot.slack.listeners.saved_buttons import more_reply
 from bot.slack.listeners.shortcuts import saved_reply
 from bot.slack.oauth.flow import WELCOME
 from bot.slack.subcommands import channel as channel_commands
+from bot.slack.subcommands import digest_commands, follow_commands, recommend_commands, saved_commands
 from bot.slack.subcommands import personal as commands
 from bot.slack.subcommands.channel import FROM_DM, HELP_LINES, INVITE, USAGE, _channel_digest_sent
-from bot.slack.subcommands.personal import (
-    HELP,
-    HELP_TOPICS,
-    help_text,
-    reply_help,
-    reply_interests,
-    reply_saved,
-    reply_search,
-)
+from bot.slack.subcommands.follow_commands import reply_interests
+from bot.slack.subcommands.personal import HELP, HELP_TOPICS, help_text, reply_help
+from bot.slack.subcommands.recommend_commands import reply_search
+from bot.slack.subcommands.saved_commands import reply_saved
 from bot.slack.views.digest_texts import header_text
 from bot.slack.views.marks import marked
 from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, paper_text, results_blocks
@@ -220,8 +216,8 @@ def test_a_trending_post_with_ten_of_the_worst_papers_and_the_empty_one():
 
 def test_search_results_as_many_as_fit(monkeypatch):
     recs = every_rec() * 3
-    monkeypatch.setattr(commands, "search", lambda ctx, query, n: recs[:n])
-    monkeypatch.setattr(commands, "SEARCH_RESULTS", len(recs))
+    monkeypatch.setattr(recommend_commands, "search", lambda ctx, query, n: recs[:n])
+    monkeypatch.setattr(recommend_commands, "SEARCH_RESULTS", len(recs))
     reply = reply_search(None, "U1", commands.parse("search " + "<b> & " * 300))
     check_message(reply)
     check_message({"text": "x", "blocks": results_blocks("*intro*", recs)})
@@ -231,7 +227,8 @@ def test_search_results_as_many_as_fit(monkeypatch):
 @pytest.mark.parametrize("count", [1, 7, 500, 3000])
 def test_the_saved_list(monkeypatch, count):
     items = [SavedItem(list(PAPERS.values())[i % len(PAPERS)], "2026-12-01T09:00:00Z") for i in range(count)]
-    monkeypatch.setattr(commands, "saved_page", lambda ctx, user, limit: SavedPage(items[:limit], len(items)))
+    monkeypatch.setattr(saved_commands, "saved_page",
+                        lambda ctx, user, limit: SavedPage(items[:limit], len(items)))
     reply = reply_saved(None, "U1")
     check_message(reply)
     if count == 3000:  # not all fit: the last block says how many more, and where they are
@@ -255,7 +252,7 @@ def test_interests_with_the_most_anyone_can_have(monkeypatch):
                      tz="America/Argentina/ComodRivadavia",
                      feeds={f"{'n' * 18} {'m' * 18}{i}": many for i in range(MAX_FEEDS)},
                      authors=many, muted=many, digest_weekday=4, saved=10**6, digest_compact=True)
-    monkeypatch.setattr(commands, "interests", lambda ctx, user: info)
+    monkeypatch.setattr(follow_commands, "interests", lambda ctx, user: info)
     reply = reply_interests(None, "U1")
     check_message(reply)
     assert "as one message" in reply["text"]
@@ -274,14 +271,15 @@ def test_what_the_shortcut_more_like_this_and_a_channel_digest_now_say():
                     Outcome("C1", date(2026, 1, 1), "failed", error="<x> & " * 300),
                     Outcome("C1", date(2026, 1, 1), "incomplete", 1, 2, outage=True)):
         check_text(_channel_digest_sent(outcome))
-        check_text(commands._digest_sent(outcome))
+        check_text(digest_commands._digest_sent(outcome))
 
 
 def test_a_dm_answer_is_a_message_too(monkeypatch):
     answer = dm_commands.dm_reply(None, None, "U1", "what can you do?")
     check_message(answer)
     items = [SavedItem(PAPERS["long tex"], "2026")] * 99
-    monkeypatch.setattr(commands, "saved_page", lambda ctx, user, limit: SavedPage(items[:limit], len(items)))
+    monkeypatch.setattr(saved_commands, "saved_page",
+                        lambda ctx, user, limit: SavedPage(items[:limit], len(items)))
     check_message(dm_commands.dm_reply(None, None, "U1", "saved"))
 
 
@@ -312,7 +310,7 @@ def _worst_follow(n: int = 50) -> FollowResult:
 
 
 def test_what_follow_says_at_most(monkeypatch):
-    check_text(commands._followed(_worst_follow(), "America/Argentina/ComodRivadavia"))
+    check_text(follow_commands._followed(_worst_follow(), "America/Argentina/ComodRivadavia"))
     monkeypatch.setattr(channel_commands, "channel_timezone", lambda ctx, channel: "Europe/Berlin")
     check_text(channel_commands._followed(None, "C1", _worst_follow()))
 
@@ -331,13 +329,14 @@ def test_a_channels_settings_at_most(monkeypatch):
 
 def test_export_answers_and_the_files_comments(monkeypatch):
     uploaded: list[str] = []
-    monkeypatch.setattr(commands, "upload_to_dm",
+    monkeypatch.setattr(saved_commands, "upload_to_dm",
                         lambda ctx, client, user, file, comment: uploaded.append(comment))
-    monkeypatch.setattr(commands, "bibtex_export", lambda ctx, user: ExportFile("a.bib", "t", "", 10**6))
-    monkeypatch.setattr(commands, "data_export", lambda ctx, user: ExportFile("a.json", "t", "", 10**9))
+    monkeypatch.setattr(saved_commands, "bibtex_export",
+                        lambda ctx, user: ExportFile("a.bib", "t", "", 10**6))
+    monkeypatch.setattr(saved_commands, "data_export", lambda ctx, user: ExportFile("a.json", "t", "", 10**9))
     rt = SimpleNamespace(ctx=None)
     for text in ("export", "export data"):
-        check_message(commands.reply_export(rt, None, "U1", commands.parse(text)))
+        check_message(saved_commands.reply_export(rt, None, "U1", commands.parse(text)))
     assert len(uploaded) == 2
     for comment in uploaded:
         check_text(comment)

@@ -1,18 +1,12 @@
 import pytest
 
 from bot.errors import BadArgument
-from bot.slack.subcommands.personal import (
-    HELP,
-    SHORT_HELP_MOST,
-    Command,
-    parse,
-    reply_digest_off,
-    reply_digest_quiet,
-    reply_forget,
-    reply_interests,
-    reply_search,
-    reply_unfollow,
-)
+from bot.slack.subcommands import Command
+from bot.slack.subcommands.digest_commands import reply_digest_off, reply_digest_quiet
+from bot.slack.subcommands.follow_commands import reply_interests, reply_unfollow
+from bot.slack.subcommands.forget_commands import reply_forget
+from bot.slack.subcommands.personal import HELP, SHORT_HELP_MOST, parse
+from bot.slack.subcommands.recommend_commands import reply_search
 from bot.usecases import follow
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk.models.blocks import Block
 
-import bot.slack.subcommands.personal as commands
+import bot.slack.subcommands.saved_commands as commands
 from bot.slack.views.messages import FALLBACK_LIMIT
 from bot.usecases.saved import SavedItem, SavedPage
 from storage import Paper

@@ -5,11 +5,15 @@ import pytest
 
 from bot.errors import BadArgument
 from bot.slack.delivery.trending import trending_message
-from bot.slack.subcommands.personal import REGISTRY, Command, parse, reply_digest_authors, reply_interests
+from bot.slack.subcommands import Command
+from bot.slack.subcommands.digest_commands import reply_digest_authors
+from bot.slack.subcommands.follow_commands import reply_interests
+from bot.slack.subcommands.personal import REGISTRY, parse
 from bot.usecases import follow, record_feedback
 from bot.usecases.saved import save
 from bot.usecases.trending import TrendingPaper
 from storage import Paper
+from tests.bot.usecases.conftest import refused
 
 
 @pytest.mark.parametrize(("text", "n"), [("digest authors 3", 3), ("digest AUTHORS 0", 0),
@@ -21,7 +25,7 @@ def test_digest_authors_takes_a_number_from_zero_to_ten(text, n):
 
 @pytest.mark.parametrize("text", ["digest authors", "digest authors 11", "digest authors all"])
 def test_digest_authors_without_a_number_from_zero_to_ten_says_what_to_type(text):
-    with pytest.raises(BadArgument, match="from 0 \\(none\\) to 10"):
+    with refused(BadArgument, "from 0 \\(none\\) to 10"):
         parse(text)
 
 

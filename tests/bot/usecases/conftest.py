@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
+from bot.slack.views.refusals import say
 from bot.state.context import Context
 from bot.state.engine import Engine
 from tests.conftest import make_corpus
@@ -25,3 +30,12 @@ def app(any_store):  # noqa: F811
     """A context of workspace T1 over a store holding the five-topic corpus, its index built, on each
     backend in turn."""
     return workspace_context(any_store, make_corpus())
+
+
+@contextmanager
+def refused(kind: type[Exception], says: str) -> Iterator[pytest.ExceptionInfo]:
+    """Expects a ``kind`` raised whose words, as a person reads them (:func:`say`), match ``says``:
+    use cases raise refusals with fields, the adapters phrase them."""
+    with pytest.raises(kind) as caught:
+        yield caught
+    assert re.search(says, say(caught.value)), say(caught.value)

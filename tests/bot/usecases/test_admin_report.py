@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.errors import Outage
+from bot.slack.views.admin_problems import todo, what
 from bot.state.context import Context
 from bot.usecases.admin_report import NO_PAPERS_FOR, RETRY_AFTER, problems, report_problems
 from bot.usecases.digests.run import FEED_JOB
@@ -57,8 +58,8 @@ def test_failed_feeds_are_posted_once_a_day_and_again_the_next_day_if_they_last(
     posts = Posts()
     found = report_problems(ctx, FEEDS, now, posts)
     assert found is not None
-    assert "today's feeds failed (arxiv:cs.LG: the server answered 503)" in found[0].what
-    assert "paperbot doctor" in found[0].todo
+    assert "today's feeds failed (arxiv:cs.LG: the server answered 503)" in what(found[0])
+    assert "paperbot doctor" in todo(found[0])
     assert report_problems(ctx, FEEDS, now + timedelta(hours=3), posts) is None  # said today
     assert len(posts.posted) == 1
     tomorrow = now + timedelta(days=1)
@@ -80,21 +81,21 @@ def test_failed_digests_of_today_are_counted_with_the_first_reason(ctx):
     failed_digest(ctx, "U2", now.date().isoformat(), now - timedelta(hours=1))
     failed_digest(ctx, "U3", (now.date() - timedelta(days=2)).isoformat(), now - timedelta(days=2))
     found = problems(ctx, FEEDS, now)
-    assert [p.what for p in found] == ["2 people's digests failed today (Slack refused direct messages)"]
+    assert [what(p) for p in found] == ["2 people's digests failed today (Slack refused direct messages)"]
 
 
 def test_no_paper_for_days_and_no_paper_at_all_are_problems(ctx, tmp_path):
     later = datetime.now(UTC) + NO_PAPERS_FOR + timedelta(hours=1)
-    assert [p.what for p in problems(ctx, FEEDS, later)][0].startswith("no new paper has come in for 4 days")
+    assert [what(p) for p in problems(ctx, FEEDS, later)][0].startswith("no new paper has come in for 4 days")
     # How far arXiv's listings were read says whether arXiv was quiet (a holiday) or paperbot didn't read.
-    said = problems(ctx, FEEDS, later)[0].what
+    said = what(problems(ctx, FEEDS, later)[0])
     assert said.endswith("; arXiv's announcements were read through cs.LG (never read)")
     ctx.store.set_arxiv_cursor("cs.LG", later.date().isoformat(), iso_utc(later))
-    assert problems(ctx, ["arxiv:cs.LG,stat.ML", "https://x.org/rss"], later)[0].what.endswith(
+    assert what(problems(ctx, ["arxiv:cs.LG,stat.ML", "https://x.org/rss"], later)[0]).endswith(
         f"read through cs.LG {later.date().isoformat()}, stat.ML (never read)")
     empty = Context.open(str(tmp_path / "empty.db"))
     try:
-        assert [p.what for p in problems(empty, [], datetime.now(UTC))] == ["there are no papers at all"]
+        assert [what(p) for p in problems(empty, [], datetime.now(UTC))] == ["there are no papers at all"]
         empty.store.upsert_papers([Paper(id="p1", abstract="new")])
         assert problems(empty, [], datetime.now(UTC)) == []
     finally:

@@ -24,6 +24,7 @@ from bot.usecases.saved import (
 )
 from bot.usecases.similar import more_like_this, similar_papers
 from storage import Paper
+from tests.bot.usecases.conftest import refused
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
 
 WS = "T1"
@@ -225,7 +226,7 @@ def test_the_person_s_workspace_is_found_or_must_be_named(app):
     follow(app, "U1", "cats")
     assert person_context(root, "U1").workspace == WS
     follow(app.for_workspace("T2"), "U1", "robots")
-    with pytest.raises(BadArgument, match="--team"):
+    with refused(BadArgument, "--team"):
         person_context(root, "U1")
     assert person_context(root, "U1", "T2").workspace == "T2"
     with pytest.raises(NotFound):

@@ -1,0 +1,35 @@
+"""What the admin channel's daily post says of each problem (:class:`bot.usecases.admin_report.Problem`):
+what went wrong, in plain words (the caller escapes it), and what an admin can do, in mrkdwn."""
+
+from __future__ import annotations
+
+from bot.usecases.admin_report import Problem
+
+#: What to do, by the problem's kind.
+TODO = {
+    "feeds_failed": ("`paperbot doctor` tries each PAPERBOT_FEEDS source; paperbot tries again within the "
+                     "hour"),
+    "no_papers": "run `paperbot ingest arxiv:cs.LG` (your categories), or set PAPERBOT_FEEDS",
+    "quiet": "check PAPERBOT_FEEDS (`paperbot doctor`) or the cron job that runs `paperbot ingest`",
+    "digests_failed": "the log names each; `paperbot doctor` checks the token and its scopes",
+}
+
+
+def what(problem: Problem) -> str:
+    """What went wrong."""
+    error = problem.error or "no reason given"
+    if problem.kind == "feeds_failed":
+        return f"today's feeds failed ({error})"
+    if problem.kind == "no_papers":
+        return "there are no papers at all"
+    if problem.kind == "quiet":
+        read = [f"{category} {day or '(never read)'}" for category, day in problem.read]
+        through = "; arXiv's announcements were read through " + ", ".join(read) if read else ""
+        return f"no new paper has come in for {problem.days} days (the newest on {problem.newest}){through}"
+    people = "person's digest" if problem.count == 1 else "people's digests"
+    return f"{problem.count} {people} failed today ({error})"
+
+
+def todo(problem: Problem) -> str:
+    """What an admin can do about it."""
+    return TODO[problem.kind]
