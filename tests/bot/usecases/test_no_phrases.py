@@ -26,9 +26,6 @@ NAMED = {"BadArgument", "NotFound", "NoInterests", "NoPapers", "ConfigError", "P
 #: mark must go, so the test keeps it so).
 STILL_TO_DO = {
     "doctor.py": "the doctor's checks say their findings in words (the CLI prints them)",
-    "digests/schedule.py": "the digest pipeline's part: schedule errors name `/papers digest …`",
-    "digests/due.py": "the digest pipeline's part: a time that isn't one is refused in words",
-    "digests/send.py": "the digest pipeline's part: the header and the nothing-matched note",
 }
 
 
