@@ -56,7 +56,7 @@ PEOPLE, PAPERS = 10_000, 100_000
 def instant_courier(ctx, stop):
     """A courier that answers at once, without Slack (module level: a helper process builds its own)."""
     from bot.slack.views.digest_texts import phrase
-    from bot.usecases.digests.vocabulary import Courier
+    from bot.usecases.digest_vocabulary import Courier
 
     ts = itertools.count(1)
     return Courier(open=lambda user: "D" + user, post_text=lambda channel, text: f"{next(ts)}.0",

@@ -17,7 +17,7 @@ from slack_sdk.web import SlackResponse
 
 from bot.errors import Outage
 from bot.slack.views.digest_texts import phrase
-from bot.usecases.digests.vocabulary import Courier, Posted
+from bot.usecases.digest_vocabulary import Courier, Posted
 
 # -- time ------------------------------------------------------------------------------------------------
 

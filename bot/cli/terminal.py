@@ -22,8 +22,8 @@ from bot.logs import strip_controls
 from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_text, shown_title
 from bot.presentation.reasons import shorten
 from bot.usecases import DailyRun, Recommendation, SourceReport
+from bot.usecases.digest_schedule import NotDue
 from bot.usecases.digests.run import Preview
-from bot.usecases.digests.schedule import NotDue
 from storage import WorkspaceSummary
 
 

@@ -1,8 +1,8 @@
 """Use cases: plain functions over the store and the recommender, shared by Slack, the CLI and the demo."""
 
+from bot.usecases.digest_vocabulary import Courier, Outcome
 from bot.usecases.digests.choose import Digest, build_digest
 from bot.usecases.digests.run import DailyRun, run_daily, send_digest_now, send_due_digests
-from bot.usecases.digests.vocabulary import Courier, Outcome
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from bot.usecases.forget import forget
 from bot.usecases.ingest import SourceReport, ingest

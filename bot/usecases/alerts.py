@@ -22,7 +22,7 @@ from datetime import date, timedelta
 
 from bot.errors import Missing, NoWords, TooLong, TooMany
 from bot.state.context import Context
-from bot.usecases.digests.due import due_at
+from bot.usecases.digest_due import due_at
 from storage.fulltext import words
 from storage.moments import iso_utc
 

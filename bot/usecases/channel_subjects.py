@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.state.context import Context
-from bot.usecases.digests.schedule import set_daily, set_weekly, stop_digests
+from bot.usecases.digest_schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.interests import FollowResult, Interests, follow, interests, unfollow
 from bot.usecases.subjects import is_channel  # noqa: F401  (its home is that leaf; imported from here too)
 

@@ -3,7 +3,7 @@
 :func:`send_papers` is the one way papers reach a person outside the daily digest's claim
 (``/papers recommend``, an extra digest): a header, then :func:`deliver` (or, for an extra digest of
 someone who asked for compact digests, :func:`send_compact`: one message), through the same
-:class:`~bot.usecases.digests.vocabulary.Courier` as the daily digest (:mod:`bot.usecases.digests.send`).
+:class:`~bot.usecases.digest_vocabulary.Courier` as the daily digest (:mod:`bot.usecases.digests.send`).
 
 Slack-free: the caller passes ``post(rec) -> (channel, message_ts)``, which raises when a message could
 not be delivered. A failed message is logged and skipped; the rest still go out, and the failed paper
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
-from bot.usecases.digests.vocabulary import Clock, Courier, Posted, utc_now
+from bot.usecases.digest_vocabulary import Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation, remember_shown
 from bot.usecases.social import with_saved_counts
 

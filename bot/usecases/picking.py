@@ -30,7 +30,7 @@ from bot.usecases.alerts import AlertPick, alert_picks
 from bot.usecases.alerts import reason as alert_reason
 from bot.usecases.authors import AuthorPick, author_picks, new_papers_by
 from bot.usecases.authors import reason as author_reason
-from bot.usecases.digests.due import local_date
+from bot.usecases.digest_due import local_date
 from bot.usecases.feeds import MAIN, FeedProfile, feed_profiles, shares
 from bot.usecases.mutes import muted_ids
 from recommender import Profile

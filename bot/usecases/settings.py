@@ -36,8 +36,8 @@ from bot.usecases.authors import (
     name_key,
     remove_author,
 )
-from bot.usecases.digests.due import parse_hhmm
-from bot.usecases.digests.schedule import set_daily, set_weekly, stop_digests
+from bot.usecases.digest_due import parse_hhmm
+from bot.usecases.digest_schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.feeds import MAIN, add_feed, feed_name
 from bot.usecases.interests import (
     AUTHOR_PREFIX,

@@ -32,7 +32,7 @@ from typing import Literal
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.digests.vocabulary import Alive, Clock, utc_now
+from bot.usecases.digest_vocabulary import Alive, Clock, utc_now
 from storage import Paper
 from storage.leases import TRENDING
 from storage.moments import iso_utc

@@ -1,6 +1,6 @@
 """Daily digests through Slack: the courier that posts them, the scheduler inside ``paperbot run``, and
 the run behind ``paperbot digest``. The rules are in :mod:`bot.usecases.digests.run` (a run),
-:mod:`bot.usecases.digests.schedule` (who is due) and :mod:`bot.usecases.digests.send` (exactly once).
+:mod:`bot.usecases.digest_schedule` (who is due) and :mod:`bot.usecases.digests.send` (exactly once).
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from bot.sources import source_kind
 from bot.state.context import Context
 from bot.usecases.admin_report import report_problems
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
+from bot.usecases.digest_vocabulary import DATABASE_AWAY, Clock, Courier, Posted, utc_now
 from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
-from bot.usecases.digests.vocabulary import DATABASE_AWAY, Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation
 from bot.usecases.subjects import is_channel
 from bot.usecases.trending import post_due_trending

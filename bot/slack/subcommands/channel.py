@@ -47,10 +47,10 @@ from bot.usecases.channel_subjects import (
     set_trending,
     unfollow_in_channel,
 )
-from bot.usecases.digests.due import local_date
+from bot.usecases.digest_due import local_date
+from bot.usecases.digest_schedule import next_digest, weekday_name
+from bot.usecases.digest_vocabulary import Outcome
 from bot.usecases.digests.run import send_digest_now
-from bot.usecases.digests.schedule import next_digest, weekday_name
-from bot.usecases.digests.vocabulary import Outcome
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 from bot.usecases.trending import DAYS, trending_papers
 

@@ -1,5 +1,5 @@
 """`/papers digest …`: when a person's digest comes (daily, weekly, off, now), and how (compact, quiet,
-how many followed authors' papers): :mod:`bot.usecases.digests.schedule` and
+how many followed authors' papers): :mod:`bot.usecases.digest_schedule` and
 :mod:`bot.usecases.settings`."""
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_we
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import fit
 from bot.state.context import Context
-from bot.usecases.digests.due import local_date
-from bot.usecases.digests.run import send_digest_now
-from bot.usecases.digests.schedule import (
+from bot.usecases.digest_due import local_date
+from bot.usecases.digest_schedule import (
     next_digest,
     set_daily,
     set_digest_time,
@@ -28,7 +27,8 @@ from bot.usecases.digests.schedule import (
     stop_digests,
     weekday_name,
 )
-from bot.usecases.digests.vocabulary import Outcome
+from bot.usecases.digest_vocabulary import Outcome
+from bot.usecases.digests.run import send_digest_now
 from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest, set_quiet_days
 
 ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person

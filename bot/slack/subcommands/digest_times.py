@@ -1,13 +1,13 @@
 """The days and times of `/papers digest …` (and `/papers channel digest …`, whose parser says its own
 command in their place): read from the command's words, and what to type when they are not a day and a
 time. The schedule itself, and what a time of day is, are the digest pipeline's
-(:mod:`bot.usecases.digests.schedule`, :func:`bot.usecases.digests.due.parse_hhmm`)."""
+(:mod:`bot.usecases.digest_schedule`, :func:`bot.usecases.digest_due.parse_hhmm`)."""
 
 from __future__ import annotations
 
 from bot.errors import BadArgument
-from bot.usecases.digests import due
-from bot.usecases.digests.schedule import DEFAULT_TIME, WEEKDAYS
+from bot.usecases import digest_due as due
+from bot.usecases.digest_schedule import DEFAULT_TIME, WEEKDAYS
 
 
 def parse_hhmm(text: str) -> str:

@@ -25,7 +25,7 @@ from bot.slack.timezones import refresh_timezone
 from bot.slack.views.messages import escape, fit
 from bot.state.context import Context
 from bot.usecases import follow, interests, unfollow
-from bot.usecases.digests.schedule import weekday_name
+from bot.usecases.digest_schedule import weekday_name
 from bot.usecases.interests import AUTHOR_PREFIX, FollowResult
 
 FEEDS_BUDGET = 1500  # characters for the named feeds' topics in `interests` (shared among them)

@@ -1,13 +1,13 @@
 """What a digest says in Slack besides its papers: its header line, and the note to a person on a day
-nothing matched. The digest pipeline hands these over as data (:class:`~bot.usecases.digests.vocabulary.
-DigestHeader`, :class:`~bot.usecases.digests.vocabulary.NothingMatched`); :func:`phrase` is the Slack
+nothing matched. The digest pipeline hands these over as data (:class:`~bot.usecases.digest_vocabulary.
+DigestHeader`, :class:`~bot.usecases.digest_vocabulary.NothingMatched`); :func:`phrase` is the Slack
 courier's words for them."""
 
 from __future__ import annotations
 
 from datetime import date
 
-from bot.usecases.digests.vocabulary import DigestHeader, NothingMatched, Said
+from bot.usecases.digest_vocabulary import DigestHeader, NothingMatched, Said
 
 #: A person's note on a day their digest had nothing worth sending (``when``: "today" or "this week").
 NOTHING_MATCHED = ("Nothing new matched your interests {when}, so there is no digest. `/papers follow` more "

@@ -20,7 +20,7 @@ from bot.slack.views.messages import (
     link,
     title_of,
 )
-from bot.usecases.digests.schedule import WEEKDAYS, weekday_name
+from bot.usecases.digest_schedule import WEEKDAYS, weekday_name
 from bot.usecases.feeds import MAIN
 from bot.usecases.home import HomeData
 from bot.usecases.interests import Interests

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 from bot import logs
 from bot.allocator import freeze_startup, limit_arenas
 from bot.state.context import Context
-from bot.usecases.digests.vocabulary import Courier, Outcome
+from bot.usecases.digest_vocabulary import Courier, Outcome
 
 if TYPE_CHECKING:
     from bot.usecases.digests.run import DailyRun

@@ -2,7 +2,7 @@
 
 Whoever sends digests (the bot's scheduler, at every minute and half minute, or ``paperbot digest``
 from cron) calls :func:`run_daily`, which ingests the configured feeds once a day (after arXiv renews its
-listings) and then sends every digest due (:mod:`bot.usecases.digests.schedule`), each exactly once
+listings) and then sends every digest due (:mod:`bot.usecases.digest_schedule`), each exactly once
 (:mod:`bot.usecases.digests.send`), a few at a time; one person's failure never stops anyone else's digest.
 """
 
@@ -24,10 +24,19 @@ from bot.sources.arxiv_daily import next_renewal
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
 from bot.usecases.delivery import send_compact, send_papers
+from bot.usecases.digest_due import local_date
+from bot.usecases.digest_schedule import Due, NotDue, find_due
+from bot.usecases.digest_vocabulary import (
+    DATABASE_AWAY,
+    Alive,
+    Clock,
+    Courier,
+    DigestHeader,
+    Outcome,
+    utc_now,
+)
 from bot.usecases.digests.choose import BATCH, Chooser, choose_papers
-from bot.usecases.digests.due import local_date
 from bot.usecases.digests.helpers import Helpers, merged
-from bot.usecases.digests.schedule import Due, NotDue, find_due
 from bot.usecases.digests.send import (
     UNREAD,
     Claimed,
@@ -43,15 +52,6 @@ from bot.usecases.digests.send import (
     send_claimed_digest,
     send_digest,
     wants_compact,
-)
-from bot.usecases.digests.vocabulary import (
-    DATABASE_AWAY,
-    Alive,
-    Clock,
-    Courier,
-    DigestHeader,
-    Outcome,
-    utc_now,
 )
 from bot.usecases.feeds import sections
 from bot.usecases.ingest import SourceReport, ingest

@@ -22,7 +22,7 @@
   person's local day ends it: "failed" when nothing went out. A digest that delivered no paper is
   never "sent".
 
-Slack-free: the caller passes a :class:`~bot.usecases.digests.vocabulary.Courier` of plain callables,
+Slack-free: the caller passes a :class:`~bot.usecases.digest_vocabulary.Courier` of plain callables,
 which also puts into words what a digest says besides its papers (its header, the note on a day nothing
 matched: data here).
 """
@@ -37,9 +37,8 @@ from typing import Literal
 from bot.errors import NoInterests, NoPapers, Outage, Unreachable
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.digests.choose import Chooser
-from bot.usecases.digests.due import zone
-from bot.usecases.digests.vocabulary import (
+from bot.usecases.digest_due import zone
+from bot.usecases.digest_vocabulary import (
     DATABASE_AWAY,
     Alive,
     Clock,
@@ -49,6 +48,7 @@ from bot.usecases.digests.vocabulary import (
     Outcome,
     utc_now,
 )
+from bot.usecases.digests.choose import Chooser
 from bot.usecases.feeds import label, sections
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown

@@ -8,7 +8,7 @@ from bot.errors import BadArgument
 from bot.slack.subcommands import Command
 from bot.slack.subcommands.personal import parse
 from bot.sources.normalize import parse_arxiv_id
-from bot.usecases.digests.due import parse_hhmm
+from bot.usecases.digest_due import parse_hhmm
 
 
 @pytest.mark.parametrize("arg", ["²", "³", "¹⁰", "٣", "５", "𝟓", "1²", "Ⅴ", "⑤", "9" * 5000, "-1", "0", "21",

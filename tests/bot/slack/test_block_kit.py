@@ -38,7 +38,7 @@ from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, 
 from bot.slack.views.unfurl_card import unfurl_blocks
 from bot.usecases.channel_subjects import ChannelProfile
 from bot.usecases.delivery import Delivery
-from bot.usecases.digests.vocabulary import Outcome
+from bot.usecases.digest_vocabulary import Outcome
 from bot.usecases.export import ExportFile
 from bot.usecases.feeds import MAX_FEEDS
 from bot.usecases.interests import FollowResult, Interests

@@ -9,7 +9,7 @@ from bot.errors import Outage
 from bot.slack.client import classified
 from bot.usecases import follow, recommend
 from bot.usecases.delivery import deliver
-from bot.usecases.digests.vocabulary import Posted
+from bot.usecases.digest_vocabulary import Posted
 
 
 def test_a_failed_message_loses_none_of_the_others_and_is_not_marked_shown(ctx):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.slack.listeners.people import timezone_changed, valid_timezone
-from bot.usecases.digests.due import zone
+from bot.usecases.digest_due import zone
 
 ODD = ["Europe", "America", "a" * 5000, "é" * 300, "Etc", "posix"]
 

@@ -8,7 +8,7 @@ import pytest
 from bot.errors import Outage
 from bot.usecases import follow, forget, recommend
 from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm_channel
-from bot.usecases.digests.schedule import set_digest_time, stop_digests
+from bot.usecases.digest_schedule import set_digest_time, stop_digests
 from bot.usecases.reactions import rate_message
 from bot.usecases.timezones import MAX_AGE, refresh_timezone, timezone_changed, valid_timezone
 

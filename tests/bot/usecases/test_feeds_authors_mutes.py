@@ -11,15 +11,15 @@ from bot.slack.subcommands.digest_times import parse_daily, parse_weekly
 from bot.state.context import Context
 from bot.usecases import build_digest, follow, interests, recommend, record_feedback, unfollow
 from bot.usecases.authors import name_key, new_papers_by, same_person
-from bot.usecases.digests.choose import choose_papers
-from bot.usecases.digests.run import preview_digests
-from bot.usecases.digests.schedule import (
+from bot.usecases.digest_schedule import (
     due_digests,
     next_digest,
     set_daily,
     set_digest_time,
     set_weekly,
 )
+from bot.usecases.digests.choose import choose_papers
+from bot.usecases.digests.run import preview_digests
 from bot.usecases.feeds import MAIN, add_feed, feed_profiles, remove_feed, shares
 from bot.usecases.mutes import Muter, mute, muted_filter, muted_ids, unmute
 from bot.usecases.recommend import profile_for

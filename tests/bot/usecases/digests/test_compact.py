@@ -13,9 +13,9 @@ from bot.slack.views.digest_texts import phrase
 from bot.state.context import Context
 from bot.usecases import follow
 from bot.usecases.delivery import send_compact
+from bot.usecases.digest_vocabulary import Courier, Posted
 from bot.usecases.digests.run import send_digest_now
 from bot.usecases.digests.send import RETRY_AFTER, send_digest
-from bot.usecases.digests.vocabulary import Courier, Posted
 from bot.usecases.settings import set_compact_digest
 from tests.fakes import Clock, Death
 

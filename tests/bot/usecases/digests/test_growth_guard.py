@@ -17,9 +17,9 @@ from bot.presentation import paper_view
 from bot.slack.views.messages import paper_blocks
 from bot.state.context import Context
 from bot.usecases import follow
+from bot.usecases.digest_schedule import find_due
 from bot.usecases.digests import run as digest_run
 from bot.usecases.digests.run import send_due_digests
-from bot.usecases.digests.schedule import find_due
 from storage.dialect import Dialect
 from tests.conftest import make_corpus
 from tests.fakes import FakeCourier

@@ -17,9 +17,9 @@ import pytest
 from bot.slack.views.digest_texts import phrase
 from bot.state.context import Context
 from bot.usecases import follow
+from bot.usecases.digest_vocabulary import Courier, Outcome
 from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.run import LEFT_TO_HELPERS, send_due_digests
-from bot.usecases.digests.vocabulary import Courier, Outcome
 from tests.bot.usecases.conftest import WS
 
 NOW = datetime(2026, 7, 15, 12, 0, tzinfo=UTC)

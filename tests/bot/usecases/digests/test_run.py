@@ -14,6 +14,8 @@ from bot.errors import NoInterests, Unreachable
 from bot.slack.views.digest_texts import NOTHING_MATCHED, phrase
 from bot.state.context import Context
 from bot.usecases import follow, record_feedback
+from bot.usecases.digest_schedule import due_digests, next_digest
+from bot.usecases.digest_vocabulary import Courier
 from bot.usecases.digests.choose import choose_papers
 from bot.usecases.digests.run import (
     FEED_JOB,
@@ -24,7 +26,6 @@ from bot.usecases.digests.run import (
     send_digest_now,
     send_due_digests,
 )
-from bot.usecases.digests.schedule import due_digests, next_digest
 from bot.usecases.digests.send import (
     AHEAD_LEASE,
     LEASE,
@@ -35,7 +36,6 @@ from bot.usecases.digests.send import (
     send_claimed_digest,
     send_digest,
 )
-from bot.usecases.digests.vocabulary import Courier
 from bot.usecases.mutes import mute
 from bot.usecases.settings import set_quiet_days
 from storage import Paper, Person, StorageError, StoreUnavailable

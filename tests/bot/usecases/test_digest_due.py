@@ -3,7 +3,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from bot.errors import BadArgument
-from bot.usecases.digests.due import due_at, due_today, local_date, next_due, parse_hhmm
+from bot.usecases.digest_due import due_at, due_today, local_date, next_due, parse_hhmm
 
 
 def utc(*args):

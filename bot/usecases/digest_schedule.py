@@ -2,7 +2,7 @@
 
 The schedule lives in the people table (``HH:MM`` in the person's timezone, and for a weekly digest its
 weekday). A digest is due once the person's time has come on their local day
-(:mod:`bot.usecases.digests.due`) and that day's digest has not ended yet, so one missed while nothing
+(:mod:`bot.usecases.digest_due`) and that day's digest has not ended yet, so one missed while nothing
 was running is due until that local day ends. A weekly digest is the daily one on its weekday only: it
 is keyed by the local date of that day, so it goes out once a week with the daily digest's catch-up and
 crash rules (it is due until its day ends; after that the week's is over).
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from bot.state.context import Context
-from bot.usecases.digests.due import NotATime, due_today
+from bot.usecases.digest_due import NotATime, due_today
 from storage import Person
 
 #: A day's digest with one of these statuses has ended: nothing more is sent for that day.
