@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from stand_ins.arxiv_days import ArxivDays, day_of_650, first_versions, paper  # noqa: E402
 from storage import SqliteStore  # noqa: E402
-from tests.arxiv_days import ArxivDays, day_of_650, first_versions, paper  # noqa: E402
 
 SOURCE = "arxiv:cs.LG,cs.CL,stat.ML"
 CATEGORIES = ("cs.LG", "cs.CL", "stat.ML")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.slack.views.forget import FORGET_ACTION
-from tests.e2e.harness import FakeSlack, Reply, _reply
+from stand_ins.driving import FakeSlack, Reply, _reply
 
 GENERAL = "C0GENERAL"
 

@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import LISTENING, FakeSlack, bot_environment, process_environment
-from tests.e2e.slack_standin import SlackStandIn
 
 #: `paperbot run` itself, its digest scheduler ticking and its index refreshed every second (not 30 s, 15 s).
 COMMAND = "tests.e2e.quick_ticks"

@@ -21,6 +21,7 @@ import pytest
 from bot.slack.app import SORRY
 from bot.slack.views.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
+from stand_ins.slack import SlackStandIn
 from storage import SqliteStore
 from tests.e2e.harness import (
     FakeSlack,
@@ -35,7 +36,6 @@ from tests.e2e.harness import (
     table_counts,
     user_ids,
 )
-from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
 from tests.e2e.test_socket_mode import APP_TOKEN, Stderr
 from tests.e2e.test_socket_mode import command as socket_command

@@ -15,6 +15,7 @@ import pytest
 
 from bot.slack.oauth.flow import WELCOME
 from bot.slack.workspace import NOT_INSTALLED
+from stand_ins.slack import AUTHORIZE, SlackStandIn, Workspace
 from tests.e2e.harness import (
     query,
     table_columns,
@@ -29,7 +30,6 @@ from tests.e2e.oauth_flow import (
     install,
     oauth_bot,
 )
-from tests.e2e.slack_standin import AUTHORIZE, SlackStandIn, Workspace
 
 new_user = user_ids("UOA")
 

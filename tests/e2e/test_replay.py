@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 
 from bot.slack.views.forget import FORGET_ACTION
 from bot.slack.views.messages import LIKE_ACTION
+from stand_ins.slack import SlackStandIn
 from tests.e2e.forgetting import ticket_of
 from tests.e2e.harness import FakeSlack, posts_to, user_ids
-from tests.e2e.slack_standin import SlackStandIn
 
 FORM = "application/x-www-form-urlencoded"
 new_user = user_ids("UREPLAY", 3)

@@ -20,10 +20,12 @@ import psycopg
 import pytest
 
 from bot.state.intake import ACK_WAIT_SECONDS
+from stand_ins.corpus import make_corpus
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from storage import StorageError, open_store
 from storage.models import InboxEntry
 from storage.records import utcnow
-from tests.conftest import make_corpus
 from tests.e2e.harness import (
     FakeSlack,
     add_people,
@@ -34,7 +36,6 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.replicas import Replica
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 from tests.fault.pg_proxy import proxy_to
 
 OUTAGE = float(os.environ.get("PAPERBOT_OUTAGE_SECONDS") or 5)

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from tests.e2e.harness import (
     add_people,
     bot_environment,
@@ -30,7 +32,6 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.replicas import Replica
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 from tests.fault.pg_proxy import proxy_to
 
 PASSWORD = "S3cretPw"  # in every URL paperbot gets; the server trusts the user, so it is never checked

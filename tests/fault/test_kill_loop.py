@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import (
     add_people,
     bot_environment,
@@ -30,7 +31,6 @@ from tests.e2e.harness import (
     standin_of_its_own,
     zone_far_from_midnight,
 )
-from tests.e2e.slack_standin import SlackStandIn
 from tests.fault.probe import record, scaled
 
 #: Kills of the run: 3 in `make test` (each one a process start, the suite's costliest part); .ci/run kills 6.

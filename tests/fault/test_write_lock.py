@@ -22,9 +22,9 @@ import pytest
 
 import storage.sqlite
 from bot.slack.error_handler import KEPT_FOR_LATER
+from stand_ins.slack import SlackStandIn
 from storage import SqliteStore
 from tests.e2e.harness import TEAM_ID, FakeSlack, posts_to, seed_papers, serving, user_ids
-from tests.e2e.slack_standin import SlackStandIn
 
 HOLDER = """
 import sqlite3, sys, time

@@ -12,7 +12,7 @@ import recommender.ranker as ranker
 from bot.presentation.reasons import reason_text
 from recommender import DEFAULT_WEIGHTS, PaperIndex, Profile, rank, score_matrix
 from recommender.ranker import _sharpened, generic_terms
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 NO_EXPANSION = replace(DEFAULT_WEIGHTS, expansion=0.0)
 

@@ -16,10 +16,10 @@ import os
 
 import pytest
 
+from stand_ins.postgres_servers import DEFAULT_SERVER, NO_DRIVER, throwaway_database
+from stand_ins.postgres_servers import problem as _answers
+from stand_ins.postgres_servers import with_database as with_database  # other tests import it from here
 from storage import SqliteStore, open_store
-from tests.storage.servers import DEFAULT_SERVER, NO_DRIVER, throwaway_database
-from tests.storage.servers import problem as _answers
-from tests.storage.servers import with_database as with_database  # other tests import it from here
 
 #: Replaces DEFAULT_SERVER (e.g. with a dead port, to make the private-cluster fallback's test use it).
 DEFAULT_VARIABLE = "PAPERBOT_TEST_POSTGRES_DEFAULT"

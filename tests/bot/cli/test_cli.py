@@ -83,7 +83,7 @@ def test_a_sqlite_path_that_is_not_there_is_refused_in_one_line_and_nothing_is_m
 
 
 def test_eval_writes_rankings_and_metrics(tmp_path):
-    from tests.conftest import make_corpus
+    from stand_ins.corpus import make_corpus
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
@@ -265,7 +265,7 @@ def test_demo_without_a_writable_temporary_folder_is_one_line(tmp_path, monkeypa
 
 
 def test_eval_out_into_a_missing_folder_is_one_line(tmp_path):
-    from tests.conftest import make_corpus
+    from stand_ins.corpus import make_corpus
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text("".join(json.dumps({"id": p.id, "abstract": p.abstract}) + "\n" for p in make_corpus()))
@@ -637,7 +637,7 @@ def test_an_empty_source_warns_and_still_exits_zero(tmp_path):
 
 
 def test_eval_names_the_ids_no_paper_has_and_still_ranks(tmp_path):
-    from tests.conftest import make_corpus
+    from stand_ins.corpus import make_corpus
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"

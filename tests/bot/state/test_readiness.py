@@ -6,8 +6,8 @@ import time
 
 from bot.state.context import Context
 from bot.state.readiness import Readiness
+from stand_ins.corpus import make_corpus
 from storage import StoreUnavailable
-from tests.conftest import make_corpus
 
 
 def wait_for(condition, seconds: float = 30.0):

@@ -12,7 +12,7 @@ import pytest
 
 from bot.state.context import Context
 from bot.usecases.ingest import ingest
-from tests.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper, replaced
+from stand_ins.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper, replaced
 from tests.fakes import Clock
 
 SOURCE = "arxiv:cs.LG,cs.CL,stat.ML"

@@ -43,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from bot.slack.manifest import SCOPES
+from stand_ins.waiting import wait_until
 
 BOT_USER_ID = "UPAPERBOT"
 RESPONSE_URL = "response_url"  # the method name recorded for posts to a response_url
@@ -785,16 +786,3 @@ class _Handler(BaseHTTPRequestHandler):
 def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
     """The request handler class of ``standin``'s server."""
     return type("Handler", (_Handler,), {"standin": standin})
-
-
-def wait_until(condition: Callable[[], object], timeout: float, what: str, pause: float = 0.05):
-    """Poll ``condition`` until it returns something truthy (returned); fail after ``timeout`` seconds,
-    naming ``what`` was waited for."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(pause)
