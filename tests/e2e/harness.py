@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,6 +43,7 @@ from stand_ins.driving import (
     seed_papers,
 )
 from stand_ins.slack import RESPONSE_URL, SlackStandIn
+from stand_ins.waiting import wait_until
 from storage import SqliteStore
 
 # -- the backend under test ---------------------------------------------------------------------------
@@ -132,11 +132,20 @@ class RunningBot:
         self.url = f"http://127.0.0.1:{self.server.port}{EVENTS_PATH}"
         self._thread = threading.Thread(target=self.server.run, name="paperbot-http", daemon=True)
         self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the bot's HTTP server did not start")
-            time.sleep(0.01)
+
+        def started() -> bool:
+            if not self._thread.is_alive() and not self.server.started:
+                raise RuntimeError("the bot's HTTP server ended before it started")
+            return self.server.started
+
+        wait_until(started, 10, "the bot's HTTP server to start", pause=0.01)
+
+    def settle(self, timeout: float = 15.0) -> None:
+        """Until the work after every request acknowledged so far has been carried out (the listeners
+        queue it before the ack): what a test then reads is final, and a request that must change nothing
+        has had its chance to. Work a failure put back for later is not waited for."""
+        background = self.bot.runtime.background
+        wait_until(lambda: background._busy() == 0, timeout, "the work after the acks to be carried out")
 
     def stop(self) -> None:
         self.server.stop()

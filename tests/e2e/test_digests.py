@@ -74,7 +74,7 @@ def at_the_start_of_a_minute() -> datetime:
     """Now, but not in a minute's last seconds (so that a time set now is still this minute)."""
     now = datetime.now(UTC)
     if now.second >= 55:
-        time.sleep(60.5 - now.second)
+        time.sleep(60.5 - now.second)  # the bot's process reads the real clock: into the next minute
         now = datetime.now(UTC)
     return now
 
