@@ -63,7 +63,7 @@ def lock_digests(url: str, seconds: float, locked: threading.Event) -> None:
     with psycopg.connect(url) as conn:
         conn.execute("lock table digests in access exclusive mode")
         locked.set()
-        time.sleep(seconds)
+        time.sleep(seconds)  # the lock's length: what paperbot must outwait
         conn.rollback()
 
 
@@ -82,7 +82,7 @@ def fault(kind: str, target: str, proxy) -> None:
     """Bring fault ``kind`` on, and off again, while paperbot works."""
     if kind == "restart":
         proxy.cut()
-        time.sleep(3.0)
+        time.sleep(3.0)  # the restart's length: the server is away meanwhile
         proxy.restore()
     elif kind == "terminate":
         assert terminate_sessions(str(target)) > 0

@@ -159,7 +159,7 @@ def test_a_long_lock_delays_no_ack_and_every_command_is_carried_out_after_it(sta
                 for topic in ("feline cats", "quantum circuits", "robot grasping", "graph networks"):
                     answer = slack.command(user, f"follow {topic}")
                     sent.append((answer, holder.poll() is None))  # answered while the lock is held
-                    time.sleep(max(0.0, (ends - time.monotonic()) / 4))
+                    time.sleep(max(0.0, (ends - time.monotonic()) / 4))  # spread over the lock's time
                 return sent
 
             with ThreadPoolExecutor(len(users)) as pool:

@@ -1,10 +1,10 @@
 import json
-import time
 
 import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import cli
+from stand_ins.waiting import wait_until
 from storage import Paper
 from tests.storage.conftest import (  # noqa: F401 (fixtures, used by name)
     backend,
@@ -416,10 +416,7 @@ def test_ingest_and_search_work_on_a_postgresql_url_and_leave_no_connection_open
         dispose(store)
     # No command left a connection open. A closed one leaves pg_stat_activity when its server process has
     # ended, which a busy machine may take a moment to get to.
-    deadline = time.monotonic() + 10
-    while _connections_to(pg_target) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _connections_to(pg_target) == 0
+    wait_until(lambda: _connections_to(pg_target) == 0, 10, "the commands' connections to go", pause=0.05)
 
 
 def test_a_postgresql_server_that_does_not_answer_is_one_line(tmp_path):

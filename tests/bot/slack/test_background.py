@@ -103,6 +103,7 @@ def test_catch_up_carries_out_what_no_living_process_holds_and_returns_once_it_i
     nxt, replayed = Background(store, workers=2), []
 
     def replay(item: InboxItem) -> int:
+        # slow work: catch_up must wait it out
         nxt.carry_out(item, lambda: (time.sleep(0.05), replayed.append(item.entry.key)), {})
         return 200
 

@@ -17,6 +17,7 @@ import pytest
 from bot.slack import http_limits
 from bot.slack.http_limits import AcceptAlarm
 from bot.slack.server import HttpServer
+from stand_ins.waiting import wait_until
 from tests.bot.slack.conftest import command_request
 
 HALF_A_REQUEST = b"POST /slack/events HTTP/1.1\r\nHost: paperbot\r\nX-Slack-Signature: v0="
@@ -34,8 +35,7 @@ def serve(slack_bot, monkeypatch) -> Iterator:
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         started.append((server, thread))
-        while not server.started:
-            time.sleep(0.01)
+        wait_until(lambda: server.started, 10, "the HTTP server to start", pause=0.01)
         return server
 
     yield start

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from bot.state.context import Context
 from bot.state.readiness import Readiness
 from stand_ins.corpus import make_corpus
