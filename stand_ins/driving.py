@@ -205,10 +205,10 @@ class FakeSlack:
         answer = self.command(user, text)
         assert answer.status == 200, answer
         if answer.ack and (answer.ack.get("text") or answer.ack.get("blocks")):
-            return _reply(answer.ack, "ack")
+            return reply_of(answer.ack, "ack")
         call = self.standin.wait_for(lambda: self.standin.responses(answer.key), timeout,
                                      f"a reply to /papers {text[:40]!r}")[0]
-        return _reply(call.params, "respond")
+        return reply_of(call.params, "respond")
 
     def event(self, event: dict, event_id: str | None = None, retry_num: int | None = None,
               team_id: str = TEAM_ID, **kwargs) -> tuple[int, bytes, float]:
@@ -260,7 +260,8 @@ class FakeSlack:
         return self.interaction(payload)[0], key
 
 
-def _reply(payload: dict, via: str) -> Reply:
+def reply_of(payload: dict, via: str) -> Reply:
+    """What the caller sees of a reply's ``payload``, that came ``via`` "ack" or "respond"."""
     return Reply(payload.get("text") or "", payload.get("blocks") or [], payload.get("response_type"), via,
                  payload)
 
