@@ -1,6 +1,6 @@
 """How long `paperbot ingest arxiv:cs.LG,cs.CL,stat.ML` takes over a day of 650 announced papers, with arXiv's
 3 s between requests for real, against the local stand-in of rss.arxiv.org and the arXiv API
-(tests/arxiv_days.py). Nothing leaves 127.0.0.1. Run by hand; prints figures.
+(stand_ins/arxiv_days.py). Nothing leaves 127.0.0.1. Run by hand; prints figures.
 
 1. The day's listings, one request answered 429 with Retry-After: 1, into a database that holds the 40
    replaced papers' first versions and read the three categories the day before: all 650 must arrive.
