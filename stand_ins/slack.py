@@ -694,7 +694,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.gate is not None:
             fault.gate.wait()
         if fault is not None and fault.delay:
-            time.sleep(fault.delay)
+            time.sleep(fault.delay)  # the scripted fault: Slack slow to answer
         if fault is not None and fault.status is not None:
             extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
             error = "ratelimited" if fault.status == 429 else "internal_error"
@@ -757,7 +757,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _land_late(self, fault: _Fault, method: str, params: dict, headers: dict) -> None:
         token = headers.get("authorization", "")[len("Bearer "):]
         answer = self.standin._answer(method, params, token)  # carried out now, whatever its answer meets
-        time.sleep(fault.delay)
+        time.sleep(fault.delay)  # answered late: the caller may have given up meanwhile
         if fault.landed == "dropped":
             self.standin._record(Call(method, urlsplit(self.path).path, params, headers, 0, answer))
             self.close_connection = True

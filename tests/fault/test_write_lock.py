@@ -32,7 +32,7 @@ conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 conn.execute("BEGIN IMMEDIATE")
 conn.execute("update counters set value = value where name = 'feedback'")
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))
+time.sleep(float(sys.argv[2]))  # the lock held this long
 conn.execute("COMMIT")
 """
 

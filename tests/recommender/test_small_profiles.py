@@ -147,7 +147,7 @@ def test_threads_asking_at_once_share_one_working_out_of_the_generic_words(monke
 
         @property
         def vocabulary_(self):
-            time.sleep(0.05)
+            time.sleep(0.05)  # the work a real corpus takes
             return vectorizer.vocabulary_
 
     monkeypatch.setattr(index.model, "vectorizer", Slow())
