@@ -13,8 +13,8 @@ import sys
 import time
 import urllib.request
 
-from tests.e2e.harness import BOT_TOKEN, SIGNING_SECRET, FakeSlack
-from tests.e2e.slack_standin import SlackStandIn
+from stand_ins.driving import BOT_TOKEN, SIGNING_SECRET, FakeSlack
+from stand_ins.slack import SlackStandIn
 
 
 def free_port() -> int:

@@ -44,9 +44,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import pg  # noqa: E402
 from bot.state.journal import Journal  # noqa: E402
-from tests.conftest import make_corpus  # noqa: E402
-from tests.e2e.harness import Answer, FakeSlack, add_people, bot_environment, opened, seed_papers  # noqa: E402
-from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn, wait_until  # noqa: E402
+from stand_ins.corpus import make_corpus  # noqa: E402
+from stand_ins.driving import Answer, FakeSlack, add_people, bot_environment, opened, seed_papers  # noqa: E402
+from stand_ins.slack import RESPONSE_URL, SlackStandIn  # noqa: E402
+from stand_ins.waiting import wait_until  # noqa: E402
 
 TOPICS = ["feline cats whiskers", "graph neural networks", "diffusion models denoising", "robot grasping",
           "quantum qubits entanglement"]

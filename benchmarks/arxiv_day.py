@@ -1,6 +1,6 @@
 """How long `paperbot ingest arxiv:cs.LG,cs.CL,stat.ML` takes over a day of 650 announced papers, with arXiv's
 3 s between requests for real, against the local stand-in of rss.arxiv.org and the arXiv API
-(tests/arxiv_days.py). Nothing leaves 127.0.0.1. Run by hand; prints figures.
+(stand_ins/arxiv_days.py). Nothing leaves 127.0.0.1. Run by hand; prints figures.
 
 1. The day's listings, one request answered 429 with Retry-After: 1, into a database that holds the 40
    replaced papers' first versions and read the three categories the day before: all 650 must arrive.
@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from stand_ins.arxiv_days import ArxivDays, day_of_650, first_versions, paper  # noqa: E402
 from storage import SqliteStore  # noqa: E402
-from tests.arxiv_days import ArxivDays, day_of_650, first_versions, paper  # noqa: E402
 
 SOURCE = "arxiv:cs.LG,cs.CL,stat.ML"
 CATEGORIES = ("cs.LG", "cs.CL", "stat.ML")

@@ -539,7 +539,7 @@ def main(argv: list[str] | None = None) -> int:
 def measure(stack: contextlib.ExitStack, args: argparse.Namespace, records: list[dict], real: int,
             persons: list[dict], server_url: str | None) -> dict:
     """Prepare the databases, time every variant ``args.runs`` times, and sum it up."""
-    from tests.e2e.slack_standin import SlackStandIn
+    from stand_ins.slack import SlackStandIn
 
     tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="paperbot-digest-bench-")))
     standin = stack.enter_context(SlackStandIn())

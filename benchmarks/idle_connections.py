@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.e2e.harness import FakeSlack, bot_environment, seed_papers  # noqa: E402
-from tests.e2e.slack_standin import SlackStandIn  # noqa: E402
+from stand_ins.driving import FakeSlack, bot_environment, seed_papers  # noqa: E402
+from stand_ins.slack import SlackStandIn  # noqa: E402
 
 HALF_A_REQUEST = b"POST /slack/events HTTP/1.1\r\nHost: paperbot\r\nX-Slack-Signature: v0="
 

@@ -17,8 +17,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.storage.servers import DEFAULT_SERVER, with_database
-from tests.storage.servers import problem as problem  # the benchmarks ask pg.problem(url)
+from stand_ins.postgres_servers import DEFAULT_SERVER, with_database
+from stand_ins.postgres_servers import problem as problem  # the benchmarks ask pg.problem(url)
 
 ENV = "PAPERBOT_BENCH_POSTGRES"
 

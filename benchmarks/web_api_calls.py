@@ -38,7 +38,7 @@ BLOCKS = [{"type": "section", "text": {"type": "mrkdwn", "text": "*A paper's tit
 STANDIN = """
 import ssl, sys
 sys.path.insert(0, sys.argv[1])
-from tests.e2e.slack_standin import SlackStandIn
+from stand_ins.slack import SlackStandIn
 s = SlackStandIn()
 url = s.base_url
 if len(sys.argv) > 2:

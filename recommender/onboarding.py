@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Collection
 
 import numpy as np
-from sklearn.cluster import MiniBatchKMeans
 
 from recommender.index import PaperIndex
 from recommender.profile import Profile
@@ -125,6 +124,8 @@ def _by_clusters(index: PaperIndex, rows: np.ndarray, k: int, seed: int) -> list
     if len(rows) > CLUSTER_SAMPLE:
         sample = np.sort(np.random.default_rng(seed).choice(rows, CLUSTER_SAMPLE, replace=False))
     matrix = take_rows(index.matrix, sample)
+    from sklearn.cluster import MiniBatchKMeans  # only here: importing scikit-learn costs ~0.6 s of CPU
+
     clusters = MiniBatchKMeans(n_clusters=k, random_state=seed, n_init=3, batch_size=1024).fit(matrix)
     centres = clusters.cluster_centers_
     sims = np.asarray(matrix @ centres.T)

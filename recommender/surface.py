@@ -21,10 +21,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, strip_accents_unicode
-
 from recommender.profile import Pick
-from recommender.text_model import TOKEN_PATTERN, stem
+from recommender.text_model import TOKEN_PATTERN, english_stop_words, stem
 
 #: Papers' readings kept (see :func:`read`): a morning's digests pick some hundreds of distinct papers
 #: (698 for 3,000 people over 100,000 papers), each read for every person it is picked for. A reading
@@ -43,9 +41,9 @@ _JOIN = re.compile(rf"{_GLUE}*(?:(?:of|the|a|an|for|in|on|to|with|by|\d+){_GLUE}
 class PaperWords:
     """One paper's text as the model reads it, able to show a stem term as the paper writes it."""
 
-    def __init__(self, text: str, stop_words: Collection[str] = ENGLISH_STOP_WORDS):
+    def __init__(self, text: str, stop_words: Collection[str] | None = None):  # None: English's
         self.text = text
-        self._tokens = _tokens(text, stop_words)
+        self._tokens = _tokens(text, english_stop_words() if stop_words is None else stop_words)
         # Each single word's first place, (start, end) in the text; pairs are found when asked for.
         self._first: dict[str, tuple[int, int] | None] = {}
         for word, start, end in self._tokens:
@@ -113,6 +111,8 @@ def _tokens(text: str, stop_words: Collection[str]) -> list[tuple[str, int, int]
     for match in _WORD.finditer(text):
         word = match.group().lower()
         if not word.isascii():
+            from sklearn.feature_extraction.text import strip_accents_unicode  # as the model does
+
             word = strip_accents_unicode(word)
         if word in stop_words:
             continue
@@ -122,7 +122,7 @@ def _tokens(text: str, stop_words: Collection[str]) -> list[tuple[str, int, int]
 
 
 @lru_cache(maxsize=READ_KEPT)
-def read(text: str, stop_words: frozenset[str] = ENGLISH_STOP_WORDS) -> PaperWords:
+def read(text: str, stop_words: frozenset[str] | None = None) -> PaperWords:
     """:class:`PaperWords` of a text, remembered: a morning's digests pick the same new papers for many
     people, and reading one costs about half a millisecond."""
     return PaperWords(text, stop_words)
@@ -136,7 +136,7 @@ def covers(content: Sequence[str], paper: PaperWords) -> bool:
     return 2 * sum(1 for s in set(content) if s in paper.stems) >= len(set(content))
 
 
-def worded(pick: Pick, text: str, stop_words: Collection[str] = ENGLISH_STOP_WORDS) -> Pick:
+def worded(pick: Pick, text: str, stop_words: Collection[str] | None = None) -> Pick:
     """The pick with what it claims checked against its paper's ``text`` and said in the paper's words.
 
     ``topics`` keeps the topics the paper covers (:func:`covers`); one it only touches moves to
@@ -146,7 +146,7 @@ def worded(pick: Pick, text: str, stop_words: Collection[str] = ENGLISH_STOP_WOR
     """
     if not pick.term_stems and not pick.topic_stems:
         return pick
-    paper = read(text, frozenset(stop_words))
+    paper = read(text, frozenset(english_stop_words() if stop_words is None else stop_words))
     topics, partial = [], []
     for topic in pick.topics:
         content = pick.topic_stems.get(topic)

@@ -19,12 +19,14 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import snowballstemmer
 from scipy import sparse
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
-from sklearn.preprocessing import normalize
+
+if TYPE_CHECKING:
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
 # Words of two or more characters that start with a letter, as arxiv-sanity does: drops bare numbers
 # and the debris of LaTeX markup.
@@ -37,6 +39,15 @@ BIGRAM_WEIGHT = 0.7
 SHORT_CACHE = 4096
 
 
+def english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words. scikit-learn is imported where a model is fitted or read, not
+    with this module: importing it costs a process some 0.6 s of CPU, which commands that rank nothing
+    (and a bot until its first ranking) need not pay."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return ENGLISH_STOP_WORDS
+
+
 class Tokenizer:
     """Words (after lowercasing and accent stripping), minus stop words, stemmed.
 
@@ -45,8 +56,8 @@ class Tokenizer:
     occurs in.
     """
 
-    def __init__(self, stop_words=ENGLISH_STOP_WORDS):
-        self._start(stop_words)
+    def __init__(self, stop_words=None):  # None: English's (english_stop_words)
+        self._start(english_stop_words() if stop_words is None else stop_words)
 
     def _start(self, stop_words) -> None:
         self.stop_words = frozenset(stop_words)
@@ -80,6 +91,8 @@ def make_vectorizer(n_docs: int) -> TfidfVectorizer:
     Tiny corpora (the demo's 20 abstracts) keep every word; large ones drop words seen once,
     which are mostly typos and would only bloat the vocabulary.
     """
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
     return TfidfVectorizer(
         strip_accents="unicode",
         lowercase=True,
@@ -117,6 +130,8 @@ class TextModel:
     @classmethod
     def fit(cls, texts: Sequence[str]) -> tuple[TextModel, sparse.csr_matrix]:
         """Fit on a corpus; returns the model and the corpus's rows."""
+        from sklearn.preprocessing import normalize
+
         vectorizer = make_vectorizer(len(texts))
         words: Counter = Counter()
         doc_freq: Counter = Counter()

@@ -137,7 +137,7 @@ def _handler(standin: ArxivStandIn) -> type[BaseHTTPRequestHandler]:
             with standin._lock:
                 standin.asked.append(ids)
             if standin.hang:
-                time.sleep(standin.hang)
+                time.sleep(standin.hang)  # arXiv hanging: past the client's timeout
             if parts.path != API_PATH:
                 self._send(404, b"not found", "text/plain")
             elif standin.status:

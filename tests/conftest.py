@@ -9,34 +9,12 @@ import pytest
 import bot.config
 from bot.state.context import Context
 from bot.usecases.lookup import default_lookup, use_arxiv_api
-from storage import Paper, SqliteStore
+from stand_ins.corpus import make_corpus
+from storage import SqliteStore
 from tests.arxiv_standin import ArxivStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
-
-TOPIC_WORDS = {
-    "cats": "feline cats whiskers purring kittens litter",
-    "graphs": "graph neural networks message passing nodes edges",
-    "diffusion": "diffusion models denoising score matching generative sampling",
-    "robots": "robot manipulation grasping control locomotion arms",
-    "quantum": "quantum circuits qubits entanglement error correction",
-}
-
-
-def make_corpus(per_topic: int = 8) -> list[Paper]:
-    """Papers in five clearly separate topics, ids like ``cats-3``."""
-    papers = []
-    for topic, words in TOPIC_WORDS.items():
-        vocab = words.split()
-        for i in range(per_topic):
-            rotated = vocab[i % len(vocab):] + vocab[: i % len(vocab)]
-            abstract = (f"We study {' '.join(rotated)} in setting number {i}. "
-                        f"Our {rotated[0]} method improves {rotated[1]} and {rotated[2]} results.")
-            papers.append(Paper(id=f"{topic}-{i}", title=f"On {rotated[0]} and {rotated[1]} ({i})",
-                                abstract=abstract, authors=[f"Author {topic} {i}"], venue="TestConf"))
-    return papers
-
 
 def shared_data(name: str) -> Path:
     """A file from the shared data folder, or skip the test when that folder is absent."""

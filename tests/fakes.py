@@ -169,7 +169,7 @@ class FakeCourier:
         if self.on_paper:
             self.on_paper(rec)
         if self.delay:
-            time.sleep(self.delay)
+            time.sleep(self.delay)  # Slack taking its time over a post
         self._gate(channel)
         paper = rec.paper.id
         with self.lock:

@@ -45,9 +45,11 @@ MEMOS_KEPT = 8  # per kind: a few days' runs, or a test's few databases
 class Engine:
     """Owns the in-memory :class:`PaperIndex` for one process. Thread-safe."""
 
-    def __init__(self, store: Store, refresh_every: float = 15.0, background_refit: bool = False):
+    def __init__(self, store: Store, refresh_every: float = 15.0, background_refit: bool = False,
+                 clock: Callable[[], float] = time.monotonic):
         self.store = store
         self.refresh_every = refresh_every
+        self.clock = clock  # seconds, for ``refresh_every`` only: a test moves it instead of sleeping
         self.background_refit = background_refit
         self._lock = threading.RLock()
         self._index: PaperIndex | None = None
@@ -83,7 +85,7 @@ class Engine:
     def index(self) -> Iterator[PaperIndex | None]:
         """The current index, fresh to within ``refresh_every``; None while there are no papers."""
         with self._lock:
-            if time.monotonic() - self._checked >= self.refresh_every:
+            if self.clock() - self._checked >= self.refresh_every:
                 self.refresh()
             yield self._index
 
@@ -94,7 +96,7 @@ class Engine:
         with ``must_save`` raised as the :class:`~storage.StorageError` after the index is in place.
         """
         with self._lock:
-            checked, self._checked = self._checked, time.monotonic()
+            checked, self._checked = self._checked, self.clock()
             try:
                 self._refresh(must_save)
             except BaseException:
@@ -151,7 +153,7 @@ class Engine:
 
     def _install(self, index: PaperIndex, seq: int, must_save: bool = False) -> None:
         self._index, self._seq = index, seq
-        self._checked = time.monotonic()
+        self._checked = self.clock()
         payload = pickle.dumps({"seq": seq, "index": index.dumps()}, protocol=pickle.HIGHEST_PROTOCOL)
         try:
             self._version = self.store.save_artifact(ARTIFACT, payload)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from benchmarks import centroid_eval, eval_time
-from tests.conftest import TOPIC_WORDS
+from stand_ins.corpus import TOPIC_WORDS
 
 # arxiv-sanity's vectorizer keeps words in 5 papers or more and in 10% of them at most: twelve
 # topics of six papers each, every topic's words in 6 of 72.

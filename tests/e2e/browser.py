@@ -12,12 +12,13 @@ import json
 import os
 import shutil
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from websockets.sync.client import connect
+
+from stand_ins.waiting import wait_until
 
 #: Set to 1 (CI does) to make the browser tests fail, not skip, where Chromium is missing.
 REQUIRE_VARIABLE = "PAPERBOT_REQUIRE_BROWSER"
@@ -43,12 +44,17 @@ class Chromium:
                 "about:blank"]
         self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + timeout
-        while not (port_file.exists() and port_file.read_text().count("\n") >= 1):
-            if time.monotonic() > deadline or self._process.poll() is not None:
-                self.close()
-                raise RuntimeError("Chromium did not open its DevTools port")
-            time.sleep(0.05)
+
+        def port_written() -> bool:
+            if self._process.poll() is not None:
+                raise RuntimeError("Chromium ended before it opened its DevTools port")
+            return port_file.exists() and port_file.read_text().count("\n") >= 1
+
+        try:
+            wait_until(port_written, timeout, "Chromium to open its DevTools port")
+        except (AssertionError, RuntimeError):
+            self.close()
+            raise
         port = int(port_file.read_text().splitlines()[0])
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=timeout) as answer:
             page = next(t for t in json.load(answer) if t["type"] == "page")
@@ -83,15 +89,8 @@ class Chromium:
                       and self.evaluate("location.href") != "about:blank", f"{url} to load")
 
     def wait_for(self, condition, what: str):
-        deadline = time.monotonic() + self.timeout
-        while True:
-            value = condition()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what} (the page is at "
-                                     f"{self.evaluate('location.href')})")
-            time.sleep(0.05)
+        return wait_until(condition, self.timeout, what, pause=0.05,
+                          detail=lambda: f"(the page is at {self.evaluate('location.href')})")
 
     def close(self) -> None:
         self._connections.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import (
     FakeSlack,
     new_database,
@@ -24,7 +25,6 @@ from tests.e2e.harness import (
     test_backend,
     test_backends,
 )
-from tests.e2e.slack_standin import SlackStandIn
 
 
 def parametrize_backend(metafunc) -> None:

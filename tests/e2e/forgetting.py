@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.slack.views.forget import FORGET_ACTION
-from tests.e2e.harness import FakeSlack, Reply, _reply
+from stand_ins.driving import FakeSlack, Reply, reply_of
 
 GENERAL = "C0GENERAL"
 
@@ -29,7 +29,7 @@ def press(slack: FakeSlack, user: str, value: str, action_id: str = FORGET_ACTIO
 def pressed(slack: FakeSlack, key: str, timeout: float = 30.0) -> Reply:
     """What the press answered through its response_url."""
     calls = slack.standin.wait_for(lambda: slack.standin.responses(key), timeout, "the answer to a press")
-    return _reply(calls[0].params, "respond")
+    return reply_of(calls[0].params, "respond")
 
 
 def forget_me(slack: FakeSlack, user: str, timeout: float = 30.0) -> str:

@@ -20,8 +20,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 
 from bot.slack.manifest import INSTALL_PATH, REDIRECT_PATH
+from stand_ins.slack import SlackStandIn, Workspace
 from tests.e2e.harness import SIGNING_SECRET, SLACK_ENVIRONMENT, FakeSlack, RunningBot
-from tests.e2e.slack_standin import SlackStandIn, Workspace
 
 CLIENT_ID = "1111111111.2222222222"
 CLIENT_SECRET = "0123456789abcdef0123456789abcdef"

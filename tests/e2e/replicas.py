@@ -16,12 +16,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from tests.e2e.harness import LISTENING, FakeSlack, bot_environment, process_environment
-from tests.e2e.slack_standin import SlackStandIn
 
 #: `paperbot run` itself, its digest scheduler ticking and its index refreshed every second (not 30 s, 15 s).
 COMMAND = "tests.e2e.quick_ticks"
@@ -77,15 +77,14 @@ class Replica:
 
     def wait_for_line(self, wanted: Callable[[str], object], timeout: float, what: str) -> str:
         """The first log line for which ``wanted`` is truthy; fails (with the log) after ``timeout``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = next((line for line in self.lines if wanted(line)), None)
-            if found is not None:
-                return found
-            if not self.alive or time.monotonic() > deadline:
-                why = "it ended" if not self.alive else f"{timeout:.0f} s"
-                raise AssertionError(f"{self.name}: no log line for {what} ({why}); its log:\n{self.log}")
-            time.sleep(0.02)
+        def found() -> str | None:
+            line = next((line for line in self.lines if wanted(line)), None)
+            if line is None and not self.alive:
+                raise AssertionError(f"{self.name}: no log line for {what} (it ended); its log:\n{self.log}")
+            return line
+
+        return wait_until(found, timeout, f"{self.name}'s log line for {what}",
+                          detail=lambda: f"its log:\n{self.log}")
 
     # -- lifecycle -------------------------------------------------------------------------------
 

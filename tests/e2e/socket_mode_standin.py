@@ -16,10 +16,11 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-import time
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import ServerConnection, serve
+
+from stand_ins.waiting import wait_until
 
 
 class SocketModeStandIn:
@@ -80,10 +81,8 @@ class SocketModeStandIn:
 
     def wait_for_ack(self, envelope_id: str, timeout: float = 15.0) -> dict:
         """The bot's ack of an envelope (``{"envelope_id": …, "payload": …}``)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def ack() -> dict | None:
             with self._lock:
-                if envelope_id in self._acks:
-                    return self._acks[envelope_id]
-            time.sleep(0.02)
-        raise AssertionError(f"no ack for {envelope_id} within {timeout}s")
+                return self._acks.get(envelope_id)
+
+        return wait_until(ack, timeout, f"the ack of {envelope_id}")

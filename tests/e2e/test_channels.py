@@ -20,8 +20,9 @@ from bot.slack.views.messages import DISLIKE_ACTION, LIKE_ACTION, MORE_ACTION, S
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily
 from bot.usecases.trending import due_at, post_due_trending, week_of
+from stand_ins.driving import reply_of
 from tests.e2e.forgetting import press, pressed, ticket_of
-from tests.e2e.harness import TEAM_ID, _reply, bot_environment, query, table_counts, user_ids
+from tests.e2e.harness import TEAM_ID, bot_environment, query, table_counts, user_ids
 from tests.fakes import Clock
 
 new_user = user_ids("UCHAN")
@@ -46,10 +47,10 @@ def ask_in(slack, user: str, text: str, channel: str):
     assert status == 200, data
     ack = json.loads(data) if data.startswith(b"{") else None
     if ack and (ack.get("text") or ack.get("blocks")):
-        return _reply(ack, "ack")
+        return reply_of(ack, "ack")
     call = slack.standin.wait_for(lambda: slack.standin.responses(key),
                                   what=f"a reply to /papers {text!r}")[0]
-    return _reply(call.params, "respond")
+    return reply_of(call.params, "respond")
 
 
 def posted_in(standin, channel: str) -> list:

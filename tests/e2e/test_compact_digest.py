@@ -5,7 +5,6 @@ message's ts; a click on one paper's 👍 likes that paper only and rewrites onl
 from __future__ import annotations
 
 import json
-import time
 
 from bot.slack.views.compact import ACTIONS_BLOCK, PAPER_BLOCK
 from bot.slack.views.messages import LIKE_ACTION, SAVE_ACTION
@@ -35,7 +34,7 @@ def press(slack, user: str, action_id: str, channel: str, ts: str, message: dict
     return slack.standin.wait_for(lambda: slack.standin.responses(key), what="the answer")[0].params["text"]
 
 
-def test_compact_on_sends_one_message_and_a_click_updates_only_its_paper(slack, standin, store):
+def test_compact_on_sends_one_message_and_a_click_updates_only_its_paper(slack, standin, store, running):
     user = new_user()
     slack.ask(user, "follow feline cats whiskers")
     on = slack.ask(user, "digest compact on").text
@@ -74,5 +73,5 @@ def test_compact_on_sends_one_message_and_a_click_updates_only_its_paper(slack, 
 
     # A reaction on the message can't say which paper: nothing changes.
     assert slack.reaction(user, "-1", dm(user), ts) == 200
-    time.sleep(0.5)  # time enough for it to have counted, were it to
+    running.settle()  # it has had its chance to count
     assert {f.paper_id: f.value for f in store.get_feedback(user)} == {ids[1]: 1}  # a save is no like

@@ -28,6 +28,7 @@ from bot.slack.delivery.digests import (
 )
 from bot.state.context import Context
 from bot.usecases.digests.run import run_daily, send_due_digests
+from stand_ins.slack import SlackStandIn
 from storage import open_store
 from tests.e2e.harness import (
     BOT_TOKEN,
@@ -43,7 +44,6 @@ from tests.e2e.harness import (
     serving,
     user_ids,
 )
-from tests.e2e.slack_standin import SlackStandIn
 from tests.fakes import Clock
 
 
@@ -74,7 +74,7 @@ def at_the_start_of_a_minute() -> datetime:
     """Now, but not in a minute's last seconds (so that a time set now is still this minute)."""
     now = datetime.now(UTC)
     if now.second >= 55:
-        time.sleep(60.5 - now.second)
+        time.sleep(60.5 - now.second)  # the bot's process reads the real clock: into the next minute
         now = datetime.now(UTC)
     return now
 

@@ -21,6 +21,7 @@ import pytest
 from bot.slack.app import SORRY
 from bot.slack.views.messages import LIKE_ACTION
 from bot.slack.workspace import NOT_INSTALLED
+from stand_ins.slack import SlackStandIn
 from storage import SqliteStore
 from tests.e2e.harness import (
     FakeSlack,
@@ -35,7 +36,6 @@ from tests.e2e.harness import (
     table_counts,
     user_ids,
 )
-from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
 from tests.e2e.test_socket_mode import APP_TOKEN, Stderr
 from tests.e2e.test_socket_mode import command as socket_command
@@ -193,7 +193,7 @@ def test_recommend_with_a_unicode_digit_gets_the_bad_argument_reply(slack):
 
 # -- foreign workspaces ----------------------------------------------------------------------------
 
-def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, standin, db_path, logs):
+def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, standin, db_path, logs, running):
     local = new_user()
     assert slack.event({"type": "app_home_opened", "user": local, "tab": "home"})[0] == 200
     standin.wait_for(lambda: standin.calls("views.publish", user_id=local), what="Home opened")
@@ -225,7 +225,7 @@ def test_a_foreign_workspaces_requests_are_refused_and_write_nothing(slack, stan
     assert slack.event({"type": "app_home_opened", "user": local, "tab": "home"}, team_id=FOREIGN)[0] == 200
 
     assert_one_line_each(logs, 6, r"refused a request from workspace TFOREIGN")
-    time.sleep(0.5)  # a write that slipped through would be background work; give it time to show
+    running.settle()  # a write that slipped through would be background work: it has had its chance
     assert table_counts(db_path) == before
     with opened(db_path) as store:
         assert store.get_person(local).tz == "Europe/Berlin"

@@ -11,6 +11,7 @@ import sys
 import threading
 from datetime import datetime
 
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import (
     BOT_TOKEN,
     SIGNING_SECRET,
@@ -21,7 +22,6 @@ from tests.e2e.harness import (
     process_environment,
     seed_papers,
 )
-from tests.e2e.slack_standin import SlackStandIn
 
 STOP_SECONDS = 60.0
 

@@ -12,9 +12,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from stand_ins.slack import BOT_USER_ID, DOWNLOAD
 from tests.e2e.harness import BOT_TOKEN, FakeSlack, opened, posts_to, user_ids
 from tests.e2e.oauth_flow import install, oauth_bot
-from tests.e2e.slack_standin import BOT_USER_ID, DOWNLOAD
 
 new_user = user_ids("ULIB")
 FIXTURES = Path(__file__).parents[1] / "bot" / "sources" / "fixtures" / "library"

@@ -13,6 +13,8 @@ import sys
 import threading
 
 from bot.state.engine import Engine
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from tests.bot.test_metrics import value
 from tests.e2e.harness import (
     BOT_TOKEN,
@@ -27,7 +29,6 @@ from tests.e2e.harness import (
     serving,
     user_ids,
 )
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 
 new_user = user_ids("UMET")
 

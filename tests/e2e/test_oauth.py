@@ -15,6 +15,7 @@ import pytest
 
 from bot.slack.oauth.flow import WELCOME
 from bot.slack.workspace import NOT_INSTALLED
+from stand_ins.slack import AUTHORIZE, SlackStandIn, Workspace
 from tests.e2e.harness import (
     query,
     table_columns,
@@ -29,7 +30,6 @@ from tests.e2e.oauth_flow import (
     install,
     oauth_bot,
 )
-from tests.e2e.slack_standin import AUTHORIZE, SlackStandIn, Workspace
 
 new_user = user_ids("UOA")
 
@@ -232,8 +232,8 @@ def test_the_installer_forgotten_is_named_nowhere_and_the_workspace_still_served
                                                                                    store):
     from bot.slack.oauth.token_crypto import TokenBox
     from bot.slack.views.forget import FORGET_ACTION, FORGOTTEN
+    from stand_ins.driving import reply_of
     from tests.e2e.forgetting import pressed, ticket_of
-    from tests.e2e.harness import _reply
     from tests.e2e.oauth_flow import SECRET_KEY
 
     team = standin.add_workspace("T0FORGET", installer="UFORGOT")
@@ -246,7 +246,7 @@ def test_the_installer_forgotten_is_named_nowhere_and_the_workspace_still_served
                                                team_id=team.team_id)
     payload["container"]["is_ephemeral"] = True
     payload.pop("message")
-    payload["actions"][0].update(value=ticket_of(_reply(question, "ack")), block_id="forget_actions")
+    payload["actions"][0].update(value=ticket_of(reply_of(question, "ack")), block_id="forget_actions")
     assert slack.interaction(payload)[0] == 200
     assert pressed(slack, pressed_key).text == FORGOTTEN
     sealed = store.find_installation(team.key)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bot.slack import client as slack_client
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import opened, query, serving, user_ids
-from tests.e2e.slack_standin import SlackStandIn
 
 TIMEOUT = 0.5  # the client's timeout in these tests (seconds)
 LATE = 1.2  # how late the stand-in answers a post that landed

@@ -11,9 +11,9 @@ from urllib.parse import urlencode
 
 from bot.slack.views.forget import FORGET_ACTION
 from bot.slack.views.messages import LIKE_ACTION
+from stand_ins.slack import SlackStandIn
 from tests.e2e.forgetting import ticket_of
 from tests.e2e.harness import FakeSlack, posts_to, user_ids
-from tests.e2e.slack_standin import SlackStandIn
 
 FORM = "application/x-www-form-urlencoded"
 new_user = user_ids("UREPLAY", 3)
@@ -29,18 +29,18 @@ def paper_posts(standin: SlackStandIn, user: str) -> list:
     return [c for c in posts_to(standin, "D" + user) if c.params.get("blocks")]
 
 
-def test_a_replayed_recommend_sends_no_more_papers(slack, standin):
+def test_a_replayed_recommend_sends_no_more_papers(slack, standin, running):
     user = new_user()
     slack.ask(user, "follow feline cats")
     body, key = slack.command_body(user, "recommend 2")
     assert send_twice(slack, body) == [200, 200]
     standin.wait_for(lambda: standin.responses(key), what="the recommend reply")
-    time.sleep(0.5)  # time enough for a second run to have posted, were there one
+    running.settle()  # a second run, were there one, has posted
     assert len(paper_posts(standin, user)) == 2
     assert len(standin.responses(key)) == 1
 
 
-def test_a_replayed_forget_me_press_keeps_what_was_added_since(slack, store):
+def test_a_replayed_forget_me_press_keeps_what_was_added_since(slack, store, running):
     user = new_user()
     slack.ask(user, "follow feline cats")
     payload, key = slack.click_payload(user, FORGET_ACTION, "C0GENERAL", "1.000001")
@@ -52,11 +52,11 @@ def test_a_replayed_forget_me_press_keeps_what_was_added_since(slack, store):
     assert store.get_topics(user) == []
     slack.ask(user, "follow quantum circuits")
     assert slack.post(body, FORM, timestamp=ts)[0] == 200  # the replay
-    time.sleep(0.5)
+    running.settle()
     assert store.get_topics(user) == ["quantum circuits"]
 
 
-def test_a_replayed_click_counts_once(slack, standin, store):
+def test_a_replayed_click_counts_once(slack, standin, store, running):
     user = new_user()
     slack.ask(user, "follow graph neural networks")
     slack.ask(user, "recommend 1")
@@ -75,6 +75,6 @@ def test_a_replayed_click_counts_once(slack, standin, store):
     }
     assert send_twice(slack, urlencode({"payload": json.dumps(payload)})) == [200, 200]
     standin.wait_for(lambda: standin.responses("replayed-click"), what="the click's answer")
-    time.sleep(0.5)
+    running.settle()
     assert len(standin.responses("replayed-click")) == 1
     assert [f.value for f in store.get_feedback(user)] == [1]

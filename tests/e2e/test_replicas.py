@@ -29,6 +29,8 @@ import pytest
 from bot.slack.delivery.digests import HEADER_EVENT, PAPER_EVENT
 from bot.state.context import Context
 from bot.usecases import follow
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from tests.e2e.forgetting import forget_me
 from tests.e2e.harness import (
     DIGEST_TOPICS,
@@ -42,7 +44,6 @@ from tests.e2e.harness import (
     table_columns,
 )
 from tests.e2e.replicas import Replica, Replicas
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 
 DIGEST_SIZE = 3
 DIGEST_PEOPLE = 45

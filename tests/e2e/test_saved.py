@@ -15,8 +15,8 @@ from bot.slack.manifest import METHOD_SCOPES, SCOPES
 from bot.slack.views.marks import MARK_BLOCK
 from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, title_of
 from bot.text.tex import tex_to_text
+from stand_ins.slack import RESPONSE_URL, UPLOAD
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, table_counts, user_ids
-from tests.e2e.slack_standin import RESPONSE_URL, UPLOAD
 
 new_user = user_ids("USAV")
 

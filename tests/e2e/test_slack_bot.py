@@ -288,7 +288,7 @@ def test_forged_and_stale_signatures_get_401_and_do_nothing(slack, standin):
     assert not standin.responses(key) and not standin.calls("views.publish", user_id=user)
 
 
-def test_a_redelivered_event_counts_once(slack, standin, store):
+def test_a_redelivered_event_counts_once(slack, standin, store, running):
     user = new_user()
     slack.ask(user, "follow quantum circuits qubits")
     recommend(slack, standin, user, 2)
@@ -302,7 +302,7 @@ def test_a_redelivered_event_counts_once(slack, standin, store):
         assert slack.reaction(user, "+1", ch, ts_a, event_id="EvLIKE0001", retry_num=retry) == 200
     assert slack.reaction(user, "-1", ch, ts_b, event_id="EvMARK0001") == 200
     standin.wait_for(lambda: store.get_feedback(user), what="the marker event")
-    time.sleep(0.2)
+    running.settle()  # the redeliveries, were they carried out, have been
     assert [(f.paper_id, f.value) for f in store.get_feedback(user)] == [(paper_b, -1)]
     # Also for App Home: two deliveries of one event, one publish (none after `follow`: not opened before).
     before = len(standin.calls("views.publish", user_id=user))
@@ -311,7 +311,7 @@ def test_a_redelivered_event_counts_once(slack, standin, store):
     slack.event({"type": "app_home_opened", "user": user, "tab": "home"}, event_id="EvHOME0001", retry_num=1)
     slack.event({"type": "app_home_opened", "user": user, "tab": "home"}, event_id="EvHOME0002")
     standin.wait_for(lambda: len(standin.calls("views.publish", user_id=user)) >= before + 2)
-    time.sleep(0.2)
+    running.settle()
     assert len(standin.calls("views.publish", user_id=user)) == before + 2
 
 

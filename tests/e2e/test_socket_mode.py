@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import (
     BOT_TOKEN,
     TEAM_ID,
@@ -23,7 +24,6 @@ from tests.e2e.harness import (
     query,
     seed_papers,
 )
-from tests.e2e.slack_standin import SlackStandIn
 from tests.e2e.socket_mode_standin import SocketModeStandIn
 
 USER = "USOCKET01"

@@ -16,6 +16,7 @@ from bot.slack.manifest import SAVE_SHORTCUT
 from bot.slack.views.messages import LIKE_ACTION, MORE_ACTION, SAVE_ACTION, WHO_ACTION
 from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX
 from bot.usecases.lookup import default_lookup, use_arxiv_api
+from stand_ins.waiting import wait_until
 from tests.arxiv_standin import ArxivStandIn
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
@@ -115,13 +116,10 @@ def nothing_said_since(standin, since: int) -> None:
     assert said == []
 
 
-def settled(arxiv, n: int = 1) -> None:
-    """Wait for ``n`` requests to the arXiv API, then a little for what the bot does after."""
-    deadline = time.monotonic() + 15
-    while len(arxiv.asked) < n:
-        assert time.monotonic() < deadline, "the bot never asked the arXiv API"
-        time.sleep(0.05)
-    time.sleep(1.0)
+def settled(arxiv, running, n: int = 1) -> None:
+    """Wait for ``n`` requests to the arXiv API, then for what the bot does after."""
+    wait_until(lambda: len(arxiv.asked) >= n, 15, "the bot to ask the arXiv API")
+    running.settle()
 
 
 def buttons_of(card: dict) -> list[dict]:
@@ -222,7 +220,7 @@ def test_a_link_to_an_unknown_paper_is_fetched_stored_unfurled_and_then_searchab
     assert "Axolotl limb regeneration atlas" in json.dumps(found.blocks)
 
 
-def test_a_redelivered_link_shared_unfurls_once(slack, standin):
+def test_a_redelivered_link_shared_unfurls_once(slack, standin, running):
     url = "https://arxiv.org/abs/2402.00011"
     event_id, ts = link_shared(slack, [url])
     unfurled(standin, ts)
@@ -231,12 +229,13 @@ def test_a_redelivered_link_shared_unfurls_once(slack, standin):
              "unfurl_id": f"U{event_id}", "source": "conversations_history",
              "links": [{"domain": "arxiv.org", "url": url}], "event_ts": ts2}
     assert slack.event(event, event_id=event_id, retry_num=1)[0] == 200
-    time.sleep(1.0)
+    running.settle()  # the redelivery, were it carried out, has been
     assert len(unfurls_at(standin, ts)) == 1
 
 
 @pytest.mark.parametrize("failure", ["http 500", "timeout"])
-def test_a_failed_lookup_unfurls_nothing_and_tells_nobody(slack, standin, store, arxiv, failure, monkeypatch):
+def test_a_failed_lookup_unfurls_nothing_and_tells_nobody(slack, standin, store, arxiv, failure, monkeypatch,
+                                                          running):
     base = fresh_id()
     arxiv.add(base, "Mantis shrimp vision", "Mantis shrimp see polarised light.")
     if failure == "http 500":
@@ -246,19 +245,17 @@ def test_a_failed_lookup_unfurls_nothing_and_tells_nobody(slack, standin, store,
         arxiv.hang = 1.5
     since = len(standin.calls())
     _, ts = link_shared(slack, [f"https://arxiv.org/abs/{base}"])
-    settled(arxiv)
-    if failure == "timeout":
-        time.sleep(1.5)  # the stand-in answers late, to nobody
+    settled(arxiv, running)  # on a timeout, the bot has given up: the stand-in's late answer reaches nobody
     assert unfurls_at(standin, ts) == [] and store.find_paper_by_arxiv_id(base) is None
     nothing_said_since(standin, since)
 
 
-def test_a_failed_chat_unfurl_is_only_logged(slack, standin):
+def test_a_failed_chat_unfurl_is_only_logged(slack, standin, running):
     standin.fail("chat.unfurl", status=500, times=5)
     since = len(standin.calls())
     _, ts = link_shared(slack, ["https://arxiv.org/abs/2402.00011"])
     standin.wait_for(lambda: standin.calls("chat.unfurl", ts=ts), what="the chat.unfurl attempt")
-    time.sleep(0.5)
+    running.settle()
     nothing_said_since(standin, since)
 
 
@@ -381,12 +378,12 @@ def test_anything_else_typed_in_the_dm_gets_the_help_and_bad_arguments_say_what_
     assert "is not a time" in dm_answers(standin, user)[1]
 
 
-def test_the_bots_own_messages_edits_and_link_only_messages_are_not_answered(slack, standin):
+def test_the_bots_own_messages_edits_and_link_only_messages_are_not_answered(slack, standin, running):
     user = new_user()
     message_event(slack, user, "interests", bot_id="B0PAPERBOT")
     message_event(slack, user, "interests", subtype="message_changed")
     message_event(slack, user, "<https://arxiv.org/abs/2402.00011>")
     message_event(slack, user, "saved")  # answered: everything before it was not
     [answer] = standin.wait_for(lambda: dm_answers(standin, user), what="the answer to `saved`")
-    time.sleep(0.5)
+    running.settle()  # one person's work runs in order: the earlier messages' too, were they answered
     assert dm_answers(standin, user) == [answer] and "no saved papers yet" in answer

@@ -19,6 +19,7 @@ import pytest
 from bot.state.context import Context
 from bot.usecases import record_feedback
 from bot.usecases.feedback import LIKE
+from stand_ins.slack import SlackStandIn, Workspace
 from tests.e2e.harness import (
     opened,
     process_environment,
@@ -26,7 +27,6 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.oauth_flow import command, install, oauth_bot, oauth_environment
-from tests.e2e.slack_standin import SlackStandIn, Workspace
 
 new_user = user_ids("UWS")
 TICK = 0.5  # seconds between the scheduler's looks for due digests

@@ -31,8 +31,9 @@ from bot.state.engine import ARTIFACT, Engine
 from bot.usecases import follow
 from recommender import Profile, rank
 from recommender.index import FORMAT
+from stand_ins.corpus import make_corpus
+from stand_ins.slack import SlackStandIn
 from storage import Paper, SqliteStore
-from tests.conftest import make_corpus
 from tests.e2e.harness import (
     SLACK_ENVIRONMENT,
     FakeSlack,
@@ -45,7 +46,6 @@ from tests.e2e.harness import (
     query,
     serving,
 )
-from tests.e2e.slack_standin import SlackStandIn
 
 READER = "UREADER"
 

@@ -20,10 +20,12 @@ import psycopg
 import pytest
 
 from bot.state.intake import ACK_WAIT_SECONDS
+from stand_ins.corpus import make_corpus
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from storage import StorageError, open_store
 from storage.models import InboxEntry
 from storage.records import utcnow
-from tests.conftest import make_corpus
 from tests.e2e.harness import (
     FakeSlack,
     add_people,
@@ -34,7 +36,6 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.replicas import Replica
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 from tests.fault.pg_proxy import proxy_to
 
 OUTAGE = float(os.environ.get("PAPERBOT_OUTAGE_SECONDS") or 5)
@@ -77,7 +78,7 @@ def test_reactions_through_an_outage_terminated_connections_and_a_restart_are_al
                 def deliver(i: int) -> bool:
                     user = users[i]
                     for attempt, pause in enumerate(SLACK_RETRIES):
-                        time.sleep(pause)
+                        time.sleep(pause)  # Slack's own pause before it delivers again
                         asked = time.monotonic()
                         try:
                             status = slack.reaction(user, "+1", "D" + user, f"1700000000.{i:06d}",
@@ -97,7 +98,7 @@ def test_reactions_through_an_outage_terminated_connections_and_a_restart_are_al
                     sent = []
                     started = time.monotonic()
                     for i in range(PEOPLE):
-                        time.sleep(max(0.0, started + i * spread / PEOPLE - time.monotonic()))
+                        time.sleep(max(0.0, started + i * spread / PEOPLE - time.monotonic()))  # spread
                         sent.append(pool.submit(deliver, i))
                         if i == PEOPLE // 6:  # the database goes away
                             proxy.cut()
@@ -154,7 +155,7 @@ def test_digests_cut_short_by_a_database_blip_go_out_once_soon_after_it_not_afte
                     def sent() -> int:
                         return len(query(store, "select user_id from digests where status = 'sent'"))
                     cut_short = DUE - sent()
-                    time.sleep(BLIP)
+                    time.sleep(BLIP)  # the outage's length
                     proxy.restore()
                     back = time.monotonic()
                     wait_until(lambda: sent() == DUE, timeout=300, what="every digest sent")
@@ -192,7 +193,7 @@ def test_reactions_while_a_dba_holds_the_inbox_locked_are_refused_in_time_and_ke
                     status = slack.reaction(user, "+1", "D" + user, f"1700000000.{i:06d}",
                                             event_id=f"EvLOCK{i:03d}")
                     answers.append((status, time.monotonic() - asked))
-                time.sleep(max(0.0, LOCKED - sum(took for _, took in answers)))
+                time.sleep(max(0.0, LOCKED - sum(took for _, took in answers)))  # the lock's length
                 dba.rollback()
             for i, user in enumerate(users):  # Slack's next try, after the lock
                 again = slack.reaction(user, "+1", "D" + user, f"1700000000.{i:06d}",
@@ -232,7 +233,7 @@ def test_acks_are_written_down_again_within_two_seconds_of_the_database_coming_b
             for _ in range(2):  # a statement on a broken connection, then one waiting for a new connection
                 with pytest.raises(StorageError), store.waiting_at_most(0.5):
                     store.inbox_pending_count()
-            time.sleep(max(0.0, cut + REFUSAL - time.monotonic()))
+            time.sleep(max(0.0, cut + REFUSAL - time.monotonic()))  # the outage's length
             proxy.restore()
             back = time.monotonic()
             tries = 0

@@ -19,6 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from tests.e2e.harness import (
     add_people,
     bot_environment,
@@ -30,7 +32,6 @@ from tests.e2e.harness import (
     zone_far_from_midnight,
 )
 from tests.e2e.replicas import Replica
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 from tests.fault.pg_proxy import proxy_to
 
 PASSWORD = "S3cretPw"  # in every URL paperbot gets; the server trusts the user, so it is never checked
@@ -62,7 +63,7 @@ def lock_digests(url: str, seconds: float, locked: threading.Event) -> None:
     with psycopg.connect(url) as conn:
         conn.execute("lock table digests in access exclusive mode")
         locked.set()
-        time.sleep(seconds)
+        time.sleep(seconds)  # the lock's length: what paperbot must outwait
         conn.rollback()
 
 
@@ -81,7 +82,7 @@ def fault(kind: str, target: str, proxy) -> None:
     """Bring fault ``kind`` on, and off again, while paperbot works."""
     if kind == "restart":
         proxy.cut()
-        time.sleep(3.0)
+        time.sleep(3.0)  # the restart's length: the server is away meanwhile
         proxy.restore()
     elif kind == "terminate":
         assert terminate_sessions(str(target)) > 0

@@ -135,10 +135,10 @@ def test_a_full_disk_while_saving_the_model_is_one_line_and_a_later_run_saves_it
 
 def test_the_bot_serves_a_refit_it_cannot_save_with_one_line(tmp_path, backend, monkeypatch, caplog):
     """No tmpfs needed: the store's save raises StoreFull, as it does on a full disk."""
+    from stand_ins.slack import SlackStandIn
     from storage import StoreFull
     from storage.postgres import PostgresStore
     from tests.e2e.harness import FakeSlack, new_database, opened, query, seed_papers, serving
-    from tests.e2e.slack_standin import SlackStandIn
 
     with new_database(tmp_path, backend) as db:
         seed_papers(db)

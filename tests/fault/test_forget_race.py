@@ -7,8 +7,6 @@ On SQLite and on PostgreSQL (where two bots on one database is the deployment th
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.e2e.forgetting import forget_me, press, pressed, ticket_of
@@ -21,9 +19,20 @@ posting_user = user_ids("UFORGETPOST", 3)
 
 
 @pytest.fixture(scope="module")
-def two_bots(standin, db_path):
+def running_bots(standin, db_path):
     with serving(standin, db_path) as one, serving(standin, db_path) as other:
-        yield [FakeSlack(bot.url, standin) for bot in (one, other)]
+        yield one, other
+
+
+@pytest.fixture(scope="module")
+def two_bots(standin, running_bots):
+    return [FakeSlack(bot.url, standin) for bot in running_bots]
+
+
+def settle(bots) -> None:
+    """Until both bots have carried out the work after every ack so far."""
+    for bot in bots:
+        bot.settle()
 
 
 def leftovers(db_path, user: str) -> tuple[dict[str, int], int]:
@@ -58,7 +67,8 @@ def reply(slack: FakeSlack, answer) -> str:
 
 
 @pytest.mark.parametrize("round_", range(ROUNDS))
-def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_path, round_, tally):
+def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, running_bots, standin, db_path, round_,
+                                                          tally):
     here, there = two_bots
     tally.tried()
     user = race_user()
@@ -72,13 +82,13 @@ def test_forget_while_a_follow_waits_on_a_slow_users_info(two_bots, standin, db_
     finally:
         release()
     assert "Now following" in reply(here, follow)  # the follow's lookup came back after the forget
-    time.sleep(0.3)
+    settle(running_bots)
     assert leftovers(db_path, user) == ({}, 0)
     tally.held()
 
 
 @pytest.mark.parametrize("round_", range(ROUNDS))
-def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_, tally):
+def test_forget_while_a_recommend_is_posting(two_bots, running_bots, standin, db_path, round_, tally):
     here, there = two_bots
     tally.tried()
     user = posting_user()
@@ -96,6 +106,6 @@ def test_forget_while_a_recommend_is_posting(two_bots, standin, db_path, round_,
         release()
     assert "deleted everything" in pressed(there, key).text
     reply(here, recommend)
-    time.sleep(0.3)
+    settle(running_bots)
     assert leftovers(db_path, user) == ({}, 0)
     tally.held()

@@ -24,9 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from stand_ins.slack import SlackStandIn
+from stand_ins.waiting import wait_until
 from tests.e2e.harness import FakeSlack, opened, query, standin_of_its_own
 from tests.e2e.replicas import Replica
-from tests.e2e.slack_standin import SlackStandIn, wait_until
 
 #: Commands sent before the kill: 400 in `make test`; .ci/run sends the 1,000 issue 24 names.
 COMMANDS = int(os.environ.get("PAPERBOT_INBOX_COMMANDS") or 400)

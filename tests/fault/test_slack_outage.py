@@ -26,7 +26,8 @@ from bot.usecases.digests.send import (
     iso_utc,
     outage_backoff,
 )
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
+from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import (
     bot_environment,
     new_database,
@@ -37,7 +38,6 @@ from tests.e2e.harness import (
     standin_of_its_own,
     zone_far_from_midnight,
 )
-from tests.e2e.slack_standin import SlackStandIn
 from tests.fakes import Clock, FakeCourier
 
 DEAD = lambda owner: False  # noqa: E731 - worst case: every earlier run's process is gone (cron)

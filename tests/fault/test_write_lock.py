@@ -22,9 +22,9 @@ import pytest
 
 import storage.sqlite
 from bot.slack.error_handler import KEPT_FOR_LATER
+from stand_ins.slack import SlackStandIn
 from storage import SqliteStore
 from tests.e2e.harness import TEAM_ID, FakeSlack, posts_to, seed_papers, serving, user_ids
-from tests.e2e.slack_standin import SlackStandIn
 
 HOLDER = """
 import sqlite3, sys, time
@@ -32,7 +32,7 @@ conn = sqlite3.connect(sys.argv[1], isolation_level=None)
 conn.execute("BEGIN IMMEDIATE")
 conn.execute("update counters set value = value where name = 'feedback'")
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))
+time.sleep(float(sys.argv[2]))  # the lock held this long
 conn.execute("COMMIT")
 """
 
@@ -159,7 +159,7 @@ def test_a_long_lock_delays_no_ack_and_every_command_is_carried_out_after_it(sta
                 for topic in ("feline cats", "quantum circuits", "robot grasping", "graph networks"):
                     answer = slack.command(user, f"follow {topic}")
                     sent.append((answer, holder.poll() is None))  # answered while the lock is held
-                    time.sleep(max(0.0, (ends - time.monotonic()) / 4))
+                    time.sleep(max(0.0, (ends - time.monotonic()) / 4))  # spread over the lock's time
                 return sent
 
             with ThreadPoolExecutor(len(users)) as pool:

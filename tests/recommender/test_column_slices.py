@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from recommender import PaperIndex, Profile, ranker
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 TOPICS = ["graph neural networks", "cats", "reinforcement learning", "protein folding", "diffusion models",
           "bandits", "robots", "language models"]

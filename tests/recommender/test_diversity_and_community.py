@@ -15,7 +15,7 @@ from recommender import (
     rank,
     score_matrix,
 )
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from recommender import Community, PaperIndex
 from recommender.evaluate import EvalUser, evaluate
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 
 @pytest.fixture(scope="module")

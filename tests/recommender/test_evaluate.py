@@ -18,7 +18,8 @@ from recommender.evaluate import (
     load_users,
     metrics,
 )
-from tests.conftest import make_corpus, shared_data
+from stand_ins.corpus import make_corpus
+from tests.conftest import shared_data
 
 
 @pytest.fixture(scope="module")

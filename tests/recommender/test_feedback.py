@@ -21,7 +21,7 @@ from recommender import (
 )
 from recommender.model import RIDGE, negative_cache, person_vector
 from recommender.profile import fading
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 NO_MODEL = replace(DEFAULT_WEIGHTS, model=0.0)
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from recommender import PaperIndex, Profile, rank, search
 from recommender.text_model import TextModel
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 
 def corpus_index(per_topic: int = 8) -> PaperIndex:

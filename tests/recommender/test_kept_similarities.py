@@ -8,7 +8,7 @@ import pytest
 from recommender import PaperIndex, diversify
 from recommender import diversity as diversity_module
 from recommender.rows import take_rows
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 
 @pytest.fixture

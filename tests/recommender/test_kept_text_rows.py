@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from recommender import PaperIndex, ranker
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 TEXTS = ["graph neural networks", "cats ; reinforcement learning", "", "diffusion models ; bandits ; robots",
          "graph neural networks"]

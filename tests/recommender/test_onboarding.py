@@ -7,7 +7,7 @@ import pytest
 
 from recommender import PaperIndex, Profile, score_matrix
 from recommender.onboarding import ROUND_SIZE, choose_round, fair_shares, uncertainty
-from tests.conftest import TOPIC_WORDS, make_corpus
+from stand_ins.corpus import TOPIC_WORDS, make_corpus
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from recommender import PaperIndex, Profile, Weights, rank, score_matrix, search
 from recommender.ranker import explain, paper_prior, profile_vectors
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 PLAIN = Weights(length=0.0, generic=0.0, query_idf=0.0, expansion=0.0)
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import sparse
 
 from recommender import PaperIndex, Profile, ranker, score_matrix
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import recommender.ranker as ranker
 from bot.presentation.reasons import reason_text
 from recommender import DEFAULT_WEIGHTS, PaperIndex, Profile, rank, score_matrix
 from recommender.ranker import _sharpened, generic_terms
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 
 NO_EXPANSION = replace(DEFAULT_WEIGHTS, expansion=0.0)
 
@@ -147,7 +147,7 @@ def test_threads_asking_at_once_share_one_working_out_of_the_generic_words(monke
 
         @property
         def vocabulary_(self):
-            time.sleep(0.05)
+            time.sleep(0.05)  # the work a real corpus takes
             return vectorizer.vocabulary_
 
     monkeypatch.setattr(index.model, "vectorizer", Slow())

@@ -3,7 +3,7 @@
 PostgreSQL is the server at ``PAPERBOT_TEST_POSTGRES`` (a URL) when set, else the local default below if it
 answers, else (where PostgreSQL is installed) a private cluster this test session starts itself
 (tests/storage/private_cluster.py). Each test session makes its own throwaway database and drops it at
-the end (tests/storage/servers.py names it, and first drops this checkout's leftovers of dead runs); each
+the end (stand_ins/postgres_servers.py names it, and first drops this checkout's leftovers of dead runs); each
 test starts from an empty schema. Without any server the PostgreSQL cases skip, with one line naming
 PAPERBOT_TEST_POSTGRES; with ``PAPERBOT_REQUIRE_POSTGRES=1`` (CI) they fail instead. The end-to-end and
 fault suites use the same server (tests/e2e/harness.py::new_database).
@@ -16,10 +16,10 @@ import os
 
 import pytest
 
+from stand_ins.postgres_servers import DEFAULT_SERVER, NO_DRIVER, throwaway_database
+from stand_ins.postgres_servers import problem as _answers
+from stand_ins.postgres_servers import with_database as with_database  # other tests import it from here
 from storage import SqliteStore, open_store
-from tests.storage.servers import DEFAULT_SERVER, NO_DRIVER, throwaway_database
-from tests.storage.servers import problem as _answers
-from tests.storage.servers import with_database as with_database  # other tests import it from here
 
 #: Replaces DEFAULT_SERVER (e.g. with a dead port, to make the private-cluster fallback's test use it).
 DEFAULT_VARIABLE = "PAPERBOT_TEST_POSTGRES_DEFAULT"

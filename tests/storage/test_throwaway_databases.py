@@ -9,8 +9,7 @@ import sys
 import psycopg
 import pytest
 
-from tests.storage.conftest import _server
-from tests.storage.servers import (
+from stand_ins.postgres_servers import (
     PREFIX,
     database_name,
     drop_leftovers,
@@ -20,6 +19,7 @@ from tests.storage.servers import (
     throwaway_database,
     with_database,
 )
+from tests.storage.conftest import _server
 
 
 def dead_pid() -> int:

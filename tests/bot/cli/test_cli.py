@@ -1,10 +1,10 @@
 import json
-import time
 
 import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import cli
+from stand_ins.waiting import wait_until
 from storage import Paper
 from tests.storage.conftest import (  # noqa: F401 (fixtures, used by name)
     backend,
@@ -83,7 +83,7 @@ def test_a_sqlite_path_that_is_not_there_is_refused_in_one_line_and_nothing_is_m
 
 
 def test_eval_writes_rankings_and_metrics(tmp_path):
-    from tests.conftest import make_corpus
+    from stand_ins.corpus import make_corpus
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"
@@ -265,7 +265,7 @@ def test_demo_without_a_writable_temporary_folder_is_one_line(tmp_path, monkeypa
 
 
 def test_eval_out_into_a_missing_folder_is_one_line(tmp_path):
-    from tests.conftest import make_corpus
+    from stand_ins.corpus import make_corpus
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text("".join(json.dumps({"id": p.id, "abstract": p.abstract}) + "\n" for p in make_corpus()))
@@ -416,10 +416,7 @@ def test_ingest_and_search_work_on_a_postgresql_url_and_leave_no_connection_open
         dispose(store)
     # No command left a connection open. A closed one leaves pg_stat_activity when its server process has
     # ended, which a busy machine may take a moment to get to.
-    deadline = time.monotonic() + 10
-    while _connections_to(pg_target) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert _connections_to(pg_target) == 0
+    wait_until(lambda: _connections_to(pg_target) == 0, 10, "the commands' connections to go", pause=0.05)
 
 
 def test_a_postgresql_server_that_does_not_answer_is_one_line(tmp_path):
@@ -637,7 +634,7 @@ def test_an_empty_source_warns_and_still_exits_zero(tmp_path):
 
 
 def test_eval_names_the_ids_no_paper_has_and_still_ranks(tmp_path):
-    from tests.conftest import make_corpus
+    from stand_ins.corpus import make_corpus
 
     papers = tmp_path / "papers.jsonl"
     papers.write_text("".join(json.dumps({"id": p.id, "title": p.title, "abstract": p.abstract}) + "\n"

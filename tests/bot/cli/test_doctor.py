@@ -9,10 +9,10 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from bot.slack.manifest import SCOPES
+from stand_ins.slack import MINTED_PREFIX, SlackStandIn
 from storage import open_store
 from tests.arxiv_standin import ArxivStandIn
 from tests.bot.cli.test_cli import run
-from tests.e2e.slack_standin import MINTED_PREFIX, SlackStandIn
 from tests.storage.conftest import (  # noqa: F401 (fixtures, used by name)
     backend,
     dispose,

@@ -9,9 +9,9 @@ from importlib.metadata import version
 
 import pytest
 
+from stand_ins.slack import SlackStandIn
 from storage import SqliteStore
 from tests.bot.cli.test_cli import run
-from tests.e2e.slack_standin import SlackStandIn
 
 FORMS = "give a file path, sqlite:///path or postgresql://user:password@host:port/dbname"
 

@@ -29,6 +29,7 @@ def test_one_persons_work_runs_in_order_and_once_per_request(ctx):
     done = []
     for i in range(5):
         runtime.after_ack({"workspace": ctx.workspace}, {"user_id": "U1", "trigger_id": f"t.order.{i}"},
+                          # the first is slow work: were the order not kept, the others would overtake it
                           lambda rt, i=i: (time.sleep(0.05 if i == 0 else 0), done.append(i)))
     runtime.after_ack({"workspace": ctx.workspace}, {"user_id": "U1", "trigger_id": "t.order.0"},
                       lambda rt: done.append("again"))  # the same request replayed

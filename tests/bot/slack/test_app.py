@@ -11,6 +11,7 @@ from bot.errors import BadArgument, NoInterests
 from bot.slack.error_handler import KEPT_FOR_LATER, SORRY, report_error
 from bot.slack.runtime import Background
 from bot.slack.server import MAX_BODY, HttpServer
+from stand_ins.waiting import wait_until
 from storage import StoreBusy, StoreUnavailable
 from tests.bot.slack.conftest import command_request, event_request
 
@@ -130,8 +131,7 @@ def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slac
     server = HttpServer(slack_bot, "127.0.0.1", 0)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    while not server.started:
-        time.sleep(0.01)
+    wait_until(lambda: server.started, 10, "the HTTP server to start", pause=0.01)
 
     def call(method, path, body=b"", headers=None):
         conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
@@ -164,6 +164,7 @@ def test_http_server_serves_slack_events_and_health_and_refuses_what_is_not_slac
 def test_one_persons_work_runs_in_the_order_it_came(store):
     background, done = Background(store, workers=4), []
     for i in range(6):
+        # the first is slow work: were the order not kept, the others would overtake it
         background.submit(lambda i=i: (time.sleep(0.05 if i == 0 else 0), done.append(i)),
                           {"command": "/papers", "user_id": "U1", "trigger_id": f"T.order.{i}"})
     background.shutdown()

@@ -15,6 +15,7 @@ import pytest
 
 from bot.slack.background import Background
 from bot.state.owner import owner_id
+from stand_ins.waiting import wait_until
 from storage import StoreBusy
 from storage.models import InboxEntry, InboxItem
 from storage.records import utcnow
@@ -30,14 +31,6 @@ def command(key: str, user: str = "U1") -> dict:
 def status(store, key: str) -> str | None:
     item = store.inbox_item(WS, f"trigger:{key}")
     return item.status if item else None
-
-
-def wait_for(condition, timeout: float = 15.0):
-    deadline = time.monotonic() + timeout
-    while not (found := condition()):
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.02)
-    return found
 
 
 def dead_owner() -> str:
@@ -89,7 +82,7 @@ def test_what_a_dead_process_took_is_replayed_by_the_next_in_each_persons_order(
     nxt.replay = replay
     nxt.start()
     try:
-        wait_for(lambda: len(replayed) == 3)
+        wait_until(lambda: len(replayed) == 3)
     finally:
         nxt.shutdown()
     assert [k for k in replayed if k.startswith("trigger:b")] == ["trigger:b1", "trigger:b2"]
@@ -110,6 +103,7 @@ def test_catch_up_carries_out_what_no_living_process_holds_and_returns_once_it_i
     nxt, replayed = Background(store, workers=2), []
 
     def replay(item: InboxItem) -> int:
+        # slow work: catch_up must wait it out
         nxt.carry_out(item, lambda: (time.sleep(0.05), replayed.append(item.entry.key)), {})
         return 200
 
@@ -164,15 +158,15 @@ def test_work_held_up_by_a_locked_database_runs_once_it_frees(any_store, monkeyp
     holder.execute("begin immediate")
     try:
         background.submit(lambda: runs.append("held"), command("held"))
-        wait_for(lambda: background._deferred)
+        wait_until(lambda: background._deferred)
         assert runs == []
     finally:
         holder.execute("rollback")
         holder.close()
     background.start()
     try:
-        wait_for(lambda: runs == ["held"])
-        wait_for(lambda: status(store, "held") == "done")
+        wait_until(lambda: runs == ["held"])
+        wait_until(lambda: status(store, "held") == "done")
     finally:
         background.shutdown()
 
@@ -189,7 +183,7 @@ def test_an_item_claimed_again_and_again_without_finishing_is_given_up(any_store
     background.replay = lambda item: replayed.append(item) or 200
     background.start()
     try:
-        wait_for(lambda: status(store, "poison") == "failed")
+        wait_until(lambda: status(store, "poison") == "failed")
     finally:
         background.shutdown()
     assert replayed == []

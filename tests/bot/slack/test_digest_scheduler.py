@@ -1,11 +1,11 @@
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 
 from slack_sdk import WebClient
 
 from bot.slack.delivery.digests import JOB_ID, TICK_SECONDS, DigestScheduler, Served, tick_trigger
 from bot.state.context import Context
+from stand_ins.waiting import wait_until
 
 
 def test_ticks_fall_on_the_minute_and_half_minute_so_digests_are_not_late():
@@ -23,9 +23,7 @@ def test_a_started_scheduler_catches_up_at_once_and_stays_on_the_grid(tmp_path):
     scheduler = DigestScheduler(ctx, lambda: [Served(ctx.workspace, client)])
     try:
         scheduler.start()
-        deadline = time.monotonic() + 10
-        while scheduler.runs < 1 and time.monotonic() < deadline:  # the catch-up run, with nobody due
-            time.sleep(0.01)
+        wait_until(lambda: scheduler.runs >= 1, 10, "the catch-up run, with nobody due", pause=0.01)
         assert scheduler.runs == 1
         upcoming = scheduler._scheduler.get_job(JOB_ID).next_run_time
         assert upcoming.second in (0, 30) and upcoming.microsecond == 0

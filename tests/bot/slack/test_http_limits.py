@@ -9,7 +9,6 @@ import json
 import logging
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 from bot.slack import http_limits
 from bot.slack.http_limits import AcceptAlarm
 from bot.slack.server import HttpServer
+from stand_ins.waiting import wait_until
 from tests.bot.slack.conftest import command_request
 
 HALF_A_REQUEST = b"POST /slack/events HTTP/1.1\r\nHost: paperbot\r\nX-Slack-Signature: v0="
@@ -34,8 +34,7 @@ def serve(slack_bot, monkeypatch) -> Iterator:
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         started.append((server, thread))
-        while not server.started:
-            time.sleep(0.01)
+        wait_until(lambda: server.started, 10, "the HTTP server to start", pause=0.01)
         return server
 
     yield start
@@ -106,7 +105,9 @@ def test_past_the_cap_with_every_connection_busy_a_new_one_is_answered_503(serve
     serving = serve(body=30)
     busy_request = b"POST /slack/events HTTP/1.1\r\nHost: paperbot\r\nContent-Length: 100\r\n\r\nx"
     busy = [_open(serving, busy_request) for _ in range(20)]  # bodies under way: none may be closed
-    time.sleep(0.1)  # let the server read their headers
+    uvicorn = serving.server
+    wait_until(lambda: len(uvicorn.server_state.connections) == 20 and not uvicorn.config.http.idle, 10,
+               "the server to read the 20 requests' headers")
     try:
         late = _open(serving, b"")
         answer = late.recv(4096)

@@ -13,7 +13,7 @@ from slack_sdk.errors import SlackApiError
 from bot.config import Settings
 from bot.slack import keepalive
 from bot.slack.client import build_client
-from tests.e2e.slack_standin import RESPONSE_URL, SlackStandIn
+from stand_ins.slack import RESPONSE_URL, SlackStandIn
 
 TOKEN = "xoxb-keepalive"
 

@@ -50,7 +50,7 @@ def test_run_help_documents_both_modes():
 
 
 def test_a_refused_token_is_one_line_with_slacks_code_and_what_to_do(clean_env, tmp_path):
-    from tests.e2e.slack_standin import MINTED_PREFIX, SlackStandIn
+    from stand_ins.slack import MINTED_PREFIX, SlackStandIn
 
     with SlackStandIn() as slack:
         env = {"SLACK_BOT_TOKEN": f"{MINTED_PREFIX}never-minted", "SLACK_SIGNING_SECRET": "s",

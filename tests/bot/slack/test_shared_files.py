@@ -5,7 +5,7 @@ import pytest
 from slack_sdk import WebClient
 
 from bot.slack.shared_files import DownloadFailed, TooBig, download, file_info, trusted
-from tests.e2e.slack_standin import SlackStandIn
+from stand_ins.slack import SlackStandIn
 
 TOKEN = "xoxb-unit-token"
 

@@ -1,14 +1,15 @@
+import contextlib
 import logging
 import pickle
 import sqlite3
-import time
 
 import pytest
 
 from bot.state.engine import ARTIFACT, Colleagues, Engine
 from recommender import Profile, rank
+from stand_ins.corpus import make_corpus
+from stand_ins.waiting import wait_until
 from storage import Paper, SqliteStore, StoreBusy, StoreFull
-from tests.conftest import make_corpus
 
 
 def ranked_ids(engine, topics):
@@ -34,12 +35,15 @@ def test_model_is_fitted_once_saved_and_reused(tmp_path):
 def test_new_papers_are_seen_after_the_refresh_interval(tmp_path):
     store = SqliteStore(tmp_path / "e.db")
     store.upsert_papers(make_corpus())
-    engine = Engine(store, refresh_every=0.2)
+    now = [1000.0]
+    engine = Engine(store, refresh_every=0.2, clock=lambda: now[0])
     assert "cats-new" not in ranked_ids(engine, ["feline cats"])
     # Another process (an ingest) adds a paper.
     elsewhere = SqliteStore(tmp_path / "e.db")
     elsewhere.upsert_papers([Paper(id="cats-new", abstract="feline cats whiskers kittens")])
-    time.sleep(0.25)
+    now[0] += 0.1
+    assert "cats-new" not in ranked_ids(engine, ["feline cats"])  # within the interval: not looked for
+    now[0] += 0.15
     assert "cats-new" in ranked_ids(engine, ["feline cats"])
     assert store.artifact_version(ARTIFACT) == 1
 
@@ -75,9 +79,7 @@ def test_background_refit_keeps_serving(tmp_path):
     ranked_ids(engine, ["cats"])
     store.upsert_papers(make_corpus(per_topic=8))
     assert len(ranked_ids(engine, ["feline cats"])) == 8  # served from transformed rows at once
-    deadline = time.time() + 10
-    while store.artifact_version(ARTIFACT) < 2 and time.time() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: store.artifact_version(ARTIFACT) >= 2, 10, "the background refit to be saved")
     assert store.artifact_version(ARTIFACT) == 2
     with engine.index() as index:
         assert index.fitted_on == 40
@@ -184,11 +186,7 @@ def test_the_background_refit_logs_one_line_when_it_cannot_save(tmp_path, caplog
     monkeypatch.setattr(SqliteStore, "save_artifact", lambda self, name, data: _full(name, data))
     with caplog.at_level(logging.WARNING):
         ranked_ids(engine, ["cats"])
-        deadline = time.time() + 10
-        while not _model_warnings(caplog) and time.time() < deadline:
-            time.sleep(0.05)
-        while engine._refitting and time.time() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: _model_warnings(caplog) and not engine._refitting, 10, "the refit's one warning")
     assert len(_model_warnings(caplog)) == 1
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     with engine.index() as index:
@@ -223,9 +221,7 @@ def test_a_background_refit_the_database_refuses_is_one_line_not_a_traceback(tmp
     monkeypatch.setattr(Engine, "_fit_from_store", busy)
     with caplog.at_level(logging.WARNING):
         assert len(ranked_ids(engine, ["feline cats"])) == 8
-        deadline = time.time() + 10
-        while (engine._refitting or not caplog.records) and time.time() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: caplog.records and not engine._refitting, 10, "the refused refit's line")
     lines = [r for r in caplog.records if r.name == "bot.state.engine"]
     assert len(lines) == 1 and lines[0].levelno == logging.WARNING and "busy" in lines[0].getMessage()
     assert lines[0].exc_info is None
@@ -244,9 +240,11 @@ def _grown(tmp_path):
 
 
 def _refit_settled(engine, store, version):
-    deadline = time.time() + 10
-    while (engine._refitting or store.artifact_version(ARTIFACT) < version) and time.time() < deadline:
-        time.sleep(0.05)
+    """Until the engine's refit is done and the saved model is at ``version`` (at most 10 s: the callers
+    then check what was saved, so a refit that never saves fails there)."""
+    with contextlib.suppress(AssertionError):
+        wait_until(lambda: not engine._refitting and store.artifact_version(ARTIFACT) >= version, 10,
+                   "the refit to settle")
 
 
 def test_a_refit_another_process_is_doing_is_not_repeated_and_its_model_is_loaded(tmp_path):
@@ -308,10 +306,8 @@ def test_engines_of_two_processes_due_a_refit_together_refit_once(tmp_path, monk
     monkeypatch.setattr(Engine, "_fit_from_store", slow_fit)
     ranked_ids(engine, ["cats"])
     ranked_ids(other, ["cats"])
-    deadline = time.time() + 10
-    while not (len(fitting) == 2 or (fitting and not (engine._refitting and other._refitting))):
-        assert time.time() < deadline
-        time.sleep(0.01)
+    wait_until(lambda: len(fitting) == 2 or (fitting and not (engine._refitting and other._refitting)), 10,
+               "both engines to have claimed or given up the refit")
     release.set()
     _refit_settled(engine, store, 2)
     _refit_settled(other, store, 2)

@@ -115,7 +115,7 @@ def test_two_processes_and_a_drain_at_once_lose_nothing(store):
         t.start()
     while any(w.is_alive() for w in workers) or any(t.is_alive() for t in threads):
         journal.drain(store)  # drains while they append
-        time.sleep(0.01)
+        time.sleep(0.01)  # the processes and threads get on with their appends
     for w in workers:
         w.join(30)
         assert w.exitcode == 0
@@ -159,7 +159,7 @@ def test_an_append_completes_while_another_connection_holds_the_write_lock(store
         journal.append(entry("before"))
         draining = threading.Thread(target=journal.drain, args=(store,), daemon=True)
         draining.start()  # waits on the lock to put "before"
-        time.sleep(0.2)
+        time.sleep(0.2)  # the drain's thread gets to that wait (nothing shows it from outside)
         started = time.perf_counter()
         journal.append(entry("during"))
         took = time.perf_counter() - started

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from bot.cli.main import cli
 from bot.state.engine import ARTIFACT, Engine
 from recommender import Profile, rank
+from stand_ins.corpus import make_corpus
 from storage import Paper, SqliteStore
-from tests.conftest import make_corpus
 
 MAMBA = [
     {"id": "2312.00752", "title": "Mamba: Linear-Time Sequence Modeling with Selective State Spaces",

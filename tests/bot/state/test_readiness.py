@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 from bot.state.context import Context
 from bot.state.readiness import Readiness
+from stand_ins.corpus import make_corpus
+from stand_ins.waiting import wait_until
 from storage import StoreUnavailable
-from tests.conftest import make_corpus
-
-
-def wait_for(condition, seconds: float = 30.0):
-    deadline = time.monotonic() + seconds
-    while not (found := condition()):
-        assert time.monotonic() < deadline, "not in time"
-        time.sleep(0.02)
-    return found
 
 
 def test_a_database_without_papers_is_ready_at_once(tmp_path):
@@ -32,7 +23,7 @@ def test_with_papers_it_is_loading_until_the_model_is_in_memory_then_ready(tmp_p
         ctx.store.upsert_papers(make_corpus())
         readiness = Readiness(ctx)
         assert readiness.problem() == "the paper model is loading"  # and now it loads, in the background
-        wait_for(lambda: ctx.engine.loaded)
+        wait_until(lambda: ctx.engine.loaded, 30)
         assert readiness.problem() is None
     finally:
         ctx.close()
@@ -71,14 +62,14 @@ def test_a_model_that_fails_to_load_is_said_and_tried_again_only_after_a_pause(t
         monkeypatch.setattr(ctx.engine, "index", broken)
         readiness = Readiness(ctx)
         assert readiness.problem() == "the paper model is loading"
-        said = wait_for(lambda: (p := readiness.problem()) != "the paper model is loading" and p)
+        said = wait_until(lambda: (p := readiness.problem()) != "the paper model is loading" and p, 30)
         assert said.startswith("the paper model could not be loaded (the saved model could not be loaded")
         for _ in range(5):  # load balancers keep asking: no new try, no new log line
             readiness.problem()
         assert len(tries) == 1
         monkeypatch.setattr(readiness_module, "RETRY_PAUSE", 0.0)
-        wait_for(lambda: not readiness._loading.locked())  # the failed load's thread has ended
+        wait_until(lambda: not readiness._loading.locked(), 30)  # the failed load's thread has ended
         assert readiness.problem() == "the paper model is loading"
-        wait_for(lambda: len(tries) == 2)
+        wait_until(lambda: len(tries) == 2, 30)
     finally:
         ctx.close()

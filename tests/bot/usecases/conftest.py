@@ -11,7 +11,7 @@ import pytest
 from bot.slack.views.refusals import say
 from bot.state.context import Context
 from bot.state.engine import Engine
-from tests.conftest import make_corpus
+from stand_ins.corpus import make_corpus
 from tests.storage.conftest import any_store, backend, pg_database, pg_url, store_target  # noqa: F401
 
 WS = "T1"

@@ -1,7 +1,7 @@
 """`arxiv:` sources take everything arXiv announced since their categories were last read (issue 39): the
 daily listing of each category, days missed caught up through the API paged by date range, busy answers
 waited out as asked, per-category counts, and a day without announcement that is no failure. Against
-tests/arxiv_days.py, a local stand-in answering in rss.arxiv.org's and the API's formats; requests are
+stand_ins/arxiv_days.py, a local stand-in answering in rss.arxiv.org's and the API's formats; requests are
 spaced 3 s apart on a fake clock, so nothing waits."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from bot.state.context import Context
 from bot.usecases.ingest import ingest
-from tests.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper, replaced
+from stand_ins.arxiv_days import OLD_DAY, ArxivDays, day_of_650, first_versions, paper, replaced
 from tests.fakes import Clock
 
 SOURCE = "arxiv:cs.LG,cs.CL,stat.ML"

@@ -15,9 +15,10 @@ from bot.errors import BadArgument
 from bot.state.context import Context
 from bot.usecases import follow, rare_terms, recommend, search
 from bot.usecases.digests.choose import Chooser
+from stand_ins.corpus import make_corpus
 from storage import Paper
 from storage.fulltext import words
-from tests.conftest import make_corpus, shared_data
+from tests.conftest import shared_data
 
 #: Big enough that the model keeps only words seen in two papers or more (as on any real corpus).
 PER_TOPIC = 41

@@ -20,8 +20,8 @@ from bot.usecases import follow
 from bot.usecases.digest_schedule import find_due
 from bot.usecases.digests import run as digest_run
 from bot.usecases.digests.run import send_due_digests
+from stand_ins.corpus import make_corpus
 from storage.dialect import Dialect
-from tests.conftest import make_corpus
 from tests.fakes import FakeCourier
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 

@@ -4,6 +4,7 @@ stopping its helpers. Real processes; the couriers write what they post into one
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -20,6 +21,7 @@ from bot.usecases import follow
 from bot.usecases.digest_vocabulary import Courier, Outcome
 from bot.usecases.digests.helpers import Helpers, merged
 from bot.usecases.digests.run import LEFT_TO_HELPERS, send_due_digests
+from stand_ins.waiting import wait_until
 from tests.bot.usecases.conftest import WS
 
 NOW = datetime(2026, 7, 15, 12, 0, tzinfo=UTC)
@@ -38,9 +40,8 @@ def file_courier(posts: str, ctx: Context, stop: threading.Event, wait_for: str 
 
     def write(channel: str, kind: str) -> str:
         if wait_for is not None and not waited.is_set():
-            deadline = time.monotonic() + 60
-            while wait_for not in Path(posts).read_text() and time.monotonic() < deadline:
-                time.sleep(0.05)
+            with contextlib.suppress(AssertionError):  # a minute at most, then it goes on
+                wait_until(lambda: wait_for in Path(posts).read_text(), 60, repr(wait_for), pause=0.05)
             waited.set()
         with open(posts, "a", encoding="utf-8") as out:  # one write of one line: appended whole
             out.write(f"{pid} {channel[1:]} {kind}\n")

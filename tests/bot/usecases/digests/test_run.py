@@ -38,9 +38,9 @@ from bot.usecases.digests.send import (
 )
 from bot.usecases.mutes import mute
 from bot.usecases.settings import set_quiet_days
+from stand_ins.corpus import make_corpus
 from storage import Paper, Person, StorageError, StoreUnavailable
 from storage.models import InboxEntry
-from tests.conftest import make_corpus
 from tests.fakes import Clock, Death, FakeCourier
 from tests.storage.conftest import pg_database  # noqa: F401 - a fixture: the throwaway PostgreSQL database
 

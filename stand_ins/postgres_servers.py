@@ -50,7 +50,7 @@ def problem(url: str) -> str | None:
 PREFIX = "paperbot_test_"
 _NAME = re.compile(rf"{PREFIX}([0-9a-f]{{8}})_(\d+)_[0-9a-f]{{8}}")
 #: The checkout these tests run from: two checkouts on one host are two owners.
-CHECKOUT = Path(__file__).resolve().parents[2]
+CHECKOUT = Path(__file__).resolve().parents[1]
 
 
 def owner_tag(host: str | None = None, checkout: Path | str = CHECKOUT) -> str:

@@ -43,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from bot.slack.manifest import SCOPES
+from stand_ins.waiting import wait_until
 
 BOT_USER_ID = "UPAPERBOT"
 RESPONSE_URL = "response_url"  # the method name recorded for posts to a response_url
@@ -693,7 +694,7 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.gate is not None:
             fault.gate.wait()
         if fault is not None and fault.delay:
-            time.sleep(fault.delay)
+            time.sleep(fault.delay)  # the scripted fault: Slack slow to answer
         if fault is not None and fault.status is not None:
             extra = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
             error = "ratelimited" if fault.status == 429 else "internal_error"
@@ -756,7 +757,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _land_late(self, fault: _Fault, method: str, params: dict, headers: dict) -> None:
         token = headers.get("authorization", "")[len("Bearer "):]
         answer = self.standin._answer(method, params, token)  # carried out now, whatever its answer meets
-        time.sleep(fault.delay)
+        time.sleep(fault.delay)  # answered late: the caller may have given up meanwhile
         if fault.landed == "dropped":
             self.standin._record(Call(method, urlsplit(self.path).path, params, headers, 0, answer))
             self.close_connection = True
@@ -785,16 +786,3 @@ class _Handler(BaseHTTPRequestHandler):
 def _handler(standin: SlackStandIn) -> type[BaseHTTPRequestHandler]:
     """The request handler class of ``standin``'s server."""
     return type("Handler", (_Handler,), {"standin": standin})
-
-
-def wait_until(condition: Callable[[], object], timeout: float, what: str, pause: float = 0.05):
-    """Poll ``condition`` until it returns something truthy (returned); fail after ``timeout`` seconds,
-    naming ``what`` was waited for."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(pause)
