@@ -35,7 +35,7 @@ from bot.slack.views.home_view import (
 )
 from bot.slack.views.messages import SAVE_ACTION
 from bot.usecases.onboarding import REASON
-from tests.bot.slack.test_home_view import check_view
+from tests.bot.slack.views.test_home_view import check_view
 from tests.e2e.harness import TEAM_ID, posts_to, query, user_ids
 
 new_user = user_ids("UHOME")

@@ -290,7 +290,7 @@ def test_a_dm_answer_is_a_message_too(monkeypatch):
 
 def test_the_home_tab_and_every_modal_pass_the_same_block_checks():
     from bot.slack.views import home_view as views
-    from tests.bot.slack.test_home_view import HOSTILE, data, interests
+    from tests.bot.slack.views.test_home_view import HOSTILE, data, interests
 
     many = [f"{HOSTILE} topic {i} " + "x" * 60 for i in range(50)]
     worst = interests(topics=many, feeds={f"feed{i}": many for i in range(10)}, authors=many, muted=many)

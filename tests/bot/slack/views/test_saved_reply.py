@@ -9,7 +9,7 @@ import bot.slack.subcommands.personal as commands
 from bot.slack.views.messages import FALLBACK_LIMIT
 from bot.usecases.saved import SavedItem, SavedPage
 from storage import Paper
-from tests.bot.slack.test_messages import HOSTILE, check_limits
+from tests.bot.slack.views.test_messages import HOSTILE, check_limits
 
 
 @pytest.mark.parametrize("n", [1, 30, 600])

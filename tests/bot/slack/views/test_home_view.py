@@ -42,7 +42,7 @@ from bot.usecases.home import HomeData
 from bot.usecases.interests import Interests
 from bot.usecases.saved import SavedItem
 from storage import Paper
-from tests.bot.slack.test_messages import HOSTILE, hostile_paper, texts
+from tests.bot.slack.views.test_messages import HOSTILE, hostile_paper, texts
 
 
 def check_view(view: dict) -> None:

@@ -28,7 +28,7 @@ from bot.usecases.interests import Interests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.suggestions import Colleague, SentSuggestion, WhoShouldRead
 from storage import Paper
-from tests.bot.slack.test_messages import HOSTILE, check_limits, hostile_paper, texts
+from tests.bot.slack.views.test_messages import HOSTILE, check_limits, hostile_paper, texts
 
 
 def valid(blocks):

@@ -18,7 +18,7 @@ from bot.slack.views.poll_message import VOTE_ACTION, discussion_text, poll_mess
 from bot.usecases.polls import Choice, Closed, Poll, Voted
 from bot.usecases.recommend import Recommendation
 from storage import Paper
-from tests.bot.slack.test_home_view import check_view, data
+from tests.bot.slack.views.test_home_view import check_view, data
 
 NASTY = "<!channel> & <https://evil.example|click> *bold*"
 

@@ -15,7 +15,7 @@ from bot.slack.views.unfurl_card import UNFURL_ACTIONS, VALUE_PREFIX, unfurl_blo
 from bot.usecases.save_named import NamedSave
 from storage import Paper
 from tests.bot.slack.test_gate import FORM, event, verdict
-from tests.bot.slack.test_messages import HOSTILE, check_limits, hostile_paper
+from tests.bot.slack.views.test_messages import HOSTILE, check_limits, hostile_paper
 
 
 def arxiv_paper(**fields) -> Paper:

@@ -24,7 +24,7 @@ from bot.slack.views.messages import LIKE_ACTION, MESSAGE_BLOCKS, SAVE_ACTION
 from bot.slack.views.metadata import COMPACT_EVENT
 from bot.usecases.digests.send import header_text
 from bot.usecases.saved import Marks
-from tests.bot.slack.test_block_kit import check_message, every_rec, rec
+from tests.bot.slack.views.test_block_kit import check_message, every_rec, rec
 from tests.fakes import FakeWebClient
 
 HEADER = header_text(20, datetime(2026, 7, 15).date(), weekly=True, compact=True,
