@@ -19,6 +19,37 @@ MAX_TITLE = 80
 #: Words a reason quotes as shared with an interest it does not claim.
 MAX_SHARED = 3
 
+# The reasons of picks that weren't ranked for an interest. The ``shown`` table keeps each, and some are
+# recognised by how they start (a day's alert papers are counted, a colleague's suggestion is looked up),
+# so their words must not change.
+#: A paper of the first round of ratings (Home's "get started").
+ONBOARDING = "Rated to get started"
+#: A paper a colleague sent with "Who should read this?".
+SUGGESTED = "Suggested by a colleague"
+#: What every alert paper's reason starts with.
+ALERT_START = "Matches your alert “"
+
+
+def alert(phrase: str) -> str:
+    """Why an alert's paper was picked (escaped where it is shown, like every reason)."""
+    return f"{ALERT_START}{phrase}”"
+
+
+def followed_author(author: str) -> str:
+    """Why a followed author's paper was picked."""
+    return f"New from {author}, whom you follow"
+
+
+def suggested(reason: str) -> str:
+    """A suggested paper's reason: the colleague's own reason after who suggested it."""
+    return f"{SUGGESTED} · {reason}" if reason else SUGGESTED
+
+
+def more_like(title: str, in_channel: bool) -> str:
+    """Why a More like this paper was picked: the paper asked about (its title shortened)."""
+    who = "someone here" if in_channel else "you"
+    return f"Like “{title}”, which {who} asked for more of"
+
 
 @dataclass(frozen=True)
 class Whose:

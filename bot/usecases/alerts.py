@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.errors import Missing, NoWords, TooLong, TooMany
+from bot.presentation import reasons
 from bot.state.context import Context
 from bot.usecases.digest_due import due_at
 from storage.fulltext import words
@@ -34,7 +35,7 @@ ALERTS_A_DAY = 3
 #: previous digest (someone back from a month away gets this week's, not the month's).
 OLDEST_DAYS = 8
 #: What every alert paper's reason starts with: what counts the day's alert papers.
-REASON_START = "Matches your alert “"
+REASON_START = reasons.ALERT_START
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class AlertAdded:
 
 def reason(phrase: str) -> str:
     """Why an alert's paper was picked (escaped where it is shown, like every reason)."""
-    return f"{REASON_START}{phrase}”"
+    return reasons.alert(phrase)
 
 
 def key(phrase: str) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from bot.errors import Missing, NoWords, TooLong, TooMany
+from bot.presentation import reasons
 from bot.state.context import Context
 from bot.text.tex import tex_to_text
 from recommender.authors import fold  # the same folding as search by author
@@ -71,7 +72,7 @@ class AuthorPick:
 
 def reason(author: str) -> str:
     """Why a followed author's paper was picked."""
-    return f"New from {author}, whom you follow"
+    return reasons.followed_author(author)
 
 
 def check_name(name: str) -> str:

@@ -20,10 +20,11 @@ FORMATS = (BIBTEX, JSON)
 
 @dataclass(frozen=True)
 class ExportFile:
-    """One file to hand to the person: its name, title, text, and how many papers or rows it holds."""
+    """One file to hand to the person: its name, its format (BIBTEX or JSON: an adapter titles it), text,
+    and how many papers or rows it holds."""
 
     filename: str
-    title: str
+    format: str
     content: str
     count: int
 
@@ -43,7 +44,7 @@ def bibtex_export(ctx: Context, user_id: str) -> ExportFile:
     papers = export_papers(ctx, user_id)
     if not papers:
         raise NothingStored("papers")
-    return ExportFile("paperbot-papers.bib", "Your saved and liked papers", bibtex(papers), len(papers))
+    return ExportFile("paperbot-papers.bib", BIBTEX, bibtex(papers), len(papers))
 
 
 def data_export(ctx: Context, user_id: str, now: datetime | None = None) -> ExportFile:
@@ -63,7 +64,7 @@ def data_export(ctx: Context, user_id: str, now: datetime | None = None) -> Expo
         "papers": {pid: _paper_json(p) for pid, p in sorted(papers.items())},
     }
     text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
-    return ExportFile("paperbot-data.json", "Everything paperbot stores about you", text, rows)
+    return ExportFile("paperbot-data.json", JSON, text, rows)
 
 
 def export(ctx: Context, user_id: str, fmt: str = BIBTEX) -> ExportFile:

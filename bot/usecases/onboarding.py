@@ -5,6 +5,7 @@ recommended again), and each rating is feedback like any other (:mod:`bot.usecas
 from __future__ import annotations
 
 from bot.errors import NoPapers
+from bot.presentation import reasons
 from bot.state.context import Context
 from bot.usecases.feedback import DISLIKE, LIKE, record_feedback, withdraw_feedback
 from bot.usecases.picking import left_out, profile_for
@@ -12,7 +13,7 @@ from recommender.onboarding import ROUND_SIZE, choose_round
 from storage import Paper
 
 #: Why a round's paper was shown (the ``shown`` table's reason).
-REASON = "Rated to get started"
+REASON = reasons.ONBOARDING
 
 
 def is_new(ctx: Context, user_id: str) -> bool:

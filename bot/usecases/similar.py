@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.errors import NoPapers
+from bot.presentation import reasons
 from bot.presentation.paper_view import shown_title
 from bot.presentation.reasons import shorten
 from bot.state.context import Context
@@ -52,8 +53,7 @@ def similar_papers(ctx: Context, user_id: str, paper_id: str,
     recs = distinct(with_papers(ctx, picks), seen)
     title = shorten(shown_title(paper), TITLE_IN_REASON) if paper else paper_id  # as its message shows it
     for rec in recs:
-        rec.reason = (f"Like “{title}”, which someone here asked for more of" if asked_in_channel
-                      else f"Like “{title}”, which you asked for more of")
+        rec.reason = reasons.more_like(title, asked_in_channel)
     return recs
 
 

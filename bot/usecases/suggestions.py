@@ -22,6 +22,7 @@ from typing import Literal
 import numpy as np
 
 from bot.errors import NoPapers, Outage
+from bot.presentation import reasons
 from bot.state.context import Context
 from bot.usecases.feeds import FeedProfile, feed_profiles
 from bot.usecases.mutes import muted_filter
@@ -34,7 +35,7 @@ from storage import Paper
 MOST = 3  # colleagues suggested at most
 #: Why a paper reached someone from a colleague (its message's "Why", and the record of it as shown):
 #: it names no one, so forgetting the asker leaves nothing of them in the colleague's rows.
-SUGGESTED = "Suggested by a colleague"
+SUGGESTED = reasons.SUGGESTED
 
 #: Why nobody is suggested: nobody else here opted in; everyone who did has the paper already (or
 #: muted its words); it fits none of them; the paper is not ranked yet (just added).
@@ -141,7 +142,7 @@ def _ranked(ctx: Context, paper: Paper, feeds: dict[str, list[FeedProfile]]) -> 
 
 def suggestion_of(paper: Paper, reason: str) -> Recommendation:
     """The colleague's paper message: why it came (a colleague's suggestion, and why it fits them)."""
-    return Recommendation(paper, 0.0, f"{SUGGESTED} · {reason}" if reason else SUGGESTED)
+    return Recommendation(paper, 0.0, reasons.suggested(reason))
 
 
 def send_suggestion(ctx: Context, asker: str, colleague: str, paper: Paper, reason: str,

@@ -21,9 +21,10 @@ class UploadFailed(PaperbotError):
     """Slack would not take the file (or open the DM for it); the message is for the person."""
 
 
-def upload_to_dm(ctx: Context, client: WebClient, user_id: str, file: ExportFile, comment: str) -> str:
-    """Upload ``file`` into the person's DM with ``comment`` (mrkdwn, escaped by the caller); returns
-    the DM channel. Raises UploadFailed (one line for the person; the details are logged)."""
+def upload_to_dm(ctx: Context, client: WebClient, user_id: str, file: ExportFile, title: str,
+                 comment: str) -> str:
+    """Upload ``file`` into the person's DM, titled ``title``, with ``comment`` (mrkdwn, escaped by the
+    caller); returns the DM channel. Raises UploadFailed (one line for the person; the details are logged)."""
     try:
         channel = slack_courier(ctx, client, header_event=None).open(user_id)
     except Unreachable as exc:
@@ -36,7 +37,7 @@ def upload_to_dm(ctx: Context, client: WebClient, user_id: str, file: ExportFile
         raise UploadFailed(f"I couldn't open a DM with you (Slack said: {error}).") from exc
     try:
         client.files_upload_v2(channel=channel, filename=file.filename, content=file.content,
-                               title=file.title, initial_comment=comment)
+                               title=title, initial_comment=comment)
     except SlackApiError as exc:
         error = exc.response.get("error") if exc.response is not None else None
         log.warning("uploading %s to %s failed: %s", file.filename, user_id, error)

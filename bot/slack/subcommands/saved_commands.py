@@ -83,12 +83,13 @@ def reply_export(rt: Runtime, client: WebClient, user_id: str, cmd: Command) -> 
     ctx = rt.ctx
     if cmd.name == "export-data":
         file = data_export(ctx, user_id)
-        upload_to_dm(ctx, client, user_id, file, "Everything paperbot stores about you, as JSON.")
+        upload_to_dm(ctx, client, user_id, file, "Everything paperbot stores about you",
+                     "Everything paperbot stores about you, as JSON.")
         return {"text": f"I put a JSON file of everything I store about you ({file.count} rows) in our "
                         "direct messages."}
     file = bibtex_export(ctx, user_id)
     comment = f"Your saved and liked papers as BibTeX ({papers(file.count)})."
-    upload_to_dm(ctx, client, user_id, file, comment)
+    upload_to_dm(ctx, client, user_id, file, "Your saved and liked papers", comment)
     return {"text": f"I put a BibTeX file of your {papers(file.count)} (saved and liked) in our direct "
                     "messages; a reference manager imports it."}
 

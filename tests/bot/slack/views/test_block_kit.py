@@ -329,15 +329,19 @@ def test_a_channels_settings_at_most(monkeypatch):
 
 def test_export_answers_and_the_files_comments(monkeypatch):
     uploaded: list[str] = []
+    titles: list[str] = []
     monkeypatch.setattr(saved_commands, "upload_to_dm",
-                        lambda ctx, client, user, file, comment: uploaded.append(comment))
+                        lambda ctx, client, user, file, title, comment: (uploaded.append(comment),
+                                                                         titles.append(title)))
     monkeypatch.setattr(saved_commands, "bibtex_export",
-                        lambda ctx, user: ExportFile("a.bib", "t", "", 10**6))
-    monkeypatch.setattr(saved_commands, "data_export", lambda ctx, user: ExportFile("a.json", "t", "", 10**9))
+                        lambda ctx, user: ExportFile("a.bib", "bibtex", "", 10**6))
+    monkeypatch.setattr(saved_commands, "data_export",
+                        lambda ctx, user: ExportFile("a.json", "json", "", 10**9))
     rt = SimpleNamespace(ctx=None)
     for text in ("export", "export data"):
         check_message(saved_commands.reply_export(rt, None, "U1", commands.parse(text)))
     assert len(uploaded) == 2
+    assert titles == ["Your saved and liked papers", "Everything paperbot stores about you"]
     for comment in uploaded:
         check_text(comment)
 
