@@ -7,7 +7,7 @@ grants every scope the manifest asks for; this machine's clock agrees with Slack
 loads; each PAPERBOT_FEEDS source answers.
 
 Every check that can run does, whatever else is missing: with no Slack token yet, the database, disk,
-time zones and feeds are still checked, the token's line says what to set, and what needs Slack's
+time zones and feeds are still checked, the token's check says it is not set, and what needs Slack's
 answer is ``skip`` (said, not counted as passed or failed). A setting that doesn't parse fails on its
 own line, and only the checks that depend on it are skipped.
 
