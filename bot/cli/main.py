@@ -543,12 +543,13 @@ def doctor(ctx: click.Context) -> None:
     PAPERBOT_FEEDS source. One line per check (OK, WARN, FAIL, or SKIP when what it needs is missing,
     e.g. no token yet); exit status 1 if any fails. Changes nothing (a schema behind this paperbot is
     reported, not migrated; a database not made yet is a warning: the first run makes it)."""
+    from bot.cli.doctor_texts import line
     from bot.slack.probe import SlackProbe
     from bot.usecases.doctor import diagnose
 
     checks = diagnose(lambda: _loaded(ctx, lenient=True), SlackProbe)
     for check in checks:
-        click.echo(logs.escape_controls(f"{_MARKS[check.status]} {check.name}: {check.detail}"))
+        click.echo(logs.escape_controls(f"{_MARKS[check.status]} {line(check)}"))
     failed = sum(check.status == "fail" for check in checks)
     skipped = sum(check.status == "skip" for check in checks)
     done = len(checks) - skipped

@@ -7,7 +7,7 @@ grants every scope the manifest asks for; this machine's clock agrees with Slack
 loads; each PAPERBOT_FEEDS source answers.
 
 Every check that can run does, whatever else is missing: with no Slack token yet, the database, disk,
-time zones and feeds are still checked, the token's line says what to set, and what needs Slack's
+time zones and feeds are still checked, the token's check says it is not set, and what needs Slack's
 answer is ``skip`` (said, not counted as passed or failed). A setting that doesn't parse fails on its
 own line, and only the checks that depend on it are skipped.
 
@@ -15,17 +15,22 @@ Nothing is changed: the schema is read, not migrated (steps still to apply are a
 ``paperbot run`` applies them at its start), and no store is opened on a database whose schema is not
 current (opening one applies the steps). Slack is reached through a probe handed in
 (:class:`bot.slack.probe.SlackProbe`), as use cases know nothing of Slack.
+
+Each check says what it found as data: a :class:`Finding` and its facts (the setting, the path, the
+counts, the missing scopes, the error a library gave, ...); the CLI (:mod:`bot.cli.doctor_texts`) says
+it in words.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum, auto
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.config import Settings
@@ -55,14 +60,74 @@ REFUSED = ("invalid_auth", "token_revoked", "account_inactive", "not_authed", "t
 FEED_TIMEOUT = 15.0
 
 
+class Finding(StrEnum):
+    """What a check found; its facts (:attr:`Check.facts`) are listed beside each."""
+
+    # settings
+    SETTINGS_UNREADABLE = auto()  # error: why they don't load at all
+    NOTHING_ELSE_CHECKED = auto()  # (what needs the settings, skipped)
+    SETTING_INVALID = auto()  # setting, error: why it doesn't parse (naming it)
+    SETTINGS_PARSE = auto()  # oauth: many workspaces
+    # the database: each with target (PAPERBOT_DB's value), postgres, origin (the setting it came from,
+    # None for the default)
+    DATABASE_SKIPPED = auto()  # (PAPERBOT_DB doesn't parse; no database facts)
+    DATABASE_NOT_MADE = auto()  # feeds: whether PAPERBOT_FEEDS is set
+    DATABASE_FOLDER_MISSING = auto()  # folder
+    DATABASE_FOLDER_UNWRITABLE = auto()  # folder
+    DATABASE_UNREADABLE = auto()  # error: the storage's
+    SCHEMA_AHEAD = auto()  # steps: those this paperbot doesn't know
+    SCHEMA_BEHIND = auto()  # steps: those to apply
+    SCHEMA_CURRENT = auto()  # applied: how many steps
+    # free disk beside a SQLite file: target, free (bytes)
+    DISK_FULL = auto()
+    DISK_TIGHT = auto()  # size: the database's, in bytes
+    DISK_ROOM = auto()
+    # Slack: workspace is the workspace's key, or None for SLACK_BOT_TOKEN
+    SLACK_SKIPPED = auto()  # settings: those that don't parse
+    TOKEN_NOT_SET = auto()
+    SCOPES_SKIPPED = auto()  # (no token to ask about)
+    OAUTH_INCOMPLETE = auto()  # error: which OAuth setting is missing
+    WORKSPACES_SKIPPED = auto()  # (OAuth's settings incomplete)
+    NOTHING_INSTALLED_YET = auto()  # (the database is not made yet)
+    WORKSPACES_UNREADABLE = auto()  # (the database's schema is not current)
+    NOTHING_INSTALLED = auto()
+    TOKEN_UNOPENED = auto()  # workspace: no key opens its stored token
+    TOKEN_ACCEPTED = auto()  # workspace, team
+    TOKEN_REFUSED = auto()  # workspace, error: Slack's code
+    TOKEN_FAILED = auto()  # workspace, error: Slack's code, or why it did not answer
+    SCOPES_UNSAID = auto()  # workspace
+    SCOPES_MISSING = auto()  # workspace, missing
+    SCOPES_GRANTED = auto()  # workspace, count
+    # the clock: skew is this machine's time less Slack's
+    CLOCK_SKIPPED = auto()  # (no token checked)
+    CLOCK_UNKNOWN = auto()  # (no answer said Slack's time)
+    CLOCK_OFF = auto()  # skew
+    CLOCK_AGREES = auto()  # skew
+    # time zones
+    ZONES_UNLOADABLE = auto()  # error
+    ZONES_WRONG = auto()  # (Europe/Berlin's offsets)
+    ZONES_LOAD = auto()  # count
+    # feeds
+    FEEDS_SKIPPED = auto()  # settings: the arXiv URLs that don't parse
+    NO_FEEDS = auto()
+    FEED_FAILED = auto()  # source, error: the source's
+    FEED_ANSWERS = auto()  # source
+    ARXIV_ANNOUNCED = auto()  # source, category, papers, day (None when unknown)
+    ARXIV_QUIET = auto()  # source, category, day (None when unknown)
+
+
 @dataclass(frozen=True)
 class Check:
-    """One check's result: what was checked, ``ok``/``warn``/``fail``/``skip``, and what was found or what
-    to do."""
+    """One check's result: what it found, ``ok``/``warn``/``fail``/``skip``, and the facts the finding
+    names (see :class:`Finding`)."""
 
-    name: str
+    finding: Finding
     status: Status
-    detail: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _check(finding: Finding, status: Status, **facts: Any) -> Check:
+    return Check(finding, status, facts)
 
 
 class AuthAnswer(Protocol):
@@ -89,33 +154,32 @@ def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Setting
              disk_usage: Callable[[str], tuple[int, int, int]] = shutil.disk_usage) -> list[Check]:
     """Every check's result, in order. ``load_settings`` loads leniently (``Settings.problems``): each
     setting that doesn't parse fails on its own line, and only what depends on it is skipped."""
+    F = Finding
     try:
         settings = load_settings()
     except ConfigError as exc:  # --db given in a form no database has: nothing to go on but the zones
-        return [Check("settings", "fail", str(exc)), *_time_zones(),
-                Check("database, disk, Slack, clock and feeds", "skip", "skipped until the settings above "
-                      "parse")]
+        return [_check(F.SETTINGS_UNREADABLE, "fail", error=str(exc)), *_time_zones(),
+                _check(F.NOTHING_ELSE_CHECKED, "skip")]
     bad = {name for name, _ in settings.problems}
-    found = [Check("settings", "fail", why) for _, why in settings.problems] or [
-        Check("settings", "ok", "every setting parses" + (" (OAuth: many workspaces)" if settings.oauth
-                                                          else ""))]
+    found = [_check(F.SETTING_INVALID, "fail", setting=name, error=why)
+             for name, why in settings.problems] or [_check(F.SETTINGS_PARSE, "ok", oauth=settings.oauth)]
     schema = None
     if "PAPERBOT_DB" in bad:
-        found.append(Check("database and disk", "skip", "fix PAPERBOT_DB first"))
+        found.append(_check(F.DATABASE_SKIPPED, "skip"))
     else:
         schema = _schema(settings, found)
         found += _disk(settings.db_path, disk_usage)
     answers: list[AuthAnswer] = []
     slack_bad = sorted(bad & SLACK_SETTINGS)
     if slack_bad:
-        found.append(Check("Slack", "skip", f"fix {', '.join(slack_bad)} first"))
+        found.append(_check(F.SLACK_SKIPPED, "skip", settings=tuple(slack_bad)))
     else:
         answers = list(_slack(settings, slack_for, schema, found))
     found += _clock([a.slack_time for a in answers if a.slack_time is not None], now(), asked=bool(answers))
     found += _time_zones()
     arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL"})
     if arxiv_bad and settings.feeds:
-        found.append(Check("feeds", "skip", f"fix {', '.join(arxiv_bad)} first"))
+        found.append(_check(F.FEEDS_SKIPPED, "skip", settings=tuple(arxiv_bad)))
     else:
         found += _feeds(settings)
     return found
@@ -126,48 +190,37 @@ SLACK_SETTINGS = frozenset({"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL
                             "SLACK_CLIENT_SECRET", "PAPERBOT_SECRET_KEY", "PAPERBOT_OLD_SECRET_KEYS"})
 
 
-def _origin(settings: Settings) -> str:
-    """The setting to change for another database: the one it came from, or either (the default)."""
-    return settings.db_from or f"PAPERBOT_DB (or --db; {settings.db_path} is the default)"
-
-
 def _schema(settings: Settings, found: list[Check]) -> SchemaStatus | None:
     """Check the database's schema (appended to ``found``); the status, or None when it can't be read
     (or is not made yet)."""
     target = settings.db_path
-    name = "database" if is_postgres_url(target) else f"database {target}"
+    # Which database, and the setting to change for another one (None: the default, from neither).
+    where = {"target": target, "postgres": is_postgres_url(target), "origin": settings.db_from}
     if is_new_file(target):
-        found.append(_to_be_made(name, target, settings))
+        found.append(_to_be_made(target, settings, where))
         return None
     try:
         status = schema_status(target)
     except StorageError as exc:
-        found.append(Check(name, "fail", f"{exc}: check {_origin(settings)}"))
+        found.append(_check(Finding.DATABASE_UNREADABLE, "fail", error=str(exc), **where))
         return None
     if status.unknown:
-        found.append(Check(name, "fail", f"it has {len(status.unknown)} schema step(s) this paperbot doesn't "
-                           f"know ({', '.join(status.unknown[:3])}): a newer paperbot upgraded it; run that"))
+        found.append(_check(Finding.SCHEMA_AHEAD, "fail", steps=tuple(status.unknown), **where))
     elif status.pending:
-        found.append(Check(name, "warn", f"opens; {len(status.pending)} schema step(s) to apply "
-                           f"({', '.join(status.pending[:3])}), left as they are: `paperbot run` applies "
-                           "them at its start (`paperbot db backup` first)"))
+        found.append(_check(Finding.SCHEMA_BEHIND, "warn", steps=tuple(status.pending), **where))
     else:
-        found.append(Check(name, "ok", f"opens; schema current ({status.applied} steps)"))
+        found.append(_check(Finding.SCHEMA_CURRENT, "ok", applied=status.applied, **where))
     return status
 
 
-def _to_be_made(name: str, target: str, settings: Settings) -> Check:
+def _to_be_made(target: str, settings: Settings, where: dict[str, Any]) -> Check:
     """A SQLite file not made yet: fine where it can be made (a fresh install), said as a warning."""
     folder = Path(target).resolve().parent
     if not folder.is_dir():
-        return Check(name, "fail", f"its folder {folder} does not exist: create it, or change "
-                     f"{_origin(settings)}")
+        return _check(Finding.DATABASE_FOLDER_MISSING, "fail", folder=str(folder), **where)
     if not os.access(folder, os.W_OK | os.X_OK):
-        return Check(name, "fail", f"not made yet, and this user can't write in its folder {folder}: "
-                     f"fix its permissions, or change {_origin(settings)}")
-    fill = ("and fills it from PAPERBOT_FEEDS" if settings.feeds else
-            "(with no PAPERBOT_FEEDS set, papers come only from `paperbot ingest`)")
-    return Check(name, "warn", f"not made yet: the first `paperbot run` or `paperbot digest` makes it {fill}")
+        return _check(Finding.DATABASE_FOLDER_UNWRITABLE, "fail", folder=str(folder), **where)
+    return _check(Finding.DATABASE_NOT_MADE, "warn", feeds=bool(settings.feeds), **where)
 
 
 def _disk(target: str, disk_usage: Callable[[str], tuple[int, int, int]]) -> list[Check]:
@@ -179,148 +232,122 @@ def _disk(target: str, disk_usage: Callable[[str], tuple[int, int, int]]) -> lis
         return []  # a folder, say: the database's line says what is wrong
     free = disk_usage(str(path.parent))[2]
     size = sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists())
-    where = f"{_size(free)} free beside {target}"
     if free < DISK_FAIL:
-        return [Check("disk", "fail", f"{where}: paperbot soon can't save; free some space")]
+        return [_check(Finding.DISK_FULL, "fail", target=target, free=free)]
     if free < max(DISK_WARN, 2 * size):
-        return [Check("disk", "warn", f"{where} (the database is {_size(size)}): a backup may not fit")]
-    return [Check("disk", "ok", where)]
-
-
-def _size(count: int) -> str:
-    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+        return [_check(Finding.DISK_TIGHT, "warn", target=target, free=free, size=size)]
+    return [_check(Finding.DISK_ROOM, "ok", target=target, free=free)]
 
 
 def _slack(settings: Settings, slack_for: Callable[[Settings], SlackChecks], schema: SchemaStatus | None,
            found: list[Check]) -> Iterator[AuthAnswer]:
     """Check each token (appended to ``found``) and yield Slack's answers. A Slack setting missing is
     said with what to set, and what needs it is skipped."""
+    F = Finding
     if not settings.oauth:
         if not settings.bot_token:
-            found.append(Check("Slack SLACK_BOT_TOKEN", "fail", SET_UP_SLACK))
-            found.append(Check("Slack scopes", "skip", "set SLACK_BOT_TOKEN first"))
+            found.append(_check(F.TOKEN_NOT_SET, "fail"))
+            found.append(_check(F.SCOPES_SKIPPED, "skip"))
             return
-        tokens: dict[str, str | None] = {"SLACK_BOT_TOKEN": settings.bot_token}
+        tokens: dict[str | None, str | None] = {None: settings.bot_token}
     else:
         try:
             settings.require_oauth()
         except ConfigError as exc:
-            found.append(Check("Slack OAuth", "fail", str(exc)))
-            found.append(Check("Slack workspaces", "skip", "set the OAuth settings above first"))
+            found.append(_check(F.OAUTH_INCOMPLETE, "fail", error=str(exc)))
+            found.append(_check(F.WORKSPACES_SKIPPED, "skip"))
             return
         if is_new_file(settings.db_path):
-            found.append(Check("Slack", "warn", "no workspace has installed paperbot yet (the database is "
-                               "not made yet): once it runs, open /slack/install on the bot's address"))
+            found.append(_check(F.NOTHING_INSTALLED_YET, "warn"))
             return
         if schema is None or not schema.current:
-            found.append(Check("Slack", "warn", "installed workspaces not checked: their tokens are in the "
-                               "database, which can't be read as it is (see above)"))
+            found.append(_check(F.WORKSPACES_UNREADABLE, "warn"))
             return
         slack = slack_for(settings)
         store = open_store(settings.db_path)  # schema current: opening applies nothing
         try:
-            tokens = {f"workspace {ws}": token for ws, token in slack.workspace_tokens(store).items()}
+            tokens = {ws: token for ws, token in slack.workspace_tokens(store).items()}
         finally:
             store.dispose()
         if not tokens:
-            found.append(Check("Slack", "warn", "no workspace has installed paperbot yet: open /slack/install"
-                               " on the bot's address"))
+            found.append(_check(F.NOTHING_INSTALLED, "warn"))
             return
     slack = slack_for(settings)
-    for name, token in tokens.items():
+    for workspace, token in tokens.items():
         if token is None:
-            found.append(Check(f"Slack {name}", "fail", "no key opens its stored token: add the key it was "
-                               "saved with to PAPERBOT_OLD_SECRET_KEYS, or install the app there again"))
+            found.append(_check(F.TOKEN_UNOPENED, "fail", workspace=workspace))
             continue
         answer = slack.auth_test(token)
-        found.append(_token_check(name, answer, settings.oauth))
+        found.append(_token_check(workspace, answer))
         if answer.error is None:
-            found.append(_scope_check(name, answer, slack.scopes))
+            found.append(_scope_check(workspace, answer, slack.scopes))
         yield answer
 
 
-#: What to do without SLACK_BOT_TOKEN (or OAuth's settings).
-SET_UP_SLACK = ("not set: create the Slack app from slack-manifest.*.json, install it in the workspace and "
-            "copy its Bot User OAuth Token (xoxb-…, OAuth & Permissions) into SLACK_BOT_TOKEN; for many "
-            "workspaces set SLACK_CLIENT_ID, SLACK_CLIENT_SECRET and PAPERBOT_SECRET_KEY instead (see "
-            "'Connect to Slack' in the README)")
-
-
-def _token_check(name: str, answer: AuthAnswer, oauth: bool) -> Check:
+def _token_check(workspace: str | None, answer: AuthAnswer) -> Check:
     if answer.error is None:
-        return Check(f"Slack {name}", "ok", f"auth.test answers (workspace {answer.team})")
+        return _check(Finding.TOKEN_ACCEPTED, "ok", workspace=workspace, team=answer.team)
     if answer.error in REFUSED:
-        todo = ("install the app in that workspace again" if oauth else "copy the Bot User OAuth Token "
-                "(xoxb-…) from the app's OAuth & Permissions page into SLACK_BOT_TOKEN")
-        return Check(f"Slack {name}", "fail", f"Slack refuses the token ({answer.error}): {todo}")
-    return Check(f"Slack {name}", "fail", f"auth.test failed ({answer.error}): check SLACK_API_URL and "
-                 "this machine's network")
+        return _check(Finding.TOKEN_REFUSED, "fail", workspace=workspace, error=answer.error)
+    return _check(Finding.TOKEN_FAILED, "fail", workspace=workspace, error=answer.error)
 
 
-def _scope_check(name: str, answer: AuthAnswer, wanted: Collection[str]) -> Check:
+def _scope_check(workspace: str | None, answer: AuthAnswer, wanted: Collection[str]) -> Check:
     if answer.scopes is None:
-        return Check(f"Slack {name} scopes", "warn", "Slack did not say which scopes it granted "
-                     "(no x-oauth-scopes header)")
+        return _check(Finding.SCOPES_UNSAID, "warn", workspace=workspace)
     missing = sorted(set(wanted) - answer.scopes)
     if missing:
-        return Check(f"Slack {name} scopes", "fail", f"missing {', '.join(missing)}: add them under OAuth & "
-                     "Permissions (they are in slack-manifest.*.json) and reinstall the app")
-    return Check(f"Slack {name} scopes", "ok", f"all {len(set(wanted))} the manifest asks for are granted")
+        return _check(Finding.SCOPES_MISSING, "fail", workspace=workspace, missing=tuple(missing))
+    return _check(Finding.SCOPES_GRANTED, "ok", workspace=workspace, count=len(set(wanted)))
 
 
 def _clock(slack_times: list[datetime], now: datetime, asked: bool = True) -> list[Check]:
     if not asked:
-        return [Check("clock", "skip", "compared with Slack's once a token is checked")]
+        return [_check(Finding.CLOCK_SKIPPED, "skip")]
     if not slack_times:
-        return [Check("clock", "warn", "not compared: Slack's time is unknown (no answer with a Date "
-                      "header)")]
+        return [_check(Finding.CLOCK_UNKNOWN, "warn")]
     skew = now - slack_times[0]
-    off = f"{abs(skew.total_seconds()):.0f} s {'ahead of' if skew > timedelta(0) else 'behind'} Slack's"
     if abs(skew) > CLOCK_SKEW:
-        return [Check("clock", "fail", f"this machine's clock is {off}: turn on time sync (NTP, e.g. "
-                      "`timedatectl set-ntp true`)")]
-    return [Check("clock", "ok", f"agrees with Slack's ({off})")]
+        return [_check(Finding.CLOCK_OFF, "fail", skew=skew)]
+    return [_check(Finding.CLOCK_AGREES, "ok", skew=skew)]
 
 
 def _time_zones() -> list[Check]:
     try:
         zones = {name: ZoneInfo(name) for name in ZONES}
     except Exception as exc:  # ZoneInfoNotFoundError, or a damaged file
-        return [Check("time zones", "fail", f"can't load the time-zone data ({exc}): install tzdata "
-                      "(the OS package, or `pip install tzdata`)")]
+        return [_check(Finding.ZONES_UNLOADABLE, "fail", error=str(exc))]
     berlin = zones["Europe/Berlin"]
     summer = datetime(2025, 7, 1, 12, tzinfo=UTC).astimezone(berlin).utcoffset()
     winter = datetime(2025, 1, 15, 12, tzinfo=UTC).astimezone(berlin).utcoffset()
     if (summer, winter) != (timedelta(hours=2), timedelta(hours=1)):
-        return [Check("time zones", "fail", "the time-zone data is wrong (Europe/Berlin's offsets): update "
-                      "tzdata")]
-    return [Check("time zones", "ok", f"{len(ZONES)} zones load, with daylight saving time")]
+        return [_check(Finding.ZONES_WRONG, "fail")]
+    return [_check(Finding.ZONES_LOAD, "ok", count=len(ZONES))]
 
 
 def _feeds(settings: Settings) -> list[Check]:
     if not settings.feeds:
-        # No source is the default, and the commonest reason nobody gets a paper: say so, unless cron ingests.
-        return [Check("feeds", "warn", "none set (PAPERBOT_FEEDS): no paper arrives unless `paperbot ingest` "
-                      "runs (cron, or by hand); set e.g. PAPERBOT_FEEDS=arxiv:cs.LG,stat.ML")]
+        # No source is the default, and the commonest reason nobody gets a paper: said, unless cron ingests.
+        return [_check(Finding.NO_FEEDS, "warn")]
     # arXiv's 3 s between requests; a busy answer is said at once, not waited out as an ingest does.
     fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url, timeout=FEED_TIMEOUT, retries=0)
     found = []
     for source in settings.feeds:
-        said = "answers"
+        said = _check(Finding.FEED_ANSWERS, "ok", source=source)
         try:
             if source[:6].lower() == "arxiv:":
                 # Both of arXiv's doors an ingest may use: the first category's daily listing, and the API.
                 first = parse_categories(source[6:])[0]
                 day, items = read_listing(first, fetcher)
                 records = read_arxiv(source[6:], max_results=1, page_size=1, fetcher=fetcher)
-                on = f" on {day}" if day else ""
-                said = (f"answers ({first}: {items} papers announced{on})" if items
-                        else f"answers ({first}: no announcement{on}, a weekend or holiday)")
+                said = (_check(Finding.ARXIV_ANNOUNCED, "ok", source=source, category=first, papers=items,
+                               day=day) if items
+                        else _check(Finding.ARXIV_QUIET, "ok", source=source, category=first, day=day))
             else:
                 records = read_source(source, fetcher=fetcher)
             next(iter(records), None)
         except SourceError as exc:
-            found.append(Check(f"feed {source}", "fail", f"{exc}: fix or remove it in PAPERBOT_FEEDS"))
+            found.append(_check(Finding.FEED_FAILED, "fail", source=source, error=str(exc)))
             continue
-        found.append(Check(f"feed {source}", "ok", said))
+        found.append(said)
     return found

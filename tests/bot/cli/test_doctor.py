@@ -1,14 +1,20 @@
 """``paperbot doctor`` against the Slack and arXiv stand-ins: a good set-up passes with exit status 0;
 a refused token, a missing scope, a feed that doesn't answer and a database that can't be opened each
-fail with exit status 1 and one line that says so. The database on both backends."""
+fail with exit status 1 and one line that says so. The database on both backends. Then the words of
+each finding the stand-ins don't reach (:mod:`bot.cli.doctor_texts`)."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from bot.cli import doctor_texts
+from bot.cli.doctor_texts import line
 from bot.slack.manifest import SCOPES
+from bot.usecases.doctor import Check
+from bot.usecases.doctor import Finding as F
 from stand_ins.slack import MINTED_PREFIX, SlackStandIn
 from storage import open_store
 from tests.arxiv_standin import ArxivStandIn
@@ -171,3 +177,99 @@ def test_without_a_token_the_database_disk_time_zones_and_feeds_are_still_checke
         assert any(name in line for line in lines(result.output, "OK")), (name, result.output)
     assert result.output.splitlines()[-1].endswith("failed, 2 skipped.")
     assert not slack.calls("auth.test")
+
+
+# The words of findings the stand-ins above don't reach (OAuth's workspaces, the clock, free disk, the time
+# zones, ...), exactly as printed: the use case's tests assert on the findings and their facts.
+DB = "/srv/paperbot/p.db"
+AT = {"target": DB, "postgres": False, "origin": "PAPERBOT_DB"}
+SAID = [
+    (Check(F.TOKEN_UNOPENED, "fail", {"workspace": "T2"}),
+     "Slack workspace T2: no key opens its stored token: add the key it was saved with to "
+     "PAPERBOT_OLD_SECRET_KEYS, or install the app there again"),
+    (Check(F.TOKEN_ACCEPTED, "ok", {"workspace": "T1", "team": "T1"}),
+     "Slack workspace T1: auth.test answers (workspace T1)"),
+    (Check(F.SCOPES_GRANTED, "ok", {"workspace": "T1", "count": 11}),
+     "Slack workspace T1 scopes: all 11 the manifest asks for are granted"),
+    (Check(F.TOKEN_REFUSED, "fail", {"workspace": "T3", "error": "token_revoked"}),
+     "Slack workspace T3: Slack refuses the token (token_revoked): install the app in that workspace again"),
+    (Check(F.TOKEN_FAILED, "fail", {"workspace": None, "error": "Slack did not answer: connection refused"}),
+     "Slack SLACK_BOT_TOKEN: auth.test failed (Slack did not answer: connection refused): check "
+     "SLACK_API_URL and this machine's network"),
+    (Check(F.SCOPES_UNSAID, "warn", {"workspace": None}),
+     "Slack SLACK_BOT_TOKEN scopes: Slack did not say which scopes it granted (no x-oauth-scopes header)"),
+    (Check(F.NOTHING_INSTALLED, "warn"),
+     "Slack: no workspace has installed paperbot yet: open /slack/install on the bot's address"),
+    (Check(F.NOTHING_INSTALLED_YET, "warn"),
+     "Slack: no workspace has installed paperbot yet (the database is not made yet): once it runs, open "
+     "/slack/install on the bot's address"),
+    (Check(F.WORKSPACES_UNREADABLE, "warn"),
+     "Slack: installed workspaces not checked: their tokens are in the database, which can't be read as it "
+     "is (see above)"),
+    (Check(F.OAUTH_INCOMPLETE, "fail",
+           {"error": "SLACK_CLIENT_SECRET is not set: see 'Connect to Slack' in the README"}),
+     "Slack OAuth: SLACK_CLIENT_SECRET is not set: see 'Connect to Slack' in the README"),
+    (Check(F.WORKSPACES_SKIPPED, "skip"), "Slack workspaces: set the OAuth settings above first"),
+    (Check(F.SLACK_SKIPPED, "skip", {"settings": ("SLACK_APP_TOKEN",)}), "Slack: fix SLACK_APP_TOKEN first"),
+    (Check(F.CLOCK_OFF, "fail", {"skew": -timedelta(seconds=180)}),
+     "clock: this machine's clock is 180 s behind Slack's: turn on time sync (NTP, e.g. "
+     "`timedatectl set-ntp true`)"),
+    (Check(F.CLOCK_OFF, "fail", {"skew": timedelta(seconds=95)}),
+     "clock: this machine's clock is 95 s ahead of Slack's: turn on time sync (NTP, e.g. "
+     "`timedatectl set-ntp true`)"),
+    (Check(F.CLOCK_AGREES, "ok", {"skew": timedelta(0)}), "clock: agrees with Slack's (0 s behind Slack's)"),
+    (Check(F.CLOCK_UNKNOWN, "warn"),
+     "clock: not compared: Slack's time is unknown (no answer with a Date header)"),
+    (Check(F.DISK_FULL, "fail", {"target": DB, "free": 10 * 2**20}),
+     f"disk: 10 MiB free beside {DB}: paperbot soon can't save; free some space"),
+    (Check(F.DISK_TIGHT, "warn", {"target": DB, "free": int(1.2 * 2**30), "size": 700 * 2**20}),
+     f"disk: 1.2 GiB free beside {DB} (the database is 700 MiB): a backup may not fit"),
+    (Check(F.DATABASE_NOT_MADE, "warn", {**AT, "feeds": False}),
+     f"database {DB}: not made yet: the first `paperbot run` or `paperbot digest` makes it (with no "
+     "PAPERBOT_FEEDS set, papers come only from `paperbot ingest`)"),
+    (Check(F.DATABASE_FOLDER_MISSING, "fail", {**AT, "origin": "--db", "folder": "/srv/paperbot"}),
+     f"database {DB}: its folder /srv/paperbot does not exist: create it, or change --db"),
+    (Check(F.DATABASE_FOLDER_MISSING, "fail", {**AT, "origin": None, "folder": "/srv/paperbot"}),
+     f"database {DB}: its folder /srv/paperbot does not exist: create it, or change PAPERBOT_DB (or --db; "
+     f"{DB} is the default)"),
+    (Check(F.DATABASE_FOLDER_UNWRITABLE, "fail", {**AT, "folder": "/srv/paperbot"}),
+     f"database {DB}: not made yet, and this user can't write in its folder /srv/paperbot: fix its "
+     "permissions, or change PAPERBOT_DB"),
+    (Check(F.DATABASE_UNREADABLE, "fail", {**AT, "postgres": True, "target": "postgresql://u:pw@h/d",
+                                           "error": "can't open the database postgresql://u:***@h/d"}),
+     "database: can't open the database postgresql://u:***@h/d: check PAPERBOT_DB"),
+    (Check(F.SCHEMA_AHEAD, "fail", {**AT, "steps": ("zz_a", "zz_b")}),
+     f"database {DB}: it has 2 schema step(s) this paperbot doesn't know (zz_a, zz_b): a newer paperbot "
+     "upgraded it; run that"),
+    (Check(F.DATABASE_SKIPPED, "skip"), "database and disk: fix PAPERBOT_DB first"),
+    (Check(F.SETTINGS_PARSE, "ok", {"oauth": True}),
+     "settings: every setting parses (OAuth: many workspaces)"),
+    (Check(F.NOTHING_ELSE_CHECKED, "skip"),
+     "database, disk, Slack, clock and feeds: skipped until the settings above parse"),
+    (Check(F.ZONES_UNLOADABLE, "fail", {"error": "'No time zone found with key UTC'"}),
+     "time zones: can't load the time-zone data ('No time zone found with key UTC'): install tzdata (the OS "
+     "package, or `pip install tzdata`)"),
+    (Check(F.ZONES_WRONG, "fail"),
+     "time zones: the time-zone data is wrong (Europe/Berlin's offsets): update tzdata"),
+    (Check(F.FEEDS_SKIPPED, "skip", {"settings": ("PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL")}),
+     "feeds: fix PAPERBOT_ARXIV_API_URL, PAPERBOT_ARXIV_RSS_URL first"),
+    (Check(F.NO_FEEDS, "warn"),
+     "feeds: none set (PAPERBOT_FEEDS): no paper arrives unless `paperbot ingest` runs (cron, or by hand); "
+     "set e.g. PAPERBOT_FEEDS=arxiv:cs.LG,stat.ML"),
+    (Check(F.ARXIV_ANNOUNCED, "ok", {"source": "arxiv:cs.LG,stat.ML", "category": "cs.LG", "papers": 612,
+                                     "day": date(2026, 12, 7)}),
+     "feed arxiv:cs.LG,stat.ML: answers (cs.LG: 612 papers announced on 2026-12-07)"),
+    (Check(F.ARXIV_QUIET, "ok", {"source": "arxiv:cs.LG", "category": "cs.LG", "day": None}),
+     "feed arxiv:cs.LG: answers (cs.LG: no announcement, a weekend or holiday)"),
+    (Check(F.FEED_ANSWERS, "ok", {"source": "rss:https://example.org/feed"}),
+     "feed rss:https://example.org/feed: answers"),
+]
+
+
+@pytest.mark.parametrize(("check", "words"), SAID, ids=[check.finding for check, _ in SAID])
+def test_each_finding_is_said_as_before(check, words):
+    assert line(check) == words
+
+
+def test_every_finding_has_its_words():
+    assert set(doctor_texts.SAID) == set(F)

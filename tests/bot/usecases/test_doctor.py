@@ -1,5 +1,6 @@
 """The doctor's checks with a hand-made Slack probe: OAuth's installed workspaces, the clock against
-Slack's, free disk; the CLI's tests (tests/bot/cli/test_doctor.py) go through the stand-ins."""
+Slack's, free disk; each said as a finding and its facts. The CLI's tests (tests/bot/cli/test_doctor.py)
+go through the stand-ins and assert on the words."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from bot.config import Settings
-from bot.usecases.doctor import diagnose
+from bot.usecases.doctor import Check, Finding, diagnose
 from storage import open_store
 
 NOW = datetime(2026, 3, 1, 7, 0, tzinfo=UTC)
@@ -35,9 +36,19 @@ class Probe:
         return self.installed
 
 
-def checks(settings: Settings, probe: Probe, now: datetime = NOW, free: int = 50 * 2**30):
-    return {c.name: c for c in diagnose(lambda: settings, lambda _s: probe, now=lambda: now,
-                                        disk_usage=lambda _p: (0, 0, free))}
+def checks(settings: Settings, probe: Probe, now: datetime = NOW, free: int = 50 * 2**30) -> list[Check]:
+    return diagnose(lambda: settings, lambda _s: probe, now=lambda: now, disk_usage=lambda _p: (0, 0, free))
+
+
+def one(found: list[Check], finding: Finding, **facts) -> Check:
+    """The one check that found ``finding`` (with these facts)."""
+    [check] = [c for c in found
+               if c.finding == finding and all(c.facts.get(k) == v for k, v in facts.items())]
+    return check
+
+
+def statuses(found: list[Check]) -> dict[Finding, str]:
+    return {c.finding: c.status for c in found}
 
 
 def a_database(tmp_path) -> str:
@@ -50,71 +61,76 @@ def test_with_oauth_each_installed_workspace_is_asked_and_one_no_key_opens_fails
     settings = Settings(db_path=a_database(tmp_path), client_id="1.2", client_secret="s" * 32,
                         signing_secret="x", secret_key=KEY)
     found = checks(settings, Probe({"xoxb-a": Answer()}, {"T1": "xoxb-a", "T2": None}))
-    assert found["Slack workspace T1"].status == "ok"
-    assert found["Slack workspace T1 scopes"].status == "ok"
-    assert found["Slack workspace T2"].status == "fail"
-    assert "PAPERBOT_OLD_SECRET_KEYS" in found["Slack workspace T2"].detail
+    assert one(found, Finding.TOKEN_ACCEPTED, workspace="T1", team="T1").status == "ok"
+    assert one(found, Finding.SCOPES_GRANTED, workspace="T1", count=2).status == "ok"
+    assert one(found, Finding.TOKEN_UNOPENED, workspace="T2").status == "fail"
 
 
 def test_with_oauth_and_nothing_installed_it_says_where_to_install(tmp_path):
     settings = Settings(db_path=a_database(tmp_path), client_id="1.2", client_secret="s" * 32,
                         signing_secret="x", secret_key=KEY)
     found = checks(settings, Probe({}))
-    assert found["Slack"].status == "warn" and "/slack/install" in found["Slack"].detail
+    assert one(found, Finding.NOTHING_INSTALLED).status == "warn"
 
 
 def test_a_clock_minutes_off_fails_and_seconds_off_passes(tmp_path):
     settings = Settings(db_path=a_database(tmp_path), bot_token="xoxb-a")
-    near = checks(settings, Probe({"xoxb-a": Answer()}), now=NOW + timedelta(seconds=5))["clock"]
-    assert near.status == "ok"
-    late = checks(settings, Probe({"xoxb-a": Answer()}), now=NOW - timedelta(minutes=3))["clock"]
-    assert late.status == "fail" and "180 s behind" in late.detail
+    near = one(checks(settings, Probe({"xoxb-a": Answer()}), now=NOW + timedelta(seconds=5)),
+               Finding.CLOCK_AGREES)
+    assert near.status == "ok" and near.facts["skew"] == timedelta(seconds=5)
+    late = one(checks(settings, Probe({"xoxb-a": Answer()}), now=NOW - timedelta(minutes=3)),
+               Finding.CLOCK_OFF)
+    assert late.status == "fail" and late.facts["skew"] == -timedelta(seconds=180)
 
 
 def test_little_free_disk_beside_a_sqlite_file_warns_then_fails(tmp_path):
     settings = Settings(db_path=a_database(tmp_path), bot_token="xoxb-a")
     probe = Probe({"xoxb-a": Answer()})
-    assert checks(settings, probe, free=500 * 2**20)["disk"].status == "warn"
-    assert checks(settings, probe, free=10 * 2**20)["disk"].status == "fail"
+    tight = one(checks(settings, probe, free=500 * 2**20), Finding.DISK_TIGHT)
+    assert tight.status == "warn" and tight.facts["free"] == 500 * 2**20
+    assert tight.facts["target"] == settings.db_path and tight.facts["size"] > 0
+    assert one(checks(settings, probe, free=10 * 2**20), Finding.DISK_FULL).status == "fail"
 
 
 
 def test_without_a_token_everything_else_is_still_checked_and_slack_says_what_to_set(tmp_path):
     found = checks(Settings(db_path=a_database(tmp_path)), Probe({}))
-    assert found["Slack SLACK_BOT_TOKEN"].status == "fail"
-    assert "xoxb-" in found["Slack SLACK_BOT_TOKEN"].detail
-    assert found["Slack scopes"].status == "skip" and "set SLACK_BOT_TOKEN" in found["Slack scopes"].detail
-    assert found["clock"].status == "skip"
-    for name in ("settings", f"database {tmp_path / 'p.db'}", "disk", "time zones"):
-        assert found[name].status == "ok", (name, found[name])
+    assert one(found, Finding.TOKEN_NOT_SET).status == "fail"
+    assert one(found, Finding.SCOPES_SKIPPED).status == "skip"
+    assert one(found, Finding.CLOCK_SKIPPED).status == "skip"
+    assert one(found, Finding.SCHEMA_CURRENT).facts["target"] == str(tmp_path / "p.db")
+    for finding in (Finding.SETTINGS_PARSE, Finding.SCHEMA_CURRENT, Finding.DISK_ROOM, Finding.ZONES_LOAD):
+        assert statuses(found)[finding] == "ok", (finding, found)
     # No paper source is the default, and why nobody would get a paper: a warning, not a pass.
-    assert found["feeds"].status == "warn" and "PAPERBOT_FEEDS=arxiv:" in found["feeds"].detail
+    assert one(found, Finding.NO_FEEDS).status == "warn"
 
 
 def test_a_database_not_made_yet_is_a_warning_that_the_first_run_makes_and_fills_it(tmp_path):
     target = tmp_path / "new.db"
     found = checks(Settings(db_path=str(target), db_from="PAPERBOT_DB", bot_token="xoxb-a",
                             feeds=["arxiv:cs.LG"]), Probe({"xoxb-a": Answer()}))
-    database = found[f"database {target}"]
-    assert database.status == "warn" and "not made yet" in database.detail
-    assert "PAPERBOT_FEEDS" in database.detail
-    assert found["disk"].status == "ok"  # the folder it will be made in
+    database = one(found, Finding.DATABASE_NOT_MADE, target=str(target))
+    assert database.status == "warn" and database.facts["feeds"] is True
+    assert one(found, Finding.DISK_ROOM).status == "ok"  # the folder it will be made in
     assert not target.exists()
 
 
 def test_a_database_whose_folder_is_missing_fails_naming_where_the_path_came_from(tmp_path):
     target = tmp_path / "nowhere" / "p.db"
-    given = checks(Settings(db_path=str(target), db_from="--db"), Probe({}))[f"database {target}"]
-    assert given.status == "fail" and "does not exist" in given.detail and "--db" in given.detail
-    default = checks(Settings(db_path=str(target)), Probe({}))[f"database {target}"]
-    assert "is the default" in default.detail
+    given = one(checks(Settings(db_path=str(target), db_from="--db"), Probe({})),
+                Finding.DATABASE_FOLDER_MISSING)
+    assert given.status == "fail" and given.facts["folder"] == str(tmp_path / "nowhere")
+    assert given.facts["origin"] == "--db" and given.facts["target"] == str(target)
+    default = one(checks(Settings(db_path=str(target)), Probe({})), Finding.DATABASE_FOLDER_MISSING)
+    assert default.facts["origin"] is None  # the default: from neither setting
 
 
 def test_oauth_settings_half_set_fail_their_line_and_the_database_is_still_checked(tmp_path):
     found = checks(Settings(db_path=a_database(tmp_path), client_id="1.2"), Probe({}))
-    assert found["Slack OAuth"].status == "fail" and "SLACK_CLIENT_SECRET" in found["Slack OAuth"].detail
-    assert found["Slack workspaces"].status == "skip"
-    assert found[f"database {tmp_path / 'p.db'}"].status == "ok"
+    oauth = one(found, Finding.OAUTH_INCOMPLETE)
+    assert oauth.status == "fail" and "SLACK_CLIENT_SECRET" in oauth.facts["error"]
+    assert one(found, Finding.WORKSPACES_SKIPPED).status == "skip"
+    assert one(found, Finding.SCHEMA_CURRENT, target=str(tmp_path / "p.db")).status == "ok"
 
 
 def test_settings_that_do_not_parse_still_check_the_time_zones():
@@ -123,17 +139,19 @@ def test_settings_that_do_not_parse_still_check_the_time_zones():
     def broken() -> Settings:
         raise ConfigError("PORT must be a whole number, got 'x'")
 
-    found = {c.name: c for c in diagnose(broken, lambda _s: Probe({}))}
-    assert found["settings"].status == "fail" and found["time zones"].status == "ok"
-    assert [c.status for c in found.values()].count("skip") == 1
+    found = diagnose(broken, lambda _s: Probe({}))
+    settings = one(found, Finding.SETTINGS_UNREADABLE)
+    assert settings.status == "fail" and settings.facts["error"] == "PORT must be a whole number, got 'x'"
+    assert one(found, Finding.ZONES_LOAD).status == "ok"
+    assert [c.status for c in found].count("skip") == 1
 
 
 def test_with_oauth_on_a_fresh_install_it_says_where_to_install_once_it_runs(tmp_path):
     settings = Settings(db_path=str(tmp_path / "new.db"), client_id="1.2", client_secret="s" * 32,
                         signing_secret="x", secret_key=KEY)
     found = checks(settings, Probe({}))
-    assert found["Slack"].status == "warn" and "/slack/install" in found["Slack"].detail
-    assert found[f"database {tmp_path / 'new.db'}"].status == "warn"
+    assert one(found, Finding.NOTHING_INSTALLED_YET).status == "warn"
+    assert one(found, Finding.DATABASE_NOT_MADE, target=str(tmp_path / "new.db")).status == "warn"
     assert not (tmp_path / "new.db").exists()
 
 
@@ -143,20 +161,22 @@ def test_each_setting_that_does_not_parse_fails_alone_and_only_what_needs_it_is_
                              dotenv=None, lenient=True)
     found = diagnose(lambda: settings, lambda _s: Probe({"xoxb-a": Answer()}), now=lambda: NOW,
                      disk_usage=lambda _p: (0, 0, 50 * 2**30))
-    failed = [c.detail for c in found if c.status == "fail"]
-    assert len(failed) == 2
-    assert any("PAPERBOT_DIGEST_SIZE" in d for d in failed) and any("SLACK_APP_TOKEN" in d for d in failed)
-    by_name = {c.name: c for c in found}
-    assert by_name[f"database {tmp_path / 'p.db'}"].status == "ok" and by_name["disk"].status == "ok"
-    assert by_name["Slack"].status == "skip" and "SLACK_APP_TOKEN" in by_name["Slack"].detail
-    assert by_name["time zones"].status == "ok" and by_name["feeds"].status == "warn"
+    failed = [c for c in found if c.status == "fail"]
+    assert {c.finding for c in failed} == {Finding.SETTING_INVALID}
+    assert sorted(c.facts["setting"] for c in failed) == ["PAPERBOT_DIGEST_SIZE", "SLACK_APP_TOKEN"]
+    assert all(c.facts["setting"] in c.facts["error"] for c in failed)
+    assert one(found, Finding.SCHEMA_CURRENT, target=str(tmp_path / "p.db")).status == "ok"
+    assert one(found, Finding.DISK_ROOM).status == "ok"
+    slack = one(found, Finding.SLACK_SKIPPED)
+    assert slack.status == "skip" and slack.facts["settings"] == ("SLACK_APP_TOKEN",)
+    assert one(found, Finding.ZONES_LOAD).status == "ok" and one(found, Finding.NO_FEEDS).status == "warn"
 
 
 def test_a_database_setting_that_does_not_parse_skips_the_database_and_disk_only():
     settings = Settings.load({"PAPERBOT_DB": "mysql://x/y", "SLACK_BOT_TOKEN": "xoxb-a"}, dotenv=None,
                              lenient=True)
-    found = {c.name: c for c in diagnose(lambda: settings, lambda _s: Probe({"xoxb-a": Answer()}),
-                                         now=lambda: NOW)}
-    assert found["settings"].status == "fail" and "postgresql://" in found["settings"].detail
-    assert found["database and disk"].status == "skip"
-    assert found["Slack SLACK_BOT_TOKEN"].status == "ok"
+    found = diagnose(lambda: settings, lambda _s: Probe({"xoxb-a": Answer()}), now=lambda: NOW)
+    setting = one(found, Finding.SETTING_INVALID, setting="PAPERBOT_DB")
+    assert setting.status == "fail" and "postgresql://" in setting.facts["error"]
+    assert one(found, Finding.DATABASE_SKIPPED).status == "skip"
+    assert one(found, Finding.TOKEN_ACCEPTED, workspace=None).status == "ok"
