@@ -146,7 +146,9 @@ class SlackStandIn:
         self._ts = itertools.count(1)
         self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="slack-standin", daemon=True)
+        # A short poll: shutdown() waits for serve_forever's next look, 0.5 s by default, at every test's end.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
+                                        name="slack-standin", daemon=True)
 
     # -- lifecycle -------------------------------------------------------------------------------
 

@@ -46,7 +46,9 @@ class ArxivStandIn:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, name="arxiv-standin", daemon=True)
+        # A short poll: shutdown() waits for serve_forever's next look, 0.5 s by default.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
+                                        name="arxiv-standin", daemon=True)
 
     def __enter__(self) -> ArxivStandIn:
         self._thread.start()

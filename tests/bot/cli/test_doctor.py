@@ -31,6 +31,28 @@ from tests.storage.conftest import (  # noqa: F401 (fixtures, used by name)
 TOKEN = "xoxb-1234-doctor-token"
 
 
+@pytest.fixture(autouse=True)
+def spacing(monkeypatch) -> list[float]:
+    """The waits the doctor's arXiv requests ask for, taken instead of slept: its two requests to
+    arXiv (the listing, then the API) are still spaced as arXiv asks, without the test waiting 3 s."""
+    from bot.sources import http
+    from bot.usecases import doctor
+
+    waits: list[float] = []
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        clock[0] += seconds
+
+    def fetcher(*args, **kwargs):
+        limiter = http.RateLimiter(clock=lambda: clock[0], sleep=sleep)
+        return http.Fetcher(*args, limiter=limiter, **kwargs)
+
+    monkeypatch.setattr(doctor, "Fetcher", fetcher)
+    return waits
+
+
 @pytest.fixture
 def standins():
     with SlackStandIn() as slack, ArxivStandIn() as arxiv:
@@ -53,11 +75,12 @@ def lines(output: str, mark: str) -> list[str]:
     return [line for line in output.splitlines() if line.startswith(mark)]
 
 
-def test_a_good_set_up_passes_every_check(standins, database):
+def test_a_good_set_up_passes_every_check(standins, database, spacing):
     slack, arxiv = standins
     result = run("doctor", env=environment(slack, arxiv, database))
     assert result.exit_code == 0, result.output
     assert not lines(result.output, "FAIL")
+    assert spacing == [3.0]  # the API's request came arXiv's 3 s after the listing's
     for name in ("settings", "database", "Slack SLACK_BOT_TOKEN:", "scopes", "clock", "time zones",
                  "feed arxiv:cs.LG"):
         assert any(name in line for line in lines(result.output, "OK")), (name, result.output)
