@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from bot.sources.http import Fetcher, RateLimiter
+from stand_ins.serving import Serving
 
 RSS_PATH = "/rss/"
 API_PATH = "/api/query"
@@ -132,17 +133,14 @@ class ArxivDays:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
-                                        name="arxiv-days", daemon=True)
+        self._serving = Serving(self._server, "arxiv-days")
 
     def __enter__(self) -> ArxivDays:
-        self._thread.start()
+        self._serving.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._serving.stop()
 
     @property
     def base_url(self) -> str:

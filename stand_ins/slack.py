@@ -43,6 +43,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from bot.slack.manifest import SCOPES
+from stand_ins.serving import Serving
 from stand_ins.waiting import wait_until
 
 BOT_USER_ID = "UPAPERBOT"
@@ -146,19 +147,16 @@ class SlackStandIn:
         self._ts = itertools.count(1)
         self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
-        # A short poll: shutdown() waits for serve_forever's next look, 0.5 s by default, at every test's end.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
-                                        name="slack-standin", daemon=True)
+        self._serving = Serving(self._server, "slack-standin")
 
     # -- lifecycle -------------------------------------------------------------------------------
 
     def __enter__(self) -> SlackStandIn:
-        self._thread.start()
+        self._serving.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._serving.stop()
 
     @property
     def connections(self) -> int:

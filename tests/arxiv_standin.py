@@ -18,6 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
+from stand_ins.serving import Serving
+
 API_PATH = "/api/query"
 RSS_PATH = "/rss/"
 
@@ -46,17 +48,14 @@ class ArxivStandIn:
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        # A short poll: shutdown() waits for serve_forever's next look, 0.5 s by default.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
-                                        name="arxiv-standin", daemon=True)
+        self._serving = Serving(self._server, "arxiv-standin")
 
     def __enter__(self) -> ArxivStandIn:
-        self._thread.start()
+        self._serving.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._serving.stop()
 
     @property
     def url(self) -> str:
