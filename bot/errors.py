@@ -146,7 +146,8 @@ class AuthorAmongTopics(_Fielded, BadArgument):
 
 @dataclass(eq=False, repr=True)
 class BadTime(_Fielded, BadArgument):
-    """``text`` (a form's) is no time of day."""
+    """``text`` is no time of day (24-hour ``HH:MM``): the one refusal of a time, which each caller
+    (a form, `/papers digest …`) words its own way."""
 
     text: str
 

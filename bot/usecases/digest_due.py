@@ -10,24 +10,16 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.errors import BadArgument
+from bot.errors import BadTime
 
 _HHMM = re.compile(r"([01]?[0-9]|2[0-3]):([0-5][0-9])")  # ASCII digits: \d also takes "٠٨:٣٠"
 
 
-class NotATime(BadArgument):
-    """``text`` is not a time of day (24-hour ``HH:MM``): the caller says so in its own words."""
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.text = text
-
-
 def parse_hhmm(text: str) -> str:
-    """Validate a local time of day and return it as zero-padded ``HH:MM``. Raises :class:`NotATime`."""
+    """Validate a local time of day and return it as zero-padded ``HH:MM``. Raises BadTime."""
     match = _HHMM.fullmatch(text.strip())
     if not match:
-        raise NotATime(text)
+        raise BadTime(text)
     return f"{int(match.group(1)):02d}:{match.group(2)}"
 
 

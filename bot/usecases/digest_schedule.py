@@ -14,8 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from bot.errors import BadTime
 from bot.state.context import Context
-from bot.usecases.digest_due import NotATime, due_today
+from bot.usecases.digest_due import due_today
 from storage import Person
 
 #: A day's digest with one of these statuses has ended: nothing more is sent for that day.
@@ -59,7 +60,7 @@ def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], 
             continue
         try:
             day, when, past = due_today(person.tz, person.digest_time, now)
-        except NotATime:
+        except BadTime:
             not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}", "broken"))
             continue
         if person.digest_weekday is not None and day.weekday() != person.digest_weekday:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from bot.errors import (
     AuthorAmongTopics,
-    BadArgument,
     BadAuthorPicks,
     BadTime,
     FeedGone,
@@ -115,10 +114,10 @@ def check_mutes(text: str) -> list[str]:
 
 
 def check_time(text: str | None) -> str:
-    """A time of day from 00:00 to 23:59. Raises BadArgument."""
+    """A time of day from 00:00 to 23:59. Raises BadTime (with at most 20 characters of a form's text)."""
     try:
         return parse_hhmm(text or "")
-    except BadArgument:
+    except BadTime:
         raise BadTime((text or '')[:20]) from None
 
 

@@ -5,7 +5,7 @@ time. The schedule itself, and what a time of day is, are the digest pipeline's
 
 from __future__ import annotations
 
-from bot.errors import BadArgument
+from bot.errors import BadArgument, BadTime
 from bot.usecases import digest_due as due
 from bot.usecases.digest_schedule import DEFAULT_TIME, WEEKDAYS
 
@@ -14,7 +14,7 @@ def parse_hhmm(text: str) -> str:
     """A local time of day as zero-padded ``HH:MM``. Raises BadArgument saying what to type."""
     try:
         return due.parse_hhmm(text)
-    except due.NotATime:
+    except BadTime:
         raise BadArgument(f"'{text}' is not a time of day: use 24-hour HH:MM, e.g. 08:30") from None
 
 
@@ -56,6 +56,6 @@ def parse_daily(text: str) -> str | None:
 def _time(word: str, example: str) -> str:
     try:
         return due.parse_hhmm(word)
-    except due.NotATime:
+    except BadTime:
         raise BadArgument(f"“{word[:40]}” is not a time from 00:00 to 23:59; "
                           f"try `/papers digest {example}`") from None
