@@ -27,18 +27,9 @@ class NotFound(PaperbotError):
 class NoInterests(PaperbotError):
     """A person asked for papers before following anything."""
 
-    # The adapters phrase it (bot.slack.views.refusals); this text stays only for the digest pipeline's
-    # outcomes and dry-run notes, which still carry ``str()`` (issue 40: the digests' part).
-    def __init__(self, message: str = "You don't follow anything yet: try `/papers follow diffusion models, "
-                                      "robotics`"):
-        super().__init__(message)
-
 
 class NoPapers(PaperbotError):
     """There are no papers to recommend from yet."""
-
-    def __init__(self, message: str = "There are no papers yet: an admin needs to run `paperbot ingest`"):
-        super().__init__(message)  # as NoInterests: for the digest pipeline's outcomes
 
 
 class Unreachable(PaperbotError):

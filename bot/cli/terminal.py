@@ -21,8 +21,10 @@ from rich.text import Text
 from bot.logs import strip_controls
 from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_text, shown_title
 from bot.presentation.reasons import shorten
+from bot.slack.views.digest_notes import note_text
+from bot.slack.views.refusals import say
 from bot.usecases import DailyRun, Recommendation, SourceReport
-from bot.usecases.digest_schedule import NotDue
+from bot.usecases.digest_schedule import NotDue, weekday_name
 from bot.usecases.digests.run import Preview
 from storage import WorkspaceSummary
 
@@ -152,13 +154,21 @@ def show_digest_previews(previews: list[Preview], not_due: list[NotDue]) -> None
     for preview in previews:
         due = preview.due
         title = f"{due.user_id}: digest for {due.local_date} (due {due.due_at:%Y-%m-%d %H:%M} UTC)"
-        if preview.note:
-            title += f" [{preview.note}]"
+        if note := _preview_note(preview):
+            title += f" [{note}]"
         show_recommendations(preview.recommendations, escape(title))
     _show_not_due(not_due)
     papers = sum(len(p.recommendations) for p in previews)
     console.print(f"Dry run: {len(previews)} digest(s) due, {papers} paper(s); "
                   "nothing was posted or recorded.")
+
+
+def _preview_note(preview: Preview) -> str:
+    if preview.refusal is not None:
+        return say(preview.refusal)
+    if preview.resuming is not None:
+        return f"resuming: {len(preview.recommendations)} of {preview.resuming} papers left"
+    return "" if preview.recommendations else "nothing worth sending"
 
 
 def show_digest_run(run: DailyRun, max_rows: int = 30) -> None:
@@ -171,7 +181,7 @@ def show_digest_run(run: DailyRun, max_rows: int = 30) -> None:
         for o in rows:
             style = {"sent": "green", "failed": "red", "incomplete": "yellow"}.get(o.status, "")
             status = f"[{style}]{o.status}[/]" if style else o.status
-            note = escape(o.error or "")
+            note = escape(note_text(o.note)) if o.note else ""
             table.add_row(escape(o.user_id), str(o.local_date), status, str(o.delivered), note)
         console.print(table)
     papers = sum(o.delivered for o in run.outcomes)
@@ -194,12 +204,33 @@ def _not_due_summary(not_due: list[NotDue]) -> str:
     return f"{len(not_due)} not due" + (f" ({', '.join(parts)}; --dry-run lists them)" if parts else "")
 
 
+def not_due_reason(item: NotDue) -> str:
+    """Why someone gets no digest now, in a few words for an admin."""
+    where = f"{item.digest_time} {item.tz or 'UTC'}" + (f" ({item.due_at:%H:%M} UTC)" if item.due_at else "")
+    match item.why:
+        case "off":
+            return "digests are off"
+        case "unknown":
+            return "digests are off (or no such person)"
+        case "broken_time":
+            return f"unreadable digest time {item.digest_time!r}"
+        case "weekly":
+            return f"weekly, on {weekday_name(item.weekday)}s" if item.weekday is not None else "weekly"
+        case "ended":
+            return f"today's digest ({item.local_date}) ended: {item.status}"
+        case "due_later":
+            return f"due at {where}"
+        case "starts_tomorrow":
+            return f"schedule set after {where} today: starts tomorrow"
+    return item.why
+
+
 def _show_not_due(not_due: list[NotDue], max_rows: int = 50) -> None:
     if not not_due:
         return
     table = Table("person", "why no digest now", title="Not due")
     for item in not_due[:max_rows]:
-        table.add_row(escape(item.user_id), escape(item.reason))
+        table.add_row(escape(item.user_id), escape(not_due_reason(item)))
     console.print(table)
     if len(not_due) > max_rows:
         console.print(f"… and {len(not_due) - max_rows} more not due")

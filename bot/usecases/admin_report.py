@@ -20,6 +20,7 @@ from bot.sources.arxiv import parse_categories
 from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.state.owner import owner_id
+from bot.usecases.digest_vocabulary import Note
 from bot.usecases.digests.run import FEED_JOB, next_utc_day
 from storage.leases import JOB
 from storage.moments import iso_utc
@@ -41,7 +42,7 @@ class Problem:
     :mod:`bot.slack.views.admin_report`). ``kind``: "feeds_failed" (``error``: the run's),
     "no_papers" (none at all), "quiet" (no new paper for ``days`` days, the ``newest`` on that day;
     ``read``: each arXiv category of the feeds and the day its announcements were read through, None
-    for never) or "digests_failed" (``count`` of them today, ``error``: the first one's)."""
+    for never) or "digests_failed" (``count`` of them today, ``note``: the first one's)."""
 
     kind: str
     error: str = ""
@@ -49,6 +50,7 @@ class Problem:
     days: int = 0
     newest: str = ""
     read: tuple[tuple[str, str | None], ...] = ()
+    note: Note | None = None
 
 
 def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
@@ -69,8 +71,7 @@ def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
         found.append(Problem("quiet", days=quiet.days, newest=newest[:10], read=_arxiv_read(ctx, feeds)))
     failed = store.failed_digests((today - timedelta(days=1)).isoformat(), iso_utc(midnight))
     if failed:
-        found.append(Problem("digests_failed", error=shorten(failed[0].error or "", ERROR_SHOWN),
-                             count=len(failed)))
+        found.append(Problem("digests_failed", note=Note.read(failed[0].error), count=len(failed)))
     return found
 
 

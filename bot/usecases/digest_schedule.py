@@ -21,7 +21,7 @@ from storage import Person
 
 #: A day's digest with one of these statuses has ended: nothing more is sent for that day.
 FINAL = frozenset({"sent", "empty", "failed"})
-DEFAULT_TIME = "09:00"
+DEFAULT_TIME = "09:00"  # a person's digest time until they choose one
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
@@ -34,15 +34,31 @@ class Due:
     due_at: datetime
 
 
+#: Why someone gets no digest now (:attr:`NotDue.why`), and the group each falls in (:attr:`NotDue.kind`):
+#: "done" (today's has ended), "later" (due later today, or another day), "off" (digests off or no
+#: such person), "broken" (an unreadable time).
+WHY_KINDS = {"ended": "done", "due_later": "later", "starts_tomorrow": "later", "weekly": "later",
+             "off": "off", "unknown": "off", "broken_time": "broken"}
+
+
 @dataclass(frozen=True)
 class NotDue:
-    """Someone who gets no digest now, and why. ``kind``: "done" (today's has gone out), "later"
-    (due later today, or tomorrow), "off" (digests off or no such person), "broken" (unreadable time).
-    """
+    """Someone who gets no digest now, and why (a key of :data:`WHY_KINDS`), with what the adapters
+    need to say it: the person's ``digest_time`` and ``tz``, ``due_at`` (UTC) for "due_later" and
+    "starts_tomorrow", ``weekday`` (0 = Monday) for "weekly", ``local_date`` and ``status`` for "ended"."""
 
     user_id: str
-    reason: str
-    kind: str = "later"
+    why: str
+    digest_time: str | None = None
+    tz: str | None = None
+    due_at: datetime | None = None
+    weekday: int | None = None
+    local_date: date | None = None
+    status: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return WHY_KINDS[self.why]
 
 
 def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], now: datetime,
@@ -56,28 +72,29 @@ def due_digests(people: Iterable[Person], statuses: dict[tuple[str, str], str], 
     due, not_due = [], []
     for person in people:
         if not person.digest_enabled or not person.digest_time:
-            not_due.append(NotDue(person.user_id, "digests are off", "off"))
+            not_due.append(NotDue(person.user_id, "off"))
             continue
         try:
             day, when, past = due_today(person.tz, person.digest_time, now)
         except BadTime:
-            not_due.append(NotDue(person.user_id, f"unreadable digest time {person.digest_time!r}", "broken"))
+            not_due.append(NotDue(person.user_id, "broken_time", person.digest_time, person.tz))
             continue
         if person.digest_weekday is not None and day.weekday() != person.digest_weekday:
-            not_due.append(NotDue(person.user_id, f"weekly, on {weekday_name(person.digest_weekday)}s"))
+            not_due.append(NotDue(person.user_id, "weekly", person.digest_time, person.tz,
+                                  weekday=person.digest_weekday))
             continue
         status = statuses.get((person.user_id, day.isoformat()))
         if status in FINAL:
-            not_due.append(NotDue(person.user_id, f"today's digest ({day}) ended: {status}", "done"))
+            not_due.append(NotDue(person.user_id, "ended", person.digest_time, person.tz, local_date=day,
+                                  status=status))
             continue
         if not force:
-            where = f"{person.digest_time} {person.tz or 'UTC'} ({when:%H:%M} UTC)"
             if not past:
-                not_due.append(NotDue(person.user_id, f"due at {where}"))
+                not_due.append(NotDue(person.user_id, "due_later", person.digest_time, person.tz, when))
                 continue
             since = _since(person.digest_since)
             if since is not None and when < since:
-                not_due.append(NotDue(person.user_id, f"schedule set after {where} today: starts tomorrow"))
+                not_due.append(NotDue(person.user_id, "starts_tomorrow", person.digest_time, person.tz, when))
                 continue
         due.append(Due(person.user_id, day, when))
     due.sort(key=lambda d: (d.due_at, d.user_id))
@@ -104,7 +121,7 @@ def find_due(ctx: Context, now: datetime, users: Iterable[str] | None = None,
         wanted = list(dict.fromkeys(users))
         people = [p for p in people if p.user_id in set(wanted)]
         found = {p.user_id for p in people}
-        off = [NotDue(u, "digests are off (or no such person)", "off") for u in wanted if u not in found]
+        off = [NotDue(u, "unknown") for u in wanted if u not in found]
     # Local days run from UTC-12 to UTC+14: every day that can be "today" somewhere.
     statuses = ctx.store.digest_statuses((now.astimezone(UTC).date() - timedelta(days=1)).isoformat())
     due, not_due = due_digests(people, statuses, now, force)

@@ -1,7 +1,7 @@
 """The words the digest pipeline and its neighbours share: what time it is (:data:`Clock`), whose process
 is alive (:data:`Alive`), how digests reach people (:class:`Courier`, :class:`Posted`), what a digest says
 besides its papers, as data the adapter phrases (:class:`DigestHeader`, :class:`NothingMatched`), and what
-became of one digest (:class:`Outcome`).
+became of one digest (:class:`Outcome`) and why (:class:`Note`).
 
 A leaf (it imports no use case): the modules of the pipeline (:mod:`bot.usecases.digests.send`,
 :mod:`~bot.usecases.digests.run`, …), :mod:`bot.usecases.delivery`, :mod:`bot.usecases.trending` and
@@ -10,6 +10,7 @@ the Slack adapter all take these from here rather than from one another.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -100,6 +101,63 @@ class Courier:
     compact_most: int = 0
 
 
+@dataclass(frozen=True)
+class Note:
+    """Why a digest (or a channel's weekly post) ended as it did, or what it waits for: a key and its
+    facts, which the adapters word (bot.slack.views.digest_texts.note_text). Stored in the row's
+    ``error`` column as JSON (:meth:`stored`, :meth:`read`).
+
+    ``why``: "left_to_helpers", "stopping", "requests_unfinished" (its person's acknowledged requests
+    are still being carried out), "no_papers" (not started); "database_away", "crashed"
+    (``detail``: the error's own text); "waiting_for_slack"; "slack_unavailable" (``detail``: Slack's
+    error; ``retry_at``: the next try, ISO UTC); "slack_until_day_end" (``detail``); "unreachable"
+    (``detail``); "undelivered_yet" (``count`` papers left); "undelivered" (``count`` papers never
+    delivered, a sent digest; ``cause``: the Note why they were not, if any); "none_posted" (``count``
+    papers, none of which could be posted); "gave_up" (after ``count`` tries; ``cause``); "day_ended"
+    (before it could be sent; ``cause``: what it waited for); "text" (a
+    row written before notes were data: ``detail`` holds its text).
+    """
+
+    why: str
+    count: int | None = None
+    detail: str | None = None
+    retry_at: str | None = None
+    cause: Note | None = None
+
+    def stored(self) -> str:
+        """The JSON the row keeps."""
+        return json.dumps(self._fields(), separators=(",", ":"))
+
+    def _fields(self) -> dict:
+        fields = {k: v for k, v in (("why", self.why), ("count", self.count), ("detail", self.detail),
+                                    ("retry_at", self.retry_at)) if v is not None}
+        if self.cause is not None:
+            fields["cause"] = self.cause._fields()
+        return fields
+
+    @classmethod
+    def read(cls, text: str | None) -> Note | None:
+        """The note a row keeps (None for none; an older row's free text as a "text" note)."""
+        if not text:
+            return None
+        try:
+            fields = json.loads(text)
+            return cls._of(fields)
+        except (ValueError, TypeError, KeyError, AttributeError):
+            return cls("text", detail=text)
+
+    @classmethod
+    def _of(cls, fields: dict) -> Note:
+        cause = fields.get("cause")
+        return cls(str(fields["why"]), fields.get("count"), fields.get("detail"), fields.get("retry_at"),
+                   cls._of(cause) if isinstance(cause, dict) else None)
+
+
+def error_note(exc: BaseException) -> str:
+    """An unexpected error's own words, for a "crashed" note's ``detail``."""
+    return f"{type(exc).__name__}: {exc}"
+
+
 #: What happened to one digest (see :class:`Outcome`).
 OutcomeStatus = Literal["sent", "empty", "failed", "incomplete", "busy", "done", "skipped", "extra"]
 
@@ -113,7 +171,8 @@ class Outcome:
     (another process is sending it), "done" (it had already ended), "skipped" (not started: stopping),
     "extra" (an explicit request after the day's digest: sent outside the daily claim). ``outage``:
     Slack was unavailable (the digest is "incomplete", or an extra one stopped short). ``database_away``:
-    the database failed under it (it is "incomplete", and goes out once the database answers).
+    the database failed under it (it is "incomplete", and goes out once the database answers). ``note``:
+    why, when there is more to say.
     """
 
     user_id: str
@@ -121,6 +180,6 @@ class Outcome:
     status: OutcomeStatus
     delivered: int = 0
     failed: int = 0
-    error: str | None = None
+    note: Note | None = None
     outage: bool = False
     database_away: bool = False

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from bot.errors import BadFeedName, Missing, TooLong, TooMany
 from bot.state.context import Context
-from bot.usecases.interests import DEFAULT_DIGEST_TIME, MAX_TOPIC_LENGTH, MAX_TOPICS, split_topics
+from bot.usecases.digest_schedule import DEFAULT_TIME
+from bot.usecases.interests import MAX_TOPIC_LENGTH, MAX_TOPICS, split_topics
 from recommender import Profile
 
 #: The feed ``follow`` adds to, as named in messages and in the store's record of paper feeds.
@@ -92,8 +93,8 @@ def add_feed(ctx: Context, user_id: str, text: str) -> FeedResult:
         result.added = store.add_feed_topics(user_id, result.feed, new)
         result.already = [t for t in topics if t not in result.added]
         if person.digest_time is None and result.added:
-            store.set_digest_schedule(user_id, DEFAULT_DIGEST_TIME, True)
-            result.digest_turned_on, result.digest_time = True, DEFAULT_DIGEST_TIME
+            store.set_digest_schedule(user_id, DEFAULT_TIME, True)
+            result.digest_turned_on, result.digest_time = True, DEFAULT_TIME
     return result
 
 

@@ -10,12 +10,12 @@ from bot.sources.arxiv_ids import arxiv_id_of_url
 from bot.sources.normalize import parse_arxiv_id
 from bot.state.context import Context
 from bot.usecases.authors import DEFAULT_AUTHOR_PICKS, add_author, author_picks, check_name, remove_author
+from bot.usecases.digest_schedule import DEFAULT_TIME
 from bot.usecases.lookup import LookupFailed, papers_by_arxiv_id
 from storage import Paper
 
 log = logging.getLogger(__name__)
 
-DEFAULT_DIGEST_TIME = "09:00"
 MAX_TOPIC_LENGTH = 100
 MAX_TOPICS = 50
 
@@ -127,8 +127,8 @@ def follow(ctx: Context, user_id: str, text: str) -> FollowResult:
         for paper in result.seeds:
             store.set_feedback(user_id, paper.id, +1)
         if person.digest_time is None and (result.added or result.seeds or result.authors):
-            store.set_digest_schedule(user_id, DEFAULT_DIGEST_TIME, True)
-            result.digest_turned_on, result.digest_time = True, DEFAULT_DIGEST_TIME
+            store.set_digest_schedule(user_id, DEFAULT_TIME, True)
+            result.digest_turned_on, result.digest_time = True, DEFAULT_TIME
     return result
 
 

@@ -36,7 +36,7 @@ from bot.usecases.authors import (
     remove_author,
 )
 from bot.usecases.digest_due import parse_hhmm
-from bot.usecases.digest_schedule import set_daily, set_weekly, stop_digests
+from bot.usecases.digest_schedule import DEFAULT_TIME, set_daily, set_weekly, stop_digests
 from bot.usecases.feeds import MAIN, add_feed, feed_name
 from bot.usecases.interests import (
     AUTHOR_PREFIX,
@@ -135,7 +135,7 @@ def check_schedule(kind: str | None, time: str | None, weekday: str | None) -> S
     """A schedule from a form's choices (the weekday as "0" … "6"). Raises BadArgument."""
     if kind not in SCHEDULES:
         raise Unchosen("schedule")
-    hhmm = check_time(time) if kind != "off" or time else "09:00"
+    hhmm = check_time(time) if kind != "off" or time else DEFAULT_TIME
     day = 0
     if kind == "weekly":
         if weekday is None or weekday not in {str(d) for d in range(7)}:

@@ -32,7 +32,7 @@ from typing import Literal
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.digest_vocabulary import Alive, Clock, utc_now
+from bot.usecases.digest_vocabulary import Alive, Clock, Note, error_note, utc_now
 from storage import Paper
 from storage.leases import TRENDING
 from storage.moments import iso_utc
@@ -70,12 +70,12 @@ TrendingOutcomeStatus = Literal["posted", "empty", "failed", "incomplete"]
 @dataclass(frozen=True)
 class TrendingOutcome:
     """What became of one channel's weekly post: "posted", "empty", "failed", or "incomplete"
-    (given back to be tried again)."""
+    (given back to be tried again); ``note``: why, as a digest's is told."""
 
     channel_id: str
     week: date
     status: TrendingOutcomeStatus
-    error: str | None = None
+    note: Note | None = None
 
 
 def trending_papers(ctx: Context, now: datetime, size: int = SIZE) -> list[TrendingPaper]:
@@ -115,7 +115,7 @@ def post_due_trending(ctx: Context, now: datetime, poster: Poster, owner: str | 
             outcome = TrendingOutcome(channel, week, "incomplete", f"{type(exc).__name__}: {exc}")
         if outcome is not None:
             log.info("trending %s for %s: %s%s", week, channel, outcome.status,
-                     f": {outcome.error}" if outcome.error else "")
+                     f": {outcome.note.stored()}" if outcome.note else "")
             outcomes.append(outcome)
     return outcomes
 
@@ -135,24 +135,26 @@ def _post_one(ctx: Context, channel: str, week: date, now: datetime, poster: Pos
     except Unreachable as exc:
         log.warning("can't post trending papers in %s (%s): skipped this week; invite the bot there", channel,
                     exc)
-        return _finish(ctx, key, week, owner, "failed", clock, str(exc))
+        return _finish(ctx, key, week, owner, "failed", clock, Note("unreachable", detail=str(exc)))
     except Outage as exc:  # Slack's trouble: try again soon, counted against nothing
-        store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), error=str(exc))
-        return TrendingOutcome(channel, week, "incomplete", str(exc))
+        note = Note("slack_unavailable", detail=str(exc))
+        store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), error=note.stored())
+        return TrendingOutcome(channel, week, "incomplete", note)
     except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"
+        note = Note("crashed", detail=error_note(exc))
         log.exception("posting trending papers in %s failed", channel)
         attempts = store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), count="attempts",
-                                       error=error) or 0
+                                       error=note.stored()) or 0
         if attempts >= MAX_ATTEMPTS:
-            return _finish(ctx, key, week, owner, "failed", clock, f"gave up after {attempts} tries: {error}")
-        return TrendingOutcome(channel, week, "incomplete", error)
+            return _finish(ctx, key, week, owner, "failed", clock, Note("gave_up", attempts, cause=note))
+        return TrendingOutcome(channel, week, "incomplete", note)
     store.record_trending_message(*key, owner, ts)
     return _finish(ctx, key, week, owner, "posted" if papers else "empty", clock)
 
 
 def _finish(ctx: Context, key: tuple[str, str], week: date, owner: str,
             status: Literal["posted", "empty", "failed"], clock: Clock,
-            error: str | None = None) -> TrendingOutcome:
-    mine = ctx.store.finish_lease(TRENDING, key, owner, status, iso_utc(clock()), error)
-    return TrendingOutcome(key[0], week, status if mine else "incomplete", error)
+            note: Note | None = None) -> TrendingOutcome:
+    stored = note.stored() if note else None
+    mine = ctx.store.finish_lease(TRENDING, key, owner, status, iso_utc(clock()), stored)
+    return TrendingOutcome(key[0], week, status if mine else "incomplete", note)

@@ -18,6 +18,7 @@ from bot.config import Settings
 from bot.slack.delivery.digests import digest_client, slack_courier
 from bot.state.context import Context
 from bot.usecases import follow
+from bot.usecases.digest_vocabulary import Note
 from bot.usecases.digests.run import run_daily, send_digest_now, send_due_digests
 from bot.usecases.digests.send import (
     MAX_ATTEMPTS,
@@ -147,7 +148,7 @@ def test_an_outage_until_the_local_day_ends_fails_the_digest_and_never_records_i
         seen += [o.status for o in run(ctx, clock, slack).outcomes]
         clock.advance(timedelta(minutes=1))
     record = ctx.store.get_digest("U1", "2026-07-15")
-    assert record.status == "failed" and "until the day ended" in record.error
+    assert record.status == "failed" and Note.read(record.error).why == "slack_until_day_end"
     assert "sent" not in seen and seen.count("failed") == 1 and set(seen) == {"incomplete", "failed"}
     tries = slack.tries["DU1"]
     gaps = [b - a for a, b in zip(tries, tries[1:], strict=False)]
@@ -173,7 +174,7 @@ def test_a_digest_left_waiting_when_its_day_ended_is_closed_by_the_next_run_and_
                                 alive=DEAD).outcomes
     assert [(o.user_id, o.local_date.isoformat(), o.status) for o in outcomes] == [
         ("U1", "2026-07-15", "failed")]
-    assert "day ended" in ctx.store.get_digest("U1", "2026-07-15").error
+    assert Note.read(ctx.store.get_digest("U1", "2026-07-15").error).why == "day_ended"
     assert status(ctx, "U2") == "sending"  # not asked about in that run
     assert [o.status for o in run(ctx, clock, slack).outcomes] == ["failed"]
     assert status(ctx, "U2") == "failed" and slack.posts == []
@@ -195,7 +196,7 @@ def test_a_digest_whose_every_paper_slack_refuses_ends_failed_not_sent(ctx):
         statuses.append(send_due_digests(ctx, clock(), courier, clock=clock, alive=DEAD).outcomes[0].status)
         clock.advance(RETRY_AFTER)
     assert statuses == ["incomplete", "incomplete", "failed"]
-    assert "could be posted" in ctx.store.get_digest("U1", "2026-07-15").error
+    assert Note.read(ctx.store.get_digest("U1", "2026-07-15").error).why == "none_posted"
     assert ctx.store.shown_paper_ids("U1") == set()
 
 

@@ -248,7 +248,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         if admin_channel and not gone.is_set():
             _report_to_admins(wctx, served, feeds, admin_channel, len(workspaces) > 1, clock)
         if gone.mine.is_set() and refused is not None:
-            why = next((o.error for o in done.outcomes if o.outage and o.error), "its token was refused")
+            why = next((o.note.detail for o in done.outcomes if o.outage and o.note and o.note.detail),
+                       "its token was refused")
             refused(served.ws, why)
         return done
 

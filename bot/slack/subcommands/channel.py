@@ -32,6 +32,7 @@ from bot.slack.subcommands.channel_poll import (
 )
 from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
+from bot.slack.views.digest_notes import note_text
 from bot.slack.views.messages import escape, fit
 from bot.slack.views.refusals import say
 from bot.state.context import Context
@@ -266,9 +267,10 @@ def _channel_digest_sent(outcome: Outcome) -> str:
     if outcome.status == "busy":
         return "This channel's digest is being posted here right now."
     if outcome.status == "failed" and not outcome.delivered:
-        if "not_in_channel" in (outcome.error or ""):
+        if outcome.note and "not_in_channel" in (outcome.note.detail or ""):
             return INVITE
-        return f"Sorry, I couldn't post the digest here: {fit(outcome.error or 'Slack refused it', 300)}."
+        why = note_text(outcome.note) if outcome.note else "Slack refused it"
+        return f"Sorry, I couldn't post the digest here: {fit(why, 300)}."
     if outcome.outage and not outcome.delivered:
         return ("Sorry, Slack isn't answering right now, so nothing was posted. Please try again in a few "
                 "minutes." if outcome.status != "incomplete" else

@@ -16,6 +16,7 @@ from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Command, HelpTopic, Reply, Request, Subcommand, papers, where
 from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
+from bot.slack.views.digest_notes import note_text
 from bot.slack.views.messages import fit
 from bot.state.context import Context
 from bot.usecases.digest_due import local_date
@@ -135,7 +136,8 @@ def _digest_sent(outcome: Outcome) -> str:
     if outcome.status == "busy":
         return "Today's digest is on its way to your direct messages right now."
     if outcome.status == "failed" and not outcome.delivered:
-        return f"Sorry, I couldn't send your digest: {fit(outcome.error or 'Slack refused it', ERROR_LIMIT)}."
+        why = note_text(outcome.note) if outcome.note else "Slack refused it"
+        return f"Sorry, I couldn't send your digest: {fit(why, ERROR_LIMIT)}."
     if outcome.outage and outcome.status == "incomplete":
         sent = f"{papers(outcome.delivered)} went out; " if outcome.delivered else ""
         return (f"Slack isn't answering right now, so your digest is held back: {sent}I'll keep trying "

@@ -3,7 +3,9 @@ what went wrong, in plain words (the caller escapes it), and what an admin can d
 
 from __future__ import annotations
 
-from bot.usecases.admin_report import Problem
+from bot.presentation.reasons import shorten
+from bot.slack.views.digest_notes import note_text
+from bot.usecases.admin_report import ERROR_SHOWN, Problem
 
 #: What to do, by the problem's kind.
 TODO = {
@@ -27,7 +29,8 @@ def what(problem: Problem) -> str:
         through = "; arXiv's announcements were read through " + ", ".join(read) if read else ""
         return f"no new paper has come in for {problem.days} days (the newest on {problem.newest}){through}"
     people = "person's digest" if problem.count == 1 else "people's digests"
-    return f"{problem.count} {people} failed today ({error})"
+    why = shorten(note_text(problem.note), ERROR_SHOWN) if problem.note else "no reason given"
+    return f"{problem.count} {people} failed today ({why})"
 
 
 def todo(problem: Problem) -> str:

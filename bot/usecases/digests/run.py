@@ -32,7 +32,9 @@ from bot.usecases.digest_vocabulary import (
     Clock,
     Courier,
     DigestHeader,
+    Note,
     Outcome,
+    error_note,
     utc_now,
 )
 from bot.usecases.digests.choose import BATCH, Chooser, choose_papers
@@ -51,6 +53,7 @@ from bot.usecases.digests.send import (
     resumed,
     send_claimed_digest,
     send_digest,
+    waiting,
     wants_compact,
 )
 from bot.usecases.feeds import sections
@@ -65,7 +68,6 @@ log = logging.getLogger(__name__)
 WORKERS = 8  # digests sent at once
 #: What a run that leaves its digests to helper processes reports of one no helper reported on (a helper
 #: that died: the next run takes over what it had claimed).
-LEFT_TO_HELPERS = "left to the digest helper processes"
 
 #: How long a batch of digests waits for its people's acknowledged requests (a follow, a 👍) that a living
 #: process is carrying out, before it is chosen: what they asked for must count in it. A person whose
@@ -73,8 +75,6 @@ LEFT_TO_HELPERS = "left to the digest helper processes"
 #: are carried out before a run begins (``paperbot digest``, the bot's scheduler: bot.slack.replay).
 ACKED_WAIT = 10.0
 ACKED_POLL = 0.1  # seconds between looks meanwhile
-#: What a digest left for the next run because its person's requests were not carried out yet says.
-REQUESTS_UNFINISHED = "their requests are still being carried out"
 
 FEED_JOB = "ingest-feeds"
 FEED_LEASE = timedelta(minutes=30)
@@ -128,7 +128,8 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     helping = (helpers.start(len(due), now, users, force, workers, stop, send_due_digests)
                if helpers is not None else None)
     if helping is not None and helping.alone:  # this process answers Slack meanwhile: only waits
-        own = [Outcome(item.user_id, item.local_date, "skipped", error=LEFT_TO_HELPERS) for item in due]
+        left = Note("left_to_helpers")
+        own = [Outcome(item.user_id, item.local_date, "skipped", note=left) for item in due]
     else:
         try:
             own = _send_here(ctx, due, order, courier, owner, workers, hold, stop, clock, alive,
@@ -141,7 +142,7 @@ def send_due_digests(ctx: Context, now: datetime, courier: Courier, *, users: It
     run.outcomes += merged(own, helping.outcomes()) if helping is not None else own
     for outcome in run.outcomes:
         log.info("digest %s for %s: %s (%d delivered)%s", outcome.local_date, outcome.user_id, outcome.status,
-                 outcome.delivered, f": {outcome.error}" if outcome.error else "")
+                 outcome.delivered, f": {outcome.note.stored()}" if outcome.note else "")
     return run
 
 
@@ -164,16 +165,18 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
             with (hold or ctx.store.hold_person)(item.user_id):
                 return send_claimed_digest(ctx, record, new, item.local_date, courier, owner, clock, chooser,
                                            last_heard)
-        except NoPapers as exc:  # nothing ingested yet: try again at the next run
-            return Outcome(item.user_id, item.local_date, "skipped", error=str(exc))
+        except NoPapers:  # nothing ingested yet: try again at the next run
+            return Outcome(item.user_id, item.local_date, "skipped", note=Note("no_papers"))
         except DATABASE_AWAY as exc:  # claimed, and not given back: the next run gives it back first
             if record is not None:
                 remember_unreturned(ctx, item.user_id, record.local_date, owner)
             log.info("the digest of %s waits for the database: %s", item.user_id, exc)
-            return Outcome(item.user_id, item.local_date, "incomplete", error=str(exc), database_away=True)
+            return Outcome(item.user_id, item.local_date, "incomplete",
+                           note=Note("database_away", detail=str(exc)), database_away=True)
         except Exception as exc:  # never let one person stop the others; the log has the traceback
             log.exception("the digest of %s failed", item.user_id)
-            return Outcome(item.user_id, item.local_date, "incomplete", error=f"{type(exc).__name__}: {exc}")
+            return Outcome(item.user_id, item.local_date, "incomplete",
+                           note=Note("crashed", detail=error_note(exc)))
 
     workers = max(1, min(workers, len(due)))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="paperbot-digest") as pool:
@@ -203,7 +206,8 @@ def _send_here(ctx: Context, due: list[Due], order: list[Due], courier: Courier,
             chooser = Chooser(ctx, [(item.user_id, item.local_date) for item, record, *_ in chunk if record])
             for item, record, new, last_heard, seen in chunk:
                 if record is None and stop is not None and stop.is_set():
-                    outcomes[id(item)] = Outcome(item.user_id, item.local_date, "skipped", error="stopping")
+                    outcomes[id(item)] = Outcome(item.user_id, item.local_date, "skipped",
+                                                 note=Note("stopping"))
                     continue
                 futures[id(item)] = pool.submit(one, item, record, new, last_heard, chooser, seen)
                 running.add(futures[id(item)])
@@ -251,7 +255,7 @@ def _leave_for_later(ctx: Context, chunk: list, unfinished: set[str], owner: str
             kept.append(entry)
             continue
         try:
-            outcomes[id(item)] = _give_back(ctx, item, record, new, owner, REQUESTS_UNFINISHED)
+            outcomes[id(item)] = _give_back(ctx, item, record, new, owner, "requests_unfinished")
         except DATABASE_AWAY:
             kept.append(entry)  # its worker meets the database away as any digest does
     return kept
@@ -300,8 +304,7 @@ def _not_claimed(ctx: Context, item: Due, seen: Seen = UNREAD) -> Outcome:
     row was ``seen`` when the claim was tried (read now if it was not)."""
     current = digest_row(ctx, item.user_id, item.local_date.isoformat(), seen)
     if current is not None and current.status == "sending" and current.owner is None:
-        return Outcome(item.user_id, item.local_date, "incomplete",
-                       error=current.error or "waiting for Slack", outage=True)
+        return Outcome(item.user_id, item.local_date, "incomplete", note=waiting(current), outage=True)
     busy = current is not None and current.status == "sending"
     return Outcome(item.user_id, item.local_date, "busy" if busy else "done")
 
@@ -314,16 +317,18 @@ def _give_back(ctx: Context, item: Due, record: DigestRecord, new: bool, owner: 
     if new:
         with ctx.store.transaction():
             ctx.store.drop_digest(item.user_id, record.local_date, owner)
-    return Outcome(item.user_id, item.local_date, "skipped", error=why)
+    return Outcome(item.user_id, item.local_date, "skipped", note=Note(why))
 
 
 @dataclass
 class Preview:
-    """What a due digest would send now (``paperbot digest --dry-run``)."""
+    """What a due digest would send now (``paperbot digest --dry-run``): ``resuming`` a digest begun
+    with that many papers, or nothing because of ``refusal``."""
 
     due: Due
     recommendations: list[Recommendation]
-    note: str = ""
+    resuming: int | None = None
+    refusal: NoInterests | NoPapers | None = None
 
 
 def preview_digests(ctx: Context, now: datetime, users: Iterable[str] | None = None,
@@ -338,12 +343,11 @@ def preview_digests(ctx: Context, now: datetime, users: Iterable[str] | None = N
             if record is not None and record.papers is not None:
                 shown = ctx.store.shown_among(item.user_id, record.papers)
                 recs = [r for r in resumed(ctx, record) if r.paper.id not in shown]
-                note = f"resuming: {len(recs)} of {len(record.papers)} papers left"
+                previews.append(Preview(item, recs, resuming=len(record.papers)))
             else:
-                recs, note = chooser.choose(item.user_id, item.local_date), ""
+                previews.append(Preview(item, chooser.choose(item.user_id, item.local_date)))
         except (NoInterests, NoPapers) as exc:
-            recs, note = [], str(exc)
-        previews.append(Preview(item, recs, note or ("" if recs else "nothing worth sending")))
+            previews.append(Preview(item, [], refusal=exc))
     return previews, not_due
 
 

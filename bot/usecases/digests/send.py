@@ -44,8 +44,10 @@ from bot.usecases.digest_vocabulary import (
     Clock,
     Courier,
     DigestHeader,
+    Note,
     NothingMatched,
     Outcome,
+    error_note,
     utc_now,
 )
 from bot.usecases.digests.choose import Chooser
@@ -128,7 +130,7 @@ def report_database_away(outcomes: list[Outcome]) -> None:
     away = [outcome for outcome in outcomes if outcome.database_away]
     if away:
         log.warning("%d digest(s) stopped when the database failed: %s; they go out again once it answers",
-                    len(away), away[0].error)
+                    len(away), away[0].note.detail if away[0].note else None)
 
 
 class Unread:
@@ -256,7 +258,7 @@ def send_digest(ctx: Context, user_id: str, day: date, courier: Courier, owner: 
     if record is None:
         current = ctx.store.get_digest(user_id, key)
         if current is not None and current.status == "sending" and current.owner is None:
-            return Outcome(user_id, day, "incomplete", error=_waiting(current), outage=True)
+            return Outcome(user_id, day, "incomplete", note=waiting(current), outage=True)
         return Outcome(user_id, day, "busy" if current and current.status == "sending" else "done")
     outcome = _send_claimed(ctx, record, day, courier, owner, clock, explicit, chooser,
                             chosen if new and chosen is not None else None, last_heard)
@@ -286,7 +288,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         return sending.send(explicit, chooser, last_heard, fresh)
     except Unreachable as exc:
         log.warning("can't reach %s for their digest: %s", record.user_id, exc)
-        return sending.finish("failed", error=str(exc))
+        return sending.finish("failed", Note("unreachable", detail=str(exc)))
     except Outage as exc:  # Slack's trouble, not this digest's: wait for it, count nothing
         return sending.finish.postpone(str(exc))
     except (NoInterests, NoPapers):
@@ -298,7 +300,7 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         return sending.finish.give_back(str(exc))
     except Exception as exc:
         log.exception("the %s digest of %s failed; it will be tried again", record.local_date, record.user_id)
-        return sending.finish.retry(error=f"{type(exc).__name__}: {exc}")
+        return sending.finish.retry(Note("crashed", detail=error_note(exc)))
 
 
 class _Sending:
@@ -633,19 +635,18 @@ def end_past_digests(ctx: Context, now: datetime, owner: str, clock: Clock = utc
         current = store.get_digest(record.user_id, record.local_date)
         if current is None or current.owner != owner:
             continue
-        why = current.error or "no run finished it in time"
+        why = Note.read(current.error)
         finish = _Finisher(ctx, current, day, owner, clock)
-        outcome = finish.end(f"the day ended before it could be sent ({why})",
-                             unsent=f" before the day ended ({why})")
+        outcome = finish.end(Note("day_ended", cause=why), unsent=Note("day_ended", cause=why))
         log.warning("the %s digest of %s ended with its day: %s", current.local_date, current.user_id,
-                    outcome.error)
+                    outcome.status)
         outcomes.append(outcome)
     return outcomes
 
 
-def _waiting(record: DigestRecord) -> str:
-    """What a digest given back after an outage is waiting for (its error says when it comes next)."""
-    return record.error or "waiting for Slack"
+def waiting(record: DigestRecord) -> Note:
+    """What a digest given back after an outage is waiting for (its note says when it comes next)."""
+    return Note.read(record.error) or Note("waiting_for_slack")
 
 
 class _Finisher:
@@ -656,12 +657,12 @@ class _Finisher:
         self.delivered = self.failed = 0  # papers posted and papers that failed in this run
         self.skipped: set[str] = set()  # its papers not to send after all (deleted, or muted since)
 
-    def __call__(self, status: Literal["sent", "empty", "failed"], error: str | None = None) -> Outcome:
+    def __call__(self, status: Literal["sent", "empty", "failed"], note: Note | None = None) -> Outcome:
         user_id, key = self.record.user_id, self.record.local_date
         with self.ctx.store.transaction():
             mine = self.ctx.store.finish_digest(user_id, key, self.owner, status, iso_utc(self.clock()),
-                                                error)
-        return Outcome(user_id, self.day, status if mine else "busy", self.delivered, self.failed, error)
+                                                note.stored() if note else None)
+        return Outcome(user_id, self.day, status if mine else "busy", self.delivered, self.failed, note)
 
     def after_posting(self) -> Outcome:
         store, user_id = self.ctx.store, self.record.user_id
@@ -672,25 +673,25 @@ class _Finisher:
                 and current.failures.get(pid, 0) < MAX_ATTEMPTS]
         if not left:
             return self.done()
-        return self.retry(error=f"{len(left)} paper(s) not delivered yet")
+        return self.retry(Note("undelivered_yet", len(left)))
 
     def done(self) -> Outcome:
         """Nothing left to try (every paper posted, or refused too often): see :meth:`end`."""
-        return self.end(f"none of its {len(self.record.papers or [])} paper(s) could be posted")
+        return self.end(Note("none_posted", len(self.record.papers or [])))
 
-    def end(self, failed: str, unsent: str | None = None) -> Outcome:
+    def end(self, failed: Note, unsent: Note | None = None) -> Outcome:
         """End the digest for good: "sent" if at least one of its papers reached the person (with
-        ``unsent``, its error says how many did not, then ``unsent``), else "failed" with ``failed``: a
-        digest that delivered nothing is never recorded as sent. Every paper left out since it was
+        ``unsent``, its note says how many did not, and ``unsent`` why), else "failed" with ``failed``:
+        a digest that delivered nothing is never recorded as sent. Every paper left out since it was
         chosen (deleted, muted): "empty"."""
         papers = self.record.papers or []
         shown = self.ctx.store.shown_among(self.record.user_id, papers)
         if shown:
             left = len(papers) - len(shown)
-            return self("sent", error=None if unsent is None else f"{left} paper(s) not delivered{unsent}")
+            return self("sent", None if unsent is None else Note("undelivered", left, cause=unsent))
         if papers and set(papers) <= self.skipped:  # nothing left worth sending: not a failure
             return self("empty")
-        return self("failed", error=failed)
+        return self("failed", failed)
 
     def postpone(self, error: str) -> Outcome:
         """Slack is unavailable: give the digest back, to be tried again after a growing pause, or end
@@ -704,13 +705,14 @@ class _Finisher:
         if retry_at <= now:
             log.warning("Slack stayed unavailable until the end of %s for the digest of %s: %s",
                         record.local_date, record.user_id, error)
-            why = f"Slack was unavailable until the day ended ({error})"
-            return self.end(why, f": {why}")
-        note = f"Slack unavailable ({error}); next try at {retry_at.astimezone(UTC):%H:%M} UTC"
+            why = Note("slack_until_day_end", detail=error)
+            return self.end(why, why)
+        note = Note("slack_unavailable", detail=error, retry_at=iso_utc(retry_at))
         with store.transaction():
             mine = store.postpone_digest(record.user_id, record.local_date, self.owner, iso_utc(retry_at),
-                                         note)
-        log.warning("the %s digest of %s waits for Slack: %s", record.local_date, record.user_id, note)
+                                         note.stored())
+        log.warning("the %s digest of %s waits for Slack (%s); next try at %s UTC", record.local_date,
+                    record.user_id, error, f"{retry_at.astimezone(UTC):%H:%M}")
         return Outcome(record.user_id, self.day, "incomplete" if mine else "busy", self.delivered,
                        self.failed, note, outage=True)
 
@@ -719,15 +721,15 @@ class _Finisher:
         process's next run, or any other's), not when its lease runs out. Raises the database's error
         when it can't be given back either; :func:`remember_unreturned` is then the caller's to call."""
         hand_back(self.ctx, self.record.user_id, self.record.local_date, self.owner, self.clock())
-        return Outcome(self.record.user_id, self.day, "incomplete", self.delivered, self.failed, error,
-                       database_away=True)
+        return Outcome(self.record.user_id, self.day, "incomplete", self.delivered, self.failed,
+                       Note("database_away", detail=error), database_away=True)
 
-    def retry(self, error: str | None = None) -> Outcome:
+    def retry(self, note: Note | None = None) -> Outcome:
         """Give the digest back to be tried again after RETRY_AFTER, unless it failed too often."""
         store, user_id = self.ctx.store, self.record.user_id
         with store.transaction():
             attempts = store.release_digest(user_id, self.record.local_date, self.owner,
                                             iso_utc(self.clock() + RETRY_AFTER))
         if attempts >= MAX_ATTEMPTS:
-            return self("failed", error=f"gave up after {attempts} tries: {error}")
-        return Outcome(user_id, self.day, "incomplete", self.delivered, self.failed, error)
+            return self("failed", Note("gave_up", attempts, cause=note))
+        return Outcome(user_id, self.day, "incomplete", self.delivered, self.failed, note)

@@ -38,7 +38,7 @@ from bot.slack.views.messages import HOME_BLOCKS, MESSAGE_BLOCKS, paper_blocks, 
 from bot.slack.views.unfurl_card import unfurl_blocks
 from bot.usecases.channel_subjects import ChannelProfile
 from bot.usecases.delivery import Delivery
-from bot.usecases.digest_vocabulary import Outcome
+from bot.usecases.digest_vocabulary import Note, Outcome
 from bot.usecases.export import ExportFile
 from bot.usecases.feeds import MAX_FEEDS
 from bot.usecases.interests import FollowResult, Interests
@@ -268,7 +268,8 @@ def test_what_the_shortcut_more_like_this_and_a_channel_digest_now_say():
         for channel in (False, True):
             check_text(more_reply(MoreLikeThis(PAPERS["long tex"], delivery, for_channel=channel)))
     for outcome in (Outcome("C1", date(2026, 1, 1), "sent", 3), Outcome("C1", date(2026, 1, 1), "empty"),
-                    Outcome("C1", date(2026, 1, 1), "failed", error="<x> & " * 300),
+                    Outcome("C1", date(2026, 1, 1), "failed",
+                            note=Note("unreachable", detail="<x> & " * 300)),
                     Outcome("C1", date(2026, 1, 1), "incomplete", 1, 2, outage=True)):
         check_text(_channel_digest_sent(outcome))
         check_text(digest_commands._digest_sent(outcome))

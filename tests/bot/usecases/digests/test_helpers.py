@@ -18,9 +18,9 @@ import pytest
 from bot.slack.views.digest_texts import phrase
 from bot.state.context import Context
 from bot.usecases import follow
-from bot.usecases.digest_vocabulary import Courier, Outcome
+from bot.usecases.digest_vocabulary import Courier, Note, Outcome
 from bot.usecases.digests.helpers import Helpers, merged
-from bot.usecases.digests.run import LEFT_TO_HELPERS, send_due_digests
+from bot.usecases.digests.run import send_due_digests
 from stand_ins.waiting import wait_until
 from tests.bot.usecases.conftest import WS
 
@@ -108,7 +108,7 @@ def test_what_a_failed_helper_was_left_is_reported_skipped_and_sent_by_the_next_
     missing = str(tmp_path / "no such folder" / "paperbot.db")
     courier = file_courier(str(posts), app, threading.Event())
     run = send_due_digests(app, NOW, courier, force=True, helpers=one_helper(missing, posts, 1, alone=True))
-    assert {(o.status, o.error) for o in run.outcomes} == {("skipped", LEFT_TO_HELPERS)}
+    assert {(o.status, o.note) for o in run.outcomes} == {("skipped", Note("left_to_helpers"))}
     assert not headers(posts)
     assert send_due_digests(app, NOW, courier, force=True).count("sent") == len(users)
 
@@ -195,7 +195,7 @@ def test_a_run_that_fails_here_still_waits_for_its_helper(app, store_target, tmp
 def test_merged_takes_the_senders_outcome_and_keeps_the_runs_order():
     day = NOW.date()
     own = [Outcome("U1", day, "sent", 3), Outcome("U2", day, "busy"), Outcome("U3", day, "done"),
-           Outcome("U5", day, "skipped", error="stopping")]
+           Outcome("U5", day, "skipped", note=Note("stopping"))]
     theirs = [Outcome("U2", day, "sent", 3), Outcome("U4", day, "failed"), Outcome("U1", day, "incomplete"),
               Outcome("U5", day, "empty")]
     assert merged(own, theirs) == [Outcome("U1", day, "sent", 3), Outcome("U2", day, "sent", 3),

@@ -15,11 +15,10 @@ from bot.slack.views.digest_texts import NOTHING_MATCHED, phrase
 from bot.state.context import Context
 from bot.usecases import follow, record_feedback
 from bot.usecases.digest_schedule import due_digests, next_digest
-from bot.usecases.digest_vocabulary import Courier
+from bot.usecases.digest_vocabulary import Courier, Note
 from bot.usecases.digests.choose import choose_papers
 from bot.usecases.digests.run import (
     FEED_JOB,
-    REQUESTS_UNFINISHED,
     ingest_feeds_if_due,
     preview_digests,
     run_daily,
@@ -130,7 +129,7 @@ def test_a_schedule_set_after_todays_time_starts_tomorrow_but_the_current_minute
     now = utc(2026, 7, 15, 10, 0, 40)  # 15:30:40 in Kolkata
     set_later = [("KOL", "Asia/Kolkata", "09:00", "2026-07-15T10:00:00+00:00")]
     due, not_due = due_digests(people(*set_later), {}, now)
-    assert due == [] and "starts tomorrow" in not_due[0].reason
+    assert due == [] and not_due[0].why == "starts_tomorrow" and not_due[0].kind == "later"
     assert due_ids(set_later, utc(2026, 7, 16, 3, 30)) == [("KOL", "2026-07-16")]
     this_minute = [("KOL", "Asia/Kolkata", "15:30", "2026-07-15T10:00:30+00:00")]
     assert due_ids(this_minute, now) == [("KOL", "2026-07-15")]
@@ -152,7 +151,7 @@ def test_the_next_digest_is_today_or_tomorrow(ctx):
 def test_people_with_digests_off_or_without_a_zone():
     off = [Person("OFF", "Europe/Berlin", "09:00", False)]
     due, not_due = due_digests(off, {}, utc(2026, 7, 15, 12, 0))
-    assert due == [] and not_due[0].reason == "digests are off"
+    assert due == [] and not_due[0].why == "off" and not_due[0].kind == "off"
     assert due_ids([("UTC", None, "09:00", None)], utc(2026, 7, 15, 9, 0)) == [("UTC", "2026-07-15")]
 
 
@@ -433,7 +432,7 @@ def test_someone_unreachable_is_skipped_for_the_day_and_others_still_get_theirs(
                       post_paper=good.post_paper, phrase=phrase)
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier)
     assert {o.user_id: o.status for o in run.outcomes} == {"GONE": "failed", "U2": "sent"}
-    assert "user_not_found" in ctx.store.get_digest("GONE", "2026-07-15").error
+    assert "user_not_found" in Note.read(ctx.store.get_digest("GONE", "2026-07-15").error).detail
     again = send_due_digests(ctx, utc(2026, 7, 15, 9, 0), courier)
     assert again.outcomes == []  # not retried all day
 
@@ -509,8 +508,8 @@ def test_a_digest_whose_persons_requests_stay_unfinished_goes_to_the_next_run_an
     courier = recorder()
     run = send_due_digests(ctx, utc(2026, 7, 15, 8, 0), courier.courier(), acked_wait=0.3,
                            sleep=waited.append)
-    assert {o.user_id: (o.status, o.error) for o in run.outcomes} == {
-        "U1": ("skipped", REQUESTS_UNFINISHED), "U2": ("sent", None)}
+    assert {o.user_id: (o.status, o.note) for o in run.outcomes} == {
+        "U1": ("skipped", Note("requests_unfinished")), "U2": ("sent", None)}
     assert sum(waited) == pytest.approx(0.3) and {c for c, *_ in courier.posts} == {"DU2"}
     assert ctx.store.get_digest("U1", "2026-07-15") is None  # withdrawn: the next run sends it
     assert ctx.store.inbox_done(ctx.store.workspace, "still-running", "bot:1:1")
@@ -648,7 +647,8 @@ def test_dry_run_preview_records_nothing(ctx):
     person(ctx, "U2", "quantum qubits", "Asia/Tokyo", "23:00")
     previews, not_due = preview_digests(ctx, utc(2026, 7, 15, 8, 0))
     assert [p.due.user_id for p in previews] == ["U1"] and len(previews[0].recommendations) == 3
-    assert [n.user_id for n in not_due] == ["U2"] and "due at 23:00 Asia/Tokyo" in not_due[0].reason
+    assert [n.user_id for n in not_due] == ["U2"] and not_due[0].why == "due_later"
+    assert (not_due[0].digest_time, not_due[0].tz) == ("23:00", "Asia/Tokyo")
     assert ctx.store.get_digest("U1", "2026-07-15") is None and ctx.store.shown_paper_ids("U1") == set()
 
 
