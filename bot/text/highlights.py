@@ -52,6 +52,7 @@ _CUES: dict[str, re.Pattern[str]] = {
                   + r",? " + _MAKE + r"\w*"),
     # "In this paper, we …", "Here we …", "To this end, we …", "In response, we …".
     "this_paper": _cue(r"in this (?:paper|work|article|study|note)|here,? we|to this end|in response"
+                       r"|(?:purpose|goal|aim|objective) of this (?:paper|work)"
                        r"|to (?:address|tackle|overcome|bridge|solve|mitigate|fill|remedy|alleviate)"
                        r" (?:this|these|th[ae]t?|the) \w+"),
     # "We study / consider / analyze / investigate / address …": the question more than the answer.
@@ -74,7 +75,7 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"many|most|such|these|it is|there (?:is|are|has|have))\b|\b(?:ha(?:s|ve) (?:recently |long |"
         r"widely |often )?(?:been|become|emerged|gained|shown|attracted|received|achieved|led)|is (?:well|"
         r"widely|commonly) |well[- ]known|it is (?:well )?known|remains?|poorly understood|lacks?|suffers?|"
-        r"limitations?|challenges?|challenging|difficult|in practice|fails?)\b"),
+        r"limitations?|in contrast|fails?)\b"),
     # The question more than the answer: "we consider the problem of …".
     "problem": _cue(r"(?:the|a|this) (?:problem|task|question|setting|challenge) of|" + _WE
                     + r" (?:stud|consider|address|investigat|focus on|tackl|examin)\w* (?:the |a |an )?"
@@ -95,7 +96,7 @@ _CUES: dict[str, re.Pattern[str]] = {
                   r"benchmarks?|tests?|findings?|evidence)(?: \w+){0,6}? (?:show|demonstrat|indicat|"
                   r"suggest|confirm|reveal|validat|verif|corroborat|illustrat|highlight|prove)\w*"
                   r"|empirical(?:ly)?\b|experimentally\b|in experiments|on (?:the )?\w+ (?:dataset|"
-                  r"benchmark)s?|we (?:\w+ly )?(?:show|prove|find|found|observe|demonstrate|establish|obtain|"
+                  r"benchmark)s?|we (?:\w+ )?(?:show|prove|find|found|observe|demonstrate|establish|obtain|"
                   r"report|verify|confirm)\w*|our (?:main )?results?\b|this result"
                   r"|(?:leads?|leading) to|yield\w*|enabl\w*|guarantee\w*|converge\w*|bound\w*|"
                   r"optimal\w*|rate\b|tight\b"),
@@ -106,7 +107,9 @@ _CUES: dict[str, re.Pattern[str]] = {
     "availability": _cue(r"code (?:is|are|and \w+ (?:is|are)) (?:publicly |freely )?available|available "
                          r"(?:at|online|here)|github|https?://|open[- ]sourc\w*|we (?:release|make)"),
     "evaluate_only": _cue(r"we (?:evaluate|test|apply|validate|illustrate|compare|benchmark|conduct|run)"
-                          r"\w*"),
+                          r"\w*|we (?:\w+ )?(?:demonstrate|illustrate|showcase) (?:the |our )?(?:\w+ )?"
+                          r"(?:approach|method|procedure|properties|utility|framework|algorithm|model|technique)"
+                          r"s?\b(?: (?:by|on|through|in|with)\b|\.)"),
 }
 # A name a method is given: "DeepProbLog", "MCTS-AHD", "BRITS", "UCB-TQL", "(S2GA)".
 _NAME = re.compile(r"(?<![\w$\\])(?:[A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z]{2,}\w*)")
@@ -118,14 +121,14 @@ WHAT_WEIGHTS: dict[str, float] = {
     "makes": 3.0, "this_paper": 1.5, "studies": 1.2, "names": 1.5, "novel": 0.8, "method_noun": 0.6,
     "name": 0.6, "background": -1.5, "problem": -1.5, "versus": -0.3, "hedge": -1.0, "finding": -0.5,
     "shows": -0.6, "number": -0.8, "availability": -4.0, "evaluate_only": -1.0, "first": 0.2, "early": 0.5,
-    "last": -0.8, "unended": -1.0, "long": -0.5,
+    "last": -0.8, "unended": -2.5, "long": -0.5,
 }
 #: Weights of the *result*: which features make a sentence the main finding.
 RESULT_WEIGHTS: dict[str, float] = {
     "makes": -1.0, "this_paper": -0.8, "studies": -0.8, "names": -0.3, "novel": 0.0, "method_noun": 0.0,
     "name": 0.2, "background": -1.0, "problem": -1.0, "versus": 0.6, "hedge": -1.5, "finding": 1.2,
-    "shows": 1.4, "number": 1.2, "availability": -4.0, "evaluate_only": -0.4, "first": -1.5, "early": -0.5,
-    "last": 0.4, "unended": -1.0, "long": 0.0,
+    "shows": 1.4, "number": 1.2, "availability": -4.0, "evaluate_only": -0.8, "first": -1.5, "early": -0.5,
+    "last": 0.4, "unended": -2.0, "long": 0.0,
 }
 #: A result scores at least this, else the abstract states none.
 RESULT_THRESHOLD = 1.0
