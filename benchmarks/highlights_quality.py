@@ -2,7 +2,7 @@
 and main result, beside the baselines, and what they cost.
 
     .venv/bin/python benchmarks/highlights_quality.py            # the figures
-    .venv/bin/python benchmarks/highlights_quality.py --show 10  # and 10 held-out misses, labelled beside chosen
+    .venv/bin/python benchmarks/highlights_quality.py --show 10  # and 10 held-out misses
 
 The labelled set is ``benchmarks/highlights_labels.jsonl``: 159 abstracts (140 drawn with seed 41 from the
 shared NeurIPS 2018 and ICML 2019 files, and the 19 of the bundled ICML 2025 sample), each with the spans a
@@ -160,7 +160,8 @@ def cpu_per_paper(found: dict[str, dict], rounds: int = 3) -> float:
 
 def figures(found: dict[str, dict]) -> dict:
     rows = labels()
-    parts = {"tuning": [r for r in rows if not held_out(r["id"])], "held-out": [r for r in rows if held_out(r["id"])]}
+    parts = {"tuning": [r for r in rows if not held_out(r["id"])],
+             "held-out": [r for r in rows if held_out(r["id"])]}
     out: dict = {"parts": {name: len(part) for name, part in parts.items()}, "coverage": {}}
     for name, (kind, method) in METHODS.items():
         out["coverage"][name] = {part: coverage(part_rows, found, kind, method)

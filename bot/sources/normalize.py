@@ -135,8 +135,8 @@ def build_paper(
     else from ``id`` or ``url`` when they are arXiv ids. The id is, in order: ``arxiv:BASE`` when
     ``id`` itself is an arXiv id or there is no ``id`` but an arXiv id is known; ``id`` as given;
     the sha1 of the abstract. A missing title is derived from the abstract, and the highlights (the
-    contribution and main-finding sentences, ``bot/text/highlights.py``) come from it. ``doi`` is kept bare and
-    lower case however it was written (``doi:``, ``https://doi.org/…``); raises BadRecord when it is
+    contribution and main-finding sentences, ``bot/text/highlights.py``) come from it. ``doi`` is kept
+    bare and lower case however it was written (``doi:``, ``https://doi.org/…``); raises BadRecord when it is
     not a DOI.
     """
     abstract = collapse_ws(abstract)

@@ -42,7 +42,8 @@ def _cue(*phrases: str) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(phrases) + r")")
 
 
-_WE = r"(?:we|this (?:paper|work|article|study|note)|the (?:present|current) (?:paper|work)|our (?:paper|work))"
+_WE = (r"(?:we|this (?:paper|work|article|study|note)|the (?:present|current) (?:paper|work)"
+       r"|our (?:paper|work))")
 _MAKE = (r"(?:propos|introduc|present|develop|design|devis|describ|formulat|construct|build|creat|offer"
          r"|provid|put forward|deriv|establish|give|suggest|tackl)")
 #: Cue phrases, one pattern a feature.
@@ -139,7 +140,7 @@ def highlights(title: str, abstract: str) -> Highlights:
     sentences: the one naming the title's words wins). Both None for an abstract with no sentence in it."""
     try:
         return _highlights(title or "", abstract or "")
-    except Exception:  # noqa: BLE001 - a line missing is better than an ingest stopped by one abstract
+    except Exception:  # a line missing is better than an ingest stopped by one abstract
         return Highlights(None, None)
 
 
@@ -147,7 +148,7 @@ def _highlights(title: str, abstract: str) -> Highlights:
     text = collapse_ws(abstract)
     if not any(ch.isalpha() for ch in text[:READ_AT_MOST]):
         return Highlights(None, None)
-    spans = [(s, e) for s, e in sentence_spans(text[:READ_AT_MOST]) if any(c.isalpha() for c in text[s:e])]
+    spans = [(s, e) for s, e in sentence_spans(text[:READ_AT_MOST]) if _has_words(text[s:e])]
     if not spans:
         return Highlights(None, None)
     count = len(spans)
@@ -163,6 +164,18 @@ def _highlights(title: str, abstract: str) -> Highlights:
         result = None
     line = _line(text, spans[what])
     return Highlights(line, _line(text, spans[result]) if result is not None else None)
+
+
+# Formulas and TeX commands, which say no word of a sentence's own.
+_TEX = re.compile(r"\$[^$]*\$|\\[A-Za-z]+")
+# A word: two letters in a row (any script).
+_WORD_LETTERS = re.compile(r"[^\W\d_]{2}")
+
+
+def _has_words(sentence: str) -> bool:
+    """Whether ``sentence`` holds a word outside its formulas: a formula alone is no line to quote."""
+    return bool(_WORD_LETTERS.search(_TEX.sub(" ", sentence) if "$" in sentence or "\\" in sentence
+                                     else sentence))
 
 
 def _line(text: str, span: tuple[int, int]) -> str:
