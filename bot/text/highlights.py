@@ -138,13 +138,20 @@ RESULT_THRESHOLD = 1.0
 def highlights(title: str, abstract: str) -> Highlights:
     """The *what* and *result* sentences of ``abstract`` (``title`` breaks ties between contribution
     sentences: the one naming the title's words wins). Both None for an abstract with no sentence in it."""
+    return weighed(title, abstract, WHAT_WEIGHTS, RESULT_WEIGHTS, RESULT_THRESHOLD)
+
+
+def weighed(title: str, abstract: str, what_weights: dict[str, float], result_weights: dict[str, float],
+            threshold: float) -> Highlights:
+    """:func:`highlights` with other weights (``benchmarks/highlights_fit.py`` compares fitted ones)."""
     try:
-        return _highlights(title or "", abstract or "")
+        return _highlights(title or "", abstract or "", what_weights, result_weights, threshold)
     except Exception:  # a line missing is better than an ingest stopped by one abstract
         return Highlights(None, None)
 
 
-def _highlights(title: str, abstract: str) -> Highlights:
+def _highlights(title: str, abstract: str, what_weights: dict[str, float], result_weights: dict[str, float],
+                threshold: float) -> Highlights:
     text = collapse_ws(abstract)
     if not any(ch.isalpha() for ch in text[:READ_AT_MOST]):
         return Highlights(None, None)
@@ -154,13 +161,13 @@ def _highlights(title: str, abstract: str) -> Highlights:
     count = len(spans)
     title_words = _words(title)
     described = [features(text[s:e], k, count) for k, (s, e) in enumerate(spans)]
-    what_scores = [score(f, WHAT_WEIGHTS) + _title_overlap(text[s:e], title_words)
+    what_scores = [score(f, what_weights) + _title_overlap(text[s:e], title_words)
                    for f, (s, e) in zip(described, spans, strict=True)]
     what = max(range(count), key=lambda k: (what_scores[k], -k))
-    result_scores = [score(f, RESULT_WEIGHTS) for f in described]
+    result_scores = [score(f, result_weights) for f in described]
     others = [k for k in range(count) if k != what]
     result = max(others, key=lambda k: (result_scores[k], k), default=None)
-    if result is not None and result_scores[result] < RESULT_THRESHOLD:
+    if result is not None and result_scores[result] < threshold:
         result = None
     line = _line(text, spans[what])
     return Highlights(line, _line(text, spans[result]) if result is not None else None)
