@@ -8,7 +8,7 @@ The labelled set is ``benchmarks/highlights_labels.jsonl``: 159 abstracts (140 d
 shared NeurIPS 2018 and ICML 2019 files, and the 19 of the bundled ICML 2025 sample), each with the spans a
 reader marked as stating the idea and the main result, as character offsets into the abstract with its
 whitespace collapsed (no abstract text is stored). An abstract is held out when the first hex digit of the
-SHA-1 of its id, as a number, is a multiple of 3 (about a third): the weights were never tuned on those.
+SHA-1 of its id, as a number, is a multiple of 3 (6 of 16 digits): the weights were never tuned on those.
 
 A chosen sentence *covers* a labelled span when it overlaps at least half of it; it covers the abstract's
 idea (result) when it covers any of its idea (result) spans. Coverage counts only the abstracts with such a
