@@ -18,10 +18,11 @@ from bot.text.tex import formula_spans
 # sentence. A lower-case word after a full stop almost always means the stop was an abbreviation's.
 _END = re.compile(r"[.!?]+['\")\]’”$]*(?= +(?:[A-Z0-9$\\(\[\"'‘“]|[^\x00-\x7f]))")
 # Words whose full stop is an abbreviation's, never a sentence's end (lower-cased, without the stop).
+# Words that also end sentences ("max", "app", "min") are left out: a missed abbreviation splits a
+# sentence in two, a wrong one joins two.
 _ABBREVIATIONS = frozenset(
-    "e.g eg i.e ie al cf vs approx fig figs eq eqs sec secs ref refs resp no nos vol pp ch dr prof mr ms "
-    "mrs st jr sr inc ltd corp co viz w.r.t wrt a.k.a aka est min max avg ca incl esp dept univ thm lem "
-    "def prop cor alg tab app".split())
+    "e.g eg i.e ie al cf vs approx fig figs eq eqs sec secs ref refs resp no nos vol pp dr prof mr ms "
+    "mrs jr sr inc ltd corp viz w.r.t wrt a.k.a aka ca incl esp dept univ thm lem def prop cor".split())
 # The word before the candidate end: letters and the dots between them ("e.g", "w.r.t", "al").
 _LAST_WORD = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
