@@ -39,6 +39,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         end = match.end()
         if end <= begin or _inside(formulas, match.start(), end) or _abbreviation(text, match.start()):
             continue
+        if text[begin:match.start()].isdigit() and match.start() - begin <= 2:
+            continue  # an item's number ("1. We propose …"), not a sentence of its own
         spans.append((begin, end))
         begin = end + 1
         while begin < len(text) and text[begin] == " ":

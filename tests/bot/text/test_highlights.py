@@ -38,6 +38,9 @@ from tests.conftest import shared_data
                                                          "Done"]),
     # A lower-case word after a stop: the stop was an abbreviation's.
     ("It holds for all n. and more. Next.", ["It holds for all n. and more.", "Next."]),
+    # A numbered item's number is no sentence; a number ending a sentence ends it.
+    ("Two parts. 1. We propose X. 2. We prove Y in dimension 2. Then.",
+     ["Two parts.", "1. We propose X.", "2. We prove Y in dimension 2.", "Then."]),
     ("", []),
     ("   ", []),
 ])
