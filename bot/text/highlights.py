@@ -51,6 +51,9 @@ _CUES: dict[str, re.Pattern[str]] = {
     # "We propose X", "this paper introduces", "we then present".
     "makes": _cue(_WE + r"(?: (?:also|further|first|then|here|thus|therefore|instead|now|next|finally))?"
                   + r",? " + _MAKE + r"\w*"),
+    # "A new framework is proposed", "are introduced": the contribution in the passive (never "has been").
+    "made": _cue(r"(?:is|are) (?:\w+ )?(?:proposed|introduced|presented|developed|designed|devised)\b"
+                 r"(?! (?:by|in)\b)"),
     # "In this paper, we …", "Here we …", "To this end, we …", "In response, we …".
     "this_paper": _cue(r"in this (?:paper|work|article|study|note)|here,? we|to this end|in response"
                        r"|(?:purpose|goal|aim|objective) of this (?:paper|work)"
@@ -76,7 +79,7 @@ _CUES: dict[str, re.Pattern[str]] = {
         r"many|most|such|these|it is|there (?:is|are|has|have))\b|\b(?:ha(?:s|ve) (?:recently |long |"
         r"widely |often )?(?:been|become|emerged|gained|shown|attracted|received|achieved|led)|is (?:well|"
         r"widely|commonly) |well[- ]known|it is (?:well )?known|remains?|poorly understood|lacks?|suffers?|"
-        r"limitations?|in contrast|fails?)\b"),
+        r"(?<!this )(?<!these )limitations?|in contrast|fails?)\b"),
     # The question more than the answer: "we consider the problem of …".
     "problem": _cue(r"(?:the|a|this) (?:problem|task|question|setting|challenge) of|" + _WE
                     + r" (?:stud|consider|address|investigat|focus on|tackl|examin)\w* (?:the |a |an )?"
@@ -87,7 +90,7 @@ _CUES: dict[str, re.Pattern[str]] = {
                    r"counterparts?|alternatives?"),
     # Hopes and asides, no finding: "we believe", "future work", "could be used".
     "hedge": _cue(r"we believe|we hope|future (?:work|research)|(?:could|may|might) (?:be|have|also)|"
-                  r"we (?:also |further )?(?:discuss|extend|generali[sz]e)|open (?:problem|question)s?"),
+                  r"we (?:also |further )?discuss|open (?:problem|question)s?"),
     # A finding: a comparison, a gain, a proof, what experiments showed.
     "finding": _cue(r"outperform\w*|state[- ]of[- ]the[- ]art|sota\b|surpass\w*|beat\w*\b|superior"
                     r"|improv\w*|achiev\w*|attain\w*|reduc\w*|speed[- ]?ups?|faster|fewer|better|higher|"
@@ -119,14 +122,16 @@ _ENDED = re.compile(r"[.!?]['\")\]’”$]*$")
 
 #: Weights of the *what*: which features make a sentence the contribution.
 WHAT_WEIGHTS: dict[str, float] = {
-    "makes": 3.0, "this_paper": 1.5, "studies": 1.2, "names": 1.5, "novel": 0.8, "method_noun": 0.6,
+    "makes": 3.0, "made": 2.0, "this_paper": 1.5, "studies": 1.2, "names": 1.5, "novel": 0.8,
+    "method_noun": 0.6,
     "name": 0.6, "background": -1.5, "problem": -1.5, "versus": -0.3, "hedge": -1.0, "finding": -0.5,
     "shows": -0.6, "number": -0.8, "availability": -4.0, "evaluate_only": -1.0, "first": 0.2, "early": 0.5,
     "last": -0.8, "unended": -2.5, "long": -0.5,
 }
 #: Weights of the *result*: which features make a sentence the main finding.
 RESULT_WEIGHTS: dict[str, float] = {
-    "makes": -1.0, "this_paper": -0.8, "studies": -0.8, "names": -0.3, "novel": 0.0, "method_noun": 0.0,
+    "makes": -1.0, "made": -0.5, "this_paper": -0.8, "studies": -0.8, "names": -0.3, "novel": 0.0,
+    "method_noun": 0.0,
     "name": 0.2, "background": -1.0, "problem": -1.0, "versus": 0.6, "hedge": -1.5, "finding": 1.2,
     "shows": 1.4, "number": 1.2, "availability": -4.0, "evaluate_only": -0.8, "first": -1.5, "early": -0.5,
     "last": 0.4, "unended": -2.0, "long": 0.0,
