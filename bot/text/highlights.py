@@ -123,18 +123,16 @@ _ENDED = re.compile(r"[.!?]['\")\]’”$]*$")
 #: Weights of the *what*: which features make a sentence the contribution.
 WHAT_WEIGHTS: dict[str, float] = {
     "makes": 3.0, "made": 2.0, "this_paper": 1.5, "studies": 1.2, "names": 1.5, "novel": 0.8,
-    "method_noun": 0.6,
-    "name": 0.6, "background": -1.5, "problem": -1.5, "versus": -0.3, "hedge": -1.0, "finding": -0.5,
-    "shows": -0.6, "number": -0.8, "availability": -4.0, "evaluate_only": -1.0, "first": 0.2, "early": 0.5,
-    "last": -0.8, "unended": -2.5, "long": -0.5,
+    "method_noun": 0.6, "name": 0.6, "background": -1.5, "problem": -1.5, "versus": -0.3, "hedge": -1.0,
+    "finding": -0.5, "shows": -0.6, "number": -0.8, "availability": -4.0, "evaluate_only": -1.0,
+    "first": 0.2, "early": 0.5, "last": -0.8, "unended": -2.5, "long": -0.5,
 }
 #: Weights of the *result*: which features make a sentence the main finding.
 RESULT_WEIGHTS: dict[str, float] = {
     "makes": -1.0, "made": -0.5, "this_paper": -0.8, "studies": -0.8, "names": -0.3, "novel": 0.0,
-    "method_noun": 0.0,
-    "name": 0.2, "background": -1.0, "problem": -1.0, "versus": 0.6, "hedge": -1.5, "finding": 1.2,
-    "shows": 1.4, "number": 1.2, "availability": -4.0, "evaluate_only": -0.8, "first": -1.5, "early": -0.5,
-    "last": 0.4, "unended": -2.0, "long": 0.0,
+    "method_noun": 0.0, "name": 0.2, "background": -1.0, "problem": -1.0, "versus": 0.6, "hedge": -1.5,
+    "finding": 1.2, "shows": 1.4, "number": 1.2, "availability": -4.0, "evaluate_only": -0.8,
+    "first": -1.5, "early": -0.5, "last": 0.4, "unended": -2.0, "long": 0.0,
 }
 #: A result scores at least this, else the abstract states none.
 RESULT_THRESHOLD = 1.0
@@ -191,8 +189,12 @@ def _has_words(sentence: str) -> bool:
 
 
 def _line(text: str, span: tuple[int, int]) -> str:
+    """The sentence at ``span``; of a run-on longer than :data:`LONGEST_SENTENCE`, its start, up to a word."""
     start, end = span
-    return text[start:end] if end - start <= LONGEST_SENTENCE else text[start:start + LONGEST_SENTENCE]
+    if end - start <= LONGEST_SENTENCE:
+        return text[start:end]
+    head = text[start:start + LONGEST_SENTENCE]
+    return head.rsplit(" ", 1)[0] if " " in head else head
 
 
 def features(sentence: str, position: int, count: int) -> dict[str, float]:
