@@ -107,6 +107,10 @@ def keys_of(row: dict) -> dict:
 MERGED_FIELDS = ("arxiv_id", "arxiv_version", "title", "abstract", "authors", "url", "venue", "published",
                  "categories", "doi", "title_key")
 
+#: What is computed from the abstract (m033): it goes with the abstract a merge keeps. Apart from
+#: :data:`MERGED_FIELDS` because m010 merges rows stored before these columns were.
+ABSTRACT_FIELDS = ("highlight", "result")
+
 #: How the text of the row merged in relates to the kept one's: a newer version of the same record
 #: (its text wins), an older one (the kept text stays), or another source's record of it (the fuller wins).
 NEWER, OLDER, PEER = "newer", "older", "peer"
@@ -137,7 +141,21 @@ def combine(kept: dict, other: dict, how: str) -> dict:
         versions = [v for v in (kept["arxiv_version"], other["arxiv_version"]) if v]
         out["arxiv_version"] = max(versions) if versions else None
     out["title_key"] = title_key(out["title"])
+    out.update(_abstract_fields(out["abstract"], kept, other))
     return out
+
+
+def _abstract_fields(abstract: str | None, kept: dict, other: dict) -> dict:
+    """The highlights of the merged paper, whose abstract is ``abstract``: those of the row it came from (the
+    record's when both have it and the record's were computed), none when neither computed them for it."""
+    if abstract == other.get("abstract") and (other.get("highlight") is not None
+                                               or abstract != kept.get("abstract")):
+        source = other
+    elif abstract == kept.get("abstract"):
+        source = kept
+    else:
+        return dict.fromkeys(ABSTRACT_FIELDS)
+    return {f: source.get(f) for f in ABSTRACT_FIELDS}
 
 
 def fuller_authors(one: list[str], other: list[str]) -> list[str]:
@@ -160,7 +178,7 @@ def fuller_authors(one: list[str], other: list[str]) -> list[str]:
 
 def differs(before: dict, after: dict) -> bool:
     """Whether a merge changed anything of a row."""
-    return any(before.get(f) != after.get(f) for f in MERGED_FIELDS)
+    return any(before.get(f) != after.get(f) for f in (*MERGED_FIELDS, *ABSTRACT_FIELDS))
 
 
 def _letters(name: str) -> int:

@@ -19,7 +19,17 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from storage.identity import MERGED_FIELDS, NEWER, OLDER, PEER, combine, differs, keys_of, share_a_surname
+from storage.identity import (
+    ABSTRACT_FIELDS,
+    MERGED_FIELDS,
+    NEWER,
+    OLDER,
+    PEER,
+    combine,
+    differs,
+    keys_of,
+    share_a_surname,
+)
 from storage.models import UpsertCounts
 from storage.tables import COPIED_TABLES
 
@@ -39,7 +49,15 @@ INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608
                 f" values ({', '.join('?' * len(PAPER_COLUMNS))})")
 #: What a merge changes of a stored paper (named, not all columns: m010 runs it before later steps add any).
 UPDATED_COLUMNS = (*MERGED_FIELDS, "updated_at", "seq")
-UPDATE_PAPER = "update papers set " + ", ".join(f"{c} = ?" for c in UPDATED_COLUMNS) + " where id = ?"  # noqa: S608
+#: What an ingest's upsert changes: that, and what goes with the abstract (m033 on).
+UPSERTED_COLUMNS = (*UPDATED_COLUMNS, *ABSTRACT_FIELDS)
+
+
+def _update_paper(columns: Sequence[str]) -> str:
+    return "update papers set " + ", ".join(f"{c} = ?" for c in columns) + " where id = ?"  # noqa: S608
+
+
+UPDATE_PAPER = _update_paper(UPDATED_COLUMNS)
 DELETE_PAPER = "delete from papers where id = ?"
 SAVE_ALIAS = ("insert into paper_aliases (alias, paper_id, url, seq) values (?, ?, ?, ?)"
               " on conflict (alias) do update set paper_id = excluded.paper_id,"
@@ -208,7 +226,7 @@ def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int) -> tuple[UpsertCo
         if changed:
             seq += 1
             placed.merged.update(updated_at=now, seq=seq)
-        write(sql, matcher, placed, {row["id"]: row["url"]}, changed)
+        write(sql, matcher, placed, {row["id"]: row["url"]}, changed, columns=UPSERTED_COLUMNS)
         if changed:
             counts.updated += 1
         else:
@@ -232,14 +250,15 @@ def known(sql: Sql, rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
 
 def write(sql: Sql, matcher: Matcher, placed: Placement, urls: Mapping[str, str | None],
           changed: bool, tables: Sequence[str] = PAPER_KEYED_TABLES,
-          owned: Sequence[str] = PAPER_OWNED_TABLES) -> None:
-    """Write a placement into a stored paper: the merged row (when ``changed``), the papers merged
-    away with what people did with them, and the aliases (``urls``: the URL each alias id had)."""
+          owned: Sequence[str] = PAPER_OWNED_TABLES, columns: Sequence[str] = UPDATED_COLUMNS) -> None:
+    """Write a placement into a stored paper: the merged row's ``columns`` (when ``changed``), the papers
+    merged away with what people did with them, and the aliases (``urls``: the URL each alias id had)."""
     if placed.kept is None:
         raise ValueError("only a placement into a stored paper is written here")
     kept_id, merged = placed.kept["id"], placed.merged
     if changed:
-        sql.run(UPDATE_PAPER, [merged[c] for c in UPDATED_COLUMNS] + [kept_id])
+        statement = UPDATE_PAPER if tuple(columns) == UPDATED_COLUMNS else _update_paper(columns)
+        sql.run(statement, [merged.get(c) for c in columns] + [kept_id])
     for dropped in placed.dropped:
         gone = matcher.rows[dropped]
         urls = {**urls, dropped: gone["url"]}

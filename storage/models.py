@@ -51,6 +51,10 @@ class Paper:
     arxiv_id: str | None = None
     arxiv_version: int | None = None
     doi: str | None = None
+    #: The abstract's sentence stating the contribution, and the one stating its main finding, as the
+    #: abstract has them (None: none, or not computed yet); computed at ingest (``bot/text/highlights.py``).
+    highlight: str | None = None
+    result: str | None = None
 
     @property
     def text(self) -> str:

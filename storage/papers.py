@@ -16,6 +16,10 @@ from storage.fulltext import paper_text
 from storage.models import Paper, UpsertCounts
 from storage.records import paper_from_row, paper_row
 
+#: Highlights computed apart from an ingest (a back-fill) land only where none were and the abstract is still
+#: the one they were computed from: an ingest that replaced either meanwhile wins.
+SET_HIGHLIGHTS = ("update papers set highlight = ?, result = ? where id = ? and highlight is null"
+                  " and abstract = ?")
 #: When a paper counts as new: its publication date, else the day it was added.
 _DAY = "coalesce(published, substr(added_at, 1, 10))"
 
@@ -32,6 +36,18 @@ class PapersStore(Protocol):
         keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
         one. A record that matches several stored papers merges them, what people did with them moving
         to the one kept."""
+        ...
+
+    def papers_lacking_highlights(self, after: str = "", limit: int = 500) -> list[tuple[str, str, str]]:
+        """Up to ``limit`` papers whose highlights were never computed (stored before they were, or written
+        without them) and that have an abstract, by id from just after ``after``: (id, title, abstract)."""
+        ...
+
+    def set_highlights(self, values: Iterable[tuple[str, str, str | None, str | None]]) -> int:
+        """Store the highlights computed for papers lacking them: (id, the abstract they were computed
+        from, highlight, result) each, a None highlight kept as "" (computed, nothing to show). A paper
+        whose abstract changed since, or that got its highlights meanwhile (an ingest), is left as it is.
+        No change number is given out: the recommender reads nothing of them. Returns how many were set."""
         ...
 
     def match_papers(self, papers: Sequence[Paper]) -> list[str | None]:
@@ -147,6 +163,19 @@ class Papers(Shared):
 
     def find_paper_by_doi(self, doi: str) -> Paper | None:
         return self._first_paper("doi = ? order by added_at, id", [identity.normal_doi(doi)])
+
+    def papers_lacking_highlights(self, after: str = "", limit: int = 500) -> list[tuple[str, str, str]]:
+        # The partial index of m033 holds exactly these rows, in id order.
+        rows = self._sql.all("select id, coalesce(title, ''), abstract from papers where highlight is null"
+                             " and id > ? and abstract <> '' order by id limit ?", [after, limit])
+        return [(pid, title, abstract) for pid, title, abstract in rows]
+
+    def set_highlights(self, values: Iterable[tuple[str, str, str | None, str | None]]) -> int:
+        done = 0
+        with self.transaction():
+            for paper_id, abstract, highlight, result in values:
+                done += self._sql.run(SET_HIGHLIGHTS, [highlight or "", result, paper_id, abstract])
+        return done
 
     def match_papers(self, papers: Sequence[Paper]) -> list[str | None]:
         rows = [identity.keys_of(paper_row(p)) for p in papers]

@@ -71,6 +71,8 @@ def paper_row(paper: Paper) -> dict:
         "published": paper.published,
         "categories": json.dumps(paper.categories, ensure_ascii=False),
         "doi": identity.normal_doi(paper.doi),
+        "highlight": paper.highlight,
+        "result": paper.result,
     }
 
 
@@ -88,4 +90,7 @@ def paper_from_row(row: dict) -> Paper:
         arxiv_id=row["arxiv_id"],
         arxiv_version=row["arxiv_version"],
         doi=row.get("doi"),
+        # "" is "computed, nothing to show" (see m033): to a reader, no line either way.
+        highlight=row.get("highlight") or None,
+        result=row.get("result") or None,
     )

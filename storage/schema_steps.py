@@ -458,4 +458,14 @@ STEPS: list[Step] = [
     Step("m032_home_opened", (
         CreateTable("home_opened", (_key("ws"), _key("user_id"), Column("opened_at")), ("ws", "user_id")),
     )),
+    # Issue 41: what each paper does, in its abstract's own words: the sentence stating the contribution
+    # (``highlight``) and the one stating the main finding (``result``), computed at ingest outside storage
+    # (``bot/text/highlights.py``) and replaced with the abstract. NULL ``highlight``: not computed yet
+    # (the papers stored before this step, and any written without them), which the ingest fills in, found
+    # by the partial index; "" once computed with nothing to show.
+    Step("m033_highlights", (
+        AddColumn("papers", Column("highlight")),
+        AddColumn("papers", Column("result")),
+        Sql("create index idx_papers_no_highlight on papers (id) where highlight is null"),
+    )),
 ]

@@ -17,7 +17,8 @@ PERSON_SETTINGS = tuple(f.name for f in fields(Person) if f.name != "user_id")
 #: ``pos`` columns (generated again, in the order the rows are copied).
 COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "papers": ("id", "arxiv_id", "arxiv_version", "title", "abstract", "authors", "url", "venue",
-               "published", "categories", "added_at", "updated_at", "seq", "doi", "title_key"),
+               "published", "categories", "added_at", "updated_at", "seq", "doi", "title_key", "highlight",
+               "result"),
     # Every other id a paper is known by (merged away, or another source's id for it), with its URL.
     "paper_aliases": ("alias", "paper_id", "url", "seq"),
     # Each paper's sentence embedding (paperbot[embeddings]), and the paper change it was made from.

@@ -8,6 +8,7 @@ from datetime import date, datetime
 from typing import Any
 
 from bot.sources.records import BadRecord
+from bot.text.highlights import highlights
 from bot.text.titles import derive_title
 from bot.text.whitespace import collapse_ws
 from storage.identity import normal_doi
@@ -133,8 +134,9 @@ def build_paper(
     Raises BadRecord("no abstract") when the abstract is empty. The arXiv id comes from ``arxiv``,
     else from ``id`` or ``url`` when they are arXiv ids. The id is, in order: ``arxiv:BASE`` when
     ``id`` itself is an arXiv id or there is no ``id`` but an arXiv id is known; ``id`` as given;
-    the sha1 of the abstract. A missing title is derived from the abstract. ``doi`` is kept bare and
-    lower case however it was written (``doi:``, ``https://doi.org/…``); raises BadRecord when it is
+    the sha1 of the abstract. A missing title is derived from the abstract, and the highlights (the
+    contribution and main-finding sentences, ``bot/text/highlights.py``) come from it. ``doi`` is kept
+    bare and lower case however it was written (``doi:``, ``https://doi.org/…``); raises BadRecord when it is
     not a DOI.
     """
     abstract = collapse_ws(abstract)
@@ -152,6 +154,7 @@ def build_paper(
         # An explicit id that is itself an arXiv id means the same paper as arxiv:BASE, whichever
         # version or spelling it used, so it gets the one key that dedupes across sources.
         id = f"arxiv:{arxiv[0]}"
+    lines = highlights(title, abstract)
     return Paper(
         id=id or stable_id(abstract or title),
         abstract=abstract,
@@ -164,6 +167,8 @@ def build_paper(
         arxiv_id=arxiv[0] if arxiv else None,
         arxiv_version=arxiv[1] if arxiv else None,
         doi=bare_doi,
+        highlight=lines.what,
+        result=lines.result,
     )
 
 
