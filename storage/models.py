@@ -75,6 +75,7 @@ class Person:
     author_picks: int | None = None  # followed authors' new papers a digest holds; None: the default
     digest_compact: bool = False  # the digest as one message (a header, then each paper), not one a paper
     digest_quiet: bool = False  # no word on a day nothing new matched (by default they are told)
+    highlights_off: bool = False  # papers without their highlights (the start of the abstract instead)
     suggest: bool = False  # colleagues may suggest them papers ("Who should read this?")
 
 

@@ -468,4 +468,8 @@ STEPS: list[Step] = [
         AddColumn("papers", Column("result")),
         Sql("create index idx_papers_no_highlight on papers (id) where highlight is null"),
     )),
+    # Issue 41: a person who hides the highlights (1) sees the start of the abstract instead.
+    Step("m034_highlights_off", (
+        AddColumn("people", Column("highlights_off", "integer", not_null=True, default=0)),
+    )),
 ]

@@ -25,7 +25,7 @@ from bot.errors import Outage, Unreachable
 from bot.state.context import Context
 from bot.usecases.digest_vocabulary import Clock, Courier, Posted, utc_now
 from bot.usecases.recommend import Recommendation, remember_shown
-from bot.usecases.social import with_saved_counts
+from bot.usecases.social import as_shown_to
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def send_compact(ctx: Context, user_id: str, recs: list[Recommendation], courier
     courier must offer ``post_compact``). Once Slack has it, all of its papers are shown, with its ts,
     in one step. A post that may have landed (it timed out) counts them as shown, unconfirmed."""
     assert courier.post_compact is not None  # the caller asked wants_compact
-    recs = with_saved_counts(ctx, recs)
+    recs = as_shown_to(ctx, user_id, recs)
     try:
         posted = courier.post_compact(courier.open(user_id), header, recs)
     except Outage as exc:
@@ -77,7 +77,7 @@ def deliver(ctx: Context, user_id: str, recommendations: Iterable[Recommendation
     """Post each recommendation; each one confirmed by the post (or found by ``find`` after a post that
     timed out) is remembered as shown at once."""
     result = Delivery()
-    recs = with_saved_counts(ctx, list(recommendations))
+    recs = as_shown_to(ctx, user_id, list(recommendations))
     for i, rec in enumerate(recs):
         try:
             channel, message_ts = post(rec)

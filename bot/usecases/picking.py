@@ -48,6 +48,7 @@ class Recommendation:
     reason: str
     feed: str | None = None  # the feed it was picked for; None for someone without named feeds
     saved_by: int = 0  # people of the workspace who saved it, when a message may say so (bot.usecases.social)
+    highlights: bool = True  # show the paper's highlights (the person may hide them: bot.usecases.social)
 
 
 @dataclass

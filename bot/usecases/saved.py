@@ -22,7 +22,7 @@ from bot.usecases.feedback import DISLIKE, LIKE
 from bot.usecases.feeds import label
 from bot.usecases.reactions import PostedAs, channel_paper, paper_on_message
 from bot.usecases.recommend import Recommendation
-from bot.usecases.social import with_saved_counts
+from bot.usecases.social import as_shown_to
 from bot.usecases.suggestions import SUGGESTED
 from storage import Paper
 
@@ -169,7 +169,7 @@ def paper_message(ctx: Context, user_id: str, channel: str, message_ts: str,
     if paper is None:
         return None
     reason = ctx.store.shown_reason(user_id, paper.id) or ""
-    rec = with_saved_counts(ctx, label(ctx, user_id, [Recommendation(paper, 0.0, reason)]))[0]
+    rec = as_shown_to(ctx, user_id, label(ctx, user_id, [Recommendation(paper, 0.0, reason)]))[0]
     by = ctx.store.suggested_by(user_id, paper.id) if reason.startswith(SUGGESTED) else None
     return PaperMessage(rec, marks(ctx, user_id, paper.id), by)
 

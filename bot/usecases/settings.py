@@ -240,6 +240,12 @@ def set_quiet_days(ctx: Context, user_id: str, quiet: bool) -> bool:
     return _set_flag(ctx, user_id, "digest_quiet", quiet)
 
 
+def set_highlights(ctx: Context, user_id: str, on: bool) -> bool:
+    """Whether a person's paper messages show the highlights (the default), or the start of the
+    abstract instead. Returns whether it changed."""
+    return _set_flag(ctx, user_id, "highlights_off", not on)
+
+
 def _set_flag(ctx: Context, user_id: str, name: str, on: bool) -> bool:
     """Set a person's on/off setting ``name`` (off by default); whether it changed."""
     with ctx.store.transaction():

@@ -35,6 +35,16 @@ def with_saved_counts(ctx: Context, recs: list[Recommendation]) -> list[Recommen
     return counted(recs, saved_counts(ctx, [rec.paper.id for rec in recs])) if recs else recs
 
 
+def as_shown_to(ctx: Context, subject: str, recs: list[Recommendation]) -> list[Recommendation]:
+    """``recs`` as messages to ``subject`` (a person, or a channel) show them: with ``saved_by`` read
+    now, and without highlights for a person who hid them (``/papers digest highlights off``)."""
+    recs = with_saved_counts(ctx, recs)
+    person = ctx.store.get_person(subject) if recs else None
+    if person is not None and person.highlights_off:
+        recs = [replace(rec, highlights=False) for rec in recs]
+    return recs
+
+
 def social_counts_on(ctx: Context) -> bool:
     """Whether the workspace's paper messages say how many people there saved the paper."""
     return ctx.store.social_counts_on()

@@ -30,7 +30,13 @@ from bot.usecases.digest_schedule import (
 )
 from bot.usecases.digest_vocabulary import Outcome
 from bot.usecases.digests.run import send_digest_now
-from bot.usecases.settings import check_author_picks, save_author_picks, set_compact_digest, set_quiet_days
+from bot.usecases.settings import (
+    check_author_picks,
+    save_author_picks,
+    set_compact_digest,
+    set_highlights,
+    set_quiet_days,
+)
 
 ERROR_LIMIT = 300  # characters of an error Slack or a source gave, told to the person
 
@@ -57,6 +63,12 @@ def _digest(arg: str) -> Command:
             raise BadArgument(f"Say `{COMMAND} digest quiet on` (no note on a day nothing new matched) or "
                               f"`{COMMAND} digest quiet off` (a short note on such a day).")
         return Command("digest-quiet", rest.lower())
+    if first.lower() == "highlights":
+        if rest.lower() not in ("on", "off"):
+            raise BadArgument(f"Say `{COMMAND} digest highlights on` (each paper's key sentences, quoted "
+                              f"from its abstract) or `{COMMAND} digest highlights off` (the start of the "
+                              "abstract).")
+        return Command("digest-highlights", rest.lower())
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -115,6 +127,18 @@ def reply_digest_quiet(ctx: Context, user_id: str, cmd: Command) -> Reply:
     what = ("On a day nothing new matches your interests, you'll get a short note saying so." if changed
             else "You already get a short note on a day nothing new matches.")
     return {"text": f"{what} `{COMMAND} digest quiet on` stops it."}
+
+
+def reply_digest_highlights(ctx: Context, user_id: str, cmd: Command) -> Reply:
+    on = cmd.arg == "on"
+    changed = set_highlights(ctx, user_id, on)
+    if on:
+        what = ("Each paper now shows what it does and its main result, quoted from its abstract."
+                if changed else "Your papers already show their highlights.")
+        return {"text": f"{what} `{COMMAND} digest highlights off` shows the start of the abstract instead."}
+    what = ("Each paper now shows the start of its abstract instead of its highlights." if changed
+            else "Your papers already show the start of the abstract.")
+    return {"text": f"{what} `{COMMAND} digest highlights on` brings the highlights back."}
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
@@ -181,6 +205,8 @@ def _answer_digest(req: Request, cmd: Command) -> Reply:
         return reply_digest_compact(req.rt.ctx, req.user, cmd)
     if cmd.name == "digest-quiet":
         return reply_digest_quiet(req.rt.ctx, req.user, cmd)
+    if cmd.name == "digest-highlights":
+        return reply_digest_highlights(req.rt.ctx, req.user, cmd)
     setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
                "digest-daily": reply_digest_daily}
     return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)
@@ -194,9 +220,13 @@ DIGEST = Subcommand(
     f"• `{COMMAND} digest compact on`: the digest as one message (a header line, then each paper with "
     f"its own buttons) instead of one message a paper; `{COMMAND} digest compact off` goes back\n"
     f"• `{COMMAND} digest quiet on`: no note on a day nothing new matched your interests (by default "
-    f"you get one); `{COMMAND} digest quiet off` brings it back",
+    f"you get one); `{COMMAND} digest quiet off` brings it back\n"
+    f"• `{COMMAND} digest highlights off`: the start of each paper's abstract instead of its highlights "
+    f"(what it does and its main result, quoted from the abstract); `{COMMAND} digest highlights on` "
+    "brings them back",
     _digest, lambda req, cmd: _answer_digest(req, cmd),
-    changes_home=lambda cmd: cmd.name not in ("digest-now", "digest-compact", "digest-quiet"))
+    changes_home=lambda cmd: cmd.name not in ("digest-now", "digest-compact", "digest-quiet",
+                                              "digest-highlights"))
 SUBCOMMANDS = (DIGEST,)
 TOPIC = HelpTopic("digest", f"`{COMMAND} digest 08:30` · `digest weekly friday 16:00` · "
                             "`digest compact on` · `digest off`: when papers come", SUBCOMMANDS,

@@ -24,6 +24,7 @@ from bot.slack.views.messages import (
     TITLE_LIMIT,
     fit,
     link,
+    quoted,
     title_of,
     who_button,
     why_line,
@@ -52,6 +53,9 @@ def paper_section(rec: Recommendation, place: int, marks: Marks | None = None) -
     why = why_line(rec)
     if why:
         lines.append(why)
+    said = quoted(rec)
+    if said:
+        lines.append(said)
     line = mark_line(marks) if marks else None
     if line:
         lines.append(line)

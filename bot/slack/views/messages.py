@@ -36,6 +36,8 @@ AUTHORS_LIMIT = 400
 VENUE_LIMIT = 120
 REASON_LIMIT = 300
 ABSTRACT_LIMIT = 600
+HIGHLIGHT_LIMIT = 350  # characters of each highlight (cut at a word, with "…")
+QUOTED_LABEL = "_Quoted from the abstract:_"
 URL_LIMIT = 1000
 
 LIKE_ACTION = "paper_like"
@@ -118,18 +120,28 @@ def why_line(rec: Recommendation) -> str:
     return " · ".join(part for part in (feed, why, saved_by_text(rec)) if part)
 
 
+def quoted(rec: Recommendation) -> str:
+    """What the paper does and its main result, in its abstract's own words and marked as quoted from it
+    (mrkdwn); "" when it has no highlights or the person hid them."""
+    if not rec.highlights:
+        return ""
+    return _paper_texts(rec.paper)[2]
+
+
 def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
     """One paper as a message: linked title, authors and venue, why it was picked (and how many people
-    here saved it), start of abstract."""
-    head, abstract = _paper_texts(rec.paper)
+    here saved it), then what it does and finds quoted from its abstract (its highlights), or the start
+    of the abstract when it has none or the person hid them."""
+    head, abstract, highlights = _paper_texts(rec.paper)
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": head}},
     ]
     line = why_line(rec)
     if line:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
-    if abstract:
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": abstract}})
+    body = highlights if highlights and rec.highlights else abstract
+    if body:
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": body}})
     if buttons:
         blocks.append({"type": "actions", "block_id": ACTIONS_BLOCK, "elements": [
             {"type": "button", "action_id": SAVE_ACTION, "value": "save",
@@ -155,21 +167,22 @@ def who_button(paper_id: str, value: str | None = None) -> list[dict]:
              "text": {"type": "plain_text", "text": WHO_LABEL, "emoji": True}}]
 
 
-def _paper_texts(paper: Paper) -> tuple[str, str]:
+def _paper_texts(paper: Paper) -> tuple[str, str, str]:
     """A paper message's texts that depend on the paper alone: the head (linked title, byline,
-    dateline) and the start of the abstract ("" without one), escaped and fitted."""
+    dateline), the start of the abstract ("" without one) and its highlights quoted ("" without them),
+    escaped and fitted."""
     key = (paper.id, paper.title, paper.abstract, tuple(paper.authors), paper.url, paper.venue,
-           paper.published, paper.arxiv_id, paper.arxiv_version, paper.doi)
+           paper.published, paper.arxiv_id, paper.arxiv_version, paper.doi, paper.highlight, paper.result)
     return _texts_of(key, paper)
 
 
 # Kept per paper, not worked out per message: a morning's digests post the same few hundred papers to
 # thousands of people, and fitting an abstract costs more than the rest of the message. Keyed by every
 # field the texts read, so an edited paper is worked out afresh.
-_kept: dict[tuple, tuple[str, str]] = {}
+_kept: dict[tuple, tuple[str, str, str]] = {}
 
 
-def _texts_of(key: tuple, paper: Paper) -> tuple[str, str]:
+def _texts_of(key: tuple, paper: Paper) -> tuple[str, str, str]:
     found = _kept.get(key)
     if found is None:
         head = f"*{link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
@@ -177,7 +190,10 @@ def _texts_of(key: tuple, paper: Paper) -> tuple[str, str]:
             if line:
                 head += "\n" + line
         abstract = shown_abstract(paper)
-        found = (head, fit(abstract, ABSTRACT_LIMIT) if abstract else "")
+        lines = [f"> {fit(shown_text(line), HIGHLIGHT_LIMIT)}" for line in (paper.highlight, paper.result)
+                 if line and shown_text(line)]
+        found = (head, fit(abstract, ABSTRACT_LIMIT) if abstract else "",
+                 "\n".join([QUOTED_LABEL, *lines]) if lines else "")
         if len(_kept) >= SHOWN_KEPT:
             _kept.clear()
         _kept[key] = found

@@ -2,7 +2,11 @@ import pytest
 
 from bot.errors import BadArgument
 from bot.slack.subcommands import Command
-from bot.slack.subcommands.digest_commands import reply_digest_off, reply_digest_quiet
+from bot.slack.subcommands.digest_commands import (
+    reply_digest_highlights,
+    reply_digest_off,
+    reply_digest_quiet,
+)
 from bot.slack.subcommands.follow_commands import reply_interests, reply_unfollow
 from bot.slack.subcommands.forget_commands import reply_forget
 from bot.slack.subcommands.personal import HELP, SHORT_HELP_MOST, parse
@@ -29,6 +33,8 @@ from bot.usecases import follow
     ("digest now", Command("digest-now")),
     ("digest quiet ON", Command("digest-quiet", "on")),
     ("digest quiet off", Command("digest-quiet", "off")),
+    ("digest highlights OFF", Command("digest-highlights", "off")),
+    ("digest highlights on", Command("digest-highlights", "on")),
     ("forget", Command("forget")),
     ("follow a &amp; b &lt;x&gt;", Command("follow", "a & b <x>")),  # Slack's entities decoded
 ])
@@ -51,6 +57,8 @@ def test_parse(text, expected):
     ("digest " + "9" * 7000, "not a time"),
     ("digest quiet", "digest quiet on"),
     ("digest quiet please", "digest quiet off"),
+    ("digest highlights", "digest highlights on"),
+    ("digest highlights maybe", "digest highlights off"),
     ("forget everything", "takes nothing after it"),
     ("interests please", "takes nothing after it"),
 ])
@@ -132,3 +140,13 @@ def test_control_characters_nobody_types_are_dropped_from_a_command():
 
     assert clean("follow\x00 bandits\x07, regret\x1b\n") == "follow bandits, regret"
     assert parse("follow ban\x00dits").arg == "bandits"
+
+
+def test_highlights_off_is_kept_for_the_person_and_on_again_stores_nothing_for_someone_unknown(ctx):
+    assert "already show their highlights" in reply_digest_highlights(ctx, "UNEW", Command("x", "on"))["text"]
+    assert ctx.store.get_person("UNEW") is None
+    said = reply_digest_highlights(ctx, "U1", Command("digest-highlights", "off"))["text"]
+    assert "start of its abstract" in said and ctx.store.get_person("U1").highlights_off is True
+    assert "already show the start" in reply_digest_highlights(ctx, "U1", Command("x", "off"))["text"]
+    said = reply_digest_highlights(ctx, "U1", Command("digest-highlights", "on"))["text"]
+    assert "quoted from its abstract" in said and ctx.store.get_person("U1").highlights_off is False

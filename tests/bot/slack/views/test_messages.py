@@ -201,3 +201,42 @@ def test_a_doi_only_paper_message_carries_its_link():
     paper = Paper(id="doi:10.1/z", title="Zebra stripes", abstract="About zebras.", doi="10.1/z")
     rec = Recommendation(paper, 1.0, "Matches “zebras”")
     assert "<https://doi.org/10.1/z|" in json.dumps(paper_blocks(rec))
+
+
+ABSTRACT = ("Training large models is slow. We propose $\\alpha$-Sync, a scheme that overlaps gradient "
+            "exchange with the backward pass. On ImageNet it trains ResNet-50 2.1x faster at 93.5% of the "
+            "accuracy. Code is released.")
+
+
+def highlighted() -> Paper:
+    return Paper(id="p1", title="Fast training", abstract=ABSTRACT,
+                 highlight="We propose $\\alpha$-Sync, a scheme that overlaps gradient exchange with the "
+                           "backward pass.",
+                 result="On ImageNet it trains ResNet-50 2.1x faster at 93.5% of the accuracy.")
+
+
+def test_a_paper_with_highlights_shows_them_quoted_from_its_abstract_in_place_of_its_start():
+    said = texts(paper_blocks(Recommendation(highlighted(), 1.0, "matches: training")))
+    body = next(t for t in said if "Quoted from the abstract" in t)
+    assert body.splitlines() == ["_Quoted from the abstract:_",
+                                 "> We propose α-Sync, a scheme that overlaps gradient exchange with the "
+                                 "backward pass.",
+                                 "> On ImageNet it trains ResNet-50 2.1x faster at 93.5% of the accuracy."]
+    assert not any("Training large models is slow" in t for t in said)
+
+
+def test_hidden_highlights_or_none_at_all_show_the_start_of_the_abstract():
+    for rec in (Recommendation(highlighted(), 1.0, "", highlights=False),
+                Recommendation(Paper(id="p2", title="Fast training", abstract=ABSTRACT), 1.0, "")):
+        said = texts(paper_blocks(rec))
+        assert any(t.startswith("Training large models is slow") for t in said)
+        assert not any("Quoted from the abstract" in t for t in said)
+
+
+def test_a_long_or_hostile_highlight_is_cut_at_a_word_and_escaped():
+    long = "We propose " + "a very long sentence " * 60 + "<!channel> done."
+    paper = Paper(id="p3", title="T", abstract=long, highlight=long)
+    said = texts(paper_blocks(Recommendation(paper, 1.0, "")))
+    quote = next(t for t in said if "Quoted from the abstract" in t).splitlines()[1]
+    assert quote.endswith("…") and len(quote) <= 2 + 350 and "<!channel>" not in quote
+    assert quote[2:-1].rstrip() == quote[2:-1]  # cut at a word boundary
