@@ -19,6 +19,7 @@ from bot.cli import terminal
 from bot.config import Settings
 from bot.errors import PaperbotError
 from bot.metrics_dir import metrics_directory
+from bot.presentation.paper_view import paper_record
 from bot.slack.views.refusals import say
 from bot.state.context import Context
 from bot.usecases import ingest as ingest_usecase
@@ -398,6 +399,36 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
                            acked=lambda: carry_out_acked(settings, app))
     terminal.show_digest_run(run)
     if run.count("incomplete"):
+        sys.exit(1)
+
+
+@cli.command()
+@_db_option()
+@click.argument("names", nargs=-1, required=True, metavar="PAPER_ID...")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line instead of text.")
+@click.pass_context
+def show(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
+    """What a message shows for each paper named: title, authors, venue, date, links, what it does and
+    its result (quoted from the abstract), and its summary when there is one. A name is a paper id, an
+    arXiv id or link, or a DOI; "-" reads names from standard input, one a line. Exits 1 when a name
+    names no paper held (the others are still shown)."""
+    from bot.usecases.show import NotHeld, show_papers
+
+    asked = [line for name in names for line in (sys.stdin if name == "-" else [name])]
+    shown = show_papers(_open(ctx), asked)
+    held = [each for each in shown if not isinstance(each, NotHeld)]
+    if as_json:
+        for each in held:
+            click.echo(json.dumps(paper_record(each.paper), ensure_ascii=False))
+    else:
+        terminal.show_papers([each.paper for each in held])
+    missing = [each.asked for each in shown if isinstance(each, NotHeld)]
+    for name in missing[:20]:
+        name = escape(logs.strip_controls(name))
+        terminal.errors.print(f"[yellow]not held:[/yellow] {name}", highlight=False)
+    if len(missing) > 20:
+        terminal.errors.print(f"… and {len(missing) - 20} more not held", highlight=False)
+    if missing:
         sys.exit(1)
 
 

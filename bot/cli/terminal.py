@@ -19,14 +19,21 @@ from rich.table import Table
 from rich.text import Text
 
 from bot.logs import strip_controls
-from bot.presentation.paper_view import paper_links, published_on, shown_abstract, shown_text, shown_title
+from bot.presentation.paper_view import (
+    paper_links,
+    published_on,
+    shown_abstract,
+    shown_highlights,
+    shown_text,
+    shown_title,
+)
 from bot.presentation.reasons import shorten
 from bot.slack.views.digest_notes import note_text
 from bot.slack.views.refusals import say
 from bot.usecases import DailyRun, Recommendation, SourceReport
 from bot.usecases.digest_schedule import NotDue, weekday_name
 from bot.usecases.digests.run import Preview
-from storage import WorkspaceSummary
+from storage import Paper, WorkspaceSummary
 
 
 class CleanConsole(Console):
@@ -64,8 +71,38 @@ def show_recommendations(recs: list[Recommendation], title: str, abstract_chars:
             body.append(f"{each.label}: {each.url}\n", style="dim")
         body.append("Why: ", style="bold green")
         body.append(rec.reason + "\n")
-        body.append(shorten(shown_abstract(paper), abstract_chars), style="italic")
+        _what_it_does(body, paper, abstract_chars)
         console.print(Panel(body, title=f"[bold]{number}", title_align="left", expand=True))
+
+
+def _what_it_does(body: Text, paper: Paper, abstract_chars: int) -> None:
+    """What the paper does and its result, quoted from its abstract (each cut at a word), or the start of
+    the abstract when it has no highlights."""
+    what, result = shown_highlights(paper)
+    if not what:
+        body.append(shorten(shown_abstract(paper), abstract_chars), style="italic")
+        return
+    body.append("What it does (quoted from the abstract): ", style="bold")
+    body.append(f"“{shorten(what, 2 * abstract_chars)}”\n", style="italic")
+    if result:
+        body.append("Result (quoted from the abstract): ", style="bold")
+        body.append(f"“{shorten(result, 2 * abstract_chars)}”\n", style="italic")
+
+
+def show_papers(papers: list[Paper]) -> None:
+    """Print papers as their messages show them (``paperbot show``): title, authors and venue, date,
+    links, then what each does and its main result quoted from the abstract, or the start of the
+    abstract when it has no highlights."""
+    for paper in papers:
+        body = Text(shown_title(paper) + "\n", style="bold")
+        byline = ", ".join(shown_text(name) for name in paper.authors)
+        meta = " · ".join(x for x in (byline, shown_text(paper.venue), published_on(paper)) if x)
+        if meta:
+            body.append(meta + "\n", style="dim")
+        for each in paper_links(paper):
+            body.append(f"{each.label}: {each.url}\n", style="dim")
+        _what_it_does(body, paper, 1000)
+        console.print(Panel(body, title=f"[bold]{escape(paper.id)}", title_align="left", expand=True))
 
 
 def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:

@@ -144,3 +144,21 @@ def title_url(paper: Paper) -> str | None:
 def doi_url(doi: str) -> str:
     """The doi.org address of a (bare) DOI; its characters that a URL can't carry as they are escaped."""
     return "https://doi.org/" + quote(doi, safe="/:;()._-")
+
+
+def shown_highlights(paper: Paper) -> tuple[str | None, str | None]:
+    """The paper's highlights as shown (markup read, TeX rendered): what it does and its main result,
+    each None when it has none."""
+    return (_rendered(paper.highlight) or None if paper.highlight else None,
+            _rendered(paper.result) or None if paper.result else None)
+
+
+def paper_record(paper: Paper, summary: str | None = None, summary_source: str | None = None) -> dict:
+    """What a paper's messages show, as one JSON-ready object (``paperbot show --json``): plain text,
+    TeX rendered, None where there is nothing."""
+    what, result = shown_highlights(paper)
+    return {"id": paper.id, "title": shown_title(paper), "authors": [shown_text(a) for a in paper.authors],
+            "venue": shown_text(paper.venue) or None, "published": paper.published or None,
+            "arxiv_id": paper.arxiv_id, "doi": paper.doi,
+            "links": {each.label: each.url for each in paper_links(paper)},
+            "highlight": what, "result": result, "summary": summary, "summary_source": summary_source}

@@ -684,3 +684,30 @@ def test_a_malformed_database_url_is_one_line_naming_it_without_its_password(tmp
     assert result.output.startswith("Error: PAPERBOT_DB: can't read the database URL (end of string reached")
     assert result.output.count("\n") == 1, result.output
     assert "S3cret" not in result.output and "Traceback" not in result.output
+
+
+def test_show_prints_what_a_message_shows_as_text_or_json_lines_and_exits_1_for_a_name_not_held(tmp_path):
+    papers = tmp_path / "papers.jsonl"
+    abstract = ("Training large models is slow. We propose $\\alpha$-Sync, a scheme that overlaps gradient "
+                "exchange with the backward pass. On ImageNet it trains ResNet-50 2.1x faster at 93.5% of "
+                "the accuracy.")
+    papers.write_text(json.dumps({"id": "sync", "title": "Fast $\\alpha$ training", "abstract": abstract,
+                                  "authors": ["Ada Lovelace"], "url": "https://arxiv.org/abs/2401.00001"})
+                      + "\n"
+                      + json.dumps({"id": "bare", "title": "Bare", "abstract": "Snails."}) + "\n")
+    db = str(tmp_path / "x.db")
+    assert run("--db", db, "ingest", str(papers)).exit_code == 0
+    text = run("--db", db, "show", "sync")
+    assert text.exit_code == 0, text.output
+    assert "Fast α training" in text.output and "Ada Lovelace" in text.output
+    assert "quoted from the abstract" in text.output and "α-Sync" in " ".join(text.output.split())
+    result = CliRunner().invoke(cli, ["--db", db, "show", "--json", "-", "nope"], obj={}, env={},
+                                input="arXiv:2401.00001v1\n\nbare\n")
+    assert result.exit_code == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["id"] for line in lines] == ["sync", "bare"]
+    assert lines[0]["highlight"].startswith("We propose α-Sync") and "93.5%" in lines[0]["result"]
+    assert lines[1]["highlight"] is None or lines[1]["highlight"] == "Snails."
+    assert {"id", "title", "authors", "highlight", "result", "summary", "summary_source"} <= set(lines[0])
+    assert lines[0]["summary"] is None and lines[0]["summary_source"] is None
+    assert "not held: nope" in result.stderr
