@@ -150,6 +150,25 @@ def test_recommend_posts_a_header_then_one_message_per_paper_into_the_dm(slack, 
     assert not {p.params["text"] for p in second} & {p.params["text"] for p in posts}
 
 
+def test_each_paper_quotes_what_it_does_from_its_abstract_until_the_person_hides_it(slack, standin):
+    user = new_user()
+    slack.ask(user, "follow quantum qubits entanglement")
+
+    def bodies(posts):
+        return [[b["text"]["text"] for b in p.params["blocks"] if b["type"] == "section"][1:] for p in posts]
+
+    _, posts = recommend(slack, standin, user, 2)
+    for body in bodies(posts):
+        label, what, result = body[0].split("\n")
+        assert label == "_Quoted from the abstract:_" and what.startswith("> We study")
+        assert result.startswith("> Our ")
+    said = slack.ask(user, "digest highlights off").text
+    assert said.startswith("Each paper now shows the start of its abstract")
+    _, posts = recommend(slack, standin, user, 2)
+    for body in bodies(posts):
+        assert body[0].startswith("We study") and "Quoted from the abstract" not in body[0]
+
+
 def test_a_listeners_calls_reuse_kept_alive_connections(slack, standin):
     user = new_user()
     slack.ask(user, "follow feline cats whiskers")
