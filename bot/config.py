@@ -301,6 +301,9 @@ def _llm_url(raw: str | None) -> str | None:
     if raw is None:
         return None
     parts = urlsplit(raw)
+    if "@" in parts.netloc:  # urllib sends no credentials from a URL; said without echoing them
+        raise ConfigError("PAPERBOT_LLM_URL must not hold a user or password: give the endpoint's key in "
+                          "PAPERBOT_LLM_KEY")
     if (parts.scheme.lower() not in ("http", "https") or not parts.hostname or parts.query or parts.fragment
             or any(ch.isspace() for ch in raw) or _bad_port(parts)):
         raise ConfigError("PAPERBOT_LLM_URL must be the http(s) base of an OpenAI-compatible API, like "

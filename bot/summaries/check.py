@@ -93,7 +93,7 @@ def check_summary(summary: str, title: str, abstract: str, finish_reason: str | 
     """Whether ``summary`` may be shown for the paper of ``title`` and ``abstract`` (see the module);
     ``finish_reason``: the endpoint's (``"length"``: it was cut off at its token limit)."""
     text = _plain(summary)
-    if not text:
+    if not _TOKEN.search(text):  # nothing but blanks and marks
         return Verdict(False, EMPTY)
     if len(text) > MOST_CHARACTERS:
         return Verdict(False, TOO_LONG, str(len(text)))

@@ -122,7 +122,8 @@ def test_the_day_s_outcomes_are_counted_by_status_and_reason(any_store):
     assert found == {("ok", None): 1, ("rejected", "invented_number"): 2, ("failed", None): 1}
     day, next_day = "2026-12-07T00:00:00+00:00", "2026-12-08T00:00:00+00:00"
     assert any_store.latest_summary_error(day, next_day) == "HTTP 500"
-    assert any_store.latest_summary_error(next_day, "2026-12-09T00:00:00+00:00") is None
+    assert any_store.latest_summary_error(next_day, "2026-12-09T00:00:00+00:00") == "next day"
+    assert any_store.latest_summary_error("2026-12-09T00:00:00+00:00", "2026-12-10T00:00:00+00:00") is None
 
 
 def test_a_merge_keeps_the_summary_with_the_paper_kept(any_store):
