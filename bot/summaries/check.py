@@ -99,11 +99,16 @@ def check_summary(summary: str, title: str, abstract: str, finish_reason: str | 
         return Verdict(False, TOO_LONG, str(len(text)))
     if finish_reason == "length" or not _ENDS_WELL.search(text) or text.endswith(("...", "…")):
         return Verdict(False, CUT_OFF, text[-20:])
-    source = _plain(f"{title}\n{abstract}")
     if _copied(text, _plain(abstract)):
         return Verdict(False, COPIED)
-    facts = _Facts(source)
-    for token, initial in _tokens(text):
+    return check_facts(text, title, abstract)
+
+
+def check_facts(summary: str, title: str, abstract: str) -> Verdict:
+    """The numbers-and-names part of :func:`check_summary` alone: every number and name of ``summary`` is
+    in the title or abstract (OK), or the verdict refusing the first that is not."""
+    facts = _Facts(_plain(f"{title}\n{abstract}"))
+    for token, initial in _tokens(_plain(summary)):
         problem = facts.unsupported(token, initial)
         if problem is not None:
             return problem

@@ -4,6 +4,8 @@ occurs in the title or abstract, and it is not empty, cut off, too long or a cop
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.summaries.check import (
     COPIED,
@@ -129,3 +131,19 @@ def test_tex_in_the_abstract_is_read_as_it_is_shown():
 def test_a_summary_of_another_paper_is_refused():
     assert not verdict(GRAPHS_FAITHFUL).ok
     assert verdict(GRAPHS_FAITHFUL, paper=GRAPHS).ok
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400), st.text(max_size=80), st.text(max_size=600),
+       st.sampled_from([None, "stop", "length", "content_filter"]))
+def test_any_text_gets_a_verdict_never_an_exception(summary, title, abstract, finish_reason):
+    found = check_summary(summary, title, abstract, finish_reason)
+    assert found.ok or found.reason in (EMPTY, CUT_OFF, TOO_LONG, COPIED, NUMBER, NAME)
+
+
+def test_an_abstract_of_tex_only_or_another_language_refuses_what_it_does_not_hold():
+    assert not check_summary("FooNet reaches 93.5% accuracy.", "", r"$\alpha + \beta = \gamma$").ok
+    german = ("Wir stellen FooNet vor, ein Modell, das auf ImageNet eine Genauigkeit von 93,5 % erreicht "
+              "und dabei nur die Hälfte der Rechenzeit benötigt.")
+    assert check_summary("FooNet erreicht auf ImageNet eine hohe Genauigkeit.", "FooNet", german).ok
+    assert not check_summary("FooNet beats ResNet on ImageNet.", "FooNet", german).ok
