@@ -16,7 +16,6 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 
@@ -139,18 +138,30 @@ def request_summaries(ctx: Context, paper_ids: Sequence[str], clock: Callable[[]
             if outcome[0] == "limited":
                 stop.set()
 
-    with ThreadPoolExecutor(max_workers=client.concurrency, thread_name_prefix="summaries") as pool:
-        for paper_id in todo:
-            pool.submit(_guarded, one, paper_id)
+    queue = iter(todo)
+
+    def worker() -> None:
+        try:
+            while True:
+                with lock:
+                    paper_id = next(queue, None)
+                if paper_id is None:
+                    return
+                try:
+                    one(paper_id)
+                except Exception:  # a database hiccup on one paper: the rest go on; its claim lapses
+                    log.warning("summaries: could not record paper %s's summary; a later run asks again",
+                                paper_id, exc_info=True)
+        finally:
+            ctx.store.close()  # this thread's connection (SQLite), not left for the collector
+
+    workers = [threading.Thread(target=worker, name=f"summaries-{n}", daemon=True)
+               for n in range(min(client.concurrency, len(todo)))]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
     return run
-
-
-def _guarded(work: Callable[[str], None], paper_id: str) -> None:
-    try:
-        work(paper_id)
-    except Exception:  # a database hiccup on one paper: the others go on; its claim lapses and is retaken
-        log.warning("summaries: could not record paper %s's summary; a later run asks again", paper_id,
-                    exc_info=True)
 
 
 def _may_ask(stored: SummaryRecord | None, source: str, now: datetime) -> bool:
@@ -267,3 +278,25 @@ def summary_counts(ctx: Context, day: datetime) -> SummaryCounts:
     failed = outcomes.get(("failed", None), 0)
     return SummaryCounts(ok=outcomes.get(("ok", None), 0), rejected=rejected, failed=failed,
                          error=ctx.store.latest_summary_error(since, until) if failed else None)
+
+
+def request_in_background(ctx: Context, paper_ids: Sequence[str], clock: Callable[[], datetime],
+                          summarizer: Summarizer, within: float | None = None,
+                          done: Callable[[SummaryRun], None] | None = None) -> threading.Thread:
+    """:func:`request_summaries` in a daemon thread of its own, started: the caller (a digest run, a
+    recommendation) goes on at once. ``done(run)`` is called with what it did (an edge counts it:
+    :func:`bot.metrics.summaries`); whatever goes wrong is logged, never raised into anyone."""
+
+    def work() -> None:
+        try:
+            run = request_summaries(ctx, paper_ids, clock, summarizer, within=within)
+            if done is not None:
+                done(run)
+        except Exception as exc:  # the database away, say: the papers show their highlights
+            log.warning("summaries: not asked for this time (%s); a later run asks again", exc)
+        finally:
+            ctx.store.close()
+
+    thread = threading.Thread(target=work, name="summaries", daemon=True)
+    thread.start()
+    return thread

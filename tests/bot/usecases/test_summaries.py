@@ -20,13 +20,14 @@ from bot.usecases.summaries import (
     Summarizer,
     Summary,
     fingerprint,
+    request_in_background,
     request_summaries,
     summaries_for,
     summarizer,
     summary_counts,
 )
 from stand_ins.chat_completions import ChatCompletionsStandIn, Reply
-from storage import Paper
+from storage import Paper, StoreUnavailable
 from tests.bot.summaries.papers import (
     GRAPHS,
     GRAPHS_FAITHFUL,
@@ -241,3 +242,24 @@ def test_the_summarizer_is_made_from_the_settings_only_when_set():
                                      MODEL, "PAPERBOT_LLM_DAILY_LIMIT": "50"}, dotenv=None))
     assert made is not None and (made.model, made.daily_limit, made.client.base_url) == (
         MODEL, 50, "http://localhost:11434/v1")
+
+
+def test_in_the_background_the_caller_goes_on_and_hears_what_was_done(ctx, llm, times):
+    heard = []
+    llm.script("Sparse", Reply.slow(0.5, SPARSE_FAITHFUL))
+    thread = request_in_background(ctx, ["sparse", "graphs"], times.utc, summer(llm, times),
+                                   done=heard.append)
+    assert summaries_for(ctx, ["sparse"], MODEL) == {}  # the caller did not wait: nothing ready yet
+    thread.join(10)
+    assert not thread.is_alive() and sorted(heard[0].ok) == ["graphs", "sparse"]
+    assert set(summaries_for(ctx, ["sparse", "graphs"], MODEL)) == {"sparse", "graphs"}
+
+
+def test_in_the_background_a_failure_is_logged_never_raised(ctx, llm, times, caplog, monkeypatch):
+    def away(*_a, **_k):
+        raise StoreUnavailable("the database is away")
+
+    monkeypatch.setattr(ctx.store, "get_papers", away)
+    thread = request_in_background(ctx, ["sparse"], times.utc, summer(llm, times))
+    thread.join(10)
+    assert "not asked for this time" in caplog.text and llm.asked == []
