@@ -185,6 +185,8 @@ def _kind(part: str) -> str:
         return "number"
     if _number(part) is not None:
         return "number"
+    if "." in part and any(len(piece) > 1 and piece.isalpha() for piece in part.split(".")[1:]):
+        return "name"  # a domain or a dotted name (github.com, torch.nn), not "e.g"
     has_digit = any(ch.isdigit() for ch in part)
     has_letter = any(ch.isalpha() for ch in part)
     if has_digit and has_letter:

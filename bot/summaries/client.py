@@ -108,17 +108,22 @@ def fits(abstract: str | None) -> bool:
 
 _THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _LABEL = re.compile(r"^(?:summary|tl;?dr|answer)\s*[:\-–]\s*", re.IGNORECASE)
+# A preamble before the summary itself ("Here is a one-sentence summary:", "Sure! Here's the summary:").
+_PREAMBLE = re.compile(r"^(?:sure|certainly|okay|ok)?[,.!]?\s*(?:here(?:'s|’s| is)|below is)[^:]{0,80}:\s*",
+                       re.IGNORECASE)
+_BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _QUOTES = {'"': '"', "“": "”", "'": "'", "‘": "’"}
 
 
 def tidy(content: str) -> str:
-    """A model's answer as it would be shown: a reasoning model's ``<think>`` block, a "Summary:" label,
-    Markdown emphasis and quotes around the whole taken off, whitespace one space. Nothing else is
+    """A model's answer as it would be shown: a reasoning model's ``<think>`` block, a preamble ("Here is
+    the summary:"), a "Summary:" label, a leading bullet, Markdown emphasis and quotes around the whole taken
+    off, whitespace one space. Nothing else is
     changed: the check judges what is left."""
     text = _THINKING.sub("", content)
     text = text.replace("**", "").replace("__", "")
     text = " ".join(text.split())
-    text = _LABEL.sub("", text)
+    text = _BULLET.sub("", _LABEL.sub("", _PREAMBLE.sub("", text)))
     if len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
         text = text[1:-1].strip()
     return text

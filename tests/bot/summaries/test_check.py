@@ -70,6 +70,7 @@ def test_an_invented_number_is_refused(summary, detail):
     ("Google's V-MoE reaches 90.35% on ImageNet.", "Google's"),
     ("V-MoE uses word2vec routing to reach 90.35% on ImageNet.", "word2vec"),  # letters with digits
     ("V-MoE reaches 90.35% on ImageNet-21k.", "ImageNet-21k"),  # a dataset name's variant
+    ("V-MoE's code is on github.com, reaching 90.35% on ImageNet.", "github.com"),  # a made-up address
 ])
 def test_an_invented_name_is_refused(summary, detail):
     found = verdict(summary)

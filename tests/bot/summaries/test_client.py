@@ -162,6 +162,10 @@ def test_an_answer_that_is_no_list_of_models_is_said(llm):
     ('"V-MoE scales."', "V-MoE scales."),
     ("  V-MoE\n scales.  ", "V-MoE scales."),
     ("TL;DR: V-MoE scales.", "V-MoE scales."),
+    ("Here is a one-sentence summary of the paper:\n\nV-MoE scales.", "V-MoE scales."),
+    ("Sure! Here's the summary: V-MoE scales.", "V-MoE scales."),
+    ("- V-MoE scales.", "V-MoE scales."),
+    ("V-MoE scales: here is how.", "V-MoE scales: here is how."),  # a colon of its own stays
 ])
 def test_an_answer_is_tidied_and_nothing_more(said, shown):
     assert tidy(said) == shown
