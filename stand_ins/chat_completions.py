@@ -80,10 +80,13 @@ class ChatCompletionsStandIn:
     authorizations: list[str | None] = field(default_factory=list)
     #: Answer ``GET /v1/models`` with this status instead (e.g. 404: an endpoint without the list).
     models_status: int = 200
+    #: The most chat requests it was answering at once.
+    most_at_once: int = 0
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._scripts: dict[str, list[Reply]] = {}
+        self._answering = 0
         self._stopping = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._serving = Serving(self._server, "chat-completions-standin")
@@ -185,6 +188,16 @@ def _handler(standin: ChatCompletionsStandIn) -> type[BaseHTTPRequestHandler]:
                 self._send(404, error_body(f"model {body.get('model')!r} not found, try pulling it first"))
                 return
             reply = standin.reply_for(body)
+            with standin._lock:
+                standin._answering += 1
+                standin.most_at_once = max(standin.most_at_once, standin._answering)
+            try:
+                self._answer(reply, body)
+            finally:
+                with standin._lock:
+                    standin._answering -= 1
+
+        def _answer(self, reply: Reply, body: dict) -> None:
             if reply.delay and standin._stopping.wait(reply.delay):
                 return  # stopped meanwhile
             headers = {"Retry-After": reply.retry_after} if reply.retry_after else {}

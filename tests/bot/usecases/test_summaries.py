@@ -263,3 +263,11 @@ def test_in_the_background_a_failure_is_logged_never_raised(ctx, llm, times, cap
     thread = request_in_background(ctx, ["sparse"], times.utc, summer(llm, times))
     thread.join(10)
     assert "not asked for this time" in caplog.text and llm.asked == []
+
+
+def test_at_most_the_concurrency_cap_of_requests_are_in_flight(ctx, llm, times):
+    for phrase, text in (("Sparse", SPARSE_FAITHFUL), ("Message Passing", GRAPHS_FAITHFUL),
+                         ("Streaming", SPEECH_FAITHFUL), ("Protein", PROTEINS_FAITHFUL)):
+        llm.script(phrase, Reply.slow(0.3, text))
+    run = request_summaries(ctx, IDS, times.utc, summer(llm, times, concurrency=2))
+    assert len(run.ok) == 4 and llm.most_at_once == 2
