@@ -71,6 +71,14 @@ achieves applies learns trains uses leverages combines formulates derives proves
 authors researchers experiments results both each all most many several some
 new novel key main first second finally overall instead moreover additionally also however thus
 such other further paper work method approach model framework system technique algorithm
+specifically notably importantly crucially together empirically theoretically experimentally extensive
+evaluated tested trained applied compared combining leveraging building focusing motivated inspired
+beyond despite toward towards unlike experiments theory analysis evaluation training inference
+reduces outperforms enables allows yields reaches matches beats surpasses scales cuts lowers raises boosts
+gives makes sets keeps replaces reveals suggests highlights identifies characterizes quantifies measures
+compares generalizes unifies connects bridges adapts tunes pretrains distills compresses accelerates
+speeds predicts estimates detects generates encodes aligns retrieves ranks recommends translates answers
+solves optimizes approximates bounds guarantees certifies verifies
 """.split())
 
 #: Number words read as numbers ("one" and "zero" are left out: "one of", "zero-shot" say no number).

@@ -149,9 +149,9 @@ def request_summaries(ctx: Context, paper_ids: Sequence[str], clock: Callable[[]
                     return
                 try:
                     one(paper_id)
-                except Exception:  # a database hiccup on one paper: the rest go on; its claim lapses
-                    log.warning("summaries: could not record paper %s's summary; a later run asks again",
-                                paper_id, exc_info=True)
+                except Exception as exc:  # a database hiccup on one paper: the rest go on; its claim lapses
+                    log.warning("summaries: could not record paper %s's summary (%s); a later run asks again",
+                                paper_id, exc)
         finally:
             ctx.store.close()  # this thread's connection (SQLite), not left for the collector
 
