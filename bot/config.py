@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TypeVar
+from urllib.parse import SplitResult, urlsplit
 
 from dotenv import dotenv_values
 
@@ -64,6 +65,15 @@ class Settings:
     metrics_dir: str | None = None
     #: PAPERBOT_ADMIN_CHANNEL: a channel id told once a day of failed feeds, empty days, failed digests.
     admin_channel: str | None = None
+    #: PAPERBOT_LLM_URL: the base of an OpenAI-compatible API (``…/v1``; ``/chat/completions`` and ``/models``
+    #: are added to it) whose model writes checked summaries (bot/summaries); None: highlights only.
+    llm_url: str | None = None
+    #: PAPERBOT_LLM_MODEL: the model's name as that endpoint knows it (required with PAPERBOT_LLM_URL).
+    llm_model: str | None = None
+    #: PAPERBOT_LLM_KEY: a bearer key for the endpoint (optional); never shown in a repr or a log.
+    llm_key: str | None = field(default=None, repr=False)
+    #: PAPERBOT_LLM_DAILY_LIMIT: calls to the endpoint a UTC day, across every process (the database counts).
+    llm_daily_limit: int = 500
 
     #: The settings that didn't parse, when loaded with ``lenient=True``: (setting, why), each one's
     #: default in its place (the doctor reports them and checks the rest).
@@ -106,6 +116,9 @@ class Settings:
         embeddings = parsed("PAPERBOT_EMBEDDINGS", _embeddings_setting, False)
         log_format = parsed("PAPERBOT_LOG_FORMAT", _log_format, "text")
         admin_channel = parsed("PAPERBOT_ADMIN_CHANNEL", _admin_channel, None)
+        llm_url = parsed("PAPERBOT_LLM_URL", _llm_url, None)
+        # The URL as given: one that doesn't parse is its own problem, not also the model's.
+        llm_model = parsed("PAPERBOT_LLM_MODEL", lambda raw: _llm_model(raw, get("PAPERBOT_LLM_URL")), None)
         db = get("PAPERBOT_DB")
         db_path = parsed("PAPERBOT_DB", lambda raw: _database("PAPERBOT_DB", raw) if raw else DEFAULT_DB,
                          DEFAULT_DB)
@@ -135,6 +148,10 @@ class Settings:
             log_format=log_format,
             metrics_port=number("PAPERBOT_METRICS_PORT", 0, 0, 65535) if metrics_port else None,
             admin_channel=admin_channel,
+            llm_url=llm_url if llm_model else None,  # a URL without its model is one problem, said once
+            llm_model=llm_model,
+            llm_key=get("PAPERBOT_LLM_KEY"),
+            llm_daily_limit=number("PAPERBOT_LLM_DAILY_LIMIT", 500, 0, 1_000_000),
             metrics_dir=get("PROMETHEUS_MULTIPROC_DIR"),
             problems=tuple(problems),
         )
@@ -271,6 +288,52 @@ def _admin_channel(raw: str | None) -> str | None:
     if raw and not _CHANNEL_ID.fullmatch(raw):
         raise ConfigError("PAPERBOT_ADMIN_CHANNEL must be a channel id such as C0123456789 (in Slack: "
                           f"the channel's details, at the bottom), got {raw!r}")
+    return raw
+
+
+#: What an OpenAI-compatible base URL may end with that is one of its endpoints, not the base: taken off.
+_LLM_ENDPOINTS = ("/chat/completions", "/completions", "/models")
+
+
+def _llm_url(raw: str | None) -> str | None:
+    """PAPERBOT_LLM_URL: the API's base (``http://localhost:11434/v1``), without a trailing slash; the full
+    chat-completions URL is taken too, as people copy it from their server's docs."""
+    if raw is None:
+        return None
+    parts = urlsplit(raw)
+    if "@" in parts.netloc:  # urllib sends no credentials from a URL; said without echoing them
+        raise ConfigError("PAPERBOT_LLM_URL must not hold a user or password: give the endpoint's key in "
+                          "PAPERBOT_LLM_KEY")
+    if (parts.scheme.lower() not in ("http", "https") or not parts.hostname or parts.query or parts.fragment
+            or any(ch.isspace() for ch in raw) or _bad_port(parts)):
+        raise ConfigError("PAPERBOT_LLM_URL must be the http(s) base of an OpenAI-compatible API, like "
+                          f"http://localhost:11434/v1, got {raw!r}")
+    base = raw.rstrip("/")
+    for endpoint in _LLM_ENDPOINTS:
+        if base.lower().endswith(endpoint):
+            base = base[:-len(endpoint)].rstrip("/")
+            break
+    return base
+
+
+def _bad_port(parts: SplitResult) -> bool:
+    try:
+        parts.port  # noqa: B018 - reading it is the check: urllib raises for a port that is no number
+    except ValueError:
+        return True
+    return False
+
+
+def _llm_model(raw: str | None, llm_url: str | None) -> str | None:
+    """PAPERBOT_LLM_MODEL, needed with PAPERBOT_LLM_URL (``llm_url``, as given) and only with it."""
+    if llm_url and not raw:
+        raise ConfigError("PAPERBOT_LLM_MODEL is not set: PAPERBOT_LLM_URL needs the model's name as the "
+                          "endpoint knows it (for Ollama, e.g. llama3.1:8b)")
+    if raw and not llm_url:
+        raise ConfigError("PAPERBOT_LLM_MODEL is set but PAPERBOT_LLM_URL is not: set the endpoint's base, "
+                          "like http://localhost:11434/v1, or unset PAPERBOT_LLM_MODEL")
+    if raw and (len(raw) > 200 or any(ch.isspace() or not ch.isprintable() for ch in raw)):
+        raise ConfigError(f"PAPERBOT_LLM_MODEL must be a model's name without spaces, got {raw!r}")
     return raw
 
 

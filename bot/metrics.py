@@ -62,9 +62,17 @@ REJECTED = Counter("paperbot_papers_rejected", "Records the daily feeds could no
                    ["source"])
 SOURCE_FAILURES = Counter("paperbot_source_failures", "Daily feed sources that could not be read at all, "
                           "by source kind", ["source"])
+SUMMARIES = Counter("paperbot_summaries", "Summaries asked of the lab's model (PAPERBOT_LLM_URL), by "
+                    "outcome: ok (checked: it may be shown), rejected (the check refused it; reason: empty, "
+                    "cut_off, too_long, copied, invented_number, invented_name), failed (no usable answer: "
+                    "the endpoint was down, slow, busy or garbled; tried again later)", ["outcome", "reason"])
 REFIT_SECONDS = Histogram("paperbot_refit_seconds", "Seconds each refit of the paper model took (its count: "
                           "the refits)", buckets=(0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600))
 
+#: A summary's outcomes, and the check's reasons for refusing one (bot/summaries/check.py: REASONS; a label
+#: of any other reason is "other", so the set stays small whatever a caller passes).
+SUMMARY_OUTCOMES = ("ok", "rejected", "failed")
+SUMMARY_REASONS = ("empty", "cut_off", "too_long", "copied", "invented_number", "invented_name")
 #: What a digest's outcome is counted as; the rest (another process's, a stopped run's) is not counted.
 _DIGEST_OUTCOMES = {"sent": "sent", "empty": "empty", "failed": "failed", "incomplete": "waiting"}
 
@@ -110,6 +118,16 @@ def ingested(kind: str, *, taken: int, rejected: int, failed: bool) -> None:
     REJECTED.labels(kind).inc(rejected)
     if failed:
         SOURCE_FAILURES.labels(kind).inc()
+
+
+def summaries(outcomes: Iterable[tuple[str, str | None]]) -> None:
+    """Summaries asked for, each as (outcome, reason): ("ok", None), ("rejected", the check's reason code),
+    ("failed", None) (:meth:`bot.usecases.summaries.SummaryRun.outcomes`)."""
+    for outcome, reason in outcomes:
+        if outcome not in SUMMARY_OUTCOMES:
+            continue
+        label = "" if outcome != "rejected" else reason if reason in SUMMARY_REASONS else "other"
+        SUMMARIES.labels(outcome, label).inc()
 
 
 @contextmanager

@@ -17,10 +17,12 @@ version):
   run) and **finish**: an ``UPDATE … WHERE owner = ? AND status = held``; a process that lost the lease
   changes nothing and is told so.
 
-Digests, daily jobs and trending posts are taken with **take**; an inbox item (:data:`INBOX_ITEM`) is
-claimed by the inbox's own statements (:mod:`storage.inbox`: many at a time, each subject's in arrival
-order), then renewed, released and finished here like any other lease. What else makes sure exactly one
-process does a thing is not a lease, each for one reason (said again where it is written):
+Digests, daily jobs and trending posts are taken with **take**; a paper's summary by a model
+(:data:`SUMMARY`) too, many at once (:func:`take_inserts`), by the summaries' own methods; an inbox item
+(:data:`INBOX_ITEM`) is claimed by the inbox's own statements (:mod:`storage.inbox`: many at a time, each
+subject's in arrival order), then renewed, released and finished here like any other lease. What else
+makes sure exactly one process does a thing is not a lease, each for one reason (said again where it is
+written):
 
 - a library import's claim (:mod:`storage.library_imports`): a read lasts one request and is never renewed
   or given back, so the row's ``started_at`` names the claim and one upsert takes it;
@@ -67,6 +69,7 @@ class LeaseKind:
     per_workspace: bool = False  # rows of one workspace: the store puts its ``ws`` before the caller's key
     released: str | None = None  # the status a release leaves (None: still ``held``, waiting for its retry)
     ends_with: Mapping[str, object] = field(default_factory=dict)  # what a finish also writes
+    results: frozenset[str] = frozenset()  # columns a finish may write, given by its caller
 
     @property
     def named_keys(self) -> tuple[str, ...]:
@@ -92,6 +95,14 @@ KINDS: dict[str, LeaseKind] = {
 #: what was asked nor whose it was. Not in :data:`KINDS`: no caller takes one with :func:`take_insert`.
 INBOX_ITEM = LeaseKind("inbox", ("ws", "key"), "running", frozenset(), frozenset(), restartable=False,
                        released="waiting", ends_with={"payload": "", "subject": ""})
+
+#: A paper's summary by one model (:mod:`storage.summaries`), keyed (paper id, model), shared by every
+#: workspace: "claimed" while one process asks the model, or, given back without an owner, until its
+#: retry; finished "ok", "rejected" or "failed" with what was found. Not in :data:`KINDS`: the summaries'
+#: own methods take many at once (:func:`take_inserts`) and finish them with their text.
+SUMMARY = LeaseKind("summaries", ("paper_id", "model"), "claimed", frozenset({"started_at"}),
+                    frozenset({"attempts"}), restartable=False, starts_with={"attempts": 0},
+                    results=frozenset({"text", "reason", "source"}))
 
 Statement = tuple[str, list]
 
@@ -229,14 +240,20 @@ def release(kind: LeaseKind, key: Sequence[str], owner: str, retry_at: str, diso
 
 
 def finish(kind: LeaseKind, key: Sequence[str], owner: str, status: str, at: str, error: str | None,
-           again_at: str | None) -> Statement:
-    """End the work as ``status``; a restartable kind may start again from ``again_at``."""
+           again_at: str | None, results: Mapping[str, object] | None = None) -> Statement:
+    """End the work as ``status``; a restartable kind may start again from ``again_at``; ``results``: what
+    the work found, in the kind's :attr:`LeaseKind.results` columns."""
     if status == kind.held:
         raise ValueError(f"finishing a lease needs a status other than {kind.held!r}")
+    results = dict(results or {})
+    unknown = set(results) - kind.results
+    if unknown:
+        raise ValueError(f"a finish of {kind.table} can't set {', '.join(sorted(unknown))}")
+    written = {**kind.ends_with, **results}
     return _owned(kind, key, owner,
                   ["status = ?", "finished_at = ?", "error = ?", "lease_until = ?",
-                   *(f"{column} = ?" for column in kind.ends_with)],
-                  [status, at, error, again_at, *kind.ends_with.values()])
+                   *(f"{column} = ?" for column in written)],
+                  [status, at, error, again_at, *written.values()])
 
 
 class LeasesStore(Protocol):

@@ -41,8 +41,10 @@ PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions"
 #: Those tables as migration m010 found them (``saved`` came with m011, ``feed_papers`` with m012).
 M010_TABLES = ("feedback", "shown")
 #: Tables keyed by paper id alone whose row goes with its paper: a merge gives the kept paper the
-#: dropped one's row when it has none of its own (``paper_vectors`` came with m018).
-PAPER_OWNED_TABLES = ("paper_vectors",)
+#: dropped one's row when it has none of its own (``paper_vectors`` came with m018). A summary keyed (paper,
+#: model) moves so too: its ``source`` still names the text it was asked from, so a kept paper whose text
+#: differs asks again.
+PAPER_OWNED_TABLES = ("paper_vectors", "summaries")
 CHUNK = 500
 
 INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608

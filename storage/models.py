@@ -23,6 +23,9 @@ LeaseEnd = DigestStatus | JobStatus | TrendingStatus
 #: A library import's status (storage.library_imports): "running" while one request reads the file, then
 #: how it ended ("refused": too big, another kind, or no library export; "failed": it may be tried again).
 LibraryImportStatus = Literal["running", "done", "refused", "failed"]
+#: A paper's summary by a model (storage.summaries): "claimed" while asked for (or waiting for its retry),
+#: then "ok" (checked: it may be shown), "rejected" (the check refused it) or "failed" (no usable answer).
+SummaryStatus = Literal["claimed", "ok", "rejected", "failed"]
 #: A feedback's value: a like (+1) or a dislike (-1).
 FeedbackValue = Literal[1, -1]
 #: What an inbox item carries out: a slash command, an event, or a click (an action).
@@ -217,3 +220,21 @@ class LibraryImport:
     finished_at: str | None = None
     counts: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class SummaryRecord:
+    """A paper's summary by ``model`` as stored (storage.summaries): its status (:data:`SummaryStatus`),
+    the text (an "ok" or "rejected" one's), why it was refused (``reason``, the check's code) or failed
+    (``error``), the fingerprint of the title and abstract it was asked from (``source``), and when it was
+    finished (ISO UTC)."""
+
+    paper_id: str
+    model: str
+    status: SummaryStatus
+    text: str | None = None
+    reason: str | None = None
+    source: str | None = None
+    error: str | None = None
+    attempts: int = 0
+    finished_at: str | None = None

@@ -81,6 +81,7 @@ from storage.saved import SavedPapers
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
+from storage.summaries import Summaries
 from storage.tables import columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
@@ -92,7 +93,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                    LibraryImports, Alerts, ArxivCursors, Store):
+                    LibraryImports, Alerts, ArxivCursors, Summaries, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

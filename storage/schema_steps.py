@@ -472,4 +472,22 @@ STEPS: list[Step] = [
     Step("m034_highlights_off", (
         AddColumn("people", Column("highlights_off", "integer", not_null=True, default=0)),
     )),
+    # Issue 41: a paper's summary by a model the lab runs (PAPERBOT_LLM_URL), one row per paper and model,
+    # shared by every workspace as the papers are; asked for once, whichever process gets there first: the
+    # row is a lease (storage.leases.SUMMARY), "claimed" while a process asks (or while it waits for its
+    # retry, without an owner), then "ok", "rejected" (the check refused it: ``reason`` says why) or
+    # "failed" (no usable answer after the attempts allowed). ``source`` fingerprints the title and
+    # abstract it was asked from, so a new version's changed abstract is asked again. ``summary_calls``
+    # counts the calls made each UTC day, so the daily limit holds across processes; the rows finished on
+    # a day are counted by ``finished_at`` (/metrics, the admin report).
+    Step("m035_summaries", (
+        CreateTable("summaries", (_key("paper_id"), _key("model"), _key("status"), Column("text"),
+                                  Column("reason"), Column("source"), Column("owner"), Column("lease_until"),
+                                  Column("started_at"), Column("finished_at"), Column("error"),
+                                  Column("attempts", "integer", not_null=True, default=0)),
+                    ("paper_id", "model")),
+        CreateIndex("summaries", ("finished_at",)),
+        CreateTable("summary_calls", (_key("day"), Column("calls", "integer", not_null=True, default=0)),
+                    ("day",)),
+    )),
 ]

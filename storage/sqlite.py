@@ -43,6 +43,7 @@ from storage.saved import SavedPapers
 from storage.snapshot import Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
+from storage.summaries import Summaries
 from storage.tables import PERSONAL_TABLES, columns, copied_rows_insert, order_by
 from storage.workspaces import Workspaces
 
@@ -54,7 +55,7 @@ BUSY_SECONDS = 90
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, ArxivCursors, Store):
+                  LibraryImports, Alerts, ArxivCursors, Summaries, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -34,6 +34,7 @@ from storage.preferences import PreferencesStore
 from storage.saved import SavedStore
 from storage.snapshot import SnapshotsStore
 from storage.suggestions import SuggestionsStore
+from storage.summaries import SummariesStore
 from storage.workspaces import InstallationsStore, WorkspacesStore
 
 
@@ -90,7 +91,7 @@ class BaseStore(Protocol):
 class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
-            SavedStore, SuggestionsStore, AlertsStore, ChannelsStore, PollsStore,
+            SavedStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

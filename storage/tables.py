@@ -66,6 +66,10 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "home_opened": ("ws", "user_id", "opened_at"),
     # How far each arXiv category's announcements were read: a copy goes on from there, not from today.
     "arxiv_cursors": ("category", "announced", "read_at"),
+    # Each paper's summary by a model (issue 41), and the calls made each day (the daily limit's count).
+    "summaries": ("paper_id", "model", "status", "text", "reason", "source", "owner", "lease_until",
+                  "started_at", "finished_at", "error", "attempts"),
+    "summary_calls": ("day", "calls"),
 }
 
 #: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
@@ -141,6 +145,8 @@ KEYS: dict[str, str] = {
     "alerts": "ws, user_id, key",
     "home_opened": "ws, user_id",
     "arxiv_cursors": "category",
+    "summaries": "paper_id, model",
+    "summary_calls": "day",
 }
 
 

@@ -78,6 +78,9 @@ RULES = [
      "sources read records into papers with the shared text work; what is done with them is a use case's, "
      "how they read a presentation's"),
     ("bot/text", bot_but("bot.text"), "text work is a leaf: reading sources and showing papers share it"),
+    ("bot/summaries", bot_but("bot.summaries", "bot.text", "bot.sources.http", "bot.sources.records"),
+     "a model's summaries and their check know only text work and the one HTTP politeness (Retry-After); "
+     "what is asked for and when is a use case's"),
     ("bot/slack", ("bot.cli.main",), "the Slack adapter and the command line are two edges side by side"),
     ("bot/cli", ("tests", "benchmarks"), "the command line is the outermost edge: it may use every layer"),
     ("bot/config.py", bot_but("bot.config", "bot.errors", "bot.state.embedding_model"),

@@ -120,7 +120,27 @@ SAID: dict[Finding, Callable[[Facts], tuple[str, str]]] = {
         f"feed {f['source']}", f"answers ({f['category']}: {f['papers']} papers announced{_on(f)})"),
     F.ARXIV_QUIET: lambda f: (
         f"feed {f['source']}", f"answers ({f['category']}: no announcement{_on(f)}, a weekend or holiday)"),
+    F.LLM_SKIPPED: lambda f: ("summaries", f"fix {', '.join(f['settings'])} first"),
+    F.LLM_UNREACHABLE: lambda f: (
+        _llm(f), f"{f['error']}: check PAPERBOT_LLM_URL (its base, like http://localhost:11434/v1) and that "
+        "the server runs (`ollama serve`); papers show their highlights meanwhile"),
+    F.LLM_MODEL_MISSING: lambda f: (
+        _llm(f), f"the endpoint does not serve {f['model']} (it serves {_listed(f['models'])}): fetch it "
+        f"(`ollama pull {f['model']}`) or set PAPERBOT_LLM_MODEL to one it serves"),
+    F.LLM_MODEL_SERVED: lambda f: (_llm(f), f"the endpoint serves {f['model']}"),
+    F.LLM_ANSWERS: lambda f: (_llm(f), f"{f['model']} answers a chat completion"),
+    F.LLM_REFUSES: lambda f: (
+        _llm(f), f"{f['model']} does not answer a chat completion ({f['error']}): check PAPERBOT_LLM_MODEL "
+        "and PAPERBOT_LLM_KEY"),
 }
+
+
+def _llm(facts: Facts) -> str:
+    return f"summaries {facts['url']}"
+
+
+def _listed(models: tuple[str, ...]) -> str:
+    return ", ".join(models) if models else "no model"
 
 
 def _database(facts: Facts) -> str:

@@ -130,21 +130,7 @@ class Fetcher:
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     def _retry_after(self, value: str | None, attempt: int) -> float:
-        """Seconds a busy answer asks to wait: its Retry-After (delay-seconds or an HTTP date), else the
-        back-off of this ``attempt``."""
-        value = (value or "").strip()
-        if value.isdigit():
-            return float(value)
-        if value:
-            try:
-                when = parsedate_to_datetime(value)
-            except (TypeError, ValueError, IndexError):
-                when = None
-            if when is not None:
-                if when.tzinfo is None:  # an HTTP date is GMT, whatever the text says
-                    when = when.replace(tzinfo=UTC)
-                return max(0.0, (when - self.wall()).total_seconds())
-        return BACKOFF * 2**attempt
+        return retry_after(value, attempt, self.wall)
 
     def _get(self, url: str) -> bytes:
         self.limiter.wait()
@@ -162,6 +148,31 @@ class Fetcher:
         except (OSError, http.client.HTTPException, ValueError) as e:
             # ValueError: a URL urllib can't even parse (e.g. "http://[::1").
             raise SourceError(f"couldn't fetch {url}: {_reason(e)}") from e
+
+
+def retry_after(value: str | None, attempt: int, wall: Callable[[], datetime],
+                backoff: float = BACKOFF) -> float:
+    """Seconds a busy answer asks to wait: its Retry-After (delay-seconds or an HTTP date, read against
+    ``wall``), else the back-off of this ``attempt`` (``backoff`` seconds, twice as long each time). The one
+    reading of Retry-After, for every client paperbot has over urllib (the sources', the summaries')."""
+    value = (value or "").strip()
+    if value.isdigit():
+        return float(value)
+    if value:
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            when = None
+        if when is not None:
+            if when.tzinfo is None:  # an HTTP date is GMT, whatever the text says
+                when = when.replace(tzinfo=UTC)
+            return max(0.0, (when - wall()).total_seconds())
+    return backoff * 2**attempt
+
+
+def reason(error: object) -> str:
+    """What a network error says, briefly (an OSError's strerror, else its text or its type's name)."""
+    return _reason(error)
 
 
 def _reason(error: object) -> str:

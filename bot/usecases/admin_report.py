@@ -1,6 +1,7 @@
 """The admins' daily word (PAPERBOT_ADMIN_CHANNEL, issue 26): paperbot must never fail silently. When the
 day's feeds failed, when no new paper has come in for a while, or when digests failed, the workspace's admin
-channel gets one short post a UTC day naming what went wrong and what to do.
+channel gets one short post a UTC day naming what went wrong and what to do. Summaries by the lab's model
+(PAPERBOT_LLM_URL) that could not be shown that day, failed or refused by the check, are counted there too.
 
 Once a day is the database's decision (a shared job per workspace, taken by compare-and-set), so any number
 of processes report it once. A day whose problems all come after its post is said the next day, if they
@@ -22,6 +23,7 @@ from bot.state.context import Context
 from bot.state.owner import owner_id
 from bot.usecases.digest_vocabulary import Note
 from bot.usecases.digests.run import FEED_JOB, next_utc_day
+from bot.usecases.summaries import summary_counts
 from storage.leases import JOB
 from storage.moments import iso_utc
 
@@ -42,7 +44,10 @@ class Problem:
     :mod:`bot.slack.views.admin_report`). ``kind``: "feeds_failed" (``error``: the run's),
     "no_papers" (none at all), "quiet" (no new paper for ``days`` days, the ``newest`` on that day;
     ``read``: each arXiv category of the feeds and the day its announcements were read through, None
-    for never) or "digests_failed" (``count`` of them today, ``note``: the first one's)."""
+    for never), "digests_failed" (``count`` of them today, ``note``: the first one's), "summaries_failed"
+    (``count`` papers whose summary by the lab's model got no usable answer today, ``error``: the newest
+    one's) or "summaries_rejected" (``count`` summaries the check refused today, never shown; ``reasons``:
+    how many for each of the check's reason codes)."""
 
     kind: str
     error: str = ""
@@ -51,6 +56,7 @@ class Problem:
     newest: str = ""
     read: tuple[tuple[str, str | None], ...] = ()
     note: Note | None = None
+    reasons: tuple[tuple[str, int], ...] = ()
 
 
 def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
@@ -72,6 +78,20 @@ def problems(ctx: Context, feeds: list[str], now: datetime) -> list[Problem]:
     failed = store.failed_digests((today - timedelta(days=1)).isoformat(), iso_utc(midnight))
     if failed:
         found.append(Problem("digests_failed", note=Note.read(failed[0].error), count=len(failed)))
+    return found + _summaries(ctx, now)
+
+
+def _summaries(ctx: Context, now: datetime) -> list[Problem]:
+    """Today's summaries by the lab's model that can't be shown (PAPERBOT_LLM_URL; none without it): those
+    without a usable answer, and those the check refused."""
+    counts = summary_counts(ctx, now)
+    found = []
+    if counts.failed:
+        found.append(Problem("summaries_failed", error=shorten(counts.error or "", ERROR_SHOWN),
+                             count=counts.failed))
+    if counts.refused:
+        found.append(Problem("summaries_rejected", count=counts.refused,
+                             reasons=tuple(sorted(counts.rejected.items(), key=lambda kv: (-kv[1], kv[0])))))
     return found
 
 

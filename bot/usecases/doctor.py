@@ -4,7 +4,7 @@ Checks, in order: the settings parse; the database opens and its schema is curre
 made yet is a warning: the first ``paperbot run``, ``digest`` or ``ingest`` makes it); there is room
 beside a SQLite file; Slack accepts each token (SLACK_BOT_TOKEN, or each installed workspace's) and
 grants every scope the manifest asks for; this machine's clock agrees with Slack's; the time-zone data
-loads; each PAPERBOT_FEEDS source answers.
+loads; each PAPERBOT_FEEDS source answers; the lab's model (PAPERBOT_LLM_URL, when set) is served there.
 
 Every check that can run does, whatever else is missing: with no Slack token yet, the database, disk,
 time zones and feeds are still checked, the token's check says it is not set, and what needs Slack's
@@ -40,6 +40,7 @@ from bot.sources.arxiv import parse_categories, read_arxiv
 from bot.sources.arxiv_daily import read_listing
 from bot.sources.http import Fetcher
 from bot.sources.records import SourceError
+from bot.summaries.client import EndpointError, SummaryClient
 from storage import StorageError, is_new_file, is_postgres_url, open_store
 from storage.schema_status import SchemaStatus, schema_status
 
@@ -58,6 +59,8 @@ ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata", "Australia/
 #: What Slack answers for a token it will never accept.
 REFUSED = ("invalid_auth", "token_revoked", "account_inactive", "not_authed", "token_expired")
 FEED_TIMEOUT = 15.0
+#: How long the lab's model has to answer the doctor (a model may load first: Ollama loads it on first use).
+LLM_TIMEOUT = 60.0
 
 
 class Finding(StrEnum):
@@ -114,6 +117,13 @@ class Finding(StrEnum):
     FEED_ANSWERS = auto()  # source
     ARXIV_ANNOUNCED = auto()  # source, category, papers, day (None when unknown)
     ARXIV_QUIET = auto()  # source, category, day (None when unknown)
+    # the lab's model (PAPERBOT_LLM_URL; no line when it is not set): url, model
+    LLM_SKIPPED = auto()  # settings: those that don't parse
+    LLM_UNREACHABLE = auto()  # url, error: why its list of models can't be read
+    LLM_MODEL_MISSING = auto()  # url, model, models: some of those it serves
+    LLM_MODEL_SERVED = auto()  # url, model
+    LLM_ANSWERS = auto()  # url, model (no list of models: one tiny completion answered)
+    LLM_REFUSES = auto()  # url, model, error: the tiny completion's
 
 
 @dataclass(frozen=True)
@@ -182,7 +192,7 @@ def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Setting
         found.append(_check(F.FEEDS_SKIPPED, "skip", settings=tuple(arxiv_bad)))
     else:
         found += _feeds(settings)
-    return found
+    return found + _model(settings, bad)
 
 
 #: The settings a check of Slack's answers depends on: one that doesn't parse skips those checks.
@@ -351,3 +361,36 @@ def _feeds(settings: Settings) -> list[Check]:
             continue
         found.append(said)
     return found
+
+
+LLM_SETTINGS = frozenset({"PAPERBOT_LLM_URL", "PAPERBOT_LLM_MODEL", "PAPERBOT_LLM_KEY",
+                          "PAPERBOT_LLM_DAILY_LIMIT"})
+
+
+def _model(settings: Settings, bad: set[str], timeout: float = LLM_TIMEOUT) -> list[Check]:
+    """The lab's model: the endpoint lists it (``GET {base}/models``), or, where the endpoint lists none,
+    it answers one tiny completion. Nothing when PAPERBOT_LLM_URL is not set (highlights only)."""
+    broken = sorted(bad & LLM_SETTINGS)
+    if broken:
+        return [_check(Finding.LLM_SKIPPED, "skip", settings=tuple(broken))]
+    if not settings.llm_url or not settings.llm_model:
+        return []
+    client = SummaryClient(settings.llm_url, settings.llm_model, settings.llm_key, timeout=timeout, retries=0)
+    where = {"url": settings.llm_url, "model": settings.llm_model}
+    try:
+        served = client.models()
+    except EndpointError as exc:
+        if "HTTP 404" not in str(exc) and "no list of models" not in str(exc):
+            return [_check(Finding.LLM_UNREACHABLE, "fail", error=str(exc), **where)]
+        error = client.tiny_completion()  # an endpoint without the list: ask the model itself
+        if error is not None:
+            return [_check(Finding.LLM_REFUSES, "fail", error=error, **where)]
+        return [_check(Finding.LLM_ANSWERS, "ok", **where)]
+    if not _served(settings.llm_model, served):
+        return [_check(Finding.LLM_MODEL_MISSING, "fail", models=tuple(served[:5]), **where)]
+    return [_check(Finding.LLM_MODEL_SERVED, "ok", **where)]
+
+
+def _served(model: str, served: list[str]) -> bool:
+    """Whether ``model`` is among those listed; Ollama lists a model without a tag as ``name:latest``."""
+    return model in served or (":" not in model and f"{model}:latest" in served)

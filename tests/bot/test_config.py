@@ -137,3 +137,47 @@ def test_socket_mode_with_oauth_is_refused_in_one_line():
         s.require_oauth()
     message = str(raised.value)
     assert "SLACK_APP_TOKEN" in message and "OAuth" in message and "\n" not in message
+
+
+# -- the lab's model (PAPERBOT_LLM_*, issue 41) ---------------------------------------------------------
+
+def llm(**env):
+    return Settings.load({f"PAPERBOT_LLM_{k.upper()}": v for k, v in env.items()}, dotenv=None)
+
+
+def test_no_model_by_default_and_the_base_as_given():
+    s = Settings.load({}, dotenv=None)
+    assert (s.llm_url, s.llm_model, s.llm_key, s.llm_daily_limit) == (None, None, None, 500)
+    s = llm(url="http://localhost:11434/v1/", model="llama3.1:8b", key="sk-x", daily_limit="20")
+    assert (s.llm_url, s.llm_model, s.llm_key, s.llm_daily_limit) == (
+        "http://localhost:11434/v1", "llama3.1:8b", "sk-x", 20)
+    assert "sk-x" not in repr(s)  # the key stays out of any log of the settings
+
+
+@pytest.mark.parametrize("given", ["http://localhost:11434/v1/chat/completions",
+                                   "http://localhost:11434/v1/chat/completions/",
+                                   "http://localhost:11434/v1/models"])
+def test_an_endpoint_s_full_url_is_taken_as_its_base(given):
+    assert llm(url=given, model="m").llm_url == "http://localhost:11434/v1"
+
+
+@pytest.mark.parametrize("bad", ["localhost:11434", "ftp://host/v1", "http://", "http://host:port/v1",
+                                 "http://host/v1?x=1", "http://ho st/v1", "http://me:pw-secret@host/v1"])
+def test_a_malformed_url_is_refused_at_start_in_one_line(bad):
+    with pytest.raises(ConfigError, match="^PAPERBOT_LLM_URL must") as refused:
+        llm(url=bad, model="m")
+    assert "\n" not in str(refused.value) and "pw-secret" not in str(refused.value)
+    lenient = Settings.load({"PAPERBOT_LLM_URL": bad, "PAPERBOT_LLM_MODEL": "m"}, dotenv=None, lenient=True)
+    assert [name for name, _ in lenient.problems] == ["PAPERBOT_LLM_URL"]  # not also the model's
+    assert lenient.llm_url is None
+
+
+def test_the_model_goes_with_the_url():
+    with pytest.raises(ConfigError, match="PAPERBOT_LLM_MODEL is not set"):
+        llm(url="http://localhost:11434/v1")
+    with pytest.raises(ConfigError, match="PAPERBOT_LLM_URL is not"):
+        llm(model="llama3.1:8b")
+    lenient = Settings.load({"PAPERBOT_LLM_URL": "http://h/v1"}, dotenv=None, lenient=True)
+    assert lenient.llm_url is None and [n for n, _ in lenient.problems] == ["PAPERBOT_LLM_MODEL"]
+    with pytest.raises(ConfigError, match="PAPERBOT_LLM_DAILY_LIMIT must be"):
+        llm(url="http://h/v1", model="m", daily_limit="-1")

@@ -21,7 +21,7 @@ from storage import Paper, StoreUnavailable
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = ("paperbot_requests", "paperbot_ack_seconds", "paperbot_requests_refused", "paperbot_slack_api_calls",
          "paperbot_digests", "paperbot_papers_posted", "paperbot_papers_ingested", "paperbot_papers_rejected",
-         "paperbot_source_failures", "paperbot_refit_seconds")
+         "paperbot_source_failures", "paperbot_refit_seconds", "paperbot_summaries")
 
 
 def value(page: str, name: str, **labels: str) -> float:
@@ -55,6 +55,24 @@ def test_a_run_s_outcomes_count_as_sent_empty_failed_or_waiting_and_another_proc
              for outcome in ("sent", "empty", "failed", "waiting", "busy", "done", "skipped", "extra")}
     assert moved == {"sent": 2, "empty": 1, "failed": 1, "waiting": 1, "busy": 0, "done": 0, "skipped": 0,
                      "extra": 0}
+
+
+def test_summaries_are_counted_by_outcome_and_the_check_s_reason_from_a_fixed_set():
+    from bot.summaries.check import REASONS
+
+    assert set(metrics.SUMMARY_REASONS) == set(REASONS)  # the leaf's copy of the check's codes
+    before = scrape()
+    metrics.summaries([("ok", None), ("ok", None), ("rejected", "invented_number"), ("rejected", "made up"),
+                       ("failed", None), ("waiting", None)])
+    after = scrape()
+
+    def moved(**labels: str) -> float:
+        return (value(after, "paperbot_summaries_total", **labels)
+                - value(before, "paperbot_summaries_total", **labels))
+
+    assert moved(outcome="ok", reason="") == 2 and moved(outcome="failed", reason="") == 1
+    assert moved(outcome="rejected", reason="invented_number") == 1
+    assert moved(outcome="rejected", reason="other") == 1  # never a label of a caller's own words
 
 
 def test_feeds_are_counted_by_the_kind_of_source_never_by_its_address():

@@ -14,6 +14,10 @@ TODO = {
     "no_papers": "run `paperbot ingest arxiv:cs.LG` (your categories), or set PAPERBOT_FEEDS",
     "quiet": "check PAPERBOT_FEEDS (`paperbot doctor`) or the cron job that runs `paperbot ingest`",
     "digests_failed": "the log names each; `paperbot doctor` checks the token and its scopes",
+    "summaries_failed": ("`paperbot doctor` checks PAPERBOT_LLM_URL and the model; papers show their "
+                         "highlights meanwhile, and paperbot asks again later"),
+    "summaries_rejected": ("nothing to do: those papers show their highlights; many refusals a day say the "
+                           "model makes things up (see docs/summaries.md)"),
 }
 
 
@@ -28,6 +32,11 @@ def what(problem: Problem) -> str:
         read = [f"{category} {day or '(never read)'}" for category, day in problem.read]
         through = "; arXiv's announcements were read through " + ", ".join(read) if read else ""
         return f"no new paper has come in for {problem.days} days (the newest on {problem.newest}){through}"
+    if problem.kind == "summaries_failed":
+        return f"{problem.count} paper(s) got no summary from the model today ({error})"
+    if problem.kind == "summaries_rejected":
+        why = ", ".join(f"{reason.replace('_', ' ')} {count}" for reason, count in problem.reasons)
+        return f"{problem.count} summar{'y' if problem.count == 1 else 'ies'} failed the check today ({why})"
     people = "person's digest" if problem.count == 1 else "people's digests"
     why = shorten(note_text(problem.note), ERROR_SHOWN) if problem.note else "no reason given"
     return f"{problem.count} {people} failed today ({why})"

@@ -126,3 +126,21 @@ def test_several_processes_post_the_day_s_report_once(ctx, processes):
     for n in range(processes):
         report_problems(ctx, FEEDS, now, posts, owner=f"host:{n}:1")
     assert len(posts.posted) == 1
+
+
+def test_today_s_summaries_that_failed_or_were_refused_are_counted(ctx):
+    now = datetime.now(UTC).replace(hour=12, minute=0)
+    at, owner, model = iso_utc(now - timedelta(hours=1)), "host:1:1", "llama3.1:8b"
+    until = iso_utc(now + timedelta(minutes=5))
+    ctx.store.claim_summaries(["a", "b", "c", "d"], model, {}, owner, until, at)
+    ctx.store.finish_summary("a", model, owner, "ok", at, text="Fine.")
+    ctx.store.finish_summary("b", model, owner, "rejected", at, reason="invented_number")
+    ctx.store.finish_summary("c", model, owner, "rejected", at, reason="invented_name")
+    ctx.store.finish_summary("d", model, owner, "failed", at, error="http://llm/v1 answered HTTP 500")
+    found = problems(ctx, FEEDS, now)
+    assert [p.kind for p in found] == ["summaries_failed", "summaries_rejected"]
+    assert [what(p) for p in found] == [
+        "1 paper(s) got no summary from the model today (http://llm/v1 answered HTTP 500)",
+        "2 summaries failed the check today (invented name 1, invented number 1)"]
+    assert all(todo(p) for p in found)
+    assert problems(ctx, FEEDS, now + timedelta(days=1)) == []  # yesterday's are not today's

@@ -180,3 +180,51 @@ def test_a_database_setting_that_does_not_parse_skips_the_database_and_disk_only
     assert setting.status == "fail" and "postgresql://" in setting.facts["error"]
     assert one(found, Finding.DATABASE_SKIPPED).status == "skip"
     assert one(found, Finding.TOKEN_ACCEPTED, workspace=None).status == "ok"
+
+
+# -- the lab's model (PAPERBOT_LLM_URL) ---------------------------------------------------------------
+
+def llm_checks(tmp_path, **env: str) -> list[Check]:
+    settings = Settings.load({"PAPERBOT_DB": a_database(tmp_path), "SLACK_BOT_TOKEN": "xoxb-a", **env},
+                             dotenv=None, lenient=True)
+    return [c for c in checks(settings, Probe({"xoxb-a": Answer()})) if c.finding.name.startswith("LLM")]
+
+
+def test_no_model_set_is_no_line(tmp_path):
+    assert llm_checks(tmp_path) == []
+
+
+def test_the_model_is_served_by_the_endpoint_or_said_missing(tmp_path):
+    from bot.cli.doctor_texts import line
+    from stand_ins.chat_completions import ChatCompletionsStandIn
+
+    with ChatCompletionsStandIn(model="llama3.1:8b") as llm:
+        found, = llm_checks(tmp_path, PAPERBOT_LLM_URL=llm.url, PAPERBOT_LLM_MODEL="llama3.1:8b")
+        assert (found.finding, found.status) == (Finding.LLM_MODEL_SERVED, "ok")
+        found, = llm_checks(tmp_path, PAPERBOT_LLM_URL=llm.url, PAPERBOT_LLM_MODEL="llama3.1:70b")
+        assert (found.finding, found.status, found.facts["models"]) == (
+            Finding.LLM_MODEL_MISSING, "fail", ("llama3.1:8b",))
+        assert "ollama pull llama3.1:70b" in line(found)
+        # An endpoint without the list of models: one tiny completion says whether the model answers.
+        llm.models_status = 404
+        found, = llm_checks(tmp_path, PAPERBOT_LLM_URL=llm.url, PAPERBOT_LLM_MODEL="llama3.1:8b")
+        assert (found.finding, found.status) == (Finding.LLM_ANSWERS, "ok")
+        found, = llm_checks(tmp_path, PAPERBOT_LLM_URL=llm.url, PAPERBOT_LLM_MODEL="other")
+        assert (found.finding, found.status) == (Finding.LLM_REFUSES, "fail")
+        # A key the endpoint refuses.
+        llm.models_status, llm.key = 200, "sk-right"
+        found, = llm_checks(tmp_path, PAPERBOT_LLM_URL=llm.url, PAPERBOT_LLM_MODEL="llama3.1:8b",
+                            PAPERBOT_LLM_KEY="sk-wrong")
+        assert found.finding == Finding.LLM_UNREACHABLE and "HTTP 401" in found.facts["error"]
+        assert "sk-wrong" not in line(found)
+
+
+def test_an_endpoint_that_does_not_answer_fails_and_a_bad_setting_skips(tmp_path):
+    from bot.cli.doctor_texts import line
+
+    found, = llm_checks(tmp_path, PAPERBOT_LLM_URL="http://127.0.0.1:9/v1", PAPERBOT_LLM_MODEL="m")
+    assert (found.finding, found.status) == (Finding.LLM_UNREACHABLE, "fail")
+    assert "can't be reached" in line(found) and "ollama serve" in line(found)
+    found, = llm_checks(tmp_path, PAPERBOT_LLM_URL="localhost:11434", PAPERBOT_LLM_MODEL="m")
+    assert (found.finding, found.status, found.facts["settings"]) == (
+        Finding.LLM_SKIPPED, "skip", ("PAPERBOT_LLM_URL",))
