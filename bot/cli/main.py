@@ -27,6 +27,7 @@ from bot.usecases import search as search_usecase
 from bot.usecases.digests.run import preview_digests
 from bot.usecases.lookup import use_arxiv_api
 from bot.usecases.social import set_social_counts, social_counts_on
+from bot.usecases.summaries import summarizer
 from bot.usecases.workspaces import list_workspaces, remove_workspace, settle_workspace
 from recommender.evaluate import BadEvalInput
 from storage import (
@@ -155,7 +156,8 @@ def _loaded(ctx: click.Context, lenient: bool = False) -> Settings:
 
 def _open(ctx: click.Context, create: bool = False) -> Context:
     settings = _settings(ctx, create)
-    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
+    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings,
+                       summarizer=summarizer(settings))
     ctx.call_on_close(app.close)
     return app
 
@@ -379,7 +381,9 @@ def digest(ctx: click.Context, users: tuple[str, ...], force: bool, teams: tuple
     settings = _settings(ctx, create=not dry_run)  # a fresh install: made and filled from the feeds, as `run`
     if not dry_run and not settings.oauth:
         settings.require("SLACK_BOT_TOKEN")
-    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
+    # No /metrics page here: the summaries' outcomes are counted in the database (the admin report).
+    app = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings,
+                       summarizer=summarizer(settings))
     ctx.call_on_close(app.close)
     freeze_startup()
     wanted = list(users) or None
@@ -419,9 +423,10 @@ def show(ctx: click.Context, names: tuple[str, ...], as_json: bool) -> None:
     held = [each for each in shown if not isinstance(each, NotHeld)]
     if as_json:
         for each in held:
-            click.echo(json.dumps(paper_record(each.paper), ensure_ascii=False))
+            text, model = (each.summary.text, each.summary.model) if each.summary else (None, None)
+            click.echo(json.dumps(paper_record(each.paper, text, model), ensure_ascii=False))
     else:
-        terminal.show_papers([each.paper for each in held])
+        terminal.show_papers([(each.paper, each.summary) for each in held])
     missing = [each.asked for each in shown if isinstance(each, NotHeld)]
     for name in missing[:20]:
         name = escape(logs.strip_controls(name))

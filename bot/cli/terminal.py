@@ -33,6 +33,7 @@ from bot.slack.views.refusals import say
 from bot.usecases import DailyRun, Recommendation, SourceReport
 from bot.usecases.digest_schedule import NotDue, weekday_name
 from bot.usecases.digests.run import Preview
+from bot.usecases.summaries import Summary
 from storage import Paper, WorkspaceSummary
 
 
@@ -89,11 +90,12 @@ def _what_it_does(body: Text, paper: Paper, abstract_chars: int) -> None:
         body.append(f"“{shorten(result, 2 * abstract_chars)}”\n", style="italic")
 
 
-def show_papers(papers: list[Paper]) -> None:
+def show_papers(papers: list[tuple[Paper, Summary | None]]) -> None:
     """Print papers as their messages show them (``paperbot show``): title, authors and venue, date,
     links, then what each does and its main result quoted from the abstract, or the start of the
-    abstract when it has no highlights."""
-    for paper in papers:
+    abstract when it has no highlights; and its summary by the lab's model, with the model, when there
+    is one."""
+    for paper, summary in papers:
         body = Text(shown_title(paper) + "\n", style="bold")
         byline = ", ".join(shown_text(name) for name in paper.authors)
         meta = " · ".join(x for x in (byline, shown_text(paper.venue), published_on(paper)) if x)
@@ -102,6 +104,9 @@ def show_papers(papers: list[Paper]) -> None:
         for each in paper_links(paper):
             body.append(f"{each.label}: {each.url}\n", style="dim")
         _what_it_does(body, paper, 1000)
+        if summary is not None:
+            body.append(f"Summary by {summary.model}, checked against the abstract: ", style="bold")
+            body.append(summary.text + "\n")
         console.print(Panel(body, title=f"[bold]{escape(paper.id)}", title_align="left", expand=True))
 
 

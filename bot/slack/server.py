@@ -50,6 +50,7 @@ from bot.slack.manifest import EVENTS_PATH
 from bot.state.context import Context
 from bot.state.intake import Intake
 from bot.state.readiness import Readiness
+from bot.usecases.summaries import summarizer
 from storage import StorageError
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,7 @@ def start_scheduler(bot: SlackBot, settings: Settings, interval: float = TICK_SE
 def open_bot(settings: Settings) -> SlackBot:
     """The database and the Bolt app for these settings."""
     ctx = Context.open(settings.db_path, settings.digest_size, background_refit=True,
-                       embeddings=settings.embeddings)
+                       embeddings=settings.embeddings, summarizer=summarizer(settings, metrics.summaries))
     try:
         return create_app(settings, ctx)
     except BaseException:

@@ -13,6 +13,7 @@ from storage import open_store
 
 if TYPE_CHECKING:
     from bot.state.embedding_option import Embeddings
+    from bot.summaries.client import Summarizer
     from recommender.embeddings import EmbeddingBlend
     from storage import Store
 
@@ -26,6 +27,8 @@ class Context:
     digest_size: int = 5
     #: The embedding option's paper vectors (PAPERBOT_EMBEDDINGS=1); None: TF-IDF alone.
     embeddings: Embeddings | None = None
+    #: The lab's model that summarizes papers about to be shown (PAPERBOT_LLM_URL); None: highlights only.
+    summarizer: Summarizer | None = None
     colleagues: Colleagues = field(init=False, repr=False)
     #: Digests this process claimed and could not give back while the database was away: (user id, local
     #: date, owner), given back by the next run (bot.usecases.digests.send.give_back_unreturned).
@@ -52,7 +55,7 @@ class Context:
             view = self._views.get(ws)
             if view is None:
                 view = self._views[ws] = Context(self.store.for_workspace(ws), self.engine, self.digest_size,
-                                                 self.embeddings)
+                                                 self.embeddings, self.summarizer)
             return view
 
     def reading(self, user_id: str) -> Context:
@@ -68,18 +71,18 @@ class Context:
 
     @classmethod
     def open(cls, db_path: str, digest_size: int = 5, background_refit: bool = False,
-             embeddings: bool = False) -> Context:
+             embeddings: bool = False, summarizer: Summarizer | None = None) -> Context:
         """Open (creating and migrating as needed) the database at ``db_path``: a SQLite file, or a
         ``postgresql://`` URL (see :func:`storage.open_store`). With ``embeddings`` (PAPERBOT_EMBEDDINGS;
         needs paperbot[embeddings]) paper vectors are blended in, computed in the background with
-        ``background_refit``."""
+        ``background_refit``. ``summarizer``: the lab's model, when it is set."""
         store = open_store(db_path)
         vectors = None
         if embeddings:
             from bot.state.embedding_option import Embeddings
 
             vectors = Embeddings(store, background=background_refit)
-        return cls(store, Engine(store, background_refit=background_refit), digest_size, vectors)
+        return cls(store, Engine(store, background_refit=background_refit), digest_size, vectors, summarizer)
 
     def close(self) -> None:
         """Release the store's connections: this thread's SQLite connection, or a PostgreSQL store's

@@ -304,3 +304,17 @@ def _completion(payload: bytes, empty_ok: bool = False) -> tuple[str, str | None
         return "", None, "the endpoint's answer is no chat completion (its content is no text)"
     finish = choice.get("finish_reason") if isinstance(choice, dict) else None
     return tidy(content), finish if isinstance(finish, str) else None, None
+
+
+@dataclass(frozen=True)
+class Summarizer:
+    """What asking for summaries takes: the endpoint's client, the calls allowed a UTC day, and what
+    counts the outcomes of each run (an edge's: :func:`bot.metrics.summaries`), if anything."""
+
+    client: SummaryClient
+    daily_limit: int = 500
+    counted: Callable[[list[tuple[str, str | None]]], None] | None = None
+
+    @property
+    def model(self) -> str:
+        return self.client.model

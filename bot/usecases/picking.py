@@ -33,6 +33,7 @@ from bot.usecases.authors import reason as author_reason
 from bot.usecases.digest_due import local_date
 from bot.usecases.feeds import MAIN, FeedProfile, feed_profiles, shares
 from bot.usecases.mutes import muted_ids
+from bot.usecases.summaries import Summary
 from recommender import Profile
 from storage import Paper
 
@@ -49,6 +50,7 @@ class Recommendation:
     feed: str | None = None  # the feed it was picked for; None for someone without named feeds
     saved_by: int = 0  # people of the workspace who saved it, when a message may say so (bot.usecases.social)
     highlights: bool = True  # show the paper's highlights (the person may hide them: bot.usecases.social)
+    summary: Summary | None = None  # the lab's model's checked summary, when ready (bot.usecases.social)
 
 
 @dataclass

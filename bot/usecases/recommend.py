@@ -26,6 +26,7 @@ from bot.usecases.picking import (
     wants,
 )
 from bot.usecases.picking import profile_for as profile_for  # where callers have always found it
+from bot.usecases.summaries import ask_ahead
 from recommender import Community, PaperIndex, Pick, rank
 from recommender import search as search_index
 from recommender.authors import AuthorMatch
@@ -87,6 +88,7 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
             rec.feed = feed.feed
             recommendations.append(rec)
     recommendations = distinct(recommendations, who.left_out)
+    ask_ahead(ctx, [r.paper.id for r in recommendations])
     if who.named:
         remember_feeds(ctx, user_id, {r.paper.id: r.feed for r in recommendations})
     if remember:

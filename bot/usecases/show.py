@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from bot.sources.normalize import parse_arxiv_id
 from bot.state.context import Context
+from bot.usecases.summaries import Summary, summaries_for
 from storage import Paper
 
 #: Names looked up in one read of the store (a thousand ids in a few reads).
@@ -17,10 +18,11 @@ BATCH = 500
 
 @dataclass(frozen=True)
 class Held:
-    """A paper found for the name ``asked``."""
+    """A paper found for the name ``asked``, with its summary by the lab's model when there is one."""
 
     asked: str
     paper: Paper
+    summary: Summary | None = None
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,15 @@ def show_papers(ctx: Context, names: Iterable[str]) -> list[Held | NotHeld]:
     found: dict[str, Paper] = {}
     for start in range(0, len(asked), BATCH):
         found.update(ctx.store.get_papers(asked[start:start + BATCH]))
-    shown: list[Held | NotHeld] = []
-    for name in asked:
-        paper = found.get(name) or _other_ways(ctx, name)
-        shown.append(Held(name, paper) if paper is not None else NotHeld(name))
-    return shown
+    papers = {name: found.get(name) or _other_ways(ctx, name) for name in dict.fromkeys(asked)}
+    held = {paper.id: paper for paper in papers.values() if paper is not None}
+    summaries: dict[str, Summary] = {}
+    if ctx.summarizer is not None:
+        ids = sorted(held)
+        for start in range(0, len(ids), BATCH):
+            summaries.update(summaries_for(ctx, ids[start:start + BATCH], ctx.summarizer.model, held))
+    return [Held(name, paper, summaries.get(paper.id)) if (paper := papers[name]) is not None
+            else NotHeld(name) for name in asked]
 
 
 def _other_ways(ctx: Context, name: str) -> Paper | None:

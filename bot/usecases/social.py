@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from bot.state.context import Context
 from bot.usecases.picking import Recommendation
+from bot.usecases.summaries import summaries_for
 from storage.moments import utcnow
 
 #: One save is one person's choice, and "saved by 1 person here" would all but name them.
@@ -37,11 +38,16 @@ def with_saved_counts(ctx: Context, recs: list[Recommendation]) -> list[Recommen
 
 def as_shown_to(ctx: Context, subject: str, recs: list[Recommendation]) -> list[Recommendation]:
     """``recs`` as messages to ``subject`` (a person, or a channel) show them: with ``saved_by`` read
-    now, and without highlights for a person who hid them (``/papers digest highlights off``)."""
+    now, their summaries by the lab's model when ready and checked, and without highlights (or summary)
+    for a person who hid them (``/papers digest highlights off``)."""
     recs = with_saved_counts(ctx, recs)
     person = ctx.store.get_person(subject) if recs else None
     if person is not None and person.highlights_off:
-        recs = [replace(rec, highlights=False) for rec in recs]
+        return [replace(rec, highlights=False) for rec in recs]
+    if ctx.summarizer is not None and recs:
+        ready = summaries_for(ctx, [rec.paper.id for rec in recs], ctx.summarizer.model,
+                              {rec.paper.id: rec.paper for rec in recs})
+        recs = [replace(rec, summary=ready.get(rec.paper.id)) for rec in recs]
     return recs
 
 

@@ -23,7 +23,7 @@ from bot.config import Settings
 from bot.state.context import Context
 from bot.state.owner import owner_id
 from bot.summaries.check import check_summary
-from bot.summaries.client import SummaryClient, fits
+from bot.summaries.client import Summarizer, SummaryClient, fits
 from storage.models import Paper, SummaryRecord
 from storage.moments import iso_utc
 
@@ -45,25 +45,35 @@ class Summary:
     model: str
 
 
-@dataclass(frozen=True)
-class Summarizer:
-    """What asking for summaries takes: the endpoint's client and the calls allowed a UTC day."""
-
-    client: SummaryClient
-    daily_limit: int = 500
-
-    @property
-    def model(self) -> str:
-        return self.client.model
-
-
-def summarizer(settings: Settings, **client_options) -> Summarizer | None:
+def summarizer(settings: Settings, counted: Callable[[list[tuple[str, str | None]]], None] | None = None,
+               **client_options) -> Summarizer | None:
     """The summarizer PAPERBOT_LLM_URL and its neighbours set up, or None when it is not set (highlights
-    only). ``client_options`` go to :class:`SummaryClient` (timeout, concurrency…)."""
+    only). ``counted``: what counts each run's outcomes; ``client_options`` go to :class:`SummaryClient`
+    (timeout, concurrency…)."""
     if not settings.llm_url or not settings.llm_model:
         return None
     client = SummaryClient(settings.llm_url, settings.llm_model, settings.llm_key, **client_options)
-    return Summarizer(client, settings.llm_daily_limit)
+    return Summarizer(client, settings.llm_daily_limit, counted)
+
+
+#: Seconds after which a run asked for by :func:`ask_ahead` starts no new call (the day's next choice
+#: asks again for what is left).
+AHEAD_WITHIN = 600.0
+
+
+def ask_ahead(ctx: Context, paper_ids: Sequence[str], clock: Callable[[], datetime] | None = None) -> None:
+    """Papers are about to be shown: ask for their summaries in the background, when the lab's model is
+    set (``ctx.summarizer``); nothing is waited for (a paper posted before its summary is ready shows its
+    highlights)."""
+    if ctx.summarizer is None or not paper_ids:
+        return
+    request_in_background(ctx, list(paper_ids), clock or (lambda: datetime.now(UTC)), ctx.summarizer,
+                          within=AHEAD_WITHIN, done=_counter(ctx.summarizer))
+
+
+def _counter(summarizer: Summarizer) -> Callable[[SummaryRun], None] | None:
+    counted = summarizer.counted
+    return None if counted is None else lambda run: counted(run.outcomes())
 
 
 @dataclass

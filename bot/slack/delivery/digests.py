@@ -42,6 +42,7 @@ from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
 from bot.usecases.recommend import Recommendation
 from bot.usecases.subjects import is_channel
+from bot.usecases.summaries import summarizer
 from bot.usecases.trending import post_due_trending
 from bot.usecases.workspaces import settle_workspace
 from storage import StorageError
@@ -293,7 +294,8 @@ def digest_helpers(settings: Settings, alone: bool = False) -> Callable[[Served]
 
 def open_workspace(settings: Settings, ws: str) -> Context:
     """A digest helper's context: the database of ``settings``, workspace ``ws``."""
-    ctx = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings)
+    ctx = Context.open(settings.db_path, settings.digest_size, embeddings=settings.embeddings,
+                       summarizer=summarizer(settings, metrics.summaries))
     return ctx.for_workspace(ws)
 
 

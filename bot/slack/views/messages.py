@@ -38,6 +38,7 @@ REASON_LIMIT = 300
 ABSTRACT_LIMIT = 600
 HIGHLIGHT_LIMIT = 350  # characters of each highlight (cut at a word, with "…")
 QUOTED_LABEL = "_Quoted from the abstract:_"
+SUMMARY_LIMIT = 300  # a summary is at most 280 characters (the check refuses longer ones), escaped
 URL_LIMIT = 1000
 
 LIKE_ACTION = "paper_like"
@@ -121,10 +122,14 @@ def why_line(rec: Recommendation) -> str:
 
 
 def quoted(rec: Recommendation) -> str:
-    """What the paper does and its main result, in its abstract's own words and marked as quoted from it
-    (mrkdwn); "" when it has no highlights or the person hid them."""
+    """What the paper does (mrkdwn), labelled with where it comes from: the lab's model's summary
+    ("Summary by MODEL, checked against the abstract"), else its highlights, in its abstract's own words
+    and marked as quoted from it; "" when it has neither or the person hid them."""
     if not rec.highlights:
         return ""
+    if rec.summary is not None:
+        return (f"_Summary by {fit(rec.summary.model, 80)}, checked against the abstract:_\n"
+                f"{fit(rec.summary.text, SUMMARY_LIMIT)}")
     return _paper_texts(rec.paper)[2]
 
 
@@ -132,14 +137,14 @@ def paper_blocks(rec: Recommendation, buttons: bool = True) -> list[dict]:
     """One paper as a message: linked title, authors and venue, why it was picked (and how many people
     here saved it), then what it does and finds quoted from its abstract (its highlights), or the start
     of the abstract when it has none or the person hid them."""
-    head, abstract, highlights = _paper_texts(rec.paper)
+    head, abstract, _ = _paper_texts(rec.paper)
     blocks: list[dict] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": head}},
     ]
     line = why_line(rec)
     if line:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": line}]})
-    body = highlights if highlights and rec.highlights else abstract
+    body = quoted(rec) or abstract
     if body:
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": body}})
     if buttons:

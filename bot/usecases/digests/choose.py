@@ -42,6 +42,7 @@ from bot.usecases.recommend import (
     with_papers,
 )
 from bot.usecases.social import counted, saved_counts
+from bot.usecases.summaries import ask_ahead
 from recommender import Community, PaperIndex, Profile, best_of_rows, diversify, explain_picks, score_matrix
 from storage import Person
 
@@ -235,6 +236,10 @@ class Chooser:
         if unread:
             self._saved.update(saved_counts(self.ctx, sorted(unread)))
             self._saves_read |= unread
+        if self.record_feeds:  # the lab's model summarizes them meanwhile (a preview asks for nothing)
+            picked = {paper_id for choice in out.values() if not isinstance(choice, Exception)
+                      for paper_id in _picked(*choice)}
+            ask_ahead(self.ctx, sorted(picked))
         return out
 
     def _person(self, user_id: str, today: date) -> _Person | None:
