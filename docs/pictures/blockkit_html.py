@@ -38,14 +38,25 @@ class Renderer:
     # -- mrkdwn ------------------------------------------------------------------------------------
 
     def mrkdwn(self, text: str) -> str:
-        """Slack mrkdwn (escaped as Slack wants: ``&amp;``, ``&lt;``, ``&gt;``) as HTML."""
+        """Slack mrkdwn (escaped as Slack wants: ``&amp;``, ``&lt;``, ``&gt;``) as HTML; a line that
+        starts with ``>`` is a quote, drawn with a bar at its left as Slack draws it."""
+        lines = text.split("\n")
+        out = []
+        for i, line in enumerate(lines):
+            if line.startswith(">"):
+                out.append(f'<span class="quote">{self._line(line[1:].lstrip())}</span>')
+            else:
+                out.append(self._line(line) + ("<br>" if i < len(lines) - 1 else ""))
+        return "".join(out)
+
+    def _line(self, text: str) -> str:
         out, last = [], 0
         for match in _SPECIAL.finditer(text):
             out.append(self._formatted(text[last:match.start()]))
             out.append(self._special(match.group(1)))
             last = match.end()
         out.append(self._formatted(text[last:]))
-        return "".join(out).replace("\n", "<br>")
+        return "".join(out)
 
     def _formatted(self, text: str) -> str:
         codes: list[str] = []
@@ -194,6 +205,7 @@ a { color: #1264a3; text-decoration: none; }
 code { font: 12px Menlo, Monaco, "DejaVu Sans Mono", monospace; color: #e01e5a; background: #f6f6f6;
        border: 1px solid #e2e2e2; border-radius: 3px; padding: 1px 3px; }
 .mention { color: #1264a3; background: #e8f5fa; border-radius: 3px; padding: 0 2px; }
+.quote { display: block; border-left: 4px solid #dddddd; padding-left: 12px; margin: 2px 0; }
 .home { padding: 12px 28px 20px; }
 """
 
