@@ -190,7 +190,7 @@ class Background:
         under_way: set[Future] = set()
         begun = 0
         while not self._stopping.is_set() and time.monotonic() < deadline:
-            room = self.workers * QUEUED_PER_THREAD - self._busy()
+            room = self.workers * QUEUED_PER_THREAD - self.busy()
             claimed = (self.store.inbox_claim(self.owner, self._lease(), _iso(datetime.now(UTC)), room)
                        if room > 0 else [])
             for item in claimed:
@@ -229,7 +229,7 @@ class Background:
     def _sweep(self) -> bool:
         """One sweep; whether to look again soon (it claimed as much as it had room for, or had none)."""
         assert self.store is not None and self.intake is not None
-        room = self.workers * QUEUED_PER_THREAD - self._busy()
+        room = self.workers * QUEUED_PER_THREAD - self.busy()
         if room <= 0:  # busy enough: look again soon, when some of it is done
             return True
         self.intake.settle(wait=False)
@@ -358,7 +358,8 @@ class Background:
         with self._guard:
             self._futures.discard(future)
 
-    def _busy(self) -> int:
+    def busy(self) -> int:
+        """How many requests are running or queued in this process."""
         with self._guard:
             return len(self._futures) + self._queued
 

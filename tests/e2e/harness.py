@@ -145,7 +145,7 @@ class RunningBot:
         queue it before the ack): what a test then reads is final, and a request that must change nothing
         has had its chance to. Work a failure put back for later is not waited for."""
         background = self.bot.runtime.background
-        wait_until(lambda: background._busy() == 0, timeout, "the work after the acks to be carried out")
+        wait_until(lambda: background.busy() == 0, timeout, "the work after the acks to be carried out")
 
     def stop(self) -> None:
         self.server.stop()
