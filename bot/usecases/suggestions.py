@@ -29,6 +29,7 @@ from bot.usecases.mutes import muted_filter
 from bot.usecases.picking import Recommendation, profile_for
 from bot.usecases.recommend import remember_shown, whose_interests, with_papers
 from bot.usecases.settings import set_suggest as set_suggest
+from bot.usecases.social import as_shown_to
 from recommender import explain_picks, score_matrix
 from storage import Paper
 
@@ -162,7 +163,7 @@ def send_suggestion(ctx: Context, asker: str, colleague: str, paper: Paper, reas
                 or muted_filter(ctx, colleague)(paper)
                 or not store.record_suggestion(colleague, paper.id, asker)):
             return SentSuggestion("already", paper, colleague)
-    rec = suggestion_of(paper, reason)
+    rec = as_shown_to(ctx, colleague, [suggestion_of(paper, reason)])[0]  # as their digests show papers
     try:
         channel, ts = post(rec)
     except Outage as exc:
