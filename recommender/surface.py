@@ -22,7 +22,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from recommender.profile import Pick
-from recommender.text_model import TOKEN_PATTERN, english_stop_words, stem
+from recommender.text_model import TOKEN_PATTERN, english_stop_words, stem, strip_accents_unicode
 
 #: Papers' readings kept (see :func:`read`): a morning's digests pick some hundreds of distinct papers
 #: (698 for 3,000 people over 100,000 papers), each read for every person it is picked for. A reading
@@ -111,9 +111,7 @@ def _tokens(text: str, stop_words: Collection[str]) -> list[tuple[str, int, int]
     for match in _WORD.finditer(text):
         word = match.group().lower()
         if not word.isascii():
-            from sklearn.feature_extraction.text import strip_accents_unicode  # as the model does
-
-            word = strip_accents_unicode(word)
+            word = strip_accents_unicode(word)  # as the model does
         if word in stop_words:
             continue
         tokens = [word] if _MODEL_TOKEN.fullmatch(word) else _MODEL_TOKEN.findall(word)

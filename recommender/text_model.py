@@ -13,9 +13,9 @@ the minute its papers arrive rather than at the next refit.
 
 from __future__ import annotations
 
-import copy
 import re
 import threading
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import snowballstemmer
 from scipy import sparse
+
+from recommender.stop_words import ENGLISH_STOP_WORDS
 
 if TYPE_CHECKING:
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -40,11 +42,8 @@ SHORT_CACHE = 4096
 
 
 def english_stop_words() -> frozenset[str]:
-    """scikit-learn's English stop words. scikit-learn is imported where a model is fitted or read, not
-    with this module: importing it costs a process some 0.6 s of CPU, which commands that rank nothing
-    (and a bot until its first ranking) need not pay."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
+    """scikit-learn's English stop words (a copy: importing scikit-learn costs a process some 0.7 s of
+    CPU, which commands that only read a model or rank need not pay)."""
     return ENGLISH_STOP_WORDS
 
 
@@ -85,6 +84,100 @@ class Tokenizer:
         self._start(state["stop_words"])
 
 
+def strip_accents_unicode(text: str) -> str:
+    """Accented letters as their plain ones: scikit-learn's ``strip_accents_unicode``, which the fit uses
+    (``strip_accents="unicode"``), written out so that reading a model needs no scikit-learn."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _preprocess(doc: str) -> str:
+    return strip_accents_unicode(doc.lower())  # the fit's order: lowercase, then accents
+
+
+class Vectorizer:
+    """A fitted TF-IDF vectorizer as plain data: what scikit-learn's fitted ``TfidfVectorizer`` (made by
+    :func:`make_vectorizer`) knows after the fit, and its ``transform`` computed the same way, to the bit.
+    Saved models hold this, not scikit-learn's object, so loading one and ranking with it import no
+    scikit-learn (some 0.7 s of CPU for each process that reads a model); only a fit does."""
+
+    def __init__(self, vocabulary: dict[str, int], idf: np.ndarray, tokenizer: Tokenizer,
+                 ngram_range: tuple[int, int] = (1, 2)):
+        self.vocabulary_ = vocabulary
+        self.idf_ = np.asarray(idf, dtype=np.float64)
+        self.tokenizer = tokenizer
+        self.ngram_range: tuple[int, int] = (ngram_range[0], ngram_range[1])
+
+    @classmethod
+    def of(cls, fitted: TfidfVectorizer) -> Vectorizer:
+        """The plain data of a scikit-learn vectorizer :func:`make_vectorizer` made and a fit filled in."""
+        return cls(dict(fitted.vocabulary_), fitted.idf_, fitted.tokenizer, fitted.ngram_range)
+
+    def build_preprocessor(self):
+        return _preprocess
+
+    def build_tokenizer(self):
+        return self.tokenizer
+
+    def analyze(self, doc: str) -> list[str]:
+        """The terms of a text: its stems, then its adjacent pairs of stems (scikit-learn's word n-grams)."""
+        if isinstance(doc, bytes):
+            doc = doc.decode("utf-8")
+        tokens = self.tokenizer(_preprocess(doc))
+        low, high = self.ngram_range
+        terms = list(tokens) if low == 1 else []
+        for n in range(max(low, 2), min(high, len(tokens)) + 1):
+            terms.extend(" ".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+        return terms
+
+    def transform(self, texts: Sequence[str]) -> sparse.csr_matrix:
+        """L2-normalised TF-IDF rows of ``texts``: counts, 1 + log of them, times idf, as scikit-learn's
+        ``TfidfVectorizer(sublinear_tf=True, norm="l2", dtype=np.float32).transform``, in the same float32
+        and float64 steps, so the rows are bit for bit the ones it would make."""
+        if isinstance(texts, str):
+            raise ValueError("Iterable over raw text documents expected, string object received.")
+        vocabulary = self.vocabulary_
+        columns: list[int] = []
+        counts: list[int] = []
+        indptr = [0]
+        for doc in texts:
+            counted: dict[int, int] = {}
+            for term in self.analyze(doc):
+                column = vocabulary.get(term)
+                if column is not None:
+                    counted[column] = counted.get(column, 0) + 1
+            columns.extend(counted)
+            counts.extend(counted.values())
+            indptr.append(len(columns))
+        matrix = sparse.csr_matrix((np.asarray(counts, dtype=np.intc), np.asarray(columns, dtype=np.int32),
+                                    np.asarray(indptr, dtype=np.int32)),
+                                   shape=(len(indptr) - 1, len(vocabulary)), dtype=np.float32)
+        matrix.sort_indices()
+        data = matrix.data
+        np.log(data, data)
+        data += 1.0
+        data *= self.idf_[matrix.indices]
+        _normalize_rows(matrix)
+        return matrix
+
+
+def _normalize_rows(matrix: sparse.csr_matrix) -> None:
+    """Each row of a float32 CSR matrix divided by its L2 norm, in place, as scikit-learn's
+    ``inplace_csr_row_normalize_l2`` does: squares in float32 summed in order into a float64 per row (a
+    step per position in the rows, not a row at a time), all-zero rows left alone."""
+    data, indptr = matrix.data, matrix.indptr
+    lengths = np.diff(indptr)
+    squares = data * data
+    sums = np.zeros(len(lengths), dtype=np.float64)
+    for k in range(int(lengths.max(initial=0))):
+        rows = np.flatnonzero(lengths > k)
+        sums[rows] += squares[indptr[rows] + k]
+    norms = np.sqrt(sums)
+    norms[sums == 0.0] = 1.0  # nothing to divide
+    data /= np.repeat(norms, lengths)
+
+
 def make_vectorizer(n_docs: int) -> TfidfVectorizer:
     """A TF-IDF vectorizer suited to a corpus of ``n_docs`` abstracts.
 
@@ -112,7 +205,7 @@ def make_vectorizer(n_docs: int) -> TfidfVectorizer:
 class TextModel:
     """A fitted vectorizer: texts in, L2-normalised sparse rows out."""
 
-    def __init__(self, vectorizer: TfidfVectorizer, display: dict[str, str] | None = None,
+    def __init__(self, vectorizer: Vectorizer, display: dict[str, str] | None = None,
                  phrase_weight: float = 1.0, pruned: frozenset[str] | None = None):
         self.vectorizer = vectorizer
         self.display = display or {}
@@ -158,7 +251,7 @@ class TextModel:
         weights = _term_weights(vectorizer.get_feature_names_out())
         vectorizer.idf_ = (vectorizer.idf_ * weights).astype(np.float64)
         matrix = normalize(sparse.csr_matrix(matrix, dtype=np.float32) @ sparse.diags(weights), norm="l2")
-        model = cls(vectorizer, display, BIGRAM_WEIGHT, pruned)
+        model = cls(Vectorizer.of(vectorizer), display, BIGRAM_WEIGHT, pruned)
         return model, sparse.csr_matrix(matrix, dtype=np.float32)
 
     def new_words(self, texts: Sequence[str]) -> tuple[Counter, Counter]:
@@ -198,11 +291,7 @@ class TextModel:
         vocabulary.update((st, start + i) for i, st in enumerate(new))
         df = np.array([fresh[st] for st in new], dtype=np.float64)
         idf = np.log((1.0 + n_docs) / (1.0 + df)) + 1.0
-        vectorizer = copy.copy(old)
-        vectorizer._tfidf = copy.copy(old._tfidf)  # the idf_ setter writes into it
-        vectorizer.vocabulary_ = vocabulary
-        vectorizer._tfidf.n_features_in_ = len(vocabulary)
-        vectorizer.idf_ = np.concatenate([old.idf_, idf])
+        vectorizer = Vectorizer(vocabulary, np.concatenate([old.idf_, idf]), old.tokenizer, old.ngram_range)
         display = dict(self.display)
         best: dict[str, int] = {}
         for (st, word), n in sorted(surface.items()):
@@ -216,7 +305,7 @@ class TextModel:
 
     def transform_short(self, texts: Sequence[str]) -> sparse.csr_matrix:
         """:meth:`transform` for short texts such as topics, remembering each text's row: the same few
-        topics come back for every digest, and scikit-learn's per-call overhead dwarfs the work."""
+        topics come back for every digest, and a call's overhead dwarfs the work."""
         known = self._short
         if len(texts) == 1 and (row := known.get(texts[0])) is not None:
             return row
@@ -283,7 +372,10 @@ class TextModel:
                 "pruned": self.pruned}
 
     def __setstate__(self, state: dict) -> None:
-        self.vectorizer = state["vectorizer"]
+        vectorizer = state["vectorizer"]
+        # A model saved before Vectorizer held scikit-learn's object (unpickling it imported scikit-learn):
+        # read on as the same data.
+        self.vectorizer = vectorizer if isinstance(vectorizer, Vectorizer) else Vectorizer.of(vectorizer)
         self.display = state.get("display", {})
         self.phrase_weight = state.get("phrase_weight", 1.0)
         self.pruned = state.get("pruned")

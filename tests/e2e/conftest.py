@@ -7,6 +7,7 @@ from tests.e2e.fixtures import (  # noqa: F401
     fresh_db,
     parametrize_backend,
     running,
+    seeded_copy,
     slack,
     standin,
     store,

@@ -13,11 +13,15 @@ file on one backend only: a test that is about one backend by nature says why in
 
 from __future__ import annotations
 
+import contextlib
+from pathlib import Path
+
 import pytest
 
 from stand_ins.slack import SlackStandIn
 from tests.e2e.harness import (
     FakeSlack,
+    PostgresTarget,
     new_database,
     opened,
     seed_papers,
@@ -65,12 +69,30 @@ def db_path(tmp_path_factory, request, extra_papers, backend):
         yield path
 
 
+@pytest.fixture(scope="session")
+def seeded_copy(tmp_path_factory):
+    """``seeded_copy(folder, backend)``: a context giving a database of its own in ``folder`` on ``backend``,
+    seeded with the five-topic corpus as :func:`seed_papers` seeds it. The seeding (schema, ingest, fit) is
+    done once per backend and worker; each database is a copy of that one (:func:`new_database`)."""
+    with contextlib.ExitStack() as originals:
+        seeded: dict[str, Path | PostgresTarget] = {}
+
+        def copy(folder: Path, backend: str):
+            if backend not in seeded:
+                made = originals.enter_context(new_database(tmp_path_factory.mktemp(f"seeded-{backend}"),
+                                                            backend))
+                seed_papers(made)
+                seeded[backend] = made
+            return new_database(folder, backend, copy_of=seeded[backend])
+
+        yield copy
+
+
 @pytest.fixture
-def fresh_db(tmp_path, backend):
+def fresh_db(tmp_path, backend, seeded_copy):
     """A database of the test's own on the file's backend, seeded with the five-topic corpus: for a test
     that runs paperbot's own processes on it and counts what they did."""
-    with new_database(tmp_path, backend) as path:
-        seed_papers(path)
+    with seeded_copy(tmp_path, backend) as path:
         yield path
 
 

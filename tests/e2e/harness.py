@@ -10,6 +10,7 @@ import itertools
 import logging
 import os
 import re
+import sqlite3
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -75,11 +76,17 @@ test_backends.__test__ = test_backend.__test__ = False  # helpers, not tests
 
 
 @contextlib.contextmanager
-def new_database(folder: Path, backend: str | None = None) -> Iterator[Path | PostgresTarget]:
+def new_database(folder: Path, backend: str | None = None,
+                 copy_of: Path | PostgresTarget | None = None) -> Iterator[Path | PostgresTarget]:
     """An empty database for one bot: ``folder``/paperbot.db, or (on "postgres") a throwaway PostgreSQL
-    database dropped on the way out. Skips without a server (fails with PAPERBOT_REQUIRE_POSTGRES=1)."""
+    database dropped on the way out. Skips without a server (fails with PAPERBOT_REQUIRE_POSTGRES=1).
+    With ``copy_of`` (another database of the same backend, closed) it starts as a copy of that one: what
+    many tests would build alike is built once."""
     if (backend or test_backend()) == "sqlite":
-        yield folder / "paperbot.db"
+        path = folder / "paperbot.db"
+        if copy_of is not None:
+            copy_sqlite_file(Path(copy_of), path)
+        yield path
         return
     from stand_ins.postgres_servers import throwaway_database
     from tests.storage.conftest import _server, _server_problem, _skip_reason
@@ -90,8 +97,16 @@ def new_database(folder: Path, backend: str | None = None) -> Iterator[Path | Po
             pytest.fail(_skip_reason(problem) + " (PAPERBOT_REQUIRE_POSTGRES=1 makes this a failure)",
                         pytrace=False)
         pytest.skip(_skip_reason(problem))
-    with throwaway_database(_server()) as url:
+    with throwaway_database(_server(), copy_of) as url:
         yield PostgresTarget(url, folder)
+
+
+def copy_sqlite_file(source: Path, target: Path) -> None:
+    """A copy of the closed SQLite database ``source`` at ``target``, through SQLite's backup (whatever a
+    journal still holds comes along)."""
+    with contextlib.closing(sqlite3.connect(source)) as src, \
+            contextlib.closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 def table_columns(store) -> dict[str, list[str]]:

@@ -38,10 +38,8 @@ from tests.e2e.harness import (
     FakeSlack,
     add_people,
     bot_environment,
-    new_database,
     posts_to,
     process_environment,
-    seed_papers,
     serving,
     user_ids,
 )
@@ -97,11 +95,10 @@ def clean_environment(monkeypatch, standin):
 
 
 @pytest.fixture
-def db(tmp_path, backend) -> Path:
+def db(tmp_path, backend, seeded_copy) -> Path:
     """A seeded database of its own on each backend in turn: a file, or a throwaway PostgreSQL database
     (tests/e2e/harness.py)."""
-    with new_database(tmp_path, backend) as path:
-        seed_papers(path)
+    with seeded_copy(tmp_path, backend) as path:
         yield path
 
 

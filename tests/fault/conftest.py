@@ -14,6 +14,7 @@ from tests.e2e.fixtures import (  # noqa: F401
     extra_papers,
     fresh_db,
     running,
+    seeded_copy,
     slack,
     standin,
 )

@@ -131,19 +131,36 @@ def seeded(db: Path, reader: str = READER) -> bytes:
     return saved_blob(db)
 
 
+@pytest.fixture(scope="module")
+def seeded_once(tmp_path_factory) -> Callable[[str], tuple[Path | PostgresTarget, bytes]]:
+    """The :func:`seeded` database of a backend, built the first time a case asks for it (fitting and
+    seeding cost more than a copy) and with its good blob; each case damages a copy of its own."""
+    built: dict[str, tuple[Path | PostgresTarget, bytes]] = {}
+    with contextlib.ExitStack() as databases:
+
+        def seeded_on(backend: str) -> tuple[Path | PostgresTarget, bytes]:
+            if backend not in built:
+                folder = tmp_path_factory.mktemp(f"seeded-{backend}")
+                db = databases.enter_context(new_database(folder, backend))
+                built[backend] = db, seeded(db)
+            return built[backend]
+
+        yield seeded_on
+
+
 @pytest.fixture(params=list(SHAPES))
-def damaged(request, tmp_path) -> tuple[Path, int]:
+def damaged(request, tmp_path, seeded_once) -> tuple[Path, int]:
     """A database whose newest saved model has one of the damaged shapes; with that version."""
-    db = tmp_path / "paperbot.db"
-    good = seeded(db)
-    return db, damage(db, SHAPES[request.param](good))
+    original, good = seeded_once("sqlite")
+    with new_database(tmp_path, "sqlite", copy_of=original) as db:
+        return db, damage(db, SHAPES[request.param](good))
 
 
 @pytest.fixture(params=list(SHAPES))
-def damaged_on_each_backend(request, tmp_path, backend) -> tuple[Path | PostgresTarget, int]:
+def damaged_on_each_backend(request, tmp_path, backend, seeded_once) -> tuple[Path | PostgresTarget, int]:
     """:func:`damaged`, on SQLite and on PostgreSQL in turn."""
-    with new_database(tmp_path, backend) as db:
-        good = seeded(db)
+    original, good = seeded_once(backend)
+    with new_database(tmp_path, backend, copy_of=original) as db:
         yield db, damage(db, SHAPES[request.param](good))
 
 

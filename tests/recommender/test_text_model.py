@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from scipy import sparse
 
 from recommender import PaperIndex, Profile, rank, search
-from recommender.text_model import BIGRAM_WEIGHT, TextModel, Tokenizer, stem
+from recommender.text_model import BIGRAM_WEIGHT, TextModel, Tokenizer, Vectorizer, english_stop_words, stem
+from stand_ins.corpus import make_corpus
 from tests.conftest import ROOT
 
 
@@ -97,3 +101,67 @@ def test_rows_are_unit_length_and_pairs_count_less():
     short = model.transform_short(["graph", "kernels of graphs", "unheard-of words", "graph"])
     assert np.allclose(np.sqrt(short.multiply(short).sum(axis=1)).ravel(), [1, 1, 0, 1], atol=1e-5)
     assert model.transform_short(["graph"]).shape == (1, matrix.shape[1])
+
+
+# -- reading a model without scikit-learn ----------------------------------------------------------------
+
+#: Texts a reader or a paper might bring: the corpus's own, accents, stop words alone, repeats, symbols.
+ODD_TEXTS = ["", "the and of", "Café naïve résumé ÉCOLE", "graph graph graph networks", "Ω≈ç√∫ 123 x_1 ab_cd",
+             "feline cats whiskers", "Learning diffusion models for images", "CATS. Cats? cats!"]
+
+
+def fitted_by_scikit_learn(texts):
+    """scikit-learn's own vectorizer, fitted as :meth:`TextModel.fit` fits it (pairs weighted down)."""
+    from recommender.text_model import _term_weights, make_vectorizer
+
+    vectorizer = make_vectorizer(len(texts))
+    vectorizer.fit(texts)
+    vectorizer.idf_ = (vectorizer.idf_ * _term_weights(vectorizer.get_feature_names_out())).astype(np.float64)
+    return vectorizer
+
+
+def assert_same_rows(ours, theirs):
+    theirs = sparse.csr_matrix(theirs, dtype=np.float32)
+    assert ours.shape == theirs.shape
+    assert np.array_equal(ours.indptr, theirs.indptr) and np.array_equal(ours.indices, theirs.indices)
+    assert np.array_equal(ours.data, theirs.data)  # to the bit: rankings and their ties stay as they were
+
+
+def test_the_saved_vectorizer_makes_scikit_learns_rows_to_the_bit():
+    texts = [f"{p.title}. {p.abstract}" for p in make_corpus()]
+    model, _ = TextModel.fit(texts)
+    theirs = fitted_by_scikit_learn(texts)
+    assert isinstance(model.vectorizer, Vectorizer)
+    assert model.vectorizer.vocabulary_ == theirs.vocabulary_
+    assert np.array_equal(model.vectorizer.idf_, theirs.idf_)
+    assert_same_rows(model.transform(texts + ODD_TEXTS), theirs.transform(texts + ODD_TEXTS))
+    assert model.transform([]).shape == (0, len(theirs.vocabulary_))
+
+
+def test_a_model_saved_with_scikit_learns_vectorizer_reads_as_the_same_model():
+    texts = [f"{p.title}. {p.abstract}" for p in make_corpus()]
+    model, _ = TextModel.fit(texts)
+    model.vectorizer = fitted_by_scikit_learn(texts)  # what models saved before Vectorizer hold
+    again = pickle.loads(pickle.dumps(model))
+    assert isinstance(again.vectorizer, Vectorizer)
+    assert_same_rows(again.transform(ODD_TEXTS + texts), model.vectorizer.transform(ODD_TEXTS + texts))
+
+
+def test_the_stop_words_are_scikit_learns():
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as theirs
+
+    assert english_stop_words() == theirs
+
+
+def test_reading_a_saved_index_and_ranking_imports_no_scikit_learn(tmp_path):
+    texts = [f"{p.title}. {p.abstract}" for p in make_corpus()]
+    saved = tmp_path / "index.pickle"
+    saved.write_bytes(PaperIndex.build([str(i) for i in range(len(texts))], texts).dumps())
+    program = ("import sys; from pathlib import Path; from recommender import PaperIndex, Profile, rank;"
+               f" index = PaperIndex.loads(Path({str(saved)!r}).read_bytes());"
+               " assert rank(index, Profile(topics=['feline cats']), 3);"
+               " print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))")
+    done = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"  # a process that only reads a model pays nothing for scikit-learn

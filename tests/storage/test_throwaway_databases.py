@@ -94,3 +94,52 @@ def test_a_throwaway_database_is_dropped_on_the_way_out(pg_database):
         name = url.rsplit("/", 1)[1]
         assert name in _databases(server) and leftovers([name]) == []  # this process is alive: not a leftover
     assert name not in _databases(server)
+
+
+def test_a_copy_of_a_throwaway_database_holds_its_rows_and_is_dropped_on_its_own(pg_database):
+    server = _server()
+    with throwaway_database(server) as original:
+        with psycopg.connect(original, autocommit=True) as conn:
+            conn.execute("create table t (x int)")
+            conn.execute("insert into t values (1), (2)")
+        with throwaway_database(server, copy_of=original) as copy:
+            with psycopg.connect(copy, autocommit=True) as conn:
+                assert conn.execute("select count(*) from t").fetchone()[0] == 2
+                conn.execute("insert into t values (3)")
+        assert copy.rsplit("/", 1)[1] not in _databases(server)
+        with psycopg.connect(original, autocommit=True) as conn:
+            assert conn.execute("select count(*) from t").fetchone()[0] == 2  # the copy's row stayed there
+
+
+def _state(url: str) -> tuple:
+    """Every table's rows and every sequence's place: what a test could have left in a database."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        tables = [r[0] for r in conn.execute("select tablename from pg_tables where schemaname = 'public'"
+                                             " order by 1").fetchall()]
+        rows = {t: conn.execute(f'select json_agg(x order by x::text)::text from "{t}" x').fetchone()[0]
+                for t in tables}
+        sequences = conn.execute("select sequencename, last_value from pg_sequences"
+                                 " where schemaname = 'public' order by 1").fetchall()
+    return rows, sequences
+
+
+def test_a_database_a_test_wrote_into_goes_back_to_what_a_new_store_leaves_unless_its_schema_changed():
+    from stand_ins.corpus import make_corpus
+    from storage import open_store
+    from tests.storage.conftest import _back_to_pristine, _remember_pristine, dispose
+
+    with throwaway_database(_server()) as url:
+        dispose(open_store(url))
+        new, pristine = _state(url), {}
+        _remember_pristine(url, pristine)
+        store = open_store(url)
+        try:
+            store.upsert_papers(make_corpus())
+            store.add_topics("U1", ["feline cats"])  # moves a sequence too
+        finally:
+            dispose(store)
+        assert _state(url) != new
+        assert _back_to_pristine(url, pristine) and _state(url) == new
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("alter table papers add column left_by_a_test int")
+        assert not _back_to_pristine(url, pristine)  # the schema changed: made again from nothing instead
