@@ -148,9 +148,19 @@ def doi_url(doi: str) -> str:
 
 def shown_highlights(paper: Paper) -> tuple[str | None, str | None]:
     """The paper's highlights as shown (markup read, TeX rendered): what it does and its main result,
-    each None when it has none."""
-    return (_rendered(paper.highlight) or None if paper.highlight else None,
-            _rendered(paper.result) or None if paper.result else None)
+    each None when it has none. When the title was taken from the abstract's first words, a highlight
+    that starts with them says "…" in their place, as the abstract under such a title does."""
+    title, rest = _split(paper.title or "", paper.abstract or "")
+    taken = title.removesuffix("…").rstrip() if rest.startswith("…") else ""
+
+    def shown(line: str | None) -> str | None:
+        if not line:
+            return None
+        if taken and line.startswith(taken) and len(line) > len(taken):
+            line = "…" + line[len(taken):].lstrip(" ,;:")
+        return _rendered(line) or None
+
+    return shown(paper.highlight), shown(paper.result)
 
 
 def paper_record(paper: Paper, summary: str | None = None, summary_source: str | None = None) -> dict:

@@ -176,7 +176,7 @@ def test_not_in_the_channel_the_reply_says_how_to_invite_and_the_digest_is_not_c
     now, local = this_minute_in_berlin()
     assert "/invite @paperbot" in ask_in(slack, user, f"channel digest daily {local:%H:%M}", channel).text
     outcomes = digests(now + timedelta(seconds=1), [channel])  # the scheduler carries on
-    assert [o.status for o in outcomes] == ["failed"] and "not_in_channel" in outcomes[0].error
+    assert [o.status for o in outcomes] == ["failed"] and "not_in_channel" in outcomes[0].note.detail
     assert posted_in(standin, channel) == []
     assert not query(store, "select * from shown where ws = ? and user_id = ?", [TEAM_ID, channel])
     status = query(store, "select status from digests where ws = ? and user_id = ?", [TEAM_ID, channel])

@@ -59,5 +59,7 @@ def test_a_surname_finds_every_author_of_it_and_an_untitled_paper_is_not_repeate
         "*<https://arxiv.org/abs/2401.12345|An Ω(√T) regret bound for bandits>*",
         "*Active perception lets robots choose where to look next*"]
     assert "5 May 2020" in heads[1]
-    assert "…to reduce their uncertainty about the scene. A second sentence follows." in sections
+    # Its derived title's words are not said again: its quoted highlight starts where the title ends.
+    assert any("\n> …to reduce their uncertainty about the scene." in s for s in sections)
+    assert not any("> Active perception" in s for s in sections)
 

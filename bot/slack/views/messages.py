@@ -15,6 +15,7 @@ from bot.presentation.paper_view import (
     paper_links,
     published_on,
     shown_abstract,
+    shown_highlights,
     shown_text,
     shown_title,
     title_url,
@@ -195,8 +196,7 @@ def _texts_of(key: tuple, paper: Paper) -> tuple[str, str, str]:
             if line:
                 head += "\n" + line
         abstract = shown_abstract(paper)
-        lines = [f"> {fit(shown_text(line), HIGHLIGHT_LIMIT)}" for line in (paper.highlight, paper.result)
-                 if line and shown_text(line)]
+        lines = [f"> {fit(line, HIGHLIGHT_LIMIT)}" for line in shown_highlights(paper) if line]
         found = (head, fit(abstract, ABSTRACT_LIMIT) if abstract else "",
                  "\n".join([QUOTED_LABEL, *lines]) if lines else "")
         if len(_kept) >= SHOWN_KEPT:
