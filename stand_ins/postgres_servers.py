@@ -10,6 +10,7 @@ import os
 import re
 import secrets
 import socket
+import time
 import warnings
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -118,7 +119,14 @@ def throwaway_database(server: str, copy_of: str | None = None) -> Iterator[str]
     name = database_name()
     with psycopg.connect(server, autocommit=True, connect_timeout=3) as admin:
         template = f' template "{urlsplit(copy_of).path.lstrip("/")}"' if copy_of else ""
-        admin.execute(f'create database "{name}"{template}')
+        for attempt in range(50):
+            try:
+                admin.execute(f'create database "{name}"{template}')
+                break
+            except psycopg.errors.ObjectInUse:  # a session on the original is still closing
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)
     try:
         yield with_database(server, name)
     finally:
