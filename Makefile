@@ -23,8 +23,9 @@ demo: install
 # 2026-12-05, 4 workers took 5m09 and 6 took 4m58). Each test file runs on one worker (loadfile): a file's
 # bot, stand-in or replicas start once, not once on each worker one of its tests lands on (2026-12-06:
 # 4m18-4m35 and 5m02 CPU-minutes, against 4m53 and 5m40 test by test). xdist's loadgroup can't do it
-# under pytest 9 (it renames node ids the way pytest 8 kept them). 2026-12-07, a quiet machine: 3m48
-# (3,243 tests, about 4.5 CPU-minutes); 8 workers were no faster (3m58 against 3m54 and 4m11 with 6).
+# under pytest 9 (it renames node ids the way pytest 8 kept them). 2026-12-07, a quiet machine, after
+# reading models without scikit-learn and sharing seeded databases: 3m31-3m51 (3,459-3,472 tests, about
+# 5.3 CPU-minutes); earlier that day 8 workers were no faster than 6.
 TEST_WORKERS ?= 6
 
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): each worker collects
