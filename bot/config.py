@@ -19,6 +19,8 @@ DEFAULT_API_URL = "https://slack.com/api/"
 DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
 #: arXiv's daily listings (a category's is this followed by its name, e.g. ``…/rss/cs.LG``).
 DEFAULT_ARXIV_RSS_URL = "https://rss.arxiv.org/rss/"
+#: api.biorxiv.org, for the ``biorxiv:`` and ``medrxiv:`` sources.
+DEFAULT_BIORXIV_API_URL = "https://api.biorxiv.org"
 _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
@@ -51,6 +53,8 @@ class Settings:
     arxiv_api_url: str = DEFAULT_ARXIV_API_URL
     #: PAPERBOT_ARXIV_RSS_URL: where ``arxiv:`` sources read each category's daily listing (ends in "/").
     arxiv_rss_url: str = DEFAULT_ARXIV_RSS_URL
+    #: PAPERBOT_BIORXIV_API_URL: where ``biorxiv:`` and ``medrxiv:`` sources are read (api.biorxiv.org).
+    biorxiv_api_url: str = DEFAULT_BIORXIV_API_URL
     embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
     #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
     #: (:mod:`bot.usecases.digests.helpers`); from the environment it defaults to :func:`default_processes`.
@@ -113,6 +117,7 @@ class Settings:
                                  lambda raw: _old_secret_keys(raw, secret_key), ())
         arxiv_api_url = parsed("PAPERBOT_ARXIV_API_URL", _arxiv_api_url, DEFAULT_ARXIV_API_URL)
         arxiv_rss_url = parsed("PAPERBOT_ARXIV_RSS_URL", _arxiv_rss_url, DEFAULT_ARXIV_RSS_URL)
+        biorxiv_api_url = parsed("PAPERBOT_BIORXIV_API_URL", _biorxiv_api_url, DEFAULT_BIORXIV_API_URL)
         embeddings = parsed("PAPERBOT_EMBEDDINGS", _embeddings_setting, False)
         log_format = parsed("PAPERBOT_LOG_FORMAT", _log_format, "text")
         admin_channel = parsed("PAPERBOT_ADMIN_CHANNEL", _admin_channel, None)
@@ -143,6 +148,7 @@ class Settings:
             old_secret_keys=old_secret_keys,
             arxiv_api_url=arxiv_api_url,
             arxiv_rss_url=arxiv_rss_url if arxiv_rss_url.endswith("/") else arxiv_rss_url + "/",
+            biorxiv_api_url=biorxiv_api_url.rstrip("/"),
             embeddings=embeddings,
             digest_processes=number("PAPERBOT_DIGEST_PROCESSES", default_processes(), 1, 64),
             log_format=log_format,
@@ -266,6 +272,14 @@ def _arxiv_api_url(raw: str | None) -> str:
     url = raw or DEFAULT_ARXIV_API_URL
     if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() for ch in url):
         raise ConfigError(f"PAPERBOT_ARXIV_API_URL must be an http(s) URL, got {url!r}")
+    return url
+
+
+def _biorxiv_api_url(raw: str | None) -> str:
+    url = raw or DEFAULT_BIORXIV_API_URL
+    if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() or ch in "?#" for ch in url):
+        raise ConfigError("PAPERBOT_BIORXIV_API_URL must be an http(s) URL (like "
+                          f"{DEFAULT_BIORXIV_API_URL}), got {url!r}")
     return url
 
 

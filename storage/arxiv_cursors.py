@@ -2,7 +2,11 @@
 backend: one row per category, shared by every workspace (papers are). ``announced`` is the arXiv
 announcement date (YYYY-MM-DD, as arXiv dates its daily listing) up to which every announcement of the
 category is stored; it only moves forward, so two processes reading at once, or a back-fill of older
-days, never set it back."""
+days, never set it back.
+
+The other sources read by date (``biorxiv:CAT``, ``medrxiv:CAT``) keep theirs in the same table, the
+source's name (``biorxiv:neuroscience``; an arXiv category has no colon) as ``category`` and the last
+date read through as ``announced``: one table of "read through this date" for every dated source."""
 
 from __future__ import annotations
 
@@ -32,6 +36,17 @@ class ArxivCursorsStore(Protocol):
         ...
 
 
+    def source_cursor(self, source: str) -> str | None:
+        """The date (YYYY-MM-DD) through which the dated source ``source`` (``biorxiv:neuroscience``) was
+        read, or None when it never was. Shared by every workspace."""
+        ...
+
+    def set_source_cursor(self, source: str, through: str, at: str) -> bool:
+        """Note that ``source`` was read through ``through`` (YYYY-MM-DD) as of ``at`` (ISO UTC); forward
+        only, as :meth:`set_arxiv_cursor`."""
+        ...
+
+
 class ArxivCursors(Shared):
     """The categories' read announcements (see the module)."""
 
@@ -41,3 +56,13 @@ class ArxivCursors(Shared):
 
     def set_arxiv_cursor(self, category: str, announced: str, at: str) -> bool:
         return self._sql.run(SET, [category, announced, at]) > 0
+
+    def source_cursor(self, source: str) -> str | None:
+        if ":" not in source:
+            raise ValueError(f"a dated source's name has a colon (biorxiv:neuroscience), not {source!r}")
+        return self.arxiv_cursor(source)
+
+    def set_source_cursor(self, source: str, through: str, at: str) -> bool:
+        if ":" not in source:
+            raise ValueError(f"a dated source's name has a colon (biorxiv:neuroscience), not {source!r}")
+        return self.set_arxiv_cursor(source, through, at)

@@ -1,17 +1,20 @@
 """Every source ``paperbot ingest`` takes, read into Paper records (or Rejected ones, with the reason).
 
 A SOURCE is a file (``.txt``, ``.jsonl``, ``.json``, ``.csv``, ``.xml``/``.atom``/``.rss``), an
-``arxiv:CAT[,CAT…]`` listing or an ``http(s)://`` RSS/Atom feed URL.
+``arxiv:CAT[,CAT…]`` listing, a ``biorxiv:CAT[,CAT…]`` or ``medrxiv:CAT[,CAT…]`` subject area, or an
+``http(s)://`` RSS/Atom feed URL.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.sources.arxiv import read_arxiv
+from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted
 from bot.sources.feeds import read_feed_file, read_feed_url
-from bot.sources.http import Fetcher, RateLimiter, default_fetcher
+from bot.sources.http import Fetcher, RateLimiter, default_biorxiv_fetcher, default_fetcher
 from bot.sources.normalize import parse_arxiv_id
 from bot.sources.records import Rejected, SourceError
 from bot.sources.tabular import read_csv, read_json, read_jsonl
@@ -30,14 +33,18 @@ _FILE_READERS = {
     ".rss": read_feed_file,
 }
 _TABULAR = (read_jsonl, read_json, read_csv)
-_KINDS = ".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT or an http(s) feed URL"
+_KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT or an http(s) "
+          "feed URL")
 
 
 def source_kind(source: str) -> str:
     """What kind of source SOURCE is, from a small fixed set (for metrics' labels, never the source's own
-    text): "arxiv", "feed" (an http(s) URL), a file's extension ("csv", "jsonl", …) or "other"."""
+    text): "arxiv", "biorxiv", "medrxiv", "feed" (an http(s) URL), a file's extension ("csv", "jsonl", …)
+    or "other"."""
     if source[:6].lower() == "arxiv:":
         return "arxiv"
+    if is_source(source):
+        return source.split(":", 1)[0].lower()
     if source.lower().startswith(("http://", "https://")):
         return "feed"
     suffix = Path(source).suffix.lower()
@@ -68,6 +75,15 @@ def read_source(
         # The newest submissions, through the API. `paperbot ingest` reads an arxiv: source's
         # announcements since it was last read instead (bot/sources/arxiv_daily.py, bot/usecases/ingest.py).
         return read_arxiv(source[6:], fetcher=fetcher, progress=progress)
+    if is_source(source):
+        # The last FIRST_READ_DAYS days posted. `paperbot ingest` reads what was posted since the source
+        # was last read instead (bot/usecases/ingest.py).
+        server, categories = parse_source(source)
+        today = datetime.now(UTC).date()
+        found = Posted(server)
+        pairs = read_posted(server, categories, today - timedelta(days=FIRST_READ_DAYS - 1), today,
+                            fetcher=fetcher or default_biorxiv_fetcher(), found=found, progress=progress)
+        return (item for _, item in pairs)
     if source.lower().startswith(("http://", "https://")):
         return read_feed_url(source, fetcher or default_fetcher(), progress)
     reader = _FILE_READERS.get(Path(source).suffix.lower())

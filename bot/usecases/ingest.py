@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 
 from bot.sources import Rejected, read_source
 from bot.sources.arxiv import parse_categories
 from bot.sources.arxiv_daily import Announcements, read_announcements
-from bot.sources.http import Fetcher, default_fetcher
+from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted, source_name
+from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher
 from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.text.highlights import highlights
@@ -42,6 +43,8 @@ class SourceReport:
     caught_up_from: str | None = None  # YYYY-MM-DD
     #: The listing's items by announce type: "new", "cross", "replace", "replace-cross".
     kinds: dict[str, int] = field(default_factory=dict)
+    #: A ``biorxiv:``/``medrxiv:`` category's read: the dates posted that were read, "FROM/TO".
+    interval: str | None = None
 
     @property
     def empty(self) -> bool:
@@ -72,6 +75,10 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         if source[:6].lower() == "arxiv:":
             reports.extend(_ingest_arxiv(ctx, source, progress, fetcher or default_fetcher(), arxiv_since,
                                          clock()))
+            continue
+        if is_source(source):
+            reports.extend(_ingest_posted(ctx, source, progress, fetcher or default_biorxiv_fetcher(),
+                                          arxiv_since, clock()))
             continue
         report = SourceReport(source)
         reports.append(report)
@@ -125,6 +132,48 @@ def _ingest_arxiv(ctx: Context, source: str, progress: Progress | None, fetcher:
         if report.error is None and found.through is not None:
             ctx.store.set_arxiv_cursor(category, found.through, iso_utc(now))
     return reports
+
+
+def _ingest_posted(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
+                   since: date | None, now: datetime) -> list[SourceReport]:
+    """One report per category of a ``biorxiv:``/``medrxiv:`` source, read in one pass over the dates
+    posted since the earliest of its categories' cursors (never read: the last :data:`FIRST_READ_DAYS`
+    days; ``since``: from that date too, a back-fill). The last day read is read again next time (more may
+    be posted on it); each category's cursor moves to today only once every page was read."""
+    try:
+        server, categories = parse_source(source)
+    except SourceError as exc:
+        return [SourceReport(source, error=str(exc))]
+    today = now.astimezone(UTC).date()
+    names = {category: source_name(server, category) for category in categories}
+    starts = []
+    for name in names.values():
+        cursor = ctx.store.source_cursor(name)
+        starts.append(date.fromisoformat(cursor) if cursor else today - timedelta(days=FIRST_READ_DAYS - 1))
+    if since is not None:
+        starts.append(since)
+    start = min(min(starts), today)
+    reports = {category: SourceReport(name, announced=0, interval=f"{start}/{today}")
+               for category, name in names.items()}
+    found = Posted(server)
+    records = read_posted(server, categories, start, today, fetcher=fetcher, found=found,
+                          progress=(lambda done, total: progress(source, done, total)) if progress else None)
+    batches: dict[str, list[Paper]] = {category: [] for category in categories}
+    try:
+        for category, item in records:
+            if isinstance(item, Rejected):
+                reports[category].rejected.append(item)
+            else:
+                batches[category].append(item)
+    except SourceError as exc:
+        for report in reports.values():
+            report.error = str(exc)
+    for category, report in reports.items():
+        _store_all(ctx, lambda b=batches[category]: iter(b), report)
+        report.announced = found.papers.get(category, 0)
+        if report.error is None and found.complete:
+            ctx.store.set_source_cursor(report.source, today.isoformat(), iso_utc(now))
+    return list(reports.values())
 
 
 def _store_all(ctx: Context, records: Callable[[], Iterator[Paper | Rejected]], report: SourceReport) -> None:

@@ -23,3 +23,14 @@ def test_the_cursor_moves_forward_only(any_store):
     assert any_store.arxiv_cursor("cs.LG") == "2026-12-07"
     assert any_store.set_arxiv_cursor("cs.LG", "2026-12-08", "2026-12-09T01:00:00+00:00")
     assert any_store.arxiv_cursor("cs.LG") == "2026-12-08"
+
+
+def test_dated_sources_keep_their_own_cursor_beside_the_categories(any_store):
+    # biorxiv:/medrxiv: sources (bot/sources/biorxiv.py): named with a colon, so never an arXiv category.
+    assert any_store.source_cursor("biorxiv:neuroscience") is None
+    assert any_store.set_source_cursor("biorxiv:neuroscience", "2026-12-06", "2026-12-07T01:00:00+00:00")
+    assert any_store.set_arxiv_cursor("neuroscience", "2026-12-01", "2026-12-07T01:00:00+00:00")
+    assert any_store.source_cursor("biorxiv:neuroscience") == "2026-12-06"
+    assert any_store.source_cursor("medrxiv:neurology") is None
+    assert not any_store.set_source_cursor("biorxiv:neuroscience", "2026-12-02", "2026-12-07T02:00:00+00:00")
+    assert any_store.for_workspace("T1").source_cursor("biorxiv:neuroscience") == "2026-12-06"
