@@ -89,9 +89,9 @@ def parse_source(source: str) -> tuple[str, list[str]]:
     if not categories:
         raise SourceError(f"{server}: needs at least one category, e.g. {server}:{accepted.split(', ')[0]}; "
                           f"{SERVERS[server]}'s are: {accepted}")
-    for category in categories:
-        if category not in CATEGORIES[server]:
-            raise SourceError(f"'{category.replace(' ', '_')}' is not a {SERVERS[server]} category (the "
+    for item in spec.split(","):
+        if category_key(item) and category_key(item) not in CATEGORIES[server]:
+            raise SourceError(f"'{item.strip()}' is not a {SERVERS[server]} category (the "
                               f"subject areas on www.{server}.org): use {accepted}")
     return server, categories
 
