@@ -1,0 +1,67 @@
+"""Papers read per second by each dated source against its local stand-in, the rate limit's spacing aside
+(``RateLimiter(0)``, as the tests use; with it, a source's time is its pages times its interval). Nothing
+leaves 127.0.0.1. Run by hand; prints figures.
+
+- ``biorxiv:`` (stand_ins/biorxiv.py, 30 records a page as api.biorxiv.org answers): two days of 1,200
+  records, 8 subject areas in turn, read for three of them: the reader alone (parsing, paging, newest
+  version), then through the ingest use case into a new SQLite database (stored, highlights, index).
+
+    .venv/bin/python benchmarks/source_rates.py
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.sources.biorxiv import Posted, read_posted  # noqa: E402
+from bot.sources.http import BIORXIV_INTERVAL  # noqa: E402
+from bot.state.context import Context  # noqa: E402
+from bot.usecases.ingest import ingest  # noqa: E402
+from stand_ins.biorxiv import Biorxiv, day_of_posts  # noqa: E402
+
+DAY = date(2026, 12, 7)
+AREAS = ("neuroscience", "genomics", "cell biology", "microbiology", "bioinformatics", "ecology",
+         "immunology", "biophysics")
+ASKED = ["neuroscience", "genomics", "bioinformatics"]
+PER_DAY = 1200
+
+
+def main() -> int:
+    with Biorxiv() as api, tempfile.TemporaryDirectory() as tmp:
+        for day in (DAY - timedelta(days=1), DAY):
+            api.post(day_of_posts("biorxiv", day, PER_DAY, AREAS))
+        found = Posted("biorxiv")
+        began = time.perf_counter()
+        papers = sum(1 for _ in read_posted("biorxiv", ASKED, DAY - timedelta(days=1), DAY,
+                                            fetcher=api.fetcher(), found=found))
+        took = time.perf_counter() - began
+        pages = len(api.requests)
+        print(f"biorxiv reader: {found.records} records in {pages} pages, {papers} papers of "
+              f"{len(ASKED)} areas in {took:.2f} s: {found.records / took:,.0f} records/s, "
+              f"{papers / took:,.0f} papers/s (spacing aside; with {BIORXIV_INTERVAL:g} s a request, "
+              f"{pages * BIORXIV_INTERVAL:.0f} s)")
+
+        app = Context.open(str(Path(tmp) / "rates.db"))
+        try:
+            now = datetime.combine(DAY, datetime.min.time(), UTC).replace(hour=9)
+            began = time.perf_counter()
+            reports = ingest(app, ["biorxiv:" + ",".join(a.replace(" ", "_") for a in ASKED)],
+                             fetcher=api.fetcher(), clock=lambda: now)
+            took = time.perf_counter() - began
+        finally:
+            app.store.close()
+        added = sum(r.added for r in reports)
+        print(f"biorxiv ingest: {added} papers added in {took:.2f} s: {added / took:,.0f} papers/s "
+              "(stored with highlights, index refitted; spacing aside)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
