@@ -23,6 +23,7 @@ from bot.sources.http import Fetcher
 from bot.sources.normalize import build_paper, normalize_date, split_authors
 from bot.sources.progress import Progress
 from bot.sources.records import BadRecord, Rejected, SourceError
+from storage.identity import normal_doi
 from storage.models import Paper
 
 #: The servers api.biorxiv.org answers for, by the prefix of their sources, and their names as venues.
@@ -110,6 +111,9 @@ class Posted:
     records: int = 0
     #: Distinct papers of the categories asked for, by category.
     papers: dict[str, int] = field(default_factory=dict)
+    #: The journal version's DOI of each paper whose newest record names one (``published``, not "NA"),
+    #: by paper id. Not stored yet: a paper holds one DOI, its preprint's (the id's).
+    published: dict[str, str] = field(default_factory=dict)
     #: Every page was read and was JSON: the interval is done, so a later read may start after it.
     complete: bool = False
 
@@ -129,7 +133,7 @@ def read_posted(
     a record that can't be read comes at once, under its category (the first asked for when it has
     none). Raises SourceError, while iterating, for a request that fails."""
     wanted = list(categories)
-    best: dict[str, tuple[int, str, Paper]] = {}
+    best: dict[str, tuple[int, str, Paper, str | None]] = {}
     offset, total, bad_page = 0, None, False
     while total is None or offset < total:
         url = details_url(fetcher.biorxiv_url, server, start, end, offset)
@@ -152,17 +156,19 @@ def read_posted(
             if isinstance(parsed, Rejected):
                 yield category, parsed
                 continue
-            version, paper = parsed
+            version, paper, journal_doi = parsed
             kept = best.get(paper.id)
             if kept is None or version > kept[0]:
-                best[paper.id] = (version, category, paper)
+                best[paper.id] = (version, category, paper, journal_doi)
         if progress is not None:
             progress(found.records, total)
         if not collection or count <= 0:
             break
         offset += count
-    for _, category, paper in best.values():
+    for _, category, paper, journal_doi in best.values():
         found.papers[category] = found.papers.get(category, 0) + 1
+        if journal_doi:
+            found.published[paper.id] = journal_doi
         yield category, paper
     found.complete = not bad_page
 
@@ -194,9 +200,9 @@ def _int(value: Any, default: int) -> int:
 
 
 def _record(server: str, record: Any, number: int,
-            wanted: list[str]) -> tuple[str, tuple[int, Paper] | Rejected] | None:
-    """``(category, (version, Paper))`` for a record of a category asked for, ``(category, Rejected)``
-    for one that can't be read, None for one of another category."""
+            wanted: list[str]) -> tuple[str, tuple[int, Paper, str | None] | Rejected] | None:
+    """``(category, (version, Paper, the journal version's DOI or None))`` for a record of a category
+    asked for, ``(category, Rejected)`` for one that can't be read, None for one of another category."""
     where = f"record {number}"
     if not isinstance(record, dict):
         return wanted[0], Rejected(where, "not an object")
@@ -211,7 +217,7 @@ def _record(server: str, record: Any, number: int,
         return category, Rejected(where, str(exc))
 
 
-def _paper(server: str, record: dict[str, Any], category: str) -> tuple[int, Paper]:
+def _paper(server: str, record: dict[str, Any], category: str) -> tuple[int, Paper, str | None]:
     doi = record.get("doi")
     if not isinstance(doi, str) or not doi.strip():
         raise BadRecord("no DOI")
@@ -233,4 +239,7 @@ def _paper(server: str, record: dict[str, Any], category: str) -> tuple[int, Pap
         url=f"https://www.{server}.org/content/{bare}v{version}",
         venue=SERVERS[server], published=published, categories=[category.replace(" ", "_")],
     )
-    return version, paper
+    journal = record.get("published")
+    named = isinstance(journal, str) and journal.strip().upper() != "NA"
+    journal_doi = normal_doi(journal) if named else None
+    return version, paper, journal_doi

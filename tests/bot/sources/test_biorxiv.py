@@ -90,12 +90,14 @@ def test_every_page_is_read_by_the_count_each_answer_reports_and_other_categorie
 def test_the_newest_version_of_a_doi_wins_whatever_order_it_comes_in(api):
     doi = "10.1101/2026.12.01.123456"
     api.post([record("biorxiv", doi, DAY, NEURO, version=2, abstract="The second abstract."),
-              record("biorxiv", doi, DAY, NEURO, version=3, abstract="The third abstract."),
+              record("biorxiv", doi, DAY, NEURO, version=3, abstract="The third abstract.",
+                     published="10.1158/2159-8290.CD-24-0187"),
               record("biorxiv", doi, DAY, NEURO, version=1, abstract="The first abstract.")])
 
-    papers, rejected, _ = read(api)
+    papers, rejected, found = read(api)
 
     assert not rejected and len(papers) == 1
+    assert found.published == {f"doi:{doi}": "10.1158/2159-8290.cd-24-0187"}  # the journal version's
     assert papers[0].abstract == "The third abstract." and papers[0].url.endswith(f"{doi}v3")
 
 
