@@ -23,7 +23,7 @@ _SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
 #: A shorter normalised title is too generic to tie two papers together ("Introduction").
 MIN_TITLE_KEY = 8
 #: Venues that say "not published yet".
-_PREPRINT_VENUES = {"", "arxiv", "arxiv.org", "corr", "arxiv preprint", "preprint"}
+_PREPRINT_VENUES = {"", "arxiv", "arxiv.org", "corr", "arxiv preprint", "preprint", "biorxiv", "medrxiv"}
 
 _LATEX = LatexNodes2Text(math_mode="text", keep_comments=False)
 #: What pylatexenc may read otherwise than as it stands, where a key would show it (``--`` and TeX's quotes

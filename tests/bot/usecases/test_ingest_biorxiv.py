@@ -11,6 +11,7 @@ import pytest
 
 from bot.usecases.ingest import ingest
 from stand_ins.biorxiv import Biorxiv, day_of_posts
+from storage.models import Paper
 
 SOURCE = "biorxiv:neuroscience,Genomics"
 NAMES = ["biorxiv:neuroscience", "biorxiv:genomics"]
@@ -85,3 +86,17 @@ def test_a_failed_page_leaves_the_cursors_and_an_unknown_category_is_one_report(
 
     [report] = ingest(app, ["medrxiv:neuroscience"], fetcher=api.fetcher())
     assert report.source == "medrxiv:neuroscience" and "not a medRxiv category" in report.error
+
+
+def test_the_journal_version_merges_in_and_its_venue_wins_over_the_preprint_server(app, api):
+    post(api, DAY, 6)
+    run(app, api, DAY)
+    preprint = app.store.get_paper("doi:10.1101/2026.12.07.500000")
+    papers = app.store.count_papers()
+
+    app.store.upsert_papers([Paper(id="elife-1", abstract=preprint.abstract, title=preprint.title,
+                                   authors=["A. Surname"], venue="eLife", doi="10.7554/eLife.00001")])
+
+    assert app.store.count_papers() == papers
+    merged = app.store.get_paper("doi:10.1101/2026.12.07.500000")
+    assert merged.venue == "eLife"
