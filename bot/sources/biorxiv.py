@@ -173,6 +173,16 @@ def read_posted(
     found.complete = not bad_page
 
 
+def posted_on(server: str, day: date, fetcher: Fetcher) -> int:
+    """How many records ``server`` posted on ``day``, in one request (``paperbot doctor``'s check that
+    the API answers); SourceError when it can't be fetched or is no answer of the API."""
+    url = details_url(fetcher.biorxiv_url, server, day, day, 0)
+    try:
+        return _page(fetcher.get(url))[1]
+    except BadRecord as exc:
+        raise SourceError(f"{url}: {exc}") from None
+
+
 def _page(body: bytes) -> tuple[int, int, list[Any]]:
     """The count, the total and the records of one answer; BadRecord when it is no answer of the API."""
     try:

@@ -38,6 +38,8 @@ from bot.errors import ConfigError
 from bot.sources import read_source
 from bot.sources.arxiv import parse_categories, read_arxiv
 from bot.sources.arxiv_daily import read_listing
+from bot.sources.biorxiv import is_source as is_biorxiv
+from bot.sources.biorxiv import parse_source, posted_on
 from bot.sources.http import Fetcher
 from bot.sources.records import SourceError
 from bot.summaries.client import EndpointError, SummaryClient
@@ -187,11 +189,11 @@ def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Setting
         answers = list(_slack(settings, slack_for, schema, found))
     found += _clock([a.slack_time for a in answers if a.slack_time is not None], now(), asked=bool(answers))
     found += _time_zones()
-    arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL"})
+    arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL", "PAPERBOT_BIORXIV_API_URL"})
     if arxiv_bad and settings.feeds:
         found.append(_check(F.FEEDS_SKIPPED, "skip", settings=tuple(arxiv_bad)))
     else:
-        found += _feeds(settings)
+        found += _feeds(settings, now())
     return found + _model(settings, bad)
 
 
@@ -335,12 +337,13 @@ def _time_zones() -> list[Check]:
     return [_check(Finding.ZONES_LOAD, "ok", count=len(ZONES))]
 
 
-def _feeds(settings: Settings) -> list[Check]:
+def _feeds(settings: Settings, now: datetime) -> list[Check]:
     if not settings.feeds:
         # No source is the default, and the commonest reason nobody gets a paper: said, unless cron ingests.
         return [_check(Finding.NO_FEEDS, "warn")]
     # arXiv's 3 s between requests; a busy answer is said at once, not waited out as an ingest does.
-    fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url, timeout=FEED_TIMEOUT, retries=0)
+    fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url,
+                      biorxiv_url=settings.biorxiv_api_url, timeout=FEED_TIMEOUT, retries=0)
     found = []
     for source in settings.feeds:
         said = _check(Finding.FEED_ANSWERS, "ok", source=source)
@@ -353,6 +356,11 @@ def _feeds(settings: Settings) -> list[Check]:
                 said = (_check(Finding.ARXIV_ANNOUNCED, "ok", source=source, category=first, papers=items,
                                day=day) if items
                         else _check(Finding.ARXIV_QUIET, "ok", source=source, category=first, day=day))
+            elif is_biorxiv(source):
+                # One page of today's posts: the API answers, in its format (a whole read pages two days).
+                server, _ = parse_source(source)
+                records = iter(())
+                posted_on(server, now.astimezone(UTC).date(), fetcher)
             else:
                 records = read_source(source, fetcher=fetcher)
             next(iter(records), None)

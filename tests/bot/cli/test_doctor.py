@@ -128,6 +128,22 @@ def test_an_arxiv_feed_is_checked_at_its_daily_listing_too(standins, database):
     assert failed.startswith("FAIL feed arxiv:cs.LG: couldn't fetch") and "HTTP 404" in failed
 
 
+def test_a_biorxiv_feed_is_checked_with_one_page_of_today_s_posts(standins, database):
+    from stand_ins.biorxiv import Biorxiv
+
+    slack, arxiv = standins
+    with Biorxiv() as api:
+        env = environment(slack, arxiv, database, PAPERBOT_FEEDS="biorxiv:neuroscience",
+                          PAPERBOT_BIORXIV_API_URL=api.base_url)
+        result = run("doctor", env=env)
+        said = result.output.splitlines()
+        assert any(line.startswith("OK   feed biorxiv:neuroscience") for line in said), result.output
+        assert len(api.requests) == 1 and api.requests[0].endswith("/0")
+        api.broken = {2: b"<!DOCTYPE html><html></html>"}
+        [failed] = lines(run("doctor", env=env).output, "FAIL")
+        assert failed.startswith("FAIL feed biorxiv:neuroscience:") and "the answer was HTML" in failed
+
+
 def test_a_database_that_can_not_be_opened_fails_in_one_line(standins, backend, tmp_path, request):  # noqa: F811
     slack, arxiv = standins
     if backend == "sqlite":
