@@ -124,6 +124,10 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
     for r in reports:
         if r.announced_on and r.error is None:
             console.print(f"{escape(r.source)}: {_listing(r)}", highlight=False, soft_wrap=True)
+        elif r.interval and r.error is None:  # biorxiv:/medrxiv:
+            first, last = r.interval.split("/")
+            console.print(f"{escape(r.source)}: posted from {first} to {last}", highlight=False,
+                          soft_wrap=True)
     for r in reports:
         if r.error:
             errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)

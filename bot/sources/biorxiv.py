@@ -232,6 +232,8 @@ def _paper(server: str, record: dict[str, Any], category: str) -> tuple[int, Pap
     if not isinstance(doi, str) or not doi.strip():
         raise BadRecord("no DOI")
     version = _int(record.get("version"), -1)
+    if record.get("version") is None:
+        raise BadRecord("no version")
     if version < 1:
         raise BadRecord(f"bad version '{str(record.get('version'))[:_SHOWN]}'")
     title, abstract = record.get("title"), record.get("abstract")
