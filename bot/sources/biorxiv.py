@@ -57,6 +57,9 @@ CATEGORIES = {"biorxiv": BIORXIV_CATEGORIES, "medrxiv": MEDRXIV_CATEGORIES}
 FIRST_READ_DAYS = 2
 #: Records a page holds when an answer doesn't say (the /details/ endpoint answers 30).
 PAGE_SIZE = 30
+#: The longest title and abstract taken, in characters: bioRxiv caps an abstract near 3,000, so anything
+#: far longer is a broken record (a full text, markup run wild), skipped rather than stored and indexed.
+MAX_TEXT = 20_000
 #: Characters of a field kept in a reason.
 _SHOWN = 60
 
@@ -239,6 +242,8 @@ def _paper(server: str, record: dict[str, Any], category: str) -> tuple[int, Pap
     title, abstract = record.get("title"), record.get("abstract")
     if not isinstance(abstract, str) or not isinstance(title, str | type(None)):
         raise BadRecord("no abstract" if abstract is None else "title and abstract must be text")
+    if len(abstract) > MAX_TEXT or len(title or "") > MAX_TEXT:
+        raise BadRecord(f"{len(abstract) + len(title or ''):,} characters of title and abstract: too long")
     day = record.get("date")
     try:
         published = normalize_date(day) if isinstance(day, str) else None
