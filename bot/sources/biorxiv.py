@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from bot.sources.http import Fetcher
@@ -55,6 +55,8 @@ MEDRXIV_CATEGORIES = (
 CATEGORIES = {"biorxiv": BIORXIV_CATEGORIES, "medrxiv": MEDRXIV_CATEGORIES}
 #: Days a source never read before starts with (today and the day before).
 FIRST_READ_DAYS = 2
+#: The longest interval of dates one series of requests asks for (a longer read, a back-fill, takes several).
+WINDOW_DAYS = 3
 #: Records a page holds when an answer doesn't say (the /details/ endpoint answers 30).
 PAGE_SIZE = 30
 #: The longest title and abstract taken, in characters: bioRxiv caps an abstract near 3,000, so anything
@@ -137,6 +139,35 @@ def read_posted(
     none). Raises SourceError, while iterating, for a request that fails."""
     wanted = list(categories)
     best: dict[str, tuple[int, str, Paper, str | None]] = {}
+    bad_page = False
+    windows = _windows(start, end)
+    for lo, hi in windows:
+        where = f"{lo}/{hi} " if len(windows) > 1 else ""
+        bad_page |= yield from _interval(server, wanted, lo, hi, fetcher, found, best, where, progress)
+    for _, category, paper, journal_doi in best.values():
+        found.papers[category] = found.papers.get(category, 0) + 1
+        if journal_doi:
+            found.published[paper.id] = journal_doi
+        yield category, paper
+    found.complete = not bad_page
+
+
+def _windows(start: date, end: date) -> list[tuple[date, date]]:
+    """``start`` to ``end`` in intervals of at most :data:`WINDOW_DAYS` days: the API answers a long
+    interval slowly, and may time out."""
+    windows = []
+    while start <= end:
+        last = min(start + timedelta(days=WINDOW_DAYS - 1), end)
+        windows.append((start, last))
+        start = last + timedelta(days=1)
+    return windows
+
+
+def _interval(server: str, wanted: list[str], start: date, end: date, fetcher: Fetcher, found: Posted,
+              best: dict[str, tuple[int, str, Paper, str | None]], where: str,
+              progress: Progress | None) -> Generator[tuple[str, Rejected], None, bool]:
+    """Page one interval to its total, keeping each DOI's newest version in ``best`` and yielding what
+    can't be read; returns whether a page was no answer of the API (the interval is then not done)."""
     offset, total, bad_page = 0, None, False
     while total is None or offset < total:
         url = details_url(fetcher.biorxiv_url, server, start, end, offset)
@@ -144,7 +175,7 @@ def read_posted(
             answer = _page(fetcher.get(url))
         except BadRecord as exc:
             bad_page = True
-            yield wanted[0], Rejected(f"page from record {offset + 1}", str(exc))
+            yield wanted[0], Rejected(f"{where}page from record {offset + 1}", str(exc))
             if total is None:
                 break  # nothing tells how far the interval goes
             offset += PAGE_SIZE
@@ -157,23 +188,18 @@ def read_posted(
                 continue
             category, parsed = item
             if isinstance(parsed, Rejected):
-                yield category, parsed
+                yield category, Rejected(where + parsed.where, parsed.reason)
                 continue
             version, paper, journal_doi = parsed
             kept = best.get(paper.id)
             if kept is None or version > kept[0]:
                 best[paper.id] = (version, category, paper, journal_doi)
         if progress is not None:
-            progress(found.records, total)
+            progress(found.records, None)
         if not collection or count <= 0:
             break
         offset += count
-    for _, category, paper, journal_doi in best.values():
-        found.papers[category] = found.papers.get(category, 0) + 1
-        if journal_doi:
-            found.published[paper.id] = journal_doi
-        yield category, paper
-    found.complete = not bad_page
+    return bad_page
 
 
 def posted_on(server: str, day: date, fetcher: Fetcher) -> int:

@@ -68,7 +68,11 @@ def test_a_missed_day_is_caught_up_and_since_back_fills(app, api):
     reports = run(app, api, DAY)
     assert [r.added for r in reports.values()] == [8, 8]  # the 4th to the 7th, 2 a day each
 
+    api.requests.clear()
     reports = run(app, api, DAY, arxiv_since=DAY - timedelta(days=5))
+    # Three days a series of requests at most: a long interval answers slowly.
+    assert api.requests == ["/details/biorxiv/2026-12-02/2026-12-04/0",
+                            "/details/biorxiv/2026-12-05/2026-12-07/0"]
     assert reports["biorxiv:genomics"].interval == "2026-12-02/2026-12-07"
     assert [(r.added, r.unchanged) for r in reports.values()] == [(4, 8), (4, 8)]
     assert app.store.source_cursor("biorxiv:genomics") == "2026-12-07"
