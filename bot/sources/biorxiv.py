@@ -6,7 +6,8 @@ at a time, ``cursor`` being a record offset. Pages are read by the count each an
 reports (30 on /details/ today, whatever it says) until the ``total`` it reports; the categories are kept
 here, by name, case and spaces/underscores aside. The newest version of a DOI wins. A malformed record, a
 page that isn't JSON (HTML, a truncated body) or a strange date is one :class:`Rejected` and the rest
-goes on; an interval without posts (``"no posts found"``) is no error. How far a source was read is the
+goes on; an interval without posts (``"no posts found"``) is no error. A long read (a back-fill, days
+missed) asks :data:`WINDOW_DAYS` days at a time. How far a source was read is the
 caller's to keep (:attr:`Posted.complete`; the cursors in storage).
 """
 
@@ -247,9 +248,10 @@ def _record(server: str, record: Any, number: int,
         return wanted[0], Rejected(where, "not an object")
     raw_category = record.get("category")
     category = category_key(raw_category) if isinstance(raw_category, str) else ""
-    if category and category not in wanted:
+    if not category:  # of no telling which subject area: said, not stored under one
+        return wanted[0], Rejected(where, "no category")
+    if category not in wanted:
         return None
-    category = category or wanted[0]
     try:
         return category, _paper(server, record, category)
     except BadRecord as exc:

@@ -116,14 +116,16 @@ def test_a_malformed_record_and_a_strange_date_are_each_one_skipped_line(api):
     strange = record("biorxiv", "10.1101/2026.12.07.600002", "07/12/2026", NEURO)
     huge = record("biorxiv", "10.1101/2026.12.07.600003", DAY, NEURO, abstract="cells " * 1_000_000)
     api.post(good[:2] + [no_abstract] + good[2:])
-    api.post(["not a record", strange, huge], server="biorxiv", listed_on=DAY.isoformat())
+    api.post(["not a record", strange, huge, {"doi": "10.1101/2026.12.07.600004", "version": "1"}],
+             server="biorxiv", listed_on=DAY.isoformat())
 
     papers, rejected, found = read(api)
 
     assert len(papers) == 4 and found.complete
     assert [(r.where, r.reason) for r in rejected] == [
         ("record 3", "no abstract"), ("record 6", "not an object"), ("record 7", "bad date '07/12/2026'"),
-        ("record 8", f"{6_000_000 + len(huge['title']):,} characters of title and abstract: too long")]
+        ("record 8", f"{6_000_000 + len(huge['title']):,} characters of title and abstract: too long"),
+        ("record 9", "no category")]
 
 
 def test_html_instead_of_json_or_a_truncated_page_is_one_skipped_line_and_the_rest_goes_on(api):
