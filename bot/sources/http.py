@@ -22,6 +22,11 @@ BIORXIV_API_URL = "https://api.biorxiv.org"
 #: api.biorxiv.org states no rate limit: one request a second is polite, and reads a day of a server
 #: (a few hundred records, 30 a page) in well under a minute.
 BIORXIV_INTERVAL = 1.0
+#: NCBI's E-utilities (``pubmed:`` sources).
+PUBMED_API_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+#: NCBI allows 3 requests a second without an API key, 10 with one; a little slower than each.
+PUBMED_INTERVAL = 0.34
+PUBMED_KEY_INTERVAL = 0.11
 USER_AGENT = "paperbot/0.1 (+https://github.com/paperbot)"
 #: arXiv asks API clients for no more than one request every three seconds.
 ARXIV_INTERVAL = 3.0
@@ -99,6 +104,9 @@ class Fetcher:
         *,
         rss_url: str = ARXIV_RSS_URL,
         biorxiv_url: str = BIORXIV_API_URL,
+        pubmed_url: str = PUBMED_API_URL,
+        ncbi_key: str | None = None,
+        ncbi_email: str | None = None,
         timeout: float = 30.0,
         limiter: RateLimiter | None = None,
         user_agent: str = USER_AGENT,
@@ -108,6 +116,10 @@ class Fetcher:
         self.api_url = api_url
         self.rss_url = rss_url
         self.biorxiv_url = biorxiv_url
+        self.pubmed_url = pubmed_url
+        # NCBI's api_key and the contact email it asks of tools (``PAPERBOT_NCBI_KEY``, ``_EMAIL``).
+        self.ncbi_key = ncbi_key
+        self.ncbi_email = ncbi_email
         self.timeout = timeout
         self.limiter = limiter if limiter is not None else RateLimiter()
         self.user_agent = user_agent
@@ -220,3 +232,24 @@ def use_biorxiv_api(url: str = BIORXIV_API_URL) -> None:
     """Point this process's ``biorxiv:`` and ``medrxiv:`` sources at ``url``
     (``PAPERBOT_BIORXIV_API_URL``)."""
     default_biorxiv_fetcher().biorxiv_url = url
+
+
+_pubmed: Fetcher | None = None
+
+
+def default_pubmed_fetcher() -> Fetcher:
+    """The process-wide Fetcher of NCBI's E-utilities: a limiter of its own (:data:`PUBMED_INTERVAL`, or
+    :data:`PUBMED_KEY_INTERVAL` once a key is set), so reading PubMed never waits on arXiv's spacing."""
+    global _pubmed
+    with _default_guard:
+        if _pubmed is None:
+            _pubmed = Fetcher(limiter=RateLimiter(PUBMED_INTERVAL))
+        return _pubmed
+
+
+def use_pubmed_api(url: str = PUBMED_API_URL, key: str | None = None, email: str | None = None) -> None:
+    """Point this process's ``pubmed:`` sources at ``url`` (``PAPERBOT_PUBMED_API_URL``), with NCBI's key
+    and the contact email when set."""
+    fetcher = default_pubmed_fetcher()
+    fetcher.pubmed_url, fetcher.ncbi_key, fetcher.ncbi_email = url, key, email
+    fetcher.limiter.interval = PUBMED_KEY_INTERVAL if key else PUBMED_INTERVAL
