@@ -21,6 +21,8 @@ DEFAULT_ARXIV_API_URL = "https://export.arxiv.org/api/query"
 DEFAULT_ARXIV_RSS_URL = "https://rss.arxiv.org/rss/"
 #: api.biorxiv.org, for the ``biorxiv:`` and ``medrxiv:`` sources.
 DEFAULT_BIORXIV_API_URL = "https://api.biorxiv.org"
+#: NCBI's E-utilities, for the ``pubmed:`` sources.
+DEFAULT_PUBMED_API_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
@@ -55,6 +57,12 @@ class Settings:
     arxiv_rss_url: str = DEFAULT_ARXIV_RSS_URL
     #: PAPERBOT_BIORXIV_API_URL: where ``biorxiv:`` and ``medrxiv:`` sources are read (api.biorxiv.org).
     biorxiv_api_url: str = DEFAULT_BIORXIV_API_URL
+    #: PAPERBOT_PUBMED_API_URL: where ``pubmed:`` sources are read (NCBI's E-utilities).
+    pubmed_api_url: str = DEFAULT_PUBMED_API_URL
+    #: PAPERBOT_NCBI_KEY: NCBI's API key (10 requests a second instead of 3); not shown in repr.
+    ncbi_key: str | None = field(default=None, repr=False)
+    #: PAPERBOT_NCBI_EMAIL: the contact NCBI asks tools to send with each request.
+    ncbi_email: str | None = None
     embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
     #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
     #: (:mod:`bot.usecases.digests.helpers`); from the environment it defaults to :func:`default_processes`.
@@ -118,6 +126,9 @@ class Settings:
         arxiv_api_url = parsed("PAPERBOT_ARXIV_API_URL", _arxiv_api_url, DEFAULT_ARXIV_API_URL)
         arxiv_rss_url = parsed("PAPERBOT_ARXIV_RSS_URL", _arxiv_rss_url, DEFAULT_ARXIV_RSS_URL)
         biorxiv_api_url = parsed("PAPERBOT_BIORXIV_API_URL", _biorxiv_api_url, DEFAULT_BIORXIV_API_URL)
+        pubmed_api_url = parsed("PAPERBOT_PUBMED_API_URL", _pubmed_api_url, DEFAULT_PUBMED_API_URL)
+        ncbi_key = parsed("PAPERBOT_NCBI_KEY", _ncbi_key, None)
+        ncbi_email = parsed("PAPERBOT_NCBI_EMAIL", _ncbi_email, None)
         embeddings = parsed("PAPERBOT_EMBEDDINGS", _embeddings_setting, False)
         log_format = parsed("PAPERBOT_LOG_FORMAT", _log_format, "text")
         admin_channel = parsed("PAPERBOT_ADMIN_CHANNEL", _admin_channel, None)
@@ -149,6 +160,9 @@ class Settings:
             arxiv_api_url=arxiv_api_url,
             arxiv_rss_url=arxiv_rss_url if arxiv_rss_url.endswith("/") else arxiv_rss_url + "/",
             biorxiv_api_url=biorxiv_api_url.rstrip("/"),
+            pubmed_api_url=pubmed_api_url.rstrip("/"),
+            ncbi_key=ncbi_key,
+            ncbi_email=ncbi_email,
             embeddings=embeddings,
             digest_processes=number("PAPERBOT_DIGEST_PROCESSES", default_processes(), 1, 64),
             log_format=log_format,
@@ -281,6 +295,30 @@ def _biorxiv_api_url(raw: str | None) -> str:
         raise ConfigError("PAPERBOT_BIORXIV_API_URL must be an http(s) URL (like "
                           f"{DEFAULT_BIORXIV_API_URL}), got {url!r}")
     return url
+
+
+def _pubmed_api_url(raw: str | None) -> str:
+    url = raw or DEFAULT_PUBMED_API_URL
+    if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() or ch in "?#" for ch in url):
+        raise ConfigError("PAPERBOT_PUBMED_API_URL must be an http(s) URL (like "
+                          f"{DEFAULT_PUBMED_API_URL}), got {url!r}")
+    return url
+
+
+def _ncbi_key(raw: str | None) -> str | None:
+    key = (raw or "").strip()
+    # NCBI's keys are 36 hexadecimal digits; anything else is a paste gone wrong.
+    if key and not key.isalnum():
+        raise ConfigError("PAPERBOT_NCBI_KEY must be the key of an NCBI account (letters and digits), "
+                          "as shown in its Account Settings")
+    return key or None
+
+
+def _ncbi_email(raw: str | None) -> str | None:
+    email = (raw or "").strip()
+    if email and not re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", email):
+        raise ConfigError(f"PAPERBOT_NCBI_EMAIL must be an email address, got {email!r}")
+    return email or None
 
 
 def _arxiv_rss_url(raw: str | None) -> str:

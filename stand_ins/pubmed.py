@@ -108,7 +108,8 @@ def day_of_records(day: date, n: int, topic: str = "crispr", first_pmid: int = 4
         pmid = str(first_pmid + day.toordinal() % 1000 * 10_000 + i)
         words = " ".join(_WORDS[(int(pmid) + k) % len(_WORDS)] for k in range(3))
         title = f"The {words} of {topic} record {pmid}"
-        abstract = {"BACKGROUND": f"We study the {words} by {topic}.", "RESULTS": f"The {words} of {pmid} vary."}
+        abstract = {"BACKGROUND": f"We study the {words} by {topic}.",
+                    "RESULTS": f"The {words} of {pmid} vary."}
         made.append(entry(pmid, day, article(pmid, title=title, abstract=abstract,
                                              doi=f"10.5555/pm.{pmid}")))
     return made
@@ -174,7 +175,8 @@ class Pubmed:
             self.requests.append(path)
             number = len(self.requests)
             if number in self.busy:
-                return 429, {"Retry-After": self.busy[number], "Content-Type": "text/plain"}, b"Too Many Requests"
+                headers = {"Retry-After": self.busy[number], "Content-Type": "text/plain"}
+                return 429, headers, b"Too Many Requests"
             if number in self.broken:
                 return 200, {"Content-Type": "text/xml"}, self.broken[number]
             parts = urlsplit(path)

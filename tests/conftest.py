@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 
 import bot.config
-from bot.sources.http import default_biorxiv_fetcher
+import bot.sources.http
+from bot.sources.http import default_biorxiv_fetcher, default_pubmed_fetcher
 from bot.state.context import Context
-from bot.usecases.lookup import default_lookup, use_arxiv_api, use_biorxiv_api
+from bot.usecases.lookup import default_lookup, use_arxiv_api, use_biorxiv_api, use_pubmed_api
 from stand_ins.biorxiv import Biorxiv
 from stand_ins.corpus import make_corpus
+from stand_ins.pubmed import Pubmed
 from storage import SqliteStore
 from tests.arxiv_standin import ArxivStandIn
 
@@ -80,16 +82,23 @@ def offline_arxiv():
     """No test reaches the real arXiv API or listings: unless a test says otherwise, this process's arXiv
     requests (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL and PAPERBOT_ARXIV_RSS_URL
     default to it) go to an empty local stand-in, unspaced; nor api.biorxiv.org (``biorxiv:`` and
-    ``medrxiv:`` sources), likewise."""
-    with ArxivStandIn() as arxiv, Biorxiv() as biorxiv, pytest.MonkeyPatch.context() as mp:
+    ``medrxiv:`` sources), nor NCBI's E-utilities (``pubmed:``), likewise."""
+    with (ArxivStandIn() as arxiv, Biorxiv() as biorxiv, Pubmed() as pubmed,
+          pytest.MonkeyPatch.context() as mp):
         mp.setattr(bot.config, "DEFAULT_ARXIV_API_URL", arxiv.url)
         mp.setattr(bot.config, "DEFAULT_ARXIV_RSS_URL", arxiv.rss_url)
         mp.setattr(bot.config, "DEFAULT_BIORXIV_API_URL", biorxiv.base_url)
         use_arxiv_api(arxiv.url, arxiv.rss_url)
+        mp.setattr(bot.config, "DEFAULT_PUBMED_API_URL", pubmed.base_url)
         use_biorxiv_api(biorxiv.base_url)
+        # use_pubmed_api sets its limiter from these (a CLI test calls it): unspaced too.
+        mp.setattr(bot.sources.http, "PUBMED_INTERVAL", 0.0)
+        mp.setattr(bot.sources.http, "PUBMED_KEY_INTERVAL", 0.0)
+        use_pubmed_api(pubmed.base_url)
         limiter = default_lookup().fetcher.limiter
         mp.setattr(limiter, "interval", 0.0)
         mp.setattr(default_biorxiv_fetcher().limiter, "interval", 0.0)
+        mp.setattr(default_pubmed_fetcher().limiter, "interval", 0.0)
         yield arxiv
 
 

@@ -1,8 +1,8 @@
 """Every source ``paperbot ingest`` takes, read into Paper records (or Rejected ones, with the reason).
 
 A SOURCE is a file (``.txt``, ``.jsonl``, ``.json``, ``.csv``, ``.xml``/``.atom``/``.rss``), an
-``arxiv:CAT[,CAT…]`` listing, a ``biorxiv:CAT[,CAT…]`` or ``medrxiv:CAT[,CAT…]`` subject area, or an
-``http(s)://`` RSS/Atom feed URL.
+``arxiv:CAT[,CAT…]`` listing, a ``biorxiv:CAT[,CAT…]`` or ``medrxiv:CAT[,CAT…]`` subject area, a
+``pubmed:QUERY`` search, or an ``http(s)://`` RSS/Atom feed URL.
 """
 
 from __future__ import annotations
@@ -11,10 +11,17 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.sources import pubmed
 from bot.sources.arxiv import read_arxiv
 from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted
 from bot.sources.feeds import read_feed_file, read_feed_url
-from bot.sources.http import Fetcher, RateLimiter, default_biorxiv_fetcher, default_fetcher
+from bot.sources.http import (
+    Fetcher,
+    RateLimiter,
+    default_biorxiv_fetcher,
+    default_fetcher,
+    default_pubmed_fetcher,
+)
 from bot.sources.normalize import parse_arxiv_id
 from bot.sources.records import Rejected, SourceError
 from bot.sources.tabular import read_csv, read_json, read_jsonl
@@ -33,18 +40,21 @@ _FILE_READERS = {
     ".rss": read_feed_file,
 }
 _TABULAR = (read_jsonl, read_json, read_csv)
-_KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT or an http(s) "
-          "feed URL")
+_KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT, "
+          "pubmed:QUERY or an http(s) feed URL")
 
 
 def source_kind(source: str) -> str:
     """What kind of source SOURCE is, from a small fixed set (for metrics' labels, never the source's own
-    text): "arxiv", "biorxiv", "medrxiv", "feed" (an http(s) URL), a file's extension ("csv", "jsonl", …)
+    text): "arxiv", "biorxiv", "medrxiv", "pubmed", "feed" (an http(s) URL), a file's extension ("csv",
+    "jsonl", …)
     or "other"."""
     if source[:6].lower() == "arxiv:":
         return "arxiv"
     if is_source(source):
         return source.split(":", 1)[0].lower()
+    if pubmed.is_source(source):
+        return "pubmed"
     if source.lower().startswith(("http://", "https://")):
         return "feed"
     suffix = Path(source).suffix.lower()
@@ -84,6 +94,14 @@ def read_source(
         pairs = read_posted(server, categories, today - timedelta(days=FIRST_READ_DAYS - 1), today,
                             fetcher=fetcher or default_biorxiv_fetcher(), found=found, progress=progress)
         return (item for _, item in pairs)
+    if pubmed.is_source(source):
+        # What entered PubMed in the last FIRST_READ_DAYS days. `paperbot ingest` reads what entered since
+        # the query was last read instead (bot/usecases/ingest.py).
+        query = pubmed.parse_source(source)
+        today = datetime.now(UTC).date()
+        return pubmed.read_pubmed(query, today - timedelta(days=pubmed.FIRST_READ_DAYS - 1), today,
+                                  fetcher=fetcher or default_pubmed_fetcher(), found=pubmed.Found(),
+                                  progress=progress)
     if source.lower().startswith(("http://", "https://")):
         return read_feed_url(source, fetcher or default_fetcher(), progress)
     reader = _FILE_READERS.get(Path(source).suffix.lower())

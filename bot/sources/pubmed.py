@@ -64,7 +64,8 @@ def parse_source(source: str) -> str:
     if len(query) >= 2 and query[0] == query[-1] and query[0] in "\"'":
         query = query[1:-1].strip()
     if not query:
-        raise SourceError('pubmed: needs a query, as typed in PubMed\'s search box, e.g. pubmed:"crispr screen"')
+        raise SourceError("pubmed: needs a query, as typed in PubMed's search box, e.g. "
+                          'pubmed:"crispr screen"')
     return query
 
 
@@ -104,7 +105,8 @@ def search_url(fetcher: Fetcher, query: str, start: date, end: date, retstart: i
 
 def fetch_url(fetcher: Fetcher, pmids: list[str]) -> str:
     """The records of ``pmids`` (at most :data:`FETCH_BATCH`) as PubMed XML."""
-    return f"{fetcher.pubmed_url.rstrip('/')}/efetch.fcgi?" + _params(fetcher, id=",".join(pmids), retmode="xml")
+    base = fetcher.pubmed_url.rstrip("/")
+    return f"{base}/efetch.fcgi?" + _params(fetcher, id=",".join(pmids), retmode="xml")
 
 
 def read_pubmed(query: str, start: date, end: date, *, fetcher: Fetcher, found: Found,

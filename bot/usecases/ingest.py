@@ -6,11 +6,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-from bot.sources import Rejected, read_source
+from bot.sources import Rejected, pubmed, read_source
 from bot.sources.arxiv import parse_categories
 from bot.sources.arxiv_daily import Announcements, read_announcements
 from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted, source_name
-from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher
+from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher, default_pubmed_fetcher
 from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.text.highlights import highlights
@@ -43,7 +43,7 @@ class SourceReport:
     caught_up_from: str | None = None  # YYYY-MM-DD
     #: The listing's items by announce type: "new", "cross", "replace", "replace-cross".
     kinds: dict[str, int] = field(default_factory=dict)
-    #: A ``biorxiv:``/``medrxiv:`` category's read: the dates posted that were read, "FROM/TO".
+    #: A ``biorxiv:``/``medrxiv:`` category's or a ``pubmed:`` query's read: the dates read, "FROM/TO".
     interval: str | None = None
 
     @property
@@ -78,6 +78,10 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
             continue
         if is_source(source):
             reports.extend(_ingest_posted(ctx, source, progress, fetcher or default_biorxiv_fetcher(),
+                                          arxiv_since, clock()))
+            continue
+        if pubmed.is_source(source):
+            reports.append(_ingest_pubmed(ctx, source, progress, fetcher or default_pubmed_fetcher(),
                                           arxiv_since, clock()))
             continue
         report = SourceReport(source)
@@ -174,6 +178,32 @@ def _ingest_posted(ctx: Context, source: str, progress: Progress | None, fetcher
         if report.error is None and found.complete:
             ctx.store.set_source_cursor(report.source, today.isoformat(), iso_utc(now))
     return list(reports.values())
+
+
+def _ingest_pubmed(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
+                   since: date | None, now: datetime) -> SourceReport:
+    """The report of a ``pubmed:`` query, read from the day its cursor names (never read: the last
+    :data:`~bot.sources.pubmed.FIRST_READ_DAYS` days; ``since``: from that date too) through today, by the
+    day records entered PubMed. The last day is read again next time (more records enter it); the cursor
+    moves to today only once every page and batch was read whole."""
+    try:
+        query = pubmed.parse_source(source)
+    except SourceError as exc:
+        return SourceReport(source, error=str(exc))
+    name = pubmed.source_name(query)
+    today = now.astimezone(UTC).date()
+    cursor = ctx.store.source_cursor(name)
+    start = date.fromisoformat(cursor) if cursor else today - timedelta(days=pubmed.FIRST_READ_DAYS - 1)
+    start = min(start, since or start, today)
+    report = SourceReport(name, announced=0, interval=f"{start}/{today}")
+    found = pubmed.Found()
+    callback = (lambda done, total: progress(source, done, total)) if progress else None
+    _store_all(ctx, lambda: pubmed.read_pubmed(query, start, today, fetcher=fetcher, found=found,
+                                               progress=callback), report)
+    report.announced = found.count
+    if report.error is None and found.complete:
+        ctx.store.set_source_cursor(name, today.isoformat(), iso_utc(now))
+    return report
 
 
 def _store_all(ctx: Context, records: Callable[[], Iterator[Paper | Rejected]], report: SourceReport) -> None:
