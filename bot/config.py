@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -152,7 +153,7 @@ class Settings:
             db_from="PAPERBOT_DB" if db else None,
             port=number("PORT", 3000, 1, 65535),
             digest_size=number("PAPERBOT_DIGEST_SIZE", 5, 1, 20),
-            feeds=(get("PAPERBOT_FEEDS") or "").split(),
+            feeds=parsed("PAPERBOT_FEEDS", _feeds, []),
             client_id=client_id,
             client_secret=client_secret,
             secret_key=secret_key,
@@ -295,6 +296,16 @@ def _biorxiv_api_url(raw: str | None) -> str:
         raise ConfigError("PAPERBOT_BIORXIV_API_URL must be an http(s) URL (like "
                           f"{DEFAULT_BIORXIV_API_URL}), got {url!r}")
     return url
+
+
+def _feeds(raw: str | None) -> list[str]:
+    """The sources, separated by spaces; quotes keep a source with spaces whole (``pubmed:"crispr screen"``
+    is the one source ``pubmed:crispr screen``), as a shell would."""
+    try:
+        return shlex.split(raw or "")
+    except ValueError as exc:  # "No closing quotation"
+        raise ConfigError(f"PAPERBOT_FEEDS: {str(exc).lower()}: quote a source with spaces whole, as in "
+                          'pubmed:"crispr screen"') from None
 
 
 def _pubmed_api_url(raw: str | None) -> str:

@@ -124,9 +124,10 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
     for r in reports:
         if r.announced_on and r.error is None:
             console.print(f"{escape(r.source)}: {_listing(r)}", highlight=False, soft_wrap=True)
-        elif r.interval and r.error is None:  # biorxiv:/medrxiv:
+        elif r.interval and r.error is None:  # biorxiv:/medrxiv:, pubmed:
             first, last = r.interval.split("/")
-            console.print(f"{escape(r.source)}: posted from {first} to {last}", highlight=False,
+            verb = "entered PubMed" if r.source.startswith("pubmed:") else "posted"
+            console.print(f"{escape(r.source)}: {verb} from {first} to {last}", highlight=False,
                           soft_wrap=True)
     for r in reports:
         if r.error:

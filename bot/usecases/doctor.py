@@ -41,6 +41,9 @@ from bot.sources.arxiv_daily import read_listing
 from bot.sources.biorxiv import is_source as is_biorxiv
 from bot.sources.biorxiv import parse_source, posted_on
 from bot.sources.http import Fetcher
+from bot.sources.pubmed import is_source as is_pubmed
+from bot.sources.pubmed import parse_source as parse_query
+from bot.sources.pubmed import searched_on
 from bot.sources.records import SourceError
 from bot.summaries.client import EndpointError, SummaryClient
 from storage import StorageError, is_new_file, is_postgres_url, open_store
@@ -189,7 +192,8 @@ def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Setting
         answers = list(_slack(settings, slack_for, schema, found))
     found += _clock([a.slack_time for a in answers if a.slack_time is not None], now(), asked=bool(answers))
     found += _time_zones()
-    arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL", "PAPERBOT_BIORXIV_API_URL"})
+    arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL", "PAPERBOT_BIORXIV_API_URL",
+                              "PAPERBOT_PUBMED_API_URL", "PAPERBOT_NCBI_KEY", "PAPERBOT_NCBI_EMAIL"})
     if arxiv_bad and settings.feeds:
         found.append(_check(F.FEEDS_SKIPPED, "skip", settings=tuple(arxiv_bad)))
     else:
@@ -343,7 +347,9 @@ def _feeds(settings: Settings, now: datetime) -> list[Check]:
         return [_check(Finding.NO_FEEDS, "warn")]
     # arXiv's 3 s between requests; a busy answer is said at once, not waited out as an ingest does.
     fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url,
-                      biorxiv_url=settings.biorxiv_api_url, timeout=FEED_TIMEOUT, retries=0)
+                      biorxiv_url=settings.biorxiv_api_url, pubmed_url=settings.pubmed_api_url,
+                      ncbi_key=settings.ncbi_key, ncbi_email=settings.ncbi_email, timeout=FEED_TIMEOUT,
+                      retries=0)
     found = []
     for source in settings.feeds:
         said = _check(Finding.FEED_ANSWERS, "ok", source=source)
@@ -361,6 +367,10 @@ def _feeds(settings: Settings, now: datetime) -> list[Check]:
                 server, _ = parse_source(source)
                 records = iter(())
                 posted_on(server, now.astimezone(UTC).date(), fetcher)
+            elif is_pubmed(source):
+                # One search of today's records, none fetched: E-utilities answer, and take the query.
+                records = iter(())
+                searched_on(parse_query(source), now.astimezone(UTC).date(), fetcher)
             else:
                 records = read_source(source, fetcher=fetcher)
             next(iter(records), None)

@@ -144,6 +144,23 @@ def test_a_biorxiv_feed_is_checked_with_one_page_of_today_s_posts(standins, data
         assert failed.startswith("FAIL feed biorxiv:neuroscience:") and "the answer was HTML" in failed
 
 
+def test_a_pubmed_feed_is_checked_with_one_search_of_today_s_records(standins, database):
+    from stand_ins.pubmed import Pubmed
+
+    slack, arxiv = standins
+    with Pubmed() as api:
+        env = environment(slack, arxiv, database, PAPERBOT_FEEDS='pubmed:"crispr screen"',
+                          PAPERBOT_PUBMED_API_URL=api.base_url, PAPERBOT_NCBI_EMAIL="lab@example.org")
+        result = run("doctor", env=env)
+        said = result.output.splitlines()
+        assert any(line.startswith("OK   feed pubmed:crispr screen") for line in said), result.output
+        assert len(api.requests) == 1 and "esearch.fcgi" in api.requests[0] and "retmax=0" in api.requests[0]
+        assert "email=lab%40example.org" in api.requests[0]
+        api.broken = {2: b"<!DOCTYPE html><html></html>"}
+        [failed] = lines(run("doctor", env=env).output, "FAIL")
+        assert failed.startswith("FAIL feed pubmed:crispr screen:") and "the answer was HTML" in failed
+
+
 def test_a_database_that_can_not_be_opened_fails_in_one_line(standins, backend, tmp_path, request):  # noqa: F811
     slack, arxiv = standins
     if backend == "sqlite":

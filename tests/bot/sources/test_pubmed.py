@@ -194,3 +194,11 @@ def test_settings_name_the_api_the_key_and_the_email():
                         ("PAPERBOT_NCBI_EMAIL", "nobody")):
         with pytest.raises(ConfigError, match=f"^{name} must be"):
             Settings.load({name: value}, dotenv=None)
+
+
+def test_a_query_with_spaces_is_one_source_of_paperbot_feeds_when_quoted():
+    settings = Settings.load({"PAPERBOT_FEEDS": 'arxiv:cs.LG pubmed:"crispr screen" biorxiv:genomics'},
+                             dotenv=None)
+    assert settings.feeds == ["arxiv:cs.LG", "pubmed:crispr screen", "biorxiv:genomics"]
+    with pytest.raises(ConfigError, match=r'^PAPERBOT_FEEDS: no closing quotation: .*"crispr screen"$'):
+        Settings.load({"PAPERBOT_FEEDS": 'pubmed:"crispr screen'}, dotenv=None)
