@@ -6,6 +6,10 @@ leaves 127.0.0.1. Run by hand; prints figures.
   records, 8 subject areas in turn, read for three of them: the reader alone (parsing, paging, newest
   version), then through the ingest use case into a new SQLite database (stored, highlights, index).
 
+- ``pubmed:`` (stand_ins/pubmed.py, esearch 1,000 ids a page, efetch 200 records a request): two days of
+  1,000 records entered, three labelled abstract sections each, read for one query: the reader alone (search,
+  XML parsing), then through the ingest use case into a new SQLite database.
+
     .venv/bin/python benchmarks/source_rates.py
 """
 
@@ -21,10 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.sources.biorxiv import Posted, read_posted  # noqa: E402
-from bot.sources.http import BIORXIV_INTERVAL  # noqa: E402
+from bot.sources.http import BIORXIV_INTERVAL, PUBMED_INTERVAL  # noqa: E402
+from bot.sources.pubmed import Found, read_pubmed  # noqa: E402
 from bot.state.context import Context  # noqa: E402
 from bot.usecases.ingest import ingest  # noqa: E402
 from stand_ins.biorxiv import Biorxiv, day_of_posts  # noqa: E402
+from stand_ins.pubmed import Pubmed, day_of_records  # noqa: E402
 
 DAY = date(2026, 12, 7)
 AREAS = ("neuroscience", "genomics", "cell biology", "microbiology", "bioinformatics", "ecology",
@@ -60,7 +66,38 @@ def main() -> int:
         added = sum(r.added for r in reports)
         print(f"biorxiv ingest: {added} papers added in {took:.2f} s: {added / took:,.0f} papers/s "
               "(stored with highlights, index refitted; spacing aside)")
+    pubmed_rates()
     return 0
+
+
+def pubmed_rates() -> None:
+    with Pubmed() as api, tempfile.TemporaryDirectory() as tmp:
+        for day in (DAY - timedelta(days=1), DAY):
+            api.add(day_of_records(day, PUBMED_PER_DAY, "crispr screen"))
+        found = Found()
+        began = time.perf_counter()
+        papers = sum(1 for _ in read_pubmed("crispr screen", DAY - timedelta(days=1), DAY,
+                                            fetcher=api.fetcher(), found=found))
+        took = time.perf_counter() - began
+        asked = len(api.requests)
+        print(f"pubmed reader: {found.records} records in {asked} requests, {papers} papers in {took:.2f} s: "
+              f"{found.records / took:,.0f} records/s (spacing aside; with {PUBMED_INTERVAL:g} s a request "
+              f"without a key, {asked * PUBMED_INTERVAL:.1f} s)")
+
+        app = Context.open(str(Path(tmp) / "rates.db"))
+        try:
+            now = datetime.combine(DAY, datetime.min.time(), UTC).replace(hour=9)
+            began = time.perf_counter()
+            reports = ingest(app, ['pubmed:"crispr screen"'], fetcher=api.fetcher(), clock=lambda: now)
+            took = time.perf_counter() - began
+        finally:
+            app.store.close()
+        added = sum(r.added for r in reports)
+        print(f"pubmed ingest: {added} papers added in {took:.2f} s: {added / took:,.0f} papers/s "
+              "(stored with highlights, index refitted; spacing aside)")
+
+
+PUBMED_PER_DAY = 1000
 
 
 if __name__ == "__main__":
