@@ -27,7 +27,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from urllib.parse import urlencode
 
 from bot.sources.http import Fetcher
@@ -114,12 +114,9 @@ def read_pubmed(query: str, start: date, end: date, *, fetcher: Fetcher, found: 
     """Yield a Paper or a Rejected for each record that entered PubMed from ``start`` to ``end`` for
     ``query``; SourceError, while iterating, when the search can't be read (fetching a batch that fails
     is one Rejected)."""
-    pmids = search(query, start, end, fetcher=fetcher, found=found)
+    pmids, capped = _pmids(query, start, end, fetcher, found)
+    yield from capped
     complete = True
-    if found.count > SEARCH_LIMIT:
-        complete = False
-        yield Rejected("search", f"{found.count:,} records from {start} to {end}: PubMed pages through the "
-                                 f"first {SEARCH_LIMIT:,} only; narrow the query")
     for first in range(0, len(pmids), FETCH_BATCH):
         batch = pmids[first:first + FETCH_BATCH]
         where = f"records {first + 1}-{first + len(batch)}"
@@ -135,9 +132,39 @@ def read_pubmed(query: str, start: date, end: date, *, fetcher: Fetcher, found: 
     found.complete = complete
 
 
-def search(query: str, start: date, end: date, *, fetcher: Fetcher, found: Found) -> list[str]:
+def _pmids(query: str, start: date, end: date, fetcher: Fetcher,
+           found: Found) -> tuple[list[str], list[Rejected]]:
+    """The PMIDs of the interval, and a Rejected for each day of more records than esearch pages through.
+    An interval of more than :data:`SEARCH_LIMIT` records (a long back-fill) is searched a day at a time;
+    a single day of more is read to the limit and said: reading it again would end at the same place."""
+    try:
+        return search(query, start, end, fetcher=fetcher, found=found, whole=start == end), []
+    except _TooMany:
+        pass
+    pmids: list[str] = []
+    capped: list[Rejected] = []
+    total = 0
+    for offset in range((end - start).days + 1):
+        day = start + timedelta(days=offset)
+        on_day = Found()
+        pmids += search(query, day, day, fetcher=fetcher, found=on_day)
+        total += on_day.count
+        if on_day.count > SEARCH_LIMIT:
+            capped.append(Rejected(f"search of {day}", f"{on_day.count:,} records entered that day: PubMed "
+                                   f"pages through the first {SEARCH_LIMIT:,} only; narrow the query"))
+    found.count = total
+    return list(dict.fromkeys(pmids)), capped
+
+
+class _TooMany(Exception):
+    """An interval holds more records than one search pages through."""
+
+
+def search(query: str, start: date, end: date, *, fetcher: Fetcher, found: Found,
+           whole: bool = True) -> list[str]:
     """Every PMID of the interval, paging by ``retstart`` to the ``count`` reported (at most
-    :data:`SEARCH_LIMIT`); SourceError for a page that fails or is no answer of esearch."""
+    :data:`SEARCH_LIMIT`; with ``whole`` False, _TooMany after the first page when there are more);
+    SourceError for a page that fails or is no answer of esearch."""
     pmids: list[str] = []
     retstart, count = 0, None
     while count is None or retstart < min(count, SEARCH_LIMIT):
@@ -148,6 +175,8 @@ def search(query: str, start: date, end: date, *, fetcher: Fetcher, found: Found
         except BadRecord as exc:
             raise SourceError(f"PubMed search from {start} to {end}: {exc}") from None
         found.count = count
+        if count > SEARCH_LIMIT and not whole:
+            raise _TooMany
         pmids.extend(ids)
         if not ids:
             break

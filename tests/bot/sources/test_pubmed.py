@@ -84,6 +84,25 @@ def test_the_search_pages_by_retstart_to_the_count_it_reports(api, monkeypatch):
     assert all(asked(p)["api_key"] == "abc123" for p in api.requests)
 
 
+def test_an_interval_of_more_than_esearch_pages_through_is_searched_a_day_at_a_time(api, monkeypatch):
+    monkeypatch.setattr("bot.sources.pubmed.SEARCH_LIMIT", 100)
+    monkeypatch.setattr("bot.sources.pubmed.SEARCH_PAGE", 50)
+    api.add(day_of_records(date(2026, 12, 5), 80) + day_of_records(date(2026, 12, 6), 80)
+            + day_of_records(DAY, 150))
+
+    papers, [capped], found = read(api, start=date(2026, 12, 5))
+
+    assert len(papers) == 80 + 80 + 100 and found.complete and found.count == 310
+    assert capped == Rejected("search of 2026-12-07", "150 records entered that day: PubMed pages through "
+                                                      "the first 100 only; narrow the query")
+    searches = [(asked(p)["mindate"], asked(p)["maxdate"], asked(p)["retstart"]) for p in api.requests
+                if p.startswith("/esearch")]
+    assert searches == [("2026/12/05", "2026/12/07", "0"),
+                        ("2026/12/05", "2026/12/05", "0"), ("2026/12/05", "2026/12/05", "50"),
+                        ("2026/12/06", "2026/12/06", "0"), ("2026/12/06", "2026/12/06", "50"),
+                        ("2026/12/07", "2026/12/07", "0"), ("2026/12/07", "2026/12/07", "50")]
+
+
 def test_a_record_keeps_pmid_doi_journal_authors_date_and_its_labelled_sections(api):
     xml = article("39600001", title="Pooled screens", abstract={
         "BACKGROUND": "Enhancers matter.", "METHODS": "We screened guides.", "RESULTS": "Twelve hits."},
