@@ -264,9 +264,23 @@ def _paper(article: ET.Element, pmid: str) -> Paper:
     return build_paper(
         id=f"pmid:{pmid}", doi=_doi(article, entry), abstract=abstract, title=title, authors=_authors(entry),
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
-        venue=_text(entry.find("Journal/Title")) or _text(entry.find("Journal/ISOAbbreviation")) or None,
+        venue=_venue(_text(entry.find("Journal/Title")) or _text(entry.find("Journal/ISOAbbreviation"))),
         published=_published(article, entry),
     )
+
+
+def _venue(journal: str) -> str | None:
+    """The journal, a preprint server PubMed indexes by its catalogue title ("bioRxiv : the preprint server
+    for biology") by its own name: merged with the server's record, it must stay a preprint, not read as
+    a journal version."""
+    folded = journal.casefold()
+    for server in _SERVERS:
+        if folded.startswith(server.casefold()):
+            return server
+    return journal or None
+
+
+_SERVERS = ("bioRxiv", "medRxiv", "arXiv")
 
 
 def _text(element: ET.Element | None) -> str:

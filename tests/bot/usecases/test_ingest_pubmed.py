@@ -122,4 +122,5 @@ def test_a_pubmed_record_of_a_biorxiv_preprint_or_an_arxiv_paper_is_one_paper(ap
     merged = app.store.get_paper("arxiv:2612.00001")
     assert merged.venue == "Nature methods" and merged.doi == "10.1038/s41592-026-0002-x"
     preprint = app.store.get_paper("doi:10.1101/2026.12.05.500001")
-    assert preprint.doi == "10.1101/2026.12.05.500001"
+    # PubMed's catalogue title of the server is the server: still a preprint, not a journal version.
+    assert preprint.doi == "10.1101/2026.12.05.500001" and preprint.venue == "bioRxiv"
