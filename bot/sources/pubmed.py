@@ -28,6 +28,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import cast
 from urllib.parse import urlencode
 
 from bot.sources.http import Fetcher
@@ -215,12 +216,13 @@ def read_records(body: bytes, where: str, found: Found) -> Generator[Paper | Rej
     if _what(body, "XML") == "HTML":
         yield Rejected(where, "the answer was HTML")
         return False
-    parser = ET.XMLPullParser(events=("end",))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("end",))
     number = 0
 
     def parsed() -> Iterator[Paper | Rejected]:
         nonlocal number
-        for _, element in parser.read_events():
+        for event in parser.read_events():
+            _, element = cast(tuple[str, ET.Element], event)  # "end" events carry the element
             if element.tag in ("PubmedArticle", "PubmedBookArticle"):
                 number += 1
                 found.records += 1
