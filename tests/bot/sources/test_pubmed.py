@@ -221,3 +221,13 @@ def test_a_query_with_spaces_is_one_source_of_paperbot_feeds_when_quoted():
     assert settings.feeds == ["arxiv:cs.LG", "pubmed:crispr screen", "biorxiv:genomics"]
     with pytest.raises(ConfigError, match=r'^PAPERBOT_FEEDS: no closing quotation: .*"crispr screen"$'):
         Settings.load({"PAPERBOT_FEEDS": 'pubmed:"crispr screen'}, dotenv=None)
+
+
+def test_read_source_takes_what_entered_pubmed_today_and_yesterday(api):
+    from datetime import UTC, datetime, timedelta
+
+    today = datetime.now(UTC).date()
+    api.add(day_of_records(today, 3) + day_of_records(today - timedelta(days=1), 2)
+            + day_of_records(today - timedelta(days=2), 4))
+    items = list(read_source('pubmed:"crispr"', fetcher=api.fetcher()))
+    assert len(items) == 5 and all(isinstance(i, Paper) for i in items)
