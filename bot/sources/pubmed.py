@@ -122,7 +122,7 @@ def read_pubmed(query: str, start: date, end: date, *, fetcher: Fetcher, found: 
         batch = pmids[first:first + FETCH_BATCH]
         where = f"records {first + 1}-{first + len(batch)}"
         try:
-            body = fetcher.get(fetch_url(fetcher, batch))
+            body = _get(fetcher, fetch_url(fetcher, batch), f"efetch of {len(batch)} records")
         except SourceError as exc:
             complete = False
             yield Rejected(where, str(exc))
@@ -172,7 +172,7 @@ def search(query: str, start: date, end: date, *, fetcher: Fetcher, found: Found
         retmax = min(SEARCH_PAGE, SEARCH_LIMIT - retstart)
         url = search_url(fetcher, query, start, end, retstart, retmax)
         try:
-            count, ids = _search_page(fetcher.get(url))
+            count, ids = _search_page(_get(fetcher, url, f"esearch from {start} to {end}"))
         except BadRecord as exc:
             raise SourceError(f"PubMed search from {start} to {end}: {exc}") from None
         found.count = count
@@ -367,6 +367,20 @@ def searched_on(query: str, day: date, fetcher: Fetcher) -> int:
     check); SourceError when it can't be fetched or is no answer of esearch."""
     url = search_url(fetcher, query, day, day, 0, 0)
     try:
-        return _search_page(fetcher.get(url))[0]
+        return _search_page(_get(fetcher, url, f"esearch of {day}"))[0]
     except BadRecord as exc:
-        raise SourceError(f"{url}: {exc}") from None
+        raise SourceError(f"{_shown(url, fetcher)}: {exc}") from None
+
+
+def _get(fetcher: Fetcher, url: str, what: str) -> bytes:
+    """``fetcher.get(url)``, its failure said without the URL: an efetch URL holds 200 ids, and any holds
+    the API key, which must never reach a report or a log."""
+    try:
+        return fetcher.get(url)
+    except SourceError as exc:
+        raise SourceError(str(exc).replace(url, f"{fetcher.pubmed_url.rstrip('/')} ({what})")) from None
+
+
+def _shown(url: str, fetcher: Fetcher) -> str:
+    """``url`` with the API key hidden."""
+    return url.replace(f"api_key={fetcher.ncbi_key}", "api_key=…") if fetcher.ncbi_key else url

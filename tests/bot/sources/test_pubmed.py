@@ -231,3 +231,17 @@ def test_read_source_takes_what_entered_pubmed_today_and_yesterday(api):
             + day_of_records(today - timedelta(days=2), 4))
     items = list(read_source('pubmed:"crispr"', fetcher=api.fetcher()))
     assert len(items) == 5 and all(isinstance(i, Paper) for i in items)
+
+
+def test_a_failed_request_is_said_without_the_ids_or_the_key(api):
+    api.add(day_of_records(DAY, 5))
+    api.busy = {2: "9999"}  # asks too long a wait: the fetch fails at once
+    papers, [rejected], found = read(api, ncbi_key="secret0key")
+    assert papers == [] and not found.complete
+    assert rejected.where == "records 1-5"
+    assert rejected.reason.startswith(f"couldn't fetch {api.base_url} (efetch of 5 records): HTTP 429")
+    api.busy = {len(api.requests) + 1: "9999"}
+    with pytest.raises(SourceError) as failed:
+        read(api, ncbi_key="secret0key")
+    said = str(failed.value)
+    assert "secret0key" not in said and "(esearch from 2026-12-07 to 2026-12-07)" in said
