@@ -4,9 +4,10 @@ announcement date (YYYY-MM-DD, as arXiv dates its daily listing) up to which eve
 category is stored; it only moves forward, so two processes reading at once, or a back-fill of older
 days, never set it back.
 
-The other sources read by date (``biorxiv:CAT``, ``medrxiv:CAT``) keep theirs in the same table, the
-source's name (``biorxiv:neuroscience``; an arXiv category has no colon) as ``category`` and the last
-date read through as ``announced``: one table of "read through this date" for every dated source."""
+The other sources read by date (``biorxiv:CAT``, ``medrxiv:CAT``, ``pubmed:QUERY``) keep theirs in the
+same table, the source's name (``biorxiv:neuroscience``, ``pubmed:crispr screen``; an arXiv category has no
+colon) as ``category`` and the last date read through as ``announced``: one table of "read through this
+date" for every dated source."""
 
 from __future__ import annotations
 
