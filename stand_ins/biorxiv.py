@@ -20,12 +20,11 @@ import json
 import re
 import threading
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from bot.sources.http import Fetcher, RateLimiter
-from stand_ins.serving import Serving
+from stand_ins.serving import Answering
 
 FORMAT = json.loads(Path(__file__).with_name("biorxiv_format.json").read_text(encoding="utf-8"))
 _DETAILS = re.compile(r"^/details/(?P<server>[a-z]+)/(?P<lo>[^/]+)/(?P<hi>[^/]+)/(?P<cursor>\d+)/?$")
@@ -58,7 +57,7 @@ def day_of_posts(server: str, day: date, n: int, categories: tuple[str, ...]) ->
             for i in range(n)]
 
 
-class Biorxiv:
+class Biorxiv(Answering):
     """The stand-in (see the module); :attr:`requests` holds the paths asked, in order."""
 
     def __init__(self, page_size: int = 30) -> None:
@@ -68,34 +67,7 @@ class Biorxiv:
         self.broken: dict[int, bytes] = {}
         self.requests: list[str] = []
         self._lock = threading.Lock()
-        stand_in = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, headers, body = stand_in.answer(self.path)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._serving = Serving(self._server, "biorxiv-stand-in")
-
-    def __enter__(self) -> Biorxiv:
-        self._serving.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._serving.stop()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__("biorxiv-stand-in")
 
     def fetcher(self, **kwargs) -> Fetcher:
         """A Fetcher aimed here, its requests not spaced."""

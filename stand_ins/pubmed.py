@@ -23,12 +23,11 @@ import threading
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from bot.sources.http import Fetcher, RateLimiter
-from stand_ins.serving import Serving
+from stand_ins.serving import Answering
 
 _HERE = Path(__file__).parent
 SEARCH_FORMAT = json.loads((_HERE / "pubmed_esearch.json").read_text(encoding="utf-8"))
@@ -122,7 +121,7 @@ def entry(pmid: str, day: date, xml: bytes, text: str | None = None) -> Entry:
     return Entry(pmid, day, text.lower(), xml)
 
 
-class Pubmed:
+class Pubmed(Answering):
     """The stand-in (see the module); :attr:`requests` holds the paths asked, in order."""
 
     def __init__(self) -> None:
@@ -131,34 +130,7 @@ class Pubmed:
         self.broken: dict[int, bytes] = {}
         self.requests: list[str] = []
         self._lock = threading.Lock()
-        stand_in = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, headers, body = stand_in.answer(self.path)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._serving = Serving(self._server, "pubmed-stand-in")
-
-    def __enter__(self) -> Pubmed:
-        self._serving.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._serving.stop()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__("pubmed-stand-in")
 
     def fetcher(self, **kwargs) -> Fetcher:
         """A Fetcher aimed here, its requests not spaced."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from socketserver import BaseServer
+from typing import Self
 
 
 class Serving:
@@ -22,3 +24,41 @@ class Serving:
         self.server.shutdown()
         self.server.server_close()
         self._thread.join()
+
+
+class Answering:
+    """A stand-in that answers every GET with what :meth:`answer` gives for its path (status, headers,
+    body), on 127.0.0.1 at :attr:`base_url` while it is entered (``with``)."""
+
+    def __init__(self, name: str) -> None:
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                status, headers, body = stand_in.answer(self.path)
+                self.send_response(status)
+                for header, value in headers.items():
+                    self.send_header(header, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._serving = Serving(self._server, name)
+
+    def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._serving.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._serving.stop()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
