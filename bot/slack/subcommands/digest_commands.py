@@ -4,6 +4,8 @@ how many followed authors' papers): :mod:`bot.usecases.digest_schedule` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from slack_sdk import WebClient
@@ -53,22 +55,10 @@ def _digest(arg: str) -> Command:
         return Command("digest-daily", time=parse_daily(rest))
     if first.lower() == "authors":
         return Command("digest-authors", count=check_author_picks(rest))
-    if first.lower() == "compact":
+    if first.lower() in SWITCHES:
         if rest.lower() not in ("on", "off"):
-            raise BadArgument(f"Say `{COMMAND} digest compact on` (the day's papers in one message) or "
-                              f"`{COMMAND} digest compact off` (one message a paper).")
-        return Command("digest-compact", rest.lower())
-    if first.lower() == "quiet":
-        if rest.lower() not in ("on", "off"):
-            raise BadArgument(f"Say `{COMMAND} digest quiet on` (no note on a day nothing new matched) or "
-                              f"`{COMMAND} digest quiet off` (a short note on such a day).")
-        return Command("digest-quiet", rest.lower())
-    if first.lower() == "highlights":
-        if rest.lower() not in ("on", "off"):
-            raise BadArgument(f"Say `{COMMAND} digest highlights on` (each paper's key sentences, quoted "
-                              f"from its abstract) or `{COMMAND} digest highlights off` (the start of the "
-                              "abstract).")
-        return Command("digest-highlights", rest.lower())
+            raise BadArgument(SWITCHES[first.lower()].usage)
+        return Command(f"digest-{first.lower()}", rest.lower())
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -104,41 +94,64 @@ def _daily(ctx: Context, client: WebClient, user_id: str, hhmm: str) -> Reply:
                     f"`{COMMAND} digest off` stops it."}
 
 
-def reply_digest_compact(ctx: Context, user_id: str, cmd: Command) -> Reply:
-    on = cmd.arg == "on"
-    changed = set_compact_digest(ctx, user_id, on)
-    if on:
-        what = ("Your digests now come as one message: a header line, then each paper with its own "
-                "buttons (a reaction there can't say which paper, so use the buttons)."
-                if changed else "Your digests already come as one message.")
-        return {"text": f"{what} `{COMMAND} digest compact off` goes back to one message a paper."}
-    what = ("Your digests now come as a header and one message a paper." if changed
-            else "Your digests already come as one message a paper.")
-    return {"text": f"{what} `{COMMAND} digest compact on` puts them in one message."}
+@dataclass(frozen=True)
+class _Switch:
+    """A setting of `/papers digest NAME on|off`: what saves it, and the words of each answer (``now_*``
+    when it changed, ``already_*`` when it was so, then ``after_*``: how to go back)."""
+
+    save: Callable[[Context, str, bool], bool]
+    usage: str  # the refusal of anything but on or off
+    now_on: str
+    already_on: str
+    after_on: str
+    now_off: str
+    already_off: str
+    after_off: str
+
+    def reply(self, ctx: Context, user_id: str, cmd: Command) -> Reply:
+        on = cmd.arg == "on"
+        changed = self.save(ctx, user_id, on)
+        if on:
+            return {"text": f"{self.now_on if changed else self.already_on} {self.after_on}"}
+        return {"text": f"{self.now_off if changed else self.already_off} {self.after_off}"}
 
 
-def reply_digest_quiet(ctx: Context, user_id: str, cmd: Command) -> Reply:
-    on = cmd.arg == "on"
-    changed = set_quiet_days(ctx, user_id, on)
-    if on:
-        what = ("On a day nothing new matches your interests, you'll hear nothing." if changed
-                else "You already hear nothing on a day nothing new matches.")
-        return {"text": f"{what} `{COMMAND} digest quiet off` brings back the short note."}
-    what = ("On a day nothing new matches your interests, you'll get a short note saying so." if changed
-            else "You already get a short note on a day nothing new matches.")
-    return {"text": f"{what} `{COMMAND} digest quiet on` stops it."}
-
-
-def reply_digest_highlights(ctx: Context, user_id: str, cmd: Command) -> Reply:
-    on = cmd.arg == "on"
-    changed = set_highlights(ctx, user_id, on)
-    if on:
-        what = ("Each paper now shows what it does and its main result, quoted from its abstract."
-                if changed else "Your papers already show their highlights.")
-        return {"text": f"{what} `{COMMAND} digest highlights off` shows the start of the abstract instead."}
-    what = ("Each paper now shows the start of its abstract instead of its highlights." if changed
-            else "Your papers already show the start of the abstract.")
-    return {"text": f"{what} `{COMMAND} digest highlights on` brings the highlights back."}
+SWITCHES = {
+    "compact": _Switch(
+        set_compact_digest,
+        f"Say `{COMMAND} digest compact on` (the day's papers in one message) or `{COMMAND} digest compact "
+        "off` (one message a paper).",
+        "Your digests now come as one message: a header line, then each paper with its own buttons (a "
+        "reaction there can't say which paper, so use the buttons).",
+        "Your digests already come as one message.",
+        f"`{COMMAND} digest compact off` goes back to one message a paper.",
+        "Your digests now come as a header and one message a paper.",
+        "Your digests already come as one message a paper.",
+        f"`{COMMAND} digest compact on` puts them in one message."),
+    "quiet": _Switch(
+        set_quiet_days,
+        f"Say `{COMMAND} digest quiet on` (no note on a day nothing new matched) or `{COMMAND} digest quiet "
+        "off` (a short note on such a day).",
+        "On a day nothing new matches your interests, you'll hear nothing.",
+        "You already hear nothing on a day nothing new matches.",
+        f"`{COMMAND} digest quiet off` brings back the short note.",
+        "On a day nothing new matches your interests, you'll get a short note saying so.",
+        "You already get a short note on a day nothing new matches.",
+        f"`{COMMAND} digest quiet on` stops it."),
+    "highlights": _Switch(
+        set_highlights,
+        f"Say `{COMMAND} digest highlights on` (each paper's key sentences, quoted from its abstract) or "
+        f"`{COMMAND} digest highlights off` (the start of the abstract).",
+        "Each paper now shows what it does and its main result, quoted from its abstract.",
+        "Your papers already show their highlights.",
+        f"`{COMMAND} digest highlights off` shows the start of the abstract instead.",
+        "Each paper now shows the start of its abstract instead of its highlights.",
+        "Your papers already show the start of the abstract.",
+        f"`{COMMAND} digest highlights on` brings the highlights back."),
+}
+reply_digest_compact = SWITCHES["compact"].reply
+reply_digest_quiet = SWITCHES["quiet"].reply
+reply_digest_highlights = SWITCHES["highlights"].reply
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
@@ -201,12 +214,8 @@ def _answer_digest(req: Request, cmd: Command) -> Reply:
         return reply_digest_off(req.rt.ctx, req.user)
     if cmd.name == "digest-now":
         return reply_digest_now(req.rt, req.client, req.user, cmd)
-    if cmd.name == "digest-compact":
-        return reply_digest_compact(req.rt.ctx, req.user, cmd)
-    if cmd.name == "digest-quiet":
-        return reply_digest_quiet(req.rt.ctx, req.user, cmd)
-    if cmd.name == "digest-highlights":
-        return reply_digest_highlights(req.rt.ctx, req.user, cmd)
+    if (switch := SWITCHES.get(cmd.name.removeprefix("digest-"))) is not None:
+        return switch.reply(req.rt.ctx, req.user, cmd)
     setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
                "digest-daily": reply_digest_daily}
     return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)
