@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import threading
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -60,14 +59,12 @@ def day_of_posts(server: str, day: date, n: int, categories: tuple[str, ...]) ->
 class Biorxiv(Answering):
     """The stand-in (see the module); :attr:`requests` holds the paths asked, in order."""
 
+    broken_type = "application/json"
+
     def __init__(self, page_size: int = 30) -> None:
+        super().__init__("biorxiv-stand-in")
         self.page_size = page_size
         self.records: list[tuple[str, str, Any]] = []  # (server, date as listed, record)
-        self.busy: dict[int, str] = {}
-        self.broken: dict[int, bytes] = {}
-        self.requests: list[str] = []
-        self._lock = threading.Lock()
-        super().__init__("biorxiv-stand-in")
 
     def fetcher(self, **kwargs) -> Fetcher:
         """A Fetcher aimed here, its requests not spaced."""
@@ -82,21 +79,12 @@ class Biorxiv(Answering):
                 where = server or item["server"].lower()
                 self.records.append((where, listed_on or item["date"], item))
 
-    def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
-        with self._lock:
-            self.requests.append(path)
-            number = len(self.requests)
-            if number in self.busy:
-                headers = {"Retry-After": self.busy[number], "Content-Type": "text/plain"}
-                return 429, headers, b"Too Many Requests"
-            if number in self.broken:
-                return 200, {"Content-Type": "application/json"}, self.broken[number]
-            match = _DETAILS.match(path)
-            if match is None:
-                return 404, {"Content-Type": "text/html"}, b"<html><body>Not Found</body></html>"
-            lo, hi = match["lo"], match["hi"]
-            found = [item for server, day, item in self.records
-                     if server == match["server"] and lo <= day <= hi]
+    def respond(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        match = _DETAILS.match(path)
+        if match is None:
+            return 404, {"Content-Type": "text/html"}, b"<html><body>Not Found</body></html>"
+        lo, hi = match["lo"], match["hi"]
+        found = [item for server, day, item in self.records if server == match["server"] and lo <= day <= hi]
         cursor = int(match["cursor"])
         page = found[cursor:cursor + self.page_size]
         if not found:

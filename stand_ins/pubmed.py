@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import threading
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import date
@@ -124,13 +123,11 @@ def entry(pmid: str, day: date, xml: bytes, text: str | None = None) -> Entry:
 class Pubmed(Answering):
     """The stand-in (see the module); :attr:`requests` holds the paths asked, in order."""
 
+    broken_type = "text/xml"
+
     def __init__(self) -> None:
-        self.entries: dict[str, Entry] = {}
-        self.busy: dict[int, str] = {}
-        self.broken: dict[int, bytes] = {}
-        self.requests: list[str] = []
-        self._lock = threading.Lock()
         super().__init__("pubmed-stand-in")
+        self.entries: dict[str, Entry] = {}
 
     def fetcher(self, **kwargs) -> Fetcher:
         """A Fetcher aimed here, its requests not spaced."""
@@ -142,23 +139,15 @@ class Pubmed(Answering):
             for item in entries:
                 self.entries[item.pmid] = item
 
-    def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
-        with self._lock:
-            self.requests.append(path)
-            number = len(self.requests)
-            if number in self.busy:
-                headers = {"Retry-After": self.busy[number], "Content-Type": "text/plain"}
-                return 429, headers, b"Too Many Requests"
-            if number in self.broken:
-                return 200, {"Content-Type": "text/xml"}, self.broken[number]
-            parts = urlsplit(path)
-            query = {name: values[0] for name, values in parse_qs(parts.query).items()}
-            if parts.path == "/esearch.fcgi":
-                return self._search(query)
-            if parts.path == "/efetch.fcgi":
-                wanted = query.get("id", "").split(",")
-                body = _HEAD + b"".join(self.entries[p].xml + b"\n" for p in wanted if p in self.entries)
-                return 200, {"Content-Type": "text/xml; charset=UTF-8"}, body + b"</PubmedArticleSet>\n"
+    def respond(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        parts = urlsplit(path)
+        query = {name: values[0] for name, values in parse_qs(parts.query).items()}
+        if parts.path == "/esearch.fcgi":
+            return self._search(query)
+        if parts.path == "/efetch.fcgi":
+            wanted = query.get("id", "").split(",")
+            body = _HEAD + b"".join(self.entries[p].xml + b"\n" for p in wanted if p in self.entries)
+            return 200, {"Content-Type": "text/xml; charset=UTF-8"}, body + b"</PubmedArticleSet>\n"
         return 404, {"Content-Type": "text/html"}, b"<html><body>Not Found</body></html>"
 
     def _search(self, query: dict[str, str]) -> tuple[int, dict[str, str], bytes]:

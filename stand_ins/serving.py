@@ -27,10 +27,18 @@ class Serving:
 
 
 class Answering:
-    """A stand-in that answers every GET with what :meth:`answer` gives for its path (status, headers,
-    body), on 127.0.0.1 at :attr:`base_url` while it is entered (``with``)."""
+    """A stand-in that answers every GET on 127.0.0.1 at :attr:`base_url` while it is entered (``with``):
+    each request is kept in :attr:`requests`; the Nth is answered 429 with the Retry-After ``busy[N]``, or
+    200 with the body ``broken[N]`` (of :attr:`broken_type`), else with what :meth:`respond` gives for its
+    path (status, headers, body), called holding ``_lock``."""
+
+    broken_type = "application/octet-stream"
 
     def __init__(self, name: str) -> None:
+        self.busy: dict[int, str] = {}
+        self.broken: dict[int, bytes] = {}
+        self.requests: list[str] = []
+        self._lock = threading.Lock()
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,6 +58,17 @@ class Answering:
         self._serving = Serving(self._server, name)
 
     def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
+        with self._lock:
+            self.requests.append(path)
+            number = len(self.requests)
+            if number in self.busy:
+                headers = {"Retry-After": self.busy[number], "Content-Type": "text/plain"}
+                return 429, headers, b"Too Many Requests"
+            if number in self.broken:
+                return 200, {"Content-Type": self.broken_type}, self.broken[number]
+            return self.respond(path)
+
+    def respond(self, path: str) -> tuple[int, dict[str, str], bytes]:
         raise NotImplementedError
 
     def __enter__(self) -> Self:
