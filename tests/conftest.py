@@ -32,6 +32,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "postgres: a test about PostgreSQL itself, whatever fixtures it takes")
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """The test databases whose drop was left to the background are gone before the worker ends."""
+    from stand_ins.postgres_servers import finish_drops
+
+    finish_drops()
+
+
 @pytest.hookimpl(tryfirst=True)  # before the storage conftest's hook asks a server whether it answers
 def pytest_collection_modifyitems(config, items):
     """``PAPERBOT_TEST_BACKEND=sqlite`` (or ``postgres``) leaves out every case of the other backend: the
