@@ -96,9 +96,9 @@ def forum_url(forum: str) -> str:
     return f"https://openreview.net/forum?id={forum}"
 
 
-def notes_url(api_url: str, venue: str, offset: int, limit: int = PAGE) -> str:
-    """One page of the accepted papers of ``venue``: its notes from ``offset``."""
-    query = urlencode({"content.venueid": venue, "limit": limit, "offset": offset}, safe="/")
+def notes_url(api_url: str, venue: str, offset: int, limit: int | None = None) -> str:
+    """One page of the accepted papers of ``venue``: its notes from ``offset`` (:data:`PAGE` of them)."""
+    query = urlencode({"content.venueid": venue, "limit": limit or PAGE, "offset": offset}, safe="/")
     return f"{api_url.rstrip('/')}/notes?{query}"
 
 
