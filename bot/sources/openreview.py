@@ -48,8 +48,9 @@ MAX_TEXT = 20_000
 EXAMPLE = "ICML.cc/2025/Conference"
 #: Where every venue's id is listed.
 VENUES_PAGE = "https://openreview.net/venues"
-#: What a venue id is made of: path segments of letters, digits, dots, dashes and underscores.
-_VENUE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9._-]+)+")
+#: What a venue id is made of: path segments of letters, digits, dots, dashes and underscores (most have
+#: several, ICML.cc/2025/Conference; a journal's may be one, TMLR).
+_VENUE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(?:/[A-Za-z0-9._-]+)*")
 #: The last segment of a venue id's other groups of submissions: not accepted papers.
 _NOT_ACCEPTED = re.compile(r"/(?:[A-Za-z_]*Submission|Rejected|Withdrawn|Desk_Rejected)$", re.IGNORECASE)
 #: A note id: OpenReview writes 7 to 14 letters, digits, dashes or underscores.
@@ -74,7 +75,11 @@ def parse_source(source: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1].strip()
     if text.lower().startswith(("http://", "https://")):
-        text = (parse_qs(urlsplit(text).query).get("id") or [""])[0].strip()
+        page = urlsplit(text)
+        if page.path.rstrip("/") != "/group":  # a paper's forum, a PDF: no venue
+            raise SourceError(f"'{text[:_SHOWN]}' is no venue's page on OpenReview: {_asked()}")
+        text = (parse_qs(page.query).get("id") or [""])[0].strip()
+    text = text.rstrip("/")
     if not text:
         raise SourceError(f"openreview: needs a venue id: {_asked()}")
     shown = text[:_SHOWN]

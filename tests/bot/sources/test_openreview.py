@@ -47,8 +47,10 @@ def test_the_venue_id_is_taken_as_on_openreview_and_anything_else_refused_naming
     assert parse_source('OpenReview: "ICLR.cc/2025/Conference" ') == "ICLR.cc/2025/Conference"
     assert parse_source("openreview:https://openreview.net/group?id=NeurIPS.cc/2024/Conference") == \
         "NeurIPS.cc/2024/Conference"
+    assert parse_source("openreview:TMLR") == "TMLR"  # a journal's venue id is one word
+    assert parse_source("openreview:ICML.cc/2025/Conference/") == VENUE
     assert source_kind("openreview:ICML.cc/2025/Conference") == "openreview"
-    for bad in ("openreview:", "openreview:ICML 2025", "openreview:ICML",
+    for bad in ("openreview:", "openreview:ICML 2025", "openreview:ICML@2025",
                 "openreview:ICML.cc/2025/-/Submission", "openreview:https://openreview.net/forum?id=AbCdEfGh12"):
         with pytest.raises(SourceError) as refused:
             read_source(bad)
