@@ -47,7 +47,8 @@ class SourceReport:
     announced_on: str | None = None  # YYYY-MM-DD, the listing's announcement date
     quiet: bool = False
     caught_up_from: str | None = None  # YYYY-MM-DD
-    #: The listing's items by announce type: "new", "cross", "replace", "replace-cross".
+    #: The listing's items by announce type: "new", "cross", "replace", "replace-cross"; an ``openreview:``
+    #: venue's papers by OpenReview's name of their venue ("ICML 2025 poster", "ICML 2025 oral").
     kinds: dict[str, int] = field(default_factory=dict)
     #: A ``biorxiv:``/``medrxiv:`` category's or a ``pubmed:`` query's read: the dates read, "FROM/TO".
     interval: str | None = None
