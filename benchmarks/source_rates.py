@@ -10,6 +10,11 @@ leaves 127.0.0.1. Run by hand; prints figures.
   1,000 records entered, three labelled abstract sections each, read for one query: the reader alone (search,
   XML parsing), then through the ingest use case into a new SQLite database.
 
+- ``openreview:`` (stand_ins/openreview.py, 1,000 notes a page as the API answers): a venue of 3,500
+  accepted papers, a fifth of them also on arXiv (same title, an author in common) and stored first: the
+  reader alone (paging, JSON), then through the ingest use case into a new SQLite database, counting the
+  notes that became one paper with their arXiv preprint (merged) and checking each merged paper's venue.
+
     .venv/bin/python benchmarks/source_rates.py
 """
 
@@ -25,11 +30,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.sources.biorxiv import Posted, read_posted  # noqa: E402
-from bot.sources.http import BIORXIV_INTERVAL, PUBMED_INTERVAL  # noqa: E402
+from bot.sources.http import BIORXIV_INTERVAL, OPENREVIEW_INTERVAL, PUBMED_INTERVAL  # noqa: E402
+from bot.sources.openreview import Found as Venue  # noqa: E402
+from bot.sources.openreview import read_venue  # noqa: E402
 from bot.sources.pubmed import Found, read_pubmed  # noqa: E402
 from bot.state.context import Context  # noqa: E402
 from bot.usecases.ingest import ingest  # noqa: E402
 from stand_ins.biorxiv import Biorxiv, day_of_posts  # noqa: E402
+from stand_ins.openreview import OpenReview, venue_of_notes  # noqa: E402
 from stand_ins.pubmed import Pubmed, day_of_records  # noqa: E402
 
 DAY = date(2026, 12, 7)
@@ -67,6 +75,7 @@ def main() -> int:
         print(f"biorxiv ingest: {added} papers added in {took:.2f} s: {added / took:,.0f} papers/s "
               "(stored with highlights, index refitted; spacing aside)")
     pubmed_rates()
+    openreview_rates()
     return 0
 
 
@@ -98,6 +107,53 @@ def pubmed_rates() -> None:
 
 
 PUBMED_PER_DAY = 1000
+VENUE = "ICML.cc/2025/Conference"
+ACCEPTED = 3500
+#: One accepted paper in this many is also an arXiv preprint already stored.
+ON_ARXIV_EVERY = 5
+
+
+def openreview_rates() -> None:
+    from storage.models import Paper
+
+    notes = venue_of_notes(VENUE, ACCEPTED)
+    with OpenReview() as api, tempfile.TemporaryDirectory() as tmp:
+        api.add(notes)
+        found = Venue()
+        began = time.perf_counter()
+        papers = sum(1 for _ in read_venue(VENUE, fetcher=api.fetcher(), found=found))
+        took = time.perf_counter() - began
+        pages = len(api.requests)
+        print(f"openreview reader: {found.records} notes in {pages} pages, {papers} papers in {took:.2f} s: "
+              f"{papers / took:,.0f} papers/s (spacing aside; with {OPENREVIEW_INTERVAL:g} s a request, "
+              f"{pages * OPENREVIEW_INTERVAL:.1f} s)")
+
+        preprints = []
+        for number, item in enumerate(notes[::ON_ARXIV_EVERY]):
+            content = item["content"]
+            preprints.append(Paper(
+                id=f"arxiv:2502.{number:05d}", title=content["title"]["value"].upper(),  # spelt otherwise
+                abstract="A shorter preprint abstract.", authors=[content["authors"]["value"][0]],
+                url=f"https://arxiv.org/abs/2502.{number:05d}", arxiv_id=f"2502.{number:05d}",
+                arxiv_version=1, venue="arXiv"))
+        app = Context.open(str(Path(tmp) / "rates.db"))
+        try:
+            app.store.upsert_papers(preprints)
+            before = app.store.count_papers()
+            now = datetime.combine(DAY, datetime.min.time(), UTC).replace(hour=9)
+            began = time.perf_counter()
+            [report] = ingest(app, [f"openreview:{VENUE}"], fetcher=api.fetcher(), clock=lambda: now)
+            took = time.perf_counter() - began
+            after = app.store.count_papers()
+            with_venue = sum(1 for p in preprints if app.store.get_paper(p.id).venue == "ICML 2025 poster")
+        finally:
+            app.store.close()
+        read = report.added + report.updated
+        print(f"openreview ingest: {read} papers ({report.added} added, {report.updated} merged into their "
+              f"arXiv preprint) in {took:.2f} s: {read / took:,.0f} papers/s (stored with highlights, index "
+              "refitted; spacing aside)")
+        print(f"openreview merges: {len(preprints)} preprints stored first, {report.updated} merged, "
+              f"{after - before} papers new ({after} stored), {with_venue} preprints now with the venue")
 
 
 if __name__ == "__main__":

@@ -121,12 +121,19 @@ def published_on(paper: Paper) -> str:
     return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
+#: Where a paper's OpenReview forum is (its reviews, the accepted version): ``openreview:`` sources' URLs.
+OPENREVIEW_FORUM = "https://openreview.net/forum?id="
+
+
 def paper_links(paper: Paper) -> list[PaperLink]:
-    """Where to read the paper: for arXiv its abstract page and its PDF, else its URL when known, else
-    its DOI's page."""
+    """Where to read the paper: for arXiv its abstract page and its PDF (and its OpenReview forum when
+    that is its URL), else its URL when known (named OpenReview for a forum), else its DOI's page."""
+    forum = [PaperLink("OpenReview", paper.url)] if (paper.url or "").startswith(OPENREVIEW_FORUM) else []
     if paper.arxiv_id:
         return [PaperLink(f"arXiv:{paper.arxiv_id}", f"https://arxiv.org/abs/{paper.arxiv_id}"),
-                PaperLink("PDF", f"https://arxiv.org/pdf/{paper.arxiv_id}")]
+                PaperLink("PDF", f"https://arxiv.org/pdf/{paper.arxiv_id}"), *forum]
+    if forum:
+        return forum
     if paper.url:
         return [PaperLink("Link", paper.url)]
     return [PaperLink(f"doi:{paper.doi}", doi_url(paper.doi))] if paper.doi else []

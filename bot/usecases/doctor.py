@@ -41,6 +41,9 @@ from bot.sources.arxiv_daily import read_listing
 from bot.sources.biorxiv import is_source as is_biorxiv
 from bot.sources.biorxiv import parse_source, posted_on
 from bot.sources.http import Fetcher
+from bot.sources.openreview import first_page
+from bot.sources.openreview import is_source as is_openreview
+from bot.sources.openreview import parse_source as parse_venue
 from bot.sources.pubmed import is_source as is_pubmed
 from bot.sources.pubmed import parse_source as parse_query
 from bot.sources.pubmed import searched_on
@@ -349,7 +352,7 @@ def _feeds(settings: Settings, now: datetime) -> list[Check]:
     fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url,
                       biorxiv_url=settings.biorxiv_api_url, pubmed_url=settings.pubmed_api_url,
                       ncbi_key=settings.ncbi_key, ncbi_email=settings.ncbi_email, timeout=FEED_TIMEOUT,
-                      retries=0)
+                      retries=0, openreview_url=settings.openreview_api_url)
     found = []
     for source in settings.feeds:
         said = _check(Finding.FEED_ANSWERS, "ok", source=source)
@@ -371,6 +374,10 @@ def _feeds(settings: Settings, now: datetime) -> list[Check]:
                 # One search of today's records, none fetched: E-utilities answer, and take the query.
                 records = iter(())
                 searched_on(parse_query(source), now.astimezone(UTC).date(), fetcher)
+            elif is_openreview(source):
+                # One note of the venue: the API answers, in its format, and knows the venue's papers.
+                records = iter(())
+                first_page(parse_venue(source), fetcher)
             else:
                 records = read_source(source, fetcher=fetcher)
             next(iter(records), None)

@@ -161,6 +161,24 @@ def test_a_pubmed_feed_is_checked_with_one_search_of_today_s_records(standins, d
         assert failed.startswith("FAIL feed pubmed:crispr screen:") and "the answer was HTML" in failed
 
 
+def test_an_openreview_feed_is_checked_with_one_note_of_the_venue(standins, database):
+    from stand_ins.openreview import OpenReview, venue_of_notes
+
+    slack, arxiv = standins
+    with OpenReview() as api:
+        api.add(venue_of_notes("ICML.cc/2025/Conference", 3))
+        source = "openreview:ICML.cc/2025/Conference"
+        env = environment(slack, arxiv, database, PAPERBOT_FEEDS=source,
+                          PAPERBOT_OPENREVIEW_API_URL=api.base_url)
+        result = run("doctor", env=env)
+        said = result.output.splitlines()
+        assert any(line.startswith(f"OK   feed {source}") for line in said), result.output
+        assert api.requests == ["/notes?content.venueid=ICML.cc/2025/Conference&limit=1&offset=0"]
+        api.broken = {2: b"<!DOCTYPE html><html></html>"}
+        [failed] = lines(run("doctor", env=env).output, "FAIL")
+        assert failed.startswith(f"FAIL feed {source}:") and "the answer was HTML" in failed
+
+
 def test_a_database_that_can_not_be_opened_fails_in_one_line(standins, backend, tmp_path, request):  # noqa: F811
     slack, arxiv = standins
     if backend == "sqlite":
