@@ -25,7 +25,7 @@ from bot.state.context import Context
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.digests.run import preview_digests
-from bot.usecases.lookup import use_arxiv_api, use_biorxiv_api, use_pubmed_api
+from bot.usecases.lookup import use_acl_url, use_arxiv_api, use_biorxiv_api, use_pubmed_api
 from bot.usecases.social import set_social_counts, social_counts_on
 from bot.usecases.summaries import summarizer
 from bot.usecases.workspaces import list_workspaces, remove_workspace, settle_workspace
@@ -141,6 +141,7 @@ def _settings(ctx: click.Context, create: bool = False) -> Settings:
     use_arxiv_api(settings.arxiv_api_url, settings.arxiv_rss_url)
     use_biorxiv_api(settings.biorxiv_api_url)
     use_pubmed_api(settings.pubmed_api_url, settings.ncbi_key, settings.ncbi_email)
+    use_acl_url(settings.acl_url)
     return settings
 
 

@@ -27,6 +27,10 @@ PUBMED_API_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 #: NCBI allows 3 requests a second without an API key, 10 with one; a little slower than each.
 PUBMED_INTERVAL = 0.34
 PUBMED_KEY_INTERVAL = 0.11
+#: The ACL Anthology (``acl:`` sources): a static site that states no rate limit; one request a second
+#: is polite (a volume is one request, and the papers it lacks an abstract for one each).
+ACL_URL = "https://aclanthology.org"
+ACL_INTERVAL = 1.0
 USER_AGENT = "paperbot/0.1 (+https://github.com/paperbot)"
 #: arXiv asks API clients for no more than one request every three seconds.
 ARXIV_INTERVAL = 3.0
@@ -105,6 +109,7 @@ class Fetcher:
         rss_url: str = ARXIV_RSS_URL,
         biorxiv_url: str = BIORXIV_API_URL,
         pubmed_url: str = PUBMED_API_URL,
+        acl_url: str = ACL_URL,
         ncbi_key: str | None = None,
         ncbi_email: str | None = None,
         timeout: float = 30.0,
@@ -117,6 +122,7 @@ class Fetcher:
         self.rss_url = rss_url
         self.biorxiv_url = biorxiv_url
         self.pubmed_url = pubmed_url
+        self.acl_url = acl_url
         # NCBI's api_key and the contact email it asks of tools (``PAPERBOT_NCBI_KEY``, ``_EMAIL``).
         self.ncbi_key = ncbi_key
         self.ncbi_email = ncbi_email
@@ -253,3 +259,21 @@ def use_pubmed_api(url: str = PUBMED_API_URL, key: str | None = None, email: str
     fetcher = default_pubmed_fetcher()
     fetcher.pubmed_url, fetcher.ncbi_key, fetcher.ncbi_email = url, key, email
     fetcher.limiter.interval = PUBMED_KEY_INTERVAL if key else PUBMED_INTERVAL
+
+
+_acl: Fetcher | None = None
+
+
+def default_acl_fetcher() -> Fetcher:
+    """The process-wide Fetcher of the ACL Anthology: a limiter of its own (:data:`ACL_INTERVAL`), so a
+    volume's lookups never wait on arXiv's spacing, nor arXiv's on them."""
+    global _acl
+    with _default_guard:
+        if _acl is None:
+            _acl = Fetcher(limiter=RateLimiter(ACL_INTERVAL))
+        return _acl
+
+
+def use_acl_url(url: str = ACL_URL) -> None:
+    """Point this process's ``acl:`` sources at ``url`` (``PAPERBOT_ACL_URL``)."""
+    default_acl_fetcher().acl_url = url
