@@ -45,6 +45,8 @@ ANTHOLOGY = "https://aclanthology.org"
 #: older year whose file holds no abstract at all (and whose papers mostly have none either) would
 #: otherwise take a request a paper, a thousand and more.
 MAX_LOOKUPS = 200
+#: Days a volume read whole rests before ``paperbot ingest`` reads it again (for the Anthology's corrections).
+REREAD_DAYS = 7
 #: The longest title and abstract taken, in characters: an ACL abstract is a paragraph (at most a few
 #: hundred words), so anything far longer is a broken record, skipped rather than stored and indexed.
 MAX_TEXT = 20_000

@@ -6,11 +6,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-from bot.sources import Rejected, pubmed, read_source
+from bot.sources import Rejected, acl, pubmed, read_source
 from bot.sources.arxiv import parse_categories
 from bot.sources.arxiv_daily import Announcements, read_announcements
 from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted, source_name
-from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher, default_pubmed_fetcher
+from bot.sources.http import (
+    Fetcher,
+    default_acl_fetcher,
+    default_biorxiv_fetcher,
+    default_fetcher,
+    default_pubmed_fetcher,
+)
 from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.text.highlights import highlights
@@ -45,12 +51,16 @@ class SourceReport:
     kinds: dict[str, int] = field(default_factory=dict)
     #: A ``biorxiv:``/``medrxiv:`` category's or a ``pubmed:`` query's read: the dates read, "FROM/TO".
     interval: str | None = None
+    #: An ``acl:`` volume's: the day it was last read whole (YYYY-MM-DD), and whether this ingest let it rest
+    #: (read whole within :data:`~bot.sources.acl.REREAD_DAYS` days: not read again, no request made).
+    read_on: str | None = None
+    rested: bool = False
 
     @property
     def empty(self) -> bool:
         """Read, but it held no record at all (an empty file or feed: often the wrong one). Never an arXiv
         category's listing: a day without announcement is arXiv's weekend or holiday."""
-        return self.error is None and self.announced is None and not (
+        return self.error is None and self.announced is None and not self.rested and not (
             self.added or self.updated or self.unchanged or self.rejected)
 
 
@@ -83,6 +93,10 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         if pubmed.is_source(source):
             reports.append(_ingest_pubmed(ctx, source, progress, fetcher or default_pubmed_fetcher(),
                                           arxiv_since, clock()))
+            continue
+        if acl.is_source(source):
+            reports.append(_ingest_acl(ctx, source, progress, fetcher or default_acl_fetcher(), arxiv_since,
+                                       clock()))
             continue
         report = SourceReport(source)
         reports.append(report)
@@ -203,6 +217,33 @@ def _ingest_pubmed(ctx: Context, source: str, progress: Progress | None, fetcher
     report.announced = found.count
     if report.error is None and found.complete:
         ctx.store.set_source_cursor(name, today.isoformat(), iso_utc(now))
+    return report
+
+
+def _ingest_acl(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
+                since: date | None, now: datetime) -> SourceReport:
+    """The report of an ``acl:`` volume. A volume is published once, then corrected now and then: one read
+    whole is noted (its cursor, the day of that read) and rests for :data:`~bot.sources.acl.REREAD_DAYS`
+    days, so a volume in the daily feeds costs one request a week, and a correction arrives within a week;
+    ``since`` (a back-fill) reads it anyway. A read that broke off, or whose lookups failed, leaves the
+    cursor as it was: read again next time."""
+    try:
+        volume = acl.parse_source(source)
+    except SourceError as exc:
+        return SourceReport(source, error=str(exc))
+    name = acl.source_name(volume)
+    today = now.astimezone(UTC).date()
+    cursor = ctx.store.source_cursor(name)
+    if cursor and since is None and today < date.fromisoformat(cursor) + timedelta(days=acl.REREAD_DAYS):
+        return SourceReport(name, read_on=cursor, rested=True)
+    report = SourceReport(name, announced=0)
+    found = acl.Volume()
+    callback = (lambda done, total: progress(source, done, total)) if progress else None
+    _store_all(ctx, lambda: acl.read_volume(volume, fetcher=fetcher, found=found, progress=callback), report)
+    report.announced = found.entries
+    if report.error is None and found.complete:
+        ctx.store.set_source_cursor(name, today.isoformat(), iso_utc(now))
+        report.read_on = today.isoformat()
     return report
 
 
