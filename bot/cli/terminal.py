@@ -129,6 +129,10 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
             verb = "entered PubMed" if r.source.startswith("pubmed:") else "posted"
             console.print(f"{escape(r.source)}: {verb} from {first} to {last}", highlight=False,
                           soft_wrap=True)
+        elif r.read_on and r.error is None:  # acl:
+            said = (f"read whole on {r.read_on}; read again from {r.read_again_on}, for corrections"
+                    if r.read_again_on else f"read whole ({r.announced} papers listed)")
+            console.print(f"{escape(r.source)}: {said}", highlight=False, soft_wrap=True)
     for r in reports:
         if r.error:
             errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)

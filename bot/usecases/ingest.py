@@ -51,16 +51,17 @@ class SourceReport:
     kinds: dict[str, int] = field(default_factory=dict)
     #: A ``biorxiv:``/``medrxiv:`` category's or a ``pubmed:`` query's read: the dates read, "FROM/TO".
     interval: str | None = None
-    #: An ``acl:`` volume's: the day it was last read whole (YYYY-MM-DD), and whether this ingest let it rest
-    #: (read whole within :data:`~bot.sources.acl.REREAD_DAYS` days: not read again, no request made).
+    #: An ``acl:`` volume's: the day it was last read whole (YYYY-MM-DD); and, when this ingest let it rest
+    #: (read whole within :data:`~bot.sources.acl.REREAD_DAYS` days: no request made), the day it is read
+    #: again.
     read_on: str | None = None
-    rested: bool = False
+    read_again_on: str | None = None
 
     @property
     def empty(self) -> bool:
         """Read, but it held no record at all (an empty file or feed: often the wrong one). Never an arXiv
         category's listing: a day without announcement is arXiv's weekend or holiday."""
-        return self.error is None and self.announced is None and not self.rested and not (
+        return self.error is None and self.announced is None and self.read_again_on is None and not (
             self.added or self.updated or self.unchanged or self.rejected)
 
 
@@ -234,8 +235,9 @@ def _ingest_acl(ctx: Context, source: str, progress: Progress | None, fetcher: F
     name = acl.source_name(volume)
     today = now.astimezone(UTC).date()
     cursor = ctx.store.source_cursor(name)
-    if cursor and since is None and today < date.fromisoformat(cursor) + timedelta(days=acl.REREAD_DAYS):
-        return SourceReport(name, read_on=cursor, rested=True)
+    again = date.fromisoformat(cursor) + timedelta(days=acl.REREAD_DAYS) if cursor else today
+    if since is None and today < again:
+        return SourceReport(name, read_on=cursor, read_again_on=again.isoformat())
     report = SourceReport(name, announced=0)
     found = acl.Volume()
     callback = (lambda done, total: progress(source, done, total)) if progress else None
