@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
+from itertools import takewhile
 from dataclasses import dataclass
 
 import bibtexparser
@@ -123,9 +124,10 @@ def read_volume(volume: str, *, fetcher: Fetcher, found: Volume,
     # A file the Anthology wrote ends with an entry's closing brace: a last block that can't be read in a
     # body ending otherwise is where the body broke off.
     cut = not text.rstrip().endswith("}")
+    lines = text.splitlines()
     ticker = Ticker(progress, len(blocks))
     for number, block in enumerate(blocks, start=1):
-        item = _read_block(block, volume, fetcher, found, last=cut and number == len(blocks))
+        item = _read_block(block, volume, fetcher, found, last=cut and number == len(blocks), lines=lines)
         if item is not None:
             yield item
         ticker.tick(number)
@@ -169,12 +171,12 @@ def _blocks(text: str) -> list[Block]:
 
 
 def _read_block(block: Block, volume: str, fetcher: Fetcher, found: Volume,
-                last: bool) -> Paper | Rejected | None:
+                last: bool, lines: list[str]) -> Paper | Rejected | None:
     where = f"entry at line {(block.start_line or 0) + 1}"
     if isinstance(block, DuplicateBlockKeyBlock):
         return Rejected(where, "a second entry of the same key")
     if isinstance(block, ParsingFailedBlock):
-        named = _named(block.raw or "")
+        named = _named(lines, block.start_line or 0)
         if last:
             found.broke_off = True
             return Rejected(named or where, "the answer broke off inside this entry (a truncated body?)")
@@ -231,10 +233,13 @@ def _anthology_id(url: str) -> str | None:
     return match[1]
 
 
-def _named(raw: str) -> str | None:
-    """The Anthology id of an entry the parser couldn't read, when its url can still be told."""
-    match = re.search(r"url\s*=\s*[\"{]\s*(\S+?)\s*[\"}]", raw)
-    return _anthology_id(match[1]) if match else None
+def _named(lines: list[str], start: int) -> str | None:
+    """The Anthology id of an entry the parser couldn't read (from line ``start`` to the next entry's),
+    when its url can still be told."""
+    for line in lines[start:start + 1] + list(takewhile(lambda t: not t.startswith("@"), lines[start + 1:])):
+        if match := re.match(r"\s*url\s*=\s*[\"{]\s*(\S+?)\s*[\"}]", line):
+            return _anthology_id(match[1])
+    return None
 
 
 def _own_abstract(fetcher: Fetcher, anthology_id: str) -> str:
