@@ -8,9 +8,10 @@ import pytest
 
 import bot.config
 import bot.sources.http
-from bot.sources.http import default_biorxiv_fetcher, default_pubmed_fetcher
+from bot.sources.http import default_acl_fetcher, default_biorxiv_fetcher, default_pubmed_fetcher
 from bot.state.context import Context
-from bot.usecases.lookup import default_lookup, use_arxiv_api, use_biorxiv_api, use_pubmed_api
+from bot.usecases.lookup import default_lookup, use_acl_url, use_arxiv_api, use_biorxiv_api, use_pubmed_api
+from stand_ins.acl import Anthology
 from stand_ins.biorxiv import Biorxiv
 from stand_ins.corpus import make_corpus
 from stand_ins.pubmed import Pubmed
@@ -82,8 +83,9 @@ def offline_arxiv():
     """No test reaches the real arXiv API or listings: unless a test says otherwise, this process's arXiv
     requests (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL and PAPERBOT_ARXIV_RSS_URL
     default to it) go to an empty local stand-in, unspaced; nor api.biorxiv.org (``biorxiv:`` and
-    ``medrxiv:`` sources), nor NCBI's E-utilities (``pubmed:``), likewise."""
-    with (ArxivStandIn() as arxiv, Biorxiv() as biorxiv, Pubmed() as pubmed,
+    ``medrxiv:`` sources), nor NCBI's E-utilities (``pubmed:``), nor the ACL Anthology (``acl:``),
+    likewise."""
+    with (ArxivStandIn() as arxiv, Biorxiv() as biorxiv, Pubmed() as pubmed, Anthology() as anthology,
           pytest.MonkeyPatch.context() as mp):
         mp.setattr(bot.config, "DEFAULT_ARXIV_API_URL", arxiv.url)
         mp.setattr(bot.config, "DEFAULT_ARXIV_RSS_URL", arxiv.rss_url)
@@ -99,6 +101,9 @@ def offline_arxiv():
         mp.setattr(limiter, "interval", 0.0)
         mp.setattr(default_biorxiv_fetcher().limiter, "interval", 0.0)
         mp.setattr(default_pubmed_fetcher().limiter, "interval", 0.0)
+        mp.setattr(bot.config, "DEFAULT_ACL_URL", anthology.base_url)
+        use_acl_url(anthology.base_url)
+        mp.setattr(default_acl_fetcher().limiter, "interval", 0.0)
         yield arxiv
 
 

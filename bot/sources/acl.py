@@ -26,8 +26,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
-from itertools import takewhile
 from dataclasses import dataclass
+from itertools import takewhile
 
 import bibtexparser
 from bibtexparser.model import Block, DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
