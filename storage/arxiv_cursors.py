@@ -7,7 +7,8 @@ days, never set it back.
 The other sources read by date (``biorxiv:CAT``, ``medrxiv:CAT``, ``pubmed:QUERY``) keep theirs in the
 same table, the source's name (``biorxiv:neuroscience``, ``pubmed:crispr screen``; an arXiv category has no
 colon) as ``category`` and the last date read through as ``announced``: one table of "read through this
-date" for every dated source."""
+date" for every dated source. An ACL Anthology volume (``acl:2025.acl-long``), published once, keeps the
+day it was last read whole: the ingest lets it rest a week from then."""
 
 from __future__ import annotations
 

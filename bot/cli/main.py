@@ -169,7 +169,8 @@ def _open(ctx: click.Context, create: bool = False) -> Context:
 @_db_option()
 @click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
               help="arXiv, bioRxiv, medRxiv and PubMed sources: also read every paper of their categories "
-                   "updated (posted, entered PubMed) since this date (a back-fill).")
+                   "updated (posted, entered PubMed) since this date (a back-fill); an ACL volume read "
+                   "this week: read it again.")
 @click.argument("sources", nargs=-1, required=True)
 @click.pass_context
 def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None) -> None:
@@ -178,7 +179,8 @@ def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None)
     SOURCE is a .txt, .jsonl, .json, .csv, .xml, .atom or .rss file, arxiv:CAT[,CAT...] (e.g.
     arxiv:cs.LG,stat.ML), biorxiv:CAT[,CAT...] or medrxiv:CAT[,CAT...] (e.g. biorxiv:neuroscience:
     what was posted since they were last read; the first time, the last 2 days), pubmed:QUERY
-    (e.g. pubmed:"crispr screen": what entered PubMed since it was last read) or an http(s)
+    (e.g. pubmed:"crispr screen": what entered PubMed since it was last read), acl:VOLUME (e.g.
+    acl:2025.acl-long: a volume of the ACL Anthology, read whole at most weekly) or an http(s)
     RSS/Atom feed URL. Bad records are skipped with a reason;
     the exit status is non-zero only if a source could not be read at all, or the database could not
     be written (a full disk: the papers stored until then are kept, the model is refitted next time).
