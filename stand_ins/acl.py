@@ -95,7 +95,8 @@ class Anthology(Answering):
         super().__init__("acl-anthology-stand-in")
         #: Each volume's file, as it is served.
         self.volumes: dict[str, str] = {}
-        #: Papers' own files where they differ from their entry in the volume (an abstract added).
+        #: Papers' own files where they differ from their entry in the volume (an abstract added; "": none,
+        #: answered 404).
         self.own: dict[str, str] = {}
 
     def fetcher(self, **kwargs) -> Fetcher:
@@ -120,7 +121,7 @@ class Anthology(Answering):
         if (match := re.fullmatch(r"/volumes/(.+)\.bib", name)) and match[1] in self.volumes:
             return 200, kind, self.volumes[match[1]].encode()
         if match := re.fullmatch(r"/([^/]+)\.bib", name):
-            paper = self.own.get(match[1]) or self._entry(match[1])
+            paper = self.own[match[1]] if match[1] in self.own else self._entry(match[1])
             if paper:
                 return 200, kind, (paper + "\n").encode()
         return 404, {"Content-Type": "text/html"}, b"<!DOCTYPE html><html><body>Page not found</body></html>"

@@ -243,10 +243,15 @@ def _named(lines: list[str], start: int) -> str | None:
 
 
 def _own_abstract(fetcher: Fetcher, anthology_id: str) -> str:
-    """The abstract of the paper's own .bib file, or "" when it has none; SourceError when it can't be
-    fetched."""
+    """The abstract of the paper's own .bib file, or "" when it has none (or no such file: a 404 is an
+    answer, not a failure to read again); SourceError when it can't be fetched."""
     url = paper_url(fetcher.acl_url, anthology_id)
-    body = fetcher.get(url).decode("utf-8", "replace")
+    try:
+        body = fetcher.get(url).decode("utf-8", "replace")
+    except SourceError as exc:
+        if "HTTP 404" in str(exc):
+            return ""
+        raise
     if body[:200].lstrip().lower().startswith(("<!doctype html", "<html")):
         raise SourceError(f"{url}: the answer was HTML, not BibTeX")
     for entry in bibtexparser.parse_string(body).entries:

@@ -74,10 +74,13 @@ def test_tex_in_titles_names_and_abstracts_reads_as_text():
 
 
 def test_a_paper_without_an_abstract_anywhere_is_one_skipped_line(site):
-    site.add(VOLUME, [frontmatter(VOLUME), entry(VOLUME, 1, abstract="One."), entry(VOLUME, 2)])
+    gone = entry(VOLUME, 3).replace(f"{VOLUME}.3", f"{VOLUME}.30")  # its own file is not found (404)
+    site.add(VOLUME, [frontmatter(VOLUME), entry(VOLUME, 1, abstract="One."), entry(VOLUME, 2), gone])
+    site.own[f"{VOLUME}.30"] = ""
     papers, rejected, found = read(site)
-    assert [p.id for p in papers] == [f"acl:{VOLUME}.1"] and found.complete
-    assert [(r.where, r.reason) for r in rejected] == [(f"{VOLUME}.2", "no abstract")]
+    assert [p.id for p in papers] == [f"acl:{VOLUME}.1"] and found.complete  # nothing to read again
+    assert [(r.where, r.reason) for r in rejected] == [(f"{VOLUME}.2", "no abstract"),
+                                                       (f"{VOLUME}.30", "no abstract")]
 
 
 def test_lookups_are_capped_in_one_read(site, monkeypatch):
