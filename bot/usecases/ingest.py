@@ -80,6 +80,7 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
     or on a weekend the last announcement's papers),
     and notes the new date once all of a category's papers are stored; ``arxiv_since`` also reads every
     paper of the categories updated since that date (a back-fill). ``clock`` is now, for the catch-up.
+    An ``acl:VOLUME`` source reads the volume whole, at most once a week (:func:`_ingest_acl`).
     """
     reports = []
     for source in sources:
