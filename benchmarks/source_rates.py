@@ -14,6 +14,10 @@ leaves 127.0.0.1. Run by hand; prints figures.
   accepted papers, a fifth of them also on arXiv (same title, an author in common) and stored first: the
   reader alone (paging, JSON), then through the ingest use case into a new SQLite database, counting the
   notes that became one paper with their arXiv preprint (merged) and checking each merged paper's venue.
+- ``acl:`` (stand_ins/acl.py, BibTeX in the Anthology's form): a volume of 1,700 papers (about ACL 2025's
+  long papers), 100 of them without an abstract in the volume's file and so looked up in their own: the
+  reader alone (one volume request, BibTeX parsing, TeX read as text, 100 lookups), then through the ingest
+  use case into a new SQLite database.
 
     .venv/bin/python benchmarks/source_rates.py
 """
@@ -29,13 +33,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.sources.acl import Volume, read_volume  # noqa: E402
 from bot.sources.biorxiv import Posted, read_posted  # noqa: E402
-from bot.sources.http import BIORXIV_INTERVAL, OPENREVIEW_INTERVAL, PUBMED_INTERVAL  # noqa: E402
+from bot.sources.http import ACL_INTERVAL, BIORXIV_INTERVAL, OPENREVIEW_INTERVAL, PUBMED_INTERVAL  # noqa: E402
 from bot.sources.openreview import Found as Venue  # noqa: E402
 from bot.sources.openreview import read_venue  # noqa: E402
 from bot.sources.pubmed import Found, read_pubmed  # noqa: E402
 from bot.state.context import Context  # noqa: E402
 from bot.usecases.ingest import ingest  # noqa: E402
+from stand_ins.acl import Anthology, volume_of  # noqa: E402
 from stand_ins.biorxiv import Biorxiv, day_of_posts  # noqa: E402
 from stand_ins.openreview import OpenReview, venue_of_notes  # noqa: E402
 from stand_ins.pubmed import Pubmed, day_of_records  # noqa: E402
@@ -76,6 +82,7 @@ def main() -> int:
               "(stored with highlights, index refitted; spacing aside)")
     pubmed_rates()
     openreview_rates()
+    acl_rates()
     return 0
 
 
@@ -154,6 +161,37 @@ def openreview_rates() -> None:
               "refitted; spacing aside)")
         print(f"openreview merges: {len(preprints)} preprints stored first, {report.updated} merged, "
               f"{after - before} papers new ({after} stored), {with_venue} preprints now with the venue")
+ACL_PAPERS, ACL_WITHOUT = 1700, 100
+
+
+def acl_rates() -> None:
+    volume = "2025.acl-long"
+    with Anthology() as site, tempfile.TemporaryDirectory() as tmp:
+        with_abstracts = ACL_PAPERS - ACL_WITHOUT
+        site.add(volume, volume_of(volume, with_abstracts))
+        site.add(volume, volume_of(volume, ACL_WITHOUT, first=with_abstracts + 1, abstracts=False)[1:])
+        for number in range(with_abstracts + 1, ACL_PAPERS + 1):  # their own files hold one
+            site.own[f"{volume}.{number}"] = volume_of(volume, 1, first=number)[1]
+        found = Volume()
+        began = time.perf_counter()
+        papers = sum(1 for _ in read_volume(volume, fetcher=site.fetcher(), found=found))
+        took = time.perf_counter() - began
+        asked = len(site.requests)
+        print(f"acl reader: {found.entries} entries in {asked} requests ({found.looked_up} lookups), "
+              f"{papers} papers in {took:.2f} s: {papers / took:,.0f} papers/s (spacing aside; with "
+              f"{ACL_INTERVAL:g} s a request, {asked * ACL_INTERVAL:.0f} s)")
+
+        app = Context.open(str(Path(tmp) / "rates.db"))
+        try:
+            now = datetime.combine(DAY, datetime.min.time(), UTC).replace(hour=9)
+            began = time.perf_counter()
+            reports = ingest(app, [f"acl:{volume}"], fetcher=site.fetcher(), clock=lambda: now)
+            took = time.perf_counter() - began
+        finally:
+            app.store.close()
+        added = sum(r.added for r in reports)
+        print(f"acl ingest: {added} papers added in {took:.2f} s: {added / took:,.0f} papers/s "
+              "(stored with highlights, index refitted; spacing aside)")
 
 
 if __name__ == "__main__":

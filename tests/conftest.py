@@ -8,15 +8,22 @@ import pytest
 
 import bot.config
 import bot.sources.http
-from bot.sources.http import default_biorxiv_fetcher, default_openreview_fetcher, default_pubmed_fetcher
+from bot.sources.http import (
+    default_acl_fetcher,
+    default_biorxiv_fetcher,
+    default_openreview_fetcher,
+    default_pubmed_fetcher,
+)
 from bot.state.context import Context
 from bot.usecases.lookup import (
     default_lookup,
+    use_acl_url,
     use_arxiv_api,
     use_biorxiv_api,
     use_openreview_api,
     use_pubmed_api,
 )
+from stand_ins.acl import Anthology
 from stand_ins.biorxiv import Biorxiv
 from stand_ins.corpus import make_corpus
 from stand_ins.openreview import OpenReview
@@ -97,9 +104,9 @@ def offline_arxiv():
     requests (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL and PAPERBOT_ARXIV_RSS_URL
     default to it) go to an empty local stand-in, unspaced; nor api.biorxiv.org (``biorxiv:`` and
     ``medrxiv:`` sources), nor NCBI's E-utilities (``pubmed:``), nor OpenReview's API (``openreview:``),
-    likewise."""
+    nor the ACL Anthology (``acl:``), likewise."""
     with (ArxivStandIn() as arxiv, Biorxiv() as biorxiv, Pubmed() as pubmed, OpenReview() as openreview,
-          pytest.MonkeyPatch.context() as mp):
+          Anthology() as anthology, pytest.MonkeyPatch.context() as mp):
         mp.setattr(bot.config, "DEFAULT_ARXIV_API_URL", arxiv.url)
         mp.setattr(bot.config, "DEFAULT_ARXIV_RSS_URL", arxiv.rss_url)
         mp.setattr(bot.config, "DEFAULT_BIORXIV_API_URL", biorxiv.base_url)
@@ -117,6 +124,9 @@ def offline_arxiv():
         mp.setattr(bot.config, "DEFAULT_OPENREVIEW_API_URL", openreview.base_url)
         use_openreview_api(openreview.base_url)
         mp.setattr(default_openreview_fetcher().limiter, "interval", 0.0)
+        mp.setattr(bot.config, "DEFAULT_ACL_URL", anthology.base_url)
+        use_acl_url(anthology.base_url)
+        mp.setattr(default_acl_fetcher().limiter, "interval", 0.0)
         yield arxiv
 
 

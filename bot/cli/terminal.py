@@ -132,6 +132,10 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
             verb = "entered PubMed" if r.source.startswith("pubmed:") else "posted"
             console.print(f"{escape(r.source)}: {verb} from {first} to {last}", highlight=False,
                           soft_wrap=True)
+        elif r.read_on and r.error is None:  # acl:
+            said = (f"read whole on {r.read_on}; read again from {r.read_again_on}, for corrections"
+                    if r.read_again_on else f"read whole ({r.announced} papers listed)")
+            console.print(f"{escape(r.source)}: {said}", highlight=False, soft_wrap=True)
     for r in reports:
         if r.error:
             errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)
@@ -172,7 +176,7 @@ def _listing(r: SourceReport) -> str:  # only for a report with ``announced_on``
 def _venue_read(r: SourceReport) -> str:
     """What an ``openreview:`` venue's read was: its accepted papers by OpenReview's names of them, none
     (said with what the id must be), or not read again today."""
-    if r.read_on:
+    if r.read_again_on:
         return (f"read whole on {r.read_on} already; read again tomorrow (a venue publishes its acceptances "
                 "at once)")
     if not r.announced:

@@ -10,7 +10,7 @@ from bot.sources.records import SourceError
 from .conftest import FIXTURES
 
 KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT, pubmed:QUERY, "
-         "openreview:VENUE_ID or an http(s) feed URL")
+         "openreview:VENUE_ID, acl:VOLUME or an http(s) feed URL")
 
 
 @pytest.mark.parametrize("source", ["x.pdf", "notes", "papers.JSONL.gz", "ftp://example.org/feed.xml"])
