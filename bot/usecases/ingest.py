@@ -100,6 +100,7 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         if openreview.is_source(source):
             reports.append(_ingest_venue(ctx, source, progress, fetcher or default_openreview_fetcher(),
                                          arxiv_since, clock()))
+            continue
         if acl.is_source(source):
             reports.append(_ingest_acl(ctx, source, progress, fetcher or default_acl_fetcher(), arxiv_since,
                                        clock()))
@@ -252,6 +253,9 @@ def _ingest_venue(ctx: Context, source: str, progress: Progress | None, fetcher:
     report.announced, report.kinds = found.count, dict(found.venues.most_common())
     if report.error is None and found.complete:
         ctx.store.set_source_cursor(name, today, iso_utc(now))
+    return report
+
+
 def _ingest_acl(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
                 since: date | None, now: datetime) -> SourceReport:
     """The report of an ``acl:`` volume. A volume is published once, then corrected now and then: one read
