@@ -14,6 +14,10 @@ leaves 127.0.0.1. Run by hand; prints figures.
   accepted papers, a fifth of them also on arXiv (same title, an author in common) and stored first: the
   reader alone (paging, JSON), then through the ingest use case into a new SQLite database, counting the
   notes that became one paper with their arXiv preprint (merged) and checking each merged paper's venue.
+- bioRxiv and PubMed together: 1,000 preprints read from bioRxiv, then 500 PubMed records, half of them
+  the journal versions of a quarter of those preprints (titles spelt otherwise, an author in common, the
+  journal's DOI): how many merge into their preprint, how many papers are stored, and how many of the
+  merged ones link to both pages.
 - ``acl:`` (stand_ins/acl.py, BibTeX in the Anthology's form): a volume of 1,700 papers (about ACL 2025's
   long papers), 100 of them without an abstract in the volume's file and so looked up in their own: the
   reader alone (one volume request, BibTeX parsing, TeX read as text, 100 lookups), then through the ingest
@@ -42,9 +46,9 @@ from bot.sources.pubmed import Found, read_pubmed  # noqa: E402
 from bot.state.context import Context  # noqa: E402
 from bot.usecases.ingest import ingest  # noqa: E402
 from stand_ins.acl import Anthology, volume_of  # noqa: E402
-from stand_ins.biorxiv import Biorxiv, day_of_posts  # noqa: E402
+from stand_ins.biorxiv import Biorxiv, day_of_posts, record  # noqa: E402
 from stand_ins.openreview import OpenReview, venue_of_notes  # noqa: E402
-from stand_ins.pubmed import Pubmed, day_of_records  # noqa: E402
+from stand_ins.pubmed import Pubmed, article, day_of_records, entry  # noqa: E402
 
 DAY = date(2026, 12, 7)
 AREAS = ("neuroscience", "genomics", "cell biology", "microbiology", "bioinformatics", "ecology",
@@ -83,6 +87,7 @@ def main() -> int:
     pubmed_rates()
     openreview_rates()
     acl_rates()
+    merge_rates()
     return 0
 
 
@@ -192,6 +197,57 @@ def acl_rates() -> None:
         added = sum(r.added for r in reports)
         print(f"acl ingest: {added} papers added in {took:.2f} s: {added / took:,.0f} papers/s "
               "(stored with highlights, index refitted; spacing aside)")
+
+
+PREPRINTS, IN_PUBMED_EVERY = 1000, 4
+SURNAMES = ("Okafor", "Lindqvist", "Tanaka", "Moreau", "Haddad", "Novak", "Quispe", "Mensah", "Ivanova",
+            "Reyes")
+
+
+def merge_rates() -> None:
+    """The same papers from two sources: bioRxiv preprints read first, then PubMed's records of the journal
+    versions of one in :data:`IN_PUBMED_EVERY` (their titles spelt otherwise, one author in common, the
+    journal's DOI; half of the preprints' records name that DOI as ``published``), and PubMed records of
+    other papers beside them. Each paper should be stored once, with both pages."""
+    day = DAY - timedelta(days=1)
+    posts, records = [], []
+    for i in range(PREPRINTS):
+        doi = f"10.1101/{day:%Y.%m.%d}.{600000 + i:06d}"
+        surname = f"{SURNAMES[i % len(SURNAMES)]}{'abcdefghij'[i // 100 % 10]}{'klmnopqrst'[i // 10 % 10]}"
+        journal_doi = f"10.1038/s41586-026-{i:05d}-x"
+        published = journal_doi if i % (2 * IN_PUBMED_EVERY) == 0 else "NA"
+        title = f"Cortical {SURNAMES[i % 10].lower()} circuits remap synapse {i} during plasticity"
+        posts.append(record("biorxiv", doi, day, "neuroscience", title=title, published=published,
+                            authors=f"{surname}, A.; Field, B."))
+        if i % IN_PUBMED_EVERY == 0:
+            pmid = str(41_000_000 + i)
+            records.append(entry(pmid, DAY, article(
+                pmid, title=title.upper() + ".", doi=journal_doi, authors=(f"Ada|{surname}", "Bo|Other"),
+                abstract={"BACKGROUND": f"Circuits remap {i}.", "RESULTS": "They do, in cortex."})))
+    others = day_of_records(DAY, PREPRINTS // IN_PUBMED_EVERY, "circuits remap")
+    with Biorxiv() as biorxiv, Pubmed() as pubmed, tempfile.TemporaryDirectory() as tmp:
+        biorxiv.post(posts)
+        pubmed.add(records + others)
+        app = Context.open(str(Path(tmp) / "merge.db"))
+        try:
+            now = datetime.combine(DAY, datetime.min.time(), UTC).replace(hour=9)
+            [first] = ingest(app, ["biorxiv:neuroscience"], fetcher=biorxiv.fetcher(), clock=lambda: now,
+                             arxiv_since=day)
+            began = time.perf_counter()
+            [second] = ingest(app, ['pubmed:"circuits remap"'], fetcher=pubmed.fetcher(), clock=lambda: now,
+                              arxiv_since=day)
+            took = time.perf_counter() - began
+            stored = app.store.count_papers()
+            asked = [f"pmid:{41_000_000 + i}" for i in range(0, PREPRINTS, IN_PUBMED_EVERY)]
+            both = app.store.get_papers(asked)
+            with_pages = sum(1 for p in both.values() if p.id.startswith("doi:10.1101/")
+                             and any(u.startswith("https://pubmed") for u in p.other_urls))
+        finally:
+            app.store.close()
+        print(f"biorxiv+pubmed merges: {first.added} preprints stored, then {len(records) + len(others)} "
+              f"PubMed records ({len(records)} of those preprints' journal versions) in {took:.2f} s: "
+              f"{second.updated} merged into their preprint, {second.added} new; {stored} papers stored "
+              f"(expected {PREPRINTS + len(others)}), {with_pages} merged papers linking both pages")
 
 
 if __name__ == "__main__":
