@@ -28,9 +28,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import takewhile
-
-import bibtexparser
-from bibtexparser.model import Block, DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+from typing import TYPE_CHECKING
 
 from bot.sources.http import Fetcher
 from bot.sources.normalize import build_paper
@@ -39,6 +37,10 @@ from bot.sources.records import BadRecord, Rejected, SourceError
 from bot.text.tex import tex_to_text
 from bot.text.whitespace import collapse_ws
 from storage.models import Paper
+
+if TYPE_CHECKING:
+    from bibtexparser import Library
+    from bibtexparser.model import Block, Entry
 
 #: The Anthology's own address: the canonical page of a paper, whatever mirror the files come from.
 ANTHOLOGY = "https://aclanthology.org"
@@ -142,6 +144,8 @@ def entries_in(volume: str, fetcher: Fetcher) -> int:
     """How many papers the volume's file lists, in one request and without lookups (``paperbot doctor``'s
     check that the Anthology answers, and knows the volume); SourceError as :func:`read_volume`."""
     text = _bibtex(fetcher, volume_url(fetcher.acl_url, volume), volume)
+    from bibtexparser.model import Entry
+
     return sum(1 for block in _blocks(text) if isinstance(block, Entry) and not _frontmatter(block, volume))
 
 
@@ -163,15 +167,23 @@ def _bibtex(fetcher: Fetcher, url: str, volume: str) -> str:
     return text
 
 
+def _parsed(text: str) -> Library:
+    import bibtexparser  # here: its import costs every paperbot process ~60 ms, and few read the Anthology
+
+    return bibtexparser.parse_string(text)
+
+
 def _blocks(text: str) -> list[Block]:
     """The entries and the blocks the parser couldn't read, in file order (comments left out)."""
-    library = bibtexparser.parse_string(text)
+    library = _parsed(text)
     blocks = [*library.entries, *library.failed_blocks]
     return sorted(blocks, key=lambda b: b.start_line or 0)
 
 
 def _read_block(block: Block, volume: str, fetcher: Fetcher, found: Volume,
                 last: bool, lines: list[str]) -> Paper | Rejected | None:
+    from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+
     where = f"entry at line {(block.start_line or 0) + 1}"
     if isinstance(block, DuplicateBlockKeyBlock):
         return Rejected(where, "a second entry of the same key")
@@ -254,7 +266,7 @@ def _own_abstract(fetcher: Fetcher, anthology_id: str) -> str:
         raise
     if body[:200].lstrip().lower().startswith(("<!doctype html", "<html")):
         raise SourceError(f"{url}: the answer was HTML, not BibTeX")
-    for entry in bibtexparser.parse_string(body).entries:
+    for entry in _parsed(body).entries:
         abstract = _value(entry.fields_dict.get("abstract"))
         if abstract.strip():
             return abstract
