@@ -37,7 +37,7 @@ PAPER_COLUMNS = COPIED_TABLES["papers"]
 #: Person-level tables keyed (ws, user_id, paper_id): a merge moves their rows to the kept paper, a
 #: person's own row for it winning (who liked both keeps one like). A new table naming papers so
 #: belongs here.
-PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions")
+PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions", "shares")
 #: Those tables as migration m010 found them (``saved`` came with m011, ``feed_papers`` with m012).
 M010_TABLES = ("feedback", "shown")
 #: Tables keyed by paper id alone whose row goes with its paper: a merge gives the kept paper the

@@ -82,6 +82,7 @@ class Person:
     digest_compact: bool = False  # the digest as one message (a header, then each paper), not one a paper
     digest_quiet: bool = False  # no word on a day nothing new matched (by default they are told)
     highlights_off: bool = False  # papers without their highlights (the start of the abstract instead)
+    shares_off: bool = False  # paper links they post in channels don't count as interest
     suggest: bool = False  # colleagues may suggest them papers ("Who should read this?")
 
 
@@ -178,6 +179,14 @@ class SavedPaper:
 
     paper_id: str
     saved_at: str
+
+
+@dataclass
+class SharedPaper:
+    """A paper whose link a person posted in a channel, and when (ISO UTC)."""
+
+    paper_id: str
+    shared_at: str
 
 
 @dataclass(frozen=True)

@@ -490,4 +490,12 @@ STEPS: list[Step] = [
         CreateTable("summary_calls", (_key("day"), Column("calls", "integer", not_null=True, default=0)),
                     ("day",)),
     )),
+    # Issue 43: a paper link a person posted in a channel the bot is in (a ``link_shared`` event) counts
+    # as interest at a save's weight, once per person and paper; ``shares_off`` turns that off.
+    Step("m036_shares", (
+        CreateTable("shares", (_key("ws"), _key("user_id"), _key("paper_id"), Column("channel_id"),
+                               _key("shared_at")),
+                    ("ws", "user_id", "paper_id")),
+        AddColumn("people", Column("shares_off", "integer", not_null=True, default=0)),
+    )),
 ]

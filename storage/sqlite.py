@@ -40,6 +40,7 @@ from storage.polls import Polls
 from storage.preferences import Preferences
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
+from storage.shares import Shares
 from storage.snapshot import Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
@@ -55,7 +56,7 @@ BUSY_SECONDS = 90
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, ArxivCursors, Summaries, Store):
+                  LibraryImports, Alerts, ArxivCursors, Summaries, Shares, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

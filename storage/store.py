@@ -32,6 +32,7 @@ from storage.people import FeedbackStore, ForgettingStore, PeopleStore, ShownSto
 from storage.polls import PollsStore
 from storage.preferences import PreferencesStore
 from storage.saved import SavedStore
+from storage.shares import SharesStore
 from storage.snapshot import SnapshotsStore
 from storage.suggestions import SuggestionsStore
 from storage.summaries import SummariesStore
@@ -91,7 +92,7 @@ class BaseStore(Protocol):
 class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
-            SavedStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
+            SavedStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

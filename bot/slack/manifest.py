@@ -13,14 +13,16 @@ COMMAND_USAGE = ("help | follow TOPICS | recommend [N] | search QUERY | digest H
                  " | export [data] | forget")
 
 #: Events the app subscribes to; ``bot.slack.app`` registers a listener for each. ``link_shared``:
-#: arxiv.org links to unfurl; ``message.im``: what people type in paperbot's DM; ``file_shared``: a library
-#: export shared there (files:read).
+#: arxiv.org links to unfurl, paper links as their poster's interest; ``message.im``: what people type in
+#: paperbot's DM; ``file_shared``: a library export shared there (files:read).
 BOT_EVENTS = ("app_home_opened", "reaction_added", "reaction_removed", "user_change", "link_shared",
               "message.im", "file_shared")
 #: The event types those subscriptions deliver ("message.im" brings ``message`` events from DMs).
 EVENT_TYPES = tuple(dict.fromkeys(name.split(".", 1)[0] for name in BOT_EVENTS))
-#: Domains whose links Slack sends as ``link_shared`` (bot.slack.listeners.unfurls).
-UNFURL_DOMAINS = ("arxiv.org",)
+#: Domains whose links Slack sends as ``link_shared`` (bot.slack.listeners.unfurls): arXiv's to unfurl, all
+#: of them a sign of interest of who posted them (bot.usecases.shares). Slack takes at most 5, subdomains
+#: included (www.biorxiv.org).
+UNFURL_DOMAINS = ("arxiv.org", "doi.org", "openreview.net", "biorxiv.org", "medrxiv.org")
 #: The message shortcut that saves the papers a message names (bot.slack.listeners.shortcuts).
 SAVE_SHORTCUT = "save_paper"
 #: The message shortcut that finds colleagues for the paper a message names (bot.slack.listeners.who).

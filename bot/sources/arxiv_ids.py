@@ -67,6 +67,39 @@ def find_dois(text: str) -> list[str]:
     return list(dict.fromkeys(dois))
 
 
+#: The pages of a paper at the other sources paperbot reads, and the id their records are stored under:
+#: an OpenReview forum (or its PDF), a PubMed record, an ACL Anthology paper (page, PDF or .bib).
+_SOURCE_PAGES = (
+    (re.compile(r"https?://openreview\.net/(?:forum|pdf)\?(?:.*&)?id=([A-Za-z0-9_-]+)", re.ASCII),
+     "openreview:"),
+    (re.compile(r"https?://pubmed\.ncbi\.nlm\.nih\.gov/(\d{1,9})/?", re.ASCII), "pmid:"),
+    (re.compile(r"https?://aclanthology\.org/([A-Za-z0-9.-]+?)(?:/|\.pdf|\.bib)?", re.ASCII), "acl:"),
+)
+#: A bioRxiv or medRxiv page of a preprint: its DOI, then the version and the page's kind.
+_PREPRINT_PAGE = re.compile(r"https?://(?:www\.)?(?:biorxiv|medrxiv)\.org/content/(?:early/[\d/]+/)?"
+                            r"(10\.1101/[\d.]+)(?:v\d+)?(?:[./?#].*)?", re.ASCII)
+
+
+def ids_of_link(url: str) -> list[str]:
+    """The ids a paper held may be stored under, for a link to its page: ``arxiv:ID`` for an arXiv page,
+    ``doi:DOI`` for a doi.org link or a bioRxiv/medRxiv page, ``openreview:``, ``pmid:`` or ``acl:`` for
+    those sources' pages; [] for a link to anything else."""
+    url = url.strip()
+    base = arxiv_id_of_url(url)
+    if base:
+        return [f"arxiv:{base}"]
+    preprint = _PREPRINT_PAGE.fullmatch(url)
+    if preprint:
+        return [f"doi:{preprint.group(1)}"]
+    for pattern, prefix in _SOURCE_PAGES:
+        match = pattern.fullmatch(url)
+        if match:
+            return [prefix + match.group(1)]
+    if re.match(r"https?://(?:dx\.)?doi\.org/", url, re.IGNORECASE):
+        return [f"doi:{doi}" for doi in find_dois(url)[:1]]
+    return []
+
+
 def _canonical(base: str) -> str:
     """Old-style ids keep their archive in lower case and the subject class in upper ("math.GT")."""
     if "/" not in base:

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
 from bot.errors import PaperbotError
-from bot.sources.arxiv_ids import MAX_IDS, fetch_by_ids
+from bot.sources.arxiv_ids import MAX_IDS, fetch_by_ids, ids_of_link
 from bot.sources.http import ARXIV_API_URL, Fetcher, default_fetcher
 from bot.sources.http import use_acl_url as use_acl_url  # the CLI's and the app's one import, as:
 from bot.sources.http import use_biorxiv_api as use_biorxiv_api  # the CLI's and the app's one import
@@ -157,6 +157,23 @@ def papers_by_doi(ctx: Context, dois: Iterable[str]) -> dict[str, Paper]:
         if paper is not None:
             found[doi] = paper
     return found
+
+
+def held_by_link(ctx: Context, url: str) -> Paper | None:
+    """The paper held that a link points to: an arXiv page, a doi.org link, an OpenReview forum, a
+    PubMed, ACL Anthology, bioRxiv or medRxiv page (:func:`~bot.sources.arxiv_ids.ids_of_link`), or any
+    URL a paper held (or merged into it) has; None when no paper held is there. Nothing is fetched."""
+    for paper_id in ids_of_link(url):
+        kind, _, key = paper_id.partition(":")
+        if kind == "arxiv":
+            paper = ctx.store.find_paper_by_arxiv_id(key)
+        elif kind == "doi":
+            paper = ctx.store.find_paper_by_doi(key)
+        else:
+            paper = ctx.store.get_paper(paper_id)
+        if paper is not None:
+            return paper
+    return ctx.store.find_paper_by_url(url.strip())
 
 
 def _base(arxiv_id: str) -> str | None:

@@ -36,6 +36,7 @@ from bot.usecases.mutes import muted_ids
 from bot.usecases.summaries import Summary
 from recommender import Profile
 from storage import Paper
+from storage.models import SharedPaper
 
 T = TypeVar("T")
 
@@ -79,7 +80,8 @@ class Wants:
 def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Profile:
     """A person's profile as the recommender wants it: topics, and liked and disliked ids with their
     ages in days, so that older feedback fades. Saved papers they neither liked nor disliked count as
-    weaker likes (:attr:`recommender.Profile.saved`), aged from when they were saved."""
+    weaker likes (:attr:`recommender.Profile.saved`), aged from when they were saved; so do the papers
+    whose links they shared in channels (:mod:`bot.usecases.shares`), unless they turned that off."""
     now = now or datetime.now(UTC)
     store = ctx.store
     feedback = store.get_feedback(user_id)
@@ -87,17 +89,25 @@ def profile_for(ctx: Context, user_id: str, now: datetime | None = None) -> Prof
     dislikes = [f for f in feedback if f.value < 0]
     rated = {f.paper_id for f in feedback}
     # The ids come from the person's snapshot; the dates only for someone who saved something.
-    saves = ([s for s in store.saved_papers(user_id) if s.paper_id not in rated]
+    saves = ([(s.paper_id, s.saved_at) for s in store.saved_papers(user_id) if s.paper_id not in rated]
              if store.saved_paper_ids(user_id) - rated else [])
+    kept = rated | {pid for pid, _ in saves}
+    saves += [(s.paper_id, s.shared_at) for s in shares_of(ctx, user_id) if s.paper_id not in kept]
     return Profile(
         topics=store.get_topics(user_id),
-        liked=[f.paper_id for f in likes] + [s.paper_id for s in saves],
+        liked=[f.paper_id for f in likes] + [pid for pid, _ in saves],
         disliked=[f.paper_id for f in dislikes],
         liked_age_days=[_age_days(f.created_at, now) for f in likes]
-        + [_age_days(s.saved_at, now) for s in saves],
+        + [_age_days(at, now) for _, at in saves],
         disliked_age_days=[_age_days(f.created_at, now) for f in dislikes],
-        saved=frozenset(s.paper_id for s in saves),
+        saved=frozenset(pid for pid, _ in saves),
     )
+
+
+def shares_of(ctx: Context, user_id: str) -> list[SharedPaper]:
+    """The papers whose links a person shared, as interest: none when they turned that off."""
+    person = ctx.store.get_person(user_id)
+    return [] if person is not None and person.shares_off else ctx.store.shared_papers(user_id)
 
 
 def _age_days(created_at: str, now: datetime) -> float:
@@ -115,7 +125,9 @@ def left_out(ctx: Context, user_id: str) -> set[str]:
     holds only its own likes, so the others' must be left out here), or holding a word they muted."""
     store = ctx.store
     rated = {f.paper_id for f in store.get_feedback(user_id)}
-    return store.shown_paper_ids(user_id) | store.saved_paper_ids(user_id) | rated | muted_ids(ctx, user_id)
+    shared = {s.paper_id for s in store.shared_papers(user_id)}  # they know it: shared, whatever the setting
+    return (store.shown_paper_ids(user_id) | store.saved_paper_ids(user_id) | rated | shared
+            | muted_ids(ctx, user_id))
 
 
 def wants(ctx: Context, user_id: str, now: datetime | None = None, alerts: bool = False) -> Wants | None:

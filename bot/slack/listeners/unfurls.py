@@ -1,4 +1,6 @@
-"""arxiv.org links unfurled into the paper's card (``link_shared`` → ``chat.unfurl``).
+"""arxiv.org links unfurled into the paper's card (``link_shared`` → ``chat.unfurl``); and every paper link
+posted in a channel (arXiv, doi.org, OpenReview, bioRxiv, medRxiv: the app's unfurl domains) counted as the
+poster's interest (:mod:`bot.usecases.shares`).
 
 The card (:mod:`bot.slack.views.unfurl_card`) is a paper message's blocks (title linked, authors and
 venue, start of the abstract) with Save, 👍 and More like this; its clicks are
@@ -19,6 +21,7 @@ from bot.slack.runtime import Runtime
 from bot.slack.views.unfurl_card import unfurl_blocks
 from bot.sources.arxiv_ids import MAX_IDS, arxiv_id_of_url
 from bot.usecases.lookup import LookupFailed, held_by_arxiv_id, papers_by_arxiv_id
+from bot.usecases.shares import record_shared_links
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,10 @@ def register(app: App, runtime: Runtime) -> None:
             return
 
         def work(rt: Runtime) -> None:
+            # A link in a message posted (not one being typed: the composer's) by a person, in a channel.
+            user, channel = event.get("user"), event.get("channel")
+            if event.get("source") != "composer" and isinstance(user, str) and isinstance(channel, str):
+                record_shared_links(rt.ctx, user, links, channel)
             unfurls = unfurls_for(rt, links)
             if not unfurls:
                 return

@@ -207,9 +207,10 @@ def nothing_after(name: str) -> Callable[[str], Command]:
 
 @dataclass(frozen=True)
 class HelpTopic:
-    """One group of the help: its line in the short help, and the subcommands whose help lines (each
-    declared once, with its subcommand) `/papers help NAME` shows, then ``extra``. ``aliases``: other
-    words naming it (each of its subcommands' names does too)."""
+    """One group of the help: its line in the short help (``summary``; none for a topic that is only named
+    there: a setting few change), and the subcommands whose help lines (each declared once, with its
+    subcommand) `/papers help NAME` shows, then ``extra``. ``aliases``: other words naming it (each of its
+    subcommands' names does too)."""
 
     name: str
     summary: str

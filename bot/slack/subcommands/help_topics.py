@@ -42,7 +42,7 @@ class Guide:
         self.names = ", ".join(t.name for t in self.topics)
         self.by_word = {word: topic for topic in self.topics for word in topic.words}
         self.short = ("*paperbot* sends you new papers that match your interests.\n"
-                      + "\n".join(f"• {topic.summary}" for topic in self.topics)
+                      + "\n".join(f"• {topic.summary}" for topic in self.topics if topic.summary)
                       + f"\n`{COMMAND} help TOPIC` for more: {self.names}.")
         self.subcommand = Subcommand("help", "", lambda arg: Command("help", arg),
                                      lambda req, cmd: self.reply(cmd.arg), in_ack=True)

@@ -67,7 +67,8 @@ def test_unfurls_and_the_shortcut_are_in_every_manifest_and_registered():
 
     for mode in manifest.MANIFEST_FILES:
         features = manifest.manifest(mode)["features"]
-        assert features["unfurl_domains"] == ["arxiv.org"]
+        assert features["unfurl_domains"] == ["arxiv.org", "doi.org", "openreview.net", "biorxiv.org",
+                                              "medrxiv.org"]
         assert [s["callback_id"] for s in features["shortcuts"]] == [
             manifest.SAVE_SHORTCUT, manifest.WHO_SHORTCUT] == ["save_paper", "who_should_read"]
         assert all(s["type"] == "message" and len(s["name"]) <= 24 and len(s["description"]) <= 80
