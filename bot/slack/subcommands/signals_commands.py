@@ -13,8 +13,9 @@ NAME = "signals"
 HELP = (f"• `{COMMAND} signals shares off`: paper links you post in channels stop counting as interest; "
         f"`{COMMAND} signals shares on` (the default) counts each as a save")
 EXTRA = ("A link to a paper (arXiv, a DOI, OpenReview, bioRxiv or medRxiv) that you post in a channel "
-         "paperbot is in tells your digests you care about it, as saving it would, and that paper is not sent to you "
-         "again. paperbot sees only the links Slack shows it for those sites, never your messages.")
+         "paperbot is in tells your digests you care about it, as saving it would, and that paper is not "
+         "sent to you again. paperbot sees only the links Slack shows it for those sites, never your "
+         "messages.")
 
 
 def parse_signals(arg: str) -> tuple[str, bool]:
