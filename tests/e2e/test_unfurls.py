@@ -233,6 +233,30 @@ def test_a_redelivered_link_shared_unfurls_once(slack, standin, running):
     assert len(unfurls_at(standin, ts)) == 1
 
 
+def test_paper_links_a_person_posts_count_as_their_interest_once_and_not_after_signals_shares_off(
+        slack, standin, store, running):
+    user = new_user()
+    links = ["https://arxiv.org/abs/2402.00011v1", "https://doi.org/10.1000/KELP.3", "https://example.org/x"]
+    since = len(standin.calls())
+    event_id, _ = link_shared(slack, links, user=user)
+    running.settle()
+    assert [s.paper_id for s in store.shared_papers(user)] == ["doi:10.1000/kelp.3", "arxiv:2402.00011"]
+    link_shared(slack, links, user=user, event_id=event_id, retry_num=1)  # Slack's redelivery
+    link_shared(slack, links[:1], user=user)  # the same paper posted again
+    running.settle()
+    assert len(store.shared_papers(user)) == 2
+    said = [c for c in standin.calls()[since:] if c.method in ("chat.postMessage", "chat.postEphemeral")]
+    assert said == []  # counted quietly
+    assert "2402.00011" not in json.dumps(slack.ask(user, "recommend").blocks)  # they know it: never offered
+
+    other = new_user()
+    assert "no longer count" in slack.ask(other, "signals shares off").text
+    link_shared(slack, links[:1], user=other)
+    running.settle()
+    assert store.shared_papers(other) == []
+    assert "2 paper links you shared" in slack.ask(user, "forget").text
+
+
 @pytest.mark.parametrize("failure", ["http 500", "timeout"])
 def test_a_failed_lookup_unfurls_nothing_and_tells_nobody(slack, standin, store, arxiv, failure, monkeypatch,
                                                           running):

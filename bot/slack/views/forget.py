@@ -29,6 +29,7 @@ def what_goes(stored: Stored) -> str:
         _count(stored.muted, "muted word"), _count(stored.alerts, "alert"),
         _count(stored.liked, "liked paper"),
         _count(stored.disliked, "disliked paper"), _count(stored.saved, "saved paper"),
+        _count(stored.shared, "paper link you shared", "paper links you shared"),
         _count(stored.shown, "paper shown", "papers shown"), _count(stored.digests, "digest day"),
         _count(stored.suggestions, "paper suggested by or to you", "papers suggested by or to you"),
         # An installation or a channel's settings stay (they are the workspace's); only the name goes.

@@ -9,6 +9,7 @@ from bot.sources.arxiv_ids import (
     find_arxiv_ids,
     find_dois,
     id_list_url,
+    ids_of_link,
 )
 from bot.sources.http import Fetcher, RateLimiter
 from bot.sources.records import SourceError
@@ -105,3 +106,21 @@ def test_a_failing_or_hanging_api_is_a_source_error(arxiv):
     arxiv.status, arxiv.hang = None, 1.0
     with pytest.raises(SourceError, match="timed out"):
         fetch_by_ids(["2501.01234"], Fetcher(arxiv.url, timeout=0.2, limiter=RateLimiter(0)))
+
+
+@pytest.mark.parametrize(("url", "ids"), [
+    ("https://arxiv.org/pdf/2401.00001v2", ["arxiv:2401.00001"]),
+    ("https://doi.org/10.1038/S41586-024-1", ["doi:10.1038/s41586-024-1"]),
+    ("https://www.biorxiv.org/content/10.1101/2024.01.02.573000v2.full", ["doi:10.1101/2024.01.02.573000"]),
+    ("https://www.medrxiv.org/content/10.1101/2024.05.05.24306000v1", ["doi:10.1101/2024.05.05.24306000"]),
+    ("https://openreview.net/forum?id=AbC_1-x", ["openreview:AbC_1-x"]),
+    ("https://openreview.net/pdf?id=AbC", ["openreview:AbC"]),
+    ("https://pubmed.ncbi.nlm.nih.gov/40000001/", ["pmid:40000001"]),
+    ("https://aclanthology.org/2025.acl-long.1/", ["acl:2025.acl-long.1"]),
+    ("https://aclanthology.org/2025.acl-long.1.pdf", ["acl:2025.acl-long.1"]),
+    ("https://openreview.net/group?id=ICML.cc/2025/Conference", []),
+    ("https://www.biorxiv.org/collection/neuroscience", []),
+    ("https://example.org/10.1000/x", []),
+])
+def test_a_link_to_a_papers_page_gives_the_ids_it_may_be_held_under(url, ids):
+    assert ids_of_link(url) == ids
