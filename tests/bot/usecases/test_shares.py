@@ -17,7 +17,8 @@ FORUM = "https://openreview.net/forum?id=Cat5F0rum"
 def held(ctx):
     ctx.store.upsert_papers([
         Paper(id="arxiv:2402.00011", title="Whiskers of cats, measured",
-              abstract="Cats whiskers feline purring.", authors=["Rae Coral"], arxiv_id="2402.00011", arxiv_version=1),
+              abstract="Cats whiskers feline purring.", authors=["Rae Coral"], arxiv_id="2402.00011",
+              arxiv_version=1),
         Paper(id="openreview:Cat5F0rum", title="Purring as a signal",
               abstract="Cats purring feline whiskers.", authors=["Tom Sea"], url=FORUM),
         Paper(id="pmid:40000007", title="Feline kidney disease", abstract="Cats kidney feline disease.",
