@@ -18,6 +18,8 @@ def test_shares_go_with_the_person_forgotten_and_with_their_data(any_store):
     any_store.add_share("U1", "a", "C1")
     any_store.add_share("U2", "a", "C1")
     assert any_store.rows_about("U1").get("shares") == 1
+    [row] = any_store.person_rows("U1")["shares"]
+    assert (row["paper_id"], row["channel_id"]) == ("a", "C1")
     assert any_store.forget_person("U1").get("shares") == 1
     assert any_store.shared_papers("U1") == [] and len(any_store.shared_papers("U2")) == 1
 
