@@ -30,21 +30,23 @@ from storage.identity import (
     keys_of,
     share_a_surname,
 )
+from storage.followups import EventDetector, record_events
 from storage.models import UpsertCounts
+from storage.records import paper_from_row
 from storage.tables import COPIED_TABLES
 
 PAPER_COLUMNS = COPIED_TABLES["papers"]
 #: Person-level tables keyed (ws, user_id, paper_id): a merge moves their rows to the kept paper, a
 #: person's own row for it winning (who liked both keeps one like). A new table naming papers so
 #: belongs here.
-PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions")
+PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions", "followups_told")
 #: Those tables as migration m010 found them (``saved`` came with m011, ``feed_papers`` with m012).
 M010_TABLES = ("feedback", "shown")
 #: Tables keyed by paper id alone whose row goes with its paper: a merge gives the kept paper the
 #: dropped one's row when it has none of its own (``paper_vectors`` came with m018). A summary keyed (paper,
 #: model) moves so too: its ``source`` still names the text it was asked from, so a kept paper whose text
 #: differs asks again.
-PAPER_OWNED_TABLES = ("paper_vectors", "summaries")
+PAPER_OWNED_TABLES = ("paper_vectors", "summaries", "paper_events")
 CHUNK = 500
 
 INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608
@@ -208,10 +210,13 @@ def _how(row: dict, merged: dict, kept_id: str) -> str:
 # -- the upsert ----------------------------------------------------------------------------------------
 
 
-def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int) -> tuple[UpsertCounts, int]:
+def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int,
+           events: EventDetector | None = None) -> tuple[UpsertCounts, int]:
     """Add new papers and update known ones (paper rows without ``added_at``/``updated_at``/``seq``),
     change numbers following ``seq``; returns the counts (a record merged into a stored paper counts as
-    "updated") and the last change number given out. Run it in the paper writers' queue (see above)."""
+    "updated") and the last change number given out. Run it in the paper writers' queue (see above).
+    ``events``: what happened to a stored paper a record changed (before, after), written to
+    ``paper_events`` in this transaction, so an ingest killed midway loses none of them."""
     rows = [keys_of(r) for r in rows]
     matcher = Matcher(*known(sql, rows))
     counts = UpsertCounts()
@@ -229,6 +234,9 @@ def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int) -> tuple[UpsertCo
             seq += 1
             placed.merged.update(updated_at=now, seq=seq)
         write(sql, matcher, placed, {row["id"]: row["url"]}, changed, columns=UPSERTED_COLUMNS)
+        if changed and events is not None:
+            found = events(paper_from_row(placed.kept), paper_from_row(placed.merged))
+            record_events(sql, placed.kept["id"], found, now)
         if changed:
             counts.updated += 1
         else:

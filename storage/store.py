@@ -21,6 +21,7 @@ from storage.arxiv_cursors import ArxivCursorsStore
 from storage.channel_settings import ChannelsStore
 from storage.copy import CopyingStore
 from storage.digests import DigestsStore
+from storage.followups import FollowupsStore
 from storage.fulltext import FullTextStore
 from storage.inbox import InboxStore
 from storage.jobs import JobsStore
@@ -91,7 +92,7 @@ class BaseStore(Protocol):
 class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
-            SavedStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
+            SavedStore, FollowupsStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

@@ -13,6 +13,7 @@ from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source
 from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher, default_pubmed_fetcher
 from bot.sources.records import SourceError
 from bot.state.context import Context
+from bot.text.followups import events as paper_events
 from bot.text.highlights import highlights
 from storage import Paper, Store
 from storage.moments import iso_utc
@@ -237,7 +238,7 @@ def take_in_new_papers(ctx: Context, must_save: bool = False) -> None:
 def _write(ctx: Context, batch: list[Paper], report: SourceReport) -> None:
     if not batch:
         return
-    counts = ctx.store.upsert_papers(batch)
+    counts = ctx.store.upsert_papers(batch, events=paper_events)  # what became of known papers (issue 42)
     report.added += counts.added
     report.updated += counts.updated
     report.unchanged += counts.unchanged

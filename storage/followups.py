@@ -1,0 +1,111 @@
+"""What became of the papers people saved or liked (issue 42) on either backend: the events an ingest found
+(``paper_events``, written by :mod:`storage.merging` in the transaction of the merge that found them) and
+which of them each person (or channel) was told (``followups_told``, one row per person and event: the key
+decides "once" across processes and replicas).
+
+What an event is belongs to the caller (``bot/text/followups.py``): the store is handed a detector, a
+function of the paper before and after a merge. Statements use qmark placeholders; table and column names
+are constants, never input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from storage.dialect import Shared
+from storage.models import Paper, PaperEvent
+
+#: What an ingest's store asks of its caller: the (kind, detail) events between a stored paper (before a
+#: record was merged into it) and what it became.
+EventDetector = Callable[[Paper, Paper], Iterable[tuple[str, str]]]
+
+#: An event found once per paper, kind and detail: the same event found again (another source's record
+#: of the same change) changes nothing.
+RECORD_EVENT = ("insert into paper_events (paper_id, kind, detail, found_at) values (?, ?, ?, ?)"
+                " on conflict (paper_id, kind, detail) do nothing")
+EVENTS_OF = ("select paper_id, kind, detail, found_at from paper_events where paper_id in ({marks})"
+             " order by found_at, paper_id, kind, detail")
+#: Claim, for one message (``via``), every event a person has not been told of yet, found since ``?``
+#: about a paper they had saved or liked before it was found (an event older than their interest is not
+#: news to them). One statement: two processes claiming at once each insert only what the other did not.
+CLAIM = (
+    "insert into followups_told (ws, user_id, paper_id, kind, detail, via, told_at)"
+    " select ?, ?, e.paper_id, e.kind, e.detail, ?, ? from paper_events e"
+    " where e.found_at >= ?"
+    " and (exists (select 1 from saved s where s.ws = ? and s.user_id = ? and s.paper_id = e.paper_id"
+    "              and s.saved_at <= e.found_at)"
+    "      or exists (select 1 from feedback f where f.ws = ? and f.user_id = ? and f.paper_id = e.paper_id"
+    "              and f.value > 0 and f.created_at <= e.found_at))"
+    " and not exists (select 1 from followups_told t where t.ws = ? and t.user_id = ?"
+    "                 and t.paper_id = e.paper_id and t.kind = e.kind and t.detail = e.detail)"
+    " order by e.found_at, e.paper_id limit ?"
+    " on conflict (ws, user_id, paper_id, kind, detail) do nothing"
+)
+TOLD_VIA = ("select t.paper_id, t.kind, t.detail, e.found_at from followups_told t"
+            " left join paper_events e on e.paper_id = t.paper_id and e.kind = t.kind and e.detail = t.detail"
+            " where t.ws = ? and t.user_id = ? and t.via = ? order by e.found_at, t.paper_id, t.kind, t.detail")
+TOLD_LIKE = "select 1 from followups_told where ws = ? and user_id = ? and via like ? limit 1"
+RELEASE = "delete from followups_told where ws = ? and user_id = ? and via = ?"
+
+
+def record_events(sql, paper_id: str, found: Iterable[tuple[str, str]], now: str) -> None:
+    """Write the events found for paper ``paper_id`` (in the caller's transaction); ``sql``: a
+    :class:`storage.merging.Sql`."""
+    for kind, detail in found:
+        sql.run(RECORD_EVENT, [paper_id, kind, detail, now])
+
+
+class FollowupsStore(Protocol):
+    """The events found of papers, and which of them each person of this workspace was told."""
+
+    def paper_events(self, paper_ids: Iterable[str]) -> list[PaperEvent]:
+        """The events found of these papers (by their current ids), oldest first."""
+        ...
+
+    def claim_followups(self, user_id: str, via: str, told_at: str, since: str, limit: int) -> list[PaperEvent]:
+        """Claim for one message (``via``: a digest's local day, or "dm:" and a local day) at most
+        ``limit`` events not told to ``user_id`` yet, found since ``since`` (ISO UTC) about papers they
+        saved or liked before each was found, and return every event claimed for ``via`` (those claimed
+        by an earlier attempt at the same message included), oldest first. Once per person and event
+        however many processes claim at once."""
+        ...
+
+    def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
+        """The events claimed for one message of ``user_id``'s, oldest first."""
+        ...
+
+    def told_followups_via_like(self, user_id: str, pattern: str) -> bool:
+        """Whether any event was told ``user_id`` through a message whose ``via`` is like ``pattern``."""
+        ...
+
+    def release_followups(self, user_id: str, via: str) -> int:
+        """Give back the events claimed for a message that never went out (to be told another time);
+        how many."""
+        ...
+
+
+class Followups(Shared):
+    """Follow-ups of one workspace's people, over the papers' events every workspace shares."""
+
+    def paper_events(self, paper_ids: Iterable[str]) -> list[PaperEvent]:
+        ids = list(dict.fromkeys(paper_ids))
+        if not ids:
+            return []
+        rows = self._sql.all(EVENTS_OF.format(marks=", ".join("?" * len(ids))), ids)
+        return [PaperEvent(*r) for r in rows]
+
+    def claim_followups(self, user_id: str, via: str, told_at: str, since: str, limit: int) -> list[PaperEvent]:
+        ws = self._ws
+        if limit > 0:
+            self._sql.run(CLAIM, [ws, user_id, via, told_at, since, ws, user_id, ws, user_id, ws, user_id, limit])
+        return self.followups_told_via(user_id, via)
+
+    def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
+        return [PaperEvent(*r) for r in self._sql.all(TOLD_VIA, [self._ws, user_id, via])]
+
+    def told_followups_via_like(self, user_id: str, pattern: str) -> bool:
+        return self._sql.one(TOLD_LIKE, [self._ws, user_id, pattern]) is not None
+
+    def release_followups(self, user_id: str, via: str) -> int:
+        return self._sql.run(RELEASE, [self._ws, user_id, via])
