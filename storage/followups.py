@@ -28,15 +28,16 @@ EVENTS_OF = ("select paper_id, kind, detail, found_at from paper_events where pa
              " order by found_at, paper_id, kind, detail")
 #: Claim, for one message (``via``), every event a person has not been told of yet, found since ``?``
 #: about a paper they had saved or liked before it was found (an event older than their interest is not
-#: news to them). One statement: two processes claiming at once each insert only what the other did not.
+#: news to them; timestamps are compared to the second, as some are written to the microsecond and some
+#: not, a save in the same second counting as before). One statement: two processes claiming at once each insert only what the other did not.
 CLAIM = (
     "insert into followups_told (ws, user_id, paper_id, kind, detail, via, told_at)"
     " select ?, ?, e.paper_id, e.kind, e.detail, ?, ? from paper_events e"
     " where e.found_at >= ?"
     " and (exists (select 1 from saved s where s.ws = ? and s.user_id = ? and s.paper_id = e.paper_id"
-    "              and s.saved_at <= e.found_at)"
+    "              and substr(s.saved_at, 1, 19) <= substr(e.found_at, 1, 19))"
     "      or exists (select 1 from feedback f where f.ws = ? and f.user_id = ? and f.paper_id = e.paper_id"
-    "              and f.value > 0 and f.created_at <= e.found_at))"
+    "              and f.value > 0 and substr(f.created_at, 1, 19) <= substr(e.found_at, 1, 19)))"
     " and not exists (select 1 from followups_told t where t.ws = ? and t.user_id = ?"
     "                 and t.paper_id = e.paper_id and t.kind = e.kind and t.detail = e.detail)"
     " order by e.found_at, e.paper_id limit ?"
