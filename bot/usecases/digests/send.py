@@ -52,6 +52,8 @@ from bot.usecases.digest_vocabulary import (
 )
 from bot.usecases.digests.choose import Chooser
 from bot.usecases.feeds import label, sections
+from bot.usecases.followups import Followup, claim_followups
+from bot.usecases.followups import give_back as give_back_followups
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
 from bot.usecases.social import with_saved_counts
@@ -364,7 +366,8 @@ class _Sending:
         against each of its papers (tried again later, as one message again)."""
         user_id = self.record.user_id
         header = self.courier.phrase(DigestHeader(len(recs), self.day, tuple(sections(recs)),
-                                                  weekly=chooser.weekly(user_id), compact=True))
+                                                  weekly=chooser.weekly(user_id), compact=True,
+                                                  followups=self._followups()))
         assert self.courier.post_compact is not None  # checked by _compact
         try:
             posted = self.courier.post_compact(channel, header, todo)
@@ -465,18 +468,33 @@ class _Sending:
     def _post_header(self, channel: str, recs: list[Recommendation], chooser: Chooser) -> None:
         """The digest's first message; when it fails (Slack down aside), the papers go out without it."""
         user_id = self.record.user_id
+        followups = self._followups()
         try:
             said = DigestHeader(len(recs), self.day, tuple(sections(recs)), weekly=chooser.weekly(user_id),
-                                channel=is_channel(user_id))
+                                channel=is_channel(user_id), followups=followups)
             ts = self.courier.post_text(channel, self.courier.phrase(said))
         except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
             raise
         except Exception:  # the papers matter more than their header: go on without it
             log.exception("could not post the digest header for %s", user_id)
+            if followups:  # they went nowhere: told another time
+                give_back_followups(self.ctx, user_id, self.record.local_date)
         else:
             # Renewed after every message, the header too: a taker-over counts from this.
             self.ctx.store.record_digest_header(user_id, self.record.local_date, self.owner, ts,
                                                 iso_utc(self.clock() + LEASE))
+
+    def _followups(self) -> tuple[Followup, ...]:
+        """What became of the papers the person saved or liked, claimed for this digest before its header
+        goes out (a retry of the header claims the same ones): said in the header. None when claiming
+        fails: a follow-up must not stop a digest."""
+        try:
+            return claim_followups(self.ctx, self.record.user_id, self.record.local_date, self.clock())
+        except DATABASE_AWAY:
+            raise
+        except Exception:
+            log.exception("could not claim the follow-ups of %s", self.record.user_id)
+            return ()
 
     def _post_papers(self, channel: str, todo: list[Recommendation]) -> Outcome:
         """Post each paper left, each recorded as shown once Slack has it; "sent" with the last one,

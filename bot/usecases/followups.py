@@ -1,0 +1,80 @@
+"""What became of the papers a person saved or liked (issue 42, docs/followups.md): a new version whose
+abstract changed, a venue or journal, a DOI, a code link, a withdrawal, as the ingest found them
+(``bot/text/followups.py``, stored with the merge that found them). Each is told once per person and
+event: claimed in the database (``followups_told``) for the message that carries it, before that message is
+posted, so a retry of the same message tells the same ones and no other message repeats them.
+
+Returned as data (:class:`Followup`); the Slack views word them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bot.state.context import Context
+from bot.text.followups import KINDS
+from storage import Paper, PaperEvent
+from storage.moments import iso_utc
+
+#: Events found longer ago than this are not told (someone who turns follow-ups back on hears of the
+#: recent ones, not of a year's).
+HORIZON = timedelta(days=14)
+#: At most this many events a message; the rest wait for the next.
+MOST_EVENTS = 20
+#: A follow-up message of its own (on a day without a digest) is claimed under this prefix and the
+#: person's local day: at most one a day.
+DM_VIA = "dm:"
+
+
+@dataclass(frozen=True)
+class Followup:
+    """One paper a person saved or liked, and what became of it: ``events`` as (kind, detail), in
+    :data:`bot.text.followups.KINDS` order."""
+
+    paper: Paper
+    events: tuple[tuple[str, str], ...]
+
+
+def wants_followups(ctx: Context, user_id: str) -> bool:
+    """Whether ``user_id`` is told of follow-ups (a person who did not turn them off, or a channel)."""
+    person = ctx.store.get_person(user_id)
+    return person is None or not person.followups_off
+
+
+def claim_followups(ctx: Context, user_id: str, via: str, now: datetime) -> tuple[Followup, ...]:
+    """Claim for one message (``via``: a digest's local day, or :data:`DM_VIA` and a local day) the
+    follow-ups not told ``user_id`` yet, and return every one claimed for it (an earlier attempt's too),
+    a paper each; none for someone who turned them off."""
+    if not wants_followups(ctx, user_id):
+        return ()
+    with ctx.store.transaction():
+        events = ctx.store.claim_followups(user_id, via, iso_utc(now), iso_utc(now - HORIZON), MOST_EVENTS)
+    return grouped(ctx, events)
+
+
+def told_via(ctx: Context, user_id: str, via: str) -> tuple[Followup, ...]:
+    """The follow-ups claimed for one message of ``user_id``'s."""
+    return grouped(ctx, ctx.store.followups_told_via(user_id, via))
+
+
+def give_back(ctx: Context, user_id: str, via: str) -> None:
+    """The message claimed for ``via`` never went out: its follow-ups are told another time."""
+    with ctx.store.transaction():
+        ctx.store.release_followups(user_id, via)
+
+
+def had_followup_message(ctx: Context, user_id: str, day: str) -> bool:
+    """Whether ``user_id`` was sent a follow-up message of its own on local ``day`` (YYYY-MM-DD)."""
+    return ctx.store.told_followups_via_like(user_id, DM_VIA + day)
+
+
+def grouped(ctx: Context, events: list[PaperEvent]) -> tuple[Followup, ...]:
+    """``events`` a paper each, in the order their papers first appear; papers no longer stored left out."""
+    by_paper: dict[str, list[tuple[str, str]]] = {}
+    for event in events:
+        by_paper.setdefault(event.paper_id, []).append((event.kind, event.detail))
+    papers = ctx.store.get_papers(list(by_paper))
+    order = {kind: i for i, kind in enumerate(KINDS)}
+    return tuple(Followup(papers[pid], tuple(sorted(found, key=lambda e: (order.get(e[0], len(order)), e[1]))))
+                 for pid, found in by_paper.items() if pid in papers)
