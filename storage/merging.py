@@ -30,8 +30,8 @@ from storage.identity import (
     keys_of,
     share_a_surname,
 )
-from storage.followups import EventDetector, record_events
 from storage.models import UpsertCounts
+from storage.paper_events import EventDetector, record_events
 from storage.records import paper_from_row
 from storage.tables import COPIED_TABLES
 

@@ -12,9 +12,9 @@ from typing import Protocol
 
 from storage import identity, merging
 from storage.dialect import Shared
-from storage.followups import EventDetector
 from storage.fulltext import paper_text
 from storage.models import Paper, UpsertCounts
+from storage.paper_events import EventDetector
 from storage.records import paper_from_row, paper_row
 
 #: Highlights computed apart from an ingest (a back-fill) land only where none were and the abstract is still

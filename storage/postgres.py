@@ -59,6 +59,7 @@ from storage.inbox import Inbox
 from storage.library_imports import LibraryImports
 from storage.models import Feedback, Paper, UpsertCounts
 from storage.moments import iso_utc
+from storage.paper_events import EventDetector, Followups
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -77,7 +78,6 @@ from storage.pg_connections import (
 from storage.polls import Polls
 from storage.preferences import Preferences
 from storage.records import paper_row, person_from_row, utcnow
-from storage.followups import EventDetector, Followups
 from storage.saved import SavedPapers
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store

@@ -32,6 +32,7 @@ from storage.library_imports import LibraryImports
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
 from storage.moments import iso_utc
+from storage.paper_events import EventDetector, Followups
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -39,7 +40,6 @@ from storage.person_holds import holds_of
 from storage.polls import Polls
 from storage.preferences import Preferences
 from storage.records import paper_row, utcnow
-from storage.followups import EventDetector, Followups
 from storage.saved import SavedPapers
 from storage.snapshot import Snapshots
 from storage.store import Store

@@ -1,6 +1,6 @@
 """What became of the papers a person saved or liked (issue 42, docs/followups.md): a new version whose
 abstract changed, a venue or journal, a DOI, a code link, a withdrawal, as the ingest found them
-(``bot/text/followups.py``, stored with the merge that found them). Each is told once per person and
+(``bot/text/paper_events.py``, stored with the merge that found them). Each is told once per person and
 event: claimed in the database (``followups_told``) for the message that carries it, before that message is
 posted, so a retry of the same message tells the same ones and no other message repeats them.
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from bot.state.context import Context
-from bot.text.followups import KINDS
+from bot.text.paper_events import KINDS
 from storage import Paper, PaperEvent
 from storage.moments import iso_utc
 
@@ -21,7 +21,7 @@ from storage.moments import iso_utc
 #: recent ones, not of a year's).
 HORIZON = timedelta(days=14)
 #: At most this many events a message; the rest wait for the next.
-MOST_EVENTS = 20
+MOST_EVENTS = 10
 #: A follow-up message of its own (on a day without a digest) is claimed under this prefix and the
 #: person's local day: at most one a day.
 DM_VIA = "dm:"
@@ -30,7 +30,7 @@ DM_VIA = "dm:"
 @dataclass(frozen=True)
 class Followup:
     """One paper a person saved or liked, and what became of it: ``events`` as (kind, detail), in
-    :data:`bot.text.followups.KINDS` order."""
+    :data:`bot.text.paper_events.KINDS` order."""
 
     paper: Paper
     events: tuple[tuple[str, str], ...]
@@ -76,5 +76,8 @@ def grouped(ctx: Context, events: list[PaperEvent]) -> tuple[Followup, ...]:
         by_paper.setdefault(event.paper_id, []).append((event.kind, event.detail))
     papers = ctx.store.get_papers(list(by_paper))
     order = {kind: i for i, kind in enumerate(KINDS)}
-    return tuple(Followup(papers[pid], tuple(sorted(found, key=lambda e: (order.get(e[0], len(order)), e[1]))))
+    def ordered(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+        return tuple(sorted(found, key=lambda e: (order.get(e[0], len(order)), e[1])))
+
+    return tuple(Followup(papers[pid], ordered(found))
                  for pid, found in by_paper.items() if pid in papers)

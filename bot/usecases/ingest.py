@@ -13,8 +13,8 @@ from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source
 from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher, default_pubmed_fetcher
 from bot.sources.records import SourceError
 from bot.state.context import Context
-from bot.text.followups import events as paper_events
 from bot.text.highlights import highlights
+from bot.text.paper_events import events as paper_events
 from storage import Paper, Store
 from storage.moments import iso_utc
 

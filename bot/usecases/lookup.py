@@ -23,7 +23,7 @@ from bot.sources.http import use_pubmed_api as use_pubmed_api  # likewise
 from bot.sources.normalize import parse_arxiv_id
 from bot.sources.records import SourceError
 from bot.state.context import Context
-from bot.text.followups import events as paper_events
+from bot.text.paper_events import events as paper_events
 from storage import Paper
 
 log = logging.getLogger(__name__)

@@ -10,12 +10,13 @@ from tests.storage.conftest import sql_rows
 
 V1 = Paper(id="arxiv:2501.00001", arxiv_id="2501.00001", arxiv_version=1, title="Sparse graph transformers",
            abstract="We study sparse attention on graphs.", authors=["Ana Duarte"])
-V2 = replace(V1, id="arxiv:2501.00001v2", arxiv_version=2, abstract="We study sparse attention on big graphs.")
+V2 = replace(V1, id="arxiv:2501.00001v2", arxiv_version=2,
+             abstract="We study sparse attention on big graphs.")
 SINCE = "2000-01-01T00:00:00+00:00"
 
 
 def detector(before, after):
-    """A stand-in for bot/text/followups.py: the abstract changed, the venue came."""
+    """A stand-in for bot/text/paper_events.py: the abstract changed, the venue came."""
     found = []
     if before.abstract != after.abstract:
         found.append(("version", f"v{after.arxiv_version}"))
@@ -104,7 +105,8 @@ def test_two_processes_claiming_at_once_tell_each_event_once(any_store):
 
 
 def test_a_merge_carries_events_and_what_was_told_to_the_kept_paper(any_store):
-    a = Paper(id="doi:10.1/x", doi="10.1/x", title="Kept paper about graphs", abstract="Short.", authors=["Li"])
+    a = Paper(id="doi:10.1/x", doi="10.1/x", title="Kept paper about graphs", abstract="Short.",
+              authors=["Li"])
     b = Paper(id="pmid:1", title="Other copy of the paper", abstract="Other.", authors=["Li"])
     any_store.upsert_papers([a, b])
     any_store.save_paper("U1", "pmid:1")
@@ -125,7 +127,8 @@ def test_forgetting_a_person_deletes_what_they_were_told_and_their_rows_hold_it(
     any_store.upsert_papers([V2], events=detector)
     any_store.claim_followups("U1", "d1", "t", SINCE, 10)
     rows = any_store.person_rows("U1")["followups_told"]
-    assert [(r["paper_id"], r["kind"], r["detail"], r["via"]) for r in rows] == [(V1.id, "version", "v2", "d1")]
+    told = [(r["paper_id"], r["kind"], r["detail"], r["via"]) for r in rows]
+    assert told == [(V1.id, "version", "v2", "d1")]
     assert any_store.forget_person("U1")["followups_told"] == 1
     assert any_store.person_rows("U1")["followups_told"] == []
     assert len(any_store.paper_events([V1.id])) == 1  # the paper's own history stays

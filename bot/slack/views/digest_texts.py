@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from bot.slack.views.followups import followup_block
+from bot.slack.views.followup_texts import followup_block
 from bot.usecases.digest_vocabulary import DigestHeader, NothingMatched, Said
 
 #: A person's note on a day their digest had nothing worth sending (``when``: "today" or "this week").

@@ -10,10 +10,11 @@ from bot.slack.manifest import COMMAND
 from bot.slack.views.messages import fit, link, title_of
 from bot.usecases.followups import Followup
 
-TITLE_LIMIT = 120
-DETAIL_LIMIT = 80
-#: At most this many papers are listed; the rest are counted.
-MOST_LISTED = 10
+TITLE_LIMIT = 100
+DETAIL_LIMIT = 60
+#: At most this many papers are listed, the rest counted: the block stays within a section's 3,000 characters
+#: (a compact digest's header is one).
+MOST_LISTED = 6
 
 
 def event_text(kind: str, detail: str) -> str:

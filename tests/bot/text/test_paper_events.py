@@ -2,7 +2,7 @@
 
 from dataclasses import replace
 
-from bot.text.followups import code_links, events, is_withdrawn
+from bot.text.paper_events import code_links, events, is_withdrawn
 from storage import Paper
 
 V1 = Paper(id="arxiv:2501.00001", arxiv_id="2501.00001", arxiv_version=1, title="Sparse graph transformers",
@@ -51,13 +51,15 @@ def test_code_links_are_of_the_four_hosts_and_name_more_than_a_host():
 
 
 def test_withdrawal_is_told_alone():
-    gone = replace(V1, arxiv_version=2, abstract="This paper has been withdrawn by the author due to an error.")
+    gone = replace(V1, arxiv_version=2,
+                   abstract="This paper has been withdrawn by the author due to an error.")
     assert is_withdrawn(gone) and not is_withdrawn(V1)
     assert events(V1, gone) == [("withdrawn", "")]
     assert events(gone, replace(gone, arxiv_version=3)) == []  # withdrawn already
     biorxiv = Paper(id="doi:10.1101/1", title="WITHDRAWN: A cell atlas", abstract="The authors have withdrawn"
                     " their manuscript owing to a flaw.")
-    assert events(replace(biorxiv, title="A cell atlas", abstract="We map cells."), biorxiv) == [("withdrawn", "")]
+    before = replace(biorxiv, title="A cell atlas", abstract="We map cells.")
+    assert events(before, biorxiv) == [("withdrawn", "")]
 
 
 def test_a_paper_without_arxiv_versions_whose_record_changed_its_abstract():

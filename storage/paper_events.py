@@ -3,7 +3,7 @@
 which of them each person (or channel) was told (``followups_told``, one row per person and event: the key
 decides "once" across processes and replicas).
 
-What an event is belongs to the caller (``bot/text/followups.py``): the store is handed a detector, a
+What an event is belongs to the caller (``bot/text/paper_events.py``): the store is handed a detector, a
 function of the paper before and after a merge. Statements use qmark placeholders; table and column names
 are constants, never input.
 """
@@ -29,7 +29,8 @@ EVENTS_OF = ("select paper_id, kind, detail, found_at from paper_events where pa
 #: Claim, for one message (``via``), every event a person has not been told of yet, found since ``?``
 #: about a paper they had saved or liked before it was found (an event older than their interest is not
 #: news to them; timestamps are compared to the second, as some are written to the microsecond and some
-#: not, a save in the same second counting as before). One statement: two processes claiming at once each insert only what the other did not.
+#: not, a save in the same second counting as before). One statement: two processes claiming at once
+#: each insert only what the other did not.
 CLAIM = (
     "insert into followups_told (ws, user_id, paper_id, kind, detail, via, told_at)"
     " select ?, ?, e.paper_id, e.kind, e.detail, ?, ? from paper_events e"
@@ -45,7 +46,8 @@ CLAIM = (
 )
 TOLD_VIA = ("select t.paper_id, t.kind, t.detail, e.found_at from followups_told t"
             " left join paper_events e on e.paper_id = t.paper_id and e.kind = t.kind and e.detail = t.detail"
-            " where t.ws = ? and t.user_id = ? and t.via = ? order by e.found_at, t.paper_id, t.kind, t.detail")
+            " where t.ws = ? and t.user_id = ? and t.via = ?"
+            " order by e.found_at, t.paper_id, t.kind, t.detail")
 TOLD_LIKE = "select 1 from followups_told where ws = ? and user_id = ? and via like ? limit 1"
 RELEASE = "delete from followups_told where ws = ? and user_id = ? and via = ?"
 
@@ -64,7 +66,8 @@ class FollowupsStore(Protocol):
         """The events found of these papers (by their current ids), oldest first."""
         ...
 
-    def claim_followups(self, user_id: str, via: str, told_at: str, since: str, limit: int) -> list[PaperEvent]:
+    def claim_followups(self, user_id: str, via: str, told_at: str, since: str,
+                        limit: int) -> list[PaperEvent]:
         """Claim for one message (``via``: a digest's local day, or "dm:" and a local day) at most
         ``limit`` events not told to ``user_id`` yet, found since ``since`` (ISO UTC) about papers they
         saved or liked before each was found, and return every event claimed for ``via`` (those claimed
@@ -96,10 +99,12 @@ class Followups(Shared):
         rows = self._sql.all(EVENTS_OF.format(marks=", ".join("?" * len(ids))), ids)
         return [PaperEvent(*r) for r in rows]
 
-    def claim_followups(self, user_id: str, via: str, told_at: str, since: str, limit: int) -> list[PaperEvent]:
+    def claim_followups(self, user_id: str, via: str, told_at: str, since: str,
+                        limit: int) -> list[PaperEvent]:
         ws = self._ws
         if limit > 0:
-            self._sql.run(CLAIM, [ws, user_id, via, told_at, since, ws, user_id, ws, user_id, ws, user_id, limit])
+            self._sql.run(CLAIM, [ws, user_id, via, told_at, since, ws, user_id, ws, user_id, ws, user_id,
+                                  limit])
         return self.followups_told_via(user_id, via)
 
     def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
