@@ -1,0 +1,83 @@
+"""Follow-ups in the digest (issue 42): what became of the papers a person saved or liked, said once in the
+next digest's header, claimed before the header goes out, so a retry says the same and nothing repeats."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+
+from bot.errors import Outage
+from bot.text.paper_events import events
+from bot.usecases import follow
+from bot.usecases.digests.send import send_digest
+from bot.usecases.followups import claim_followups
+from bot.usecases.settings import set_followups
+from storage import Paper
+from tests.fakes import Clock, FakeCourier
+
+DAY = date(2026, 7, 15)
+V1 = Paper(id="arxiv:2507.00001", arxiv_id="2507.00001", arxiv_version=1, title="Graph kittens at scale",
+           abstract="We count kittens on graphs.", authors=["Ana Duarte"])
+V2 = replace(V1, id="arxiv:2507.00001v2", arxiv_version=2, venue="ICML 2025",
+             abstract="We count kittens on large graphs. Code: https://github.com/lab/kittens.")
+
+
+def saved_then_moved_on(ctx, user="U1"):
+    follow(ctx, user, "feline cats whiskers")
+    ctx.store.set_timezone(user, "UTC")
+    ctx.store.upsert_papers([V1])
+    ctx.store.save_paper(user, V1.id)
+    ctx.store.upsert_papers([V2], events=events)
+
+
+def test_the_next_digest_says_what_became_of_a_saved_paper_once(ctx):
+    saved_then_moved_on(ctx)
+    dm = FakeCourier(find_posted=False)
+    assert send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1").status == "sent"
+    header = dm.headers("DU1")[0]
+    assert "*1 paper you saved moved on:*" in header
+    assert "• <https://arxiv.org/abs/2507.00001|Graph kittens at scale>: " in header
+    assert "accepted at ICML 2025" in header and "new version (v2): the abstract changed" in header
+    assert "code: <https://github.com/lab/kittens|github.com/lab/kittens>" in header
+    # The next day's digest: nothing new became of it, so no block.
+    nxt = FakeCourier(find_posted=False)
+    send_digest(ctx, "U1", DAY + timedelta(days=1), nxt.courier(), "me:1:1")
+    assert nxt.headers("DU1") and "moved on" not in nxt.headers("DU1")[0]
+
+
+def test_a_header_retried_after_an_outage_says_the_same_follow_ups_once(ctx):
+    saved_then_moved_on(ctx)
+    clock = Clock(datetime(2026, 7, 15, 9, 0, tzinfo=UTC))
+    down = FakeCourier(find_posted=False, fail={"header": Outage("Slack answered 503")})
+    assert send_digest(ctx, "U1", DAY, down.courier(), "me:1:1", clock=clock).status == "incomplete"
+    assert down.headers("DU1") == []
+    clock.advance(timedelta(hours=1))
+    back = FakeCourier(find_posted=False)
+    assert send_digest(ctx, "U1", DAY, back.courier(), "me:1:1", clock=clock).status == "sent"
+    assert [h.count("accepted at ICML 2025") for h in back.headers("DU1")] == [1]
+    assert claim_followups(ctx, "U1", "2026-07-16", clock()) == ()  # told: not again
+
+
+def test_a_header_that_failed_gives_its_follow_ups_back(ctx):
+    saved_then_moved_on(ctx)
+    broken = FakeCourier(find_posted=False, fail={"header": RuntimeError("refused")})
+    send_digest(ctx, "U1", DAY, broken.courier(), "me:1:1")
+    later = claim_followups(ctx, "U1", "2026-07-16", datetime.now(UTC))
+    assert [f.paper.id for f in later] == [V1.id]
+
+
+def test_someone_who_turned_follow_ups_off_hears_none(ctx):
+    saved_then_moved_on(ctx)
+    set_followups(ctx, "U1", False)
+    dm = FakeCourier(find_posted=False)
+    send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1")
+    assert "moved on" not in dm.headers("DU1")[0]
+
+
+def test_a_liked_paper_counts_and_someone_else_hears_nothing_of_it(ctx):
+    follow(ctx, "U2", "feline cats whiskers")
+    ctx.store.set_timezone("U2", "UTC")
+    saved_then_moved_on(ctx)
+    dm = FakeCourier(find_posted=False)
+    send_digest(ctx, "U2", DAY, dm.courier(), "me:1:1")
+    assert "moved on" not in dm.headers("DU2")[0]
