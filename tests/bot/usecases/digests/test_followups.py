@@ -81,3 +81,22 @@ def test_a_liked_paper_counts_and_someone_else_hears_nothing_of_it(ctx):
     dm = FakeCourier(find_posted=False)
     send_digest(ctx, "U2", DAY, dm.courier(), "me:1:1")
     assert "moved on" not in dm.headers("DU2")[0]
+
+
+def test_export_data_holds_what_was_told_and_forget_deletes_it(ctx):
+    import json
+
+    from bot.slack.views.forget import what_goes
+    from bot.usecases.export import data_export
+    from bot.usecases.forget import forget, stored_about
+
+    saved_then_moved_on(ctx)
+    dm = FakeCourier(find_posted=False)
+    send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1")
+    told = json.loads(data_export(ctx, "U1").content)["tables"]["followups_told"]
+    assert {(r["paper_id"], r["kind"], r["via"]) for r in told} == {
+        (V1.id, "version", "2026-07-15"), (V1.id, "accepted", "2026-07-15"), (V1.id, "code", "2026-07-15")}
+    stored = stored_about(ctx, "U1")
+    assert stored.followups == 3 and "3 follow-ups told you" in what_goes(stored)
+    forget(ctx, "U1")
+    assert ctx.store.person_rows("U1")["followups_told"] == []
