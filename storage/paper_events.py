@@ -48,6 +48,21 @@ TOLD_VIA = ("select t.paper_id, t.kind, t.detail, e.found_at from followups_told
             " left join paper_events e on e.paper_id = t.paper_id and e.kind = t.kind and e.detail = t.detail"
             " where t.ws = ? and t.user_id = ? and t.via = ?"
             " order by e.found_at, t.paper_id, t.kind, t.detail")
+#: Who has an event not told yet (as :data:`CLAIM` would claim it), and has not turned follow-ups off:
+#: driven by the events found since ``?`` (the index on ``found_at``), then the papers' savers and likers.
+PEOPLE_WITH_NEWS = (
+    "select distinct x.user_id from paper_events e join ("
+    " select s.user_id, s.paper_id, s.saved_at as at from saved s where s.ws = ?"
+    " union all"
+    " select f.user_id, f.paper_id, f.created_at as at from feedback f where f.ws = ? and f.value > 0"
+    ") x on x.paper_id = e.paper_id and substr(x.at, 1, 19) <= substr(e.found_at, 1, 19)"
+    " where e.found_at >= ?"
+    " and not exists (select 1 from followups_told t where t.ws = ? and t.user_id = x.user_id"
+    "                 and t.paper_id = e.paper_id and t.kind = e.kind and t.detail = e.detail)"
+    " and not exists (select 1 from people p where p.ws = ? and p.user_id = x.user_id"
+    "                 and p.followups_off = 1)"
+    " order by x.user_id"
+)
 TOLD_LIKE = "select 1 from followups_told where ws = ? and user_id = ? and via like ? limit 1"
 RELEASE = "delete from followups_told where ws = ? and user_id = ? and via = ?"
 
@@ -77,6 +92,11 @@ class FollowupsStore(Protocol):
 
     def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
         """The events claimed for one message of ``user_id``'s, oldest first."""
+        ...
+
+    def people_with_followups(self, since: str) -> list[str]:
+        """Who in this workspace has an event found since ``since`` (ISO UTC) not told yet, about a paper
+        they saved or liked before it was found, and has not turned follow-ups off (channels included)."""
         ...
 
     def told_followups_via_like(self, user_id: str, pattern: str) -> bool:
@@ -109,6 +129,10 @@ class Followups(Shared):
 
     def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
         return [PaperEvent(*r) for r in self._sql.all(TOLD_VIA, [self._ws, user_id, via])]
+
+    def people_with_followups(self, since: str) -> list[str]:
+        ws = self._ws
+        return [r[0] for r in self._sql.all(PEOPLE_WITH_NEWS, [ws, ws, since, ws, ws])]
 
     def told_followups_via_like(self, user_id: str, pattern: str) -> bool:
         return self._sql.one(TOLD_LIKE, [self._ws, user_id, pattern]) is not None

@@ -139,3 +139,20 @@ def test_followups_off_is_a_setting_of_a_person(any_store):
     assert any_store.get_person("U1").followups_off is False
     any_store.set_person_settings("U1", followups_off=True)
     assert any_store.get_person("U1").followups_off is True
+
+
+def test_who_has_news_is_who_a_claim_would_tell(any_store):
+    any_store.upsert_papers([V1, Paper(id="b", title="Another paper entirely here", abstract="Other.")])
+    any_store.save_paper("U1", V1.id)
+    any_store.set_feedback("U2", V1.id, 1)
+    any_store.set_feedback("U3", V1.id, -1)
+    any_store.save_paper("U4", "b")
+    any_store.ensure_person("U2")
+    any_store.set_person_settings("U2", followups_off=True)
+    assert any_store.people_with_followups(SINCE) == []
+    any_store.upsert_papers([V2], events=detector)
+    assert any_store.people_with_followups(SINCE) == ["U1"]
+    assert any_store.people_with_followups("2999-01-01T00:00:00+00:00") == []
+    any_store.claim_followups("U1", "d1", "t", SINCE, 10)
+    assert any_store.people_with_followups(SINCE) == []
+    assert any_store.for_workspace("T2").people_with_followups(SINCE) == []

@@ -100,3 +100,51 @@ def test_export_data_holds_what_was_told_and_forget_deletes_it(ctx):
     assert stored.followups == 3 and "3 follow-ups told you" in what_goes(stored)
     forget(ctx, "U1")
     assert ctx.store.person_rows("U1")["followups_told"] == []
+
+
+# -- a message of its own on a day without a digest -----------------------------------------------------
+
+def utc(*args) -> datetime:
+    return datetime(*args, tzinfo=UTC)
+
+
+def poster():
+    sent: list[tuple[str, list[str]]] = []
+
+    def post(user_id, followups):
+        sent.append((user_id, [f.paper.id for f in followups]))
+
+    return sent, post
+
+
+def test_on_a_day_without_a_digest_one_message_of_its_own_at_most_once_a_day(ctx):
+    from bot.usecases.followups import send_followup_messages
+
+    saved_then_moved_on(ctx)
+    ctx.store.set_digest_schedule("U1", "09:00", False)  # digests off: no digest any day
+    sent, post = poster()
+    assert send_followup_messages(ctx, utc(2026, 7, 15, 8, 59), post) == 0  # before 09:00 where they are
+    assert send_followup_messages(ctx, utc(2026, 7, 15, 9, 0), post) == 1
+    assert sent == [("U1", [V1.id])]
+    # Something more the same day waits for the next day.
+    ctx.store.upsert_papers([replace(V2, arxiv_version=3, abstract="Kittens, v3.")], events=events)
+    assert send_followup_messages(ctx, utc(2026, 7, 15, 18, 0), post) == 0
+    assert send_followup_messages(ctx, utc(2026, 7, 16, 9, 30), post) == 1
+    assert sent[1] == ("U1", [V1.id]) and len(sent) == 2
+    assert send_followup_messages(ctx, utc(2026, 7, 17, 9, 30), post) == 0  # nothing left to tell
+
+
+def test_a_day_with_a_digest_to_come_leaves_them_to_it_and_a_failed_message_gives_them_back(ctx):
+    from bot.usecases.followups import send_followup_messages
+
+    saved_then_moved_on(ctx)
+    ctx.store.set_digest_schedule("U1", "10:00", True, since=utc(2026, 1, 1).isoformat())
+    sent, post = poster()
+    assert send_followup_messages(ctx, utc(2026, 7, 15, 11, 0), post) == 0  # today's digest tells them
+    ctx.store.set_digest_schedule("U1", "10:00", False, since=utc(2026, 1, 1).isoformat())
+
+    def broken(user_id, followups):
+        raise RuntimeError("channel_not_found")
+
+    assert send_followup_messages(ctx, utc(2026, 7, 15, 11, 0), broken) == 0
+    assert send_followup_messages(ctx, utc(2026, 7, 16, 11, 0), post) == 1 and sent == [("U1", [V1.id])]
