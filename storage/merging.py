@@ -27,6 +27,7 @@ from storage.identity import (
     PEER,
     combine,
     differs,
+    doi_alias,
     keys_of,
     share_a_surname,
 )
@@ -167,6 +168,8 @@ class Matcher:
             arxiv = arxiv or other["arxiv_id"]
 
         take(self.aliases.get(row["id"], row["id"]), check=False)
+        if row["doi"]:  # another version's DOI kept as an alias of a paper (a preprint's journal version)
+            take(self.aliases.get(doi_alias(row["doi"])))
         if row["arxiv_id"]:
             take(self._by_arxiv.get(row["arxiv_id"]))
         for paper_id in sorted(self._by_doi.get(row["doi"], ())) if row["doi"] else ():
@@ -248,7 +251,8 @@ def known(sql: Sql, rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
     """The stored papers ``rows`` may match (by id or alias, arXiv id, DOI or title key) and the aliases
     among their ids."""
     ids = list(dict.fromkeys(r["id"] for r in rows))
-    aliases = {a["alias"]: a["paper_id"] for a in _where_in(sql, ALIASES_OF, ids)}
+    named = [*ids, *(doi_alias(r["doi"]) for r in rows if r["doi"])]
+    aliases = {a["alias"]: a["paper_id"] for a in _where_in(sql, ALIASES_OF, list(dict.fromkeys(named)))}
     found: dict[str, dict] = {}
     for column, values in (("id", [*ids, *aliases.values()]), ("arxiv_id", [r["arxiv_id"] for r in rows]),
                            ("doi", [r["doi"] for r in rows]), ("title_key", [r["title_key"] for r in rows])):

@@ -10,11 +10,13 @@ are constants, never input.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 from storage.dialect import Shared
+from storage.identity import doi_alias, normal_doi
 from storage.models import Paper, PaperEvent
+from storage.moments import utcnow
 
 #: What an ingest's store asks of its caller: the (kind, detail) events between a stored paper (before a
 #: record was merged into it) and what it became.
@@ -63,6 +65,16 @@ PEOPLE_WITH_NEWS = (
     "                 and p.followups_off = 1)"
     " order by x.user_id"
 )
+#: Keep the DOI of another version of a paper (a bioRxiv preprint's journal version) as an alias of it, so
+#: that version's record (PubMed's, or one named by its DOI) merges into it. No change number: it was never
+#: a paper of its own, so no index has it to drop. An alias naming a paper already, or that is a paper's
+#: own id (the journal version stored on its own), is left as it is.
+KEEP_DOI_ALIAS = ("insert into paper_aliases (alias, paper_id, url, seq) select ?, ?, ?, 0"
+                  " where not exists (select 1 from papers q where q.id = ?)"
+                  " on conflict (alias) do nothing")
+#: A paper's current id, from its id or any alias (none for an unknown one).
+CURRENT_ID = ("select p.id from papers p"
+              " where p.id = coalesce((select a.paper_id from paper_aliases a where a.alias = ?), ?)")
 TOLD_LIKE = "select 1 from followups_told where ws = ? and user_id = ? and via like ? limit 1"
 RELEASE = "delete from followups_told where ws = ? and user_id = ? and via = ?"
 
@@ -92,6 +104,17 @@ class FollowupsStore(Protocol):
 
     def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
         """The events claimed for one message of ``user_id``'s, oldest first."""
+        ...
+
+    def record_paper_events(self, events: Iterable[tuple[str, str, str]]) -> None:
+        """Record events found apart from an ingest's merge (paper id, kind, detail), each once, now."""
+        ...
+
+    def keep_journal_dois(self, dois: Mapping[str, str]) -> list[tuple[str, str]]:
+        """For papers (by id or alias) whose source names the DOI of their journal version (bioRxiv's
+        ``published``): keep that DOI as an alias of the paper, so the journal version's record merges
+        into it. Returns (current paper id, bare DOI) of those kept now for the first time; unknown papers
+        and DOIs that are not DOIs are left out."""
         ...
 
     def people_with_followups(self, since: str) -> list[str]:
@@ -129,6 +152,23 @@ class Followups(Shared):
 
     def followups_told_via(self, user_id: str, via: str) -> list[PaperEvent]:
         return [PaperEvent(*r) for r in self._sql.all(TOLD_VIA, [self._ws, user_id, via])]
+
+    def record_paper_events(self, events: Iterable[tuple[str, str, str]]) -> None:
+        now = utcnow()
+        for paper_id, kind, detail in events:
+            self._sql.run(RECORD_EVENT, [paper_id, kind, detail, now])
+
+    def keep_journal_dois(self, dois: Mapping[str, str]) -> list[tuple[str, str]]:
+        kept = []
+        for asked, doi in dois.items():
+            bare = normal_doi(doi)
+            row = self._sql.one(CURRENT_ID, [asked, asked]) if bare else None
+            if row is None or bare is None:
+                continue
+            alias = doi_alias(bare)
+            if self._sql.run(KEEP_DOI_ALIAS, [alias, row[0], None, alias]) > 0:
+                kept.append((row[0], bare))
+        return kept
 
     def people_with_followups(self, since: str) -> list[str]:
         ws = self._ws
