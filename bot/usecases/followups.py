@@ -37,6 +37,13 @@ QUIET_UNTIL = "09:00"
 DAY_CLAIM_KEPT = timedelta(days=2)
 
 
+class Unread:
+    """A person's settings not read yet by the caller."""
+
+
+UNREAD = Unread()
+
+
 @dataclass(frozen=True)
 class Followup:
     """One paper a person saved or liked, and what became of it: ``events`` as (kind, detail), in
@@ -46,20 +53,22 @@ class Followup:
     events: tuple[tuple[str, str], ...]
 
 
-def wants_followups(ctx: Context, user_id: str) -> bool:
-    """Whether ``user_id`` is told of follow-ups (a person who did not turn them off, or a channel)."""
-    person = ctx.store.get_person(user_id)
-    return person is None or not person.followups_off
+def people_with_news(ctx: Context, now: datetime) -> set[str]:
+    """Who in this workspace has follow-ups not told yet (and did not turn them off), channels included."""
+    return set(ctx.store.people_with_followups(iso_utc(now - HORIZON)))
 
 
-def claim_followups(ctx: Context, user_id: str, via: str, now: datetime) -> tuple[Followup, ...]:
+def claim_followups(ctx: Context, user_id: str, via: str, now: datetime,
+                    person: Person | None | Unread = UNREAD) -> tuple[Followup, ...]:
     """Claim for one message (``via``: a digest's local day, or :data:`DM_VIA` and a local day) the
     follow-ups not told ``user_id`` yet, and return every one claimed for it (an earlier attempt's too),
-    a paper each; none for someone who turned them off."""
-    if not wants_followups(ctx, user_id):
+    a paper each; none for someone who turned them off. ``person``: their settings, when the caller
+    has read them. The claim is one statement: atomic alone."""
+    if isinstance(person, Unread):
+        person = ctx.store.get_person(user_id)
+    if person is not None and person.followups_off:
         return ()
-    with ctx.store.transaction():
-        events = ctx.store.claim_followups(user_id, via, iso_utc(now), iso_utc(now - HORIZON), MOST_EVENTS)
+    events = ctx.store.claim_followups(user_id, via, iso_utc(now), iso_utc(now - HORIZON), MOST_EVENTS)
     return grouped(ctx, events)
 
 
@@ -81,6 +90,8 @@ def had_followup_message(ctx: Context, user_id: str, day: str) -> bool:
 
 def grouped(ctx: Context, events: list[PaperEvent]) -> tuple[Followup, ...]:
     """``events`` a paper each, in the order their papers first appear; papers no longer stored left out."""
+    if not events:
+        return ()
     by_paper: dict[str, list[tuple[str, str]]] = {}
     for event in events:
         by_paper.setdefault(event.paper_id, []).append((event.kind, event.detail))

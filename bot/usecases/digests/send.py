@@ -367,7 +367,7 @@ class _Sending:
         user_id = self.record.user_id
         header = self.courier.phrase(DigestHeader(len(recs), self.day, tuple(sections(recs)),
                                                   weekly=chooser.weekly(user_id), compact=True,
-                                                  followups=self._followups()))
+                                                  followups=self._followups(chooser)))
         assert self.courier.post_compact is not None  # checked by _compact
         try:
             posted = self.courier.post_compact(channel, header, todo)
@@ -468,7 +468,7 @@ class _Sending:
     def _post_header(self, channel: str, recs: list[Recommendation], chooser: Chooser) -> None:
         """The digest's first message; when it fails (Slack down aside), the papers go out without it."""
         user_id = self.record.user_id
-        followups = self._followups()
+        followups = self._followups(chooser)
         try:
             said = DigestHeader(len(recs), self.day, tuple(sections(recs)), weekly=chooser.weekly(user_id),
                                 channel=is_channel(user_id), followups=followups)
@@ -484,12 +484,16 @@ class _Sending:
             self.ctx.store.record_digest_header(user_id, self.record.local_date, self.owner, ts,
                                                 iso_utc(self.clock() + LEASE))
 
-    def _followups(self) -> tuple[Followup, ...]:
+    def _followups(self, chooser: Chooser) -> tuple[Followup, ...]:
         """What became of the papers the person saved or liked, claimed for this digest before its header
         goes out (a retry of the header claims the same ones): said in the header. None when claiming
-        fails: a follow-up must not stop a digest."""
+        fails: a follow-up must not stop a digest. A digest on its first attempt asks only for someone
+        the run knows has news (one statement a run); a resumed one may hold an earlier attempt's claim."""
+        user_id, now = self.record.user_id, self.clock()
+        if self.chosen is not None and not chooser.has_followups(user_id, now):
+            return ()
         try:
-            return claim_followups(self.ctx, self.record.user_id, self.record.local_date, self.clock())
+            return claim_followups(self.ctx, user_id, self.record.local_date, now, chooser.person(user_id))
         except DATABASE_AWAY:
             raise
         except Exception:

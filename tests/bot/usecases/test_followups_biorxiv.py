@@ -42,7 +42,8 @@ def test_a_journal_version_is_kept_told_once_and_its_pubmed_record_merges_in(app
                      title="Place cells remap in darkness", authors="Duarte, A.; Li, B.")])
     run(app, api, DAY.replace(day=8))
     run(app, api, DAY.replace(day=8))  # read again: nothing new
-    assert [(e.kind, e.detail) for e in app.store.paper_events([preprint]) if e.kind == "doi"] == [("doi", JOURNAL)]
+    dois = [(e.kind, e.detail) for e in app.store.paper_events([preprint]) if e.kind == "doi"]
+    assert dois == [("doi", JOURNAL)]
 
     # The journal version's PubMed record (another id, the journal's DOI, another title) is the same paper.
     journal = Paper(id="pmid:41000001", doi=JOURNAL, title="Hippocampal place cells remap in the dark",
