@@ -19,7 +19,7 @@ EXTRA = ("When a paper you saved or liked gets a new version whose abstract chan
          "Zenodo), or "
          "is withdrawn, your next digest says so in one short block (“2 papers you saved moved on: …”), or, "
          "on a day without a digest, one short message of its own, at most one a day. Each is told once. A "
-         "channel's digest does the same for the papers saved there.")
+         "channel's digest does the same for the papers liked there (👍 on its papers).")
 
 
 def parse_followups(arg: str) -> tuple[str, bool]:

@@ -42,7 +42,7 @@ def followup_line(followup: Followup) -> str:
 def followup_block(followups: Sequence[Followup], channel: bool = False) -> str:
     """The block (mrkdwn): "2 papers you saved moved on:" and a line a paper."""
     n = len(followups)
-    whose = "this channel saved" if channel else "you saved"
+    whose = "this channel liked" if channel else "you saved"  # a channel saves nothing: it likes (👍)
     papers = "1 paper" if n == 1 else f"{n} papers"
     lines = [f"*{papers} {whose} moved on:*", *map(followup_line, followups[:MOST_LISTED])]
     if n > MOST_LISTED:

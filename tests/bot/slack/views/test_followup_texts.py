@@ -24,7 +24,7 @@ def test_a_block_names_each_paper_linked_and_escaped():
     assert line.startswith("• <https://arxiv.org/abs/2501.1|Cats &amp; dogs at scale>: ")  # markup read
     assert line.endswith(": accepted at NeurIPS &lt;2025&gt;; code: <https://gitlab.com/x/y|gitlab.com/x/y>")
     assert followup_block([Followup(PAPER, (("doi", "10.1/x"),))], channel=True).startswith(
-        "*1 paper this channel saved moved on:*")
+        "*1 paper this channel liked moved on:*")
 
 
 def test_a_long_list_is_cut_and_a_message_of_its_own_says_how_to_stop_them():

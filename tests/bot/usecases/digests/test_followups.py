@@ -148,3 +148,15 @@ def test_a_day_with_a_digest_to_come_leaves_them_to_it_and_a_failed_message_give
 
     assert send_followup_messages(ctx, utc(2026, 7, 15, 11, 0), broken) == 0
     assert send_followup_messages(ctx, utc(2026, 7, 16, 11, 0), post) == 1 and sent == [("U1", [V1.id])]
+
+
+def test_a_channel_s_digest_says_what_became_of_the_papers_it_liked(ctx):
+    channel = "CROOM1"
+    follow(ctx, channel, "feline cats whiskers")
+    ctx.store.upsert_papers([V1])
+    ctx.store.set_feedback(channel, V1.id, 1)  # a 👍 on the channel's paper is the channel's like
+    ctx.store.upsert_papers([V2], events=events)
+    dm = FakeCourier(find_posted=False)
+    assert send_digest(ctx, channel, DAY, dm.courier(), "me:1:1").status == "sent"
+    [header] = dm.headers()
+    assert "*1 paper this channel liked moved on:*" in header and "accepted at ICML 2025" in header
