@@ -12,6 +12,7 @@ import time
 import pytest
 
 from bot.slack.manifest import SAVE_SHORTCUT
+from bot.text.paper_events import events
 from storage import Paper
 from tests.e2e.harness import TEAM_ID, posts_to, process_environment, query, user_ids
 
@@ -82,3 +83,25 @@ def test_a_saved_paper_s_new_version_venue_and_code_are_told_once_in_the_next_di
     assert "I sent you" in slack.ask(user, "digest now").text
     assert all("moved on" not in text for text in headers_since(standin, user, again))
     assert len(query(store, "select kind from followups_told where user_id = ?", [user])) == 3
+
+
+def test_on_a_day_without_a_digest_paperbot_digest_sends_one_message_of_its_own(standin, store, db_path):
+    from tests.e2e.digests_support import cli
+    from tests.e2e.harness import add_people
+
+    user = new_user()
+    add_people(db_path, [user], "UTC", "00:00")
+    store.set_digest_schedule(user, "00:00", False)  # digests off: no digest tells them
+    paper = Paper(id="doi:10.1000/fup.1", doi="10.1000/fup.1", title="Basalt columns cooling slowly",
+                  abstract="Basalt columns form as lava cools.", authors=["Ann Smith"], venue="bioRxiv")
+    store.upsert_papers([paper])
+    store.save_paper(user, paper.id)
+    store.upsert_papers([Paper(id="pmid:77", doi="10.1000/fup.1", title=paper.title, venue="Geology",
+                               abstract=paper.abstract, authors=["Ann Smith"])], events=events)
+    for _ in range(2):  # the second run (or the bot's own scheduler meanwhile) sends nothing more
+        code, out, err = cli(standin, db_path)
+        assert code == 0, out + err
+    told = [p.params["text"] for p in posts_to(standin, "D" + user) if "moved on" in p.params.get("text", "")]
+    assert len(told) == 1
+    assert "*1 paper you saved moved on:*" in told[0] and "accepted at Geology" in told[0]
+    assert told[0].endswith("`/papers followups off` stops these._")

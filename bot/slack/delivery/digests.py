@@ -248,7 +248,9 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             return DailyRun()
         if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
             _post_trending(wctx, served, clock)
-        if not gone.is_set():  # follow-ups of people whose day has no digest to tell them (issue 42)
+        # Follow-ups of people whose day has no digest to tell them (issue 42); not in a run for a few
+        # people only (`paperbot digest --user`), which is about their digests.
+        if not gone.is_set() and not options.get("users"):
             # No header metadata: a digest resumed later must not take it for its header.
             _send_followups(wctx, slack_courier(wctx, served.client, header_event=None), clock)
         if admin_channel and not gone.is_set():
