@@ -105,3 +105,22 @@ def test_on_a_day_without_a_digest_paperbot_digest_sends_one_message_of_its_own(
     assert len(told) == 1
     assert "*1 paper you saved moved on:*" in told[0] and "accepted at Geology" in told[0]
     assert told[0].endswith("`/papers followups off` stops these._")
+
+
+def test_home_s_switch_and_the_command_turn_follow_ups_off_and_on(slack, standin, store):
+    from bot.slack.views.home_view import FOLLOWUPS_ACTION
+
+    user = new_user()
+    for value, stored in (("off", 1), ("on", 0)):
+        before = len(standin.calls("views.publish", user_id=user))
+        payload, _ = slack.click_payload(user, FOLLOWUPS_ACTION, "D" + user, "1.000001")
+        payload["actions"][0]["value"] = value
+        assert slack.interaction(payload)[0] == 200
+        [home] = standin.wait_for(lambda n=before: standin.calls("views.publish", user_id=user)[n:],
+                                  what="Home published again")
+        view = home.params["view"]
+        assert f"Follow-ups:* {value}" in (view if isinstance(view, str) else json.dumps(view))
+        assert query(store, "select followups_off from people where user_id = ?", [user]) == [
+            {"followups_off": stored}]
+    assert slack.ask(user, "followups off").text.startswith("Follow-ups are off")
+    assert "*Follow-ups:* off" in slack.ask(user, "interests").text
