@@ -51,12 +51,15 @@ def events(before: Paper, after: Paper) -> list[Event]:
     withdrawn = is_withdrawn(after) and not is_withdrawn(before)
     if withdrawn:
         found.append((WITHDRAWN, ""))
-    if is_published_venue(after.venue) and not is_published_venue(before.venue):
+    accepted = is_published_venue(after.venue) and not is_published_venue(before.venue)
+    if accepted:
         found.append((ACCEPTED, " ".join((after.venue or "").split())))
     doi = normal_doi(after.doi)
     if doi and not normal_doi(before.doi):
         found.append((DOI, doi))
-    if not withdrawn and _new_version(before, after):
+    # A journal's record merging into a preprint without arXiv versions brings its own abstract: that is
+    # the acceptance, not a new version.
+    if not withdrawn and _new_version(before, after) and not (accepted and not after.arxiv_version):
         found.append((VERSION, _version_detail(after)))
     if not withdrawn:
         known = {link.casefold() for link in code_links(f"{before.title} {before.abstract}")}

@@ -70,3 +70,9 @@ def test_a_paper_without_arxiv_versions_whose_record_changed_its_abstract():
 
 def test_nothing_changed_is_nothing():
     assert events(V1, V1) == []
+
+
+def test_a_journal_s_record_merging_into_a_preprint_is_acceptance_not_a_new_version():
+    preprint = Paper(id="doi:10.1101/3", abstract="Preprint text.", venue="bioRxiv", doi="10.1101/3")
+    journal = replace(preprint, abstract="The journal's longer text of it.", venue="Cell")
+    assert events(preprint, journal) == [("accepted", "Cell")]
