@@ -23,8 +23,12 @@ from storage.moments import utcnow
 EventDetector = Callable[[Paper, Paper], Iterable[tuple[str, str]]]
 
 #: An event found once per paper, kind and detail: the same event found again (another source's record
-#: of the same change) changes nothing.
-RECORD_EVENT = ("insert into paper_events (paper_id, kind, detail, found_at) values (?, ?, ?, ?)"
+#: of the same change) changes nothing. Kept only for a paper someone (or some channel), in any workspace,
+#: saved or liked by then: nobody else could be told of it, as an event older than an interest is not
+#: told (an ingest of arXiv's replacements finds thousands a day, of papers nobody holds).
+RECORD_EVENT = ("insert into paper_events (paper_id, kind, detail, found_at) select ?, ?, ?, ?"
+                " where exists (select 1 from saved s where s.paper_id = ?)"
+                " or exists (select 1 from feedback f where f.paper_id = ? and f.value > 0)"
                 " on conflict (paper_id, kind, detail) do nothing")
 EVENTS_OF = ("select paper_id, kind, detail, found_at from paper_events where paper_id in ({marks})"
              " order by found_at, paper_id, kind, detail")
@@ -83,7 +87,7 @@ def record_events(sql, paper_id: str, found: Iterable[tuple[str, str]], now: str
     """Write the events found for paper ``paper_id`` (in the caller's transaction); ``sql``: a
     :class:`storage.merging.Sql`."""
     for kind, detail in found:
-        sql.run(RECORD_EVENT, [paper_id, kind, detail, now])
+        sql.run(RECORD_EVENT, [paper_id, kind, detail, now, paper_id, paper_id])
 
 
 class FollowupsStore(Protocol):
@@ -107,7 +111,8 @@ class FollowupsStore(Protocol):
         ...
 
     def record_paper_events(self, events: Iterable[tuple[str, str, str]]) -> None:
-        """Record events found apart from an ingest's merge (paper id, kind, detail), each once, now."""
+        """Record events found apart from an ingest's merge (paper id, kind, detail), each once, now, of
+        papers someone saved or liked (as :meth:`upsert_papers` records its events)."""
         ...
 
     def keep_journal_dois(self, dois: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -156,7 +161,7 @@ class Followups(Shared):
     def record_paper_events(self, events: Iterable[tuple[str, str, str]]) -> None:
         now = utcnow()
         for paper_id, kind, detail in events:
-            self._sql.run(RECORD_EVENT, [paper_id, kind, detail, now])
+            self._sql.run(RECORD_EVENT, [paper_id, kind, detail, now, paper_id, paper_id])
 
     def keep_journal_dois(self, dois: Mapping[str, str]) -> list[tuple[str, str]]:
         kept = []

@@ -37,7 +37,8 @@ class PapersStore(Protocol):
         keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
         one. A record that matches several stored papers merges them, what people did with them moving
         to the one kept. ``events``: what happened to a known paper a record changed (its row before and
-        after), recorded in ``paper_events`` in the same transaction, once per paper, kind and detail."""
+        after), recorded in ``paper_events`` in the same transaction, once per paper, kind and detail, for
+        a paper someone saved or liked (no one else could be told of it)."""
         ...
 
     def papers_lacking_highlights(self, after: str = "", limit: int = 500) -> list[tuple[str, str, str]]:

@@ -497,7 +497,8 @@ STEPS: list[Step] = [
     # are, and moved with its paper when papers merge. ``followups_told``: each event a person (or a
     # channel) was told of, once: the key decides across processes; ``via`` is the digest's local day that
     # carried it, or "dm:" and the local day of a follow-up message of its own. ``followups_off`` (1): a
-    # person told of none.
+    # person told of none. Events are kept only of papers someone saved or liked: saved gets an index by
+    # paper (feedback has one).
     Step("m036_followups", (
         CreateTable("paper_events", (_key("paper_id"), _key("kind"), _key("detail"), Column("found_at")),
                     ("paper_id", "kind", "detail")),
@@ -507,6 +508,7 @@ STEPS: list[Step] = [
                     ("ws", "user_id", "paper_id", "kind", "detail")),
         CreateIndex("followups_told", ("ws", "user_id", "via")),
         CreateIndex("followups_told", ("paper_id",)),
+        CreateIndex("saved", ("paper_id",)),  # whether anyone saved a paper an ingest changed
         AddColumn("people", Column("followups_off", "integer", not_null=True, default=0)),
     )),
 ]

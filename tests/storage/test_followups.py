@@ -28,6 +28,9 @@ def detector(before, after):
 def test_an_ingest_records_what_became_of_a_known_paper_once(any_store):
     any_store.upsert_papers([V1], events=detector)
     assert any_store.paper_events([V1.id]) == []  # a new paper: nothing became of it yet
+    any_store.upsert_papers([replace(V2, arxiv_version=2, abstract="Nobody holds it yet.")], events=detector)
+    assert any_store.paper_events([V1.id]) == []  # nobody saved or liked it: nobody to tell
+    any_store.for_workspace("T9").set_feedback("C1", V1.id, 1)  # a like anywhere (a channel's too) counts
     any_store.upsert_papers([V2], events=detector)
     any_store.upsert_papers([V2], events=detector)  # the same record again: no change, no event
     any_store.upsert_papers([replace(V2, venue="ICML 2025")], events=detector)
@@ -64,6 +67,7 @@ def test_a_person_is_told_of_each_event_of_a_paper_they_saved_or_liked_once(any_
 
 def test_events_older_than_the_persons_interest_or_the_horizon_are_not_told(any_store):
     any_store.upsert_papers([V1])
+    any_store.set_feedback("U2", V1.id, 1)  # someone else's interest: the event is kept
     any_store.upsert_papers([V2], events=detector)
     sql_rows(any_store, "update paper_events set found_at = '2020-01-01T00:00:00+00:00'")  # before the save
     any_store.save_paper("U1", V1.id)
