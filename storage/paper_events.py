@@ -79,7 +79,6 @@ KEEP_DOI_ALIAS = ("insert into paper_aliases (alias, paper_id, url, seq) select 
 #: A paper's current id, from its id or any alias (none for an unknown one).
 CURRENT_ID = ("select p.id from papers p"
               " where p.id = coalesce((select a.paper_id from paper_aliases a where a.alias = ?), ?)")
-TOLD_LIKE = "select 1 from followups_told where ws = ? and user_id = ? and via like ? limit 1"
 RELEASE = "delete from followups_told where ws = ? and user_id = ? and via = ?"
 
 
@@ -125,10 +124,6 @@ class FollowupsStore(Protocol):
     def people_with_followups(self, since: str) -> list[str]:
         """Who in this workspace has an event found since ``since`` (ISO UTC) not told yet, about a paper
         they saved or liked before it was found, and has not turned follow-ups off (channels included)."""
-        ...
-
-    def told_followups_via_like(self, user_id: str, pattern: str) -> bool:
-        """Whether any event was told ``user_id`` through a message whose ``via`` is like ``pattern``."""
         ...
 
     def release_followups(self, user_id: str, via: str) -> int:
@@ -178,9 +173,6 @@ class Followups(Shared):
     def people_with_followups(self, since: str) -> list[str]:
         ws = self._ws
         return [r[0] for r in self._sql.all(PEOPLE_WITH_NEWS, [ws, ws, since, ws, ws])]
-
-    def told_followups_via_like(self, user_id: str, pattern: str) -> bool:
-        return self._sql.one(TOLD_LIKE, [self._ws, user_id, pattern]) is not None
 
     def release_followups(self, user_id: str, via: str) -> int:
         return self._sql.run(RELEASE, [self._ws, user_id, via])

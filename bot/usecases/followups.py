@@ -83,11 +83,6 @@ def give_back(ctx: Context, user_id: str, via: str) -> None:
         ctx.store.release_followups(user_id, via)
 
 
-def had_followup_message(ctx: Context, user_id: str, day: str) -> bool:
-    """Whether ``user_id`` was sent a follow-up message of its own on local ``day`` (YYYY-MM-DD)."""
-    return ctx.store.told_followups_via_like(user_id, DM_VIA + day)
-
-
 def grouped(ctx: Context, events: list[PaperEvent]) -> tuple[Followup, ...]:
     """``events`` a paper each, in the order their papers first appear; papers no longer stored left out."""
     if not events:

@@ -58,8 +58,6 @@ def test_a_person_is_told_of_each_event_of_a_paper_they_saved_or_liked_once(any_
     assert again == claimed
     assert any_store.claim_followups("U1", "2026-12-09", "2026-12-09T08:00:00+00:00", SINCE, 10) == []
     assert any_store.followups_told_via("U1", "2026-12-08") == claimed
-    assert any_store.told_followups_via_like("U1", "2026-12-0%")
-    assert not any_store.told_followups_via_like("U1", "dm:%")
     # Someone else, elsewhere: their own.
     assert any_store.claim_followups("U2", "2026-12-08", "2026-12-08T08:00:00+00:00", SINCE, 10) == []
     assert any_store.for_workspace("T2").claim_followups("U1", "2026-12-08", "x", SINCE, 10) == []

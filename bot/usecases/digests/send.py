@@ -30,6 +30,7 @@ matched: data here).
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 from datetime import UTC, date, datetime, time, timedelta
 from time import sleep
 from typing import Literal
@@ -290,6 +291,9 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         return sending.send(explicit, chooser, last_heard, fresh)
     except Unreachable as exc:
         log.warning("can't reach %s for their digest: %s", record.user_id, exc)
+        if record.header_ts is None:  # its follow-ups went nowhere: told another time
+            with suppress(Exception):
+                give_back_followups(ctx, record.user_id, record.local_date)
         return sending.finish("failed", Note("unreachable", detail=str(exc)))
     except Outage as exc:  # Slack's trouble, not this digest's: wait for it, count nothing
         return sending.finish.postpone(str(exc))

@@ -160,3 +160,12 @@ def test_a_channel_s_digest_says_what_became_of_the_papers_it_liked(ctx):
     assert send_digest(ctx, channel, DAY, dm.courier(), "me:1:1").status == "sent"
     [header] = dm.headers()
     assert "*1 paper this channel liked moved on:*" in header and "accepted at ICML 2025" in header
+
+
+def test_someone_slack_cant_reach_has_their_follow_ups_given_back(ctx):
+    from bot.errors import Unreachable
+
+    saved_then_moved_on(ctx)
+    gone = FakeCourier(find_posted=False, fail={"header": Unreachable("user_not_found")})
+    assert send_digest(ctx, "U1", DAY, gone.courier(), "me:1:1").status == "failed"
+    assert [f.paper.id for f in claim_followups(ctx, "U1", "2026-07-16", datetime.now(UTC))] == [V1.id]
