@@ -169,3 +169,19 @@ def test_someone_slack_cant_reach_has_their_follow_ups_given_back(ctx):
     gone = FakeCourier(find_posted=False, fail={"header": Unreachable("user_not_found")})
     assert send_digest(ctx, "U1", DAY, gone.courier(), "me:1:1").status == "failed"
     assert [f.paper.id for f in claim_followups(ctx, "U1", "2026-07-16", datetime.now(UTC))] == [V1.id]
+
+
+def test_a_compact_digest_says_them_in_its_one_message_and_again_only_on_its_retry(ctx):
+    from bot.usecases.digests.send import RETRY_AFTER
+    from bot.usecases.settings import set_compact_digest
+    from tests.bot.usecases.digests.test_compact import CompactDM
+
+    saved_then_moved_on(ctx)
+    set_compact_digest(ctx, "U1", True)
+    clock = Clock(datetime(2026, 7, 15, 9, 0, tzinfo=UTC))
+    dm = CompactDM(fail=RuntimeError("refused"))
+    assert send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1", clock=clock).status == "incomplete"
+    clock.advance(RETRY_AFTER + timedelta(seconds=1))
+    assert send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1", clock=clock).status == "sent"
+    [(kind, text, _, _)] = dm.messages
+    assert kind == "compact" and "*1 paper you saved moved on:*" in text and "accepted at ICML 2025" in text
