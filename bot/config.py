@@ -24,6 +24,10 @@ DEFAULT_ARXIV_RSS_URL = "https://rss.arxiv.org/rss/"
 DEFAULT_BIORXIV_API_URL = "https://api.biorxiv.org"
 #: NCBI's E-utilities, for the ``pubmed:`` sources.
 DEFAULT_PUBMED_API_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+#: The OpenReview API v2, for the ``openreview:`` sources.
+DEFAULT_OPENREVIEW_API_URL = "https://api2.openreview.net"
+#: The ACL Anthology, for the ``acl:`` sources (a volume's BibTeX under ``/volumes/``, a paper's beside it).
+DEFAULT_ACL_URL = "https://aclanthology.org"
 _CLIENT_ID = re.compile(r"[0-9]{1,20}\.[0-9]{1,20}")  # as Slack shows it under App Credentials
 _CLIENT_SECRET = re.compile(r"[A-Za-z0-9]{16,64}")
 _CHANNEL_ID = re.compile(r"[CG][A-Z0-9]{2,20}")  # a public (C…) or private (G…) channel, as Slack shows it
@@ -60,10 +64,14 @@ class Settings:
     biorxiv_api_url: str = DEFAULT_BIORXIV_API_URL
     #: PAPERBOT_PUBMED_API_URL: where ``pubmed:`` sources are read (NCBI's E-utilities).
     pubmed_api_url: str = DEFAULT_PUBMED_API_URL
+    #: PAPERBOT_ACL_URL: where ``acl:`` sources are read (the ACL Anthology).
+    acl_url: str = DEFAULT_ACL_URL
     #: PAPERBOT_NCBI_KEY: NCBI's API key (10 requests a second instead of 3); not shown in repr.
     ncbi_key: str | None = field(default=None, repr=False)
     #: PAPERBOT_NCBI_EMAIL: the contact NCBI asks tools to send with each request.
     ncbi_email: str | None = None
+    #: PAPERBOT_OPENREVIEW_API_URL: where ``openreview:`` sources are read (the OpenReview API v2).
+    openreview_api_url: str = DEFAULT_OPENREVIEW_API_URL
     embeddings: bool = False  # PAPERBOT_EMBEDDINGS: blend sentence embeddings in (paperbot[embeddings])
     #: PAPERBOT_DIGEST_PROCESSES: processes that send a big run of digests, the run's own included
     #: (:mod:`bot.usecases.digests.helpers`); from the environment it defaults to :func:`default_processes`.
@@ -128,8 +136,11 @@ class Settings:
         arxiv_rss_url = parsed("PAPERBOT_ARXIV_RSS_URL", _arxiv_rss_url, DEFAULT_ARXIV_RSS_URL)
         biorxiv_api_url = parsed("PAPERBOT_BIORXIV_API_URL", _biorxiv_api_url, DEFAULT_BIORXIV_API_URL)
         pubmed_api_url = parsed("PAPERBOT_PUBMED_API_URL", _pubmed_api_url, DEFAULT_PUBMED_API_URL)
+        acl_url = parsed("PAPERBOT_ACL_URL", _acl_url, DEFAULT_ACL_URL)
         ncbi_key = parsed("PAPERBOT_NCBI_KEY", _ncbi_key, None)
         ncbi_email = parsed("PAPERBOT_NCBI_EMAIL", _ncbi_email, None)
+        openreview_api_url = parsed("PAPERBOT_OPENREVIEW_API_URL", _openreview_api_url,
+                                    DEFAULT_OPENREVIEW_API_URL)
         embeddings = parsed("PAPERBOT_EMBEDDINGS", _embeddings_setting, False)
         log_format = parsed("PAPERBOT_LOG_FORMAT", _log_format, "text")
         admin_channel = parsed("PAPERBOT_ADMIN_CHANNEL", _admin_channel, None)
@@ -162,8 +173,10 @@ class Settings:
             arxiv_rss_url=arxiv_rss_url if arxiv_rss_url.endswith("/") else arxiv_rss_url + "/",
             biorxiv_api_url=biorxiv_api_url.rstrip("/"),
             pubmed_api_url=pubmed_api_url.rstrip("/"),
+            acl_url=acl_url.rstrip("/"),
             ncbi_key=ncbi_key,
             ncbi_email=ncbi_email,
+            openreview_api_url=openreview_api_url.rstrip("/"),
             embeddings=embeddings,
             digest_processes=number("PAPERBOT_DIGEST_PROCESSES", default_processes(), 1, 64),
             log_format=log_format,
@@ -298,6 +311,14 @@ def _biorxiv_api_url(raw: str | None) -> str:
     return url
 
 
+def _openreview_api_url(raw: str | None) -> str:
+    url = raw or DEFAULT_OPENREVIEW_API_URL
+    if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() or ch in "?#" for ch in url):
+        raise ConfigError("PAPERBOT_OPENREVIEW_API_URL must be an http(s) URL (like "
+                          f"{DEFAULT_OPENREVIEW_API_URL}), got {url!r}")
+    return url
+
+
 def _feeds(raw: str | None) -> list[str]:
     """The sources, separated by spaces; quotes keep a source with spaces whole (``pubmed:"crispr screen"``
     is the one source ``pubmed:crispr screen``), as a shell would."""
@@ -313,6 +334,13 @@ def _pubmed_api_url(raw: str | None) -> str:
     if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() or ch in "?#" for ch in url):
         raise ConfigError("PAPERBOT_PUBMED_API_URL must be an http(s) URL (like "
                           f"{DEFAULT_PUBMED_API_URL}), got {url!r}")
+    return url
+
+
+def _acl_url(raw: str | None) -> str:
+    url = raw or DEFAULT_ACL_URL
+    if not url.lower().startswith(("http://", "https://")) or any(ch.isspace() or ch in "?#" for ch in url):
+        raise ConfigError(f"PAPERBOT_ACL_URL must be an http(s) URL (like {DEFAULT_ACL_URL}), got {url!r}")
     return url
 
 

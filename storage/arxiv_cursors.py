@@ -7,7 +7,9 @@ days, never set it back.
 The other sources read by date (``biorxiv:CAT``, ``medrxiv:CAT``, ``pubmed:QUERY``) keep theirs in the
 same table, the source's name (``biorxiv:neuroscience``, ``pubmed:crispr screen``; an arXiv category has no
 colon) as ``category`` and the last date read through as ``announced``: one table of "read through this
-date" for every dated source."""
+date" for every dated source. An ``openreview:VENUE_ID`` venue keeps there the last day it was read whole
+(it is read at most once a day), and so does an ACL Anthology volume (``acl:2025.acl-long``), published
+once: the ingest lets it rest a week from then."""
 
 from __future__ import annotations
 

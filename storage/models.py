@@ -58,6 +58,9 @@ class Paper:
     #: abstract has them (None: none, or not computed yet); computed at ingest (``bot/text/highlights.py``).
     highlight: str | None = None
     result: str | None = None
+    #: The pages of the records merged into this paper from other sources (its OpenReview forum, its PubMed
+    #: page, …), oldest first: filled when papers are read by id (``get_papers``), for the links shown.
+    other_urls: list[str] = field(default_factory=list, compare=False)
 
     @property
     def text(self) -> str:

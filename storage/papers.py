@@ -145,7 +145,23 @@ class Papers(Shared):
         found = {r["id"]: paper_from_row(r) for r in rows if r["id"] == r["asked"]}
         for r in rows:
             found.setdefault(r["asked"], paper_from_row(r))
+        self._add_other_urls(list(found.values()))
         return found
+
+    def _add_other_urls(self, papers: list[Paper]) -> None:
+        """Give each paper the pages of the records merged into it (``Paper.other_urls``), oldest first."""
+        by_id: dict[str, list[Paper]] = {}
+        for paper in papers:
+            by_id.setdefault(paper.id, []).append(paper)
+        if not by_id:
+            return
+        listed, args = self._sql.listed(list(by_id))
+        rows = self._sql.rows(f"select a.paper_id, a.url from {listed} join paper_aliases a"  # noqa: S608
+                              " on a.paper_id = c.id where a.url is not null order by a.seq", args)
+        for r in rows:
+            for paper in by_id[r["paper_id"]]:
+                if r["url"] != paper.url and r["url"] not in paper.other_urls:
+                    paper.other_urls.append(r["url"])
 
     def get_paper(self, paper_id: str) -> Paper | None:
         return self.get_papers([paper_id]).get(paper_id)

@@ -8,11 +8,25 @@ import pytest
 
 import bot.config
 import bot.sources.http
-from bot.sources.http import default_biorxiv_fetcher, default_pubmed_fetcher
+from bot.sources.http import (
+    default_acl_fetcher,
+    default_biorxiv_fetcher,
+    default_openreview_fetcher,
+    default_pubmed_fetcher,
+)
 from bot.state.context import Context
-from bot.usecases.lookup import default_lookup, use_arxiv_api, use_biorxiv_api, use_pubmed_api
+from bot.usecases.lookup import (
+    default_lookup,
+    use_acl_url,
+    use_arxiv_api,
+    use_biorxiv_api,
+    use_openreview_api,
+    use_pubmed_api,
+)
+from stand_ins.acl import Anthology
 from stand_ins.biorxiv import Biorxiv
 from stand_ins.corpus import make_corpus
+from stand_ins.openreview import OpenReview
 from stand_ins.pubmed import Pubmed
 from storage import SqliteStore
 from tests.arxiv_standin import ArxivStandIn
@@ -30,6 +44,13 @@ def shared_data(name: str) -> Path:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "postgres: a test about PostgreSQL itself, whatever fixtures it takes")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The test databases whose drop was left to the background are gone before the worker ends."""
+    from stand_ins.postgres_servers import finish_drops
+
+    finish_drops()
 
 
 @pytest.hookimpl(tryfirst=True)  # before the storage conftest's hook asks a server whether it answers
@@ -82,9 +103,10 @@ def offline_arxiv():
     """No test reaches the real arXiv API or listings: unless a test says otherwise, this process's arXiv
     requests (and the bots the tests start, whose PAPERBOT_ARXIV_API_URL and PAPERBOT_ARXIV_RSS_URL
     default to it) go to an empty local stand-in, unspaced; nor api.biorxiv.org (``biorxiv:`` and
-    ``medrxiv:`` sources), nor NCBI's E-utilities (``pubmed:``), likewise."""
-    with (ArxivStandIn() as arxiv, Biorxiv() as biorxiv, Pubmed() as pubmed,
-          pytest.MonkeyPatch.context() as mp):
+    ``medrxiv:`` sources), nor NCBI's E-utilities (``pubmed:``), nor OpenReview's API (``openreview:``),
+    nor the ACL Anthology (``acl:``), likewise."""
+    with (ArxivStandIn() as arxiv, Biorxiv() as biorxiv, Pubmed() as pubmed, OpenReview() as openreview,
+          Anthology() as anthology, pytest.MonkeyPatch.context() as mp):
         mp.setattr(bot.config, "DEFAULT_ARXIV_API_URL", arxiv.url)
         mp.setattr(bot.config, "DEFAULT_ARXIV_RSS_URL", arxiv.rss_url)
         mp.setattr(bot.config, "DEFAULT_BIORXIV_API_URL", biorxiv.base_url)
@@ -99,6 +121,12 @@ def offline_arxiv():
         mp.setattr(limiter, "interval", 0.0)
         mp.setattr(default_biorxiv_fetcher().limiter, "interval", 0.0)
         mp.setattr(default_pubmed_fetcher().limiter, "interval", 0.0)
+        mp.setattr(bot.config, "DEFAULT_OPENREVIEW_API_URL", openreview.base_url)
+        use_openreview_api(openreview.base_url)
+        mp.setattr(default_openreview_fetcher().limiter, "interval", 0.0)
+        mp.setattr(bot.config, "DEFAULT_ACL_URL", anthology.base_url)
+        use_acl_url(anthology.base_url)
+        mp.setattr(default_acl_fetcher().limiter, "interval", 0.0)
         yield arxiv
 
 

@@ -120,6 +120,8 @@ SAID: dict[Finding, Callable[[Facts], tuple[str, str]]] = {
         f"feed {f['source']}", f"answers ({f['category']}: {f['papers']} papers announced{_on(f)})"),
     F.ARXIV_QUIET: lambda f: (
         f"feed {f['source']}", f"answers ({f['category']}: no announcement{_on(f)}, a weekend or holiday)"),
+    F.ACL_VOLUME: lambda f: (
+        f"feed {f['source']}", f"answers ({f['volume']}: {f['papers']:,} papers listed)"),
     F.LLM_SKIPPED: lambda f: ("summaries", f"fix {', '.join(f['settings'])} first"),
     F.LLM_UNREACHABLE: lambda f: (
         _llm(f), f"{f['error']}: check PAPERBOT_LLM_URL (its base, like http://localhost:11434/v1) and that "

@@ -25,7 +25,13 @@ from bot.state.context import Context
 from bot.usecases import ingest as ingest_usecase
 from bot.usecases import search as search_usecase
 from bot.usecases.digests.run import preview_digests
-from bot.usecases.lookup import use_arxiv_api, use_biorxiv_api, use_pubmed_api
+from bot.usecases.lookup import (
+    use_acl_url,
+    use_arxiv_api,
+    use_biorxiv_api,
+    use_openreview_api,
+    use_pubmed_api,
+)
 from bot.usecases.social import set_social_counts, social_counts_on
 from bot.usecases.summaries import summarizer
 from bot.usecases.workspaces import list_workspaces, remove_workspace, settle_workspace
@@ -141,6 +147,8 @@ def _settings(ctx: click.Context, create: bool = False) -> Settings:
     use_arxiv_api(settings.arxiv_api_url, settings.arxiv_rss_url)
     use_biorxiv_api(settings.biorxiv_api_url)
     use_pubmed_api(settings.pubmed_api_url, settings.ncbi_key, settings.ncbi_email)
+    use_openreview_api(settings.openreview_api_url)
+    use_acl_url(settings.acl_url)
     return settings
 
 
@@ -168,7 +176,8 @@ def _open(ctx: click.Context, create: bool = False) -> Context:
 @_db_option()
 @click.option("--since", type=click.DateTime(formats=["%Y-%m-%d"]), metavar="YYYY-MM-DD",
               help="arXiv, bioRxiv, medRxiv and PubMed sources: also read every paper of their categories "
-                   "updated (posted, entered PubMed) since this date (a back-fill).")
+                   "updated (posted, entered PubMed) since this date (a back-fill); an OpenReview venue "
+                   "read today already, or an ACL volume read this week, is read again.")
 @click.argument("sources", nargs=-1, required=True)
 @click.pass_context
 def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None) -> None:
@@ -177,8 +186,10 @@ def ingest(ctx: click.Context, sources: tuple[str, ...], since: datetime | None)
     SOURCE is a .txt, .jsonl, .json, .csv, .xml, .atom or .rss file, arxiv:CAT[,CAT...] (e.g.
     arxiv:cs.LG,stat.ML), biorxiv:CAT[,CAT...] or medrxiv:CAT[,CAT...] (e.g. biorxiv:neuroscience:
     what was posted since they were last read; the first time, the last 2 days), pubmed:QUERY
-    (e.g. pubmed:"crispr screen": what entered PubMed since it was last read) or an http(s)
-    RSS/Atom feed URL. Bad records are skipped with a reason;
+    (e.g. pubmed:"crispr screen": what entered PubMed since it was last read), openreview:VENUE_ID
+    (e.g. openreview:ICML.cc/2025/Conference: the venue's accepted papers, read at most once a day),
+    acl:VOLUME (e.g. acl:2025.acl-long: a volume of the ACL Anthology, read whole at most weekly)
+    or an http(s) RSS/Atom feed URL. Bad records are skipped with a reason;
     the exit status is non-zero only if a source could not be read at all, or the database could not
     be written (a full disk: the papers stored until then are kept, the model is refitted next time).
 

@@ -30,6 +30,7 @@ from bot.presentation.paper_view import (
 from bot.presentation.reasons import shorten
 from bot.slack.views.digest_notes import note_text
 from bot.slack.views.refusals import say
+from bot.sources import openreview
 from bot.usecases import DailyRun, Recommendation, SourceReport
 from bot.usecases.digest_schedule import NotDue, weekday_name
 from bot.usecases.digests.run import Preview
@@ -124,11 +125,17 @@ def show_ingest(reports: list[SourceReport], max_rejected: int = 20) -> None:
     for r in reports:
         if r.announced_on and r.error is None:
             console.print(f"{escape(r.source)}: {_listing(r)}", highlight=False, soft_wrap=True)
+        elif r.source.startswith("openreview:") and r.error is None:
+            console.print(f"{escape(r.source)}: {_venue_read(r)}", highlight=False, soft_wrap=True)
         elif r.interval and r.error is None:  # biorxiv:/medrxiv:, pubmed:
             first, last = r.interval.split("/")
             verb = "entered PubMed" if r.source.startswith("pubmed:") else "posted"
             console.print(f"{escape(r.source)}: {verb} from {first} to {last}", highlight=False,
                           soft_wrap=True)
+        elif r.read_on and r.error is None:  # acl:
+            said = (f"read whole on {r.read_on}; read again from {r.read_again_on}, for corrections"
+                    if r.read_again_on else f"read whole ({r.announced} papers listed)")
+            console.print(f"{escape(r.source)}: {said}", highlight=False, soft_wrap=True)
     for r in reports:
         if r.error:
             errors.print(f"[red]error:[/red] {escape(r.error)}", highlight=False, soft_wrap=True)
@@ -164,6 +171,20 @@ def _listing(r: SourceReport) -> str:  # only for a report with ``announced_on``
     if r.caught_up_from:
         said += f"; caught up from {r.caught_up_from} through the arXiv API"
     return said
+
+
+def _venue_read(r: SourceReport) -> str:
+    """What an ``openreview:`` venue's read was: its accepted papers by OpenReview's names of them, none
+    (said with what the id must be), or not read again today."""
+    if r.read_again_on:
+        return (f"read whole on {r.read_on} already; read again tomorrow (a venue publishes its acceptances "
+                "at once)")
+    if not r.announced:
+        return (f"no accepted papers under this venue id: none published yet, or not the venue id as on "
+                f"openreview.net, e.g. openreview:{openreview.EXAMPLE} (the id= of the venue's page; every "
+                f"venue is listed at {openreview.VENUES_PAGE})")
+    names = ", ".join(f"{escape(name)} {n:,}" for name, n in r.kinds.items())
+    return f"{r.announced:,} accepted papers" + (f": {names}" if names else "")
 
 
 def _weekday(day: str | None) -> str:

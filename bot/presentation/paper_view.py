@@ -121,12 +121,39 @@ def published_on(paper: Paper) -> str:
     return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
+#: Where a paper's OpenReview forum is (its reviews, the accepted version): ``openreview:`` sources' URLs.
+OPENREVIEW_FORUM = "https://openreview.net/forum?id="
+
+
+#: The pages of the sources paperbot reads, named as a link to them reads: (start of the URL, name).
+SOURCE_PAGES = (
+    (OPENREVIEW_FORUM, "OpenReview"),
+    ("https://aclanthology.org/", "ACL Anthology"),
+    ("https://pubmed.ncbi.nlm.nih.gov/", "PubMed"),
+    ("https://www.biorxiv.org/", "bioRxiv"),
+    ("https://www.medrxiv.org/", "medRxiv"),
+)
+
+
+def _source_page(url: str) -> str | None:
+    return next((name for start, name in SOURCE_PAGES if url.startswith(start)), None)
+
+
 def paper_links(paper: Paper) -> list[PaperLink]:
-    """Where to read the paper: for arXiv its abstract page and its PDF, else its URL when known, else
-    its DOI's page."""
+    """Where to read the paper: for arXiv its abstract page and its PDF; then its page at each other
+    source it came from (its OpenReview forum, ACL Anthology, PubMed or bioRxiv page: its URL and those of
+    the records merged into it), one link a source; without any of those, its URL when known, else its
+    DOI's page."""
+    links = []
     if paper.arxiv_id:
-        return [PaperLink(f"arXiv:{paper.arxiv_id}", f"https://arxiv.org/abs/{paper.arxiv_id}"),
-                PaperLink("PDF", f"https://arxiv.org/pdf/{paper.arxiv_id}")]
+        links = [PaperLink(f"arXiv:{paper.arxiv_id}", f"https://arxiv.org/abs/{paper.arxiv_id}"),
+                 PaperLink("PDF", f"https://arxiv.org/pdf/{paper.arxiv_id}")]
+    for url in (paper.url, *paper.other_urls):
+        name = _source_page(url) if url else None
+        if name and all(each.label != name for each in links):
+            links.append(PaperLink(name, url))
+    if links:
+        return links
     if paper.url:
         return [PaperLink("Link", paper.url)]
     return [PaperLink(f"doi:{paper.doi}", doi_url(paper.doi))] if paper.doi else []

@@ -49,7 +49,13 @@ from bot.slack.request_keys import request_kind
 from bot.slack.runtime import REPLAYING, Background, Runtime
 from bot.slack.workspace import NOT_INSTALLED, Workspace, only_installed
 from bot.state.context import Context
-from bot.usecases.lookup import use_arxiv_api, use_biorxiv_api, use_pubmed_api
+from bot.usecases.lookup import (
+    use_acl_url,
+    use_arxiv_api,
+    use_biorxiv_api,
+    use_openreview_api,
+    use_pubmed_api,
+)
 from bot.usecases.workspaces import settle_workspace
 
 #: Importable from here as before (the e2e and fault suites use them).
@@ -121,6 +127,8 @@ def create_app(settings: Settings, ctx: Context, client: WebClient | None = None
     use_arxiv_api(settings.arxiv_api_url, settings.arxiv_rss_url)
     use_biorxiv_api(settings.biorxiv_api_url)
     use_pubmed_api(settings.pubmed_api_url, settings.ncbi_key, settings.ncbi_email)
+    use_openreview_api(settings.openreview_api_url)
+    use_acl_url(settings.acl_url)
     if settings.oauth:
         return _create_oauth_app(settings, ctx, client)
     settings.require("SLACK_BOT_TOKEN")

@@ -2,7 +2,8 @@
 
 A SOURCE is a file (``.txt``, ``.jsonl``, ``.json``, ``.csv``, ``.xml``/``.atom``/``.rss``), an
 ``arxiv:CAT[,CAT…]`` listing, a ``biorxiv:CAT[,CAT…]`` or ``medrxiv:CAT[,CAT…]`` subject area, a
-``pubmed:QUERY`` search, or an ``http(s)://`` RSS/Atom feed URL.
+``pubmed:QUERY`` search, an ``openreview:VENUE_ID`` venue's accepted papers, an ``acl:VOLUME`` volume of
+the ACL Anthology, or an ``http(s)://`` RSS/Atom feed URL.
 """
 
 from __future__ import annotations
@@ -11,15 +12,17 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.sources import pubmed
+from bot.sources import acl, openreview, pubmed
 from bot.sources.arxiv import read_arxiv
 from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted
 from bot.sources.feeds import read_feed_file, read_feed_url
 from bot.sources.http import (
     Fetcher,
     RateLimiter,
+    default_acl_fetcher,
     default_biorxiv_fetcher,
     default_fetcher,
+    default_openreview_fetcher,
     default_pubmed_fetcher,
 )
 from bot.sources.normalize import parse_arxiv_id
@@ -41,20 +44,23 @@ _FILE_READERS = {
 }
 _TABULAR = (read_jsonl, read_json, read_csv)
 _KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT, "
-          "pubmed:QUERY or an http(s) feed URL")
+          "pubmed:QUERY, openreview:VENUE_ID, acl:VOLUME or an http(s) feed URL")
 
 
 def source_kind(source: str) -> str:
     """What kind of source SOURCE is, from a small fixed set (for metrics' labels, never the source's own
-    text): "arxiv", "biorxiv", "medrxiv", "pubmed", "feed" (an http(s) URL), a file's extension ("csv",
-    "jsonl", …)
-    or "other"."""
+    text): "arxiv", "biorxiv", "medrxiv", "pubmed", "openreview", "acl", "feed" (an http(s) URL), a file's
+    extension ("csv", "jsonl", …) or "other"."""
     if source[:6].lower() == "arxiv:":
         return "arxiv"
     if is_source(source):
         return source.split(":", 1)[0].lower()
     if pubmed.is_source(source):
         return "pubmed"
+    if openreview.is_source(source):
+        return "openreview"
+    if acl.is_source(source):
+        return "acl"
     if source.lower().startswith(("http://", "https://")):
         return "feed"
     suffix = Path(source).suffix.lower()
@@ -102,6 +108,17 @@ def read_source(
         return pubmed.read_pubmed(query, today - timedelta(days=pubmed.FIRST_READ_DAYS - 1), today,
                                   fetcher=fetcher or default_pubmed_fetcher(), found=pubmed.Found(),
                                   progress=progress)
+    if openreview.is_source(source):
+        # The venue's accepted papers, all of them; `paperbot ingest` reads a venue at most once a day.
+        venue = openreview.parse_source(source)
+        return openreview.read_venue(venue, fetcher=fetcher or default_openreview_fetcher(),
+                                     found=openreview.Found(), progress=progress)
+    if acl.is_source(source):
+        # The whole volume. `paperbot ingest` rests a volume read whole in the last week instead
+        # (bot/usecases/ingest.py).
+        volume = acl.parse_source(source)
+        return acl.read_volume(volume, fetcher=fetcher or default_acl_fetcher(), found=acl.Volume(),
+                               progress=progress)
     if source.lower().startswith(("http://", "https://")):
         return read_feed_url(source, fetcher or default_fetcher(), progress)
     reader = _FILE_READERS.get(Path(source).suffix.lower())

@@ -27,6 +27,15 @@ PUBMED_API_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
 #: NCBI allows 3 requests a second without an API key, 10 with one; a little slower than each.
 PUBMED_INTERVAL = 0.34
 PUBMED_KEY_INTERVAL = 0.11
+#: The OpenReview API v2 (``openreview:`` sources).
+OPENREVIEW_API_URL = "https://api2.openreview.net"
+#: OpenReview allows a guest 20 requests a minute (openreview/openreview issue 254); one every 3.5 s stays
+#: under it, and a venue of 5,000 accepted papers is 5 pages of 1,000.
+OPENREVIEW_INTERVAL = 3.5
+#: The ACL Anthology (``acl:`` sources): a static site that states no rate limit; one request a second
+#: is polite (a volume is one request, and the papers it lacks an abstract for one each).
+ACL_URL = "https://aclanthology.org"
+ACL_INTERVAL = 1.0
 USER_AGENT = "paperbot/0.1 (+https://github.com/paperbot)"
 #: arXiv asks API clients for no more than one request every three seconds.
 ARXIV_INTERVAL = 3.0
@@ -105,8 +114,10 @@ class Fetcher:
         rss_url: str = ARXIV_RSS_URL,
         biorxiv_url: str = BIORXIV_API_URL,
         pubmed_url: str = PUBMED_API_URL,
+        acl_url: str = ACL_URL,
         ncbi_key: str | None = None,
         ncbi_email: str | None = None,
+        openreview_url: str = OPENREVIEW_API_URL,
         timeout: float = 30.0,
         limiter: RateLimiter | None = None,
         user_agent: str = USER_AGENT,
@@ -117,9 +128,11 @@ class Fetcher:
         self.rss_url = rss_url
         self.biorxiv_url = biorxiv_url
         self.pubmed_url = pubmed_url
+        self.acl_url = acl_url
         # NCBI's api_key and the contact email it asks of tools (``PAPERBOT_NCBI_KEY``, ``_EMAIL``).
         self.ncbi_key = ncbi_key
         self.ncbi_email = ncbi_email
+        self.openreview_url = openreview_url
         self.timeout = timeout
         self.limiter = limiter if limiter is not None else RateLimiter()
         self.user_agent = user_agent
@@ -253,3 +266,37 @@ def use_pubmed_api(url: str = PUBMED_API_URL, key: str | None = None, email: str
     fetcher = default_pubmed_fetcher()
     fetcher.pubmed_url, fetcher.ncbi_key, fetcher.ncbi_email = url, key, email
     fetcher.limiter.interval = PUBMED_KEY_INTERVAL if key else PUBMED_INTERVAL
+
+
+_openreview: Fetcher | None = None
+
+
+def default_openreview_fetcher() -> Fetcher:
+    """The process-wide Fetcher of the OpenReview API: a limiter of its own (:data:`OPENREVIEW_INTERVAL`),
+    so reading a venue never waits on arXiv's spacing, nor arXiv on it."""
+    global _openreview
+    with _default_guard:
+        if _openreview is None:
+            _openreview = Fetcher(limiter=RateLimiter(OPENREVIEW_INTERVAL))
+        return _openreview
+
+
+def use_openreview_api(url: str = OPENREVIEW_API_URL) -> None:
+    """Point this process's ``openreview:`` sources at ``url`` (``PAPERBOT_OPENREVIEW_API_URL``)."""
+    default_openreview_fetcher().openreview_url = url
+_acl: Fetcher | None = None
+
+
+def default_acl_fetcher() -> Fetcher:
+    """The process-wide Fetcher of the ACL Anthology: a limiter of its own (:data:`ACL_INTERVAL`), so a
+    volume's lookups never wait on arXiv's spacing, nor arXiv's on them."""
+    global _acl
+    with _default_guard:
+        if _acl is None:
+            _acl = Fetcher(limiter=RateLimiter(ACL_INTERVAL))
+        return _acl
+
+
+def use_acl_url(url: str = ACL_URL) -> None:
+    """Point this process's ``acl:`` sources at ``url`` (``PAPERBOT_ACL_URL``)."""
+    default_acl_fetcher().acl_url = url

@@ -36,11 +36,17 @@ from zoneinfo import ZoneInfo
 from bot.config import Settings
 from bot.errors import ConfigError
 from bot.sources import read_source
+from bot.sources.acl import entries_in
+from bot.sources.acl import is_source as is_acl
+from bot.sources.acl import parse_source as parse_volume
 from bot.sources.arxiv import parse_categories, read_arxiv
 from bot.sources.arxiv_daily import read_listing
 from bot.sources.biorxiv import is_source as is_biorxiv
 from bot.sources.biorxiv import parse_source, posted_on
 from bot.sources.http import Fetcher
+from bot.sources.openreview import first_page
+from bot.sources.openreview import is_source as is_openreview
+from bot.sources.openreview import parse_source as parse_venue
 from bot.sources.pubmed import is_source as is_pubmed
 from bot.sources.pubmed import parse_source as parse_query
 from bot.sources.pubmed import searched_on
@@ -122,6 +128,7 @@ class Finding(StrEnum):
     FEED_ANSWERS = auto()  # source
     ARXIV_ANNOUNCED = auto()  # source, category, papers, day (None when unknown)
     ARXIV_QUIET = auto()  # source, category, day (None when unknown)
+    ACL_VOLUME = auto()  # source, volume, papers: the entries its BibTeX lists
     # the lab's model (PAPERBOT_LLM_URL; no line when it is not set): url, model
     LLM_SKIPPED = auto()  # settings: those that don't parse
     LLM_UNREACHABLE = auto()  # url, error: why its list of models can't be read
@@ -193,7 +200,8 @@ def diagnose(load_settings: Callable[[], Settings], slack_for: Callable[[Setting
     found += _clock([a.slack_time for a in answers if a.slack_time is not None], now(), asked=bool(answers))
     found += _time_zones()
     arxiv_bad = sorted(bad & {"PAPERBOT_ARXIV_API_URL", "PAPERBOT_ARXIV_RSS_URL", "PAPERBOT_BIORXIV_API_URL",
-                              "PAPERBOT_PUBMED_API_URL", "PAPERBOT_NCBI_KEY", "PAPERBOT_NCBI_EMAIL"})
+                              "PAPERBOT_PUBMED_API_URL", "PAPERBOT_NCBI_KEY", "PAPERBOT_NCBI_EMAIL",
+                              "PAPERBOT_ACL_URL"})
     if arxiv_bad and settings.feeds:
         found.append(_check(F.FEEDS_SKIPPED, "skip", settings=tuple(arxiv_bad)))
     else:
@@ -349,7 +357,7 @@ def _feeds(settings: Settings, now: datetime) -> list[Check]:
     fetcher = Fetcher(settings.arxiv_api_url, rss_url=settings.arxiv_rss_url,
                       biorxiv_url=settings.biorxiv_api_url, pubmed_url=settings.pubmed_api_url,
                       ncbi_key=settings.ncbi_key, ncbi_email=settings.ncbi_email, timeout=FEED_TIMEOUT,
-                      retries=0)
+                      retries=0, openreview_url=settings.openreview_api_url, acl_url=settings.acl_url)
     found = []
     for source in settings.feeds:
         said = _check(Finding.FEED_ANSWERS, "ok", source=source)
@@ -371,6 +379,16 @@ def _feeds(settings: Settings, now: datetime) -> list[Check]:
                 # One search of today's records, none fetched: E-utilities answer, and take the query.
                 records = iter(())
                 searched_on(parse_query(source), now.astimezone(UTC).date(), fetcher)
+            elif is_openreview(source):
+                # One note of the venue: the API answers, in its format, and knows the venue's papers.
+                records = iter(())
+                first_page(parse_venue(source), fetcher)
+            elif is_acl(source):
+                # The volume's BibTeX, its entries counted; no paper's own file looked up.
+                volume = parse_volume(source)
+                records = iter(())
+                said = _check(Finding.ACL_VOLUME, "ok", source=source, volume=volume,
+                              papers=entries_in(volume, fetcher))
             else:
                 records = read_source(source, fetcher=fetcher)
             next(iter(records), None)

@@ -6,11 +6,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
-from bot.sources import Rejected, pubmed, read_source
+from bot.sources import Rejected, acl, openreview, pubmed, read_source
 from bot.sources.arxiv import parse_categories
 from bot.sources.arxiv_daily import Announcements, read_announcements
 from bot.sources.biorxiv import FIRST_READ_DAYS, Posted, is_source, parse_source, read_posted, source_name
-from bot.sources.http import Fetcher, default_biorxiv_fetcher, default_fetcher, default_pubmed_fetcher
+from bot.sources.http import (
+    Fetcher,
+    default_acl_fetcher,
+    default_biorxiv_fetcher,
+    default_fetcher,
+    default_openreview_fetcher,
+    default_pubmed_fetcher,
+)
 from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.text.highlights import highlights
@@ -43,16 +50,21 @@ class SourceReport:
     announced_on: str | None = None  # YYYY-MM-DD, the listing's announcement date
     quiet: bool = False
     caught_up_from: str | None = None  # YYYY-MM-DD
-    #: The listing's items by announce type: "new", "cross", "replace", "replace-cross".
+    #: The listing's items by announce type: "new", "cross", "replace", "replace-cross"; an ``openreview:``
+    #: venue's papers by OpenReview's name of their venue ("ICML 2025 poster", "ICML 2025 oral").
     kinds: dict[str, int] = field(default_factory=dict)
     #: A ``biorxiv:``/``medrxiv:`` category's or a ``pubmed:`` query's read: the dates read, "FROM/TO".
     interval: str | None = None
+    #: An ``openreview:`` venue's or an ``acl:`` volume's: the day it was last read whole (YYYY-MM-DD); and,
+    #: when this ingest let it rest (read whole lately: no request made), the day it is read again.
+    read_on: str | None = None
+    read_again_on: str | None = None
 
     @property
     def empty(self) -> bool:
         """Read, but it held no record at all (an empty file or feed: often the wrong one). Never an arXiv
         category's listing: a day without announcement is arXiv's weekend or holiday."""
-        return self.error is None and self.announced is None and not (
+        return self.error is None and self.announced is None and self.read_again_on is None and not (
             self.added or self.updated or self.unchanged or self.rejected)
 
 
@@ -71,6 +83,7 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
     or on a weekend the last announcement's papers),
     and notes the new date once all of a category's papers are stored; ``arxiv_since`` also reads every
     paper of the categories updated since that date (a back-fill). ``clock`` is now, for the catch-up.
+    An ``acl:VOLUME`` source reads the volume whole, at most once a week (:func:`_ingest_acl`).
     """
     reports = []
     for source in sources:
@@ -85,6 +98,14 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         if pubmed.is_source(source):
             reports.append(_ingest_pubmed(ctx, source, progress, fetcher or default_pubmed_fetcher(),
                                           arxiv_since, clock()))
+            continue
+        if openreview.is_source(source):
+            reports.append(_ingest_venue(ctx, source, progress, fetcher or default_openreview_fetcher(),
+                                         arxiv_since, clock()))
+            continue
+        if acl.is_source(source):
+            reports.append(_ingest_acl(ctx, source, progress, fetcher or default_acl_fetcher(), arxiv_since,
+                                       clock()))
             continue
         report = SourceReport(source)
         reports.append(report)
@@ -216,6 +237,63 @@ def _ingest_pubmed(ctx: Context, source: str, progress: Progress | None, fetcher
     report.announced = found.count
     if report.error is None and found.complete:
         ctx.store.set_source_cursor(name, today.isoformat(), iso_utc(now))
+    return report
+
+
+def _ingest_venue(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
+                  since: date | None, now: datetime) -> SourceReport:
+    """The report of an ``openreview:`` venue: all its accepted papers (``announced``: how many OpenReview
+    lists; ``kinds``: how many under each of its venue names, "ICML 2025 poster"…). A venue publishes its
+    acceptances at once and changes little after (a camera-ready, an oral), so it is read at most once a
+    day: read whole on this UTC day already, it is not asked again (``read_on`` says when,
+    ``read_again_on`` the day after), unless
+    ``since`` asks for a back-fill. The cursor (the day read) is set only once every page was read."""
+    try:
+        venue = openreview.parse_source(source)
+    except SourceError as exc:
+        return SourceReport(source, error=str(exc))
+    name = openreview.source_name(venue)
+    today = now.astimezone(UTC).date().isoformat()
+    cursor = ctx.store.source_cursor(name)
+    if cursor is not None and cursor >= today and since is None:
+        tomorrow = (now.astimezone(UTC).date() + timedelta(days=1)).isoformat()
+        return SourceReport(name, read_on=cursor, read_again_on=tomorrow)
+    report = SourceReport(name, announced=0)
+    found = openreview.Found()
+    callback = (lambda done, total: progress(source, done, total)) if progress else None
+    _store_all(ctx, lambda: openreview.read_venue(venue, fetcher=fetcher, found=found, progress=callback),
+               report)
+    report.announced, report.kinds = found.count, dict(found.venues.most_common())
+    if report.error is None and found.complete:
+        ctx.store.set_source_cursor(name, today, iso_utc(now))
+    return report
+
+
+def _ingest_acl(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
+                since: date | None, now: datetime) -> SourceReport:
+    """The report of an ``acl:`` volume. A volume is published once, then corrected now and then: one read
+    whole is noted (its cursor, the day of that read) and rests for :data:`~bot.sources.acl.REREAD_DAYS`
+    days, so a volume in the daily feeds costs one request a week, and a correction arrives within a week;
+    ``since`` (a back-fill) reads it anyway. A read that broke off, or whose lookups failed, leaves the
+    cursor as it was: read again next time."""
+    try:
+        volume = acl.parse_source(source)
+    except SourceError as exc:
+        return SourceReport(source, error=str(exc))
+    name = acl.source_name(volume)
+    today = now.astimezone(UTC).date()
+    cursor = ctx.store.source_cursor(name)
+    again = date.fromisoformat(cursor) + timedelta(days=acl.REREAD_DAYS) if cursor else today
+    if since is None and today < again:
+        return SourceReport(name, read_on=cursor, read_again_on=again.isoformat())
+    report = SourceReport(name, announced=0)
+    found = acl.Volume()
+    callback = (lambda done, total: progress(source, done, total)) if progress else None
+    _store_all(ctx, lambda: acl.read_volume(volume, fetcher=fetcher, found=found, progress=callback), report)
+    report.announced = found.entries
+    if report.error is None and found.complete:
+        ctx.store.set_source_cursor(name, today.isoformat(), iso_utc(now))
+        report.read_on = today.isoformat()
     return report
 
 

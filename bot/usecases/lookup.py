@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterable
 from bot.errors import PaperbotError
 from bot.sources.arxiv_ids import MAX_IDS, fetch_by_ids
 from bot.sources.http import ARXIV_API_URL, Fetcher, default_fetcher
+from bot.sources.http import use_acl_url as use_acl_url  # the CLI's and the app's one import, as:
 from bot.sources.http import use_biorxiv_api as use_biorxiv_api  # the CLI's and the app's one import
+from bot.sources.http import use_openreview_api as use_openreview_api  # likewise
 from bot.sources.http import use_pubmed_api as use_pubmed_api  # likewise
 from bot.sources.normalize import parse_arxiv_id
 from bot.sources.records import SourceError

@@ -97,7 +97,7 @@ def new_database(folder: Path, backend: str | None = None,
             pytest.fail(_skip_reason(problem) + " (PAPERBOT_REQUIRE_POSTGRES=1 makes this a failure)",
                         pytrace=False)
         pytest.skip(_skip_reason(problem))
-    with throwaway_database(_server(), copy_of) as url:
+    with throwaway_database(_server(), copy_of, later=True) as url:
         yield PostgresTarget(url, folder)
 
 

@@ -225,3 +225,22 @@ def test_two_ingests_of_the_two_versions_at_once_make_one_paper(pg_store):
     assert (box[0].added, box[0].updated) == (0, 1)
     assert pg_store.count_papers() == 1
     assert pg_store.get_paper("conf:icml-17").venue == "ICML 2024"
+
+
+def test_a_paper_read_by_id_carries_the_pages_of_the_records_merged_into_it(any_store):
+    forum = "https://openreview.net/forum?id=XrayF0rum1"
+    pubmed = "https://pubmed.ncbi.nlm.nih.gov/40000001/"
+    any_store.upsert_papers([PREPRINT])
+    any_store.upsert_papers([Paper(id="openreview:XrayF0rum1", title=PREPRINT.title, abstract="x", url=forum,
+                                   authors=["Ana Duarte"], venue="ICML 2024 poster")])
+    any_store.upsert_papers([Paper(id="pmid:40000001", title=PREPRINT.title, abstract="x", url=pubmed,
+                                   authors=["Bo Kim"])])
+    for asked in ("arxiv:2401.00001", "openreview:XrayF0rum1", "pmid:40000001"):
+        paper = any_store.get_paper(asked)
+        assert paper.url == PREPRINT.url and paper.other_urls == [forum, pubmed], asked
+    assert any_store.get_papers(["arxiv:2401.00001", "pmid:40000001"])["pmid:40000001"].other_urls == [forum,
+                                                                                                       pubmed]
+    alone = Paper(id="acl:2025.acl-long.9", title="Another paper", abstract="y",
+                  url="https://aclanthology.org/2025.acl-long.9/")
+    any_store.upsert_papers([alone])
+    assert any_store.get_paper(alone.id).other_urls == []

@@ -161,6 +161,42 @@ def test_a_pubmed_feed_is_checked_with_one_search_of_today_s_records(standins, d
         assert failed.startswith("FAIL feed pubmed:crispr screen:") and "the answer was HTML" in failed
 
 
+def test_an_openreview_feed_is_checked_with_one_note_of_the_venue(standins, database):
+    from stand_ins.openreview import OpenReview, venue_of_notes
+
+    slack, arxiv = standins
+    with OpenReview() as api:
+        api.add(venue_of_notes("ICML.cc/2025/Conference", 3))
+        source = "openreview:ICML.cc/2025/Conference"
+        env = environment(slack, arxiv, database, PAPERBOT_FEEDS=source,
+                          PAPERBOT_OPENREVIEW_API_URL=api.base_url)
+        result = run("doctor", env=env)
+        said = result.output.splitlines()
+        assert any(line.startswith(f"OK   feed {source}") for line in said), result.output
+        assert api.requests == ["/notes?content.venueid=ICML.cc/2025/Conference&limit=1&offset=0"]
+        api.broken = {2: b"<!DOCTYPE html><html></html>"}
+        [failed] = lines(run("doctor", env=env).output, "FAIL")
+        assert failed.startswith(f"FAIL feed {source}:") and "the answer was HTML" in failed
+
+
+def test_an_acl_feed_is_checked_with_its_volume_s_bibtex_and_no_lookup(standins, database):
+    from stand_ins.acl import Anthology, volume_of
+
+    slack, arxiv = standins
+    with Anthology() as site:
+        site.add("2025.acl-long", volume_of("2025.acl-long", 3, abstracts=False))
+        env = environment(slack, arxiv, database, PAPERBOT_FEEDS="acl:2025.acl-long",
+                          PAPERBOT_ACL_URL=site.base_url)
+        result = run("doctor", env=env)
+        said = result.output.splitlines()
+        assert any(line.startswith("OK   feed acl:2025.acl-long: answers (2025.acl-long: 3 papers listed)")
+                   for line in said), result.output
+        assert site.requests == ["/volumes/2025.acl-long.bib"]
+        missing = run("doctor", env={**env, "PAPERBOT_FEEDS": "acl:2031.acl-long"})
+        [failed] = lines(missing.output, "FAIL")
+        assert failed.startswith("FAIL feed acl:2031.acl-long: the ACL Anthology has no volume '2031.acl")
+
+
 def test_a_database_that_can_not_be_opened_fails_in_one_line(standins, backend, tmp_path, request):  # noqa: F811
     slack, arxiv = standins
     if backend == "sqlite":

@@ -69,6 +69,32 @@ def test_arxiv_papers_link_to_abs_and_pdf_others_to_their_url():
     assert title_url(Paper(id="d", abstract="x", arxiv_id="2401.00001")) == "https://arxiv.org/abs/2401.00001"
 
 
+def test_an_openreview_forum_is_named_so_and_kept_beside_arxiv_s_links():
+    forum = "https://openreview.net/forum?id=SharpRgrt1"
+    accepted = Paper(id="openreview:SharpRgrt1", abstract="x", url=forum, venue="ICML 2025 poster")
+    assert [(lk.label, lk.url) for lk in paper_links(accepted)] == [("OpenReview", forum)]
+    assert title_url(accepted) == forum
+    both = Paper(id="openreview:SharpRgrt1", abstract="x", url=forum, arxiv_id="2502.01234")
+    assert [lk.label for lk in paper_links(both)] == ["arXiv:2502.01234", "PDF", "OpenReview"]
+
+
+def test_a_paper_from_several_sources_links_to_its_page_at_each_once():
+    forum = "https://openreview.net/forum?id=SharpRgrt1"
+    merged = Paper(id="arxiv:2502.01234", abstract="x", url="https://arxiv.org/abs/2502.01234",
+                   arxiv_id="2502.01234", other_urls=[
+                       forum, "https://pubmed.ncbi.nlm.nih.gov/40000001/", "https://openreview.net/forum?id=Other",
+                       "https://aclanthology.org/2025.acl-long.9/", "https://www.biorxiv.org/content/10.1101/1v2",
+                       "https://elsewhere.example/p"])
+    assert [(lk.label, lk.url) for lk in paper_links(merged)] == [
+        ("arXiv:2502.01234", "https://arxiv.org/abs/2502.01234"), ("PDF", "https://arxiv.org/pdf/2502.01234"),
+        ("OpenReview", forum), ("PubMed", "https://pubmed.ncbi.nlm.nih.gov/40000001/"),
+        ("ACL Anthology", "https://aclanthology.org/2025.acl-long.9/"),
+        ("bioRxiv", "https://www.biorxiv.org/content/10.1101/1v2")]
+    preprint = Paper(id="biorxiv:10.1101/1", abstract="x", url="https://www.medrxiv.org/content/10.1101/1v1",
+                     doi="10.1101/1", other_urls=["https://pubmed.ncbi.nlm.nih.gov/40000002/"])
+    assert [lk.label for lk in paper_links(preprint)] == ["medRxiv", "PubMed"]
+
+
 def test_a_paper_known_only_by_its_doi_links_to_doi_org():
     bare = Paper(id="doi:10.1145/3292500.3330701", title="T", abstract="A.", doi="10.1145/3292500.3330701")
     assert title_url(bare) == "https://doi.org/10.1145/3292500.3330701"

@@ -9,8 +9,8 @@ from bot.sources.records import SourceError
 
 from .conftest import FIXTURES
 
-KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT, pubmed:QUERY "
-         "or an http(s) feed URL")
+KINDS = (".txt, .jsonl, .json, .csv, .xml, .atom, .rss, arxiv:CAT, biorxiv:CAT, medrxiv:CAT, pubmed:QUERY, "
+         "openreview:VENUE_ID, acl:VOLUME or an http(s) feed URL")
 
 
 @pytest.mark.parametrize("source", ["x.pdf", "notes", "papers.JSONL.gz", "ftp://example.org/feed.xml"])
