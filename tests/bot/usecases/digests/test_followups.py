@@ -185,3 +185,19 @@ def test_a_compact_digest_says_them_in_its_one_message_and_again_only_on_its_ret
     assert send_digest(ctx, "U1", DAY, dm.courier(), "me:1:1", clock=clock).status == "sent"
     [(kind, text, _, _)] = dm.messages
     assert kind == "compact" and "*1 paper you saved moved on:*" in text and "accepted at ICML 2025" in text
+
+
+def test_a_digest_whose_sender_died_after_its_header_tells_them_once_and_the_next_day_none(ctx):
+    import pytest
+
+    from tests.fakes import Death
+
+    saved_then_moved_on(ctx)
+    dying = FakeCourier(die_after=0)  # the header went out with its block, then the process died
+    with pytest.raises(Death):
+        send_digest(ctx, "U1", DAY, dying.courier(), "host:100:1")
+    restarted = FakeCourier(history=dying)
+    outcome = send_digest(ctx, "U1", DAY, restarted.courier(), "host:200:2", alive=lambda owner: False)
+    assert outcome.status == "sent" and restarted.headers("DU1") == []  # found in the DM: not again
+    assert sum("moved on" in h for h in dying.headers("DU1")) == 1
+    assert claim_followups(ctx, "U1", "2026-07-16", datetime.now(UTC)) == ()
