@@ -72,11 +72,6 @@ def claim_followups(ctx: Context, user_id: str, via: str, now: datetime,
     return grouped(ctx, events)
 
 
-def told_via(ctx: Context, user_id: str, via: str) -> tuple[Followup, ...]:
-    """The follow-ups claimed for one message of ``user_id``'s."""
-    return grouped(ctx, ctx.store.followups_told_via(user_id, via))
-
-
 def give_back(ctx: Context, user_id: str, via: str) -> None:
     """The message claimed for ``via`` never went out: its follow-ups are told another time."""
     with ctx.store.transaction():

@@ -13,8 +13,9 @@ from bot.usecases.followups import Followup
 TITLE_LIMIT = 100
 DETAIL_LIMIT = 60
 #: At most this many papers are listed, the rest counted: the block stays within a section's 3,000 characters
-#: (a compact digest's header is one).
+#: (a compact digest's header is one), however long its titles and links.
 MOST_LISTED = 6
+BLOCK_LIMIT = 2400
 
 
 def event_text(kind: str, detail: str) -> str:
@@ -44,9 +45,14 @@ def followup_block(followups: Sequence[Followup], channel: bool = False) -> str:
     n = len(followups)
     whose = "this channel liked" if channel else "you saved"  # a channel saves nothing: it likes (👍)
     papers = "1 paper" if n == 1 else f"{n} papers"
-    lines = [f"*{papers} {whose} moved on:*", *map(followup_line, followups[:MOST_LISTED])]
-    if n > MOST_LISTED:
-        lines.append(f"…and {n - MOST_LISTED} more.")
+    lines = [f"*{papers} {whose} moved on:*"]
+    for followup in followups[:MOST_LISTED]:
+        line = followup_line(followup)
+        if sum(len(s) + 1 for s in lines) + len(line) > BLOCK_LIMIT and len(lines) > 1:
+            break
+        lines.append(line)
+    if n > len(lines) - 1:
+        lines.append(f"…and {n - (len(lines) - 1)} more.")
     return "\n".join(lines)
 
 

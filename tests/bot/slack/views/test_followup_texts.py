@@ -34,3 +34,12 @@ def test_a_long_list_is_cut_and_a_message_of_its_own_says_how_to_stop_them():
     assert block.startswith(f"*{MOST_LISTED + 2} papers you saved moved on:*")
     assert block.count("\n• ") == MOST_LISTED and block.endswith("…and 2 more.")
     assert followup_message(many[:1]).endswith("`/papers followups off` stops these._")
+
+
+def test_long_titles_and_links_keep_the_block_within_a_section():
+    long = [Followup(Paper(id=f"p{i}", title="A very long title " * 20, abstract="x",
+                           url="https://example.org/" + "x" * 200),
+                     tuple(("code", f"https://github.com/{'y' * 90}/{j}") for j in range(3)))
+            for i in range(MOST_LISTED)]
+    block = followup_block(long)
+    assert len(block) <= 3000 and block.count("\n• ") >= 1 and "more." in block
