@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 #: recent ones, not of a year's).
 HORIZON = timedelta(days=14)
 #: At most this many events a message; the rest wait for the next.
-MOST_EVENTS = 10
+MOST_EVENTS = 6  # so every paper of a message is listed by name (see bot/slack/views/followup_texts.py)
 #: A follow-up message of its own (on a day without a digest) is claimed under this prefix and the
 #: person's local day: at most one a day.
 DM_VIA = "dm:"
