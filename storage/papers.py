@@ -15,6 +15,7 @@ from storage import identity, merging
 from storage.dialect import Shared
 from storage.fulltext import paper_text
 from storage.models import Paper, UpsertCounts
+from storage.paper_events import EventDetector
 from storage.records import paper_from_row, paper_row
 
 #: Highlights computed apart from an ingest (a back-fill) land only where none were and the abstract is still
@@ -29,14 +30,16 @@ class PapersStore(Protocol):
     """Papers, shared by every workspace: stored once however many sources name them (merging), read by id,
     alias, arXiv id, URL or DOI, and followed by a change counter."""
 
-    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+    def upsert_papers(self, papers: Iterable[Paper], events: EventDetector | None = None) -> UpsertCounts:
         """Add new papers and update known ones, in one transaction.
 
         A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
         its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
         keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
         one. A record that matches several stored papers merges them, what people did with them moving
-        to the one kept."""
+        to the one kept. ``events``: what happened to a known paper a record changed (its row before and
+        after), recorded in ``paper_events`` in the same transaction, once per paper, kind and detail, for
+        a paper someone saved or liked (no one else could be told of it)."""
         ...
 
     def papers_lacking_highlights(self, after: str = "", limit: int = 500) -> list[tuple[str, str, str]]:
