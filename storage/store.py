@@ -33,6 +33,7 @@ from storage.polls import PollsStore
 from storage.preferences import PreferencesStore
 from storage.saved import SavedStore
 from storage.snapshot import SnapshotsStore
+from storage.stats import StatsStore
 from storage.suggestions import SuggestionsStore
 from storage.summaries import SummariesStore
 from storage.workspaces import InstallationsStore, WorkspacesStore
@@ -93,7 +94,7 @@ class Store(BaseStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
             SavedStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
-            WorkspacesStore, InstallationsStore, CopyingStore, Protocol):
+            WorkspacesStore, InstallationsStore, CopyingStore, StatsStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every
     aggregate's contract, over :class:`BaseStore`."""
 
