@@ -94,19 +94,21 @@ class PersonStats:
         return sum(w.rated for w in self.weeks)
 
 
-def person_stats(ctx: Context, user_id: str, clock: Clock = utc_now, weeks: int = WEEKS) -> PersonStats:
-    """``user_id``'s numbers for the last ``weeks`` weeks of their timezone (UTC when unknown), Monday to
-    Sunday, the current week so far."""
-    person = ctx.store.get_person(user_id)
-    tz_name = person.tz if person is not None and person.tz else "UTC"
-    tz = zone(tz_name)
-    today = clock().astimezone(tz).date()
+def person_stats(ctx: Context, user_id: str, clock: Clock = utc_now, tz: str | None = None,
+                 weeks: int = WEEKS) -> PersonStats:
+    """``user_id``'s numbers for the last ``weeks`` weeks of their timezone (``tz``, else the stored one;
+    UTC when unknown), Monday to Sunday, the current week so far."""
+    if tz is None:
+        person = ctx.store.get_person(user_id)
+        tz = person.tz if person is not None else None
+    zone_ = zone(tz)
+    today = clock().astimezone(zone_).date()
     first = today - timedelta(days=today.weekday() + 7 * (weeks - 1))
-    since = iso_utc(datetime.combine(first, time(0), tzinfo=tz))
+    since = iso_utc(datetime.combine(first, time(0), tzinfo=zone_))
     counts = [Counter[str]() for _ in range(weeks)]
     topics, feeds, kinds = Counter[str](), Counter[str | None](), Counter[str]()
     for row in ctx.store.person_activity(user_id, since):
-        index = (_local_day(row.at, tz) - first).days // 7
+        index = (_local_day(row.at, zone_) - first).days // 7
         if not 0 <= index < weeks:
             continue  # stored before the first Monday's local midnight, or after now (a clock moved)
         week = counts[index]
@@ -132,7 +134,7 @@ def person_stats(ctx: Context, user_id: str, clock: Clock = utc_now, weeks: int 
         Week(first + timedelta(weeks=i), shown=c["shown"], rated=c["rated"], liked=c["liked"],
              saved=c["saved"], partial=i == weeks - 1, days=today.weekday() + 1 if i == weeks - 1 else 7)
         for i, c in enumerate(counts))
-    return PersonStats(found, LikeSources(_most(topics), _most(feeds), _most(kinds)), tz.key)
+    return PersonStats(found, LikeSources(_most(topics), _most(feeds), _most(kinds)), zone_.key)
 
 
 def _local_day(at: str, tz: ZoneInfo) -> date:
