@@ -33,6 +33,8 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
+from storage.moments import iso_utc
+
 if TYPE_CHECKING:
     from storage import Store
 
@@ -190,8 +192,7 @@ class _LikeShare:
 
     def collect(self) -> Iterator[Metric]:
         now = datetime.now(UTC)
-        since = (now - timedelta(days=LIKE_SHARE_DAYS)).isoformat(timespec="seconds")
-        until = (now + timedelta(days=1)).isoformat(timespec="seconds")  # a rating stamped now counts
+        since, until = iso_utc(now - timedelta(days=LIKE_SHARE_DAYS)), iso_utc(now + timedelta(days=1))
         try:
             with self.store.waiting_at_most(SCRAPE_WAIT):
                 liked, rated = self.store.rating_counts(since, until, everywhere=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Protocol, Self
 
+from storage.activity import ActivityStore
 from storage.alerts import AlertsStore
 from storage.artifacts import ArtifactsStore
 from storage.arxiv_cursors import ArxivCursorsStore
@@ -33,7 +34,6 @@ from storage.polls import PollsStore
 from storage.preferences import PreferencesStore
 from storage.saved import SavedStore
 from storage.snapshot import SnapshotsStore
-from storage.stats import StatsStore
 from storage.suggestions import SuggestionsStore
 from storage.summaries import SummariesStore
 from storage.workspaces import InstallationsStore, WorkspacesStore
@@ -94,7 +94,7 @@ class Store(BaseStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
             SavedStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
-            WorkspacesStore, InstallationsStore, CopyingStore, StatsStore, Protocol):
+            WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every
     aggregate's contract, over :class:`BaseStore`."""
 

@@ -4,7 +4,7 @@ on both backends (storage/stats.py)."""
 from __future__ import annotations
 
 from storage import Paper
-from storage.stats import Activity
+from storage.activity import Activity
 from tests.storage.conftest import sql_rows
 
 OLD = "2026-10-01T09:00:00+00:00"

@@ -49,7 +49,7 @@ class Activity(NamedTuple):
     shown: bool
 
 
-class StatsStore(Protocol):
+class ActivityStore(Protocol):
     """What a person was shown, rated and saved over some weeks, and a workspace's 👍 share."""
 
     def person_activity(self, user_id: str, since: str) -> list[Activity]:
@@ -65,7 +65,7 @@ class StatsStore(Protocol):
         ...
 
 
-class Stats(Shared):
+class Activities(Shared):
     """A person's numbers and a workspace's 👍 share, over what is stored."""
 
     def person_activity(self, user_id: str, since: str) -> list[Activity]:
