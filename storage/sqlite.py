@@ -33,6 +33,7 @@ from storage.library_imports import LibraryImports
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
 from storage.moments import iso_utc
+from storage.paper_events import EventDetector, Followups
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -55,7 +56,7 @@ BUSY_SECONDS = 90
 
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                  SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
+                  SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
                   LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
@@ -159,9 +160,10 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
 
     # -- papers ----------------------------------------------------------------------------------
 
-    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+    def upsert_papers(self, papers: Iterable[Paper], events: EventDetector | None = None) -> UpsertCounts:
         with self.transaction():  # the write lock: paper writers queue, reading and writing are one step
-            counts, _ = merging.upsert(self._sql, map(paper_row, papers), utcnow(), self.max_paper_seq())
+            counts, _ = merging.upsert(self._sql, map(paper_row, papers), utcnow(), self.max_paper_seq(),
+                                           events)
         return counts
 
     def max_paper_seq(self) -> int:

@@ -20,6 +20,7 @@ from bot.slack.subcommands import (
     digest_commands,
     feed_commands,
     follow_commands,
+    followup_commands,
     forget_commands,
     help_topics,
     mute_commands,
@@ -31,7 +32,7 @@ from bot.slack.subcommands import (
 
 #: The groups of subcommands, in the order the help shows their topics.
 GROUPS = (follow_commands, feed_commands, mute_commands, alert_commands, recommend_commands, digest_commands,
-          saved_commands, stats_commands, help_topics, suggest, channel, forget_commands)
+          saved_commands, stats_commands, followup_commands, help_topics, suggest, channel, forget_commands)
 
 HELP_TOPICS = tuple(group.TOPIC for group in GROUPS)
 GUIDE = help_topics.Guide(HELP_TOPICS)
