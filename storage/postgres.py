@@ -47,6 +47,7 @@ import psycopg.errors
 from psycopg_pool import PoolTimeout
 
 from storage import leases, merging, pg_migrations, workspaces
+from storage.activity import Activities
 from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
@@ -94,7 +95,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                    LibraryImports, Alerts, ArxivCursors, Summaries, Store):
+                    LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

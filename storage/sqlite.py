@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from storage import leases, merging, workspaces
+from storage.activity import Activities
 from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
@@ -56,7 +57,7 @@ BUSY_SECONDS = 90
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, ArxivCursors, Summaries, Store):
+                  LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

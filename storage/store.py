@@ -15,6 +15,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Protocol, Self
 
+from storage.activity import ActivityStore
 from storage.alerts import AlertsStore
 from storage.artifacts import ArtifactsStore
 from storage.arxiv_cursors import ArxivCursorsStore
@@ -95,7 +96,7 @@ class Store(BaseStore,
             SavedStore, FollowupsStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore,
             PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
-            WorkspacesStore, InstallationsStore, CopyingStore, Protocol):
+            WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every
     aggregate's contract, over :class:`BaseStore`."""
 
