@@ -27,6 +27,11 @@ Splits on citeulike-a (titles, some abstracts):
 - ``drift``: each profile also holds another user's 10 likes, given a year ago (``liked_age_days`` 365;
   the person's own ones are new): does old feedback fade?
   The last three use a fixed sample of 2,000 P10 users (seed 0).
+- ``shares``: links a person posted in channels as a second kind of positive: each P1 user's one given
+  like, and :data:`SHARED` more of their held-out papers (a fixed pseudo-random choice) as papers they
+  shared, counted as saves are (half a like); truth: the rest of the held-out. Against the same users
+  ignoring the shares (each weighed next to nothing, so they are still never ranked) and counting them as
+  full likes.
 
 Second data set, NeurIPS 2018 + ICML 2019 (full abstracts; its own index): a "user" is an author;
 ``conf-half``: authors with 4+ papers, half of them given (by a hash), the rest held out; ``conf-one``:
@@ -79,7 +84,7 @@ SUMMARY_DOC = ROOT / "docs" / "measurements" / "benchmarks.md"
 START, END = "<!-- quality:start -->", "<!-- quality:end -->"
 K = 300
 KS = (50, 100, 300)
-SPLITS = ("P10", "P1", "cold", "feedback", "foreign", "drift", "conf-half", "conf-one", "conf-cold")
+SPLITS = ("P10", "P1", "cold", "feedback", "foreign", "drift", "shares", "conf-half", "conf-one", "conf-cold")
 SIM_USERS = 2000
 DIVERSITY = 0.15
 #: paperbot before it learned from feedback: how it weighed dislikes, and nothing else.
@@ -318,6 +323,64 @@ def simulated_split(split: str, index: PaperIndex, ids: list[str],
     return (*one_digest(index, mixed, test, dislike), None)
 
 
+#: Papers each user of the ``shares`` split shared (of their held-out ones); users with fewer than this
+#: and one more held out are left out.
+SHARED = 3
+#: An age that makes a paper's weight next to nothing (fading's floor) while it stays in the profile.
+IGNORED_DAYS = 1e6
+
+
+def shares_split(ids: list[str]) -> tuple[list[EvalUser], list[EvalUser], list[EvalUser], list[EvalUser]]:
+    """``shares`` (see the module): (with shares as saves, ignoring them, with them as likes, truth)."""
+    train, test = load_split("P1", ids)[:2]
+    held = {t.user: t.liked for t in test}
+    saved, ignored, liked, truth = [], [], [], []
+    for u in train:
+        shared = _order(u.user, held.get(u.user, []))[:SHARED]
+        rest = [p for p in held.get(u.user, []) if p not in shared]
+        if len(shared) < SHARED or not rest:
+            continue
+        both = [*u.liked, *shared]
+        saved.append(replace(u, liked=both, saved=frozenset(shared), liked_age_days=[0.0] * len(both)))
+        ignored.append(replace(u, liked=both, liked_age_days=[0.0] * len(u.liked) + [IGNORED_DAYS] * SHARED))
+        liked.append(replace(u, liked=both, liked_age_days=[0.0] * len(both)))
+        truth.append(EvalUser(u.user, liked=rest))
+    return saved, ignored, liked, truth
+
+
+def cvae_methods(split: str, index: PaperIndex, default) -> list:
+    """The methods measured on P10, P1 and cold: paperbot and the ablations that split tells about."""
+    methods = [("paperbot", default)]
+    if split == "P10":
+        methods += [("paperbot without collaborative", paperbot(index, collaborative=False)),
+                    ("paperbot without per-person model",
+                     paperbot(index, weights=replace(DEFAULT_WEIGHTS, model=0.0)))]
+    if split in ("P1", "cold"):
+        methods.append(("paperbot without idf lean and expansion", paperbot(index, weights=UNSHARPENED)))
+    if split in ("P10", "P1"):
+        methods.append((f"paperbot + MMR (diversity {DIVERSITY})", paperbot(index, diversity=DIVERSITY)))
+    methods.append(("paperbot before feedback learning",
+                    paperbot(index, weights=PREVIOUS, collaborative=False)))
+    return methods
+
+
+def measure_shares(ids: list[str], default, reference, n_users: int | None, add) -> None:
+    """The ``shares`` split's rows: paperbot with the shares as saves, ignoring them, counting them as likes,
+    and the centroid; ``add(split, method, ranked, truth, seconds)`` records each."""
+    saved, ignored, as_liked, truth = shares_split(ids)
+    if n_users is not None and n_users < len(saved):
+        chosen = {u.user for u in random.Random(0).sample(saved, n_users)}
+        saved, ignored, as_liked = ([u for u in group if u.user in chosen]
+                                    for group in (saved, ignored, as_liked))
+        truth = [t for t in truth if t.user in chosen]
+    for method, users in (("paperbot", saved), ("paperbot ignoring shares", ignored),
+                          ("paperbot counting shares as likes", as_liked)):
+        ranked, secs = timed(default, users, None)
+        add("shares", method, ranked, truth, secs)
+    ranked, secs = timed(reference.centroid, saved, None)
+    add("shares", "TF-IDF centroid", ranked, truth, secs)
+
+
 def recall_per_user(ranked: dict, truth: list[EvalUser], k: int = 50) -> dict:
     out = {}
     for t in truth:
@@ -370,22 +433,12 @@ def run(splits: list[str], n_users: int | None, svm_users: int) -> tuple[list[Ro
                       f"({reference.matrix.shape[1]} terms)")
         default = paperbot(index)
         for split in cite_splits:
-            if split in ("P10", "P1", "cold"):
+            if split == "shares":
+                measure_shares(ids, default, reference, n_users, lambda *row: add(*row, index))
+            elif split in ("P10", "P1", "cold"):
                 train, test, candidates = load_split(split, ids)
-                methods = [("paperbot", default)]
-                if split == "P10":
-                    methods += [("paperbot without collaborative", paperbot(index, collaborative=False)),
-                                ("paperbot without per-person model",
-                                 paperbot(index, weights=replace(DEFAULT_WEIGHTS, model=0.0)))]
-                if split in ("P1", "cold"):
-                    methods.append(("paperbot without idf lean and expansion",
-                                    paperbot(index, weights=UNSHARPENED)))
-                if split in ("P10", "P1"):
-                    methods.append((f"paperbot + MMR (diversity {DIVERSITY})",
-                                    paperbot(index, diversity=DIVERSITY)))
-                methods.append(("paperbot before feedback learning",
-                                paperbot(index, weights=PREVIOUS, collaborative=False)))
-                measure(split, index, reference, train, test, candidates, methods, svm=True)
+                measure(split, index, reference, train, test, candidates, cvae_methods(split, index, default),
+                        svm=True)
             else:
                 train, test, candidates = simulated_split(split, index, ids)
                 methods = [("paperbot", default)]

@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client import (
@@ -33,6 +33,8 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
+from storage.moments import iso_utc
+
 if TYPE_CHECKING:
     from storage import Store
 
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a scrape waits for the database (the newest paper's age): a slow database leaves the gauge out.
 SCRAPE_WAIT = 1.0
+#: Days of ratings the 👍 share gauge counts: a rolling week.
+LIKE_SHARE_DAYS = 7
 
 REQUESTS = Counter("paperbot_requests", "Slack requests handled, by kind (command, event, action, "
                    "shortcut, view, options, other)", ["kind"])
@@ -178,6 +182,34 @@ class _NewestPaper:
         yield gauge
 
 
+class _LikeShare:
+    """The 👍 share of the last :data:`LIKE_SHARE_DAYS` days' ratings and how many there were, asked of
+    the store at each scrape: every workspace's together, as no metric is labelled by workspace (a
+    workspace's own week over week is the admin channel's report, :mod:`bot.usecases.admin_report`)."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    def collect(self) -> Iterator[Metric]:
+        now = datetime.now(UTC)
+        since, until = iso_utc(now - timedelta(days=LIKE_SHARE_DAYS)), iso_utc(now + timedelta(days=1))
+        try:
+            with self.store.waiting_at_most(SCRAPE_WAIT):
+                liked, rated = self.store.rating_counts(since, until, everywhere=True)
+        except Exception as exc:  # a scrape never fails for the database: the gauges are left out
+            log.debug("the 👍 share is left out of /metrics: %s", exc)
+            return
+        count = GaugeMetricFamily("paperbot_ratings_last_week", "Ratings (👍 and 👎) people gave in the last "
+                                  "7 days to papers paperbot had shown them, every workspace together")
+        count.add_metric([], rated)
+        yield count
+        if rated:
+            share = GaugeMetricFamily("paperbot_like_share", "The 👍 share (0 to 1) of those ratings; left "
+                                      "out without any")
+            share.add_metric([], liked / rated)
+            yield share
+
+
 class HoldsStore(Protocol):
     """What the page reads its gauges through: anything holding the store (the process's context)."""
 
@@ -200,6 +232,7 @@ class _Page:
         yield from self.counts.collect()
         if self.holder is not None:
             yield from _NewestPaper(self.holder.store).collect()
+            yield from _LikeShare(self.holder.store).collect()
 
 
 def page(holder: HoldsStore | None = None) -> tuple[bytes, str]:

@@ -53,11 +53,14 @@ class EvalUser:
     # Optional, not read from files: days since each like / dislike (see recommender.Profile).
     liked_age_days: list[float] | None = None
     disliked_age_days: list[float] | None = None
+    # Optional, not read from files: those of ``liked`` that count as saves do (see recommender.Profile).
+    saved: frozenset[str] = frozenset()
 
     @property
     def profile(self) -> Profile:
         return Profile(topics=list(self.topics), liked=list(self.liked), disliked=list(self.disliked),
-                       liked_age_days=self.liked_age_days, disliked_age_days=self.disliked_age_days)
+                       liked_age_days=self.liked_age_days, disliked_age_days=self.disliked_age_days,
+                       saved=self.saved)
 
 
 def _id_list(value, key: str) -> list[str]:
@@ -204,7 +207,7 @@ def _profile_key(user: EvalUser) -> tuple:
     """What a user's ranking depends on: two users with the same key get the same list."""
     ages = (None if user.liked_age_days is None else tuple(user.liked_age_days),
             None if user.disliked_age_days is None else tuple(user.disliked_age_days))
-    return tuple(user.liked), tuple(user.disliked), tuple(user.topics), ages
+    return tuple(user.liked), tuple(user.disliked), tuple(user.topics), ages, tuple(sorted(user.saved))
 
 
 def _rank_batch(index: PaperIndex, chunk: list[EvalUser], k: int, allowed: np.ndarray | None,

@@ -7,6 +7,7 @@ from storage.models import (
            Feedback,
            JobRecord,
            Paper,
+           PaperEvent,
            Person,
            SavedPaper,
            StoredInstallation,
@@ -39,7 +40,8 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'storage' has no attribute {name!r}")
 
 
-__all__ = ["ACCEPTED_FORMS", "PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper", "Person",
+__all__ = ["ACCEPTED_FORMS", "PERSONAL_TABLES", "DigestRecord", "Feedback", "JobRecord", "Paper",
+           "PaperEvent", "Person",
            "PostgresStore", "SavedPaper", "SqliteStore", "StorageError", "Store", "StoreBusy", "StoreFull",
            "StoreUnavailable", "StoredInstallation", "UnknownDatabase", "UpsertCounts", "WorkspaceSummary",
            "database_target", "is_new_file", "is_postgres_url", "open_store", "remove_sqlite_file"]

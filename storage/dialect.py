@@ -42,6 +42,11 @@ class Dialect(ABC):
         however many values, so a statement's text and plan do not change with their number."""
 
     @abstractmethod
+    def alias_urls(self, paper_id: str) -> str:
+        """An expression: the URLs of the ids paper ``paper_id`` (a column name, never input) is also known by
+        (``paper_aliases``), oldest first, as a JSON array in text; ``[]`` for none."""
+
+    @abstractmethod
     def text_matches(self, phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:
         """A relation ``m(paper_id, score)`` of the papers whose full text (``paper_text``) holds each of
         ``phrases`` (``every``) or any of them, each a run of lowercase words (:func:`storage.fulltext.words`)
@@ -111,6 +116,11 @@ class SqliteDialect(Dialect):
     def listed(self, values: Sequence[str]) -> tuple[str, list]:
         return "(select value as id from json_each(?)) c", [json.dumps(list(values))]
 
+    def alias_urls(self, paper_id: str) -> str:
+        # The aggregate takes the rows in the order the subquery gives them.
+        return ("(select json_group_array(url) from (select a.url from paper_aliases a"  # noqa: S608
+                f" where a.paper_id = {paper_id} and a.url is not null order by a.seq))")
+
     @staticmethod
     def _expression(phrases: Sequence[Sequence[str]], every: bool) -> str:
         """One FTS5 expression, each phrase a string in double quotes (whose words hold no quote)."""
@@ -157,6 +167,10 @@ class PostgresDialect(Dialect):
 
     def listed(self, values: Sequence[str]) -> tuple[str, list]:
         return "unnest(?::text[]) c(id)", [list(values)]
+
+    def alias_urls(self, paper_id: str) -> str:
+        return ("(select coalesce(json_agg(a.url order by a.seq), '[]'::json)::text"  # noqa: S608
+                f" from paper_aliases a where a.paper_id = {paper_id} and a.url is not null)")
 
     @staticmethod
     def _query(phrases: Sequence[Sequence[str]], every: bool) -> tuple[str, list]:

@@ -44,6 +44,12 @@ def normal_doi(text: str | None) -> str | None:
     return doi if doi.startswith("10.") and "/" in doi else None
 
 
+def doi_alias(doi: str) -> str:
+    """The alias a paper is known by through another version's (bare) DOI, a preprint's journal version's:
+    the id a record of that DOI alone would have ("doi:10.1016/j.cell.2025.01.001")."""
+    return "doi:" + doi
+
+
 def plain(text: str) -> str:
     """``text`` with TeX markup rendered as text and accents taken off ("Schr\\"odinger" -> "Schrodinger"),
     for comparing: TeX's dashes and quotes are left as typed when nothing else is TeX (a key drops them)."""

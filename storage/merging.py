@@ -27,24 +27,27 @@ from storage.identity import (
     PEER,
     combine,
     differs,
+    doi_alias,
     keys_of,
     share_a_surname,
 )
 from storage.models import UpsertCounts
+from storage.paper_events import EventDetector, record_events
+from storage.records import paper_from_row
 from storage.tables import COPIED_TABLES
 
 PAPER_COLUMNS = COPIED_TABLES["papers"]
 #: Person-level tables keyed (ws, user_id, paper_id): a merge moves their rows to the kept paper, a
 #: person's own row for it winning (who liked both keeps one like). A new table naming papers so
 #: belongs here.
-PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions", "shares")
+PAPER_KEYED_TABLES = ("feedback", "shown", "saved", "feed_papers", "suggestions", "followups_told", "shares")
 #: Those tables as migration m010 found them (``saved`` came with m011, ``feed_papers`` with m012).
 M010_TABLES = ("feedback", "shown")
 #: Tables keyed by paper id alone whose row goes with its paper: a merge gives the kept paper the
 #: dropped one's row when it has none of its own (``paper_vectors`` came with m018). A summary keyed (paper,
 #: model) moves so too: its ``source`` still names the text it was asked from, so a kept paper whose text
 #: differs asks again.
-PAPER_OWNED_TABLES = ("paper_vectors", "summaries")
+PAPER_OWNED_TABLES = ("paper_vectors", "summaries", "paper_events")
 CHUNK = 500
 
 INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608
@@ -165,6 +168,8 @@ class Matcher:
             arxiv = arxiv or other["arxiv_id"]
 
         take(self.aliases.get(row["id"], row["id"]), check=False)
+        if row["doi"]:  # another version's DOI kept as an alias of a paper (a preprint's journal version)
+            take(self.aliases.get(doi_alias(row["doi"])))
         if row["arxiv_id"]:
             take(self._by_arxiv.get(row["arxiv_id"]))
         for paper_id in sorted(self._by_doi.get(row["doi"], ())) if row["doi"] else ():
@@ -208,10 +213,13 @@ def _how(row: dict, merged: dict, kept_id: str) -> str:
 # -- the upsert ----------------------------------------------------------------------------------------
 
 
-def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int) -> tuple[UpsertCounts, int]:
+def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int,
+           events: EventDetector | None = None) -> tuple[UpsertCounts, int]:
     """Add new papers and update known ones (paper rows without ``added_at``/``updated_at``/``seq``),
     change numbers following ``seq``; returns the counts (a record merged into a stored paper counts as
-    "updated") and the last change number given out. Run it in the paper writers' queue (see above)."""
+    "updated") and the last change number given out. Run it in the paper writers' queue (see above).
+    ``events``: what happened to a stored paper a record changed (before, after), written to
+    ``paper_events`` in this transaction, so an ingest killed midway loses none of them."""
     rows = [keys_of(r) for r in rows]
     matcher = Matcher(*known(sql, rows))
     counts = UpsertCounts()
@@ -229,6 +237,9 @@ def upsert(sql: Sql, rows: Iterable[dict], now: str, seq: int) -> tuple[UpsertCo
             seq += 1
             placed.merged.update(updated_at=now, seq=seq)
         write(sql, matcher, placed, {row["id"]: row["url"]}, changed, columns=UPSERTED_COLUMNS)
+        if changed and events is not None:
+            found = events(paper_from_row(placed.kept), paper_from_row(placed.merged))
+            record_events(sql, placed.kept["id"], found, now)
         if changed:
             counts.updated += 1
         else:
@@ -240,7 +251,8 @@ def known(sql: Sql, rows: list[dict]) -> tuple[list[dict], dict[str, str]]:
     """The stored papers ``rows`` may match (by id or alias, arXiv id, DOI or title key) and the aliases
     among their ids."""
     ids = list(dict.fromkeys(r["id"] for r in rows))
-    aliases = {a["alias"]: a["paper_id"] for a in _where_in(sql, ALIASES_OF, ids)}
+    named = [*ids, *(doi_alias(r["doi"]) for r in rows if r["doi"])]
+    aliases = {a["alias"]: a["paper_id"] for a in _where_in(sql, ALIASES_OF, list(dict.fromkeys(named)))}
     found: dict[str, dict] = {}
     for column, values in (("id", [*ids, *aliases.values()]), ("arxiv_id", [r["arxiv_id"] for r in rows]),
                            ("doi", [r["doi"] for r in rows]), ("title_key", [r["title_key"] for r in rows])):

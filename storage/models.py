@@ -84,6 +84,7 @@ class Person:
     highlights_off: bool = False  # papers without their highlights (the start of the abstract instead)
     shares_off: bool = False  # paper links they post in channels don't count as interest
     suggest: bool = False  # colleagues may suggest them papers ("Who should read this?")
+    followups_off: bool = False  # never told what became of the papers they saved or liked (issue 42)
 
 
 @dataclass
@@ -134,6 +135,18 @@ class Feedback:
     paper_id: str
     value: FeedbackValue
     created_at: str
+
+
+@dataclass(frozen=True)
+class PaperEvent:
+    """Something an ingest found happened to a paper (issue 42): its ``kind`` ("version", "accepted",
+    "doi", "code", "withdrawn"), what it says (``detail``: the venue, the DOI, the link…) and when it
+    was found (ISO UTC)."""
+
+    paper_id: str
+    kind: str
+    detail: str
+    found_at: str | None = None
 
 
 @dataclass

@@ -7,6 +7,7 @@ matching and merging they share is :mod:`storage.merging`. Papers are shared by 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
@@ -14,6 +15,7 @@ from storage import identity, merging
 from storage.dialect import Shared
 from storage.fulltext import paper_text
 from storage.models import Paper, UpsertCounts
+from storage.paper_events import EventDetector
 from storage.records import paper_from_row, paper_row
 
 #: Highlights computed apart from an ingest (a back-fill) land only where none were and the abstract is still
@@ -28,14 +30,16 @@ class PapersStore(Protocol):
     """Papers, shared by every workspace: stored once however many sources name them (merging), read by id,
     alias, arXiv id, URL or DOI, and followed by a change counter."""
 
-    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+    def upsert_papers(self, papers: Iterable[Paper], events: EventDetector | None = None) -> UpsertCounts:
         """Add new papers and update known ones, in one transaction.
 
         A paper is known by its id or any id it was known by, its arXiv id across versions, its DOI, or
         its normalised title with an author surname in common (:mod:`storage.merging`); a known paper
         keeps its id, the others it had become aliases. An older arXiv version never overwrites a newer
         one. A record that matches several stored papers merges them, what people did with them moving
-        to the one kept."""
+        to the one kept. ``events``: what happened to a known paper a record changed (its row before and
+        after), recorded in ``paper_events`` in the same transaction, once per paper, kind and detail, for
+        a paper someone saved or liked (no one else could be told of it)."""
         ...
 
     def papers_lacking_highlights(self, after: str = "", limit: int = 500) -> list[tuple[str, str, str]]:
@@ -134,31 +138,18 @@ class Papers(Shared):
         if not ids:
             return {}
         listed, args = self._sql.listed(ids)
-        # Two lookups by key, in one statement: an "or" across the alias join would scan every paper.
-        rows = self._sql.rows(f"select c.id asked, p.* from {listed} join papers p on p.id = c.id"  # noqa: S608
-                              f" union all select c.id asked, p.* from {listed}"
+        # Two lookups by key, in one statement: an "or" across the alias join would scan every paper. Each
+        # paper comes with the pages of the records merged into it (``Paper.other_urls``).
+        urls = self._sql.alias_urls("p.id")
+        rows = self._sql.rows(f"select c.id asked, p.*, {urls} other_urls from {listed}"  # noqa: S608
+                              " join papers p on p.id = c.id"
+                              f" union all select c.id asked, p.*, {urls} other_urls from {listed}"
                               " join paper_aliases a on a.alias = c.id join papers p on p.id = a.paper_id",
                               [*args, *args])
-        found = {r["id"]: paper_from_row(r) for r in rows if r["id"] == r["asked"]}
+        found = {r["id"]: _with_other_urls(r) for r in rows if r["id"] == r["asked"]}
         for r in rows:
-            found.setdefault(r["asked"], paper_from_row(r))
-        self._add_other_urls(list(found.values()))
+            found.setdefault(r["asked"], _with_other_urls(r))
         return found
-
-    def _add_other_urls(self, papers: list[Paper]) -> None:
-        """Give each paper the pages of the records merged into it (``Paper.other_urls``), oldest first."""
-        by_id: dict[str, list[Paper]] = {}
-        for paper in papers:
-            by_id.setdefault(paper.id, []).append(paper)
-        if not by_id:
-            return
-        listed, args = self._sql.listed(list(by_id))
-        rows = self._sql.rows(f"select a.paper_id, a.url from {listed} join paper_aliases a"  # noqa: S608
-                              " on a.paper_id = c.id where a.url is not null order by a.seq", args)
-        for r in rows:
-            for paper in by_id[r["paper_id"]]:
-                if r["url"] != paper.url and r["url"] not in paper.other_urls:
-                    paper.other_urls.append(r["url"])
 
     def get_paper(self, paper_id: str) -> Paper | None:
         return self.get_papers([paper_id]).get(paper_id)
@@ -227,3 +218,11 @@ class Papers(Shared):
         # Only the fixed condition above is repeated into the statement.
         rows = self._sql.all(f"select id, coalesce(title, ''), abstract from papers where {like}", args)  # noqa: S608
         return {pid: paper_text(title, abstract) for pid, title, abstract in rows}
+
+
+def _with_other_urls(row: dict) -> Paper:
+    """The paper of a row that also holds ``other_urls`` (:meth:`~storage.dialect.Dialect.alias_urls`)."""
+    paper = paper_from_row(row)
+    urls = json.loads(row["other_urls"] or "[]")
+    paper.other_urls = [url for url in dict.fromkeys(urls) if url != paper.url]
+    return paper

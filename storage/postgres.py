@@ -47,6 +47,7 @@ import psycopg.errors
 from psycopg_pool import PoolTimeout
 
 from storage import leases, merging, pg_migrations, workspaces
+from storage.activity import Activities
 from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
@@ -59,6 +60,7 @@ from storage.inbox import Inbox
 from storage.library_imports import LibraryImports
 from storage.models import Feedback, Paper, UpsertCounts
 from storage.moments import iso_utc
+from storage.paper_events import EventDetector, Followups
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -93,8 +95,9 @@ ARTIFACT_SLICE = 4 * 2**20
 
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                    SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                    LibraryImports, Alerts, ArxivCursors, Summaries, Shares, Store):
+                    SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
+                    LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares,
+                    Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 
@@ -209,7 +212,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
 
     # -- papers ----------------------------------------------------------------------------------
 
-    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+    def upsert_papers(self, papers: Iterable[Paper], events: EventDetector | None = None) -> UpsertCounts:
         rows = [paper_row(p) for p in papers]
         with self.transaction(), self._conn() as conn:
             # The feed's counter row is locked first and kept until commit: another paper writer waits
@@ -219,7 +222,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             # two versions of one paper at once make one paper.
             row = conn.execute("select value from counters where name = 'papers' for update").fetchone()
             start = int(row[0]) if row else 0
-            counts, seq = merging.upsert(self._sql, rows, utcnow(), start)
+            counts, seq = merging.upsert(self._sql, rows, utcnow(), start, events)
             if seq != start:
                 conn.execute("update counters set value = %s where name = 'papers'", [seq])
         return counts

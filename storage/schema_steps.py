@@ -490,9 +490,30 @@ STEPS: list[Step] = [
         CreateTable("summary_calls", (_key("day"), Column("calls", "integer", not_null=True, default=0)),
                     ("day",)),
     )),
+    # Issue 42: what becomes of a paper. ``paper_events``: what an ingest found happened to a stored paper
+    # (``kind``: "version" the abstract changed, "accepted" a venue or journal version, "doi", "code" a code
+    # link, "withdrawn"; ``detail``: the venue, the DOI, the link, the version), written in the transaction
+    # of the merge that found it, once per paper, kind and detail; shared by every workspace as the papers
+    # are, and moved with its paper when papers merge. ``followups_told``: each event a person (or a
+    # channel) was told of, once: the key decides across processes; ``via`` is the digest's local day that
+    # carried it, or "dm:" and the local day of a follow-up message of its own. ``followups_off`` (1): a
+    # person told of none. Events are kept only of papers someone saved or liked: saved gets an index by
+    # paper (feedback has one).
+    Step("m036_followups", (
+        CreateTable("paper_events", (_key("paper_id"), _key("kind"), _key("detail"), Column("found_at")),
+                    ("paper_id", "kind", "detail")),
+        CreateIndex("paper_events", ("found_at",)),
+        CreateTable("followups_told", (_key("ws"), _key("user_id"), _key("paper_id"), _key("kind"),
+                                       _key("detail"), _key("via"), Column("told_at")),
+                    ("ws", "user_id", "paper_id", "kind", "detail")),
+        CreateIndex("followups_told", ("ws", "user_id", "via")),
+        CreateIndex("followups_told", ("paper_id",)),
+        CreateIndex("saved", ("paper_id",)),  # whether anyone saved a paper an ingest changed
+        AddColumn("people", Column("followups_off", "integer", not_null=True, default=0)),
+    )),
     # Issue 43: a paper link a person posted in a channel the bot is in (a ``link_shared`` event) counts
     # as interest at a save's weight, once per person and paper; ``shares_off`` turns that off.
-    Step("m036_shares", (
+    Step("m037_shares", (
         CreateTable("shares", (_key("ws"), _key("user_id"), _key("paper_id"), Column("channel_id"),
                                _key("shared_at")),
                     ("ws", "user_id", "paper_id")),

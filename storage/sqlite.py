@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from storage import leases, merging, workspaces
+from storage.activity import Activities
 from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
@@ -32,6 +33,7 @@ from storage.library_imports import LibraryImports
 from storage.migrations import migrations
 from storage.models import Paper, UpsertCounts
 from storage.moments import iso_utc
+from storage.paper_events import EventDetector, Followups
 from storage.paper_vectors import PaperVectorStore
 from storage.papers import Papers
 from storage.people import People
@@ -55,8 +57,9 @@ BUSY_SECONDS = 90
 
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
-                  SavedPapers, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, ArxivCursors, Summaries, Shares, Store):
+                  SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
+                  LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares,
+                  Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose
@@ -159,9 +162,10 @@ class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSetting
 
     # -- papers ----------------------------------------------------------------------------------
 
-    def upsert_papers(self, papers: Iterable[Paper]) -> UpsertCounts:
+    def upsert_papers(self, papers: Iterable[Paper], events: EventDetector | None = None) -> UpsertCounts:
         with self.transaction():  # the write lock: paper writers queue, reading and writing are one step
-            counts, _ = merging.upsert(self._sql, map(paper_row, papers), utcnow(), self.max_paper_seq())
+            counts, _ = merging.upsert(self._sql, map(paper_row, papers), utcnow(), self.max_paper_seq(),
+                                           events)
         return counts
 
     def max_paper_seq(self) -> int:

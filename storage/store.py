@@ -15,6 +15,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Protocol, Self
 
+from storage.activity import ActivityStore
 from storage.alerts import AlertsStore
 from storage.artifacts import ArtifactsStore
 from storage.arxiv_cursors import ArxivCursorsStore
@@ -26,6 +27,7 @@ from storage.inbox import InboxStore
 from storage.jobs import JobsStore
 from storage.leases import LeasesStore
 from storage.library_imports import LibraryImportsStore
+from storage.paper_events import FollowupsStore
 from storage.paper_vectors import PaperVectorsStore
 from storage.papers import PapersStore
 from storage.people import FeedbackStore, ForgettingStore, PeopleStore, ShownStore
@@ -92,9 +94,10 @@ class BaseStore(Protocol):
 class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
-            SavedStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore, ChannelsStore, PollsStore,
+            SavedStore, FollowupsStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore,
+            ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
-            WorkspacesStore, InstallationsStore, CopyingStore, Protocol):
+            WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every
     aggregate's contract, over :class:`BaseStore`."""
 

@@ -70,6 +70,9 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "summaries": ("paper_id", "model", "status", "text", "reason", "source", "owner", "lease_until",
                   "started_at", "finished_at", "error", "attempts"),
     "summary_calls": ("day", "calls"),
+    # What an ingest found happened to each paper (issue 42), and which of it each person was told.
+    "paper_events": ("paper_id", "kind", "detail", "found_at"),
+    "followups_told": ("ws", "user_id", "paper_id", "kind", "detail", "via", "told_at"),
     # Paper links people posted in channels (issue 43), each interest at a save's weight.
     "shares": ("ws", "user_id", "paper_id", "channel_id", "shared_at"),
 }
@@ -90,13 +93,13 @@ def derived(table: str) -> bool:
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
-                    "suggestions", "library_imports", "alerts", "home_opened", "shares")
+                    "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
-                   "library_imports", "alerts", "home_opened", "shares")
+                   "library_imports", "alerts", "home_opened", "followups_told", "shares")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
@@ -149,6 +152,8 @@ KEYS: dict[str, str] = {
     "arxiv_cursors": "category",
     "summaries": "paper_id, model",
     "summary_calls": "day",
+    "paper_events": "paper_id, kind, detail",
+    "followups_told": "ws, user_id, paper_id, kind, detail",
     "shares": "ws, user_id, paper_id",
 }
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from storage import StoreBusy, StoreUnavailable
 
 if TYPE_CHECKING:  # for the annotations only: this module imports no use case
+    from bot.usecases.followups import Followup
     from bot.usecases.recommend import Recommendation
 
 Clock = Callable[[], datetime]
@@ -41,7 +42,8 @@ class DigestHeader:
     """A digest's first message, as data (the adapter phrases it): ``papers`` in it, for local ``day``;
     ``by_feed``: its sections, (feed name, papers) in order; ``extra``: asked for after the day's digest;
     ``weekly``: the person's weekly digest; ``channel``: a channel's own digest, posted in the channel;
-    ``compact``: the first line of a compact digest (the header and its papers in one message)."""
+    ``compact``: the first line of a compact digest (the header and its papers in one message);
+    ``followups``: what became of papers the person (or channel) saved or liked, told with it."""
 
     papers: int
     day: date
@@ -50,6 +52,7 @@ class DigestHeader:
     weekly: bool = False
     channel: bool = False
     compact: bool = False
+    followups: tuple[Followup, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ class Stored:
     suggestions: int = 0  # papers suggested to them by colleagues, or by them to colleagues
     rows: int = 0  # every row about them, in every table (settings included)
     alerts: int = 0
+    followups: int = 0  # what became of papers they saved or liked, as they were told it (issue 42)
     shared: int = 0  # papers whose links they posted in channels
 
     @property
@@ -55,7 +56,8 @@ def stored_about(ctx: Context, user_id: str) -> Stored:
                   saved=rows.get("saved", 0), shown=rows.get("shown", 0), digests=rows.get("digests", 0),
                   named=rows.get("installations", 0) + rows.get("channels", 0),
                   suggestions=rows.get("suggestions", 0), rows=sum(rows.values()),
-                  alerts=rows.get("alerts", 0), shared=rows.get("shares", 0))
+                  alerts=rows.get("alerts", 0), followups=rows.get("followups_told", 0),
+                  shared=rows.get("shares", 0))
 
 
 def forget(ctx: Context, user_id: str) -> int:

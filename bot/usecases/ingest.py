@@ -21,6 +21,8 @@ from bot.sources.http import (
 from bot.sources.records import SourceError
 from bot.state.context import Context
 from bot.text.highlights import highlights
+from bot.text.paper_events import DOI
+from bot.text.paper_events import events as paper_events
 from storage import Paper, Store
 from storage.moments import iso_utc
 
@@ -198,7 +200,18 @@ def _ingest_posted(ctx: Context, source: str, progress: Progress | None, fetcher
         report.announced = found.papers.get(category, 0)
         if report.error is None and found.complete:
             ctx.store.set_source_cursor(report.source, today.isoformat(), iso_utc(now))
+    if found.published:
+        keep_journal_versions(ctx, found.published)
     return list(reports.values())
+
+
+def keep_journal_versions(ctx: Context, published: dict[str, str]) -> None:
+    """Preprints whose record names their journal version's DOI (bioRxiv's ``published``): that DOI kept as
+    an alias of the paper (so the journal version's record, from PubMed, merges into it), and the first
+    time, the paper's follow-up event "doi" (issue 42), in one transaction."""
+    with ctx.store.transaction():
+        kept = ctx.store.keep_journal_dois(published)
+        ctx.store.record_paper_events((paper_id, DOI, doi) for paper_id, doi in kept)
 
 
 def _ingest_pubmed(ctx: Context, source: str, progress: Progress | None, fetcher: Fetcher,
@@ -315,7 +328,7 @@ def take_in_new_papers(ctx: Context, must_save: bool = False) -> None:
 def _write(ctx: Context, batch: list[Paper], report: SourceReport) -> None:
     if not batch:
         return
-    counts = ctx.store.upsert_papers(batch)
+    counts = ctx.store.upsert_papers(batch, events=paper_events)  # what became of known papers (issue 42)
     report.added += counts.added
     report.updated += counts.updated
     report.unchanged += counts.unchanged

@@ -56,6 +56,7 @@ class Interests:
     digest_compact: bool = False  # the digest as one message
     digest_quiet: bool = False  # no note on a day nothing new matched
     suggest: bool = False  # colleagues may suggest them papers ("Who should read this?")
+    followups: bool = True  # told what became of papers they saved or liked (issue 42)
     alerts: list[str] = field(default_factory=list)  # alert phrases, as typed, oldest first
 
 
@@ -191,5 +192,6 @@ def interests(ctx: Context, user_id: str) -> Interests:
         digest_compact=bool(person and person.digest_compact),
         digest_quiet=bool(person and person.digest_quiet),
         suggest=bool(person and person.suggest),
+        followups=not (person and person.followups_off),
         alerts=[phrase for _, phrase in store.get_alerts(user_id)],
     )

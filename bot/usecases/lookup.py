@@ -25,6 +25,7 @@ from bot.sources.http import use_pubmed_api as use_pubmed_api  # likewise
 from bot.sources.normalize import parse_arxiv_id
 from bot.sources.records import SourceError
 from bot.state.context import Context
+from bot.text.paper_events import events as paper_events
 from storage import Paper
 
 log = logging.getLogger(__name__)
@@ -124,7 +125,7 @@ def papers_by_arxiv_id(ctx: Context, ids: Iterable[str], lookup: ArxivLookup | N
         return found
     fetched = (lookup or default_lookup()).fetch(missing)
     if fetched:
-        ctx.store.upsert_papers(fetched.values())
+        ctx.store.upsert_papers(fetched.values(), events=paper_events)  # a newer version: its follow-ups
         ctx.engine.refresh()  # new papers and their new words are searchable at once
         for base in fetched:
             stored = ctx.store.find_paper_by_arxiv_id(base)  # the id it has (it may merge with one held)

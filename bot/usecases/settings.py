@@ -262,3 +262,9 @@ def set_suggest(ctx: Context, user_id: str, on: bool) -> bool:
     """Whether colleagues may suggest papers to the person ("Who should read this?", off by default).
     Returns whether it changed."""
     return _set_flag(ctx, user_id, "suggest", on)
+
+
+def set_followups(ctx: Context, user_id: str, on: bool) -> bool:
+    """Whether a person is told what became of the papers they saved or liked (issue 42: the default),
+    or not. Returns whether it changed."""
+    return _set_flag(ctx, user_id, "followups_off", not on)

@@ -135,6 +135,29 @@ def test_a_database_that_fails_leaves_the_age_out_and_the_page_served(store, mon
     assert "paperbot_newest_paper_age_seconds" not in text and "# HELP paperbot_requests" in text
 
 
+def test_the_like_share_of_the_last_week_is_asked_of_the_store_every_workspace_together(store, monkeypatch):
+    page = scrape(store)
+    assert value(page, "paperbot_ratings_last_week") == 0 and "paperbot_like_share" not in page  # none yet
+    t1, t2 = store.for_workspace("T1"), store.for_workspace("T2")
+    for view, user, paper, liked in ((t1, "U1", "a", 1), (t1, "U2", "a", -1), (t2, "U1", "b", 1),
+                                     (t2, "U3", "c", 1)):
+        view.mark_shown(user, paper, "why")
+        view.set_feedback(user, paper, liked)
+    t1.set_feedback("U1", "never-shown", -1)  # says nothing of paperbot's picks
+    store.db.execute("update feedback set created_at = '2020-01-01T00:00:00+00:00' where user_id = 'U3'")
+    page = scrape(store)
+    assert value(page, "paperbot_ratings_last_week") == 3
+    assert value(page, "paperbot_like_share") == 2 / 3
+
+    def away(*args, **kwargs):
+        raise StoreUnavailable("can't open the database db-host")
+
+    monkeypatch.setattr(store, "rating_counts", away)
+    page = scrape(store)
+    assert "paperbot_like_share" not in page
+    assert "paperbot_ratings_last_week" not in page and "# HELP paperbot_requests" in page
+
+
 def test_paperbot_run_s_own_directory_is_made_and_removed_and_an_admin_s_is_kept(tmp_path, monkeypatch):
     monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
     with metrics_directory(None) as folder:

@@ -14,6 +14,7 @@ from bot.slack.views.home_view import (
     AUTHORS_VIEW,
     DAY_BLOCK,
     FEED_NAME_BLOCK,
+    FOLLOWUPS_ACTION,
     INPUT,
     KIND_BLOCK,
     MUTES_ACTION,
@@ -155,7 +156,7 @@ def test_opening_home_publishes_the_whole_view(slack, standin, store):
                for e in [b.get("accessory") or {}, *b.get("elements", [])]
                if e.get("type") == "button"}
     assert actions == {TOPICS_ACTION, NEW_FEED_ACTION, AUTHORS_ACTION, MUTES_ACTION, SCHEDULE_ACTION,
-                       SUGGEST_ACTION, ALERTS_ACTION}
+                       SUGGEST_ACTION, ALERTS_ACTION, FOLLOWUPS_ACTION}
     assert ROUND_ACTION not in actions  # they saved a paper: not new any more
 
 

@@ -121,10 +121,9 @@ def test_postgres_vacuums_the_tables_of_people_after_a_forget_or_an_uninstall(pg
     else:
         pg_store.delete_workspace("T1")
     after = _vacuums(pg_url)
+    # That the vacuum ran on each table is forget_person's doing; whether it could remove the dead rows
+    # depends on every other snapshot on the server (a parallel test's CREATE DATABASE holds them back).
     assert {t for t in DELETED_TABLES if after[t] > before.get(t, 0)} == set(DELETED_TABLES)
-    dead = sql_rows(pg_store, "select relname, n_dead_tup from pg_stat_user_tables"
-                              " where relname in ('people', 'topics', 'channels', 'installations')")
-    assert all(n == 0 for _, n in dead), dead
 
 
 def test_postgres_leaves_the_vacuum_to_autovacuum_inside_a_caller_s_transaction(pg_store, pg_url):

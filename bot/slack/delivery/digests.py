@@ -31,6 +31,7 @@ from bot.slack.delivery.trending import trending_poster
 from bot.slack.team import workspace_key
 from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.digest_texts import phrase
+from bot.slack.views.followup_texts import followup_message
 from bot.slack.views.messages import paper_blocks, paper_text
 from bot.slack.views.metadata import COMPACT_EVENT, HEADER_EVENT, PAPER_EVENT
 from bot.sources import source_kind
@@ -40,6 +41,7 @@ from bot.usecases.channels import drop_dm_channel, known_dm_channel, remember_dm
 from bot.usecases.digest_vocabulary import DATABASE_AWAY, Clock, Courier, Posted, utc_now
 from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
+from bot.usecases.followups import send_followup_messages
 from bot.usecases.recommend import Recommendation
 from bot.usecases.subjects import is_channel
 from bot.usecases.summaries import summarizer
@@ -246,6 +248,11 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             return DailyRun()
         if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
             _post_trending(wctx, served, clock)
+        # Follow-ups of people whose day has no digest to tell them (issue 42); not in a run for a few
+        # people only (`paperbot digest --user`), which is about their digests.
+        if not gone.is_set() and not options.get("users"):
+            # No header metadata: a digest resumed later must not take it for its header.
+            _send_followups(wctx, slack_courier(wctx, served.client, header_event=None), clock)
         if admin_channel and not gone.is_set():
             _report_to_admins(wctx, served, feeds, admin_channel, len(workspaces) > 1, clock)
         if gone.mine.is_set() and refused is not None:
@@ -302,6 +309,21 @@ def open_workspace(settings: Settings, ws: str) -> Context:
 def helper_courier(settings: Settings, token: str | None, ctx: Context, stop: threading.Event) -> Courier:
     """A digest helper's courier: Slack with the workspace's ``token``; a refused token stops the helper."""
     return slack_courier(ctx, digest_client(settings, token), refused=stop.set)
+
+
+def _send_followups(ctx: Context, courier: Courier, clock: Clock) -> None:
+    """Follow-up messages of their own, each in the person's DM (:func:`bot.usecases.followups.
+    send_followup_messages`); a failure is logged and tried again at the next run."""
+
+    def post(user_id: str, followups) -> None:
+        courier.post_text(courier.open(user_id), followup_message(followups))
+
+    try:
+        send_followup_messages(ctx, clock(), post)
+    except DATABASE_AWAY as exc:
+        log.warning("follow-up messages wait for the database: %s", exc)
+    except Exception:
+        log.exception("follow-up messages failed; trying again at the next run")
 
 
 def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:

@@ -34,6 +34,7 @@ from bot.slack.views.home_view import (
     AUTHORS_VIEW,
     DAY_BLOCK,
     FEED_NAME_BLOCK,
+    FOLLOWUPS_ACTION,
     INPUT,
     KIND_BLOCK,
     MUTES_ACTION,
@@ -82,6 +83,7 @@ from bot.usecases.settings import (
     save_new_feed,
     save_schedule,
     save_topics,
+    set_followups,
     set_suggest,
 )
 
@@ -146,6 +148,7 @@ def register(app: App, runtime: Runtime) -> None:
     _register_forms(app, runtime)
     _register_round(app, runtime)
     _register_suggest(app, runtime)
+    _register_followups(app, runtime)
 
 
 def _register_opened(app: App, runtime: Runtime) -> None:
@@ -343,6 +346,21 @@ class _Field(BadArgument):
     def __init__(self, block: str, error: Exception):
         super().__init__(say(error))
         self.block = block
+
+
+def _register_followups(app: App, runtime: Runtime) -> None:
+    """Home's follow-ups button: turns ``/papers followups`` on or off (its value), then Home again."""
+
+    @app.action(FOLLOWUPS_ACTION)
+    def on_followups(ack, body: dict, action: dict, client: WebClient, context) -> None:
+        ack()
+        user, on = body["user"]["id"], action.get("value") == "on"
+
+        def work(rt: Runtime) -> None:
+            set_followups(rt.ctx, user, on)
+            refresh_home(rt.ctx, client, user)
+
+        runtime.after_ack(context, body, work)
 
 
 def _register_suggest(app: App, runtime: Runtime) -> None:

@@ -114,6 +114,8 @@ def reply_interests(ctx: Context, user_id: str) -> Reply:
     suggesting = (f"on (`{COMMAND} suggest off` stops them)" if info.suggest
                   else f"off (`{COMMAND} suggest on` turns them on)")
     lines.append(f"*Suggestions from colleagues:* {suggesting}")
+    lines.append("*Follow-ups:* " + (f"on (`{COMMAND} followups off` stops them)" if info.followups
+                                     else f"off (`{COMMAND} followups on` turns them on)"))
     return {"text": "\n".join(lines)}
 
 

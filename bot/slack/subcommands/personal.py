@@ -20,18 +20,21 @@ from bot.slack.subcommands import (
     digest_commands,
     feed_commands,
     follow_commands,
+    followup_commands,
     forget_commands,
     help_topics,
     mute_commands,
     recommend_commands,
     saved_commands,
     signals_commands,
+    stats_commands,
     suggest,
 )
 
 #: The groups of subcommands, in the order the help shows their topics.
 GROUPS = (follow_commands, feed_commands, mute_commands, alert_commands, recommend_commands, digest_commands,
-          saved_commands, help_topics, suggest, signals_commands, channel, forget_commands)
+          saved_commands, stats_commands, followup_commands, help_topics, suggest, signals_commands, channel,
+          forget_commands)
 
 HELP_TOPICS = tuple(group.TOPIC for group in GROUPS)
 GUIDE = help_topics.Guide(HELP_TOPICS)

@@ -4,8 +4,10 @@ what went wrong, in plain words (the caller escapes it), and what an admin can d
 from __future__ import annotations
 
 from bot.presentation.reasons import shorten
+from bot.slack.manifest import COMMAND
 from bot.slack.views.digest_notes import note_text
 from bot.usecases.admin_report import ERROR_SHOWN, Problem
+from bot.usecases.stats import Share
 
 #: What to do, by the problem's kind.
 TODO = {
@@ -18,6 +20,8 @@ TODO = {
                          "highlights meanwhile, and paperbot asks again later"),
     "summaries_rejected": ("nothing to do: those papers show their highlights; many refusals a day say the "
                            "model makes things up (see docs/summaries.md)"),
+    "likes_fell": ("see what changed that week: the feeds (PAPERBOT_FEEDS), people's topics, the ranking "
+                   "(`paperbot eval`); each person sees their own numbers with `" + COMMAND + " stats`"),
 }
 
 
@@ -37,9 +41,17 @@ def what(problem: Problem) -> str:
     if problem.kind == "summaries_rejected":
         why = ", ".join(f"{reason.replace('_', ' ')} {count}" for reason, count in problem.reasons)
         return f"{problem.count} summar{'y' if problem.count == 1 else 'ies'} failed the check today ({why})"
+    if problem.kind == "likes_fell" and problem.shares:
+        before, last = problem.shares
+        return (f"the 👍 share of ratings fell by a third or more, from {_share(before)} the week of "
+                f"{before.start.isoformat()} to {_share(last)} the week of {last.start.isoformat()} (UTC)")
     people = "person's digest" if problem.count == 1 else "people's digests"
     why = shorten(note_text(problem.note), ERROR_SHOWN) if problem.note else "no reason given"
     return f"{problem.count} {people} failed today ({why})"
+
+
+def _share(share: Share) -> str:
+    return f"{share.liked / share.rated:.0%} ({share.liked} of {share.rated})" if share.rated else "none"
 
 
 def todo(problem: Problem) -> str:

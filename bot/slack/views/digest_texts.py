@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from bot.slack.views.followup_texts import followup_block
 from bot.usecases.digest_vocabulary import DigestHeader, NothingMatched, Said
 
 #: A person's note on a day their digest had nothing worth sending (``when``: "today" or "this week").
@@ -38,6 +39,9 @@ def phrase(said: Said) -> str:
     if isinstance(said, NothingMatched):
         return NOTHING_MATCHED.format(when="this week" if said.weekly else "today")
     if isinstance(said, DigestHeader):
-        return header_text(said.papers, said.day, said.extra, list(said.by_feed), said.weekly, said.channel,
+        text = header_text(said.papers, said.day, said.extra, list(said.by_feed), said.weekly, said.channel,
                            said.compact)
+        if said.followups:  # what became of papers saved or liked (issue 42), under the header line
+            text += "\n\n" + followup_block(said.followups, channel=said.channel)
+        return text
     raise TypeError(f"nothing to say for {said!r}")

@@ -32,6 +32,7 @@ def what_goes(stored: Stored) -> str:
         _count(stored.shared, "paper link you shared", "paper links you shared"),
         _count(stored.shown, "paper shown", "papers shown"), _count(stored.digests, "digest day"),
         _count(stored.suggestions, "paper suggested by or to you", "papers suggested by or to you"),
+        _count(stored.followups, "follow-up told you", "follow-ups told you"),
         # An installation or a channel's settings stay (they are the workspace's); only the name goes.
         _count(stored.named, "mention of you as who installed me or set up a channel",
                "mentions of you as who installed me or set up a channel"),

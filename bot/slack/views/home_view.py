@@ -35,6 +35,7 @@ MUTES_ACTION = "home_edit_mutes"
 SCHEDULE_ACTION = "home_edit_schedule"
 ROUND_ACTION = "home_rate_papers"
 SUGGEST_ACTION = "home_suggest"  # its value: "on" or "off", what the click sets
+FOLLOWUPS_ACTION = "home_followups"  # likewise
 ALERTS_ACTION = "home_edit_alerts"
 # Buttons in the round's modal (the value is the paper's id).
 ROUND_LIKE, ROUND_DISLIKE = "round_like", "round_dislike"
@@ -94,6 +95,15 @@ def suggest_text(on: bool) -> str:
                 "(a button on every paper) when a paper fits your interests, and send it to you.")
     return ("*Suggestions from colleagues:* off. Turn them on and colleagues may send you papers that fit "
             f"your interests with *Who should read this?* (or `{COMMAND} suggest on`).")
+
+
+def followups_text(on: bool) -> str:
+    """Home's line on follow-ups: whether they hear what became of the papers they saved or liked."""
+    if on:
+        return ("*Follow-ups:* on. When a paper you saved or liked gets a new version, a venue, a DOI or "
+                "code, or is withdrawn, your next digest says so.")
+    return ("*Follow-ups:* off. Turn them on to hear what becomes of the papers you saved or liked "
+            f"(or `{COMMAND} followups on`).")
 
 
 def _button(text: str, action: str, value: str = "", primary: bool = False) -> dict:
@@ -172,6 +182,8 @@ def home_view(data: HomeData, notice: str | None = None) -> dict:
     blocks.append(_section(f"*Digest:* {schedule_text(info)}", _button("Change", SCHEDULE_ACTION, "edit")))
     switch = ("Turn off", "off") if info.suggest else ("Turn on", "on")
     blocks.append(_section(suggest_text(info.suggest), _button(switch[0], SUGGEST_ACTION, switch[1])))
+    switch = ("Turn off", "off") if info.followups else ("Turn on", "on")
+    blocks.append(_section(followups_text(info.followups), _button(switch[0], FOLLOWUPS_ACTION, switch[1])))
     blocks.append({"type": "context", "elements": [
         {"type": "mrkdwn", "text": f"*Feedback:* {info.liked} liked, {info.disliked} disliked"
                                    + (f", {info.saved} saved" if info.saved else "")},

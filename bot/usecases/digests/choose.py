@@ -22,6 +22,7 @@ from bot.usecases import rare_terms
 from bot.usecases.alerts import AlertPick
 from bot.usecases.authors import AuthorPick
 from bot.usecases.feeds import remember_feeds
+from bot.usecases.followups import people_with_news
 from bot.usecases.picking import (
     Recommendation,
     Wants,
@@ -134,6 +135,7 @@ class Chooser:
         # for: each paper's count is read once a run, in one statement a batch that brings new papers.
         self._saved: dict[str, int] = {}
         self._saves_read: set[str] = set()
+        self._news: set[str] | None = None  # who has follow-ups untold, read once a run (issue 42)
 
     def _community(self) -> Community:
         """Everyone's likes, read once for the whole run."""
@@ -190,6 +192,14 @@ class Chooser:
         """Whether the person's digest is a weekly one: as scoring found it, else read now."""
         person = self.person(user_id)
         return person is not None and person.digest_weekday is not None
+
+    def has_followups(self, user_id: str, now: datetime) -> bool:
+        """Whether ``user_id`` had follow-ups not told yet when the run first asked (one statement a run,
+        not one a person: most have none)."""
+        with self._lock:
+            if self._news is None:
+                self._news = people_with_news(self.ctx, now)
+        return user_id in self._news
 
     def person(self, user_id: str) -> Person | None:
         """The person's settings as scoring read them moments ago (else read now): what sending asks

@@ -30,6 +30,7 @@ matched: data here).
 from __future__ import annotations
 
 import logging
+from contextlib import suppress
 from datetime import UTC, date, datetime, time, timedelta
 from time import sleep
 from typing import Literal
@@ -52,6 +53,8 @@ from bot.usecases.digest_vocabulary import (
 )
 from bot.usecases.digests.choose import Chooser
 from bot.usecases.feeds import label, sections
+from bot.usecases.followups import Followup, claim_followups
+from bot.usecases.followups import give_back as give_back_followups
 from bot.usecases.mutes import muter
 from bot.usecases.recommend import Recommendation, remember_shown
 from bot.usecases.social import with_saved_counts
@@ -288,6 +291,9 @@ def _send_claimed(ctx: Context, record: DigestRecord, day: date, courier: Courie
         return sending.send(explicit, chooser, last_heard, fresh)
     except Unreachable as exc:
         log.warning("can't reach %s for their digest: %s", record.user_id, exc)
+        if record.header_ts is None:  # its follow-ups went nowhere: told another time
+            with suppress(Exception):
+                give_back_followups(ctx, record.user_id, record.local_date)
         return sending.finish("failed", Note("unreachable", detail=str(exc)))
     except Outage as exc:  # Slack's trouble, not this digest's: wait for it, count nothing
         return sending.finish.postpone(str(exc))
@@ -364,7 +370,8 @@ class _Sending:
         against each of its papers (tried again later, as one message again)."""
         user_id = self.record.user_id
         header = self.courier.phrase(DigestHeader(len(recs), self.day, tuple(sections(recs)),
-                                                  weekly=chooser.weekly(user_id), compact=True))
+                                                  weekly=chooser.weekly(user_id), compact=True,
+                                                  followups=self._followups(chooser)))
         assert self.courier.post_compact is not None  # checked by _compact
         try:
             posted = self.courier.post_compact(channel, header, todo)
@@ -465,18 +472,37 @@ class _Sending:
     def _post_header(self, channel: str, recs: list[Recommendation], chooser: Chooser) -> None:
         """The digest's first message; when it fails (Slack down aside), the papers go out without it."""
         user_id = self.record.user_id
+        followups = self._followups(chooser)
         try:
             said = DigestHeader(len(recs), self.day, tuple(sections(recs)), weekly=chooser.weekly(user_id),
-                                channel=is_channel(user_id))
+                                channel=is_channel(user_id), followups=followups)
             ts = self.courier.post_text(channel, self.courier.phrase(said))
         except (Unreachable, Outage):  # an outage: the header goes out first when Slack is back
             raise
         except Exception:  # the papers matter more than their header: go on without it
             log.exception("could not post the digest header for %s", user_id)
+            if followups:  # they went nowhere: told another time
+                give_back_followups(self.ctx, user_id, self.record.local_date)
         else:
             # Renewed after every message, the header too: a taker-over counts from this.
             self.ctx.store.record_digest_header(user_id, self.record.local_date, self.owner, ts,
                                                 iso_utc(self.clock() + LEASE))
+
+    def _followups(self, chooser: Chooser) -> tuple[Followup, ...]:
+        """What became of the papers the person saved or liked, claimed for this digest before its header
+        goes out (a retry of the header claims the same ones): said in the header. None when claiming
+        fails: a follow-up must not stop a digest. A digest on its first attempt asks only for someone
+        the run knows has news (one statement a run); a resumed one may hold an earlier attempt's claim."""
+        user_id, now = self.record.user_id, self.clock()
+        if self.chosen is not None and not chooser.has_followups(user_id, now):
+            return ()
+        try:
+            return claim_followups(self.ctx, user_id, self.record.local_date, now, chooser.person(user_id))
+        except DATABASE_AWAY:
+            raise
+        except Exception:
+            log.exception("could not claim the follow-ups of %s", self.record.user_id)
+            return ()
 
     def _post_papers(self, channel: str, todo: list[Recommendation]) -> Outcome:
         """Post each paper left, each recorded as shown once Slack has it; "sent" with the last one,

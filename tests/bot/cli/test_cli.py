@@ -175,13 +175,13 @@ def test_disk_full_while_storing_papers_is_one_line_and_keeps_the_batches_before
     real = SqliteStore.upsert_papers
     batches = []
 
-    def full_on_the_second_batch(self, batch):
+    def full_on_the_second_batch(self, batch, events=None):
         if self.path != db:  # another test's store (a thread still running): not this disk
-            return real(self, batch)
+            return real(self, batch, events)
         batches.append(batch)
         if len(batches) > 1:
             raise StoreFull(f"{self.path}: the disk is full, so nothing more could be saved")
-        return real(self, batch)
+        return real(self, batch, events)
 
     monkeypatch.setattr(importlib.import_module("bot.usecases.ingest"), "BATCH", 2)
     monkeypatch.setattr(SqliteStore, "upsert_papers", full_on_the_second_batch)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
@@ -11,6 +11,7 @@ from bot.slack.views.admin_problems import todo, what
 from bot.state.context import Context
 from bot.usecases.admin_report import NO_PAPERS_FOR, RETRY_AFTER, problems, report_problems
 from bot.usecases.digests.run import FEED_JOB
+from bot.usecases.stats import last_monday
 from storage import Paper
 from storage.leases import JOB
 from storage.moments import iso_utc
@@ -144,3 +145,55 @@ def test_today_s_summaries_that_failed_or_were_refused_are_counted(ctx):
         "2 summaries failed the check today (invented name 1, invented number 1)"]
     assert all(todo(p) for p in found)
     assert problems(ctx, FEEDS, now + timedelta(days=1)) == []  # yesterday's are not today's
+
+
+def _week_of_ratings(ctx: Context, monday: date, liked: int, disliked: int) -> None:
+    """``liked`` and ``disliked`` papers shown and rated by people on ``monday`` (UTC)."""
+    when = iso_utc(datetime.combine(monday, time(9), tzinfo=UTC))
+    for i in range(liked + disliked):
+        paper = f"{monday.isoformat()}-{i}"
+        ctx.store.mark_shown(f"U{i}", paper, "why")
+        ctx.store.set_feedback(f"U{i}", paper, 1 if i < liked else -1)
+        ctx.store.db.execute("update feedback set created_at = ? where paper_id = ?", [when, paper])
+
+
+def test_a_falling_like_share_is_said_once_a_week_and_a_rising_one_never(ctx):
+    today = datetime.now(UTC).replace(hour=6, minute=0)
+    now = today - timedelta(days=today.weekday())  # this week's Monday: the week's first report
+    last = last_monday(now)
+    _week_of_ratings(ctx, last - timedelta(weeks=1), 6, 4)
+    _week_of_ratings(ctx, last, 3, 7)
+    posts = Posts()
+    found = report_problems(ctx, FEEDS, now, posts)
+    assert found is not None and [p.kind for p in found] == ["likes_fell"]
+    assert what(found[0]) == ("the 👍 share of ratings fell by a third or more, from 60% (6 of 10) the week "
+                              f"of {last - timedelta(weeks=1)} to 30% (3 of 10) the week of {last} (UTC)")
+    assert "/papers stats" in todo(found[0])
+    feeds_failed(ctx, now + timedelta(days=1))  # a day's problem that week comes alone
+    later = report_problems(ctx, FEEDS, now + timedelta(days=1, hours=1), posts)
+    assert later is not None and [p.kind for p in later] == ["feeds_failed"]
+    # The rest of the week, whoever asks: not again, though the same weeks still compare so.
+    for days in range(2, 7):
+        found = report_problems(ctx, FEEDS, now + timedelta(days=days), posts, owner=f"host:{days}:1")
+        assert found is None or "likes_fell" not in [p.kind for p in found]
+    assert [p.kind for p in posts.posted[0]] == ["likes_fell"]
+    assert sum(p.kind == "likes_fell" for found in posts.posted for p in found) == 1
+    posted = len(posts.posted)
+
+    rising = ctx.for_workspace("T0RISING")
+    _week_of_ratings(rising, last - timedelta(weeks=1), 3, 7)
+    _week_of_ratings(rising, last, 6, 4)
+    assert report_problems(rising, FEEDS, now, posts) is None and len(posts.posted) == posted
+
+
+def test_a_falling_like_share_comes_with_the_days_problems_and_waits_out_slack(ctx):
+    now = datetime.now(UTC).replace(hour=6, minute=0)
+    last = last_monday(now)
+    _week_of_ratings(ctx, last - timedelta(weeks=1), 8, 2)
+    _week_of_ratings(ctx, last, 4, 6)
+    feeds_failed(ctx, now)
+    assert report_problems(ctx, FEEDS, now, Posts(Outage("Slack answered 503"))) is None
+    posts = Posts()
+    for n in range(3):
+        report_problems(ctx, FEEDS, now + RETRY_AFTER, posts, owner=f"host:{n}:1")
+    assert [[p.kind for p in found] for found in posts.posted] == [["feeds_failed", "likes_fell"]]

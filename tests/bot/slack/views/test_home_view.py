@@ -13,6 +13,7 @@ from bot.slack.views.home_view import (
     ALERTS_ACTION,
     AUTHORS_ACTION,
     BUTTON_LIMIT,
+    FOLLOWUPS_ACTION,
     INPUT_LIMIT,
     MODAL_TITLE,
     MUTES_ACTION,
@@ -100,7 +101,8 @@ def test_home_shows_everything_with_a_button_for_each():
                                      (TOPICS_ACTION, "theory"), (NEW_FEED_ACTION, "new"),
                                      (AUTHORS_ACTION, "edit"), (MUTES_ACTION, "edit"),
                                      (SCHEDULE_ACTION, "edit"), (SUGGEST_ACTION, "on"),
-                                     (ALERTS_ACTION, "edit")}
+                                     (ALERTS_ACTION, "edit"), (FOLLOWUPS_ACTION, "off")}
+    assert "*Follow-ups:* on" in text
 
 
 def test_only_someone_new_is_offered_the_round():
