@@ -47,5 +47,6 @@ def reply_followups(ctx: Context, user_id: str, on: bool) -> Reply:
 FOLLOWUPS = Subcommand(NAME, HELP, parse_followups,
                        lambda req, cmd: reply_followups(req.rt.ctx, req.user, cmd[1]), changes_home=True)
 SUBCOMMANDS = (FOLLOWUPS,)
-TOPIC = HelpTopic("followups", f"`{COMMAND} {NAME} off`: no news of papers you saved",
+#: Named in the short help's list of topics only: a setting few change (on by default).
+TOPIC = HelpTopic("followups", "",
                   SUBCOMMANDS, extra=EXTRA, aliases=("followup", "follow-ups", "news"))

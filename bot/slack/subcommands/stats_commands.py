@@ -21,4 +21,4 @@ STATS = Subcommand(
              "saved, your 👍 share, and the topics and feeds your likes came from",
     nothing_after("stats"), lambda req, cmd: reply_stats(req))
 SUBCOMMANDS = (STATS,)
-TOPIC = HelpTopic("stats", f"`{COMMAND} stats`: your own numbers, week by week", SUBCOMMANDS)
+TOPIC = HelpTopic("stats", f"`{COMMAND} stats`: your numbers by week", SUBCOMMANDS)
