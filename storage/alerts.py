@@ -25,11 +25,6 @@ NEW_MATCHES = (
     " where p.id in (select paper_id from {matches})"
     " and p.added_at >= coalesce((select max(d.started_at) from digests d"
     "  where d.ws = ? and d.user_id = ? and d.local_date < ?), ?)")
-#: A person's muted words (kind 0) and alerts (kind 1) in one read, each ordered as its own method orders
-#: it: what a snapshot read one table at a time (SQLite) reads of both.
-MUTES_AND_ALERTS = ("select 0, word, '', added_at from mutes where ws = ? and user_id = ?"
-                    " union all select 1, key, phrase, added_at from alerts where ws = ? and user_id = ?"
-                    " order by 1, 4, 2")
 #: Papers shown to a person since a moment with a reason that starts a given way (its length in
 #: characters first): counted without LIKE, whose ``%`` and ``_`` would be patterns.
 SHOWN_WITH_REASON = ("select count(*) from shown where ws = ? and user_id = ? and shown_at >= ?"
@@ -72,17 +67,6 @@ class Alerts(Shared):
 
     def get_alerts(self, user_id: str) -> list[tuple[str, str]]:
         return [(key, phrase) for key, phrase in self._sql.all(LIST, [self._ws, user_id])]
-
-    def _mutes_and_alerts(self, user_id: str) -> tuple[list[str], list[tuple[str, str]]]:
-        """:meth:`storage.Store.get_mutes` and :meth:`storage.Store.get_alerts` of a person in one
-        statement (a person's snapshot on a backend that reads it a table at a time)."""
-        mutes, alerts = [], []
-        for kind, first, phrase, _ in self._sql.all(MUTES_AND_ALERTS, [self._ws, user_id] * 2):
-            if kind == 0:
-                mutes.append(first)
-            else:
-                alerts.append((first, phrase))
-        return mutes, alerts
 
     def add_alert(self, user_id: str, key: str, phrase: str) -> bool:
         # To the microsecond: two alerts added within a second still list in the order they came.

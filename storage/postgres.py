@@ -58,7 +58,7 @@ from storage.errors import StorageError
 from storage.fulltext import FullText
 from storage.inbox import Inbox
 from storage.library_imports import LibraryImports
-from storage.models import Feedback, Paper, UpsertCounts
+from storage.models import Feedback, Paper, SharedPaper, UpsertCounts
 from storage.moments import iso_utc
 from storage.paper_events import EventDetector, Followups
 from storage.paper_vectors import PaperVectorStore
@@ -279,7 +279,7 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
         # it).
         with self._conn() as conn:
             row: Any = conn.execute(_PERSON_SNAPSHOT, {"ws": self._ws, "user": user_id}).fetchone()
-        person, topics, feedback, feeds, authors, mutes, shown, saved_ids, picked, alerts = row
+        person, topics, feedback, feeds, authors, mutes, shown, saved_ids, picked, alerts, shares = row
         named: dict[str, list[str]] = {}
         for feed, topic in feeds or []:
             named.setdefault(feed, []).append(topic)
@@ -287,7 +287,8 @@ class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSetti
             user_id, person_from_row(person) if person is not None else None, topics or [],
             [Feedback(pid, value, created_at) for pid, value, created_at in feedback or []], named,
             [(key, name) for key, name in authors or []], mutes or [], frozenset(shown or ()),
-            frozenset(saved_ids or ()), dict(picked or []), [(key, phrase) for key, phrase in alerts or []])
+            frozenset(saved_ids or ()), dict(picked or []), [(key, phrase) for key, phrase in alerts or []],
+            [SharedPaper(pid, at) for pid, at in shares or []])
 
     def load_artifact(self, name: str) -> tuple[int, bytes | None] | None:
         # (version, data) of a named blob, or None when there is none; ``data`` is None for NULL (judging
@@ -479,5 +480,7 @@ _PERSON_SNAPSHOT = """
       (select json_agg(json_build_array(paper_id, feed)) from feed_papers
          where ws = %(ws)s and user_id = %(user)s),
       (select json_agg(json_build_array(key, phrase) order by added_at, key)
-         from alerts where ws = %(ws)s and user_id = %(user)s)
+         from alerts where ws = %(ws)s and user_id = %(user)s),
+      (select json_agg(json_build_array(paper_id, shared_at) order by shared_at desc, paper_id desc)
+         from shares where ws = %(ws)s and user_id = %(user)s)
 """

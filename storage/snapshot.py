@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from storage.models import Feedback, Person
+from storage.models import Feedback, Person, SharedPaper
+
+#: A person's muted words (kind 0), alerts (kind 1) and shared papers (kind 2) in one read, each in the order
+#: of its own method (the shares' reversed: newest first): what a snapshot read one table at a time (SQLite)
+#: reads of the three.
+LISTS = ("select 0, word, '', added_at from mutes where ws = ? and user_id = ?"
+         " union all select 1, key, phrase, added_at from alerts where ws = ? and user_id = ?"
+         " union all select 2, paper_id, '', shared_at from shares where ws = ? and user_id = ?"
+         " order by 1, 4, 2")
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,7 @@ class PersonSnapshot:
     saved: frozenset[str] = frozenset()
     paper_feeds: dict[str, str] = field(default_factory=dict)
     alerts: list[tuple[str, str]] = field(default_factory=list)
+    shares: list[SharedPaper] = field(default_factory=list)
 
 
 class PersonView:
@@ -93,6 +102,10 @@ class PersonView:
         """As :meth:`storage.Store.get_alerts`."""
         return list(self.snapshot.alerts) if self._mine(user_id) else self._store.get_alerts(user_id)
 
+    def shared_papers(self, user_id: str) -> list[SharedPaper]:
+        """As :meth:`storage.Store.shared_papers`."""
+        return list(self.snapshot.shares) if self._mine(user_id) else self._store.shared_papers(user_id)
+
 
 class SnapshotsStore(Protocol):
     """One person's rows read at once."""
@@ -114,12 +127,23 @@ class Snapshots:
         # The person's rows that :class:`PersonView` answers from; a store that can read them in one round
         # trip overrides this (PostgreSQL), SQLite reads them one table at a time, in process.
         store: Any = self
-        mutes, alerts = store._mutes_and_alerts(user_id)  # one statement: a digest run's cost stays
+        mutes: list[str] = []
+        alerts: list[tuple[str, str]] = []
+        shares: list[SharedPaper] = []
+        # One statement for three lists: a digest run's cost per person stays (tests/…/test_growth_guard.py).
+        for kind, first, phrase, at in store._sql.all(LISTS, [store._ws, user_id] * 3):
+            if kind == 0:
+                mutes.append(first)
+            elif kind == 1:
+                alerts.append((first, phrase))
+            else:
+                shares.append(SharedPaper(first, at))
+        shares.reverse()
         return PersonSnapshot(
             user_id, store.get_person(user_id), store.get_topics(user_id), store.get_feedback(user_id),
             store.get_feeds(user_id), store.get_followed_authors(user_id), mutes,
             frozenset(store.shown_paper_ids(user_id)), frozenset(store.saved_paper_ids(user_id)),
-            store.paper_feeds(user_id), alerts)
+            store.paper_feeds(user_id), alerts, shares)
 
     def person_view(self, user_id: str) -> PersonView:
         return PersonView(self, self.person_snapshot(user_id))

@@ -23,10 +23,13 @@ def _person_with_everything(store, user: str) -> None:
     store.mark_shown(user, "p4", "because")
     store.save_paper(user, "p5")
     store.set_paper_feeds(user, {"p3": "theory", "p4": ""})
+    store.add_alert(user, "graph", "Graph")
+    store.add_share(user, "p1", "C1")
+    store.add_share(user, "p0", "C1")
 
 
 READS = ("get_person", "get_topics", "get_feedback", "get_feeds", "get_followed_authors", "get_mutes",
-         "shown_paper_ids", "saved_paper_ids", "paper_feeds")
+         "shown_paper_ids", "saved_paper_ids", "paper_feeds", "get_alerts", "shared_papers")
 
 
 def test_a_person_view_reads_as_the_store_does(any_store):
@@ -38,6 +41,7 @@ def test_a_person_view_reads_as_the_store_does(any_store):
         assert getattr(view, read)("U1") == getattr(store, read)("U1"), read
     assert view.get_topics("U1") == ["bandits", "Robot grasping"]
     assert [f.paper_id for f in view.get_feedback("U1")] == ["p1", "p2", "p0"]
+    assert [s.paper_id for s in view.shared_papers("U1")] == ["p0", "p1"]  # newest first
     assert view.get_person("U1").digest_weekday == 2 and view.get_person("U1").digest_time == "08:30"
     # Other people, and everything that is not a person's read, go to the store.
     assert view.get_topics("U2") == ["someone else"]
