@@ -98,7 +98,7 @@ class Fate:
     """What picking made of one paper for one person: ``kind`` (:data:`FateKind`); ``feed`` the feed it
     was ranked in (None: the main or only one); ``rank`` its place among that feed's ``candidates``
     (new ones first, by score) and ``cut`` how many that feed took; ``word`` the alert's phrase or the
-    followed author's name that placed it."""
+    followed author's name that placed it, or the muted word that leaves it out."""
 
     kind: FateKind
     feed: str | None = None

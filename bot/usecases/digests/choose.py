@@ -23,6 +23,7 @@ from bot.usecases.alerts import AlertPick
 from bot.usecases.authors import AuthorPick
 from bot.usecases.feeds import remember_feeds
 from bot.usecases.followups import people_with_news
+from bot.usecases.mutes import muted_by
 from bot.usecases.picking import (
     Fate,
     FateKind,
@@ -206,7 +207,7 @@ class Chooser:
         person, sections = chosen
         rule = person.who.rules.rule(paper_id)
         if rule is not None:
-            return Fate(rule)
+            return Fate(rule, word=muted_by(self.ctx, user_id, paper_id) if rule == "muted" else None)
         for alert in person.alerts:
             if alert.paper_id == paper_id:
                 return Fate("alert", person.who.authors_feed, word=alert.phrase)
