@@ -35,7 +35,7 @@ _QUOTES = "\"“”„«»'‘’"
 _OPENREVIEW = re.compile(r"openreview\.net/(?:forum|pdf|attachment)/?\?(?:[^#]*&)?id=([\w-]+)", re.I)
 _PUBMED = re.compile(r"(?:pubmed\.ncbi\.nlm\.nih\.gov/|ncbi\.nlm\.nih\.gov/pubmed/)(\d+)", re.I)
 _ACL = re.compile(r"aclanthology\.org/([A-Za-z0-9][\w.-]*?)(?:\.pdf|\.bib)?/?$", re.I)
-_RXIV = re.compile(r"(?:bio|med)rxiv\.org/content/(10\.1101/[\d.]+?)(?:v\d+)?(?:[./?#]|$)", re.I)
+_RXIV = re.compile(r"(?:bio|med)rxiv\.org/content/(10\.1101/(?:\d{4}\.\d{2}\.\d{2}\.)?\d+)", re.I)
 _LINK = re.compile(r"^(?:https?://|www\.)\S+$", re.I)
 _PREFIXED = re.compile(r"^(?:arxiv|doi|pmid|openreview|acl):\S+$", re.I)
 _WORD = re.compile(r"\w+")
