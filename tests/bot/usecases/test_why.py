@@ -82,7 +82,7 @@ def test_title_words_in_quotes_find_the_best_match_and_name_the_others(app):
     ("https://example.com/blog/post", NotAPaperName, "is no paper's page I can read"),
     ("2501.99999", PaperNotHeld, "I don't hold arXiv:2501.99999"),
     ("https://arxiv.org/abs/2501.99999v2", PaperNotHeld, "I don't hold arXiv:2501.99999"),
-    ("https://doi.org/10.1000/nothing.here", PaperNotHeld, "I hold no paper with the DOI 10.1000/nothing.here"),
+    ("https://doi.org/10.1000/nothing.here", PaperNotHeld, "no paper with the DOI 10.1000/nothing.here"),
     ("https://pubmed.ncbi.nlm.nih.gov/999/", PaperNotHeld, "PubMed id 999"),
     ("pmid:999", PaperNotHeld, "I hold no paper with the id pmid:999"),
 ])
