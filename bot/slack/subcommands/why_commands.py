@@ -13,10 +13,10 @@ from bot.state.context import Context
 from bot.usecases.why import why
 
 WHY_HELP = (
-    f"• `{COMMAND} why arxiv.org/abs/2501.01234` (or an arXiv id, a DOI, an OpenReview, PubMed, ACL Anthology "
-    f"or bioRxiv link, or `{COMMAND} why \"title words\"`): whether I hold that paper and since when, and "
-    "when it was sent to you or what kept it out of your digest (shown before, a muted word, outside your "
-    "feeds, its rank below the cut, …)")
+    f"• `{COMMAND} why arxiv.org/abs/2501.01234` (or an arXiv id, a DOI, an OpenReview, PubMed, ACL "
+    f"Anthology or bioRxiv link, or `{COMMAND} why \"title words\"`): whether I hold that paper and since "
+    "when, and when it was sent to you or what kept it out of your digest (shown before, a muted word, "
+    "outside your feeds, its rank below the cut, …)")
 
 
 def parse_why(arg: str) -> Command:

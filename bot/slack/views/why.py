@@ -48,10 +48,11 @@ def fate_text(fate: Fate) -> str:
     if kind in ("picked", "below_cut", "too_similar"):
         among = f"Today it ranks {nth(fate.rank or 0)} of your {fate.candidates} candidates{_feed(fate)}"
         if kind == "picked":
-            return f"{among}, within the top {fate.cut} your digest takes: your next digest should bring it."
+            return (f"{among}, within the top {fate.cut} your digest takes: your next digest should bring "
+                    "it.")
         if kind == "too_similar":
-            return (f"{among}, within the top {fate.cut} your digest takes, but it is left out for papers too "
-                    "close to it ranked above it (a digest isn't several copies of one idea).")
+            return (f"{among}, within the top {fate.cut} your digest takes, but it is left out for papers "
+                    "too close to it ranked above it (a digest isn't several copies of one idea).")
         return f"{among}: below the cut, your digest takes the top {fate.cut}."
     word = escape(fate.word or "")
     texts = {
