@@ -59,7 +59,8 @@ def test_why_tells_shown_before_sent_and_below_the_cut(slack, store):
         assert rank > 3 and text.endswith("below the cut, your digest takes the top 3.")
 
     arxiv = slack.ask(user, "why https://arxiv.org/abs/2412.01234v2").text
-    assert arxiv.split("\n")[1].startswith("I hold it since ") and arxiv.split("\n")[1].endswith("from arXiv.")
+    held = arxiv.split("\n")[1]
+    assert held.startswith("I hold it since ") and held.endswith("from arXiv.")
 
     print("WHY ANSWERS:", before.text, sent.text, next(iter(below.values())), sep="\n---\n")
 
@@ -67,7 +68,8 @@ def test_why_tells_shown_before_sent_and_below_the_cut(slack, store):
 def test_a_name_of_no_paper_gets_one_line_saying_what_works(slack):
     user = new_user()
     nothing = slack.ask(user, "why")
-    assert nothing.via == "ack" and nothing.text.startswith("Say which paper: `/papers why` with its link or id")
+    assert nothing.via == "ack"
+    assert nothing.text.startswith("Say which paper: `/papers why` with its link or id")
     for text, says in (("why banana split", "“banana split” names no paper: `/papers why` takes"),
                        ("why https://example.com/blog", "is no paper's page I can read"),
                        ("why 2501.99999", "I don't hold arXiv:2501.99999")):

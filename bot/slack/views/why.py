@@ -59,6 +59,7 @@ def fate_text(fate: Fate) -> str:
         "saved": "You saved it, so digests leave it out (it is in your reading list).",
         "liked": "You rated it 👍, so digests leave it out (and bring more like it).",
         "disliked": "You rated it 👎, so digests leave it out.",
+        "shared": "You posted its link in a channel, so you know it: digests leave it out.",
         "muted": f"It holds your muted word “{word}”, so it is never sent to you "
                  f"(`{COMMAND} unmute {word}` takes that back).",
         "no_interests": f"You follow nothing yet, so no digest picks papers for you: try `{COMMAND} follow "

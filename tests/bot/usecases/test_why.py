@@ -130,11 +130,13 @@ def test_shown_saved_liked_disliked_and_muted_papers_say_which_rule(app):
     save(app, "U1", "cats-2")
     record_feedback(app, "U1", "cats-3", +1)
     record_feedback(app, "U1", "cats-4", -1)
+    app.store.add_share("U1", "cats-5", "C1")
     add(app, Paper(id="cats-zebra", title="Feline cats and zebras", abstract="Kittens, zebras."))
     mute(app, "U1", "okapi, zebra")
     assert why(app, "U1", "cats-2", now=NOW).fate.kind == "saved"
     assert why(app, "U1", "cats-3", now=NOW).fate.kind == "liked"
     assert why(app, "U1", "cats-4", now=NOW).fate.kind == "disliked"
+    assert why(app, "U1", "cats-5", now=NOW).fate.kind == "shared"
     muted = why(app, "U1", "cats-zebra", now=NOW).fate
     assert (muted.kind, muted.word) == ("muted", "zebra")
     shown = why(app, "U1", "cats-1", now=NOW)

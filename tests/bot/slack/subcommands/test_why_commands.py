@@ -77,7 +77,7 @@ def test_the_answer_names_the_paper_since_when_and_from_where():
     (Fate("muted", word="<b>zebra"), "It holds your muted word “&lt;b&gt;zebra”, so it is never sent"),
     (Fate("outside"), "It is outside your feeds"),
     (Fate("saved"), "You saved it"), (Fate("liked"), "You rated it 👍"),
-    (Fate("disliked"), "You rated it 👎"),
+    (Fate("disliked"), "You rated it 👎"), (Fate("shared"), "You posted its link in a channel"),
     (Fate("no_interests"), "You follow nothing yet"),
     (Fate("alert", word="zebra finches"), "Your alert “zebra finches” puts it first"),
     (Fate("author", word="Ada Lovelace"), "It is a new paper by Ada Lovelace, whom you follow"),
