@@ -181,3 +181,13 @@ def test_the_days_the_persons_digest_was_empty_or_failed_are_told(app):
     # The 4th's came before the paper did; the 7th's was sent.
     assert [(d.local_date, d.status) for d in answer.quiet_days] == [("2026-12-05", "empty"),
                                                                     ("2026-12-06", "failed")]
+
+
+def test_a_weekly_digest_takes_only_the_weeks_papers(app):
+    follow(app, "U1", "feline cats kittens whiskers")
+    add(app, Paper(id="cats-old", title="Feline whiskers of old", abstract="Feline cats kittens whiskers.",
+                   published="2020-01-06"))
+    assert why(app, "U1", "cats-old", now=NOW).fate.kind in ("picked", "below_cut", "too_similar")  # daily
+    app.store.set_digest_weekday("U1", 0)
+    fate = why(app, "U1", "cats-old", now=NOW).fate
+    assert (fate.kind, fate.rank) == ("not_new", None)
