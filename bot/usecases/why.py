@@ -66,7 +66,8 @@ class Why:
     merged into it. ``fate``: what choosing the person's digest of local day ``today`` makes of it;
     ``shown``: when they were shown it; ``quiet_days``: their digests since it came that were empty or
     failed; ``followed_author``: an author of it they follow, when the paper is too old to come for
-    that; ``also``: other papers the title words name (best match first: ``paper``)."""
+    that; ``also``: other papers the title words name (best match first: ``paper``); ``digest_on``: whether
+    the person gets digests at all (without, nothing is sent unless they ask)."""
 
     asked: str
     paper: Paper
@@ -78,6 +79,7 @@ class Why:
     quiet_days: tuple[DigestDay, ...] = ()
     followed_author: str | None = None
     also: tuple[Paper, ...] = ()
+    digest_on: bool = True
 
 
 def why(ctx: Context, user_id: str, text: str, now: datetime | None = None) -> Why:
@@ -94,7 +96,8 @@ def why(ctx: Context, user_id: str, text: str, now: datetime | None = None) -> W
     return Why(asked=text.strip(), paper=paper, held_since=added, sources=_sources(paper, aliases), fate=fate,
                today=today, shown=_shown(ctx, user_id, paper.id, tz),
                quiet_days=_quiet_days(ctx, user_id, added, today, tz),
-               followed_author=_followed_not_new(ctx, user_id, paper, today, fate), also=tuple(also))
+               followed_author=_followed_not_new(ctx, user_id, paper, today, fate), also=tuple(also),
+               digest_on=person is not None and person.digest_enabled)
 
 
 def find_paper(ctx: Context, text: str) -> tuple[Paper, list[Paper]]:

@@ -76,8 +76,8 @@ def fate_text(fate: Fate) -> str:
 
 def why_reply(answer: Why) -> dict:
     """The answer: the paper (the best of several a title matched, and the others), since when it is
-    held and from where, then when it was sent or what kept it out, the days the person's digest was
-    empty or failed, and a followed author's too-old paper."""
+    held and from where, then when it was sent or what kept it out, that the person gets no digest, the
+    days their digest was empty or failed, and a followed author's too-old paper."""
     paper = answer.paper
     lines = []
     if answer.also:
@@ -99,6 +99,9 @@ def why_reply(answer: Why) -> dict:
         lines.append("It was already shown to you, so digests don't send it again.")
     else:
         lines.append(fate_text(answer.fate))
+        if not answer.digest_on and answer.fate.kind != "no_interests":
+            lines.append(f"You get no digest now (`{COMMAND} digest 08:30` starts one): papers come only "
+                         f"when you ask, e.g. `{COMMAND} recommend`.")
         if answer.followed_author:
             lines.append(f"It is by {escape(answer.followed_author)}, whom you follow, but followed authors' "
                          "papers come first only while new, and it isn't.")

@@ -120,8 +120,11 @@ def test_the_fate_agrees_with_the_digest_chosen_by_the_same_code(app):
 
 def test_a_paper_outside_the_feeds_is_no_candidate(app):
     follow(app, "U1", "feline cats kittens whiskers")
-    fate = why(app, "U1", "quantum-2", now=NOW).fate
-    assert fate.kind == "outside" and fate.rank is None
+    answer = why(app, "U1", "quantum-2", now=NOW)
+    assert answer.fate.kind == "outside" and answer.fate.rank is None
+    assert answer.digest_on  # following a first topic schedules a digest
+    app.store.set_digest_schedule("U1", "08:00", False)
+    assert not why(app, "U1", "quantum-2", now=NOW).digest_on
 
 
 def test_shown_saved_liked_disliked_and_muted_papers_say_which_rule(app):

@@ -101,6 +101,13 @@ def test_sent_shown_quiet_days_and_a_followed_authors_old_paper_are_told():
     assert quiet["text"].endswith("Your digest of 5 Dec 2026 was empty; of 6 Dec 2026 was not delivered.")
 
 
+def test_someone_without_digests_is_told_so():
+    off = why_reply(answer(Fate("below_cut", None, 9, 30, 5), digest_on=False))["text"]
+    assert off.endswith("You get no digest now (`/papers digest 08:30` starts one): papers come only when "
+                        "you ask, e.g. `/papers recommend`.")
+    assert "no digest" not in why_reply(answer(Fate("below_cut", None, 9, 30, 5)))["text"]
+
+
 def test_title_words_name_the_best_match_and_the_others():
     other = Paper(id="x", title="Purring again", abstract="x", url="https://example.org/x")
     text = why_reply(answer(Fate("outside"), also=(other,)))["text"]
