@@ -47,8 +47,8 @@ def fate_text(fate: Fate) -> str:
     kind = fate.kind
     if kind in ("picked", "below_cut", "too_similar"):
         among = f"Today it ranks {nth(fate.rank or 0)} of your {fate.candidates} candidates{_feed(fate)}"
-        if kind == "picked":
-            return (f"{among}, within the top {fate.cut} your digest takes: your next digest should bring "
+        if kind == "picked":  # MMR may take it from below the first places: it is among those taken
+            return (f"{among}, and is among the {fate.cut} your digest takes: your next digest should bring "
                     "it.")
         if kind == "too_similar":
             return (f"{among}, within the top {fate.cut} your digest takes, but it is left out for papers "

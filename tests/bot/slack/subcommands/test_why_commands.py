@@ -72,7 +72,7 @@ def test_the_answer_names_the_paper_since_when_and_from_where():
 
 @pytest.mark.parametrize(("fate", "says"), [
     (Fate("picked", "robots", 2, 40, 3),
-     "Today it ranks 2nd of your 40 candidates in your feed “robots”, within the top 3 your digest takes"),
+     "Today it ranks 2nd of your 40 candidates in your feed “robots”, and is among the 3 your digest takes"),
     (Fate("too_similar", None, 3, 40, 5), "too close to it ranked above it"),
     (Fate("muted", word="<b>zebra"), "It holds your muted word “&lt;b&gt;zebra”, so it is never sent"),
     (Fate("outside"), "It is outside your feeds"),
