@@ -52,7 +52,6 @@ from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
-from storage.recaps import Recaps
 from storage.dialect import PostgresDialect, native
 from storage.digests import Digests
 from storage.errors import StorageError
@@ -79,6 +78,7 @@ from storage.pg_connections import (
 )
 from storage.polls import Polls
 from storage.preferences import Preferences
+from storage.recaps import Recaps
 from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares

@@ -24,7 +24,6 @@ from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
-from storage.recaps import Recaps
 from storage.dialect import SqliteDialect
 from storage.digests import Digests
 from storage.errors import StorageError, StoreBusy, translated
@@ -41,6 +40,7 @@ from storage.people import People
 from storage.person_holds import holds_of
 from storage.polls import Polls
 from storage.preferences import Preferences
+from storage.recaps import Recaps
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares

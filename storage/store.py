@@ -20,7 +20,6 @@ from storage.alerts import AlertsStore
 from storage.artifacts import ArtifactsStore
 from storage.arxiv_cursors import ArxivCursorsStore
 from storage.channel_settings import ChannelsStore
-from storage.recaps import RecapsStore
 from storage.copy import CopyingStore
 from storage.digests import DigestsStore
 from storage.fulltext import FullTextStore
@@ -34,6 +33,7 @@ from storage.papers import PapersStore
 from storage.people import FeedbackStore, ForgettingStore, PeopleStore, ShownStore
 from storage.polls import PollsStore
 from storage.preferences import PreferencesStore
+from storage.recaps import RecapsStore
 from storage.saved import SavedStore
 from storage.shares import SharesStore
 from storage.snapshot import SnapshotsStore
