@@ -31,7 +31,7 @@ from bot.slack.subcommands.channel_poll import (
     reply_poll_open,
 )
 from bot.slack.subcommands.channel_recap import HELP_LINE as RECAP_HELP_LINE
-from bot.slack.subcommands.channel_recap import parse_recap, reply_recap
+from bot.slack.subcommands.channel_recap import parse_recap, recap_line, reply_recap
 from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.digest_notes import note_text
@@ -172,6 +172,7 @@ def reply_show(ctx: Context, client: WebClient, channel: str) -> Reply:
     lines.append("*Trending:* " + (f"on: every Monday at 09:00 UTC, the workspace's most-liked papers of the "
                                    f"past {DAYS} days" if profile.trending
                                    else f"off (`{CHANNEL} trending on` turns it on)"))
+    lines.append(recap_line(ctx, channel))
     return _with_membership(client, channel, {"text": "\n".join(lines)})
 
 

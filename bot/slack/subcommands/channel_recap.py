@@ -23,7 +23,15 @@ from bot.state.context import Context
 from bot.usecases.channel_subjects import follows_nothing
 from bot.usecases.digest_due import zone
 from bot.usecases.digest_schedule import weekday_name
-from bot.usecases.recap import DEFAULT_TIME, DEFAULT_WEEKDAY, TOP, next_recap, recap_off, set_recap
+from bot.usecases.recap import (
+    DEFAULT_TIME,
+    DEFAULT_WEEKDAY,
+    TOP,
+    next_recap,
+    recap_off,
+    recap_setting,
+    set_recap,
+)
 from bot.usecases.trending import DAYS
 
 RECAP = f"{COMMAND} channel recap"
@@ -71,6 +79,16 @@ def parse_recap(arg: str) -> RecapCommand:
                 raise BadArgument(f"“{shorten(word, 40)}” is not a day of the week; try "
                                   f"`{RECAP} weekly friday 16:00`.") from None
     return RecapCommand("weekly", weekday, hhmm)
+
+
+def recap_line(ctx: Context, channel: str) -> str:
+    """The channel's recap in its settings (`/papers channel`)."""
+    setting = recap_setting(ctx, channel)
+    if setting is None:
+        return f"*Weekly recap:* off (`{RECAP} weekly` turns it on)"
+    where = f"({escape(setting.tz)} time)" if setting.tz else "(UTC)"
+    return (f"*Weekly recap:* every {weekday_name(setting.weekday)} at {setting.at_time} {where}: the week's "
+            "most liked and saved papers, and this channel's best nobody was shown")
 
 
 def reply_recap(ctx: Context, client: WebClient, user: str, channel: str, cmd: RecapCommand,
