@@ -85,11 +85,6 @@ def set_recap(ctx: Context, channel_id: str, set_by: str, tz: str | None, weekda
     return ctx.store.get_recap(channel_id) or RecapSetting(channel_id, weekday, hhmm, tz, since)
 
 
-def recap_setting(ctx: Context, channel_id: str) -> RecapSetting | None:
-    """The channel's recap, None when it has none."""
-    return ctx.store.get_recap(channel_id)
-
-
 def recap_off(ctx: Context, channel_id: str) -> bool:
     """Turn the channel's recap off; False when it had none (nothing is written)."""
     return ctx.store.recap_off(channel_id)

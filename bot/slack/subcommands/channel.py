@@ -172,7 +172,7 @@ def reply_show(ctx: Context, client: WebClient, channel: str) -> Reply:
     lines.append("*Trending:* " + (f"on: every Monday at 09:00 UTC, the workspace's most-liked papers of the "
                                    f"past {DAYS} days" if profile.trending
                                    else f"off (`{CHANNEL} trending on` turns it on)"))
-    lines.append(recap_line(ctx, channel))
+    lines.append(recap_line(profile.recap))
     return _with_membership(client, channel, {"text": "\n".join(lines)})
 
 

@@ -29,10 +29,10 @@ from bot.usecases.recap import (
     TOP,
     next_recap,
     recap_off,
-    recap_setting,
     set_recap,
 )
 from bot.usecases.trending import DAYS
+from storage.recaps import RecapSetting
 
 RECAP = f"{COMMAND} channel recap"
 HELP_LINE = (f"• `{RECAP} weekly` (or `{RECAP} weekly monday 09:00`; Friday 16:00 in your timezone unless "
@@ -81,9 +81,8 @@ def parse_recap(arg: str) -> RecapCommand:
     return RecapCommand("weekly", weekday, hhmm)
 
 
-def recap_line(ctx: Context, channel: str) -> str:
+def recap_line(setting: RecapSetting | None) -> str:
     """The channel's recap in its settings (`/papers channel`)."""
-    setting = recap_setting(ctx, channel)
     if setting is None:
         return f"*Weekly recap:* off (`{RECAP} weekly` turns it on)"
     where = f"({escape(setting.tz)} time)" if setting.tz else "(UTC)"
