@@ -26,7 +26,7 @@ from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
 from bot.usecases.channel_subjects import follows_nothing, set_up
 from bot.usecases.digest_due import due_at, local_date
-from bot.usecases.digest_vocabulary import Alive, Clock, Note, utc_now
+from bot.usecases.digest_vocabulary import Alive, Clock, Note, error_note, utc_now
 from bot.usecases.digests.choose import Chooser
 from bot.usecases.picking import Recommendation, local_today
 from bot.usecases.recommend import remember_shown
@@ -147,7 +147,8 @@ def post_due_recaps(ctx: Context, now: datetime, poster: Poster, owner: str | No
             outcome = _post_one(ctx, setting.channel_id, day, now, poster, owner or owner_id(), clock, alive)
         except Exception as exc:  # one channel never stops another, nor the digests
             log.exception("the recap of %s failed", setting.channel_id)
-            outcome = RecapOutcome(setting.channel_id, day, "incomplete", Note("crashed", detail=str(exc)))
+            note = Note("crashed", detail=error_note(exc))
+            outcome = RecapOutcome(setting.channel_id, day, "incomplete", note)
         if outcome is not None:
             log.info("recap %s for %s: %s%s", day, setting.channel_id, outcome.status,
                      f": {outcome.note.stored()}" if outcome.note else "")

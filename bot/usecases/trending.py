@@ -34,7 +34,7 @@ from typing import Literal
 
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.digest_vocabulary import Alive, Clock, Note, utc_now
+from bot.usecases.digest_vocabulary import Alive, Clock, Note, error_note, utc_now
 from bot.usecases.weekly_posts import WeeklyLease, post_once
 from storage import Paper
 from storage.leases import TRENDING
@@ -112,7 +112,7 @@ def post_due_trending(ctx: Context, now: datetime, poster: Poster, owner: str | 
             outcome = _post_one(ctx, channel, week, now, poster, owner, clock, alive)
         except Exception as exc:  # one channel never stops another, nor the digests
             log.exception("the trending post of %s failed", channel)
-            outcome = TrendingOutcome(channel, week, "incomplete", f"{type(exc).__name__}: {exc}")
+            outcome = TrendingOutcome(channel, week, "incomplete", Note("crashed", detail=error_note(exc)))
         if outcome is not None:
             log.info("trending %s for %s: %s%s", week, channel, outcome.status,
                      f": {outcome.note.stored()}" if outcome.note else "")
