@@ -167,8 +167,11 @@ def _post_one(ctx: Context, channel: str, day: date, now: datetime, poster: Post
     def send() -> tuple[str, bool]:
         recap = recap_of(ctx, channel, now)
         ts = poster(channel, recap)
-        for rec in recap.unclaimed:  # shown in the channel now: the next recap (and digest) offer others
-            remember_shown(ctx, channel, rec, channel=channel)
+        try:
+            for rec in recap.unclaimed:  # shown in the channel now: the next recap (and digest) offer others
+                remember_shown(ctx, channel, rec, channel=channel)
+        except Exception:  # posted: never posted again for it (the lease ends as posted)
+            log.exception("the unclaimed papers of %s's recap were not kept as shown", channel)
         return ts, recap.empty
 
     lease = WeeklyLease(RECAP, key, holder, lambda who, ts: store.record_recap_message(*key, who, ts))
