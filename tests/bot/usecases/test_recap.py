@@ -24,7 +24,7 @@ from bot.usecases.recap import (
     recap_off,
     set_recap,
 )
-from bot.usecases.weekly_posts import RETRY_AFTER
+from bot.usecases.weekly_posts import MAX_ATTEMPTS, RETRY_AFTER
 from stand_ins.corpus import make_corpus
 
 CHANNEL = "C0LABWEEK"
@@ -150,3 +150,15 @@ def test_slack_down_is_retried_never_doubled_and_not_in_the_channel_fails_for_th
     following = at + timedelta(days=7)
     assert [o.status for o in post_due_recaps(channel, following, blocked)] == ["failed"]
     assert post_due_recaps(channel, following + timedelta(hours=1), blocked) == [] and blocked.recaps == []
+
+
+def test_a_recap_that_keeps_crashing_is_given_up_for_the_week_after_the_attempts_allowed(channel):
+    posts = Posts(*(RuntimeError("boom") for _ in range(MAX_ATTEMPTS)))
+    at = DUE + timedelta(seconds=5)
+    statuses = []
+    for attempt in range(MAX_ATTEMPTS):
+        moment = at + attempt * (RETRY_AFTER + timedelta(seconds=1))
+        statuses += [o.status for o in post_due_recaps(channel, moment, posts, clock=lambda m=moment: m)]
+    assert statuses == ["incomplete"] * (MAX_ATTEMPTS - 1) + ["failed"] and posts.recaps == []
+    assert post_due_recaps(channel, at + timedelta(hours=1), posts) == []  # that week is over
+    assert channel.store.get_recap_post(CHANNEL, "2026-12-04").attempts == MAX_ATTEMPTS
