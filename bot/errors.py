@@ -194,3 +194,12 @@ class NothingStored(_Fielded, NotFound):
     """Nothing to export: ``what`` is "papers" (none saved or liked) or "data" (no row at all)."""
 
     what: str
+
+
+@dataclass(eq=False, repr=True)
+class UnknownVenue(_Fielded, NotFound):
+    """No paper held is of a venue matching ``asked``; ``known``: a few venues that are held (none: no
+    paper names a venue)."""
+
+    asked: str
+    known: tuple[str, ...] = ()

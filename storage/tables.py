@@ -75,6 +75,11 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "followups_told": ("ws", "user_id", "paper_id", "kind", "detail", "via", "told_at"),
     # Paper links people posted in channels (issue 43), each interest at a save's weight.
     "shares": ("ws", "user_id", "paper_id", "channel_id", "shared_at"),
+    # Where and when papers are presented, each person's conference plans, and the reminders claimed
+    # (issue 43).
+    "paper_sessions": ("paper_id", "session", "starts_at", "location"),
+    "conference_plans": ("ws", "user_id", "venue", "paper_id", "place", "choice", "added_at", "decided_at"),
+    "conference_reminders": ("ws", "user_id", "paper_id", "starts_at", "claimed_at"),
 }
 
 #: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
@@ -93,13 +98,15 @@ def derived(table: str) -> bool:
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
-                    "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares")
+                    "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares",
+                    "conference_plans", "conference_reminders")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
 PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
-                   "library_imports", "alerts", "home_opened", "followups_told", "shares")
+                   "library_imports", "alerts", "home_opened", "followups_told", "shares",
+                   "conference_plans", "conference_reminders")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
@@ -155,6 +162,9 @@ KEYS: dict[str, str] = {
     "paper_events": "paper_id, kind, detail",
     "followups_told": "ws, user_id, paper_id, kind, detail",
     "shares": "ws, user_id, paper_id",
+    "paper_sessions": "paper_id",
+    "conference_plans": "ws, user_id, venue, paper_id",
+    "conference_reminders": "ws, user_id, paper_id, starts_at",
 }
 
 
