@@ -68,6 +68,7 @@ class Plan:
     venue: Venue
     entries: list[PlanEntry]
     timed: bool
+    tz: str | None = None  # the person's timezone, for the times shown
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class Reminder:
     user_id: str
     paper: Paper
     session: PaperSession
+    tz: str | None = None  # the person's timezone, for the time shown
 
 
 @dataclass
@@ -176,7 +178,8 @@ def _plan(ctx: Context, user_id: str, venue: Venue, reasons: dict[str, str]) -> 
     if timed:  # stable: papers of one session stay best first
         entries.sort(key=lambda e: (e.session is None or not e.session.starts_at,
                                     e.session.starts_at if e.session else ""))
-    return Plan(venue, entries, timed)
+    person = ctx.store.get_person(user_id)
+    return Plan(venue, entries, timed, person.tz if person else None)
 
 
 def send_reminders(ctx: Context, now: datetime, post: Callable[[Reminder], None]) -> int:
@@ -192,7 +195,8 @@ def send_reminders(ctx: Context, now: datetime, post: Callable[[Reminder], None]
         if paper is None or item.session.starts_at is None:
             continue
         if ctx.store.claim_reminder(item.user_id, item.paper_id, item.session.starts_at):
-            post(Reminder(item.user_id, paper, item.session))
+            person = ctx.store.get_person(item.user_id)
+            post(Reminder(item.user_id, paper, item.session, person.tz if person else None))
             sent += 1
     return sent
 

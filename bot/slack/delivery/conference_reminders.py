@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from bot.slack.views.conference import reminder_text
+from bot.slack.views.conference_plans import reminder_text
 from bot.state.context import Context
 from bot.usecases.conference import Reminder, send_reminders
 from bot.usecases.digest_vocabulary import DATABASE_AWAY, Clock, Courier
@@ -19,8 +19,7 @@ def send_conference_reminders(ctx: Context, courier: Courier, clock: Clock) -> i
     claimed but not delivered is not sent again: one lost beats two). How many were sent."""
 
     def post(reminder: Reminder) -> None:
-        person = ctx.store.get_person(reminder.user_id)
-        text = reminder_text(reminder, person.tz if person else None)
+        text = reminder_text(reminder)
         try:
             courier.post_text(courier.open(reminder.user_id), text)
         except Exception as exc:  # one person's failure never stops another's reminder

@@ -6,7 +6,7 @@ from __future__ import annotations
 from slack_bolt import App
 
 from bot.slack.runtime import Runtime
-from bot.slack.views.conference import GOING_ACTION, SKIP_ACTION, chosen_in, plan_message
+from bot.slack.views.conference_plans import GOING_ACTION, SKIP_ACTION, chosen_in, plan_message
 from bot.usecases.conference import choose
 
 GONE = "That paper is no longer in your plan. Ask for the plan again to see it as it is now."
@@ -29,8 +29,7 @@ def register(app: App, runtime: Runtime) -> None:
             if plan is None:
                 respond(text=GONE, response_type="ephemeral", replace_original=False)
                 return
-            person = rt.ctx.store.get_person(user)
-            respond(replace_original=True, **plan_message(plan, person.tz if person else None))
+            respond(replace_original=True, **plan_message(plan))
 
         runtime.after_ack(context, body, work, respond)
 

@@ -16,7 +16,7 @@ from bot.slack.client import classified
 from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import ECHO_LIMIT, Command, HelpTopic, Reply, Subcommand
-from bot.slack.views.conference import (
+from bot.slack.views.conference_plans import (
     THREAD_OPENER,
     channel_intro,
     channel_none_text,
@@ -49,8 +49,7 @@ def reply_conference(ctx: Context, user_id: str, cmd: Command) -> Reply:
     plan = plan_for(ctx, user_id, cmd.arg)
     if not plan.entries:
         return {"text": empty_plan_text(plan)}
-    person = ctx.store.get_person(user_id)
-    return plan_message(plan, person.tz if person else None)
+    return plan_message(plan)
 
 
 def channel_members(client: WebClient, channel: str) -> list[str]:

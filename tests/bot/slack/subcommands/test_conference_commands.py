@@ -16,7 +16,7 @@ from bot.slack.subcommands.conference_commands import (
     reply_conference,
 )
 from bot.slack.subcommands.personal import REGISTRY, help_text
-from bot.slack.views.conference import GOING_ACTION, THREAD_OPENER
+from bot.slack.views.conference_plans import GOING_ACTION, THREAD_OPENER
 from bot.slack.views.refusals import say
 from bot.usecases.interests import follow
 from bot.usecases.settings import set_suggest

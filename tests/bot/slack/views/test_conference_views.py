@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from bot.slack.views.conference import (
+from bot.slack.views.conference_plans import (
     GOING_ACTION,
     SKIP_ACTION,
     choice_value,
@@ -32,7 +32,7 @@ def test_a_plan_of_15_has_going_and_skip_on_each_paper_within_50_blocks():
     session = PaperSession("Poster 1", "2025-07-15T18:00:00+00:00", "East Hall #E-101")
     entries = [PlanEntry(_paper(i), f"Matches your interest in topic {i}", "going" if i == 2 else None,
                          session if i < 3 else None) for i in range(15)]
-    message = plan_message(Plan(VENUE, entries, timed=True), tz="America/Vancouver")
+    message = plan_message(Plan(VENUE, entries, timed=True, tz="America/Vancouver"))
     blocks = message["blocks"]
     assert len(blocks) <= 50
     buttons = [e for b in blocks if b["type"] == "actions" for e in b["elements"]]
@@ -60,7 +60,7 @@ def test_a_start_is_said_in_utc_without_a_timezone_and_nothing_without_a_start()
 
 def test_the_reminder_names_the_paper_session_and_place():
     text = reminder_text(Reminder("U1", _paper(1), PaperSession("Poster 4", "2025-07-15T18:00:00+00:00",
-                                                                "Hall A")), "Europe/Berlin")
+                                                                "Hall A"), "Europe/Berlin"))
     assert text.startswith(":alarm_clock: Starting in 15 minutes:") and "Paper &lt;1&gt;" in text
     assert "Poster 4 · Tue 15 Jul 20:00 (Europe/Berlin) · 📍 Hall A" in text
 

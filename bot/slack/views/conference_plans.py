@@ -100,9 +100,10 @@ def entry_blocks(entry: PlanEntry, venue_key: str, tz: str | None) -> list[dict]
     return blocks
 
 
-def plan_message(plan: Plan, tz: str | None = None) -> dict:
-    """A person's plan as one message (``text`` and ``blocks``): at most 15 papers of 3 blocks each and
-    a header fit Slack's 50 blocks."""
+def plan_message(plan: Plan) -> dict:
+    """A person's plan as one message (``text`` and ``blocks``), times in their timezone: at most 15
+    papers of 3 blocks each and a header fit Slack's 50 blocks."""
+    tz = plan.tz
     names = ", ".join(plan.venue.names[:3]) + (" …" if len(plan.venue.names) > 3 else "")
     going = sum(1 for e in plan.entries if e.choice == "going")
     text = f"Your plan for {plan.venue.key}: {len(plan.entries)} papers, {going} marked Going"
@@ -122,9 +123,9 @@ def empty_plan_text(plan: Plan) -> str:
             "yet: follow more topics, then ask again.")
 
 
-def reminder_text(reminder: Reminder, tz: str | None = None) -> str:
-    """The DM before a Going paper's session (mrkdwn, escaped)."""
-    where = session_text(reminder.session, tz)
+def reminder_text(reminder: Reminder) -> str:
+    """The DM before a Going paper's session (mrkdwn, escaped), its time in the person's timezone."""
+    where = session_text(reminder.session, reminder.tz)
     head = link(title_url(reminder.paper), fit(title_of(reminder.paper), TITLE_LIMIT))
     return f":alarm_clock: Starting in 15 minutes: *{head}*" + (f"\n{where}" if where else "")
 
