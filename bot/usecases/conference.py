@@ -159,7 +159,7 @@ def choose(ctx: Context, user_id: str, venue_asked: str, paper_id: str, choice: 
     if choice not in CHOICES:
         raise ValueError(f"not a choice: {choice!r}")
     key = venue_key(venue_asked)
-    if not ctx.store.choose_in_plan(user_id, key, paper_id, choice):  # type: ignore[arg-type]
+    if not ctx.store.choose_in_plan(user_id, key, paper_id, choice):
         return None
     names = tuple(name for name, _ in ctx.store.venues() if key in venue_key(name))
     return _plan(ctx, user_id, Venue(key, names), {})
