@@ -6,6 +6,7 @@ unless the workspace shows who."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -21,6 +22,8 @@ from bot.usecases.conference import (
     plan_for,
     send_reminders,
 )
+from bot.usecases.export import data_export
+from bot.usecases.forget import forget
 from bot.usecases.interests import follow
 from bot.usecases.settings import set_suggest
 from bot.usecases.social import set_social_counts
@@ -120,3 +123,15 @@ def test_a_channel_gets_the_papers_several_opted_in_members_want_with_how_many_n
     shown = channel_plan(conf, "ICML 2025", members)
     assert all(w.who == ["UCAT", "UCAT2"] for w in shown.papers)
     assert channel_plan(conf, "QuantumCon", members).papers == []  # one member at most wants each
+
+
+def test_a_person_s_plan_is_in_their_data_export_and_forgetting_them_deletes_it(conf):
+    ids = [e.paper.id for e in plan_for(conf, "UCAT", "ICML 2025").entries]
+    choose(conf, "UCAT", "icml 2025", ids[0], "going")
+    exported = json.loads(data_export(conf, "UCAT").content)
+    planned = exported["tables"]["conference_plans"]
+    first = next(r for r in planned if r["paper_id"] == ids[0])
+    assert len(planned) == PLAN_SIZE and (first["venue"], first["choice"]) == ("icml 2025", "going")
+    assert ids[0] in exported["papers"]
+    forget(conf, "UCAT")
+    assert conf.store.plan("UCAT", "icml 2025") == []
