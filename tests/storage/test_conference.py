@@ -88,3 +88,17 @@ def test_plans_are_a_person_s_rows_forgotten_and_exported(any_store):
     assert gone["conference_plans"] == 1 and gone["conference_reminders"] == 1
     assert store.plan("U1", "icml") == [] and len(store.plan("U2", "icml")) == 1
     assert any_store.paper_sessions(["p0"])  # the papers' sessions are no one's
+
+
+def test_a_merge_gives_the_kept_paper_the_dropped_one_s_session(any_store):
+    any_store.upsert_papers([Paper(id="doi:10.1/x", doi="10.1/x", title="One", abstract="First text here."),
+                             Paper(id="arxiv:2401.00001", arxiv_id="2401.00001", title="Two",
+                                   abstract="Second text here.")])
+    any_store.set_paper_sessions([("doi:10.1/x", PaperSession("Poster 9", AT, "Hall Z"))])
+    # One record that is both: the two stored papers become one.
+    any_store.upsert_papers([Paper(id="arxiv:2401.00001", arxiv_id="2401.00001", doi="10.1/x", title="Two",
+                                   abstract="Second text here.")])
+    kept = any_store.get_papers(["arxiv:2401.00001", "doi:10.1/x"])
+    assert len({p.id for p in kept.values()}) == 1
+    [kept_id] = {p.id for p in kept.values()}
+    assert any_store.paper_sessions([kept_id]) == {kept_id: PaperSession("Poster 9", AT, "Hall Z")}
