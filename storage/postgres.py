@@ -81,6 +81,7 @@ from storage.preferences import Preferences
 from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares
+from storage.watches import Watches
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
@@ -96,7 +97,7 @@ ARTIFACT_SLICE = 4 * 2**20
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                    LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares,
+                    LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Watches,
                     Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.

@@ -43,6 +43,7 @@ from storage.preferences import Preferences
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares
+from storage.watches import Watches
 from storage.snapshot import Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
@@ -58,7 +59,7 @@ BUSY_SECONDS = 90
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares,
+                  LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Watches,
                   Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 

@@ -37,6 +37,7 @@ from storage.saved import SavedStore
 from storage.shares import SharesStore
 from storage.snapshot import SnapshotsStore
 from storage.suggestions import SuggestionsStore
+from storage.watches import WatchesStore
 from storage.summaries import SummariesStore
 from storage.workspaces import InstallationsStore, WorkspacesStore
 
@@ -94,7 +95,7 @@ class BaseStore(Protocol):
 class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
-            SavedStore, FollowupsStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore,
+            SavedStore, FollowupsStore, SharesStore, WatchesStore, SuggestionsStore, SummariesStore, AlertsStore,
             ChannelsStore, PollsStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):

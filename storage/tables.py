@@ -75,6 +75,11 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "followups_told": ("ws", "user_id", "paper_id", "kind", "detail", "via", "told_at"),
     # Paper links people posted in channels (issue 43), each interest at a save's weight.
     "shares": ("ws", "user_id", "paper_id", "channel_id", "shared_at"),
+    # Private project descriptions watched for close papers (issue 43), and each alert one brought.
+    "watches": ("ws", "user_id", "watch_id", "title", "text", "stricter", "floor", "best", "alerted_at",
+                "seen_seq", "created_at"),
+    "watch_alerts": ("ws", "user_id", "watch_id", "paper_id", "score", "status", "owner", "lease_until",
+                     "attempts", "found_at", "sent_at", "channel", "message_ts", "verdict"),
 }
 
 #: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
@@ -93,11 +98,14 @@ def derived(table: str) -> bool:
 WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "feedback_counters",
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
-                    "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares")
+                    "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares",
+                    "watches", "watch_alerts")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
-PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
+#: A watch's text is the first thing forgetting deletes (issue 43): its tables come first.
+PERSONAL_TABLES = ("watches", "watch_alerts",
+                   "people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
                    "library_imports", "alerts", "home_opened", "followups_told", "shares")
 
@@ -155,6 +163,8 @@ KEYS: dict[str, str] = {
     "paper_events": "paper_id, kind, detail",
     "followups_told": "ws, user_id, paper_id, kind, detail",
     "shares": "ws, user_id, paper_id",
+    "watches": "ws, user_id, watch_id",
+    "watch_alerts": "ws, user_id, watch_id, paper_id",
 }
 
 
