@@ -33,15 +33,17 @@ ADD_ALERT = ("insert into watch_alerts (ws, user_id, watch_id, paper_id, score, 
              " values (?, ?, ?, ?, ?, 'due', 0, ?) on conflict (ws, user_id, watch_id, paper_id) do nothing")
 #: An alert to post: due, or held by a process whose lease ran out (it died mid-send).
 DUE = (f"select {_ALERT} from watch_alerts where ws = ?"  # noqa: S608
-       " and (status = 'due' or (status = 'sending' and lease_until < ?)) order by found_at, watch_id, paper_id")
+       " and (status = 'due' or (status = 'sending' and lease_until < ?))"
+       " order by found_at, watch_id, paper_id")
 TAKE = ("update watch_alerts set status = 'sending', owner = ?, lease_until = ?, attempts = attempts + 1"
         " where ws = ? and user_id = ? and watch_id = ? and paper_id = ?"
         " and (status = 'due' or (status = 'sending' and lease_until < ?))")
-FINISH = ("update watch_alerts set status = 'sent', owner = null, lease_until = null, sent_at = ?, channel = ?,"
-          " message_ts = ? where ws = ? and user_id = ? and watch_id = ? and paper_id = ?"
+FINISH = ("update watch_alerts set status = 'sent', owner = null, lease_until = null, sent_at = ?,"
+          " channel = ?, message_ts = ? where ws = ? and user_id = ? and watch_id = ? and paper_id = ?"
           " and status = 'sending' and owner = ?")
 RELEASE = ("update watch_alerts set status = ?, owner = null, lease_until = null"
-           " where ws = ? and user_id = ? and watch_id = ? and paper_id = ? and status = 'sending' and owner = ?")
+           " where ws = ? and user_id = ? and watch_id = ? and paper_id = ?"
+           " and status = 'sending' and owner = ?")
 
 
 def _watch(row: tuple) -> Watch:
@@ -147,7 +149,8 @@ class Watches(Shared):
             if self._sql.one("select 1 from watch_alerts where ws = ? and user_id = ? and watch_id = ?"
                              " and paper_id = ?", [self._ws, user_id, watch_id, paper_id]):
                 return False
-            if not self._sql.run(TAKE_DAY, [now, score, score, self._ws, user_id, watch_id, day_began, score]):
+            day = [now, score, score, self._ws, user_id, watch_id, day_began, score]
+            if not self._sql.run(TAKE_DAY, day):
                 return False
             return self._sql.run(ADD_ALERT, [self._ws, user_id, watch_id, paper_id, score, now]) > 0
 
@@ -173,8 +176,9 @@ class Watches(Shared):
         return _alert(row) if row else None
 
     def set_watch_verdict(self, user_id: str, watch_id: str, paper_id: str, verdict: str) -> bool:
-        return self._sql.run("update watch_alerts set verdict = ? where ws = ? and user_id = ? and watch_id = ?"
-                             " and paper_id = ?", [verdict, self._ws, user_id, watch_id, paper_id]) > 0
+        return self._sql.run("update watch_alerts set verdict = ? where ws = ? and user_id = ?"
+                             " and watch_id = ? and paper_id = ?",
+                             [verdict, self._ws, user_id, watch_id, paper_id]) > 0
 
     def make_watch_stricter(self, user_id: str, watch_id: str, floor: int) -> bool:
         return self._sql.run("update watches set stricter = stricter + 1,"
