@@ -81,12 +81,12 @@ from storage.preferences import Preferences
 from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares
-from storage.watches import Watches
 from storage.snapshot import PersonSnapshot, Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
 from storage.summaries import Summaries
 from storage.tables import columns, copied_rows_insert, order_by
+from storage.watches import Watches
 from storage.workspaces import Workspaces
 
 log = logging.getLogger(__name__)

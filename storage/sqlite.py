@@ -43,12 +43,12 @@ from storage.preferences import Preferences
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares
-from storage.watches import Watches
 from storage.snapshot import Snapshots
 from storage.store import Store
 from storage.suggestions import Suggestions
 from storage.summaries import Summaries
 from storage.tables import PERSONAL_TABLES, columns, copied_rows_insert, order_by
+from storage.watches import Watches
 from storage.workspaces import Workspaces
 
 #: How long a write waits for another to finish before giving up (StoreBusy). Long enough to outlast a

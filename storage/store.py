@@ -37,8 +37,8 @@ from storage.saved import SavedStore
 from storage.shares import SharesStore
 from storage.snapshot import SnapshotsStore
 from storage.suggestions import SuggestionsStore
-from storage.watches import WatchesStore
 from storage.summaries import SummariesStore
+from storage.watches import WatchesStore
 from storage.workspaces import InstallationsStore, WorkspacesStore
 
 
@@ -95,8 +95,8 @@ class BaseStore(Protocol):
 class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
-            SavedStore, FollowupsStore, SharesStore, WatchesStore, SuggestionsStore, SummariesStore, AlertsStore,
-            ChannelsStore, PollsStore,
+            SavedStore, FollowupsStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore,
+            ChannelsStore, PollsStore, WatchesStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

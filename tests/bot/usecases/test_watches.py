@@ -42,8 +42,8 @@ def arrive(ctx, *papers: Paper, at: datetime = NOW) -> int:
 
 
 CLOSE = Paper(id="scoop-1", title="Coral bleaching in marine heat waves",
-              abstract="Reef corals lose their algae when the sea warms. Thermal stress in degree heating weeks "
-                       "predicts bleaching across reef sites.")
+              abstract="Reef corals lose their algae when the sea warms. Thermal stress in degree heating "
+                       "weeks predicts bleaching across reef sites.")
 CLOSER = Paper(id="scoop-2", title="Coral reef bleaching under marine heat waves",
                abstract="We measure how reef corals lose their algae when the sea warms. Thermal stress is "
                         "counted in degree heating weeks across reef sites.")
