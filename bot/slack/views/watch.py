@@ -41,8 +41,8 @@ EXAMPLE = f"`{COMMAND} watch`"
 
 HELP = (f"• {EXAMPLE}: describe a project of yours (a working title and a description or draft abstract, "
         f"at most {TEXT_MOST:,} characters) in a form; a new paper that comes too close brings a message at "
-        "once, with the passages where paper and project overlap. Private: nobody else sees it, nothing is sent "
-        f"anywhere; in a channel, the watch is the channel's. `{COMMAND} watches` lists them, "
+        "once, with the passages where paper and project overlap. Private: nobody else sees it, nothing is "
+        f"sent anywhere; in a channel, the watch is the channel's. `{COMMAND} watches` lists them, "
         f"`{COMMAND} watch remove 1` removes one")
 
 
