@@ -44,7 +44,7 @@ class Guide:
         self.by_word = {word: topic for topic in self.topics for word in topic.words}
         self.short = ("*paperbot* sends you new papers that match your interests.\n"
                       + "\n".join(f"• {topic.summary}" for topic in self.topics if topic.summary)
-                      + f"\n`{COMMAND} help TOPIC` for more: {self.names}.")
+                      + f"\n`{COMMAND} help TOPIC`: {self.names}.")
         self.subcommand = Subcommand("help", "", lambda arg: Command("help", arg),
                                      lambda req, cmd: self.reply(cmd.arg), in_ack=True)
 
