@@ -48,16 +48,20 @@ HELP = (f"• {EXAMPLE}: describe a project of yours (a working title and a desc
 
 def form(owner: str) -> dict:
     """The modal a project is described in; ``owner``: whose watch it makes (a person, or a channel)."""
-    where = "this channel's" if owner[:1] in ("C", "G") else "your"
+    if owner[:1] in ("C", "G"):
+        intro = ("This channel's watch: a new paper that comes too close is posted *in this channel*, with "
+                 "the passages where it overlaps this text, for everyone here to see. For a private watch, "
+                 f"type `{COMMAND} watch` in our DM.")
+    else:
+        intro = ("Describe your project: a new paper that comes too close brings you a message at once. "
+                 "Only you see this text; it is never sent anywhere.")
     return {
         "type": "modal", "callback_id": FORM_CALLBACK, "private_metadata": owner,
         "title": {"type": "plain_text", "text": "Scoop watch"},
         "submit": {"type": "plain_text", "text": "Watch"},
         "close": {"type": "plain_text", "text": "Cancel"},
         "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": (
-                f"Describe {where} project: a new paper that comes too close brings a message at once. "
-                "Only you see this text; it is never sent anywhere.")}},
+            {"type": "section", "text": {"type": "mrkdwn", "text": intro}},
             {"type": "input", "block_id": TITLE_BLOCK, "optional": True,
              "label": {"type": "plain_text", "text": "Working title"},
              "element": {"type": "plain_text_input", "action_id": TITLE_INPUT, "max_length": TITLE_MOST}},
@@ -82,8 +86,12 @@ def submitted(view: dict) -> tuple[str, str | None, str]:
 
 def added(watch: Watch) -> str:
     """What adding a watch answers."""
+    if watch.user_id[:1] in ("C", "G"):
+        name = f"“{fit(watch.title, TITLE_MOST)}”" if watch.title else "this channel's project"
+        return (f"Watching for papers close to {name}: one that comes too close is posted in this channel at "
+                f"once (about one a week at most). `{COMMAND} watches` here lists the channel's watches.")
     name = f"“{fit(watch.title, TITLE_MOST)}”" if watch.title else "your project"
-    return (f"Watching for papers close to {name}: a paper that comes too close brings a message at once "
+    return (f"Watching for papers close to {name}: a paper that comes too close brings you a message at once "
             f"(about one a week at most). `{COMMAND} watches` lists your watches.")
 
 
