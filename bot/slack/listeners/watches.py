@@ -52,7 +52,8 @@ def register(app: App, runtime: Runtime) -> None:
             if is_channel(owner):  # seen by the one who set it up
                 client.chat_postEphemeral(channel=owner, user=user, text=said)
             else:
-                client.chat_postMessage(channel=user, text=said)
+                dm = client.conversations_open(users=user)["channel"]["id"]
+                client.chat_postMessage(channel=dm, text=said)
 
         runtime.after_ack(context, body, work)
 
