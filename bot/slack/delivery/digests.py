@@ -28,6 +28,7 @@ from bot.errors import ConfigError, TokenRefused, Unreachable
 from bot.slack.client import build_client, classified, unreachable
 from bot.slack.delivery.admin_report import admin_poster
 from bot.slack.delivery.trending import trending_poster
+from bot.slack.delivery.watch_alerts import send_alerts
 from bot.slack.team import workspace_key
 from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.digest_texts import phrase
@@ -329,10 +330,8 @@ def _send_followups(ctx: Context, courier: Courier, clock: Clock) -> None:
 
 
 def _send_watch_alerts(ctx: Context, served: Served, clock: Clock) -> None:
-    """Scoop watch alerts an ingest recorded (:mod:`bot.slack.delivery.watches`); a failure is logged and
+    """Scoop watch alerts an ingest recorded (:mod:`bot.slack.delivery.watch_alerts`); a failure is logged and
     tried again at the next run."""
-    from bot.slack.delivery.watches import send_alerts  # it posts through this module's courier
-
     try:
         send_alerts(ctx, served.client, clock())
     except DATABASE_AWAY as exc:
