@@ -197,3 +197,16 @@ def test_every_workspaces_watches_are_compared(app):
     assert arrive(app, CLOSE) == 1
     assert [a.user_id for a in other.store.due_watch_alerts(w.iso_utc(NOW))] == ["U9"]
     assert app.store.due_watch_alerts(w.iso_utc(NOW)) == []
+
+
+def test_forgetting_deletes_the_watches_first_and_says_so(app):
+    from bot.slack.views.forget import what_goes
+    from bot.usecases.forget import forget, stored_about
+
+    w.add_watch(app, "U1", "Reef bleaching", REEF, NOW)
+    arrive(app, CLOSE)
+    stored = stored_about(app, "U1")
+    assert stored.watches == 1 and what_goes(stored).startswith("1 project watch, ")
+    deleted = app.store.forget_person("U1")
+    assert list(deleted)[:2] == ["watches", "watch_alerts"] and deleted["watch_alerts"] == 1
+    assert w.watches(app, "U1") == [] and forget(app, "U1") == 0
