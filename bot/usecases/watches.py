@@ -183,21 +183,22 @@ def compare_new_papers(ctx: Context, now: datetime) -> int:
     everywhere = ctx.store.watches_everywhere()
     if not everywhere:
         return 0
-    with ctx.engine.index() as index:
+    with ctx.engine.index() as index:  # rows copied out: the scoring holds no lock others wait on
         if index is None:
             return 0
         since = min(w.seen_seq for w in everywhere)
         changed = [(seq, p) for seq, p in ctx.store.papers_changed_since(since) if p.id in index.row_of]
         if not changed:
             return 0
-        newest = max(seq for seq, _ in changed)
         ids = [p.id for _, p in changed]
         new = set(ids)
         history = [pid for pid in index.known(
             sorted(ctx.store.recent_paper_ids((now - WINDOW).date().isoformat()))) if pid not in new]
-        rows = watch_rows(index.model, [watch_text(w) for w in everywhere])
-        scores = closeness(index.rows(ids), rows)
-        bar = bars(index.rows(history), rows, [alerts_in_window(w.stricter) for w in everywhere], LEAST)
+        model, paper_rows, history_rows = index.model, index.rows(ids), index.rows(history)
+    newest = max(seq for seq, _ in changed)
+    rows = watch_rows(model, [watch_text(w) for w in everywhere])
+    scores = closeness(paper_rows, rows)
+    bar = bars(history_rows, rows, [alerts_in_window(w.stricter) for w in everywhere], LEAST)
     recorded = 0
     day_began = iso_utc(now - QUIET)
     for j, watch in enumerate(everywhere):
@@ -220,8 +221,9 @@ def watch_bar(ctx: Context, watch: Watch, now: datetime) -> float | None:
         if index is None:
             return None
         history = index.known(sorted(ctx.store.recent_paper_ids((now - WINDOW).date().isoformat())))
-        bar = bars(index.rows(history), watch_rows(index.model, [watch_text(watch)]),
-                   [alerts_in_window(watch.stricter)], LEAST)
+        model, history_rows = index.model, index.rows(history)
+    rows = watch_rows(model, [watch_text(watch)])
+    bar = bars(history_rows, rows, [alerts_in_window(watch.stricter)], LEAST)
     return max(float(bar[0]), watch.floor / SCALE)
 
 
@@ -243,9 +245,10 @@ def news(ctx: Context, alert: WatchAlert, watch: Watch) -> WatchNews | None:
     mine = sentences(watch.text)
     theirs = sentences(paper.abstract)
     with ctx.engine.index() as index:
-        if index is not None:
-            found = overlaps(index.model, theirs, mine, PASSAGES)
-            passages = tuple(Passage(theirs[i], mine[j], s) for i, j, s in found)
+        model = index.model if index is not None else None
+    if model is not None:
+        found = overlaps(model, theirs, mine, PASSAGES)
+        passages = tuple(Passage(theirs[i], mine[j], s) for i, j, s in found)
     return WatchNews(alert, watch, paper, alert.score / SCALE, passages)
 
 
