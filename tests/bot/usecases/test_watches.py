@@ -210,3 +210,17 @@ def test_forgetting_deletes_the_watches_first_and_says_so(app):
     deleted = app.store.forget_person("U1")
     assert list(deleted)[:2] == ["watches", "watch_alerts"] and deleted["watch_alerts"] == 1
     assert w.watches(app, "U1") == [] and forget(app, "U1") == 0
+
+
+def test_an_ingest_compares_its_papers_with_the_watches_as_it_ends(app, tmp_path):
+    import json
+
+    from bot.usecases.ingest import ingest
+
+    w.add_watch(app, "U1", "Reef bleaching", REEF, NOW)
+    feed = tmp_path / "scoop.jsonl"
+    feed.write_text(json.dumps({"id": CLOSE.id, "title": CLOSE.title, "abstract": CLOSE.abstract}) + "\n",
+                    encoding="utf-8")
+    [report] = ingest(app, [str(feed)], clock=lambda: NOW)
+    assert report.added == 1
+    assert [a.paper_id for a in app.store.due_watch_alerts(w.iso_utc(NOW))] == [CLOSE.id]
