@@ -194,3 +194,21 @@ class NothingStored(_Fielded, NotFound):
     """Nothing to export: ``what`` is "papers" (none saved or liked) or "data" (no row at all)."""
 
     what: str
+
+
+@dataclass(eq=False, repr=True)
+class NotAPaperName(_Fielded, BadArgument):
+    """``text`` names no paper: no paper id, arXiv id or link, DOI, OpenReview, PubMed, ACL Anthology or
+    bioRxiv/medRxiv page, nor ``"title words"`` in quotes; ``link``: it is a link, to some other page."""
+
+    text: str
+    link: bool = False
+
+
+@dataclass(eq=False, repr=True)
+class PaperNotHeld(_Fielded, NotFound):
+    """No paper held answers to ``name``, read as a ``kind`` of name ("arxiv", "doi", "openreview",
+    "pubmed", "acl", "id", "url", or "title": no title holds those words)."""
+
+    name: str
+    kind: str

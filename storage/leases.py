@@ -52,6 +52,8 @@ DIGEST: LeaseKindName = "digest"
 JOB: LeaseKindName = "job"
 #: The lease of a channel's trending post for one week: a row of ``trending_posts``.
 TRENDING: LeaseKindName = "trending"
+#: The lease of a channel's weekly recap for one week: a row of ``recap_posts``.
+RECAP: LeaseKindName = "recap"
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,9 @@ KINDS: dict[str, LeaseKind] = {
     TRENDING: LeaseKind("trending_posts", ("ws", "channel_id", "week"), "posting",
                         frozenset({"started_at"}), frozenset({"attempts"}), restartable=False,
                         per_workspace=True),
+    RECAP: LeaseKind("recap_posts", ("ws", "channel_id", "week"), "posting",
+                     frozenset({"started_at"}), frozenset({"attempts"}), restartable=False,
+                     per_workspace=True),
 }
 
 #: An acknowledged request once claimed (:mod:`storage.inbox`), keyed (workspace, key) as the caller names

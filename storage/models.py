@@ -15,7 +15,7 @@ JobStatus = Literal["running", "done", "failed"]
 #: A channel's weekly trending post (storage.channel_settings): "posting" while held, then how it ended.
 TrendingStatus = Literal["posting", "posted", "empty", "failed"]
 #: The kinds of lease (storage.leases.KINDS): whose rows they are.
-LeaseKindName = Literal["digest", "job", "trending"]
+LeaseKindName = Literal["digest", "job", "trending", "recap"]
 #: How a lease was got (Store.take_lease): a row made now, or one taken over; None when not got.
 LeaseTaken = Literal["new", "taken"]
 #: What leased work is set to when it ends (Store.finish_lease): a digest's, a job's or a trending post's.

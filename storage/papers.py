@@ -95,6 +95,11 @@ class PapersStore(Protocol):
         or None."""
         ...
 
+    def paper_held(self, paper_id: str) -> tuple[str, str, list[str]] | None:
+        """Since when a paper is held: (when it was first stored, when last updated (ISO UTC), every id
+        it was known by besides its own, oldest first), by its id; None for an id no paper has now."""
+        ...
+
     def papers_merged_since(self, seq: int) -> list[str]:
         """The ids merged into other papers (or recorded as another paper's) after change counter
         ``seq``: a running index drops them (the paper they name is among :meth:`papers_changed_since`)."""
@@ -167,6 +172,14 @@ class Papers(Shared):
         if found is None and (alias := self._sql.one(merging.FIND_ALIAS_BY_URL, [url])):
             return self.get_paper(alias[0])
         return found
+
+    def paper_held(self, paper_id: str) -> tuple[str, str, list[str]] | None:
+        row = self._sql.one("select added_at, updated_at from papers where id = ?", [paper_id])
+        if row is None:
+            return None
+        aliases = [r[0] for r in self._sql.all("select alias from paper_aliases where paper_id = ?"
+                                               " and alias <> ? order by seq, alias", [paper_id, paper_id])]
+        return row[0], row[1], aliases
 
     def find_paper_by_doi(self, doi: str) -> Paper | None:
         return self._first_paper("doi = ? order by added_at, id", [identity.normal_doi(doi)])

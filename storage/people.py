@@ -174,6 +174,10 @@ class ShownStore(Protocol):
         """Those of ``paper_ids`` already shown to a person (an id merged into a paper shown, too)."""
         ...
 
+    def shown_at(self, user_id: str, paper_id: str) -> str | None:
+        """When a paper was (last) shown to a person (ISO UTC), or None if never shown."""
+        ...
+
     def shown_reason(self, user_id: str, paper_id: str) -> str | None:
         """Why a paper shown to a person was picked (as its message says), or None if never shown."""
         ...
@@ -406,6 +410,11 @@ class People(Shared):
                                             " left join paper_aliases a on a.alias = c.id"
                                             " join shown s on s.paper_id = coalesce(a.paper_id, c.id)"
                                             " where s.ws = ? and s.user_id = ?", [*args, self._ws, user_id])}
+
+    def shown_at(self, user_id: str, paper_id: str) -> str | None:
+        row = self._sql.one("select shown_at from shown where ws = ? and user_id = ? and paper_id = ?",
+                            [self._ws, user_id, paper_id])
+        return row[0] if row else None
 
     def shown_reason(self, user_id: str, paper_id: str) -> str | None:
         row = self._sql.one("select reason from shown where ws = ? and user_id = ? and paper_id = ?",

@@ -78,6 +78,7 @@ from storage.pg_connections import (
 )
 from storage.polls import Polls
 from storage.preferences import Preferences
+from storage.recaps import Recaps
 from storage.records import paper_row, person_from_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares
@@ -97,8 +98,8 @@ ARTIFACT_SLICE = 4 * 2**20
 
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                    LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Watches,
-                    Store):
+                    LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Recaps,
+                    Watches, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

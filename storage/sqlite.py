@@ -40,6 +40,7 @@ from storage.people import People
 from storage.person_holds import holds_of
 from storage.polls import Polls
 from storage.preferences import Preferences
+from storage.recaps import Recaps
 from storage.records import paper_row, utcnow
 from storage.saved import SavedPapers
 from storage.shares import Shares
@@ -59,8 +60,8 @@ BUSY_SECONDS = 90
 
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
-                  LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Watches,
-                  Store):
+                  LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Recaps,
+                  Watches, Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -33,6 +33,7 @@ from storage.papers import PapersStore
 from storage.people import FeedbackStore, ForgettingStore, PeopleStore, ShownStore
 from storage.polls import PollsStore
 from storage.preferences import PreferencesStore
+from storage.recaps import RecapsStore
 from storage.saved import SavedStore
 from storage.shares import SharesStore
 from storage.snapshot import SnapshotsStore
@@ -96,7 +97,7 @@ class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
             SavedStore, FollowupsStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore,
-            ChannelsStore, PollsStore, WatchesStore,
+            ChannelsStore, PollsStore, RecapsStore, WatchesStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

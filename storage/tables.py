@@ -75,6 +75,10 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "followups_told": ("ws", "user_id", "paper_id", "kind", "detail", "via", "told_at"),
     # Paper links people posted in channels (issue 43), each interest at a save's weight.
     "shares": ("ws", "user_id", "paper_id", "channel_id", "shared_at"),
+    # A channel's weekly recap (issue 43): its setting, and the lease of each week's post.
+    "channel_recaps": ("ws", "channel_id", "weekday", "at_time", "tz", "since"),
+    "recap_posts": ("ws", "channel_id", "week", "status", "owner", "lease_until", "started_at",
+                    "finished_at", "error", "attempts", "message_ts"),
     # Private project descriptions watched for close papers (issue 43), and each alert one brought.
     "watches": ("ws", "user_id", "watch_id", "title", "text", "stricter", "floor", "best", "alerted_at",
                 "seen_seq", "created_at"),
@@ -99,7 +103,7 @@ WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_ke
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
                     "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares",
-                    "watches", "watch_alerts")
+                    "channel_recaps", "recap_posts", "watches", "watch_alerts")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
@@ -163,6 +167,8 @@ KEYS: dict[str, str] = {
     "paper_events": "paper_id, kind, detail",
     "followups_told": "ws, user_id, paper_id, kind, detail",
     "shares": "ws, user_id, paper_id",
+    "channel_recaps": "ws, channel_id",
+    "recap_posts": "ws, channel_id, week",
     "watches": "ws, user_id, watch_id",
     "watch_alerts": "ws, user_id, watch_id, paper_id",
 }

@@ -24,7 +24,7 @@ DELETED_TABLES = (*WORKSPACE_TABLES, "installations")
 #: moved feedback already counted in the workspace's own).
 MOVED_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_keys", "saved", "installations",
                 "feed_topics", "followed_authors", "mutes", "feed_papers", "channels", "trending_posts",
-                "workspace_settings", "polls", "poll_votes", "suggestions")
+                "workspace_settings", "polls", "poll_votes", "suggestions", "channel_recaps", "recap_posts")
 
 #: A person's settings written with their schedule (``digest_since`` is set with every schedule): taken
 #: from the old row together, and only when the workspace's own never set one.

@@ -16,6 +16,7 @@ from bot.state.context import Context
 from bot.usecases.digest_schedule import set_daily, set_weekly, stop_digests
 from bot.usecases.interests import FollowResult, Interests, follow, interests, unfollow
 from bot.usecases.subjects import is_channel  # noqa: F401  (its home is that leaf; imported from here too)
+from storage.recaps import RecapSetting
 
 
 @dataclass
@@ -27,6 +28,7 @@ class ChannelProfile:
     interests: Interests
     trending: bool
     known: bool
+    recap: RecapSetting | None = None  # its weekly recap (bot.usecases.recap), None when off
 
 
 def set_up(ctx: Context, channel_id: str, set_by: str, tz: str | None = None) -> None:
@@ -44,7 +46,7 @@ def channel_profile(ctx: Context, channel_id: str) -> ChannelProfile:
     """The channel's topics, feedback counts, schedule and trending state."""
     record = ctx.store.get_channel(channel_id)
     return ChannelProfile(channel_id, interests(ctx, channel_id), bool(record and record.trending),
-                          record is not None)
+                          record is not None, ctx.store.get_recap(channel_id))
 
 
 def follow_in_channel(ctx: Context, channel_id: str, set_by: str, tz: str | None, text: str) -> FollowResult:

@@ -141,6 +141,14 @@ def muted_ids(ctx: Context, user_id: str) -> set[str]:
     return hidden
 
 
+def muted_by(ctx: Context, user_id: str, paper_id: str) -> str | None:
+    """The first of the person's muted words (as stored) that hides ``paper_id`` (as :func:`muted_ids`
+    finds it), or None."""
+    found = muter(ctx, user_id)
+    seq = ctx.store.max_paper_seq()
+    return next((word for word in found.words if paper_id in hidden_by(ctx, word, seq)), None)
+
+
 def hidden_by(ctx: Context, word: str, seq: int | None = None) -> frozenset[str]:
     """The papers one muted word or phrase (as stored) hides, with the papers in state ``seq`` (their
     newest change, :meth:`storage.Store.max_paper_seq`; by default now). Looked up once per word and

@@ -21,9 +21,9 @@ rank differently, but all of them pick through these steps:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TypeVar
+from typing import Literal, TypeVar, cast
 
 from bot.state.context import Context
 from bot.usecases.alerts import AlertPick, alert_picks
@@ -54,17 +54,72 @@ class Recommendation:
     summary: Summary | None = None  # the lab's model's checked summary, when ready (bot.usecases.social)
 
 
+#: The rules that leave a paper out for a person, in the order they are told (:class:`LeftOut`).
+LeftOutRule = Literal["shown", "saved", "liked", "disliked", "shared", "muted"]
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """Every paper never to offer a person, by the rule that leaves it out (:func:`left_out_by`)."""
+
+    shown: frozenset[str] = frozenset()
+    saved: frozenset[str] = frozenset()
+    liked: frozenset[str] = frozenset()
+    disliked: frozenset[str] = frozenset()
+    shared: frozenset[str] = frozenset()  # links they posted in a channel (bot.usecases.shares)
+    muted: frozenset[str] = frozenset()
+
+    @property
+    def ids(self) -> set[str]:
+        """Every paper left out, whichever rule."""
+        return set(self.shown | self.saved | self.liked | self.disliked | self.shared | self.muted)
+
+    def rule(self, paper_id: str) -> LeftOutRule | None:
+        """The first rule (shown, saved, liked, disliked, shared, muted) leaving ``paper_id`` out, or
+        None."""
+        for name in ("shown", "saved", "liked", "disliked", "shared", "muted"):
+            if paper_id in getattr(self, name):
+                return cast(LeftOutRule, name)
+        return None
+
+
+#: What picking made of one paper for one person (:class:`Fate`): left out by a rule of :class:`LeftOut`
+#: (a paper they shared: they know it);
+#: nothing to pick for (they follow nothing); placed first as an alert's or a followed author's new
+#: paper; picked by rank; ranked below the cut; within the cut but left for papers too close to those
+#: above it (diversity); not among the candidates at all (scoring under the floor of their best match:
+#: outside their feeds); not new enough for a digest of new papers only (weekly); not in the index.
+FateKind = Literal["shown", "saved", "liked", "disliked", "shared", "muted", "no_interests", "alert",
+                   "author", "picked", "below_cut", "too_similar", "outside", "not_new", "not_indexed"]
+
+
+@dataclass(frozen=True)
+class Fate:
+    """What picking made of one paper for one person: ``kind`` (:data:`FateKind`); ``feed`` the feed it
+    was ranked in (None: the main or only one); ``rank`` its place among that feed's ``candidates``
+    (new ones first, by score) and ``cut`` how many that feed took; ``word`` the alert's phrase or the
+    followed author's name that placed it, or the muted word that leaves it out."""
+
+    kind: FateKind
+    feed: str | None = None
+    rank: int | None = None
+    candidates: int = 0
+    cut: int = 0
+    word: str | None = None
+
+
 @dataclass
 class Wants:
     """What picking needs of one person: the feeds to rank by (none with an empty profile), whether
     they follow authors, every paper never to offer them (:func:`left_out`), and whether they have
-    alerts."""
+    alerts; ``rules``: the papers left out by rule (what :func:`left_out` is the union of)."""
 
     user_id: str
     feeds: list[FeedProfile]
     follows_authors: bool
     left_out: set[str]
     has_alerts: bool = False
+    rules: LeftOut = field(default_factory=LeftOut)
 
     @property
     def named(self) -> bool:
@@ -123,11 +178,20 @@ def left_out(ctx: Context, user_id: str) -> set[str]:
     """Every paper never to offer a person (or channel), on any path: shown to them, saved (a paper
     saved from elsewhere than its message too, liked or not), liked or disliked (a named feed's profile
     holds only its own likes, so the others' must be left out here), or holding a word they muted."""
+    return left_out_by(ctx, user_id).ids
+
+
+def left_out_by(ctx: Context, user_id: str) -> LeftOut:
+    """The papers :func:`left_out` leaves out, by the rule that does (:class:`LeftOut`)."""
     store = ctx.store
-    rated = {f.paper_id for f in store.get_feedback(user_id)}
-    shared = {s.paper_id for s in store.shared_papers(user_id)}  # they know it: shared, whatever the setting
-    return (store.shown_paper_ids(user_id) | store.saved_paper_ids(user_id) | rated | shared
-            | muted_ids(ctx, user_id))
+    feedback = store.get_feedback(user_id)
+    return LeftOut(shown=frozenset(store.shown_paper_ids(user_id)),
+                   saved=frozenset(store.saved_paper_ids(user_id)),
+                   liked=frozenset(f.paper_id for f in feedback if f.value > 0),
+                   disliked=frozenset(f.paper_id for f in feedback if f.value <= 0),
+                   # they know it: shared, whatever the setting
+                   shared=frozenset(s.paper_id for s in store.shared_papers(user_id)),
+                   muted=frozenset(muted_ids(ctx, user_id)))
 
 
 def wants(ctx: Context, user_id: str, now: datetime | None = None, alerts: bool = False) -> Wants | None:
@@ -139,7 +203,8 @@ def wants(ctx: Context, user_id: str, now: datetime | None = None, alerts: bool 
     has_alerts = alerts and bool(ctx.store.get_alerts(user_id))
     if not feeds and not follows_authors and not has_alerts:
         return None
-    return Wants(user_id, feeds, follows_authors, left_out(ctx, user_id), has_alerts)
+    rules = left_out_by(ctx, user_id)
+    return Wants(user_id, feeds, follows_authors, rules.ids, has_alerts, rules)
 
 
 def local_today(ctx: Context, user_id: str, now: datetime | None = None) -> date:

@@ -14,8 +14,11 @@ How each ending is decided:
 * posted (or "empty": nobody liked anything, and a short post said so): done for the week;
 * the bot is not in the channel, or the channel is gone (:class:`~bot.errors.Unreachable`): "failed"
   for the week, logged; inviting the bot brings next week's (``trending now`` posts at once);
-* Slack down (:class:`~bot.errors.Outage`): given back, tried again after :data:`RETRY_AFTER`;
-* any other failure: given back and counted; after :data:`MAX_ATTEMPTS`, "failed" for the week.
+* Slack down (:class:`~bot.errors.Outage`): given back, tried again after a short wait;
+* any other failure: given back and counted; after a few attempts, "failed" for the week.
+
+Those rules are :func:`bot.usecases.weekly_posts.post_once`'s, which the weekly recap
+(:mod:`bot.usecases.recap`) goes through too.
 
 Counts are of people (a channel's own feedback is nobody's), in this workspace only, never who.
 Slack-free: the caller passes a :data:`Poster`.
@@ -29,10 +32,10 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal
 
-from bot.errors import Outage, Unreachable
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
 from bot.usecases.digest_vocabulary import Alive, Clock, Note, error_note, utc_now
+from bot.usecases.weekly_posts import WeeklyLease, post_once
 from storage import Paper
 from storage.leases import TRENDING
 from storage.moments import iso_utc
@@ -42,9 +45,6 @@ log = logging.getLogger(__name__)
 DAYS = 7  # the likes counted: those of the past week
 SIZE = 10  # papers in a trending post
 DUE_WEEKDAY, DUE_TIME = 0, time(9, 0)  # Monday 09:00 UTC
-LEASE = timedelta(minutes=5)  # longer than one post can take, 429 retries included
-RETRY_AFTER = timedelta(minutes=2)
-MAX_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def post_due_trending(ctx: Context, now: datetime, poster: Poster, owner: str | 
             outcome = _post_one(ctx, channel, week, now, poster, owner, clock, alive)
         except Exception as exc:  # one channel never stops another, nor the digests
             log.exception("the trending post of %s failed", channel)
-            outcome = TrendingOutcome(channel, week, "incomplete", f"{type(exc).__name__}: {exc}")
+            outcome = TrendingOutcome(channel, week, "incomplete", Note("crashed", detail=error_note(exc)))
         if outcome is not None:
             log.info("trending %s for %s: %s%s", week, channel, outcome.status,
                      f": {outcome.note.stored()}" if outcome.note else "")
@@ -123,38 +123,15 @@ def post_due_trending(ctx: Context, now: datetime, poster: Poster, owner: str | 
 def _post_one(ctx: Context, channel: str, week: date, now: datetime, poster: Poster, owner: str,
               clock: Clock, alive: Alive) -> TrendingOutcome | None:
     store, key = ctx.store, (channel, week.isoformat())
-    record = store.get_trending_post(*key)
-    dead = {record.owner} if record and record.owner and alive(record.owner) is False else set()
-    at = iso_utc(now)
-    if not store.take_lease(TRENDING, key, owner, iso_utc(now + LEASE), at, dead=dead,
-                            fresh={"started_at": at}):
-        return None  # someone else holds it, or it ended
-    papers = trending_papers(ctx, now)
-    try:
-        ts = poster(channel, papers)
-    except Unreachable as exc:
-        log.warning("can't post trending papers in %s (%s): skipped this week; invite the bot there", channel,
-                    exc)
-        return _finish(ctx, key, week, owner, "failed", clock, Note("unreachable", detail=str(exc)))
-    except Outage as exc:  # Slack's trouble: try again soon, counted against nothing
-        note = Note("slack_unavailable", detail=str(exc))
-        store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), error=note.stored())
-        return TrendingOutcome(channel, week, "incomplete", note)
-    except Exception as exc:
-        note = Note("crashed", detail=error_note(exc))
-        log.exception("posting trending papers in %s failed", channel)
-        attempts = store.release_lease(TRENDING, key, owner, iso_utc(clock() + RETRY_AFTER), count="attempts",
-                                       error=note.stored()) or 0
-        if attempts >= MAX_ATTEMPTS:
-            return _finish(ctx, key, week, owner, "failed", clock, Note("gave_up", attempts, cause=note))
-        return TrendingOutcome(channel, week, "incomplete", note)
-    store.record_trending_message(*key, owner, ts)
-    return _finish(ctx, key, week, owner, "posted" if papers else "empty", clock)
 
+    def holder() -> str | None:
+        record = store.get_trending_post(*key)
+        return record.owner if record else None
 
-def _finish(ctx: Context, key: tuple[str, str], week: date, owner: str,
-            status: Literal["posted", "empty", "failed"], clock: Clock,
-            note: Note | None = None) -> TrendingOutcome:
-    stored = note.stored() if note else None
-    mine = ctx.store.finish_lease(TRENDING, key, owner, status, iso_utc(clock()), stored)
-    return TrendingOutcome(key[0], week, status if mine else "incomplete", note)
+    def send() -> tuple[str, bool]:
+        papers = trending_papers(ctx, now)
+        return poster(channel, papers), not papers
+
+    lease = WeeklyLease(TRENDING, key, holder, lambda who, ts: store.record_trending_message(*key, who, ts))
+    ended = post_once(ctx, lease, now, send, owner, clock, alive, "trending post")
+    return TrendingOutcome(channel, week, ended.status, ended.note) if ended else None

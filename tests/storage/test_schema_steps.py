@@ -239,7 +239,8 @@ def test_each_dialect_spells_the_neutral_types_its_own_way():
 
 def test_the_status_literals_name_what_the_leases_store():
     assert set(leases.KINDS) == set(get_args(LeaseKindName))
-    statuses = {leases.DIGEST: DigestStatus, leases.JOB: JobStatus, leases.TRENDING: TrendingStatus}
+    statuses = {leases.DIGEST: DigestStatus, leases.JOB: JobStatus, leases.TRENDING: TrendingStatus,
+                leases.RECAP: TrendingStatus}
     for name, kind in leases.KINDS.items():
         assert kind.held in get_args(statuses[name]), name
 

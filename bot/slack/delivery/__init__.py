@@ -1,1 +1,1 @@
-"""Posting into Slack: the digest courier and scheduler, files, trending posts."""
+"""Posting into Slack: the digest courier and scheduler, files, trending posts, weekly recaps."""

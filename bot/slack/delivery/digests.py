@@ -27,6 +27,7 @@ from bot.config import Settings
 from bot.errors import ConfigError, TokenRefused, Unreachable
 from bot.slack.client import build_client, classified, unreachable
 from bot.slack.delivery.admin_report import admin_poster
+from bot.slack.delivery.recap_posts import recap_poster
 from bot.slack.delivery.trending import trending_poster
 from bot.slack.delivery.watch_alerts import send_alerts
 from bot.slack.team import workspace_key
@@ -43,6 +44,7 @@ from bot.usecases.digest_vocabulary import DATABASE_AWAY, Clock, Courier, Posted
 from bot.usecases.digests.helpers import Helpers
 from bot.usecases.digests.run import WORKERS, DailyRun, ingest_feeds_if_due, send_due_digests
 from bot.usecases.followups import send_followup_messages
+from bot.usecases.recap import post_due_recaps
 from bot.usecases.recommend import Recommendation
 from bot.usecases.subjects import is_channel
 from bot.usecases.summaries import summarizer
@@ -251,6 +253,7 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             return DailyRun()
         if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
             _post_trending(wctx, served, clock)
+            _post_recaps(wctx, served, clock)
         # Follow-ups of people whose day has no digest to tell them (issue 42); not in a run for a few
         # people only (`paperbot digest --user`), which is about their digests.
         if not gone.is_set() and not options.get("users"):
@@ -349,6 +352,17 @@ def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:
         log.warning("the trending posts of workspace %s wait for the database: %s", served.ws, exc)
     except Exception:
         log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
+
+
+def _post_recaps(ctx: Context, served: Served, clock: Clock) -> None:
+    """The channels' weekly recaps due in one workspace (:func:`bot.usecases.recap.post_due_recaps`); a
+    failure is logged and tried again at the next run."""
+    try:
+        post_due_recaps(ctx, clock(), recap_poster(served.client), clock=clock)
+    except DATABASE_AWAY as exc:
+        log.warning("the recaps of workspace %s wait for the database: %s", served.ws, exc)
+    except Exception:
+        log.exception("the recaps of workspace %s failed; trying again at the next run", served.ws)
 
 
 class _Either:

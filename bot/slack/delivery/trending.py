@@ -22,6 +22,7 @@ from bot.slack.views.messages import (
     link,
     title_of,
 )
+from bot.slack.views.recap import counts_text
 from bot.usecases.trending import DAYS, Poster, TrendingPaper
 
 log = logging.getLogger(__name__)
@@ -34,12 +35,6 @@ FOOTNOTE = ("Counted from the :+1: and saves of people in this workspace, one pe
             "posts.")
 
 
-def _counts(item: TrendingPaper) -> str:
-    """The counts as "4 likes · 2 saves", a count of none left out."""
-    counts = ((item.likes, "like"), (item.saves, "save"))
-    return " · ".join(f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts if n)
-
-
 def trending_message(papers: list[TrendingPaper]) -> dict:
     """The keyword arguments of ``chat.postMessage`` for a trending post: ``text`` and ``blocks``."""
     if not papers:
@@ -50,9 +45,10 @@ def trending_message(papers: list[TrendingPaper]) -> dict:
         paper = item.paper
         title = f"*{rank}. {link(title_url(paper), fit(title_of(paper), TITLE_LIMIT))}*"
         by = byline(paper)
-        text = f"{title}\n{by + ' · ' if by else ''}{':+1:' if item.likes else ':bookmark:'} {_counts(item)}"
+        mark = ":+1:" if item.likes else ":bookmark:"
+        text = f"{title}\n{by + ' · ' if by else ''}{mark} {counts_text(item)}"
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text[:SECTION_LIMIT]}})
-        lines.append(f"{rank}. {fit(title_of(paper), 200)} ({_counts(item)})")
+        lines.append(f"{rank}. {fit(title_of(paper), 200)} ({counts_text(item)})")
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": FOOTNOTE}]})
     text = f"{HEADER}:\n" + "\n".join(lines)
     return {"text": text[:FALLBACK_LIMIT], "blocks": blocks}

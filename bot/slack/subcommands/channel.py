@@ -30,6 +30,8 @@ from bot.slack.subcommands.channel_poll import (
     reply_poll_close,
     reply_poll_open,
 )
+from bot.slack.subcommands.channel_recap import HELP_LINE as RECAP_HELP_LINE
+from bot.slack.subcommands.channel_recap import parse_recap, recap_line, reply_recap
 from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.digest_notes import note_text
@@ -64,14 +66,16 @@ FROM_DM = (f"`{CHANNEL} …` sets up a channel's own papers: run it in the chann
 USAGE = (f"Say what to do: `{CHANNEL} follow TOPICS`, `{CHANNEL} unfollow TOPIC` (or `all`), "
          f"`{CHANNEL} digest daily 08:30`, `{CHANNEL} digest weekly friday 16:00`, `{CHANNEL} digest off`, "
          f"`{CHANNEL} digest now`, `{CHANNEL} trending on`, `off` or `now`, `{CHANNEL} poll` or "
-         f"`{CHANNEL} poll close`; `{CHANNEL}` alone shows this channel's settings.")
+         f"`{CHANNEL} poll close`, `{CHANNEL} recap weekly` or `off`; `{CHANNEL}` alone shows this channel's "
+         "settings.")
 HELP_LINES = (
     f"• `{CHANNEL} follow diffusion models`, run in a channel (after `/invite @paperbot`): papers of its "
     f"own, posted there daily at 09:00; `{CHANNEL} digest weekly friday 16:00`, `digest off` or `digest now` "
     f"(one at once); a reaction there counts for the channel and for you\n"
     f"• `{CHANNEL} trending on`: each Monday, the workspace's most-liked papers of the week, with how many "
     f"liked each (never who); `{CHANNEL}` alone shows the channel's settings\n"
-    + POLL_HELP_LINE
+    + POLL_HELP_LINE + "\n"
+    + RECAP_HELP_LINE
 )
 
 
@@ -168,6 +172,7 @@ def reply_show(ctx: Context, client: WebClient, channel: str) -> Reply:
     lines.append("*Trending:* " + (f"on: every Monday at 09:00 UTC, the workspace's most-liked papers of the "
                                    f"past {DAYS} days" if profile.trending
                                    else f"off (`{CHANNEL} trending on` turns it on)"))
+    lines.append(recap_line(profile.recap))
     return _with_membership(client, channel, {"text": "\n".join(lines)})
 
 
@@ -372,6 +377,8 @@ ACTIONS = Registry([
     Subcommand("trending", "", _trending,
                lambda req, cmd: reply_trending(req.rt.ctx, req.client, req.user, req.channel, cmd)),
     Subcommand("poll", "", parse_poll, lambda req, cmd: reply_poll(req.rt, req.client, req.channel, cmd)),
+    Subcommand("recap", "", parse_recap,
+               lambda req, cmd: reply_recap(req.rt.ctx, req.client, req.user, req.channel, cmd)),
 ], default=_SHOW, unknown=_unknown_action, cleans=False)
 
 #: `/papers channel …`: refused (with how to run it) anywhere but a channel, before it is parsed.
@@ -381,4 +388,4 @@ CHANNEL_SUBCOMMAND = Subcommand(
 SUBCOMMANDS = (CHANNEL_SUBCOMMAND,)
 TOPIC = HelpTopic("channel", f"`{COMMAND} channel follow TOPICS` · `channel poll`: a channel's own papers, "
                              "and reading-group votes", SUBCOMMANDS,
-                  aliases=("channels", "trending", "poll", "polls"))
+                  aliases=("channels", "trending", "poll", "polls", "recap"))

@@ -16,9 +16,11 @@ from bot.errors import (
     Missing,
     NoInterests,
     NoPapers,
+    NotAPaperName,
     NothingStored,
     NoWords,
     OutOfRange,
+    PaperNotHeld,
     PersonInSeveral,
     TooLong,
     TooMany,
@@ -47,6 +49,22 @@ MISSING = {
     "feed_topics": "Give the feed “{name}” some topics: `{c} feed add {name}: grasping, sim2real`",
     "form_topics": ("Give this feed at least one topic, e.g. grasping, sim2real "
                     "(`{c} feed remove NAME` deletes a feed)"),
+    "why": ("Say which paper: `{c} why` with its link or id (arXiv, DOI, OpenReview, PubMed, ACL Anthology, "
+            "bioRxiv) or “title words” in quotes"),
+}
+#: What `why` takes, told when it got something else.
+WHY_TAKES = ("`{c} why` takes a paper's link or id (arXiv, DOI, OpenReview, PubMed, ACL Anthology, bioRxiv) "
+             "or “title words” in quotes")
+#: PaperNotHeld(name, kind), by kind.
+NOT_HELD = {
+    "arxiv": "I don't hold arXiv:{name}: none of the sources I read brought it",
+    "doi": "I hold no paper with the DOI {name}",
+    "openreview": "I hold no paper of the OpenReview forum {name}",
+    "pubmed": "I hold no paper with the PubMed id {name}",
+    "acl": "I hold no paper {name} of the ACL Anthology",
+    "id": "I hold no paper with the id {name}",
+    "url": "I hold no paper at {name}",
+    "title": "No paper I hold has a title with the words “{name}”",
 }
 #: TooLong(what, most), by what.
 TOO_LONG = {
@@ -134,6 +152,8 @@ def say(error: Exception, command: str = COMMAND) -> str:
             return f"You have no feed “{name}” any more"
         case PersonInSeveral(user_id=user_id, workspaces=workspaces):
             return f"{user_id} is a person in workspaces {', '.join(workspaces)}: say which with --team"
+        case NotAPaperName() | PaperNotHeld():
+            return _paper_named(error, c)
         case UnknownPaper(paper_id=paper_id):
             return f"I don't know a paper with id {paper_id}"
         case UnknownPerson(user_id=user_id, team=team):
@@ -146,3 +166,11 @@ def say(error: Exception, command: str = COMMAND) -> str:
         case AuthorAmongTopics() | NoPapers():
             return FIXED[type(error)]
     return str(error)
+
+
+def _paper_named(error: NotAPaperName | PaperNotHeld, c: str) -> str:
+    """`why`'s refusals: a text naming no paper, or a paper not held."""
+    if isinstance(error, PaperNotHeld):
+        return NOT_HELD[error.kind].format(name=error.name)
+    said = f"{error.text} is no paper's page I can read" if error.link else f"“{error.text}” names no paper"
+    return f"{said}: " + WHY_TAKES.format(c=c)

@@ -23,7 +23,10 @@ from bot.usecases.alerts import AlertPick
 from bot.usecases.authors import AuthorPick
 from bot.usecases.feeds import remember_feeds
 from bot.usecases.followups import people_with_news
+from bot.usecases.mutes import muted_by
 from bot.usecases.picking import (
+    Fate,
+    FateKind,
     Recommendation,
     Wants,
     alert_recommendations,
@@ -69,6 +72,8 @@ class Section:
     profile: Profile
     #: Picks that hold a followed topic's rare words (:mod:`bot.usecases.rare_terms`): id -> topics.
     mentions: dict[str, list[str]] = field(default_factory=dict)
+    #: Where the paper asked about stands in this feed (:meth:`Chooser.fate`), when one was.
+    standing: Fate | None = None
 
 
 @dataclass
@@ -188,6 +193,33 @@ class Chooser:
             remember_feeds(self.ctx, user_id, {r.paper.id: r.feed for r in recs})
         return recs
 
+    def fate(self, user_id: str, today: date, paper_id: str) -> Fate:
+        """What choosing the person's digest for local day ``today`` makes of ``paper_id`` (an id the
+        store holds): the same steps as :meth:`choose`, told for that one paper: left out by which rule,
+        placed first by an alert or a followed author, or its rank among a feed's candidates and the cut.
+        Raises NoPapers. Choosing the digest itself stays untouched (nothing is recorded)."""
+        with self._lock:
+            chosen = self._score([(user_id, today)], watch=paper_id)[(user_id, today)]
+        if isinstance(chosen, NoInterests):
+            return Fate("no_interests")
+        if isinstance(chosen, Exception):
+            raise chosen
+        person, sections = chosen
+        rule = person.who.rules.rule(paper_id)
+        if rule is not None:
+            return Fate(rule, word=muted_by(self.ctx, user_id, paper_id) if rule == "muted" else None)
+        for alert in person.alerts:
+            if alert.paper_id == paper_id:
+                return Fate("alert", person.who.authors_feed, word=alert.phrase)
+        for author in person.authors:
+            if author.paper_id == paper_id:
+                return Fate("author", person.who.authors_feed, word=author.author)
+        standings = [s.standing for s in sections if s.standing is not None]
+        if not standings:  # no feed to rank by: only alerts and followed authors bring papers
+            return Fate("outside")
+        order: list[FateKind] = ["picked", "too_similar", "below_cut", "not_new", "outside", "not_indexed"]
+        return min(standings, key=lambda f: (order.index(f.kind), f.rank or 0))
+
     def weekly(self, user_id: str) -> bool:
         """Whether the person's digest is a weekly one: as scoring found it, else read now."""
         person = self.person(user_id)
@@ -208,7 +240,8 @@ class Chooser:
             return self._people[user_id]
         return self.ctx.store.get_person(user_id)
 
-    def _score(self, batch: list[tuple[str, date]]) -> dict[tuple[str, date], Choice]:
+    def _score(self, batch: list[tuple[str, date]],
+               watch: str | None = None) -> dict[tuple[str, date], Choice]:
         out: dict[tuple[str, date], Choice] = {}
         people = []
         for user_id, today in batch:
@@ -234,7 +267,7 @@ class Chooser:
             for p in people:
                 mine = named[row:row + len(p.who.feeds)]
                 mask = rare_terms.as_new(index, recent[(p.today, p.days)], mine)
-                sections = _sections(index, scores, list(range(row, row + len(p.who.feeds))), p, mask)
+                sections = _sections(index, scores, list(range(row, row + len(p.who.feeds))), p, mask, watch)
                 for section, found in zip(sections, mine, strict=True):
                     chosen = {pid for pid, _ in section.picks}
                     section.mentions = {pid: t for pid, t in found.items() if pid in chosen}
@@ -275,9 +308,10 @@ def _picked(person: _Person, sections: list[Section]) -> list[str]:
 
 
 def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: _Person,
-              mask: np.ndarray) -> list[Section]:
+              mask: np.ndarray, watch: str | None = None) -> list[Section]:
     """One person's picks from a batch's ``scores`` (their feeds' ``rows`` of it), shared among their
-    feeds (:func:`~bot.usecases.picking.share`), after their alerts' and followed authors' papers."""
+    feeds (:func:`~bot.usecases.picking.share`), after their alerts' and followed authors' papers; with
+    ``watch``, each section says where that paper stands in it (:func:`standing`)."""
     def pick(i: int, k: int, taken: set[str]) -> list[tuple[str, float]]:
         assert scores is not None  # a person with feeds was scored
         row_scores = scores[rows[i]]
@@ -285,8 +319,14 @@ def _sections(index: PaperIndex, scores: np.ndarray | None, rows: list[int], p: 
         return [(pid, float(row_scores[index.row_of[pid]])) for pid in picked]
 
     taken = p.who.left_out | p.first
+    taken_before = set(taken)  # share adds each feed's picks to taken
     shared = share(p.n - len(p.first), len(p.who.feeds), pick, taken, key=lambda item: item[0])
-    return [Section(f.feed, picks, f.profile) for f, picks in zip(p.who.feeds, shared, strict=True)]
+    sections = [Section(f.feed, picks, f.profile) for f, picks in zip(p.who.feeds, shared, strict=True)]
+    if watch is not None and scores is not None:
+        for i, section in enumerate(sections):
+            section.standing = standing(index, scores[rows[i]], section.profile, taken_before, mask, watch,
+                                        [pid for pid, _ in section.picks], section.feed, p.weekly)
+    return sections
 
 
 def _small_index(index: PaperIndex, chosen: list[str], profile: Profile) -> PaperIndex:
@@ -299,15 +339,10 @@ def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, show
            recent: np.ndarray, fresh_only: bool = False) -> list[str]:
     """From one person's scores: recent unseen papers (``recent``: a mask over the index's rows) first,
     then (unless ``fresh_only``) older unseen ones, all scoring at least :data:`FLOOR` of the person's
-    best match."""
-    allowed = index.alive.copy()
-    allowed[_rows(index, [*profile.liked, *profile.disliked])] = False
-    candidates = np.where(allowed, scores, -np.inf)
-    best = float(candidates.max()) if len(candidates) else 0.0
-    if not best > 0:
+    best match (:func:`_candidates`)."""
+    allowed = _candidates(index, scores, profile, shown)
+    if allowed is None:
         return []
-    allowed[_rows(index, shown)] = False
-    allowed &= candidates > FLOOR * best
     pool = max(3 * n, 20)  # MMR chooses n among the best few, so a digest isn't n copies of one idea
     fresh = []
     if recent.any():
@@ -319,6 +354,46 @@ def select(index: PaperIndex, scores: np.ndarray, profile: Profile, n: int, show
         rest = diversify(index, best_of_rows(index, scores, np.flatnonzero(allowed), pool), n - len(fresh),
                          DIVERSITY)
     return [pid for pid, _ in fresh + rest]
+
+
+def _candidates(index: PaperIndex, scores: np.ndarray, profile: Profile,
+                shown: set[str]) -> np.ndarray | None:
+    """The rows :func:`select` may pick from (a mask): alive, neither liked nor disliked by the profile
+    nor ``shown``, scoring above :data:`FLOOR` of the person's best match; None when nothing scores."""
+    allowed = index.alive.copy()
+    allowed[_rows(index, [*profile.liked, *profile.disliked])] = False
+    candidates = np.where(allowed, scores, -np.inf)
+    best = float(candidates.max()) if len(candidates) else 0.0
+    if not best > 0:
+        return None
+    allowed[_rows(index, shown)] = False
+    allowed &= candidates > FLOOR * best
+    return allowed
+
+
+def standing(index: PaperIndex, scores: np.ndarray, profile: Profile, shown: set[str], recent: np.ndarray,
+             paper_id: str, picked: list[str], feed: str | None, fresh_only: bool = False) -> Fate:
+    """Where one paper stands in a feed :func:`select` chose ``picked`` for, from the same candidates:
+    its rank among them (the recent ones first, then, unless ``fresh_only``, the older ones; each by
+    score) and the cut (how many were picked), or why it is none of them."""
+    row = index.row_of.get(paper_id)
+    if row is None or not index.alive[row]:
+        return Fate("not_indexed", feed)
+    allowed = _candidates(index, scores, profile, shown)
+    if allowed is None or not allowed[row]:
+        return Fate("outside", feed)
+    if fresh_only and not recent[row]:
+        return Fate("not_new", feed)
+    fresh = np.flatnonzero(allowed & recent)
+    order = [fresh[np.argsort(-scores[fresh], kind="stable")]]
+    if not fresh_only:
+        older = np.flatnonzero(allowed & ~recent)
+        order.append(older[np.argsort(-scores[older], kind="stable")])
+    ranked = np.concatenate(order)
+    rank = int(np.flatnonzero(ranked == row)[0]) + 1
+    kind: FateKind = ("picked" if paper_id in picked else "too_similar" if rank <= len(picked)
+                      else "below_cut")
+    return Fate(kind, feed, rank, len(ranked), len(picked))
 
 
 def _rows(index: PaperIndex, ids) -> list[int]:
