@@ -519,24 +519,6 @@ STEPS: list[Step] = [
                     ("ws", "user_id", "paper_id")),
         AddColumn("people", Column("shares_off", "integer", not_null=True, default=0)),
     )),
-    # Issue 43: a channel's weekly recap (`/papers channel recap weekly [DAY] [HH:MM]`): what the workspace
-    # liked and saved that week and the papers of the channel's best nobody was shown or rated.
-    # ``channel_recaps``: the channel's setting, one row while it is on (``weekday`` 0 = Monday, ``at_time``
-    # HH:MM in ``tz``, the timezone of who set it, NULL for UTC; ``since``: when it was set, ISO UTC).
-    # ``recap_posts``: the lease of one channel's recap for one week (keyed by the local date it is due):
-    # as ``trending_posts``, its key makes the recap go out once a week, whichever process gets there.
-    Step("m040_channel_recaps", (
-        CreateTable("channel_recaps", (_key("ws"), _key("channel_id"),
-                                       Column("weekday", "integer", not_null=True), _key("at_time"),
-                                       Column("tz"), Column("since")),
-                    primary_key=("ws", "channel_id")),
-        CreateTable("recap_posts", (_key("ws"), _key("channel_id"), _key("week"), _key("status"),
-                                    Column("owner"), Column("lease_until"), Column("started_at"),
-                                    Column("finished_at"), Column("error"),
-                                    Column("attempts", "integer", not_null=True, default=0),
-                                    Column("message_ts")),
-                    primary_key=("ws", "channel_id", "week")),
-    )),
     # Issue 43 (scoop watch): ``watches``, a person's (or a channel's) private project description, its
     # text never shown to anyone else; ``stricter`` (times "be stricter" was pressed) and ``floor`` (the
     # closest paper they called not close, in millionths of a cosine) raise its bar; ``best`` (millionths)
@@ -559,5 +541,23 @@ STEPS: list[Step] = [
                                      Column("message_ts"), Column("verdict")),
                     ("ws", "user_id", "watch_id", "paper_id")),
         CreateIndex("watch_alerts", ("status",)),
+    )),
+    # Issue 43: a channel's weekly recap (`/papers channel recap weekly [DAY] [HH:MM]`): what the workspace
+    # liked and saved that week and the papers of the channel's best nobody was shown or rated.
+    # ``channel_recaps``: the channel's setting, one row while it is on (``weekday`` 0 = Monday, ``at_time``
+    # HH:MM in ``tz``, the timezone of who set it, NULL for UTC; ``since``: when it was set, ISO UTC).
+    # ``recap_posts``: the lease of one channel's recap for one week (keyed by the local date it is due):
+    # as ``trending_posts``, its key makes the recap go out once a week, whichever process gets there.
+    Step("m040_channel_recaps", (
+        CreateTable("channel_recaps", (_key("ws"), _key("channel_id"),
+                                       Column("weekday", "integer", not_null=True), _key("at_time"),
+                                       Column("tz"), Column("since")),
+                    primary_key=("ws", "channel_id")),
+        CreateTable("recap_posts", (_key("ws"), _key("channel_id"), _key("week"), _key("status"),
+                                    Column("owner"), Column("lease_until"), Column("started_at"),
+                                    Column("finished_at"), Column("error"),
+                                    Column("attempts", "integer", not_null=True, default=0),
+                                    Column("message_ts")),
+                    primary_key=("ws", "channel_id", "week")),
     )),
 ]
