@@ -212,3 +212,9 @@ class PaperNotHeld(_Fielded, NotFound):
 
     name: str
     kind: str
+class UnknownVenue(_Fielded, NotFound):
+    """No paper held is of a venue matching ``asked``; ``known``: a few venues that are held (none: no
+    paper names a venue)."""
+
+    asked: str
+    known: tuple[str, ...] = ()

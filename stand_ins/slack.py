@@ -24,6 +24,7 @@ a URL on the stand-in, the bytes POSTed there are kept (:meth:`SlackStandIn.uplo
 (:meth:`SlackStandIn.share_file`) are described by ``files.info`` and downloaded from its
 ``url_private_download`` on the stand-in, with the bot token as a bearer token (another gets 403).
 ``chat.update`` replaces a posted message.
+``conversations.members`` lists a channel's :attr:`SlackStandIn.members`.
 ``conversations.info`` says whether the bot is in a channel: in every one but those in ``not_member``,
 where ``chat.postMessage`` answers ``not_in_channel``. A posted message keeps its blocks and thread
 (:meth:`SlackStandIn.message`, :meth:`SlackStandIn.replies`) and ``chat.getPermalink`` links to it.
@@ -117,6 +118,7 @@ class SlackStandIn:
         self.default_tz = default_tz
         self.timezones: dict[str, str | None] = {}  # per user; default_tz otherwise
         self.unreachable: dict[str, str] = {}  # user -> the error conversations.open answers for them
+        self.members: dict[str, list[str]] = {}  # channel -> who conversations.members says is in it
         #: Channels the bot is not a member of: chat.postMessage answers not_in_channel there, and
         #: conversations.info says is_member false.
         self.not_member: set[str] = set()
@@ -437,6 +439,14 @@ class SlackStandIn:
                                         "is_im": channel.startswith("D"),
                                         "is_member": channel not in self.not_member}}
 
+    def _conversations_members(self, params: dict) -> dict:
+        # Slack's answer: the member ids, one page (the stand-in's channels are small), no next cursor.
+        channel = str(params.get("channel") or "")
+        if not channel.startswith(("C", "G")):
+            return {"ok": False, "error": "channel_not_found"}
+        return {"ok": True, "members": list(self.members.get(channel, [])),
+                "response_metadata": {"next_cursor": ""}}
+
     def _conversations_history(self, params: dict) -> dict:
         channel = str(params.get("channel") or "")
         if channel not in self.history and not channel.startswith("D"):
@@ -532,6 +542,7 @@ class SlackStandIn:
         "chat.postMessage": _chat_post_message,
         "conversations.info": _conversations_info,
         "conversations.history": _conversations_history,
+        "conversations.members": _conversations_members,
         "chat.update": _chat_update,
         "files.getUploadURLExternal": _files_get_upload_url_external,
         "files.completeUploadExternal": _files_complete_upload_external,

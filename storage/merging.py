@@ -47,7 +47,7 @@ M010_TABLES = ("feedback", "shown")
 #: dropped one's row when it has none of its own (``paper_vectors`` came with m018). A summary keyed (paper,
 #: model) moves so too: its ``source`` still names the text it was asked from, so a kept paper whose text
 #: differs asks again.
-PAPER_OWNED_TABLES = ("paper_vectors", "summaries", "paper_events")
+PAPER_OWNED_TABLES = ("paper_vectors", "summaries", "paper_events", "paper_sessions")
 CHUNK = 500
 
 INSERT_PAPER = (f"insert into papers ({', '.join(PAPER_COLUMNS)})"  # noqa: S608

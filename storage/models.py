@@ -34,6 +34,16 @@ InboxKind = Literal["command", "event", "action"]
 InboxStatus = Literal["waiting", "running", "done", "failed"]
 
 
+@dataclass(frozen=True)
+class PaperSession:
+    """Where and when a paper is presented at its venue (issue 43), as its records say: the session's
+    name, its start as ISO UTC text, the room or poster board; each may be missing."""
+
+    session: str | None = None
+    starts_at: str | None = None
+    location: str | None = None
+
+
 @dataclass
 class Paper:
     """One paper as paperbot knows it.
@@ -61,6 +71,9 @@ class Paper:
     #: The pages of the records merged into this paper from other sources (its OpenReview forum, its PubMed
     #: page, …), oldest first: filled when papers are read by id (``get_papers``), for the links shown.
     other_urls: list[str] = field(default_factory=list, compare=False)
+    #: Where and when the paper is presented, when a record read from a file says (issue 43): stored apart
+    #: (``paper_sessions``) by the ingest, never read back into a Paper.
+    session: PaperSession | None = field(default=None, compare=False, repr=False)
 
     @property
     def text(self) -> str:

@@ -52,6 +52,7 @@ from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
+from storage.conference import Conference
 from storage.dialect import PostgresDialect, native
 from storage.digests import Digests
 from storage.errors import StorageError
@@ -99,7 +100,8 @@ ARTIFACT_SLICE = 4 * 2**20
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
                     LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Recaps,
-                    Watches, Store):
+                    Conference, Watches,
+                    Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.
 

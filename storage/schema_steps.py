@@ -542,6 +542,25 @@ STEPS: list[Step] = [
                     ("ws", "user_id", "watch_id", "paper_id")),
         CreateIndex("watch_alerts", ("status",)),
     )),
+    # Issue 43: conference plans. ``paper_sessions``: where and when a paper is presented, as the records of
+    # a venue carry it (``session``, ``starts_at`` ISO UTC, ``location``), one row per paper, shared by every
+    # workspace as the papers are. ``conference_plans``: the papers a person's plan for a venue holds
+    # (``venue``: the venue as they asked for it, lower case; ``place``: its rank) and what they chose,
+    # "going" or "skip" (NULL: not yet). ``conference_reminders``: the reminder of a Going paper's session,
+    # claimed once (insert … on conflict do nothing) before it is sent, whichever process gets there first.
+    Step("m039_conference_plans", (
+        CreateTable("paper_sessions", (_key("paper_id"), Column("session"), Column("starts_at"),
+                                       Column("location")),
+                    ("paper_id",)),
+        CreateIndex("paper_sessions", ("starts_at",)),
+        CreateTable("conference_plans", (_key("ws"), _key("user_id"), _key("venue"), _key("paper_id"),
+                                         Column("place", "integer", not_null=True, default=0),
+                                         Column("choice"), Column("added_at"), Column("decided_at")),
+                    ("ws", "user_id", "venue", "paper_id")),
+        CreateTable("conference_reminders", (_key("ws"), _key("user_id"), _key("paper_id"), _key("starts_at"),
+                                             Column("claimed_at")),
+                    ("ws", "user_id", "paper_id", "starts_at")),
+    )),
     # Issue 43: a channel's weekly recap (`/papers channel recap weekly [DAY] [HH:MM]`): what the workspace
     # liked and saved that week and the papers of the channel's best nobody was shown or rated.
     # ``channel_recaps``: the channel's setting, one row while it is on (``weekday`` 0 = Monday, ``at_time``

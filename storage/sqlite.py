@@ -24,6 +24,7 @@ from storage.alerts import Alerts
 from storage.artifacts import Artifacts
 from storage.arxiv_cursors import ArxivCursors
 from storage.channel_settings import ChannelSettings
+from storage.conference import Conference
 from storage.dialect import SqliteDialect
 from storage.digests import Digests
 from storage.errors import StorageError, StoreBusy, translated
@@ -61,7 +62,8 @@ BUSY_SECONDS = 90
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
                   LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Recaps,
-                  Watches, Store):
+                  Conference, Watches,
+                  Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 
     The file may serve many Slack workspaces: :meth:`for_workspace` gives the view of one, whose

@@ -20,6 +20,7 @@ from storage.alerts import AlertsStore
 from storage.artifacts import ArtifactsStore
 from storage.arxiv_cursors import ArxivCursorsStore
 from storage.channel_settings import ChannelsStore
+from storage.conference import ConferenceStore
 from storage.copy import CopyingStore
 from storage.digests import DigestsStore
 from storage.fulltext import FullTextStore
@@ -97,7 +98,7 @@ class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
             SavedStore, FollowupsStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore,
-            ChannelsStore, PollsStore, RecapsStore, WatchesStore,
+            ChannelsStore, PollsStore, RecapsStore, ConferenceStore, WatchesStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

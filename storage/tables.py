@@ -79,6 +79,11 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "channel_recaps": ("ws", "channel_id", "weekday", "at_time", "tz", "since"),
     "recap_posts": ("ws", "channel_id", "week", "status", "owner", "lease_until", "started_at",
                     "finished_at", "error", "attempts", "message_ts"),
+    # Where and when papers are presented, each person's conference plans, and the reminders claimed
+    # (issue 43).
+    "paper_sessions": ("paper_id", "session", "starts_at", "location"),
+    "conference_plans": ("ws", "user_id", "venue", "paper_id", "place", "choice", "added_at", "decided_at"),
+    "conference_reminders": ("ws", "user_id", "paper_id", "starts_at", "claimed_at"),
     # Private project descriptions watched for close papers (issue 43), and each alert one brought.
     "watches": ("ws", "user_id", "watch_id", "title", "text", "stricter", "floor", "best", "alerted_at",
                 "seen_seq", "created_at"),
@@ -103,7 +108,8 @@ WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_ke
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
                     "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares",
-                    "channel_recaps", "recap_posts", "watches", "watch_alerts")
+                    "channel_recaps", "recap_posts", "conference_plans", "conference_reminders",
+                    "watches", "watch_alerts")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
@@ -111,7 +117,8 @@ WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_ke
 PERSONAL_TABLES = ("watches", "watch_alerts",
                    "people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
-                   "library_imports", "alerts", "home_opened", "followups_told", "shares")
+                   "library_imports", "alerts", "home_opened", "followups_told", "shares",
+                   "conference_plans", "conference_reminders")
 
 #: Columns outside the personal tables that name a person, by table: who installed paperbot (an
 #: installation) and who last set a channel up. Those rows are the workspace's (its token, the channel's
@@ -169,6 +176,9 @@ KEYS: dict[str, str] = {
     "shares": "ws, user_id, paper_id",
     "channel_recaps": "ws, channel_id",
     "recap_posts": "ws, channel_id, week",
+    "paper_sessions": "paper_id",
+    "conference_plans": "ws, user_id, venue, paper_id",
+    "conference_reminders": "ws, user_id, paper_id, starts_at",
     "watches": "ws, user_id, watch_id",
     "watch_alerts": "ws, user_id, watch_id, paper_id",
 }

@@ -17,6 +17,7 @@ from bot.errors import ConfigError
 from bot.presentation.paper_view import shown_title
 from bot.state.context import Context
 from bot.usecases import DISLIKE, LIKE, build_digest, follow, ingest, record_feedback
+from bot.usecases.conference import choose, plan_for
 
 READER = "demo-reader"
 TOPICS = "diffusion models, reinforcement learning, exploration"
@@ -70,5 +71,27 @@ def run_demo(keep: str | None = None) -> None:
         repeats = [r for r in second.recommendations if r.paper.id in shown_before]
         console.print(f"\nNo repeats: {len(repeats)} of tomorrow's papers were in today's digest. "
                       "Reasons now draw on what the reader liked.")
+        show_plan(ctx)
         if keep:
             console.print(f"Database kept in {keep}.")
+
+
+#: The sample's venue, as a reader would ask for it.
+VENUE = "ICML 2025"
+PLAN_SHOWN = 5
+
+
+def show_plan(ctx: Context) -> None:
+    """The sample reader's conference plan for the sample's venue, one paper marked Going."""
+    console = terminal.console
+    plan = plan_for(ctx, READER, VENUE)
+    if not plan.entries:
+        return
+    plan = choose(ctx, READER, VENUE, plan.entries[0].paper.id, "going") or plan
+    console.print(f"\n[bold]Conference plan[/bold] for {escape(VENUE)}: "
+                  f"the reader's best {len(plan.entries)} papers of the venue, Going or Skip on each.")
+    for entry in plan.entries[:PLAN_SHOWN]:
+        mark = "[green]Going[/green]" if entry.choice == "going" else "[dim]undecided[/dim]"
+        console.print(f"  {mark}  {escape(shown_title(entry.paper))}")
+    if len(plan.entries) > PLAN_SHOWN:
+        console.print(f"  … and {len(plan.entries) - PLAN_SHOWN} more.")

@@ -29,6 +29,7 @@ from bot.slack.error_handler import BUSY, SORRY, UNSAVED, report_error
 from bot.slack.keepalive import KeepAliveWebClient, kept_alive
 from bot.slack.listeners import (
     commands,
+    conference_buttons,
     dm_commands,
     file_shares,
     home,
@@ -69,7 +70,7 @@ LISTENER_THREADS = 4  # Bolt's own threads (lazy listeners; paperbot's listeners
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
 #: ``file_shares`` before ``dm_commands``: Bolt gives a DM's message to the first listener that matches.
 LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
-                    file_shares, dm_commands, poll_votes, who, watch_form)
+                    file_shares, dm_commands, poll_votes, who, conference_buttons, watch_form)
 
 
 @dataclass

@@ -50,6 +50,7 @@ METHOD_SCOPES = {
     "files.completeUploadExternal": "files:write",
     "chat.unfurl": "links:write",  # an arxiv.org link shown as the paper's card
     "chat.postEphemeral": "chat:write",  # the Save paper and Who should read this? shortcuts' answers
+    "conversations.members": "channels:read",  # `/papers channel conference …`: whom to count
     "conversations.info": "channels:read",  # `/papers channel …`: is the bot in this (public) channel?
     "chat.getPermalink": None,  # a link to a channel's open reading-group poll
     "files.info": "files:read",  # a library export shared in the DM (its download needs files:read too)

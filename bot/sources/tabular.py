@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ from bot.sources.files import file_size, read_lines, read_text
 from bot.sources.normalize import build_paper, kind, normalize_date, split_authors, split_categories
 from bot.sources.progress import Progress, Ticker
 from bot.sources.records import BadRecord, Rejected, SourceError
-from storage.models import Paper
+from bot.text.whitespace import collapse_ws
+from storage.models import Paper, PaperSession
+from storage.moments import iso_utc
 
 _TEXT_FIELDS = ("title", "url", "venue", "doi")
 
@@ -23,8 +26,8 @@ def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Pape
     ``abstract`` is required, unless ``title_only`` allows a record with just a title (evaluation
     sets such as citeulike-a have abstracts for only some papers). ``id`` may be a string or a number
     (kept as a string); ``authors`` and ``categories`` a list or a delimited string; ``published``
-    an ISO date; ``doi`` a DOI written any usual way. Empty values count as missing. Other keys are
-    ignored.
+    an ISO date; ``doi`` a DOI written any usual way; ``session``, ``starts_at`` and ``location`` where
+    and when it is presented (:func:`session_of`). Empty values count as missing. Other keys are ignored.
     """
     abstract = record.get("abstract")
     if abstract is not None and not isinstance(abstract, str):
@@ -43,7 +46,7 @@ def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Pape
         if value is not None and not isinstance(value, str):
             raise BadRecord(f"{name} is {kind(value)}, not a string")
         fields[name] = value
-    return build_paper(
+    paper = build_paper(
         abstract=abstract,
         allow_empty_abstract=title_only,
         id=None if raw_id is None else str(raw_id),
@@ -52,6 +55,34 @@ def record_to_paper(record: Mapping[str, Any], title_only: bool = False) -> Pape
         categories=split_categories(record.get("categories")),
         **fields,
     )
+    paper.session = session_of(record)
+    return paper
+
+
+#: A record's fields saying where and when its paper is presented (issue 43: conference plans).
+_SESSION_FIELDS = ("session", "starts_at", "location")
+
+
+def session_of(record: Mapping[str, Any]) -> PaperSession | None:
+    """Where and when a record's paper is presented: its ``session`` and ``location`` (text) and
+    ``starts_at`` (an ISO 8601 moment; one without an offset is taken as UTC), or None when it says none
+    of them; raises BadRecord for a field of another kind or a start that is no moment."""
+    values: dict[str, str | None] = {}
+    for name in _SESSION_FIELDS:
+        value = record.get(name)
+        if value is not None and not isinstance(value, str):
+            raise BadRecord(f"{name} is {kind(value)}, not a string")
+        values[name] = collapse_ws(value) or None if value is not None else None
+    if not any(values.values()):
+        return None
+    starts = values["starts_at"]
+    if starts is not None:
+        try:
+            moment = datetime.fromisoformat(starts.replace("Z", "+00:00"))
+        except ValueError:
+            raise BadRecord(f"bad starts_at '{starts[:40]}'") from None
+        starts = iso_utc(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    return PaperSession(values["session"], starts, values["location"])
 
 
 def read_jsonl(path: Path, progress: Progress | None = None,

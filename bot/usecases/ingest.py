@@ -345,6 +345,18 @@ def _write(ctx: Context, batch: list[Paper], report: SourceReport) -> None:
     if not batch:
         return
     counts = ctx.store.upsert_papers(batch, events=paper_events)  # what became of known papers (issue 42)
+    _store_sessions(ctx, batch)
     report.added += counts.added
     report.updated += counts.updated
     report.unchanged += counts.unchanged
+
+
+def _store_sessions(ctx: Context, batch: list[Paper]) -> None:
+    """Where and when the papers of a batch are presented, when their records said (issue 43), stored
+    under the id each paper has now (a record merged into a stored paper gives it its session)."""
+    timed = [p for p in batch if p.session is not None]
+    if not timed:
+        return
+    ids = ctx.store.match_papers(timed)
+    ctx.store.set_paper_sessions([(pid, p.session) for pid, p in zip(ids, timed, strict=True)
+                                  if pid is not None and p.session is not None])

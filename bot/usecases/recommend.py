@@ -52,13 +52,14 @@ def community(ctx: Context) -> Community:
 
 
 def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool = True,
-              now: datetime | None = None) -> list[Recommendation]:
+              now: datetime | None = None, candidates: Collection[str] | None = None) -> list[Recommendation]:
     """The ``n`` best papers for a person that they have never been shown, saved, liked, disliked or
     muted: a followed author's new ones (recent by their local day at ``now``, at most the person's
     ``author_picks``) first, then the rest shared fairly among their feeds.
 
     With ``remember`` they are recorded as shown at once; callers that deliver the papers elsewhere
     (Slack) pass False and call :func:`remember_shown` for each paper once it is delivered.
+    ``candidates``: the only papers that may be picked (a venue's, for a conference plan).
     """
     n = ctx.digest_size if n is None else n
     if not 1 <= n <= MAX_RECOMMEND:
@@ -67,17 +68,22 @@ def recommend(ctx: Context, user_id: str, n: int | None = None, remember: bool =
     if who is None:
         raise NoInterests()
     today = local_today(ctx, user_id, now)
-    recommendations = author_recommendations(ctx, who, by_followed_authors(ctx, who, n, today))
+    by_authors = by_followed_authors(ctx, who, n, today)
+    if candidates is not None:
+        by_authors = [a for a in by_authors if a.paper_id in candidates]
+    recommendations = author_recommendations(ctx, who, by_authors)
     with ctx.engine.index() as index:
         if index is None:
             raise NoPapers()
         likes, blend = community(ctx), ctx.blend(index)
         # A followed topic's rare words (no words of the model) name their papers: those come first.
         named = rare_terms.mentions_of_many(ctx, index, [f.profile.topics for f in who.feeds])
+        if candidates is not None:
+            named = [{pid: t for pid, t in found.items() if pid in candidates} for found in named]
 
         def pick(i: int, k: int, taken: set[str]) -> list[Pick]:
-            picks = rank(index, who.feeds[i].profile, k, exclude=taken, community=likes, diversity=DIVERSITY,
-                         blend=blend)
+            picks = rank(index, who.feeds[i].profile, k, exclude=taken, candidates=candidates,
+                         community=likes, diversity=DIVERSITY, blend=blend)
             return rare_terms.first(named[i], picks, k, taken)
 
         taken = who.left_out | {r.paper.id for r in recommendations}

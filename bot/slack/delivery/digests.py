@@ -27,6 +27,7 @@ from bot.config import Settings
 from bot.errors import ConfigError, TokenRefused, Unreachable
 from bot.slack.client import build_client, classified, unreachable
 from bot.slack.delivery.admin_report import admin_poster
+from bot.slack.delivery.conference_reminders import send_conference_reminders
 from bot.slack.delivery.recap_posts import recap_poster
 from bot.slack.delivery.trending import trending_poster
 from bot.slack.delivery.watch_alerts import send_alerts
@@ -259,6 +260,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
         if not gone.is_set() and not options.get("users"):
             # No header metadata: a digest resumed later must not take it for its header.
             _send_followups(wctx, slack_courier(wctx, served.client, header_event=None), clock)
+        if not gone.is_set():  # reminders before conference sessions marked Going (issue 43)
+            send_conference_reminders(wctx, slack_courier(wctx, served.client, header_event=None), clock)
         if admin_channel and not gone.is_set():
             _report_to_admins(wctx, served, feeds, admin_channel, len(workspaces) > 1, clock)
         if gone.mine.is_set() and refused is not None:

@@ -32,6 +32,7 @@ from bot.slack.subcommands.channel_poll import (
 )
 from bot.slack.subcommands.channel_recap import HELP_LINE as RECAP_HELP_LINE
 from bot.slack.subcommands.channel_recap import parse_recap, recap_line, reply_recap
+from bot.slack.subcommands.conference_commands import parse_conference, reply_channel_conference
 from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.digest_notes import note_text
@@ -379,6 +380,8 @@ ACTIONS = Registry([
     Subcommand("poll", "", parse_poll, lambda req, cmd: reply_poll(req.rt, req.client, req.channel, cmd)),
     Subcommand("recap", "", parse_recap,
                lambda req, cmd: reply_recap(req.rt.ctx, req.client, req.user, req.channel, cmd)),
+    Subcommand("conference", "", parse_conference, lambda req, cmd: reply_channel_conference(
+        req.rt, req.client, req.channel, cmd.arg)),  # issue 43: helped under `/papers help conference`
 ], default=_SHOW, unknown=_unknown_action, cleans=False)
 
 #: `/papers channel …`: refused (with how to run it) anywhere but a channel, before it is parsed.

@@ -17,6 +17,7 @@ from bot.slack.subcommands import (
     Reply,
     alert_commands,
     channel,
+    conference_commands,
     digest_commands,
     feed_commands,
     follow_commands,
@@ -36,7 +37,7 @@ from bot.slack.subcommands import (
 #: The groups of subcommands, in the order the help shows their topics.
 GROUPS = (follow_commands, feed_commands, mute_commands, alert_commands, recommend_commands, digest_commands,
           saved_commands, stats_commands, why_commands, followup_commands, watch_commands, help_topics,
-          suggest, signals_commands, channel, forget_commands)
+          suggest, signals_commands, channel, forget_commands, conference_commands)
 
 HELP_TOPICS = tuple(group.TOPIC for group in GROUPS)
 GUIDE = help_topics.Guide(HELP_TOPICS)

@@ -27,6 +27,7 @@ from bot.errors import (
     Unchosen,
     UnknownPaper,
     UnknownPerson,
+    UnknownVenue,
 )
 from bot.slack.manifest import COMMAND
 
@@ -42,6 +43,7 @@ MISSING = {
     "mute": "Say what to mute, e.g. `{c} mute blockchain, large language model`",
     "unmute": "Say which word to unmute, or `{c} unmute all`",
     "search": "Say what to search for, e.g. `{c} search contrastive learning`",
+    "conference": "Say which venue, e.g. `{c} conference ICML 2025`",
     "alert": "Say what to watch for, e.g. `{c} " + ALERT_EXAMPLE + "`.",
     "feed_name": "Name the feed: `{c} feed add robotics: grasping, legged locomotion`",
     "feed_colon": ("Say the feed's name, a colon, then its topics: "
@@ -118,7 +120,7 @@ NOTHING_STORED = {
 }
 
 
-def say(error: Exception, command: str = COMMAND) -> str:
+def say(error: Exception, command: str = COMMAND) -> str:  # noqa: C901 (one flat dispatch)
     """The sentence for ``error``: a refusal phrased from its fields, any other error's own text.
     ``command``: the slash command answered (its subcommands follow it in what to try)."""
     c = command
@@ -159,6 +161,10 @@ def say(error: Exception, command: str = COMMAND) -> str:
         case UnknownPerson(user_id=user_id, team=team):
             return f"paperbot knows no person {user_id}" + ("" if team is None else
                                                            f" in workspace {team or '(none)'}")
+        case UnknownVenue(asked=asked, known=known):
+            if not known:
+                return f"I hold no papers of “{asked}”, nor of any venue yet"
+            return f"I hold no papers of “{asked}”; I hold papers of {', '.join(known)}"
         case NothingStored(what=what):
             return NOTHING_STORED[what]
         case NoInterests():

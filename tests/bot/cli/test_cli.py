@@ -27,6 +27,13 @@ def test_demo_shows_two_digests_without_repeats(tmp_path):
     assert "Why:" in result.output
 
 
+def test_demo_shows_the_sample_reader_s_conference_plan(tmp_path):
+    result = run("demo", "--keep", str(tmp_path / "demo.db"))
+    assert result.exit_code == 0, result.output
+    assert "Conference plan for ICML 2025" in result.output and result.output.count("Going") >= 2
+    assert "undecided" in result.output
+
+
 def test_ingest_reports_counts_and_skips_bad_records(tmp_path):
     good = tmp_path / "papers.jsonl"
     good.write_text(

@@ -1,0 +1,35 @@
+"""The DM 15 minutes before the session of each paper a person marked Going in a conference plan
+(:func:`bot.usecases.conference.send_reminders`), looked for at each tick of the digest scheduler inside
+``paperbot run`` (:mod:`bot.slack.delivery.digests`); each sent once, the database deciding."""
+
+from __future__ import annotations
+
+import logging
+
+from bot.slack.views.conference_plans import reminder_text
+from bot.state.context import Context
+from bot.usecases.conference import Reminder, send_reminders
+from bot.usecases.digest_vocabulary import DATABASE_AWAY, Clock, Courier
+
+log = logging.getLogger(__name__)
+
+
+def send_conference_reminders(ctx: Context, courier: Courier, clock: Clock) -> int:
+    """The reminders due now in one workspace, each in its person's DM; a failure is logged (a reminder
+    claimed but not delivered is not sent again: one lost beats two). How many were sent."""
+
+    def post(reminder: Reminder) -> None:
+        text = reminder_text(reminder)
+        try:
+            courier.post_text(courier.open(reminder.user_id), text)
+        except Exception as exc:  # one person's failure never stops another's reminder
+            log.warning("the reminder of %s for paper %s failed: %s", reminder.user_id, reminder.paper.id,
+                        exc)
+
+    try:
+        return send_reminders(ctx, clock(), post)
+    except DATABASE_AWAY as exc:
+        log.warning("conference reminders wait for the database: %s", exc)
+    except Exception:
+        log.exception("conference reminders failed; trying again at the next run")
+    return 0
