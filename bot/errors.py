@@ -212,6 +212,9 @@ class PaperNotHeld(_Fielded, NotFound):
 
     name: str
     kind: str
+
+
+@dataclass(eq=False, repr=True)
 class UnknownVenue(_Fielded, NotFound):
     """No paper held is of a venue matching ``asked``; ``known``: a few venues that are held (none: no
     paper names a venue)."""

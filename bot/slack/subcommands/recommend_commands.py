@@ -85,6 +85,6 @@ SEARCH = Subcommand(
     "first)",
     lambda arg: Command("search", arg), lambda req, cmd: reply_search(req.rt.ctx, req.user, cmd))
 SUBCOMMANDS = (RECOMMEND, SEARCH)
-TOPIC = HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning` · `conference ICML 2025`: "
-                               "papers now, or a venue's",
+TOPIC = HelpTopic("recommend", f"`{COMMAND} recommend` · `search contrastive learning` · "
+                               "`conference ICML 2025`: papers now, or a venue's",
                   SUBCOMMANDS)
