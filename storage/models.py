@@ -276,3 +276,43 @@ class SummaryRecord:
     error: str | None = None
     attempts: int = 0
     finished_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Watch:
+    """A private project description watched for close papers (issue 43): whose (a person or a channel,
+    in workspace ``ws``), its title and text, how much stricter its owner asked it to be (``stricter``
+    times, and ``floor``: the closest paper they called not close), its closest alert (``best``) and
+    latest (``alerted_at``), and the newest paper change compared with it (``seen_seq``). Scores are
+    cosines in millionths."""
+
+    ws: str
+    user_id: str
+    watch_id: str
+    title: str | None
+    text: str
+    stricter: int
+    floor: int
+    best: int
+    alerted_at: str | None
+    seen_seq: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class WatchAlert:
+    """A paper that came too close to a watch: once per watch and paper. ``status``: "due" (to be posted),
+    "sending" (held by ``owner`` until ``lease_until``), "sent" (``channel``, ``message_ts``); ``verdict``:
+    what its owner said of it ("close", "not_close"), if anything; ``attempts``: posts begun."""
+
+    ws: str
+    user_id: str
+    watch_id: str
+    paper_id: str
+    score: int
+    status: str
+    attempts: int
+    found_at: str
+    channel: str | None = None
+    message_ts: str | None = None
+    verdict: str | None = None

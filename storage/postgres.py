@@ -88,6 +88,7 @@ from storage.store import Store
 from storage.suggestions import Suggestions
 from storage.summaries import Summaries
 from storage.tables import columns, copied_rows_insert, order_by
+from storage.watches import Watches
 from storage.workspaces import Workspaces
 
 log = logging.getLogger(__name__)
@@ -99,7 +100,7 @@ ARTIFACT_SLICE = 4 * 2**20
 class PostgresStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                     SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
                     LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Recaps,
-                    Conference,
+                    Conference, Watches,
                     Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one PostgreSQL
     database shared by any number of processes.

@@ -519,6 +519,29 @@ STEPS: list[Step] = [
                     ("ws", "user_id", "paper_id")),
         AddColumn("people", Column("shares_off", "integer", not_null=True, default=0)),
     )),
+    # Issue 43 (scoop watch): ``watches``, a person's (or a channel's) private project description, its
+    # text never shown to anyone else; ``stricter`` (times "be stricter" was pressed) and ``floor`` (the
+    # closest paper they called not close, in millionths of a cosine) raise its bar; ``best`` (millionths)
+    # and ``alerted_at``: its closest alert and its latest, for at most one alert a day unless closer;
+    # ``seen_seq``: the newest paper change compared with it. ``watch_alerts``: each (watch, paper) alert,
+    # once (the key decides), a lease while it is posted (``status`` due, sending, sent).
+    Step("m038_watches", (
+        CreateTable("watches", (_key("ws"), _key("user_id"), _key("watch_id"), Column("title"),
+                                _key("text"), Column("stricter", "integer", not_null=True, default=0),
+                                Column("floor", "integer", not_null=True, default=0),
+                                Column("best", "integer", not_null=True, default=0),
+                                Column("alerted_at"), Column("seen_seq", "bigint", not_null=True, default=0),
+                                _key("created_at")),
+                    ("ws", "user_id", "watch_id")),
+        CreateTable("watch_alerts", (_key("ws"), _key("user_id"), _key("watch_id"), _key("paper_id"),
+                                     Column("score", "integer", not_null=True, default=0), _key("status"),
+                                     Column("owner"), Column("lease_until"),
+                                     Column("attempts", "integer", not_null=True, default=0),
+                                     _key("found_at"), Column("sent_at"), Column("channel"),
+                                     Column("message_ts"), Column("verdict")),
+                    ("ws", "user_id", "watch_id", "paper_id")),
+        CreateIndex("watch_alerts", ("status",)),
+    )),
     # Issue 43: conference plans. ``paper_sessions``: where and when a paper is presented, as the records of
     # a venue carry it (``session``, ``starts_at`` ISO UTC, ``location``), one row per paper, shared by every
     # workspace as the papers are. ``conference_plans``: the papers a person's plan for a venue holds

@@ -50,6 +50,7 @@ from storage.store import Store
 from storage.suggestions import Suggestions
 from storage.summaries import Summaries
 from storage.tables import PERSONAL_TABLES, columns, copied_rows_insert, order_by
+from storage.watches import Watches
 from storage.workspaces import Workspaces
 
 #: How long a write waits for another to finish before giving up (StoreBusy). Long enough to outlast a
@@ -61,7 +62,7 @@ BUSY_SECONDS = 90
 class SqliteStore(Papers, FullText, People, Preferences, Digests, ChannelSettings, PaperVectorStore,
                   SavedPapers, Followups, Suggestions, Artifacts, Workspaces, Snapshots, Inbox, Polls,
                   LibraryImports, Alerts, ArxivCursors, Summaries, Activities, Shares, Recaps,
-                  Conference,
+                  Conference, Watches,
                   Store):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one SQLite file.
 

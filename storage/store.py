@@ -40,6 +40,7 @@ from storage.shares import SharesStore
 from storage.snapshot import SnapshotsStore
 from storage.suggestions import SuggestionsStore
 from storage.summaries import SummariesStore
+from storage.watches import WatchesStore
 from storage.workspaces import InstallationsStore, WorkspacesStore
 
 
@@ -97,7 +98,7 @@ class Store(BaseStore,
             PapersStore, FullTextStore, PaperVectorsStore, ArtifactsStore, ArxivCursorsStore,
             PeopleStore, FeedbackStore, ShownStore, ForgettingStore, PreferencesStore, SnapshotsStore,
             SavedStore, FollowupsStore, SharesStore, SuggestionsStore, SummariesStore, AlertsStore,
-            ChannelsStore, PollsStore, RecapsStore, ConferenceStore,
+            ChannelsStore, PollsStore, RecapsStore, ConferenceStore, WatchesStore,
             DigestsStore, LeasesStore, JobsStore, InboxStore, LibraryImportsStore,
             WorkspacesStore, InstallationsStore, CopyingStore, ActivityStore, Protocol):
     """Papers, people, topics, feedback, what was shown, digests and saved models in one database: every

@@ -84,6 +84,11 @@ COPIED_TABLES: dict[str, tuple[str, ...]] = {
     "paper_sessions": ("paper_id", "session", "starts_at", "location"),
     "conference_plans": ("ws", "user_id", "venue", "paper_id", "place", "choice", "added_at", "decided_at"),
     "conference_reminders": ("ws", "user_id", "paper_id", "starts_at", "claimed_at"),
+    # Private project descriptions watched for close papers (issue 43), and each alert one brought.
+    "watches": ("ws", "user_id", "watch_id", "title", "text", "stricter", "floor", "best", "alerted_at",
+                "seen_seq", "created_at"),
+    "watch_alerts": ("ws", "user_id", "watch_id", "paper_id", "score", "status", "owner", "lease_until",
+                     "attempts", "found_at", "sent_at", "channel", "message_ts", "verdict"),
 }
 
 #: Tables the database derives from the papers and keeps itself (triggers, see ``m019_fulltext``):
@@ -103,11 +108,14 @@ WORKSPACE_TABLES = ("people", "topics", "feedback", "shown", "digests", "once_ke
                     "saved", "feed_topics", "followed_authors", "mutes", "feed_papers", "channels",
                     "trending_posts", "inbox", "workspace_settings", "polls", "poll_votes",
                     "suggestions", "library_imports", "alerts", "home_opened", "followups_told", "shares",
-                    "channel_recaps", "recap_posts", "conference_plans", "conference_reminders")
+                    "channel_recaps", "recap_posts", "conference_plans", "conference_reminders",
+                    "watches", "watch_alerts")
 
 #: Every table with rows about a person, keyed by ``ws`` and ``user_id``: what ``forget_person`` deletes
 #: and ``person_rows`` hands over. A new personal table must be added here (and to WORKSPACE_TABLES).
-PERSONAL_TABLES = ("people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
+#: A watch's text is the first thing forgetting deletes (issue 43): its tables come first.
+PERSONAL_TABLES = ("watches", "watch_alerts",
+                   "people", "topics", "feedback", "shown", "digests", "saved", "feed_topics",
                    "followed_authors", "mutes", "feed_papers", "poll_votes", "suggestions",
                    "library_imports", "alerts", "home_opened", "followups_told", "shares",
                    "conference_plans", "conference_reminders")
@@ -171,6 +179,8 @@ KEYS: dict[str, str] = {
     "paper_sessions": "paper_id",
     "conference_plans": "ws, user_id, venue, paper_id",
     "conference_reminders": "ws, user_id, paper_id, starts_at",
+    "watches": "ws, user_id, watch_id",
+    "watch_alerts": "ws, user_id, watch_id, paper_id",
 }
 
 

@@ -41,6 +41,7 @@ from bot.slack.listeners import (
     unfurl_clicks,
     unfurls,
     uninstall,
+    watch_form,
     who,
 )
 from bot.slack.oauth.flow import oauth_setup
@@ -69,7 +70,7 @@ LISTENER_THREADS = 4  # Bolt's own threads (lazy listeners; paperbot's listeners
 #: Each registers its own listeners (``register(app, runtime)``), as Bolt's starter template does.
 #: ``file_shares`` before ``dm_commands``: Bolt gives a DM's message to the first listener that matches.
 LISTENER_MODULES = (commands, reactions, saved_buttons, home, people, unfurls, unfurl_clicks, shortcuts,
-                    file_shares, dm_commands, poll_votes, who, conference_buttons)
+                    file_shares, dm_commands, poll_votes, who, conference_buttons, watch_form)
 
 
 @dataclass

@@ -37,6 +37,7 @@ class Stored:
     alerts: int = 0
     followups: int = 0  # what became of papers they saved or liked, as they were told it (issue 42)
     shared: int = 0  # papers whose links they posted in channels
+    watches: int = 0  # private project descriptions (scoop watch, issue 43): deleted first
 
     @property
     def nothing(self) -> bool:
@@ -57,7 +58,7 @@ def stored_about(ctx: Context, user_id: str) -> Stored:
                   named=rows.get("installations", 0) + rows.get("channels", 0),
                   suggestions=rows.get("suggestions", 0), rows=sum(rows.values()),
                   alerts=rows.get("alerts", 0), followups=rows.get("followups_told", 0),
-                  shared=rows.get("shares", 0))
+                  shared=rows.get("shares", 0), watches=rows.get("watches", 0))
 
 
 def forget(ctx: Context, user_id: str) -> int:

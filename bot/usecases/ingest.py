@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -23,10 +24,12 @@ from bot.state.context import Context
 from bot.text.highlights import highlights
 from bot.text.paper_events import DOI
 from bot.text.paper_events import events as paper_events
+from bot.usecases.watches import compare_new_papers
 from storage import Paper, Store
 from storage.moments import iso_utc
 
 BATCH = 1000
+log = logging.getLogger(__name__)
 
 Progress = Callable[[str, int, int | None], None]
 
@@ -113,7 +116,20 @@ def ingest(ctx: Context, sources: Iterable[str], progress: Progress | None = Non
         _store_all(ctx, lambda s=source, cb=callback: read_source(s, progress=cb, fetcher=fetcher), report)
     fill_highlights(ctx.store)
     take_in_new_papers(ctx, must_save=must_save)
+    _compare_with_watches(ctx, clock())
     return reports
+
+
+def _compare_with_watches(ctx: Context, now: datetime) -> None:
+    """Every new paper against every scoop watch, as it arrives (issue 43): the alerts are recorded here and
+    posted by the bot's next tick. A failure is logged: the papers are stored whatever it does."""
+    try:
+        found = compare_new_papers(ctx, now)
+    except Exception:
+        log.exception("comparing the new papers with the watches failed; the next ingest compares them")
+        return
+    if found:
+        log.info("%d watch alert(s) recorded", found)
 
 
 #: Papers whose highlights are computed and stored in one transaction by :func:`fill_highlights`.

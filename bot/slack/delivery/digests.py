@@ -30,6 +30,7 @@ from bot.slack.delivery.admin_report import admin_poster
 from bot.slack.delivery.conference_reminders import send_conference_reminders
 from bot.slack.delivery.recap_posts import recap_poster
 from bot.slack.delivery.trending import trending_poster
+from bot.slack.delivery.watch_alerts import send_alerts
 from bot.slack.team import workspace_key
 from bot.slack.views.compact import MOST_PAPERS, compact_blocks, compact_text
 from bot.slack.views.digest_texts import phrase
@@ -240,6 +241,8 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
 
     def _serve(served: Served) -> DailyRun:
         wctx = ctx.for_workspace(served.ws)
+        if not options.get("users"):  # scoop watch alerts go out at once, before the day's digests
+            _send_watch_alerts(wctx, served, clock)
         gone = _Either(stop)
         courier = slack_courier(wctx, served.client, refused=gone.set)
         try:
@@ -330,6 +333,17 @@ def _send_followups(ctx: Context, courier: Courier, clock: Clock) -> None:
         log.warning("follow-up messages wait for the database: %s", exc)
     except Exception:
         log.exception("follow-up messages failed; trying again at the next run")
+
+
+def _send_watch_alerts(ctx: Context, served: Served, clock: Clock) -> None:
+    """Scoop watch alerts an ingest recorded (:mod:`bot.slack.delivery.watch_alerts`); a failure is logged and
+    tried again at the next run."""
+    try:
+        send_alerts(ctx, served.client, clock())
+    except DATABASE_AWAY as exc:
+        log.warning("the watch alerts of workspace %s wait for the database: %s", served.ws, exc)
+    except Exception:
+        log.exception("the watch alerts of workspace %s failed; trying again at the next run", served.ws)
 
 
 def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:

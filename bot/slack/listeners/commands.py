@@ -48,7 +48,7 @@ def register(app: App, runtime: Runtime) -> None:
         ack()
 
         def work(rt: Runtime) -> None:
-            reply = parsed.answer(Request(user, channel, rt, client))
+            reply = parsed.answer(Request(user, channel, rt, client, body.get("trigger_id") or ""))
             respond(response_type="ephemeral", replace_original=False, **reply)
             if parsed.changes_home:
                 refresh_opened_home(rt.ctx, client, user)

@@ -55,6 +55,7 @@ class Request:
     channel: str = ""
     rt: Runtime | None = None
     client: WebClient | None = None
+    trigger_id: str = ""  # the slash command's, to open a form (a DM's typed command has none)
 
 
 def _never(channel: str) -> str | None:

@@ -30,13 +30,14 @@ from bot.slack.subcommands import (
     signals_commands,
     stats_commands,
     suggest,
+    watch_commands,
     why_commands,
 )
 
 #: The groups of subcommands, in the order the help shows their topics.
 GROUPS = (follow_commands, feed_commands, mute_commands, alert_commands, recommend_commands, digest_commands,
-          saved_commands, stats_commands, why_commands, followup_commands, help_topics, suggest,
-          signals_commands, channel, forget_commands, conference_commands)
+          saved_commands, stats_commands, why_commands, followup_commands, watch_commands, help_topics,
+          suggest, signals_commands, channel, forget_commands, conference_commands)
 
 HELP_TOPICS = tuple(group.TOPIC for group in GROUPS)
 GUIDE = help_topics.Guide(HELP_TOPICS)

@@ -24,6 +24,7 @@ def _count(n: int, one: str, many: str | None = None) -> str | None:
 def what_goes(stored: Stored) -> str:
     """What :func:`bot.usecases.forget.forget` would delete, in words ("3 topics, 12 liked papers, …")."""
     parts = [
+        _count(stored.watches, "project watch", "project watches"),
         _count(stored.topics, "topic"), _count(stored.feeds, "feed"),
         _count(stored.authors, "followed author"),
         _count(stored.muted, "muted word"), _count(stored.alerts, "alert"),

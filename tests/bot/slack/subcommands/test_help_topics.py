@@ -13,7 +13,7 @@ from tests.bot.slack.conftest import command_request
 def test_the_short_help_is_one_line_a_group_and_names_every_topic():
     assert len(HELP) < SHORT_HELP_MOST
     assert len(HELP.splitlines()) == len([t for t in HELP_TOPICS if t.summary]) + 2
-    assert [t.name for t in HELP_TOPICS if not t.summary] == ["followups", "signals", "conference"]
+    assert [t.name for t in HELP_TOPICS if not t.summary] == ["followups", "watch", "signals", "conference"]
     for topic in HELP_TOPICS:
         assert topic.name in HELP.splitlines()[-1]
 

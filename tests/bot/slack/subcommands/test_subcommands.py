@@ -17,7 +17,8 @@ CHANGED_HOME = {"follow", "unfollow", "digest-at", "digest-off", "digest-weekly"
 def test_the_names_are_todays():
     assert set(SUBCOMMANDS) == {"help", "follow", "unfollow", "interests", "recommend", "search", "digest",
                                 "forget", "saved", "export", "feed", "mute", "unmute", "channel", "suggest",
-                                "alert", "alerts", "followups", "stats", "signals", "why", "conference"}
+                                "alert", "alerts", "followups", "stats", "signals", "why", "conference",
+                                "watch", "watches"}
 
 
 def test_every_declared_help_line_is_in_exactly_one_help_topic():
