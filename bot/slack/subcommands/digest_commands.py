@@ -5,7 +5,6 @@ how many followed authors' papers): :mod:`bot.usecases.digest_schedule` and
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from slack_sdk import WebClient
@@ -17,6 +16,7 @@ from bot.slack.manifest import COMMAND
 from bot.slack.runtime import Runtime
 from bot.slack.subcommands import Command, HelpTopic, Reply, Request, Subcommand, papers, where
 from bot.slack.subcommands.digest_times import parse_daily, parse_hhmm, parse_weekly
+from bot.slack.subcommands.switches import Switch
 from bot.slack.timezones import refresh_timezone
 from bot.slack.views.digest_notes import note_text
 from bot.slack.views.messages import fit
@@ -56,9 +56,8 @@ def _digest(arg: str) -> Command:
     if first.lower() == "authors":
         return Command("digest-authors", count=check_author_picks(rest))
     if first.lower() in SWITCHES:
-        if rest.lower() not in ("on", "off"):
-            raise BadArgument(SWITCHES[first.lower()].usage)
-        return Command(f"digest-{first.lower()}", rest.lower())
+        on = SWITCHES[first.lower()].parse(rest)
+        return Command(f"digest-{first.lower()}", "on" if on else "off")
     if not arg:
         raise BadArgument(f"Say when: `{COMMAND} digest 08:30`, `{COMMAND} digest off` "
                           f"or `{COMMAND} digest now`.")
@@ -94,30 +93,8 @@ def _daily(ctx: Context, client: WebClient, user_id: str, hhmm: str) -> Reply:
                     f"`{COMMAND} digest off` stops it."}
 
 
-@dataclass(frozen=True)
-class _Switch:
-    """A setting of `/papers digest NAME on|off`: what saves it, and the words of each answer (``now_*``
-    when it changed, ``already_*`` when it was so, then ``after_*``: how to go back)."""
-
-    save: Callable[[Context, str, bool], bool]
-    usage: str  # the refusal of anything but on or off
-    now_on: str
-    already_on: str
-    after_on: str
-    now_off: str
-    already_off: str
-    after_off: str
-
-    def reply(self, ctx: Context, user_id: str, cmd: Command) -> Reply:
-        on = cmd.arg == "on"
-        changed = self.save(ctx, user_id, on)
-        if on:
-            return {"text": f"{self.now_on if changed else self.already_on} {self.after_on}"}
-        return {"text": f"{self.now_off if changed else self.already_off} {self.after_off}"}
-
-
 SWITCHES = {
-    "compact": _Switch(
+    "compact": Switch(
         set_compact_digest,
         f"Say `{COMMAND} digest compact on` (the day's papers in one message) or `{COMMAND} digest compact "
         "off` (one message a paper).",
@@ -128,7 +105,7 @@ SWITCHES = {
         "Your digests now come as a header and one message a paper.",
         "Your digests already come as one message a paper.",
         f"`{COMMAND} digest compact on` puts them in one message."),
-    "quiet": _Switch(
+    "quiet": Switch(
         set_quiet_days,
         f"Say `{COMMAND} digest quiet on` (no note on a day nothing new matched) or `{COMMAND} digest quiet "
         "off` (a short note on such a day).",
@@ -138,7 +115,7 @@ SWITCHES = {
         "On a day nothing new matches your interests, you'll get a short note saying so.",
         "You already get a short note on a day nothing new matches.",
         f"`{COMMAND} digest quiet on` stops it."),
-    "highlights": _Switch(
+    "highlights": Switch(
         set_highlights,
         f"Say `{COMMAND} digest highlights on` (each paper's key sentences, quoted from its abstract) or "
         f"`{COMMAND} digest highlights off` (the start of the abstract).",
@@ -149,9 +126,16 @@ SWITCHES = {
         "Your papers already show the start of the abstract.",
         f"`{COMMAND} digest highlights on` brings the highlights back."),
 }
-reply_digest_compact = SWITCHES["compact"].reply
-reply_digest_quiet = SWITCHES["quiet"].reply
-reply_digest_highlights = SWITCHES["highlights"].reply
+
+
+def _answer(name: str) -> Callable[[Context, str, Command], Reply]:
+    """The reply of `/papers digest NAME on|off`."""
+    return lambda ctx, user_id, cmd: SWITCHES[name].reply(ctx, user_id, cmd.arg == "on")
+
+
+reply_digest_compact = _answer("compact")
+reply_digest_quiet = _answer("quiet")
+reply_digest_highlights = _answer("highlights")
 
 
 def reply_digest_off(ctx: Context, user_id: str) -> Reply:
@@ -215,7 +199,7 @@ def _answer_digest(req: Request, cmd: Command) -> Reply:
     if cmd.name == "digest-now":
         return reply_digest_now(req.rt, req.client, req.user, cmd)
     if (switch := SWITCHES.get(cmd.name.removeprefix("digest-"))) is not None:
-        return switch.reply(req.rt.ctx, req.user, cmd)
+        return switch.reply(req.rt.ctx, req.user, cmd.arg == "on")
     setting = {"digest-at": reply_digest_at, "digest-weekly": reply_digest_weekly,
                "digest-daily": reply_digest_daily}
     return setting[cmd.name](req.rt.ctx, req.client, req.user, cmd)

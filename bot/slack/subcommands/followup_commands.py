@@ -4,9 +4,9 @@ or a short message of its own (:mod:`bot.usecases.followups`); on by default."""
 
 from __future__ import annotations
 
-from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
 from bot.slack.subcommands import HelpTopic, Reply, Subcommand
+from bot.slack.subcommands.switches import Switch
 from bot.state.context import Context
 from bot.usecases.settings import set_followups
 
@@ -22,26 +22,26 @@ EXTRA = ("When a paper you saved or liked gets a new version whose abstract chan
          "channel's digest does the same for the papers liked there (👍 on its papers).")
 
 
+SWITCH = Switch(
+    set_followups,
+    f"Say `{COMMAND} followups on` (hear what became of papers you saved or liked) or "
+    f"`{COMMAND} followups off`. `{COMMAND} help followups` says more.",
+    "Follow-ups are on:", "Follow-ups were already on:",
+    f"when a paper you saved or liked gets a new version, a venue, a DOI or code, or is withdrawn, your next "
+    f"digest says so. `{COMMAND} followups off` stops it.",
+    "Follow-ups are off:", "Follow-ups were already off:",
+    f"you won't hear what becomes of the papers you saved or liked. `{COMMAND} followups on` turns them "
+    "back on.")
+
+
 def parse_followups(arg: str) -> tuple[str, bool]:
     """``on`` or ``off`` (any case); anything else is a BadArgument pointing to the help."""
-    word = arg.strip().lower()
-    if word not in ("on", "off"):
-        raise BadArgument(f"Say `{COMMAND} followups on` (hear what became of papers you saved or liked) or "
-                          f"`{COMMAND} followups off`. `{COMMAND} help followups` says more.")
-    return NAME, word == "on"
+    return NAME, SWITCH.parse(arg)
 
 
 def reply_followups(ctx: Context, user_id: str, on: bool) -> Reply:
     """Turn follow-ups on or off, and say so (and whether it changed)."""
-    changed = set_followups(ctx, user_id, on)
-    if on:
-        what = "Follow-ups are on" if changed else "Follow-ups were already on"
-        return {"text": f"{what}: when a paper you saved or liked gets a new version, a venue, a DOI or "
-                        f"code, or is withdrawn, your next digest says so. `{COMMAND} followups off` stops "
-                        "it."}
-    what = "Follow-ups are off" if changed else "Follow-ups were already off"
-    return {"text": f"{what}: you won't hear what becomes of the papers you saved or liked. "
-                    f"`{COMMAND} followups on` turns them back on."}
+    return SWITCH.reply(ctx, user_id, on)
 
 
 FOLLOWUPS = Subcommand(NAME, HELP, parse_followups,

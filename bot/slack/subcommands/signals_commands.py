@@ -6,6 +6,7 @@ from __future__ import annotations
 from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
 from bot.slack.subcommands import HelpTopic, Reply, Subcommand
+from bot.slack.subcommands.switches import Switch
 from bot.state.context import Context
 from bot.usecases.shares import set_share_signals
 
@@ -18,25 +19,29 @@ EXTRA = ("A link to a paper (arXiv, a DOI, OpenReview, bioRxiv or medRxiv) that 
          "messages.")
 
 
+SHARES = Switch(
+    set_share_signals,
+    f"Say `{COMMAND} signals shares off` (links you post stop counting as interest) or "
+    f"`{COMMAND} signals shares on`. `{COMMAND} help signals` says more.",
+    "Shared links count:", "Shared links already counted:",
+    f"a paper link you post in a channel I'm in counts as interest, as a save does. "
+    f"`{COMMAND} signals shares off` stops it.",
+    "Shared links no longer count:", "Shared links already didn't count:",
+    f"paper links you post in channels won't shape your digests. `{COMMAND} signals shares on` turns it "
+    "back on.")
+
+
 def parse_signals(arg: str) -> tuple[str, bool]:
     """``shares on`` or ``shares off`` (any case); anything else is a BadArgument pointing to the help."""
-    words = arg.lower().split()
-    if len(words) != 2 or words[0] != "shares" or words[1] not in ("on", "off"):
-        raise BadArgument(f"Say `{COMMAND} signals shares off` (links you post stop counting as interest) or "
-                          f"`{COMMAND} signals shares on`. `{COMMAND} help signals` says more.")
-    return NAME, words[1] == "on"
+    first, _, rest = arg.strip().partition(" ")
+    if first.lower() != "shares":
+        raise BadArgument(SHARES.usage)
+    return NAME, SHARES.parse(rest)
 
 
 def reply_signals(ctx: Context, user_id: str, on: bool) -> Reply:
     """Turn share signals on or off, and say so (and whether it changed)."""
-    changed = set_share_signals(ctx, user_id, on)
-    if on:
-        what = "Shared links count" if changed else "Shared links already counted"
-        return {"text": f"{what}: a paper link you post in a channel I'm in counts as interest, as a save "
-                        f"does. `{COMMAND} signals shares off` stops it."}
-    what = "Shared links no longer count" if changed else "Shared links already didn't count"
-    return {"text": f"{what}: paper links you post in channels won't shape your digests. "
-                    f"`{COMMAND} signals shares on` turns it back on."}
+    return SHARES.reply(ctx, user_id, on)
 
 
 SIGNALS = Subcommand(NAME, HELP, parse_signals, lambda req, cmd: reply_signals(req.rt.ctx, req.user, cmd[1]),

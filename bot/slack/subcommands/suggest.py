@@ -4,9 +4,9 @@ library a person brings in the DM."""
 
 from __future__ import annotations
 
-from bot.errors import BadArgument
 from bot.slack.manifest import COMMAND
 from bot.slack.subcommands import HelpTopic, Reply, Subcommand
+from bot.slack.subcommands.switches import Switch
 from bot.slack.views.library import HELP as LIBRARY_HELP
 from bot.state.context import Context
 from bot.usecases.settings import set_suggest
@@ -21,25 +21,25 @@ EXTRA = ("*Who should read this?* (a button on every paper message, and a messag
          f"`{COMMAND} suggest on` are suggested, and never for a paper they have seen or saved.")
 
 
+SWITCH = Switch(
+    set_suggest,
+    f"Say `{COMMAND} suggest on` (colleagues may send you papers) or `{COMMAND} suggest off`. "
+    f"`{COMMAND} help suggest` says more.",
+    "Suggestions are on:", "Suggestions were already on:",
+    f"colleagues may send you papers that fit your interests with *Who should read this?*, one message "
+    f"each. `{COMMAND} suggest off` stops it.",
+    "Suggestions are off:", "Suggestions were already off:",
+    f"nobody will be suggested you as a reader. `{COMMAND} suggest on` turns them back on.")
+
+
 def parse_suggest(arg: str) -> tuple[str, bool]:
     """``on`` or ``off`` (any case); anything else is a BadArgument pointing to the help."""
-    word = arg.strip().lower()
-    if word not in ("on", "off"):
-        raise BadArgument(f"Say `{COMMAND} suggest on` (colleagues may send you papers) or "
-                          f"`{COMMAND} suggest off`. `{COMMAND} help suggest` says more.")
-    return NAME, word == "on"
+    return NAME, SWITCH.parse(arg)
 
 
 def reply_suggest(ctx: Context, user_id: str, on: bool) -> Reply:
     """Turn suggestions on or off, and say so (and whether it changed)."""
-    changed = set_suggest(ctx, user_id, on)
-    if on:
-        what = "Suggestions are on" if changed else "Suggestions were already on"
-        return {"text": f"{what}: colleagues may send you papers that fit your interests with *Who should "
-                        f"read this?*, one message each. `{COMMAND} suggest off` stops it."}
-    what = "Suggestions are off" if changed else "Suggestions were already off"
-    return {"text": f"{what}: nobody will be suggested you as a reader. `{COMMAND} suggest on` turns them "
-                    "back on."}
+    return SWITCH.reply(ctx, user_id, on)
 
 
 SUGGEST = Subcommand(NAME, HELP, parse_suggest, lambda req, cmd: reply_suggest(req.rt.ctx, req.user, cmd[1]),
