@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from storage.dialect import Shared
 from storage.models import PaperSession
-from storage.moments import utcnow
+from storage.moments import utcnow, utcnow_micro
 
 #: What a person chose for a paper of their plan.
 Choice = Literal["going", "skip"]
@@ -40,6 +40,9 @@ GOING_BETWEEN = ("select distinct p.user_id, p.paper_id, s.starts_at, s.session,
                  " order by s.starts_at, p.user_id, p.paper_id")
 CLAIM = ("insert into conference_reminders (ws, user_id, paper_id, starts_at, claimed_at)"
          " values (?, ?, ?, ?, ?) on conflict (ws, user_id, paper_id, starts_at) do nothing")
+#: A claim given back: the reminder Slack did not take is claimed again at the next tick.
+RELEASE = ("delete from conference_reminders where ws = ? and user_id = ? and paper_id = ? and starts_at = ?"
+           " and claimed_at = ?")
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,13 @@ class ConferenceStore(Protocol):
         latest ``until`` (ISO UTC), soonest first, one per person and paper."""
         ...
 
-    def claim_reminder(self, user_id: str, paper_id: str, starts_at: str) -> bool:
-        """Claim the one reminder of a person's Going paper starting at ``starts_at``: True for the one
-        caller that gets it (the database decides), False ever after."""
+    def claim_reminder(self, user_id: str, paper_id: str, starts_at: str) -> str | None:
+        """Claim the one reminder of a person's Going paper starting at ``starts_at``: the claim (its moment)
+        for the one caller that gets it (the database decides), None while it is claimed."""
+        ...
+
+    def release_reminder(self, user_id: str, paper_id: str, starts_at: str, claim: str) -> None:
+        """Give back the claim ``claim`` of a reminder that could not be sent, so it is claimed again."""
         ...
 
 
@@ -148,5 +155,9 @@ class Conference(Shared):
         return [DueReminder(user, pid, PaperSession(session, starts, where))
                 for user, pid, starts, session, where in rows]
 
-    def claim_reminder(self, user_id: str, paper_id: str, starts_at: str) -> bool:
-        return self._sql.run(CLAIM, [self._ws, user_id, paper_id, starts_at, utcnow()]) > 0
+    def claim_reminder(self, user_id: str, paper_id: str, starts_at: str) -> str | None:
+        claim = utcnow_micro()
+        return claim if self._sql.run(CLAIM, [self._ws, user_id, paper_id, starts_at, claim]) > 0 else None
+
+    def release_reminder(self, user_id: str, paper_id: str, starts_at: str, claim: str) -> None:
+        self._sql.run(RELEASE, [self._ws, user_id, paper_id, starts_at, claim])

@@ -182,10 +182,11 @@ def _plan(ctx: Context, user_id: str, venue: Venue, reasons: dict[str, str]) -> 
     return Plan(venue, entries, timed, person.tz if person else None)
 
 
-def send_reminders(ctx: Context, now: datetime, post: Callable[[Reminder], None]) -> int:
+def send_reminders(ctx: Context, now: datetime, post: Callable[[Reminder], bool]) -> int:
     """Remind each person of their Going papers whose sessions start within :data:`REMIND_BEFORE` of
-    ``now``: each reminder claimed once in the database before ``post`` sends it (a post that fails is
-    not tried again: better one reminder lost than two). How many were sent."""
+    ``now``: each reminder claimed once in the database before ``post`` sends it; one ``post`` could not
+    send (False: Slack refused it or could not be reached) is given back, and claimed again at a later
+    call until its session starts. How many were sent."""
     now = now.astimezone(UTC)
     due = ctx.store.going_between(iso_utc(now), iso_utc(now + REMIND_BEFORE))
     papers = ctx.store.get_papers(d.paper_id for d in due)
@@ -194,10 +195,14 @@ def send_reminders(ctx: Context, now: datetime, post: Callable[[Reminder], None]
         paper = papers.get(item.paper_id)
         if paper is None or item.session.starts_at is None:
             continue
-        if ctx.store.claim_reminder(item.user_id, item.paper_id, item.session.starts_at):
-            person = ctx.store.get_person(item.user_id)
-            post(Reminder(item.user_id, paper, item.session, person.tz if person else None))
+        claim = ctx.store.claim_reminder(item.user_id, item.paper_id, item.session.starts_at)
+        if claim is None:
+            continue
+        person = ctx.store.get_person(item.user_id)
+        if post(Reminder(item.user_id, paper, item.session, person.tz if person else None)):
             sent += 1
+        else:
+            ctx.store.release_reminder(item.user_id, item.paper_id, item.session.starts_at, claim)
     return sent
 
 

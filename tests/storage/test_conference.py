@@ -65,9 +65,14 @@ def test_going_papers_starting_soon_and_a_reminder_claimed_once(any_store):
     assert [(d.user_id, d.paper_id, d.session.location) for d in due] == [("U1", "p0", "Hall A")]
     assert store.going_between("2026-07-14T10:00:00+00:00", "2026-07-14T10:15:00+00:00") == []  # started
     assert any_store.for_workspace("T2").going_between("2026-07-14T09:00:00+00:00", LATER) == []
-    assert store.claim_reminder("U1", "p0", AT)
-    assert not store.claim_reminder("U1", "p0", AT)  # once, whoever asks again
+    claim = store.claim_reminder("U1", "p0", AT)
+    assert claim
+    assert store.claim_reminder("U1", "p0", AT) is None  # once, whoever asks again
     assert store.claim_reminder("U1", "p0", LATER)  # the session moved: its own reminder
+    store.release_reminder("U1", "p0", AT, "an older claim")  # someone else's claim: left alone
+    assert store.claim_reminder("U1", "p0", AT) is None
+    store.release_reminder("U1", "p0", AT, claim)  # not sent: given back
+    assert store.claim_reminder("U1", "p0", AT)
 
 
 def test_plans_are_a_person_s_rows_forgotten_and_exported(any_store):

@@ -15,16 +15,18 @@ log = logging.getLogger(__name__)
 
 
 def send_conference_reminders(ctx: Context, courier: Courier, clock: Clock) -> int:
-    """The reminders due now in one workspace, each in its person's DM; a failure is logged (a reminder
-    claimed but not delivered is not sent again: one lost beats two). How many were sent."""
+    """The reminders due now in one workspace, each in its person's DM; a failure is logged, and the
+    reminder tried again at the next tick until its session starts. How many were sent."""
 
-    def post(reminder: Reminder) -> None:
+    def post(reminder: Reminder) -> bool:
         text = reminder_text(reminder)
         try:
             courier.post_text(courier.open(reminder.user_id), text)
         except Exception as exc:  # one person's failure never stops another's reminder
-            log.warning("the reminder of %s for paper %s failed: %s", reminder.user_id, reminder.paper.id,
-                        exc)
+            log.warning("the reminder of %s for paper %s failed, tried again at the next run: %s",
+                        reminder.user_id, reminder.paper.id, exc)
+            return False
+        return True
 
     try:
         return send_reminders(ctx, clock(), post)

@@ -99,11 +99,23 @@ def test_a_going_paper_is_reminded_once_fifteen_minutes_before_its_session(conf)
     choose(conf, "UCAT", "icml 2025", ids[0], "going")
     choose(conf, "UCAT", "icml 2025", ids[1], "skip")
     sent: list[Reminder] = []
-    assert send_reminders(conf, NOON, sent.append) == 0  # 30 minutes before: not yet
-    assert send_reminders(conf, NOON + timedelta(minutes=15), sent.append) == 1
-    assert send_reminders(conf, NOON + timedelta(minutes=20), sent.append) == 0  # once
+    refused: list[Reminder] = []
+
+    def post(reminder: Reminder) -> bool:
+        sent.append(reminder)
+        return True
+
+    def slack_down(reminder: Reminder) -> bool:
+        refused.append(reminder)
+        return False
+
+    assert send_reminders(conf, NOON, post) == 0  # 30 minutes before: not yet
+    assert send_reminders(conf, NOON + timedelta(minutes=15), slack_down) == 0  # given back, not lost
+    assert send_reminders(conf, NOON + timedelta(minutes=16), post) == 1
+    assert send_reminders(conf, NOON + timedelta(minutes=20), post) == 0  # once
+    assert len(refused) == 1
     assert [(r.user_id, r.paper.id, r.session.location) for r in sent] == [("UCAT", ids[0], "Board 0")]
-    assert send_reminders(conf, NOON + timedelta(minutes=45), sent.append) == 0  # started: none late
+    assert send_reminders(conf, NOON + timedelta(minutes=45), post) == 0  # started: none late
 
 
 def test_a_channel_gets_the_papers_several_opted_in_members_want_with_how_many_never_who(conf):
