@@ -9,14 +9,15 @@ import logging
 from bot.slack.views.conference_plans import reminder_text
 from bot.state.context import Context
 from bot.usecases.conference import Reminder, send_reminders
-from bot.usecases.digest_vocabulary import DATABASE_AWAY, Clock, Courier
+from bot.usecases.digest_vocabulary import Clock, Courier
 
 log = logging.getLogger(__name__)
 
 
 def send_conference_reminders(ctx: Context, courier: Courier, clock: Clock) -> int:
-    """The reminders due now in one workspace, each in its person's DM; a failure is logged, and the
-    reminder tried again at the next tick until its session starts. How many were sent."""
+    """The reminders due now in one workspace, each in its person's DM; a post that fails is logged, and the
+    reminder tried again at the next tick until its session starts. How many were sent. A failure of the
+    whole (the database away) is the caller's (:func:`bot.slack.delivery.digests.serve_workspaces`)."""
 
     def post(reminder: Reminder) -> bool:
         text = reminder_text(reminder)
@@ -28,10 +29,4 @@ def send_conference_reminders(ctx: Context, courier: Courier, clock: Clock) -> i
             return False
         return True
 
-    try:
-        return send_reminders(ctx, clock(), post)
-    except DATABASE_AWAY as exc:
-        log.warning("conference reminders wait for the database: %s", exc)
-    except Exception:
-        log.exception("conference reminders failed; trying again at the next run")
-    return 0
+    return send_reminders(ctx, clock(), post)

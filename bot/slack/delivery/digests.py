@@ -242,7 +242,7 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
     def _serve(served: Served) -> DailyRun:
         wctx = ctx.for_workspace(served.ws)
         if not options.get("users"):  # scoop watch alerts go out at once, before the day's digests
-            _send_watch_alerts(wctx, served, clock)
+            _after_retry("the watch alerts", served.ws, lambda: send_alerts(wctx, served.client, clock()))
         gone = _Either(stop)
         courier = slack_courier(wctx, served.client, refused=gone.set)
         try:
@@ -253,15 +253,19 @@ def serve_workspaces(ctx: Context, workspaces: Iterable[Served], feeds: list[str
             log.exception("the digests of workspace %s failed; trying again at the next run", served.ws)
             return DailyRun()
         if not gone.is_set():  # channels' weekly trending posts: queries of their own, after the digests
-            _post_trending(wctx, served, clock)
-            _post_recaps(wctx, served, clock)
+            _after_retry("the trending posts", served.ws, lambda: post_due_trending(
+                wctx, clock(), trending_poster(served.client), clock=clock))
+            _after_retry("the recaps", served.ws, lambda: post_due_recaps(
+                wctx, clock(), recap_poster(served.client), clock=clock))
         # Follow-ups of people whose day has no digest to tell them (issue 42); not in a run for a few
         # people only (`paperbot digest --user`), which is about their digests.
         if not gone.is_set() and not options.get("users"):
             # No header metadata: a digest resumed later must not take it for its header.
-            _send_followups(wctx, slack_courier(wctx, served.client, header_event=None), clock)
+            _after_retry("the follow-up messages", served.ws, lambda: _send_followups(
+                wctx, slack_courier(wctx, served.client, header_event=None), clock))
         if not gone.is_set():  # reminders before conference sessions marked Going (issue 43)
-            send_conference_reminders(wctx, slack_courier(wctx, served.client, header_event=None), clock)
+            _after_retry("the conference reminders", served.ws, lambda: send_conference_reminders(
+                wctx, slack_courier(wctx, served.client, header_event=None), clock))
         if admin_channel and not gone.is_set():
             _report_to_admins(wctx, served, feeds, admin_channel, len(workspaces) > 1, clock)
         if gone.mine.is_set() and refused is not None:
@@ -320,52 +324,26 @@ def helper_courier(settings: Settings, token: str | None, ctx: Context, stop: th
     return slack_courier(ctx, digest_client(settings, token), refused=stop.set)
 
 
+def _after_retry(what: str, ws: str, work: Callable[[], object]) -> None:
+    """One of a workspace's jobs beside its digests (watch alerts, trending posts, recaps, follow-up
+    messages, conference reminders): a failure is logged, a warning while the database is away, and the
+    job tried again at the next run; it never stops the others."""
+    try:
+        work()
+    except DATABASE_AWAY as exc:
+        log.warning("%s of workspace %s wait for the database: %s", what, ws, exc)
+    except Exception:
+        log.exception("%s of workspace %s failed; trying again at the next run", what, ws)
+
+
 def _send_followups(ctx: Context, courier: Courier, clock: Clock) -> None:
     """Follow-up messages of their own, each in the person's DM (:func:`bot.usecases.followups.
-    send_followup_messages`); a failure is logged and tried again at the next run."""
+    send_followup_messages`)."""
 
     def post(user_id: str, followups) -> None:
         courier.post_text(courier.open(user_id), followup_message(followups))
 
-    try:
-        send_followup_messages(ctx, clock(), post)
-    except DATABASE_AWAY as exc:
-        log.warning("follow-up messages wait for the database: %s", exc)
-    except Exception:
-        log.exception("follow-up messages failed; trying again at the next run")
-
-
-def _send_watch_alerts(ctx: Context, served: Served, clock: Clock) -> None:
-    """Scoop watch alerts an ingest recorded (:mod:`bot.slack.delivery.watch_alerts`); a failure is logged and
-    tried again at the next run."""
-    try:
-        send_alerts(ctx, served.client, clock())
-    except DATABASE_AWAY as exc:
-        log.warning("the watch alerts of workspace %s wait for the database: %s", served.ws, exc)
-    except Exception:
-        log.exception("the watch alerts of workspace %s failed; trying again at the next run", served.ws)
-
-
-def _post_trending(ctx: Context, served: Served, clock: Clock) -> None:
-    """The trending posts due in one workspace (:func:`bot.usecases.trending.post_due_trending`); a
-    failure is logged and tried again at the next run."""
-    try:
-        post_due_trending(ctx, clock(), trending_poster(served.client), clock=clock)
-    except DATABASE_AWAY as exc:
-        log.warning("the trending posts of workspace %s wait for the database: %s", served.ws, exc)
-    except Exception:
-        log.exception("the trending posts of workspace %s failed; trying again at the next run", served.ws)
-
-
-def _post_recaps(ctx: Context, served: Served, clock: Clock) -> None:
-    """The channels' weekly recaps due in one workspace (:func:`bot.usecases.recap.post_due_recaps`); a
-    failure is logged and tried again at the next run."""
-    try:
-        post_due_recaps(ctx, clock(), recap_poster(served.client), clock=clock)
-    except DATABASE_AWAY as exc:
-        log.warning("the recaps of workspace %s wait for the database: %s", served.ws, exc)
-    except Exception:
-        log.exception("the recaps of workspace %s failed; trying again at the next run", served.ws)
+    send_followup_messages(ctx, clock(), post)
 
 
 class _Either:
