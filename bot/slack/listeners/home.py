@@ -147,8 +147,8 @@ def register(app: App, runtime: Runtime) -> None:
     _register_buttons(app, runtime)
     _register_forms(app, runtime)
     _register_round(app, runtime)
-    _register_suggest(app, runtime)
-    _register_followups(app, runtime)
+    _register_switch(app, runtime, SUGGEST_ACTION, set_suggest)
+    _register_switch(app, runtime, FOLLOWUPS_ACTION, set_followups)
 
 
 def _register_opened(app: App, runtime: Runtime) -> None:
@@ -348,31 +348,18 @@ class _Field(BadArgument):
         self.block = block
 
 
-def _register_followups(app: App, runtime: Runtime) -> None:
-    """Home's follow-ups button: turns ``/papers followups`` on or off (its value), then Home again."""
+def _register_switch(app: App, runtime: Runtime, action_id: str,
+                     save: Callable[[Context, str, bool], bool]) -> None:
+    """A Home button turning a setting on or off (its value: "on" or "off"), then Home again: the
+    suggestions' (``/papers suggest``) and the follow-ups' (``/papers followups``)."""
 
-    @app.action(FOLLOWUPS_ACTION)
-    def on_followups(ack, body: dict, action: dict, client: WebClient, context) -> None:
+    @app.action(action_id)
+    def on_switch(ack, body: dict, action: dict, client: WebClient, context) -> None:
         ack()
         user, on = body["user"]["id"], action.get("value") == "on"
 
         def work(rt: Runtime) -> None:
-            set_followups(rt.ctx, user, on)
-            refresh_home(rt.ctx, client, user)
-
-        runtime.after_ack(context, body, work)
-
-
-def _register_suggest(app: App, runtime: Runtime) -> None:
-    """Home's suggestions button: turns ``/papers suggest`` on or off (its value), then Home again."""
-
-    @app.action(SUGGEST_ACTION)
-    def on_suggest(ack, body: dict, action: dict, client: WebClient, context) -> None:
-        ack()
-        user, on = body["user"]["id"], action.get("value") == "on"
-
-        def work(rt: Runtime) -> None:
-            set_suggest(rt.ctx, user, on)
+            save(rt.ctx, user, on)
             refresh_home(rt.ctx, client, user)
 
         runtime.after_ack(context, body, work)
