@@ -228,17 +228,22 @@ def default_fetcher() -> Fetcher:
         return _default
 
 
-_biorxiv: Fetcher | None = None
+_own: dict[str, Fetcher] = {}
+
+
+def _with_own_limiter(source: str, interval: float) -> Fetcher:
+    """The process-wide Fetcher of ``source``, with a rate limiter of its own spacing requests
+    ``interval`` seconds apart (made on first use; two threads asking at once get the same one)."""
+    with _default_guard:
+        if source not in _own:
+            _own[source] = Fetcher(limiter=RateLimiter(interval))
+        return _own[source]
 
 
 def default_biorxiv_fetcher() -> Fetcher:
     """The process-wide Fetcher of api.biorxiv.org: a limiter of its own (:data:`BIORXIV_INTERVAL`), so
     bioRxiv pages don't wait behind arXiv's three seconds, nor arXiv's behind them."""
-    global _biorxiv
-    with _default_guard:
-        if _biorxiv is None:
-            _biorxiv = Fetcher(limiter=RateLimiter(BIORXIV_INTERVAL))
-        return _biorxiv
+    return _with_own_limiter("biorxiv", BIORXIV_INTERVAL)
 
 
 def use_biorxiv_api(url: str = BIORXIV_API_URL) -> None:
@@ -247,17 +252,10 @@ def use_biorxiv_api(url: str = BIORXIV_API_URL) -> None:
     default_biorxiv_fetcher().biorxiv_url = url
 
 
-_pubmed: Fetcher | None = None
-
-
 def default_pubmed_fetcher() -> Fetcher:
     """The process-wide Fetcher of NCBI's E-utilities: a limiter of its own (:data:`PUBMED_INTERVAL`, or
     :data:`PUBMED_KEY_INTERVAL` once a key is set), so reading PubMed never waits on arXiv's spacing."""
-    global _pubmed
-    with _default_guard:
-        if _pubmed is None:
-            _pubmed = Fetcher(limiter=RateLimiter(PUBMED_INTERVAL))
-        return _pubmed
+    return _with_own_limiter("pubmed", PUBMED_INTERVAL)
 
 
 def use_pubmed_api(url: str = PUBMED_API_URL, key: str | None = None, email: str | None = None) -> None:
@@ -268,33 +266,21 @@ def use_pubmed_api(url: str = PUBMED_API_URL, key: str | None = None, email: str
     fetcher.limiter.interval = PUBMED_KEY_INTERVAL if key else PUBMED_INTERVAL
 
 
-_openreview: Fetcher | None = None
-
-
 def default_openreview_fetcher() -> Fetcher:
     """The process-wide Fetcher of the OpenReview API: a limiter of its own (:data:`OPENREVIEW_INTERVAL`),
     so reading a venue never waits on arXiv's spacing, nor arXiv on it."""
-    global _openreview
-    with _default_guard:
-        if _openreview is None:
-            _openreview = Fetcher(limiter=RateLimiter(OPENREVIEW_INTERVAL))
-        return _openreview
+    return _with_own_limiter("openreview", OPENREVIEW_INTERVAL)
 
 
 def use_openreview_api(url: str = OPENREVIEW_API_URL) -> None:
     """Point this process's ``openreview:`` sources at ``url`` (``PAPERBOT_OPENREVIEW_API_URL``)."""
     default_openreview_fetcher().openreview_url = url
-_acl: Fetcher | None = None
 
 
 def default_acl_fetcher() -> Fetcher:
     """The process-wide Fetcher of the ACL Anthology: a limiter of its own (:data:`ACL_INTERVAL`), so a
     volume's lookups never wait on arXiv's spacing, nor arXiv's on them."""
-    global _acl
-    with _default_guard:
-        if _acl is None:
-            _acl = Fetcher(limiter=RateLimiter(ACL_INTERVAL))
-        return _acl
+    return _with_own_limiter("acl", ACL_INTERVAL)
 
 
 def use_acl_url(url: str = ACL_URL) -> None:
