@@ -182,12 +182,20 @@ class SlackStandIn:
     # -- scripting -------------------------------------------------------------------------------
 
     def fail(self, method: str, status: int = 500, times: int = 1, after: int = 0,
-             retry_after: int | None = None, token: str | None = None) -> None:
+             retry_after: int | None = None, token: str | None = None) -> Callable[[], None]:
         """Answer the next ``times`` calls of ``method`` (after letting ``after`` through) with ``status``;
-        with ``token``, only calls made with that token (one workspace's)."""
+        with ``token``, only calls made with that token (one workspace's). The returned function ends the
+        failures early: a test that needs Slack to refuse only until something else has happened says so,
+        instead of guessing how many refusals that takes."""
+        fault = _Fault(status, times, after, retry_after, 0.0, token=token)
         with self._lock:
-            self._faults.setdefault(method, []).append(
-                _Fault(status, times, after, retry_after, 0.0, token=token))
+            self._faults.setdefault(method, []).append(fault)
+
+        def release() -> None:
+            with self._lock:
+                fault.times = 0
+
+        return release
 
     def delay(self, method: str, seconds: float, times: int = 1_000_000) -> None:
         """Answer calls of ``method`` only after ``seconds``."""

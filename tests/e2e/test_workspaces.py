@@ -127,19 +127,23 @@ def due_now(users: list[str]):
 
 def test_a_rate_limited_workspace_holds_up_no_other_workspaces_digests(running, workspaces, standin, db_path):
     first, second = workspaces
-    # Every post with the first workspace's token is refused with 429 eight times (Retry-After 1 s: about
-    # 8 s of waiting, within what a digest waits out, and longer than the other workspace's digests take
-    # on a loaded machine). Both workspaces' digests fall due together.
-    standin.fail("chat.postMessage", status=429, times=8, retry_after=1, token=first.token)
+    # Every post with the first workspace's token is refused with 429 (Retry-After 1 s) until the other
+    # workspace's digests are all out and one more refusal has come after them, at most eight times (about
+    # 12 s, within what a digest waits out). Had the other workspace's digests queued behind these 429s,
+    # they would have waited for refusals that end only after them: the waits below would run out.
+    # Both workspaces' digests fall due together.
+    release = standin.fail("chat.postMessage", status=429, times=8, retry_after=1, token=first.token)
     slow, quick = [new_user()], [new_user(), new_user()]
     in_workspace(db_path, first.key, due_now(slow))
     in_workspace(db_path, second.key, due_now(quick))
     for user in quick:
         standin.wait_for(lambda u=user: len(posts(standin, second, u)) >= 3, timeout=30, what="a digest")
+    quick_done = max(c.at for user in quick for c in posts(standin, second, user))
+    still_refused(standin, first, after=quick_done)
+    release()
     standin.wait_for(lambda: len(posts(standin, first, slow[0])) >= 3, timeout=60, what="the waited digest")
     # Told by order, not by a time limit: the other workspace's digests were all out while this one was
     # still being refused, so they did not queue behind its 429s.
-    quick_done = max(c.at for user in quick for c in posts(standin, second, user))
     assert quick_done < max(c.at for c in refused(standin, first))
     assert len(headers(standin, first, slow[0])) == 1 and len(posts(standin, first, slow[0])) == 3
 
@@ -151,17 +155,26 @@ def test_digests_due_while_another_workspace_waits_out_slack_go_out_at_once(runn
     the whole run to end)."""
     first, second = workspaces
     before = len(refused(standin, first))
-    # Six 429s of 1 s each: the first workspace's run waits about 6 s, the second's digest takes well under.
-    standin.fail("chat.postMessage", status=429, times=6, retry_after=1, token=first.token)
+    # 429s of 1 s each, until the second workspace's digest is out and a refusal has come after it (at
+    # most six: the first workspace's run waits about 9 s; the second's digest takes well under).
+    release = standin.fail("chat.postMessage", status=429, times=6, retry_after=1, token=first.token)
     slow, quick = [new_user()], [new_user()]
     in_workspace(db_path, first.key, due_now(slow))
     standin.wait_for(lambda: len(refused(standin, first)) > before, timeout=30, what="the first 429")
     in_workspace(db_path, second.key, due_now(quick))
     standin.wait_for(lambda: len(posts(standin, second, quick[0])) >= 3, timeout=30, what="a digest")
     quick_done = max(c.at for c in posts(standin, second, quick[0]))
+    still_refused(standin, first, after=quick_done)
+    release()
     standin.wait_for(lambda: len(posts(standin, first, slow[0])) >= 3, timeout=60, what="the waited digest")
     assert quick_done < max(c.at for c in refused(standin, first))  # out while the first still waited
     assert len(headers(standin, first, slow[0])) == 1 and len(headers(standin, second, quick[0])) == 1
+
+
+def still_refused(standin, workspace, after) -> None:
+    """Wait for a 429 to ``workspace``'s token later than ``after``: its digest was still being refused."""
+    standin.wait_for(lambda: any(c.at > after for c in refused(standin, workspace)), timeout=30,
+                     what="a 429 after the other workspace's digests")
 
 
 def refused(standin, workspace) -> list:

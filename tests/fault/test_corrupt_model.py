@@ -39,6 +39,7 @@ from tests.e2e.harness import (
     FakeSlack,
     PostgresTarget,
     bot_environment,
+    copy_sqlite_file,
     new_database,
     opened,
     posts_to,
@@ -206,14 +207,27 @@ _objects = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(blob=st.binary(max_size=64) | _objects.map(pickle.dumps)
-       | _objects.map(lambda o: pickle.dumps({"seq": 1, "index": pickle.dumps(o)})))
-def test_whatever_the_blob_holds_the_engine_serves_real_papers(blob, tmp_path_factory):
-    db = tmp_path_factory.mktemp("fuzz") / "paperbot.db"
+@pytest.fixture(scope="module")
+def ten_papers(tmp_path_factory) -> Path:
+    """A closed database of ten papers and no model, which each example copies (the schema is not built
+    60 times)."""
+    db = tmp_path_factory.mktemp("ten-papers") / "paperbot.db"
     store = SqliteStore(db)
     try:
         store.upsert_papers(make_corpus(per_topic=2))
+    finally:
+        store.close()
+    return db
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(blob=st.binary(max_size=64) | _objects.map(pickle.dumps)
+       | _objects.map(lambda o: pickle.dumps({"seq": 1, "index": pickle.dumps(o)})))
+def test_whatever_the_blob_holds_the_engine_serves_real_papers(blob, tmp_path_factory, ten_papers):
+    db = tmp_path_factory.mktemp("fuzz") / "paperbot.db"
+    copy_sqlite_file(ten_papers, db)
+    store = SqliteStore(db)
+    try:
         store.save_artifact(ARTIFACT, blob)
         engine = Engine(store, refresh_every=0)
         with engine.index() as index:
