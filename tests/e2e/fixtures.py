@@ -60,10 +60,15 @@ def extra_papers() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def db_path(tmp_path_factory, request, extra_papers, backend):
+def db_path(tmp_path_factory, request, extra_papers, backend, seeded_copy):
     """The file's database on ``backend`` (a file in a folder named after the test file, or a throwaway
-    PostgreSQL database), seeded through the ingest use case."""
+    PostgreSQL database), seeded through the ingest use case: a copy of the worker's seeded database
+    (:func:`seeded_copy`) unless the file seeds papers of its own."""
     folder = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1] + "-" + backend)
+    if not extra_papers:
+        with seeded_copy(folder, backend) as path:
+            yield path
+        return
     with new_database(folder, backend) as path:
         seed_papers(path, extra=extra_papers)
         yield path

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from stand_ins.postgres_servers import DEFAULT_SERVER, NO_DRIVER, throwaway_data
 from stand_ins.postgres_servers import problem as _answers
 from stand_ins.postgres_servers import with_database as with_database  # other tests import it from here
 from storage import SqliteStore, open_store
+from tests.conftest import new_sqlite
 
 #: Replaces DEFAULT_SERVER (e.g. with a dead port, to make the private-cluster fallback's test use it).
 DEFAULT_VARIABLE = "PAPERBOT_TEST_POSTGRES_DEFAULT"
@@ -236,8 +238,10 @@ def store_target(backend, tmp_path, request) -> str:
 
 
 @pytest.fixture
-def any_store(store_target):
-    """A fresh store on each backend in turn."""
+def any_store(store_target, backend, sqlite_template):
+    """A fresh store on each backend in turn (on SQLite a copy of the worker's new database)."""
+    if backend == "sqlite":
+        new_sqlite(sqlite_template, Path(store_target))
     store = open_store(store_target)
     yield store
     dispose(store)
