@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from bot.sources.http import Fetcher, RateLimiter
+from stand_ins.serving import Serving
 from tests.fakes import Clock
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -106,12 +107,9 @@ def server() -> Iterator[FakeServer]:
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    # A short poll interval keeps shutdown (which waits for the next poll) from costing 0.5 s a test.
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
+    serving = Serving(httpd, "sources-standin")
+    serving.start()
     try:
         yield state
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+        serving.stop()
