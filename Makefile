@@ -19,14 +19,13 @@ demo: install
 	$(BIN)/paperbot demo
 
 # Parallel workers: much of the suite waits on subprocesses, servers and PostgreSQL, so more workers than
-# cores pay on two cores (the whole suite costs about 6 CPU-minutes; with the long suites first, on
-# 2026-12-05, 4 workers took 5m09 and 6 took 4m58). Each test file runs on one worker (loadfile): a file's
-# bot, stand-in or replicas start once, not once on each worker one of its tests lands on (2026-12-06:
-# 4m18-4m35 and 5m02 CPU-minutes, against 4m53 and 5m40 test by test). xdist's loadgroup can't do it
-# under pytest 9 (it renames node ids the way pytest 8 kept them). 2026-12-07, a quiet machine, after
-# reading models without scikit-learn and sharing seeded databases: 3m31-3m51 (3,459-3,472 tests, about
-# 5.3 CPU-minutes); earlier that day 8 workers were no faster than 6.
-TEST_WORKERS ?= 6
+# cores pay on two cores. Each test file runs on one worker (loadfile): a file's bot, stand-in or replicas
+# start once, not once on each worker one of its tests lands on. xdist's loadgroup can't do it under
+# pytest 9 (it renames node ids the way pytest 8 kept them). The suite is bound by the two cores' CPU (the
+# runs' idle time is under a tenth), and every worker collects the whole suite and keeps its own stand-ins
+# and bots: on 2026-12-07, after the idle stand-ins stopped polling, 6 workers took 3m49 (331 CPU-s, and
+# PostgreSQL's 84), 5 took 3m15 and 3m25 (262-282 CPU-s, PostgreSQL's 71-74), 4 took 3m26.
+TEST_WORKERS ?= 5
 
 # Bytecode is written even where the environment says not to (PYTHONDONTWRITEBYTECODE): each worker collects
 # every test module, and without the cached rewritten modules each one rewrites the asserts of all of them
