@@ -17,7 +17,7 @@ doubled. A recap set after this week's time starts with the next one. Data only:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 
@@ -26,12 +26,12 @@ from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
 from bot.usecases.channel_subjects import follows_nothing, set_up
 from bot.usecases.digest_due import due_at, local_date
-from bot.usecases.digest_vocabulary import Alive, Clock, Note, error_note, utc_now
+from bot.usecases.digest_vocabulary import Alive, Clock, Note, utc_now
 from bot.usecases.digests.choose import Chooser
 from bot.usecases.picking import Recommendation, local_today
 from bot.usecases.recommend import remember_shown
 from bot.usecases.trending import TrendingPaper, trending_papers
-from bot.usecases.weekly_posts import WeeklyLease, WeeklyStatus, post_once
+from bot.usecases.weekly_posts import WeeklyLease, WeeklyStatus, each_channel, post_once
 from storage.leases import RECAP
 from storage.moments import iso_utc
 from storage.recaps import RecapSetting
@@ -136,24 +136,20 @@ def post_due_recaps(ctx: Context, now: datetime, poster: Poster, owner: str | No
                     clock: Clock = utc_now, alive: Alive = owner_alive) -> list[RecapOutcome]:
     """Post every recap of this workspace due at ``now``, each once a week (see the module): one
     statement when none is due."""
-    outcomes = []
-    for setting in ctx.store.recap_settings():
-        day, when = latest_due(setting, now)
-        if setting.since is None or datetime.fromisoformat(setting.since) > when:
-            continue  # set after this week's time: from the next one
-        if setting.last_week is not None and setting.last_week >= day.isoformat():
-            continue  # made this week
-        try:
-            outcome = _post_one(ctx, setting.channel_id, day, now, poster, owner or owner_id(), clock, alive)
-        except Exception as exc:  # one channel never stops another, nor the digests
-            log.exception("the recap of %s failed", setting.channel_id)
-            note = Note("crashed", detail=error_note(exc))
-            outcome = RecapOutcome(setting.channel_id, day, "incomplete", note)
-        if outcome is not None:
-            log.info("recap %s for %s: %s%s", day, setting.channel_id, outcome.status,
-                     f": {outcome.note.stored()}" if outcome.note else "")
-            outcomes.append(outcome)
-    return outcomes
+    def due() -> Iterator[tuple[str, date]]:
+        for setting in ctx.store.recap_settings():
+            day, when = latest_due(setting, now)
+            if setting.since is None or datetime.fromisoformat(setting.since) > when:
+                continue  # set after this week's time: from the next one
+            if setting.last_week is not None and setting.last_week >= day.isoformat():
+                continue  # made this week
+            yield setting.channel_id, day
+
+    def post(channel: str, day: date) -> RecapOutcome | None:
+        return _post_one(ctx, channel, day, now, poster, owner or owner_id(), clock, alive)
+
+    return each_channel("recap", due(), post,
+                        lambda channel, day, note: RecapOutcome(channel, day, "incomplete", note))
 
 
 def _post_one(ctx: Context, channel: str, day: date, now: datetime, poster: Poster, owner: str,

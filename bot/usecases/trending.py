@@ -34,8 +34,8 @@ from typing import Literal
 
 from bot.state.context import Context
 from bot.state.owner import owner_alive, owner_id
-from bot.usecases.digest_vocabulary import Alive, Clock, Note, error_note, utc_now
-from bot.usecases.weekly_posts import WeeklyLease, post_once
+from bot.usecases.digest_vocabulary import Alive, Clock, Note, utc_now
+from bot.usecases.weekly_posts import WeeklyLease, each_channel, post_once
 from storage import Paper
 from storage.leases import TRENDING
 from storage.moments import iso_utc
@@ -106,18 +106,10 @@ def post_due_trending(ctx: Context, now: datetime, poster: Poster, owner: str | 
     if now < due:
         return []
     owner = owner or owner_id()
-    outcomes = []
-    for channel in ctx.store.trending_channels(week.isoformat(), iso_utc(due)):
-        try:
-            outcome = _post_one(ctx, channel, week, now, poster, owner, clock, alive)
-        except Exception as exc:  # one channel never stops another, nor the digests
-            log.exception("the trending post of %s failed", channel)
-            outcome = TrendingOutcome(channel, week, "incomplete", Note("crashed", detail=error_note(exc)))
-        if outcome is not None:
-            log.info("trending %s for %s: %s%s", week, channel, outcome.status,
-                     f": {outcome.note.stored()}" if outcome.note else "")
-            outcomes.append(outcome)
-    return outcomes
+    channels = ctx.store.trending_channels(week.isoformat(), iso_utc(due))
+    return each_channel("trending post", ((channel, week) for channel in channels),
+                        lambda channel, week: _post_one(ctx, channel, week, now, poster, owner, clock, alive),
+                        lambda channel, week, note: TrendingOutcome(channel, week, "incomplete", note))
 
 
 def _post_one(ctx: Context, channel: str, week: date, now: datetime, poster: Poster, owner: str,

@@ -16,10 +16,10 @@ once. How each ending is decided:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from typing import Literal
+from datetime import date, datetime, timedelta
+from typing import Literal, Protocol, TypeVar
 
 from bot.errors import Outage, Unreachable
 from bot.state.context import Context
@@ -94,6 +94,38 @@ def post_once(ctx: Context, lease: WeeklyLease, now: datetime, send: Send, owner
         return Ended("incomplete", note)
     lease.record(owner, ts)
     return _finish(ctx, lease, owner, "empty" if empty else "posted", clock)
+
+
+class Outcome(Protocol):
+    """What a kind of weekly post tells of one channel's post (its own dataclass)."""
+
+    @property
+    def status(self) -> WeeklyStatus: ...
+
+    @property
+    def note(self) -> Note | None: ...
+
+
+Told = TypeVar("Told", bound=Outcome)
+
+
+def each_channel(what: str, due: Iterable[tuple[str, date]], post: Callable[[str, date], Told | None],
+                 crashed: Callable[[str, date, Note], Told]) -> list[Told]:
+    """``post`` each ``(channel, week)`` that is ``due`` in turn; the outcomes there were (None: nothing
+    to do there). One channel's failure never stops another, nor the digests: it is logged and becomes
+    ``crashed``'s outcome. ``what`` names the kind of post in the log ("recap", "trending post")."""
+    outcomes = []
+    for channel, week in due:
+        try:
+            outcome = post(channel, week)
+        except Exception as exc:
+            log.exception("the %s of %s failed", what, channel)
+            outcome = crashed(channel, week, Note("crashed", detail=error_note(exc)))
+        if outcome is not None:
+            log.info("%s %s for %s: %s%s", what, week, channel, outcome.status,
+                     f": {outcome.note.stored()}" if outcome.note else "")
+            outcomes.append(outcome)
+    return outcomes
 
 
 def _finish(ctx: Context, lease: WeeklyLease, owner: str, status: Literal["posted", "empty", "failed"],
