@@ -187,42 +187,34 @@ class SlackStandIn:
         with ``token``, only calls made with that token (one workspace's). The returned function ends the
         failures early: a test that needs Slack to refuse only until something else has happened says so,
         instead of guessing how many refusals that takes."""
-        fault = _Fault(status, times, after, retry_after, 0.0, token=token)
-        with self._lock:
-            self._faults.setdefault(method, []).append(fault)
-
-        def release() -> None:
-            with self._lock:
-                fault.times = 0
-
-        return release
+        return self._script(method, _Fault(status, times, after, retry_after, 0.0, token=token))
 
     def delay(self, method: str, seconds: float, times: int = 1_000_000) -> None:
         """Answer calls of ``method`` only after ``seconds``."""
-        with self._lock:
-            self._faults.setdefault(method, []).append(_Fault(None, times, 0, None, seconds))
+        self._script(method, _Fault(None, times, 0, None, seconds))
 
     def land_late(self, method: str, seconds: float, times: int = 1, after: int = 0,
                   drop: bool = False) -> None:
         """Carry out the next ``times`` calls of ``method`` at once (a post lands in ``history``) but
         answer only after ``seconds``, or with ``drop`` close the connection without an answer."""
-        with self._lock:
-            self._faults.setdefault(method, []).append(
-                _Fault(None, times, after, None, seconds, "dropped" if drop else "late"))
+        self._script(method, _Fault(None, times, after, None, seconds, "dropped" if drop else "late"))
 
     def hold(self, method: str, after: int = 0) -> Callable[[], None]:
         """Hold every call of ``method`` after the first ``after`` unanswered until the returned function
         is called (from then on they pass as before): work that certainly is not done until the test
         says so, however fast the machine."""
-        gate = threading.Event()
-        fault = _Fault(None, 1_000_000_000, after, None, 0.0, gate=gate)
+        return self._script(method, _Fault(None, 1_000_000_000, after, None, 0.0, gate=threading.Event()))
+
+    def _script(self, method: str, fault: _Fault) -> Callable[[], None]:
+        """Add ``fault`` to the calls of ``method``; the returned function ends it (and opens its gate)."""
         with self._lock:
             self._faults.setdefault(method, []).append(fault)
 
         def release() -> None:
             with self._lock:
                 fault.times = 0
-            gate.set()
+            if fault.gate is not None:
+                fault.gate.set()
 
         return release
 
